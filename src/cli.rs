@@ -1,0 +1,179 @@
+//! What every tool shares on its command line, and the man page generator.
+//!
+//! The man pages in `man/` are rendered from the same clap definitions as `--help`, plus the
+//! prose in each tool's [`ManPage`]; `tests/docs.rs` fails when a committed page is stale
+//! (`PI_JSONL_BLESS=1 cargo test --test docs` rewrites them).
+
+use clap::Args;
+use std::ffi::OsString;
+
+/// The input options every tool takes.
+#[derive(Args, Debug, Clone)]
+pub struct Inputs {
+    /// Session files to read; `-` or none means stdin.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<OsString>,
+
+    /// Read at most N files at once (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+}
+
+impl Inputs {
+    pub fn sources(&self) -> Vec<crate::input::Source> {
+        crate::input::Source::from_args(&self.files)
+    }
+    pub fn threads(&self) -> Option<usize> {
+        self.threads.map(usize::from)
+    }
+}
+
+/// The prose of a man page; options come from clap.
+pub struct ManPage {
+    pub name: &'static str,
+    /// One line, after the name.
+    pub summary: &'static str,
+    /// Paragraphs separated by blank lines.
+    pub description: &'static str,
+    pub output: &'static str,
+    pub environment: &'static str,
+    /// (command, what it does)
+    pub examples: &'static [(&'static str, &'static str)],
+}
+
+/// The exit status table every tool shares.
+pub const EXIT_STATUS: &str = "0: every input was read without a problem (also when stdout was closed early, as by `head`).\n\n\
+2: something was reported on stderr (a bad line, an unreadable session, a file that could not be opened, a bad option); \
+the run went on and the output holds everything that could be read.\n\n\
+Diagnostics have the form `TOOL: FILE:LINE: message` (`<stdin>` for standard input; `TOOL: FILE: message` when no line \
+applies). Control characters in them are escaped.";
+
+fn roff_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in s.split('\n') {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        let l = line.replace('\\', "\\e").replace('-', "\\-");
+        if l.starts_with('.') || l.starts_with('\'') {
+            out.push_str("\\&");
+        }
+        out.push_str(&l);
+    }
+    out
+}
+
+fn paragraphs(out: &mut String, text: &str) {
+    for p in text.split("\n\n") {
+        let p = p.trim();
+        if p.is_empty() {
+            continue;
+        }
+        out.push_str(".PP\n");
+        out.push_str(&roff_escape(p));
+        out.push('\n');
+    }
+}
+
+/// Renders the man page of a tool from its clap command and prose.
+pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
+    let mut m = String::new();
+    m.push_str(&format!(
+        ".TH {} 1 \"\" \"pi-jsonl {}\" \"pi-jsonl manual\"\n",
+        page.name.to_uppercase(),
+        env!("CARGO_PKG_VERSION")
+    ));
+    m.push_str(".SH NAME\n");
+    m.push_str(&format!(
+        "{} \\- {}\n",
+        roff_escape(page.name),
+        roff_escape(page.summary)
+    ));
+    m.push_str(".SH SYNOPSIS\n");
+    m.push_str(&format!(
+        ".B {}\n[\\fIOPTIONS\\fR] [\\fIFILE\\fR...]\n.br\n",
+        roff_escape(page.name)
+    ));
+    m.push_str(&format!(
+        "\\fIcommand\\fR | \\fB{}\\fR [\\fIOPTIONS\\fR]\n",
+        roff_escape(page.name)
+    ));
+    m.push_str(".SH DESCRIPTION\n");
+    paragraphs(&mut m, page.description);
+    m.push_str(".SH OPTIONS\n");
+    for arg in cmd.get_arguments() {
+        if arg.is_hide_set() {
+            continue;
+        }
+        let mut names = Vec::new();
+        if let Some(s) = arg.get_short() {
+            names.push(format!("\\fB\\-{s}\\fR"));
+        }
+        if let Some(l) = arg.get_long() {
+            names.push(format!("\\fB\\-\\-{}\\fR", roff_escape(l)));
+        }
+        let takes_value = arg
+            .get_num_args()
+            .map(|n| n.takes_values())
+            .unwrap_or(false);
+        let value = arg
+            .get_value_names()
+            .map(|v| {
+                v.iter()
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        let head = if names.is_empty() {
+            format!("\\fI{}\\fR...", roff_escape(&value))
+        } else if takes_value && !value.is_empty() {
+            format!("{} \\fI{}\\fR", names.join(", "), roff_escape(&value))
+        } else {
+            names.join(", ")
+        };
+        m.push_str(&format!(".TP\n{head}\n"));
+        let help = arg
+            .get_long_help()
+            .or(arg.get_help())
+            .map(|h| h.to_string())
+            .unwrap_or_default();
+        m.push_str(&roff_escape(help.trim()));
+        let pv = arg.get_possible_values();
+        if !pv.is_empty() && !help.contains("one of") {
+            let names: Vec<_> = pv.iter().map(|p| p.get_name().to_string()).collect();
+            m.push_str(&format!(" One of: {}.", roff_escape(&names.join(", "))));
+        }
+        m.push('\n');
+    }
+    m.push_str(".SH OUTPUT\n");
+    paragraphs(&mut m, page.output);
+    m.push_str(".SH EXIT STATUS\n");
+    paragraphs(&mut m, EXIT_STATUS);
+    m.push_str(".SH ENVIRONMENT\n");
+    paragraphs(&mut m, page.environment);
+    m.push_str(".SH EXAMPLES\n");
+    for (cmd, what) in page.examples {
+        m.push_str(&format!(
+            ".TP\n.B {}\n{}\n",
+            roff_escape(cmd),
+            roff_escape(what)
+        ));
+    }
+    m.push_str(".SH SEE ALSO\n");
+    let all = [
+        "pi-branch",
+        "pi-tools",
+        "pi-usage",
+        "pi-compactions",
+        "pi-sessions",
+    ];
+    let others: Vec<_> = all
+        .iter()
+        .filter(|n| **n != page.name)
+        .map(|n| format!("\\fB{}\\fR(1)", roff_escape(n)))
+        .collect();
+    m.push_str(&others.join(", "));
+    m.push_str(", \\fBjq\\fR(1). The record formats: docs/FORMAT.md.\n");
+    m
+}

@@ -1,0 +1,223 @@
+//! Diagnostics: `tool: file:line: message` on stderr, counted by kind, remembered for the exit
+//! status. Every tool reports through this one piece of code, so the format and the exit
+//! status are the same everywhere.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static REPORTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether any diagnostic was reported in this process (decides exit status 2).
+pub fn any_reported() -> bool {
+    REPORTED.load(Ordering::Relaxed)
+}
+
+/// The kinds of problem a tool reports. Their names appear in records (e.g. `branch_info`'s
+/// `diagnostics` object), so they are part of the output contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    Io,
+    InvalidUtf8,
+    ByteOrderMark,
+    MalformedJson,
+    NotObject,
+    Glued,
+    MissingHeader,
+    MalformedHeader,
+    SecondHeader,
+    Cycle,
+    MissingParent,
+    DuplicateId,
+    BadId,
+    IdlessLeaf,
+    BadField,
+    NotFound,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 16] = [
+        Kind::Io,
+        Kind::InvalidUtf8,
+        Kind::ByteOrderMark,
+        Kind::MalformedJson,
+        Kind::NotObject,
+        Kind::Glued,
+        Kind::MissingHeader,
+        Kind::MalformedHeader,
+        Kind::SecondHeader,
+        Kind::Cycle,
+        Kind::MissingParent,
+        Kind::DuplicateId,
+        Kind::BadId,
+        Kind::IdlessLeaf,
+        Kind::BadField,
+        Kind::NotFound,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Io => "io_error",
+            Kind::InvalidUtf8 => "invalid_utf8",
+            Kind::ByteOrderMark => "byte_order_mark",
+            Kind::MalformedJson => "malformed_json",
+            Kind::NotObject => "not_object",
+            Kind::Glued => "glued_records",
+            Kind::MissingHeader => "missing_header",
+            Kind::MalformedHeader => "malformed_header",
+            Kind::SecondHeader => "second_header",
+            Kind::Cycle => "parent_cycle",
+            Kind::MissingParent => "missing_parent",
+            Kind::DuplicateId => "duplicate_id",
+            Kind::BadId => "bad_id",
+            Kind::IdlessLeaf => "idless_leaf",
+            Kind::BadField => "bad_field",
+            Kind::NotFound => "not_found",
+        }
+    }
+}
+
+/// Counts of diagnostics by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts([u64; Kind::ALL.len()]);
+
+impl Counts {
+    pub fn get(&self, k: Kind) -> u64 {
+        self.0[k as usize]
+    }
+    pub fn total(&self) -> u64 {
+        self.0.iter().sum()
+    }
+    /// The counts accumulated since `earlier` was taken.
+    pub fn since(&self, earlier: &Counts) -> Counts {
+        let mut c = *self;
+        for (a, b) in c.0.iter_mut().zip(earlier.0) {
+            *a -= b;
+        }
+        c
+    }
+    /// Non-zero counts, by kind name.
+    pub fn iter(&self) -> impl Iterator<Item = (&'static str, u64)> + '_ {
+        Kind::ALL
+            .iter()
+            .filter(|k| self.get(**k) > 0)
+            .map(|k| (k.name(), self.get(*k)))
+    }
+}
+
+/// The diagnostics of one input: printed at once when the input is processed alone, held and
+/// printed after its output when inputs run in parallel (so stderr follows argument order).
+pub struct Diags {
+    tool: &'static str,
+    file: String,
+    immediate: bool,
+    held: String,
+    counts: Counts,
+}
+
+impl Diags {
+    pub fn new(tool: &'static str, file: &str, immediate: bool) -> Diags {
+        Diags {
+            tool,
+            file: sanitize(file).into_owned(),
+            immediate,
+            held: String::new(),
+            counts: Counts::default(),
+        }
+    }
+
+    /// The input's name as diagnostics show it.
+    pub fn file(&self) -> &str {
+        &self.file
+    }
+
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// Reports a problem at `line` (1-based; `None` for the input as a whole).
+    pub fn report(&mut self, line: Option<u64>, kind: Kind, msg: impl AsRef<str>) {
+        REPORTED.store(true, Ordering::Relaxed);
+        self.counts.0[kind as usize] += 1;
+        let mut s = String::new();
+        let _ = match line {
+            Some(n) => write!(
+                s,
+                "{}: {}:{}: {}",
+                self.tool,
+                self.file,
+                n,
+                sanitize(msg.as_ref())
+            ),
+            None => write!(
+                s,
+                "{}: {}: {}",
+                self.tool,
+                self.file,
+                sanitize(msg.as_ref())
+            ),
+        };
+        s.push('\n');
+        if self.immediate {
+            let _ = std::io::stderr().lock().write_all(s.as_bytes());
+        } else {
+            self.held.push_str(&s);
+        }
+    }
+
+    /// Prints what was held back.
+    pub fn flush(&mut self) {
+        if !self.held.is_empty() {
+            let _ = std::io::stderr().lock().write_all(self.held.as_bytes());
+            self.held.clear();
+        }
+    }
+}
+
+/// Reports a problem that belongs to no input (a bad option value, a missing models file).
+pub fn report_global(tool: &str, msg: impl AsRef<str>) {
+    REPORTED.store(true, Ordering::Relaxed);
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{tool}: {}",
+        sanitize(msg.as_ref())
+    );
+}
+
+/// Escapes control characters (C0, DEL, C1) so text from a session cannot drive a terminal.
+pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(is_control) {
+        return s.into();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_control(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.into()
+}
+
+fn is_control(c: char) -> bool {
+    c.is_control()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_escapes_terminal_controls() {
+        assert_eq!(
+            sanitize("a\u{1b}[31mb\u{9b}c\n"),
+            "a\\u{1b}[31mb\\u{9b}c\\n"
+        );
+        assert_eq!(sanitize("plain é"), "plain é");
+    }
+}

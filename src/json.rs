@@ -1,0 +1,556 @@
+//! A validating, allocation-free JSON scanner.
+//!
+//! Tools need a handful of fields from each line, but must still know whether the line is
+//! valid JSON (Pi skips lines that `JSON.parse` rejects, and so must we). [`scan_object`]
+//! validates a whole object in one pass and hands back the raw bytes of each top-level value;
+//! nested values are scanned the same way only when a tool asks for them. Strings are skipped
+//! with `memchr`, so long tool outputs cost little more than reading them.
+//!
+//! The grammar is RFC 8259, as `JSON.parse` accepts it: lone surrogate escapes are allowed,
+//! raw control characters inside strings are not. UTF-8 is checked separately by the reader.
+
+use memchr::memchr2;
+use std::borrow::Cow;
+use std::fmt;
+
+/// Deepest nesting accepted (`JSON.parse` goes deeper, but no real session does).
+pub const MAX_DEPTH: usize = 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The text ended inside a value.
+    Eof,
+    /// A byte that cannot start or continue a value here.
+    Unexpected,
+    /// A backslash escape JSON does not define, or a bad `\u` escape.
+    BadEscape,
+    /// A raw control character (below U+0020) inside a string.
+    ControlChar,
+    /// A malformed number.
+    BadNumber,
+    /// Nesting deeper than [`MAX_DEPTH`].
+    TooDeep,
+}
+
+/// A syntax error at byte offset `pos` of the scanned text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Error {
+    pub kind: ErrorKind,
+    pub pos: usize,
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            ErrorKind::Eof => "unexpected end of line",
+            ErrorKind::Unexpected => "unexpected character",
+            ErrorKind::BadEscape => "invalid escape in string",
+            ErrorKind::ControlChar => "control character in string",
+            ErrorKind::BadNumber => "invalid number",
+            ErrorKind::TooDeep => "nesting too deep",
+        };
+        write!(f, "{what} at byte {}", self.pos + 1)
+    }
+}
+
+fn err<T>(kind: ErrorKind, pos: usize) -> Result<T, Error> {
+    Err(Error { kind, pos })
+}
+
+#[inline]
+pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+/// `b[i]` is the opening quote; returns the index just past the closing quote.
+#[inline]
+fn skip_string(b: &[u8], mut i: usize) -> Result<usize, Error> {
+    i += 1;
+    loop {
+        let Some(off) = memchr2(b'"', b'\\', &b[i..]) else {
+            return err(ErrorKind::Eof, b.len());
+        };
+        let stop = i + off;
+        if let Some(c) = b[i..stop].iter().position(|&c| c < 0x20) {
+            return err(ErrorKind::ControlChar, i + c);
+        }
+        if b[stop] == b'"' {
+            return Ok(stop + 1);
+        }
+        // A backslash escape.
+        match b.get(stop + 1) {
+            None => return err(ErrorKind::Eof, b.len()),
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i = stop + 2,
+            Some(b'u') => {
+                let hex = b.get(stop + 2..stop + 6);
+                match hex {
+                    Some(h) if h.iter().all(u8::is_ascii_hexdigit) => i = stop + 6,
+                    _ => return err(ErrorKind::BadEscape, stop),
+                }
+            }
+            Some(_) => return err(ErrorKind::BadEscape, stop),
+        }
+    }
+}
+
+fn skip_digits(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    i
+}
+
+fn skip_number(b: &[u8], start: usize) -> Result<usize, Error> {
+    let mut i = start;
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i = skip_digits(b, i + 1),
+        _ => return err(ErrorKind::BadNumber, i),
+    }
+    if b.get(i) == Some(&b'.') {
+        let j = skip_digits(b, i + 1);
+        if j == i + 1 {
+            return err(ErrorKind::BadNumber, j);
+        }
+        i = j;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let j = skip_digits(b, i);
+        if j == i {
+            return err(ErrorKind::BadNumber, j);
+        }
+        i = j;
+    }
+    Ok(i)
+}
+
+fn skip_literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, Error> {
+    if b[i..].starts_with(word) {
+        Ok(i + word.len())
+    } else {
+        err(ErrorKind::Unexpected, i)
+    }
+}
+
+/// A stack of open containers, one bit each (set = object), without allocating.
+struct Stack {
+    bits: [u64; MAX_DEPTH / 64],
+    len: usize,
+}
+
+impl Stack {
+    fn new() -> Stack {
+        Stack {
+            bits: [0; MAX_DEPTH / 64],
+            len: 0,
+        }
+    }
+    fn push(&mut self, object: bool, pos: usize) -> Result<(), Error> {
+        if self.len == MAX_DEPTH {
+            return err(ErrorKind::TooDeep, pos);
+        }
+        let (w, m) = (self.len / 64, 1u64 << (self.len % 64));
+        if object {
+            self.bits[w] |= m;
+        } else {
+            self.bits[w] &= !m;
+        }
+        self.len += 1;
+        Ok(())
+    }
+    fn top_is_object(&self) -> bool {
+        let n = self.len - 1;
+        self.bits[n / 64] & (1 << (n % 64)) != 0
+    }
+}
+
+/// Validates the value starting at `b[i]` (no leading whitespace) and returns the index just
+/// past it. Iterative, so deep nesting cannot overflow the stack.
+pub fn skip_value(b: &[u8], i: usize) -> Result<usize, Error> {
+    let mut i = i;
+    let mut stack = Stack::new();
+    'value: loop {
+        // Parse one value at i.
+        let Some(&c) = b.get(i) else {
+            return err(ErrorKind::Eof, i);
+        };
+        match c {
+            b'"' => i = skip_string(b, i)?,
+            b'{' | b'[' => {
+                let object = c == b'{';
+                stack.push(object, i)?;
+                i = skip_ws(b, i + 1);
+                let close = if object { b'}' } else { b']' };
+                if b.get(i) == Some(&close) {
+                    stack.len -= 1;
+                    i += 1;
+                } else if object {
+                    i = object_key(b, i)?;
+                    continue 'value;
+                } else {
+                    continue 'value;
+                }
+            }
+            b't' => i = skip_literal(b, i, b"true")?,
+            b'f' => i = skip_literal(b, i, b"false")?,
+            b'n' => i = skip_literal(b, i, b"null")?,
+            b'-' | b'0'..=b'9' => i = skip_number(b, i)?,
+            _ => return err(ErrorKind::Unexpected, i),
+        }
+        // After a value: close containers or move to the next member.
+        loop {
+            if stack.len == 0 {
+                return Ok(i);
+            }
+            i = skip_ws(b, i);
+            let object = stack.top_is_object();
+            match b.get(i) {
+                Some(b',') => {
+                    i = skip_ws(b, i + 1);
+                    if object {
+                        i = object_key(b, i)?;
+                    }
+                    continue 'value;
+                }
+                Some(b'}') if object => {}
+                Some(b']') if !object => {}
+                None => return err(ErrorKind::Eof, i),
+                Some(_) => return err(ErrorKind::Unexpected, i),
+            }
+            stack.len -= 1;
+            i += 1;
+        }
+    }
+}
+
+/// `b[i]` should start `"key" :`; returns the index of the value after it.
+fn object_key(b: &[u8], i: usize) -> Result<usize, Error> {
+    if b.get(i) != Some(&b'"') {
+        return err(
+            if i >= b.len() {
+                ErrorKind::Eof
+            } else {
+                ErrorKind::Unexpected
+            },
+            i,
+        );
+    }
+    let i = skip_ws(b, skip_string(b, i)?);
+    if b.get(i) != Some(&b':') {
+        return err(
+            if i >= b.len() {
+                ErrorKind::Eof
+            } else {
+                ErrorKind::Unexpected
+            },
+            i,
+        );
+    }
+    Ok(skip_ws(b, i + 1))
+}
+
+/// Scans the object at `b[i]` (which must be `{`), calling `f(raw_key, raw_value)` for each
+/// member in order. `raw_key` is the key's text between its quotes, escapes undecoded (compare
+/// with [`key_is`]); `raw_value` is the exact text of the value. Returns the index past `}`.
+pub fn scan_object<'a>(
+    b: &'a [u8],
+    i: usize,
+    mut f: impl FnMut(&'a [u8], &'a [u8]),
+) -> Result<usize, Error> {
+    if b.get(i) != Some(&b'{') {
+        return err(ErrorKind::Unexpected, i);
+    }
+    let mut i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b'}') {
+        return Ok(i + 1);
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return err(
+                if i >= b.len() {
+                    ErrorKind::Eof
+                } else {
+                    ErrorKind::Unexpected
+                },
+                i,
+            );
+        }
+        let key_end = skip_string(b, i)?;
+        let key = &b[i + 1..key_end - 1];
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return err(
+                if i >= b.len() {
+                    ErrorKind::Eof
+                } else {
+                    ErrorKind::Unexpected
+                },
+                i,
+            );
+        }
+        i = skip_ws(b, i + 1);
+        let end = skip_value(b, i)?;
+        f(key, &b[i..end]);
+        i = skip_ws(b, end);
+        match b.get(i) {
+            Some(b',') => i = skip_ws(b, i + 1),
+            Some(b'}') => return Ok(i + 1),
+            None => return err(ErrorKind::Eof, i),
+            Some(_) => return err(ErrorKind::Unexpected, i),
+        }
+    }
+}
+
+/// Calls `f` with the raw text of each element of the array `raw` (already validated, e.g. a
+/// value handed out by [`scan_object`]). Does nothing when `raw` is not an array.
+pub fn for_each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
+    if raw.first() != Some(&b'[') {
+        return;
+    }
+    let mut i = skip_ws(raw, 1);
+    if raw.get(i) == Some(&b']') {
+        return;
+    }
+    while let Ok(end) = skip_value(raw, i) {
+        f(&raw[i..end]);
+        i = skip_ws(raw, end);
+        if raw.get(i) != Some(&b',') {
+            return;
+        }
+        i = skip_ws(raw, i + 1);
+    }
+}
+
+/// Calls `f(raw_key, raw_value)` for each member of the object `raw` (already validated).
+/// Does nothing when `raw` is not an object.
+pub fn for_each_field<'a>(raw: &'a [u8], f: impl FnMut(&'a [u8], &'a [u8])) {
+    if raw.first() == Some(&b'{') {
+        let _ = scan_object(raw, 0, f);
+    }
+}
+
+/// The raw value of member `key` of the object `raw` (the last one, as `JSON.parse` keeps).
+pub fn get<'a>(raw: &'a [u8], key: &str) -> Option<&'a [u8]> {
+    let mut found = None;
+    for_each_field(raw, |k, v| {
+        if key_is(k, key) {
+            found = Some(v);
+        }
+    });
+    found
+}
+
+/// Whether a raw key (as handed out by [`scan_object`]) spells `name`.
+#[inline]
+pub fn key_is(raw_key: &[u8], name: &str) -> bool {
+    if raw_key == name.as_bytes() {
+        return true;
+    }
+    raw_key.contains(&b'\\') && decode_string_body(raw_key) == name
+}
+
+/// The string value of a raw JSON value, decoded; `None` when it is not a string.
+/// Invalid UTF-8 and lone surrogates become U+FFFD, as a JavaScript reader would show them.
+pub fn as_str(raw: &[u8]) -> Option<Cow<'_, str>> {
+    if raw.len() < 2 || raw[0] != b'"' {
+        return None;
+    }
+    Some(decode_string_body(&raw[1..raw.len() - 1]))
+}
+
+/// Decodes the text between the quotes of a validated JSON string.
+pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
+    if !body.contains(&b'\\') {
+        return String::from_utf8_lossy(body);
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        let c = body[i];
+        if c != b'\\' || i + 1 >= body.len() {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = body[i + 1];
+        i += 2;
+        let ch = match e {
+            b'n' => '\n',
+            b't' => '\t',
+            b'r' => '\r',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'u' => {
+                let hi = hex4(body, i);
+                i += 4;
+                match hi {
+                    Some(hi @ 0xD800..=0xDBFF) => {
+                        let lo = (body.get(i..i + 2) == Some(b"\\u"))
+                            .then(|| hex4(body, i + 2))
+                            .flatten();
+                        match lo {
+                            Some(lo @ 0xDC00..=0xDFFF) => {
+                                i += 6;
+                                let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                                char::from_u32(cp).unwrap_or('\u{FFFD}')
+                            }
+                            _ => '\u{FFFD}',
+                        }
+                    }
+                    Some(cp) => char::from_u32(cp).unwrap_or('\u{FFFD}'),
+                    None => '\u{FFFD}',
+                }
+            }
+            other => other as char,
+        };
+        let mut tmp = [0u8; 4];
+        out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+    }
+    Cow::Owned(match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    })
+}
+
+fn hex4(b: &[u8], i: usize) -> Option<u32> {
+    let h = b.get(i..i + 4)?;
+    let s = std::str::from_utf8(h).ok()?;
+    u32::from_str_radix(s, 16).ok()
+}
+
+/// A JSON number as f64; `None` for anything else (strings holding digits included).
+pub fn as_f64(raw: &[u8]) -> Option<f64> {
+    match raw.first()? {
+        b'-' | b'0'..=b'9' => std::str::from_utf8(raw).ok()?.parse().ok(),
+        _ => None,
+    }
+}
+
+/// A JSON number that is a non-negative integer fitting in u64 (`1.0e3` included).
+pub fn as_u64(raw: &[u8]) -> Option<u64> {
+    if raw.iter().all(u8::is_ascii_digit) {
+        return std::str::from_utf8(raw).ok()?.parse().ok();
+    }
+    let f = as_f64(raw)?;
+    (f >= 0.0 && f.fract() == 0.0 && f < 1.8e19).then_some(f as u64)
+}
+
+/// A JSON `true`/`false`.
+pub fn as_bool(raw: &[u8]) -> Option<bool> {
+    match raw {
+        b"true" => Some(true),
+        b"false" => Some(false),
+        _ => None,
+    }
+}
+
+/// What kind of JSON value `raw` is, by its first byte ("string", "number", ...).
+pub fn kind_name(raw: &[u8]) -> &'static str {
+    match raw.first() {
+        Some(b'"') => "string",
+        Some(b'{') => "object",
+        Some(b'[') => "array",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        Some(_) => "number",
+        None => "nothing",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn valid(s: &str) -> bool {
+        let b = s.as_bytes();
+        matches!(skip_value(b, 0), Ok(end) if skip_ws(b, end) == b.len())
+    }
+
+    #[test]
+    fn accepts_what_json_parse_accepts() {
+        for s in [
+            r#"{}"#,
+            r#"{"a":1,"b":[1,2,{"c":null}],"d":"x\"y\\z\u00e9\ud83d\ude00"}"#,
+            r#"[ -0.5e+10 , 0 , 1E3 , true , false ]"#,
+            r#""lone \ud800 surrogate""#,
+            "\"caf\u{e9}\"",
+            r#"{"a" : { } , "b" : [ ] }"#,
+        ] {
+            assert!(valid(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn rejects_what_json_parse_rejects() {
+        for s in [
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"[1 2]"#,
+            r#"{"a":"\*"}"#,
+            r#"{"a":"\u12"}"#,
+            "{\"a\":\"tab\there\"}",
+            r#"01"#,
+            r#"1."#,
+            r#"-"#,
+            r#"{"a":tru}"#,
+            r#"{"a":1"#,
+            r#"[[[["#,
+            r#"{1:2}"#,
+            r#"nul"#,
+        ] {
+            assert!(!valid(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = "[".repeat(100_000);
+        assert_eq!(
+            skip_value(deep.as_bytes(), 0).unwrap_err().kind,
+            ErrorKind::TooDeep
+        );
+        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(valid(&ok));
+    }
+
+    #[test]
+    fn scans_top_level_members_raw() {
+        let line = br#"{"type":"message","id":"ab\u0063","n":12,"m":{"x":[1]}}"#;
+        let mut seen = vec![];
+        scan_object(line, 0, |k, v| seen.push((k.to_vec(), v.to_vec()))).unwrap();
+        assert_eq!(seen.len(), 4);
+        assert_eq!(seen[1].1, br#""ab\u0063""#);
+        assert_eq!(as_str(&seen[1].1).unwrap(), "abc");
+        assert_eq!(seen[3].1, br#"{"x":[1]}"#);
+        assert_eq!(get(&seen[3].1, "x"), Some(&b"[1]"[..]));
+    }
+
+    #[test]
+    fn decodes_escapes_and_surrogates() {
+        assert_eq!(
+            as_str(br#""a\nb\u00e9\ud83d\ude00""#).unwrap(),
+            "a\nb\u{e9}\u{1F600}"
+        );
+        assert_eq!(as_str(br#""x\ud800y""#).unwrap(), "x\u{FFFD}y");
+        assert!(key_is(br"\u0069d", "id"));
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(as_u64(b"123"), Some(123));
+        assert_eq!(as_u64(b"1e3"), Some(1000));
+        assert_eq!(as_u64(b"-1"), None);
+        assert_eq!(as_u64(br#""5""#), None);
+        assert_eq!(as_f64(b"0.25"), Some(0.25));
+    }
+}

@@ -1,0 +1,308 @@
+//! Output: one buffer per input, written to stdout in large blocks (or per line on a terminal),
+//! and a small builder for the JSON records the tools emit.
+//!
+//! Lines that pass through are appended as they are; records are written field by field with
+//! `type` first. A closed stdout turns into [`Stop::BrokenPipe`], which ends the run quietly.
+
+use std::io::{self, Write};
+
+/// Why processing stopped early.
+#[derive(Debug)]
+pub enum Stop {
+    /// The reader of stdout went away (`| head`): exit 0, say nothing.
+    BrokenPipe,
+    /// Writing stdout failed otherwise.
+    Io(io::Error),
+}
+
+impl From<io::Error> for Stop {
+    fn from(e: io::Error) -> Stop {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            Stop::BrokenPipe
+        } else {
+            Stop::Io(e)
+        }
+    }
+}
+
+const FLUSH_AT: usize = 64 * 1024;
+
+/// Where a tool writes. Either it holds everything (an input processed in parallel with others,
+/// written later in argument order) or it passes blocks on to stdout as they fill.
+pub struct Out<'w> {
+    pub buf: Vec<u8>,
+    sink: Option<&'w mut dyn Write>,
+    line_buffered: bool,
+}
+
+impl<'w> Out<'w> {
+    pub fn held() -> Out<'static> {
+        Out {
+            buf: Vec::new(),
+            sink: None,
+            line_buffered: false,
+        }
+    }
+
+    pub fn direct(sink: &'w mut dyn Write, line_buffered: bool) -> Out<'w> {
+        Out {
+            buf: Vec::with_capacity(FLUSH_AT * 2),
+            sink: Some(sink),
+            line_buffered,
+        }
+    }
+
+    /// Appends one line (a `\n` is added).
+    #[inline]
+    pub fn line(&mut self, bytes: &[u8]) -> Result<(), Stop> {
+        self.buf.extend_from_slice(bytes);
+        self.end_line()
+    }
+
+    /// Ends the line being built in `buf`.
+    #[inline]
+    pub fn end_line(&mut self) -> Result<(), Stop> {
+        self.buf.push(b'\n');
+        if self.sink.is_some() && (self.line_buffered || self.buf.len() >= FLUSH_AT) {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Appends raw bytes that already end in `\n` (e.g. a run of input lines).
+    pub fn raw(&mut self, bytes: &[u8]) -> Result<(), Stop> {
+        self.buf.extend_from_slice(bytes);
+        if self.sink.is_some() && (self.line_buffered || self.buf.len() >= FLUSH_AT) {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Writes what is buffered, when there is somewhere to write it.
+    pub fn flush(&mut self) -> Result<(), Stop> {
+        if let Some(sink) = self.sink.as_mut() {
+            sink.write_all(&self.buf)?;
+            self.buf.clear();
+            sink.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Starts a record of the given type in the buffer; finish it with [`Obj::end`] and then
+    /// [`Out::end_line`].
+    pub fn record(&mut self, type_name: &str) -> Obj<'_> {
+        Obj::new(&mut self.buf, type_name)
+    }
+}
+
+/// Writes one JSON object, field by field, into a byte buffer.
+pub struct Obj<'b> {
+    buf: &'b mut Vec<u8>,
+    first: bool,
+}
+
+impl<'b> Obj<'b> {
+    /// `{"type":"<type_name>"`; the rest follows.
+    pub fn new(buf: &'b mut Vec<u8>, type_name: &str) -> Obj<'b> {
+        buf.extend_from_slice(b"{\"type\":");
+        write_str(buf, type_name);
+        Obj { buf, first: false }
+    }
+
+    /// An object with no fields yet, for nesting.
+    pub fn nested(buf: &'b mut Vec<u8>) -> Obj<'b> {
+        buf.push(b'{');
+        Obj { buf, first: true }
+    }
+
+    fn key(&mut self, k: &str) -> &mut Vec<u8> {
+        if !self.first {
+            self.buf.push(b',');
+        }
+        self.first = false;
+        write_str(self.buf, k);
+        self.buf.push(b':');
+        self.buf
+    }
+
+    pub fn str(&mut self, k: &str, v: &str) -> &mut Self {
+        write_str(self.key(k), v);
+        self
+    }
+
+    pub fn opt_str(&mut self, k: &str, v: Option<&str>) -> &mut Self {
+        match v {
+            Some(v) => self.str(k, v),
+            None => self.null(k),
+        }
+    }
+
+    pub fn u64(&mut self, k: &str, v: u64) -> &mut Self {
+        let b = self.key(k);
+        let _ = write!(b, "{v}");
+        self
+    }
+
+    pub fn opt_u64(&mut self, k: &str, v: Option<u64>) -> &mut Self {
+        match v {
+            Some(v) => self.u64(k, v),
+            None => self.null(k),
+        }
+    }
+
+    pub fn i64(&mut self, k: &str, v: i64) -> &mut Self {
+        let b = self.key(k);
+        let _ = write!(b, "{v}");
+        self
+    }
+
+    pub fn opt_i64(&mut self, k: &str, v: Option<i64>) -> &mut Self {
+        match v {
+            Some(v) => self.i64(k, v),
+            None => self.null(k),
+        }
+    }
+
+    /// A float, written as serde_json writes it (shortest round-trip form; non-finite → null).
+    pub fn f64(&mut self, k: &str, v: f64) -> &mut Self {
+        let b = self.key(k);
+        let _ = serde_json::to_writer(b, &v);
+        self
+    }
+
+    pub fn opt_f64(&mut self, k: &str, v: Option<f64>) -> &mut Self {
+        match v {
+            Some(v) => self.f64(k, v),
+            None => self.null(k),
+        }
+    }
+
+    pub fn bool(&mut self, k: &str, v: bool) -> &mut Self {
+        self.key(k)
+            .extend_from_slice(if v { b"true" } else { b"false" });
+        self
+    }
+
+    pub fn opt_bool(&mut self, k: &str, v: Option<bool>) -> &mut Self {
+        match v {
+            Some(v) => self.bool(k, v),
+            None => self.null(k),
+        }
+    }
+
+    pub fn null(&mut self, k: &str) -> &mut Self {
+        self.key(k).extend_from_slice(b"null");
+        self
+    }
+
+    /// A value copied as it is: `raw` must be one valid JSON value (e.g. from the scanner).
+    pub fn raw(&mut self, k: &str, raw: &[u8]) -> &mut Self {
+        self.key(k).extend_from_slice(raw);
+        self
+    }
+
+    pub fn opt_raw(&mut self, k: &str, raw: Option<&[u8]>) -> &mut Self {
+        match raw {
+            Some(r) => self.raw(k, r),
+            None => self.null(k),
+        }
+    }
+
+    /// An array of strings.
+    pub fn strs<'s>(&mut self, k: &str, items: impl IntoIterator<Item = &'s str>) -> &mut Self {
+        let b = self.key(k);
+        b.push(b'[');
+        for (i, s) in items.into_iter().enumerate() {
+            if i > 0 {
+                b.push(b',');
+            }
+            write_str(b, s);
+        }
+        b.push(b']');
+        self
+    }
+
+    /// A nested object built by `f`.
+    pub fn obj(&mut self, k: &str, f: impl FnOnce(&mut Obj<'_>)) -> &mut Self {
+        let b = self.key(k);
+        let mut o = Obj::nested(b);
+        f(&mut o);
+        o.end();
+        self
+    }
+
+    /// An array whose elements `f` writes with the [`Arr`] it is given.
+    pub fn arr(&mut self, k: &str, f: impl FnOnce(&mut Arr<'_>)) -> &mut Self {
+        let b = self.key(k);
+        b.push(b'[');
+        let mut a = Arr { buf: b, n: 0 };
+        f(&mut a);
+        a.buf.push(b']');
+        self
+    }
+
+    /// Closes the object.
+    pub fn end(&mut self) {
+        self.buf.push(b'}');
+    }
+}
+
+/// Elements of a JSON array being written.
+pub struct Arr<'b> {
+    buf: &'b mut Vec<u8>,
+    n: usize,
+}
+
+impl Arr<'_> {
+    fn sep(&mut self) -> &mut Vec<u8> {
+        if self.n > 0 {
+            self.buf.push(b',');
+        }
+        self.n += 1;
+        self.buf
+    }
+    pub fn obj(&mut self, f: impl FnOnce(&mut Obj<'_>)) {
+        let b = self.sep();
+        let mut o = Obj::nested(b);
+        f(&mut o);
+        o.end();
+    }
+    pub fn str(&mut self, s: &str) {
+        write_str(self.sep(), s);
+    }
+    pub fn raw(&mut self, raw: &[u8]) {
+        self.sep().extend_from_slice(raw);
+    }
+}
+
+/// Appends `s` as a JSON string.
+pub fn write_str(buf: &mut Vec<u8>, s: &str) {
+    let _ = serde_json::to_writer(buf, s);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builds_records_type_first() {
+        let mut out = Out::held();
+        out.record("x")
+            .str("s", "a\"b")
+            .u64("n", 3)
+            .null("z")
+            .obj("o", |o| {
+                o.bool("b", true).f64("f", 0.1);
+            })
+            .arr("a", |a| {
+                a.str("q");
+                a.raw(b"{}");
+            })
+            .end();
+        out.end_line().unwrap();
+        assert_eq!(
+            String::from_utf8(out.buf).unwrap(),
+            "{\"type\":\"x\",\"s\":\"a\\\"b\",\"n\":3,\"z\":null,\"o\":{\"b\":true,\"f\":0.1},\"a\":[\"q\",{}]}\n"
+        );
+    }
+}

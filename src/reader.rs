@@ -1,0 +1,335 @@
+//! The session reader: lines → validated records → sessions.
+//!
+//! Every tool reads through here, so every tool agrees on what a session is:
+//! - A session starts at a header (`"type":"session"` with a string `id`, Pi's own test) and
+//!   runs to the next header or the end of the input. A stream may hold several.
+//! - Blank lines are skipped. A line Pi's `JSON.parse` would reject (malformed JSON, two records
+//!   glued together) and a line that is JSON but not an object are reported and skipped, as Pi
+//!   skips them. Invalid UTF-8 is reported and read as U+FFFD, as Pi reads it.
+//! - Records before the first header, or after a header without a string `id`, belong to no
+//!   session: they are reported as unreadable, never handed on as an empty session.
+//! - In a named file, a second header is reported (it still starts a new session).
+
+use crate::diag::{Diags, Kind};
+use crate::json;
+use crate::lines::{Line, LineReader};
+use crate::output::Stop;
+use std::borrow::Cow;
+use std::io::Read;
+
+/// A session header.
+#[derive(Debug, Clone)]
+pub struct Header<'a> {
+    pub line: Line<'a>,
+    pub id: String,
+    /// 1 when the header has no `version` (the linear v1 format).
+    pub version: u64,
+    pub timestamp: Option<String>,
+    pub cwd: Option<String>,
+    pub parent_session: Option<String>,
+}
+
+impl Header<'_> {
+    /// v1 sessions are linear logs without ids.
+    pub fn is_linear(&self) -> bool {
+        self.version < 2
+    }
+}
+
+type Span = (usize, usize, usize, usize);
+
+/// One entry (any record after a header), with its top-level members located.
+pub struct Entry<'a> {
+    pub line: Line<'a>,
+    fields: &'a [Span],
+}
+
+impl<'a> Entry<'a> {
+    /// The raw JSON text of top-level member `key` (the last one when repeated, as in JS).
+    pub fn get(&self, key: &str) -> Option<&'a [u8]> {
+        let b = self.line.bytes;
+        self.fields
+            .iter()
+            .rev()
+            .find(|s| json::key_is(&b[s.0..s.1], key))
+            .map(|s| &b[s.2..s.3])
+    }
+
+    /// Member `key` as a string, when it is one.
+    pub fn str(&self, key: &str) -> Option<Cow<'a, str>> {
+        self.get(key).and_then(json::as_str)
+    }
+
+    /// The entry's `type`, when it is a string.
+    pub fn kind(&self) -> Option<Cow<'a, str>> {
+        self.str("type")
+    }
+
+    /// The raw members, in order.
+    pub fn members(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> + '_ {
+        let b = self.line.bytes;
+        self.fields
+            .iter()
+            .map(move |s| (&b[s.0..s.1], &b[s.2..s.3]))
+    }
+}
+
+/// What a tool does with the sessions of one input.
+pub trait Visitor {
+    /// A session begins.
+    fn header(&mut self, h: &Header<'_>, d: &mut Diags) -> Result<(), Stop>;
+    /// An entry of the current session, in file order.
+    fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop>;
+    /// The current session ended (another header or the end of the input follows).
+    fn end(&mut self, d: &mut Diags) -> Result<(), Stop>;
+}
+
+/// Facts about the input as a whole.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Stats {
+    /// Physical lines, blank ones included.
+    pub lines: u64,
+    pub bytes: u64,
+    /// Sessions with a valid header.
+    pub sessions: u64,
+    /// Lines skipped as unparseable (malformed, glued, not an object).
+    pub bad_lines: u64,
+    /// Entries that belonged to no readable session.
+    pub unreadable: u64,
+}
+
+#[derive(PartialEq, Eq)]
+enum State {
+    /// Before any header.
+    Before,
+    /// Inside a session with a valid header.
+    In,
+    /// After a header without a string id: entries are unreadable until the next header.
+    BadHeader,
+}
+
+/// Entries skipped because no valid header precedes them, reported when the run of them ends.
+struct Unreadable {
+    first_line: u64,
+    count: u64,
+    after_bad_header: bool,
+}
+
+/// Reads every session of `rdr`. `named_file` enables the checks that only make sense for a
+/// file (a second header, an empty file).
+pub fn read<R: Read>(
+    rdr: R,
+    named_file: bool,
+    d: &mut Diags,
+    v: &mut dyn Visitor,
+) -> Result<Stats, Stop> {
+    let mut lines = LineReader::new(rdr);
+    let mut fields: Vec<Span> = Vec::new();
+    let mut stats = Stats::default();
+    let mut state = State::Before;
+    let mut unreadable: Option<Unreadable> = None;
+    let mut saw_record = false;
+    loop {
+        let line = match lines.next_line() {
+            Ok(Some(l)) => l,
+            Ok(None) => break,
+            Err(e) => {
+                d.report(Some(stats.lines + 1), Kind::Io, format!("read error: {e}"));
+                break;
+            }
+        };
+        stats.lines = line.no;
+        stats.bytes = line.offset + line.len_with_eol;
+        let mut line = line;
+        if line.no == 1 && line.bytes.starts_with(b"\xEF\xBB\xBF") {
+            d.report(
+                Some(1),
+                Kind::ByteOrderMark,
+                "byte-order mark at the start of the input ignored",
+            );
+            line.bytes = &line.bytes[3..];
+            line.offset += 3;
+            line.len_with_eol -= 3;
+        }
+        let b = line.bytes;
+        let start = json::skip_ws(b, 0);
+        if start == b.len() {
+            continue;
+        }
+        if std::str::from_utf8(b).is_err() {
+            d.report(
+                Some(line.no),
+                Kind::InvalidUtf8,
+                "invalid UTF-8 (read as U+FFFD, as Pi reads it)",
+            );
+        }
+        fields.clear();
+        let scanned = json::scan_object(b, start, |k, val| {
+            let base = b.as_ptr() as usize;
+            let ks = k.as_ptr() as usize - base;
+            let vs = val.as_ptr() as usize - base;
+            fields.push((ks, ks + k.len(), vs, vs + val.len()));
+        });
+        match scanned {
+            Ok(end) => {
+                let rest = json::skip_ws(b, end);
+                if rest != b.len() {
+                    stats.bad_lines += 1;
+                    let msg = if json::skip_value(b, rest).is_ok() {
+                        format!(
+                            "two records glued on one line (the second starts at byte {}); line skipped, as Pi skips it",
+                            rest + 1
+                        )
+                    } else {
+                        format!("malformed JSON: unexpected text after the object at byte {}; line skipped", rest + 1)
+                    };
+                    let kind = if msg.starts_with("two") {
+                        Kind::Glued
+                    } else {
+                        Kind::MalformedJson
+                    };
+                    d.report(Some(line.no), kind, msg);
+                    continue;
+                }
+            }
+            Err(e) => {
+                stats.bad_lines += 1;
+                if b[start] != b'{' {
+                    if let Ok(end) = json::skip_value(b, start) {
+                        if json::skip_ws(b, end) == b.len() {
+                            let what = json::kind_name(&b[start..]);
+                            d.report(
+                                Some(line.no),
+                                Kind::NotObject,
+                                format!("a JSON {what}, not an object; line skipped"),
+                            );
+                            continue;
+                        }
+                    }
+                }
+                let msg = if e.kind == json::ErrorKind::Eof && !line.has_newline {
+                    format!("truncated last line (malformed JSON: {e}); line skipped")
+                } else {
+                    format!("malformed JSON: {e}; line skipped")
+                };
+                d.report(Some(line.no), Kind::MalformedJson, msg);
+                continue;
+            }
+        }
+        saw_record = true;
+        let entry = Entry {
+            line,
+            fields: &fields,
+        };
+        if entry.get("type") == Some(b"\"session\"") {
+            if state == State::In {
+                v.end(d)?;
+            }
+            flush_unreadable(&mut unreadable, d);
+            match header(&entry) {
+                Ok(h) => {
+                    if named_file && stats.sessions > 0 {
+                        d.report(
+                            Some(line.no),
+                            Kind::SecondHeader,
+                            "a second session header in this file; it starts a new session",
+                        );
+                    }
+                    stats.sessions += 1;
+                    state = State::In;
+                    v.header(&h, d)?;
+                }
+                Err(why) => {
+                    d.report(
+                        Some(line.no),
+                        Kind::MalformedHeader,
+                        format!("malformed session header: {why}; session unreadable"),
+                    );
+                    state = State::BadHeader;
+                }
+            }
+            continue;
+        }
+        if state == State::In {
+            v.entry(&entry, d)?;
+        } else {
+            stats.unreadable += 1;
+            let u = unreadable.get_or_insert(Unreadable {
+                first_line: line.no,
+                count: 0,
+                after_bad_header: state == State::BadHeader,
+            });
+            u.count += 1;
+        }
+    }
+    if state == State::In {
+        v.end(d)?;
+    }
+    flush_unreadable(&mut unreadable, d);
+    if named_file && !saw_record && stats.bad_lines == 0 {
+        d.report(None, Kind::MissingHeader, "empty file: no session header");
+    }
+    Ok(stats)
+}
+
+fn flush_unreadable(u: &mut Option<Unreadable>, d: &mut Diags) {
+    if let Some(u) = u.take() {
+        let s = if u.count == 1 { "entry" } else { "entries" };
+        if u.after_bad_header {
+            d.report(
+                Some(u.first_line),
+                Kind::MalformedHeader,
+                format!(
+                    "{} {s} after a malformed session header skipped (unreadable)",
+                    u.count
+                ),
+            );
+        } else {
+            d.report(
+                Some(u.first_line),
+                Kind::MissingHeader,
+                format!(
+                    "no session header before this line: {} {s} unreadable, skipped",
+                    u.count
+                ),
+            );
+        }
+    }
+}
+
+fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {
+    let id = match e.get("id") {
+        Some(raw) => json::as_str(raw)
+            .ok_or_else(|| format!("id is a {}, not a string", json::kind_name(raw)))?,
+        None => return Err("no id".into()),
+    };
+    let version = match e.get("version") {
+        None | Some(b"null") => 1,
+        Some(raw) => json::as_u64(raw)
+            .ok_or_else(|| format!("version is not a number ({})", String::from_utf8_lossy(raw)))?,
+    };
+    let s = |k: &str| e.str(k).map(Cow::into_owned);
+    Ok(Header {
+        line: e.line,
+        id: id.into_owned(),
+        version,
+        timestamp: s("timestamp"),
+        cwd: s("cwd"),
+        parent_session: s("parentSession"),
+    })
+}
+
+/// Reads a whole input by source, reporting a failure to open it.
+pub fn read_source(
+    src: &crate::input::Source,
+    d: &mut Diags,
+    v: &mut dyn Visitor,
+) -> Result<Stats, Stop> {
+    match src.open() {
+        Ok(r) => read(r, !src.is_stdin(), d, v),
+        Err(e) => {
+            d.report(None, Kind::Io, format!("cannot open: {e}"));
+            Ok(Stats::default())
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! The documentation is tested: every field a tool emits is described in docs/FORMAT.md (and
+//! every described field is emitted by some run below), and every committed man page equals
+//! the one rendered from the tool's clap definitions.
+
+mod util;
+
+use std::collections::{BTreeMap, BTreeSet};
+use util::*;
+
+/// Runs that together emit every record type and field documented in docs/FORMAT.md.
+fn runs() -> Vec<(&'static str, Vec<String>)> {
+    let f = fixture_str;
+    vec![
+        (
+            "pi-branch",
+            vec![
+                "--info".into(),
+                f("branched.jsonl"),
+                f("cycle.jsonl"),
+                f("v1-linear.jsonl"),
+            ],
+        ),
+        (
+            "pi-branch",
+            vec![
+                "--leaves".into(),
+                "--preview".into(),
+                f("branched.jsonl"),
+                f("labels.jsonl"),
+            ],
+        ),
+    ]
+}
+
+/// (record type → field path → type cell) from docs/FORMAT.md.
+fn documented() -> BTreeMap<String, BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(root().join("docs/FORMAT.md")).unwrap();
+    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if let Some(h) = line.strip_prefix("## `") {
+            current = h.split('`').next().map(str::to_string);
+            if let Some(c) = &current {
+                out.entry(c.clone()).or_default();
+            }
+            continue;
+        }
+        if line.starts_with("## ") || line.starts_with("# ") {
+            current = None;
+            continue;
+        }
+        let (Some(t), Some(rest)) = (&current, line.strip_prefix("| `")) else {
+            continue;
+        };
+        let mut cells = rest.split('|');
+        let path = cells
+            .next()
+            .unwrap()
+            .trim()
+            .trim_end_matches('`')
+            .to_string();
+        let ty = cells.next().unwrap_or("").trim().to_string();
+        out.get_mut(t).unwrap().insert(path, ty);
+    }
+    out
+}
+
+fn opaque(ty: &str) -> bool {
+    ty.contains("as recorded") || ty.starts_with("map")
+}
+
+fn flatten(
+    v: &serde_json::Value,
+    prefix: &str,
+    docs: &BTreeMap<String, String>,
+    out: &mut BTreeSet<String>,
+) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, val) in m {
+                let p = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                out.insert(p.clone());
+                if docs.get(&p).is_some_and(|t| opaque(t)) {
+                    continue;
+                }
+                flatten(val, &p, docs, out);
+            }
+        }
+        serde_json::Value::Array(items) if !prefix.is_empty() => {
+            for it in items {
+                if it.is_object() {
+                    flatten(it, &format!("{prefix}[]"), docs, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn every_emitted_field_is_documented_and_every_documented_field_is_emitted() {
+    let docs = documented();
+    assert!(!docs.is_empty(), "docs/FORMAT.md documents no record");
+    let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (bin, args) in runs() {
+        let o = cmd(bin).args(&args).run();
+        assert!(
+            !o.stdout.is_empty(),
+            "{bin} {args:?} printed nothing; stderr: {}",
+            o.stderr
+        );
+        for rec in o.records() {
+            let t = rec["type"]
+                .as_str()
+                .unwrap_or_else(|| panic!("record without type: {rec}"))
+                .to_string();
+            let d = docs
+                .get(&t)
+                .unwrap_or_else(|| panic!("record type `{t}` ({bin}) is not in docs/FORMAT.md"));
+            let mut paths = BTreeSet::new();
+            flatten(&rec, "", d, &mut paths);
+            for p in &paths {
+                assert!(
+                    d.contains_key(p),
+                    "`{t}` field `{p}` ({bin} {args:?}) is not documented in docs/FORMAT.md"
+                );
+            }
+            seen.entry(t).or_default().extend(paths);
+        }
+    }
+    for (t, fields) in &docs {
+        let s = seen
+            .get(t)
+            .unwrap_or_else(|| panic!("no run in tests/docs.rs emits documented record `{t}`"));
+        for f in fields.keys() {
+            assert!(
+                s.contains(f),
+                "documented field `{t}`.`{f}` never appears in the runs of tests/docs.rs"
+            );
+        }
+    }
+}
+
+#[test]
+fn man_pages_are_current() {
+    let bless = std::env::var_os("PI_JSONL_BLESS").is_some();
+    for (name, page) in pi_jsonl::man_pages() {
+        let path = root().join("man").join(format!("{name}.1"));
+        if bless {
+            std::fs::write(&path, &page).unwrap();
+            continue;
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == page,
+            "man/{name}.1 is stale; regenerate with: PI_JSONL_BLESS=1 cargo test --test docs"
+        );
+    }
+}
