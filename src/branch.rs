@@ -74,7 +74,7 @@ pub const MAN: ManPage = ManPage {
     description: "A Pi session file is a tree: every entry names its parent (parentId), and going back with /tree leaves abandoned branches in the file. When Pi loads a file, the leaf is the last entry in file order, whatever its type, and the conversation is the parentId chain from that leaf to the root. pi-branch writes, for each session, the header and the entries of that chain from root to leaf, each line byte for byte as it was in the input (a line without a final newline gets one). The output is itself a session that Pi loads to the same conversation, and pi-branch | pi-branch gives the same output.\n\n\
 Entries without an id in a v2/v3 session stay at their place unless their parentId points into an abandoned branch (then they are omitted and counted). Version 1 sessions (no version field, no ids) are linear logs and pass whole.\n\n\
 Malformed trees are reported, never followed blindly: a parentId cycle (an entry that is its own parent included) ends the chain where it closes (Pi itself would hang); a parent that is not in the session ends the chain there, and the diagnostic says how many earlier entries were lost; of two entries with one id the later wins, as in Pi. When the last entry has no id (Pi would then show an empty conversation) the leaf is the last entry that has one, with a diagnostic.\n\n\
-Lines Pi cannot parse (malformed JSON, two records glued on one line, a JSON value that is not an object) are reported and left out, as Pi skips them. A session whose header is missing or has no string id is reported as unreadable and nothing of it is written. A stream may hold several sessions back to back; each header starts a new one (in a named file a second header is also reported).\n\n\
+Lines Pi cannot parse (malformed JSON, two records glued on one line, a JSON value that is not an object) are reported and left out, as Pi skips them. A session whose header is missing or has no string id is reported as unreadable and nothing of it is written. A stream may hold several sessions back to back; each header starts a new one. In a named file a second header is also reported: Pi itself would skip it and read on as one session, but pi-branch treats a file like any stream, so that splitting or concatenating inputs at headers never changes the result.\n\n\
 Given FILE arguments, pi-branch keeps per entry only its offset, length, line and ids, and reads the kept lines again at the end; from stdin it holds one session at a time.",
     output: "By default: session lines, unchanged. With --info: one branch_info record per session; with --leaves: one leaf record per leaf. Both are JSON objects with type as the first key, described field by field in docs/FORMAT.md. With --tree: a drawing for a person (not JSON); control characters from the session are escaped.",
     environment: "None. Given no FILE, pi-branch reads stdin.",
@@ -322,7 +322,7 @@ impl Visitor for Brancher<'_, '_> {
             write_leaves(self.out, &s, &tree, self.name, self.args, &payload, d)?;
         } else if self.args.tree {
             crate::branch_tree::draw(self.out, &s, &tree, &payload, self.args.fold, d)?;
-        } else if tree.leaf.is_some() || s.nodes.is_empty() || s.version < 2 {
+        } else if tree.leaf.is_some() || (self.args.leaf.is_none() && self.args.label.is_none()) {
             write_branch(self.out, &s, &tree, &payload, d)?;
         }
         Ok(())
@@ -403,9 +403,23 @@ impl Tree {
             live: vec![true; n],
         };
         if s.version < 2 {
-            // A linear log: everything, in file order.
+            // A linear log: everything, in file order, each entry the child of the one before.
+            if args.leaf.is_some() || args.label.is_some() {
+                d.report(
+                    None,
+                    Kind::NotFound,
+                    format!(
+                        "session {}: a v1 session has no ids or labels to start from",
+                        s.id
+                    ),
+                );
+                return t;
+            }
             t.kept = (0..n as u32).collect();
             t.on_chain = vec![true; n];
+            t.parent_of = (0..n as u32)
+                .map(|i| i.checked_sub(1).unwrap_or(NONE))
+                .collect();
             t.leaf = n.checked_sub(1).map(|i| i as u32);
             return t;
         }
@@ -575,6 +589,15 @@ impl Tree {
 
     /// Leaves: live entries with an id that no entry names as its parent.
     fn leaves(&self, s: &Session) -> Vec<u32> {
+        if s.version < 2 {
+            return s
+                .nodes
+                .len()
+                .checked_sub(1)
+                .map(|i| i as u32)
+                .into_iter()
+                .collect();
+        }
         let mut has_child = vec![false; s.nodes.len()];
         for &p in &self.parent_of {
             if p != NONE {
@@ -690,14 +713,7 @@ fn write_info(
         .u64("entries", entries)
         .u64("kept", kept)
         .u64("omitted", entries - kept)
-        .u64(
-            "leaves",
-            if s.version < 2 {
-                u64::from(entries > 0)
-            } else {
-                t.leaves(s).len() as u64
-            },
-        )
+        .u64("leaves", t.leaves(s).len() as u64)
         .obj("diagnostics", |o| {
             for (k, n) in counts.iter() {
                 o.u64(k, n);
@@ -716,9 +732,6 @@ fn write_leaves(
     p: &Payload,
     d: &mut Diags,
 ) -> Result<(), Stop> {
-    if s.version < 2 {
-        return Ok(());
-    }
     let depths = t.depths();
     let mut buf = Vec::new();
     for leaf in t.leaves(s) {
@@ -738,11 +751,14 @@ fn write_leaves(
         } else {
             None
         };
-        let label = s.labels.get(&node.id).map(|(l, _)| l.as_str());
+        let label = (node.id < BAD)
+            .then(|| s.labels.get(&node.id))
+            .flatten()
+            .map(|(l, _)| l.as_str());
         let mut rec = out.record("leaf");
         rec.str("session", &s.id)
             .str("file", name)
-            .str("entry", s.ids.text(node.id))
+            .opt_str("entry", (node.id < BAD).then(|| s.ids.text(node.id)))
             .u64("line", node.line)
             .opt_str("entry_type", kind.as_deref())
             .u64("depth", depths[leaf as usize])

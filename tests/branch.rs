@@ -555,3 +555,33 @@ fn corpus_output_is_a_chain_of_input_lines() {
         );
     }
 }
+
+#[test]
+fn v1_has_one_leaf_without_an_id_and_no_leaf_option() {
+    let o = cmd("pi-branch")
+        .args(["--leaves", "--preview"])
+        .arg(fixture("v1-linear.jsonl"))
+        .ok();
+    let r = o.records();
+    assert_eq!(r.len(), 1);
+    assert_eq!(
+        (
+            r[0]["entry"].is_null(),
+            r[0]["line"].as_u64(),
+            r[0]["depth"].as_u64()
+        ),
+        (true, Some(4), Some(3))
+    );
+    assert_eq!(
+        (r[0]["active"].as_bool(), r[0]["preview"].as_str()),
+        (Some(true), Some("old style"))
+    );
+    let o = branch(&["--leaf", "x", &fixture_str("v1-linear.jsonl")]);
+    assert_eq!(o.status, 2);
+    assert_eq!(o.out(), "");
+    assert!(
+        o.stderr.contains("a v1 session has no ids or labels"),
+        "{}",
+        o.stderr
+    );
+}
