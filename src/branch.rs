@@ -108,6 +108,19 @@ pub fn run(args: &Args) -> ExitCode {
     )
 }
 
+/// Runs pi-branch over `input` as if it came on stdin (for property tests and fuzzing).
+pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+    let mut v = Brancher {
+        args,
+        out,
+        file: None,
+        name: "<stdin>",
+        s: None,
+    };
+    reader::read(input, false, d, &mut v)?;
+    Ok(())
+}
+
 fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
     let file = match src {
         Source::Stdin => None,

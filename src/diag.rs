@@ -165,6 +165,11 @@ impl Diags {
         }
     }
 
+    /// What was held back, as it would be printed.
+    pub fn held(&self) -> &str {
+        &self.held
+    }
+
     /// Prints what was held back.
     pub fn flush(&mut self) {
         if !self.held.is_empty() {

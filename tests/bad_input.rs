@@ -1,0 +1,305 @@
+//! The bad-input suite: each case asserts the exact diagnostic (file:line), the exit status,
+//! and that the good lines around the bad one were still processed. The reader is shared, so
+//! every tool must report a reader problem with the same words; `same_reader_diagnostics_in_every_tool`
+//! checks that.
+
+mod util;
+
+use util::*;
+
+const H: &str =
+    r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#;
+const A: &str = r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"hello"}}"#;
+const B: &str = r#"{"type":"message","id":"b2","parentId":"a1","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}"#;
+
+/// The binaries that exist in this build (every tool reads through the shared reader).
+fn tools() -> Vec<&'static str> {
+    let all = ["pi-branch", "pi-tools", "pi-usage", "pi-compactions"];
+    let present: Vec<_> = all
+        .into_iter()
+        .filter(|t| bin_dir().join(t).exists())
+        .collect();
+    assert!(present.contains(&"pi-branch"));
+    present
+}
+
+struct Case {
+    name: &'static str,
+    input: Vec<u8>,
+    /// The diagnostics, after `TOOL: FILE`.
+    diags: Vec<String>,
+    /// pi-branch's output, as line numbers of the input (1-based).
+    kept: Vec<usize>,
+}
+
+fn lines(parts: &[&str]) -> Vec<u8> {
+    parts
+        .iter()
+        .flat_map(|p| format!("{p}\n").into_bytes())
+        .collect()
+}
+
+fn cases() -> Vec<Case> {
+    let bad = |name, middle: &str, diag: &str| Case {
+        name,
+        input: lines(&[H, A, middle, B]),
+        diags: vec![format!(":3: {diag}")],
+        kept: vec![1, 2, 4],
+    };
+    let mut v = vec![
+        bad("malformed", r#"{"type":"message" "id":"x"}"#, "malformed JSON: unexpected character at byte 19; line skipped"),
+        bad("null", "null", "a JSON null, not an object; line skipped"),
+        bad("number", "12.5", "a JSON number, not an object; line skipped"),
+        bad("array", "[1,2]", "a JSON array, not an object; line skipped"),
+        bad(
+            "glued",
+            &format!("{A}{A}"),
+            &format!("two records glued on one line (the second starts at byte {}); line skipped, as Pi skips it", A.len() + 1),
+        ),
+        bad("invalid-escape", r#"{"type":"custom","data":"a\*b"}"#, "malformed JSON: invalid escape in string at byte 27; line skipped"),
+        bad("raw-control-char", "{\"type\":\"custom\",\"data\":\"a\tb\"}", "malformed JSON: control character in string at byte 27; line skipped"),
+    ];
+    // Lone surrogates are valid for JSON.parse: no diagnostic, the line is kept.
+    let lone = r#"{"type":"message","id":"c3","parentId":"b2","message":{"role":"user","content":"\ud800 lone"}}"#;
+    v.push(Case {
+        name: "lone-surrogate",
+        input: lines(&[H, A, B, lone]),
+        diags: vec![],
+        kept: vec![1, 2, 3, 4],
+    });
+    let mut utf8 = lines(&[H, A]);
+    utf8.extend_from_slice(b"{\"type\":\"message\",\"id\":\"b2\",\"parentId\":\"a1\",\"message\":{\"role\":\"user\",\"content\":\"\xC3\x28\"}}\n");
+    v.push(Case {
+        name: "invalid-utf8",
+        input: utf8,
+        diags: vec![":3: invalid UTF-8 (read as U+FFFD, as Pi reads it)".into()],
+        kept: vec![1, 2, 3],
+    });
+    let mut bom = b"\xEF\xBB\xBF".to_vec();
+    bom.extend(lines(&[H, A]));
+    v.push(Case {
+        name: "bom",
+        input: bom,
+        diags: vec![":1: byte-order mark at the start of the input ignored".into()],
+        kept: vec![1, 2],
+    });
+    let mut trunc = lines(&[H, A]);
+    trunc.extend_from_slice(&B.as_bytes()[..40]);
+    v.push(Case {
+        name: "truncated-last-line",
+        input: trunc,
+        diags: vec![":3: truncated last line (malformed JSON: unexpected end of line at byte 41); line skipped".into()],
+        kept: vec![1, 2],
+    });
+    v.push(Case {
+        name: "empty",
+        input: vec![],
+        diags: vec![": empty file: no session header".into()],
+        kept: vec![],
+    });
+    v.push(Case {
+        name: "blank-lines-only",
+        input: b"\n \n\t\n".to_vec(),
+        diags: vec![": empty file: no session header".into()],
+        kept: vec![],
+    });
+    v.push(Case {
+        name: "header-only",
+        input: lines(&[H]),
+        diags: vec![],
+        kept: vec![1],
+    });
+    v.push(Case {
+        name: "no-header",
+        input: lines(&[A, B]),
+        diags: vec![":1: no session header before this line: 2 entries unreadable, skipped".into()],
+        kept: vec![],
+    });
+    v.push(Case {
+        name: "header-without-id",
+        input: lines(&[r#"{"type":"session","version":3,"timestamp":"t"}"#, A, B]),
+        diags: vec![
+            ":1: malformed session header: no id; session unreadable".into(),
+            ":2: 2 entries after a malformed session header skipped (unreadable)".into(),
+        ],
+        kept: vec![],
+    });
+    v.push(Case {
+        name: "header-id-not-string",
+        input: lines(&[r#"{"type":"session","version":3,"id":42}"#, A]),
+        diags: vec![
+            ":1: malformed session header: id is a number, not a string; session unreadable".into(),
+            ":2: 1 entry after a malformed session header skipped (unreadable)".into(),
+        ],
+        kept: vec![],
+    });
+    v.push(Case {
+        name: "second-header",
+        input: lines(&[H, A, H, A]),
+        diags: vec![":3: a second session header in this file; it starts a new session".into()],
+        kept: vec![1, 2, 3, 4],
+    });
+    let huge_numbers = r#"{"type":"message","id":"c3","parentId":"b2","n":1e400,"m":-99999999999999999999999999,"message":{"role":"user","content":"x"}}"#;
+    v.push(Case {
+        name: "numbers-out-of-range",
+        input: lines(&[H, A, B, huge_numbers]),
+        diags: vec![],
+        kept: vec![1, 2, 3, 4],
+    });
+    v
+}
+
+fn expected_output(c: &Case) -> Vec<u8> {
+    let mut input = c.input.clone();
+    if input.starts_with(b"\xEF\xBB\xBF") {
+        input.drain(..3);
+    }
+    let all: Vec<&[u8]> = input.split_inclusive(|&b| b == b'\n').collect();
+    c.kept.iter().flat_map(|&n| all[n - 1].to_vec()).collect()
+}
+
+#[test]
+fn each_bad_input_gets_its_exact_diagnostic_and_the_good_lines_survive() {
+    let t = TempDir::new("bad");
+    for c in cases() {
+        let f = t.write(&format!("{}.jsonl", c.name), &c.input);
+        let name = f.to_string_lossy().into_owned();
+        let o = cmd("pi-branch").arg(&f).run();
+        let want: Vec<String> = c
+            .diags
+            .iter()
+            .map(|d| format!("pi-branch: {name}{d}"))
+            .collect();
+        assert_eq!(o.stderr_lines(), want, "case {}", c.name);
+        assert_eq!(
+            o.status,
+            if c.diags.is_empty() { 0 } else { 2 },
+            "case {}",
+            c.name
+        );
+        assert_eq!(o.stdout, expected_output(&c), "case {}", c.name);
+    }
+}
+
+#[test]
+fn same_reader_diagnostics_in_every_tool() {
+    let t = TempDir::new("bad-all");
+    for c in cases() {
+        let f = t.write(&format!("{}.jsonl", c.name), &c.input);
+        let name = f.to_string_lossy().into_owned();
+        for tool in tools() {
+            let o = cmd(tool).arg(&f).run();
+            let want: Vec<String> = c
+                .diags
+                .iter()
+                .map(|d| format!("{tool}: {name}{d}"))
+                .collect();
+            assert_eq!(o.stderr_lines(), want, "{tool} on case {}", c.name);
+            assert_eq!(
+                o.status,
+                if c.diags.is_empty() { 0 } else { 2 },
+                "{tool} on case {}",
+                c.name
+            );
+        }
+    }
+}
+
+#[test]
+fn wrong_field_types_are_reported_not_trusted() {
+    let id_num = r#"{"type":"custom","id":5,"parentId":"b2"}"#;
+    let parent_num = r#"{"type":"custom","id":"c3","parentId":7}"#;
+    let o = cmd("pi-branch")
+        .stdin(lines(&[H, A, B, id_num, parent_num]))
+        .run();
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr_lines(),
+        [
+            "pi-branch: <stdin>:4: id is a number, not a string; entry treated as id-less",
+            "pi-branch: <stdin>:5: parentId is a number, not a string; the chain ends here",
+        ]
+    );
+    // c3 is the leaf and its chain ends at itself; the id-less entry hangs off b2 (abandoned).
+    assert_eq!(o.out(), format!("{H}\n{parent_num}\n"));
+}
+
+#[test]
+fn a_100_mb_line_is_read() {
+    let big = format!(
+        r#"{{"type":"message","id":"c3","parentId":"b2","message":{{"role":"toolResult","content":[{{"type":"text","text":"{}"}}]}}}}"#,
+        "x".repeat(100 << 20)
+    );
+    let input = lines(&[H, A, B, &big]);
+    let o = cmd("pi-branch").arg("--info").stdin(input).ok();
+    assert_eq!(o.records()[0]["kept"], 3);
+}
+
+#[test]
+fn a_100_000_way_branch_point() {
+    let mut s = lines(&[H, A]);
+    for i in 0..100_000 {
+        s.extend(
+            format!("{{\"type\":\"custom\",\"id\":\"k{i}\",\"parentId\":\"a1\"}}\n").into_bytes(),
+        );
+    }
+    let o = cmd("pi-branch").arg("--info").stdin(s.clone()).ok();
+    let r = &o.records()[0];
+    assert_eq!(
+        (r["leaves"].as_u64(), r["kept"].as_u64(), r["leaf"].as_str()),
+        (Some(100_000), Some(2), Some("k99999"))
+    );
+    let o = cmd("pi-branch").arg("--leaves").stdin(s).ok();
+    assert_eq!(o.records().len(), 100_000);
+}
+
+#[test]
+fn session_text_cannot_drive_the_terminal() {
+    let evil = r#"{"type":"message","id":"c3","parentId":"b2","message":{"role":"user","content":"\u001b[2J\u001b]0;owned\u0007 hi"}}"#;
+    let label =
+        r#"{"type":"label","id":"l4","parentId":"c3","targetId":"c3","label":"\u001b[31mred"}"#;
+    let o = cmd("pi-branch")
+        .arg("--tree")
+        .stdin(lines(&[H, A, B, evil, label]))
+        .ok();
+    assert!(
+        !o.stdout.iter().any(|&b| b == 0x1b || b == 0x07),
+        "{:?}",
+        o.out()
+    );
+    assert!(o.out().contains(r"\u{1b}[2J"), "{}", o.out());
+    // Diagnostics escape them too (an id with an escape in it).
+    let o = cmd("pi-branch")
+        .args(["--leaf", "\u{1b}[2Jx"])
+        .stdin(lines(&[H, A]))
+        .run();
+    assert!(!o.stderr.contains('\u{1b}'), "{:?}", o.stderr);
+}
+
+/// FNV-1a over the bytes, plus the modification time: enough to see a write.
+fn fingerprint(p: &std::path::Path) -> (u64, std::time::SystemTime) {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for &b in &std::fs::read(p).unwrap() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x100000001b3);
+    }
+    (h, std::fs::metadata(p).unwrap().modified().unwrap())
+}
+
+#[test]
+fn inputs_are_never_written_and_read_only_inputs_work() {
+    let t = TempDir::new("ro");
+    let f = t.write("ro.jsonl", lines(&[H, A, B]));
+    let mut perms = std::fs::metadata(&f).unwrap().permissions();
+    perms.set_readonly(true);
+    std::fs::set_permissions(&f, perms).unwrap();
+    let files: Vec<_> = corpus_files().into_iter().chain([f.clone()]).collect();
+    let before: Vec<_> = files.iter().map(|p| fingerprint(p)).collect();
+    for tool in tools() {
+        let o = cmd(tool).args(&files).run();
+        assert!(o.status == 0 || o.status == 2, "{tool}");
+    }
+    let after: Vec<_> = files.iter().map(|p| fingerprint(p)).collect();
+    assert_eq!(before, after);
+    let o = cmd("pi-branch").arg(&f).ok();
+    assert_eq!(o.stdout, lines(&[H, A, B]));
+}
