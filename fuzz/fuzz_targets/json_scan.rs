@@ -1,0 +1,30 @@
+//! The scanner never panics, and agrees with serde_json on what is valid JSON, except where
+//! JSON.parse and serde_json differ (lone surrogate escapes, which JSON.parse accepts).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use pi_jsonl::json;
+
+fuzz_target!(|data: &[u8]| {
+    let start = json::skip_ws(data, 0);
+    let ours = json::skip_value(data, start).map(|end| json::skip_ws(data, end) == data.len());
+    let ours = matches!(ours, Ok(true));
+    if let Ok(text) = std::str::from_utf8(data) {
+        let theirs = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
+        let surrogates = text.contains("\\u");
+        let deep = text.bytes().filter(|&b| b == b'[' || b == b'{').count() > 100;
+        if !surrogates && !deep {
+            assert_eq!(ours, theirs, "scanner and serde_json disagree on {text:?}");
+        }
+    }
+    if data.first() == Some(&b'{') {
+        let _ = json::scan_object(data, 0, |k, v| {
+            let _ = json::key_is(k, "id");
+            let _ = json::as_str(v);
+            let _ = json::as_u64(v);
+            json::for_each_element(v, |e| {
+                let _ = json::as_f64(e);
+            });
+        });
+    }
+});
