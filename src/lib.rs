@@ -15,9 +15,13 @@ pub mod output;
 pub mod reader;
 
 pub mod branch;
+pub mod compactions;
 mod branch_tree;
 
 /// Every tool's man page, rendered (name, roff text).
 pub fn man_pages() -> Vec<(&'static str, String)> {
-    vec![("pi-branch", branch::man())]
+    vec![
+        ("pi-branch", branch::man()),
+        ("pi-compactions", compactions::man()),
+    ]
 }
