@@ -78,7 +78,7 @@ pub const MAN: ManPage = ManPage {
     summary: "report the compactions of Pi sessions, what Pi recorded and why they happened",
     description: "When a conversation grows too long, Pi compacts it: it summarizes the older part and appends a compaction entry (summary, firstKeptEntryId, tokensBefore, optional details and fromHook; version 1 files use firstKeptEntryIndex). pi-compactions writes one compaction_report record per compaction entry, in input order, with the numbers Pi recorded and the trigger with its basis.\n\n\
 What Pi does not persist: no compaction start or end event, no durable failure event, no record of retries, and no trigger or reason. A compaction can therefore be exact while its trigger is unknown. The trigger is one of manual, threshold, overflow, automatic (automatic, kind unknown) or unknown; the basis says how we know: recorded (the entry's details state a trigger or reason, as an extension may write), inferred (from the rules below) or unknown.\n\n\
-The inference rules, strongest first; each that applies is listed in evidence, and the strongest decides the trigger. (1) overflow_error: the nearest assistant message before the compaction on its parent chain, with no user message or other compaction in between, ended with stopReason error and an error that says the context or prompt was too long (Pi's own overflow patterns): overflow. This is the clue Pi leaves when it compacts and retries after an overflow. (2) over_threshold: tokensBefore is greater than the context window of the model in effect minus the reserve (--reserve-tokens, 16384 as in Pi): threshold. The window comes from models.json; without one the rule cannot apply. (3) length_stop: that nearest assistant message ended with stopReason length: automatic. (4) Otherwise unknown. A compaction with fromHook true gets the evidence from_hook (written by an extension), which does not change the trigger. Being near the limit is never enough to call a compaction automatic.\n\n\
+The inference rules, strongest first; each that applies is listed in evidence, and the strongest decides the trigger. (1) overflow_error: the nearest assistant message before the compaction on its parent chain, with no user message or other compaction in between, ended with stopReason error and an error that says the context or prompt was too long (Pi's own overflow patterns): overflow. This is the clue Pi leaves when it compacts and retries after an overflow. (2) over_threshold: tokensBefore is greater than the context window of the model in effect minus the reserve (--reserve-tokens, 16384 as in Pi): threshold. The window comes from models.json; without one the rule cannot apply. (3) length_stop: that nearest assistant message ended with stopReason length: automatic. (4) Otherwise unknown. The parent chain is followed through the last 4096 entries; in version 1 files (no ids), and for entries without a parentId, file order stands in for it. Only a message with role user counts as a user message. A compaction with fromHook true gets the evidence from_hook (written by an extension), which does not change the trigger. Being near the limit is never enough to call a compaction automatic. (Newer Pi also compacts, as overflow, after a response that succeeded although its input exceeded the window, and after a truncated response; with no reason persisted, these show as threshold when the window is configured, or automatic after a length stop.)\n\n\
 context_after is the recorded context size (input + cacheRead + cacheWrite) of the first assistant message after the compaction on its branch (a descendant of the compaction entry), skipping messages that ended in error or aborted or whose usage is all zero, as Pi skips them; inferred_drop is tokens_before minus context_after. When another compaction comes first, or no such message follows within 10000 entries, both are null.\n\n\
 first_kept.found says whether the entry the compaction keeps from exists earlier in the session (Pi writes it before the compaction). For version 1 files, firstKeptEntryIndex is resolved as Pi's migration does: an index into the file's records, the header being 0, blank and unparseable lines not counted; index 0 (the header) resolves to nothing.\n\n\
 Compaction failures: Pi shows failures but does not persist them as events. When an assistant message's errorMessage starts with one of Pi's failure texts (Auto-compaction failed, Context overflow recovery failed, Truncated response recovery failed, Context overflow: from older Pi, Compaction failed, Summarization failed, Turn prefix summarization failed), it becomes a compaction_failure record with the trigger that text belongs to and a normalized error kind. Any other assistant error is an ordinary API error, never a compaction failure; with --errors it becomes an assistant_error record. Error kinds: context_overflow, rate_limit, timeout, connection, server, aborted, other; the HTTP status and retry attempt are added when the text holds them. Raw error text never goes into any record.\n\n\
@@ -287,7 +287,10 @@ pub(crate) fn is_overflow_text(l: &str) -> bool {
     // Cerebras: 400/413 with no body.
     if l.starts_with("400") || l.starts_with("413") {
         let rest = l[3..].trim_start();
-        let rest = rest.strip_prefix("status code").unwrap_or(rest).trim_start();
+        let rest = rest
+            .strip_prefix("status code")
+            .unwrap_or(rest)
+            .trim_start();
         if rest.starts_with("(no body)") {
             return true;
         }
@@ -301,11 +304,12 @@ fn three_digits(b: &[u8], i: usize) -> Option<u16> {
         return None;
     }
     let n = (d[0] - b'0') as u16 * 100 + (d[1] - b'0') as u16 * 10 + (d[2] - b'0') as u16;
-    (100..=599).contains(&n).then_some(n)
+    (400..=599).contains(&n).then_some(n)
 }
 
-/// The HTTP status an error text states: a leading `NNN ` (as the provider SDKs write it), or
-/// a number after `code`, `status` or `http` (JSON bodies, nested ones included).
+/// The HTTP error status (400-599) an error text states: a leading `NNN ` (as the provider
+/// SDKs write it), or a number after `code`, `status` or `http` (JSON bodies, nested ones
+/// included). Other numbers (an exit code 127, a year) are not statuses.
 pub(crate) fn http_status(l: &str) -> Option<u16> {
     let b = l.as_bytes();
     if let Some(n) = three_digits(b, 0) {
@@ -315,7 +319,12 @@ pub(crate) fn http_status(l: &str) -> Option<u16> {
         for (i, _) in l.match_indices(key) {
             let mut j = i + key.len();
             let mut skipped = 0;
-            while skipped < 8 && matches!(b.get(j), Some(b' ' | b'"' | b'\\' | b':' | b'=' | b'/' | b'1' | b'.')) {
+            while skipped < 8
+                && matches!(
+                    b.get(j),
+                    Some(b' ' | b'"' | b'\\' | b':' | b'=' | b'/' | b'1' | b'.')
+                )
+            {
                 // Allow `HTTP/1.1 503`: skip the version, but not a status's own digits.
                 if matches!(b.get(j), Some(b'1' | b'.')) && !l[i..].starts_with("http/") {
                     break;
@@ -382,7 +391,13 @@ pub(crate) fn classify(l: &str, aborted: bool, status: Option<u16>) -> ErrorKind
         "resource_exhausted",
     ]) {
         ErrorKind::RateLimit
-    } else if any(&["timed out", "timeout", "time out", "deadline exceeded", "etimedout"]) {
+    } else if any(&[
+        "timed out",
+        "timeout",
+        "time out",
+        "deadline exceeded",
+        "etimedout",
+    ]) {
         ErrorKind::Timeout
     } else if any(&["abort", "cancelled", "canceled"]) {
         ErrorKind::Aborted
@@ -431,13 +446,29 @@ pub(crate) struct Failure {
 /// to. "Auto-compaction failed" is what Pi writes for a threshold compaction; overflow recovery
 /// has its own texts.
 const FAILURES: &[(&str, Trigger, &str)] = &[
-    ("Auto-compaction failed: ", Trigger::Threshold, "auto_compaction"),
-    ("Context overflow recovery failed", Trigger::Overflow, "overflow_recovery"),
-    ("Truncated response recovery failed", Trigger::Overflow, "truncation_recovery"),
+    (
+        "Auto-compaction failed: ",
+        Trigger::Threshold,
+        "auto_compaction",
+    ),
+    (
+        "Context overflow recovery failed",
+        Trigger::Overflow,
+        "overflow_recovery",
+    ),
+    (
+        "Truncated response recovery failed",
+        Trigger::Overflow,
+        "truncation_recovery",
+    ),
     ("Context overflow: ", Trigger::Overflow, "overflow_recovery"),
     ("Compaction failed: ", Trigger::Manual, "manual_compaction"),
     ("Summarization failed: ", Trigger::Unknown, "summarization"),
-    ("Turn prefix summarization failed: ", Trigger::Unknown, "turn_prefix_summarization"),
+    (
+        "Turn prefix summarization failed: ",
+        Trigger::Unknown,
+        "turn_prefix_summarization",
+    ),
 ];
 
 const SUMMARIZATION: &[(&str, &str)] = &[
@@ -516,9 +547,12 @@ impl Windows {
     fn default_path() -> Option<PathBuf> {
         match std::env::var_os("PI_CODING_AGENT_DIR") {
             Some(d) if !d.is_empty() => Some(PathBuf::from(d).join("models.json")),
-            _ => std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(|h| PathBuf::from(h).join(".pi").join("agent").join("models.json")),
+            _ => std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| {
+                PathBuf::from(h)
+                    .join(".pi")
+                    .join("agent")
+                    .join("models.json")
+            }),
         }
     }
 
@@ -538,7 +572,10 @@ impl Windows {
             Err(e) => {
                 diag::report_global(
                     TOOL,
-                    format!("{}: cannot read models file: {e}; no context windows used", path.display()),
+                    format!(
+                        "{}: cannot read models file: {e}; no context windows used",
+                        path.display()
+                    ),
                 );
                 return Windows::default();
             }
@@ -564,7 +601,8 @@ impl Windows {
         if json::skip_ws(b, end) != b.len() || b.get(start) != Some(&b'{') {
             return None;
         }
-        let providers = json::get(&b[start..end], "providers").filter(|p| p.first() == Some(&b'{'))?;
+        let providers =
+            json::get(&b[start..end], "providers").filter(|p| p.first() == Some(&b'{'))?;
         let mut w = Windows::default();
         let positive = |raw: Option<&[u8]>| raw.and_then(json::as_u64).filter(|&n| n > 0);
         json::for_each_field(providers, |pk, pv| {
@@ -804,8 +842,54 @@ struct Reporter<'a, 'w> {
     s: Option<Sess>,
 }
 
-fn usage_context(msg: &[u8]) -> Option<u64> {
-    let u = json::get(msg, "usage")?;
+/// The members of a `message` object this tool reads, found in one pass.
+#[derive(Default)]
+struct MsgFields<'a> {
+    role: Option<&'a [u8]>,
+    provider: Option<&'a [u8]>,
+    model: Option<&'a [u8]>,
+    stop_reason: Option<&'a [u8]>,
+    error_message: Option<&'a [u8]>,
+    usage: Option<&'a [u8]>,
+}
+
+impl<'a> MsgFields<'a> {
+    fn of(msg: &'a [u8]) -> MsgFields<'a> {
+        let mut f = MsgFields::default();
+        json::for_each_field(msg, |k, v| {
+            let slot = match k {
+                b"role" => &mut f.role,
+                b"provider" => &mut f.provider,
+                b"model" => &mut f.model,
+                b"stopReason" => &mut f.stop_reason,
+                b"errorMessage" => &mut f.error_message,
+                b"usage" => &mut f.usage,
+                _ if k.contains(&b'\\') => {
+                    let key = json::decode_string_body(k);
+                    match &*key {
+                        "role" => &mut f.role,
+                        "provider" => &mut f.provider,
+                        "model" => &mut f.model,
+                        "stopReason" => &mut f.stop_reason,
+                        "errorMessage" => &mut f.error_message,
+                        "usage" => &mut f.usage,
+                        _ => return,
+                    }
+                }
+                _ => return,
+            };
+            // The last of repeated keys wins, as in JSON.parse.
+            *slot = Some(v);
+        });
+        f
+    }
+    fn str(raw: Option<&'a [u8]>) -> Option<Cow<'a, str>> {
+        raw.and_then(json::as_str)
+    }
+}
+
+fn usage_context(usage: Option<&[u8]>) -> Option<u64> {
+    let u = usage?;
     let n = |k: &str| json::get(u, k).and_then(json::as_u64);
     let (i, r, w) = (n("input"), n("cacheRead"), n("cacheWrite"));
     if i.is_none() && r.is_none() && w.is_none() {
@@ -849,7 +933,10 @@ impl Reporter<'_, '_> {
             .opt_u64("summary_bytes", r.summary_bytes)
             .obj("files", |f| {
                 f.opt_u64("read", r.files_read.as_ref().map(|v| v.len() as u64))
-                    .opt_u64("modified", r.files_modified.as_ref().map(|v| v.len() as u64));
+                    .opt_u64(
+                        "modified",
+                        r.files_modified.as_ref().map(|v| v.len() as u64),
+                    );
             })
             .opt_bool("from_hook", r.from_hook)
             .str("trigger", r.trigger.name())
@@ -916,7 +1003,15 @@ impl Reporter<'_, '_> {
         r
     }
 
-    fn compaction(&mut self, s: &mut Sess, e: &Entry<'_>, parent: &ParentRef<'_>, id: Option<&str>, model: u32, d: &mut Diags) -> CompRec {
+    fn compaction(
+        &mut self,
+        s: &mut Sess,
+        e: &Entry<'_>,
+        parent: &ParentRef<'_>,
+        id: Option<&str>,
+        model: u32,
+        d: &mut Diags,
+    ) -> CompRec {
         let line = e.line.no;
         let tokens_before = match e.get("tokensBefore") {
             None | Some(b"null") => None,
@@ -926,7 +1021,10 @@ impl Reporter<'_, '_> {
                     d.report(
                         Some(line),
                         Kind::BadField,
-                        format!("compaction tokensBefore is a {}, not a count; treated as unknown", json::kind_name(raw)),
+                        format!(
+                            "compaction tokensBefore is a {}, not a count; treated as unknown",
+                            json::kind_name(raw)
+                        ),
                     );
                 }
                 n
@@ -952,7 +1050,10 @@ impl Reporter<'_, '_> {
         let mut recorded = None;
         if let Some(det) = details {
             for key in ["trigger", "reason"] {
-                if let Some(t) = json::get(det, key).and_then(json::as_str).and_then(|v| Trigger::from_recorded(&v)) {
+                if let Some(t) = json::get(det, key)
+                    .and_then(json::as_str)
+                    .and_then(|v| Trigger::from_recorded(&v))
+                {
                     recorded = Some(t);
                     evidence.push(Evidence {
                         rule: "recorded",
@@ -975,9 +1076,7 @@ impl Reporter<'_, '_> {
                 detail: "the assistant message right before ended with stopReason error: the context was too long".into(),
             });
         }
-        let window = s
-            .model(model)
-            .and_then(|(p, m)| self.ctx.windows.get(p, m));
+        let window = s.model(model).and_then(|(p, m)| self.ctx.windows.get(p, m));
         if let (Some(w), Some(t)) = (window, tokens_before) {
             let limit = w as i64 - self.args().reserve_tokens as i64;
             if t as i64 > limit {
@@ -1049,7 +1148,13 @@ impl Reporter<'_, '_> {
         s.nearest_assistant(parent)
     }
 
-    fn branch_summary(&self, s: &Sess, e: &Entry<'_>, id: Option<&str>, parent: &ParentRef<'_>) -> Vec<u8> {
+    fn branch_summary(
+        &self,
+        s: &Sess,
+        e: &Entry<'_>,
+        id: Option<&str>,
+        parent: &ParentRef<'_>,
+    ) -> Vec<u8> {
         let details = e.get("details").filter(|d| d.first() == Some(&b'{'));
         let read = details.and_then(|d| string_list(json::get(d, "readFiles")));
         let modified = details.and_then(|d| string_list(json::get(d, "modifiedFiles")));
@@ -1072,7 +1177,8 @@ impl Reporter<'_, '_> {
             .opt_str("from_id", from.as_deref())
             .bool(
                 "from_found",
-                from.as_deref().is_some_and(|f| s.seen.contains_key(&id_hash(f))),
+                from.as_deref()
+                    .is_some_and(|f| s.seen.contains_key(&id_hash(f))),
             )
             .opt_u64("summary_bytes", summary.as_ref().map(|t| t.len() as u64))
             .obj("files", |f| {
@@ -1093,10 +1199,18 @@ impl Reporter<'_, '_> {
 
     /// An assistant message with an error: a compaction failure, an ordinary error record
     /// (with --errors), or nothing.
-    fn assistant_error(&self, s: &mut Sess, e: &Entry<'_>, msg: &[u8], id: Option<&str>, stop: StopReason, model: u32) -> Option<Vec<u8>> {
-        let text = json::get(msg, "errorMessage").and_then(json::as_str);
+    fn assistant_error(
+        &self,
+        s: &mut Sess,
+        e: &Entry<'_>,
+        msg: &MsgFields<'_>,
+        id: Option<&str>,
+        stop: StopReason,
+        model: u32,
+    ) -> Option<Vec<u8>> {
+        let text = MsgFields::str(msg.error_message);
         let aborted = stop == StopReason::Aborted;
-        let stop_name = json::get(msg, "stopReason").and_then(json::as_str);
+        let stop_name = MsgFields::str(msg.stop_reason);
         let failure = text.as_deref().and_then(|t| failure_of(t, aborted));
         if failure.is_some() {
             s.table.failures += 1;
@@ -1289,25 +1403,25 @@ impl Reporter<'_, '_> {
         let mut comp: Option<CompRec> = None;
         match ty {
             Some(b"\"message\"") => {
-                let msg = e.get("message").unwrap_or(b"{}");
-                match json::get(msg, "role").and_then(json::as_str).as_deref() {
+                let msg = MsgFields::of(e.get("message").unwrap_or(b"{}"));
+                match MsgFields::str(msg.role).as_deref() {
                     Some("user") => kind = NodeKind::User,
                     Some("assistant") => {
-                        let p = json::get(msg, "provider").and_then(json::as_str);
-                        let m = json::get(msg, "model").and_then(json::as_str);
+                        let p = MsgFields::str(msg.provider);
+                        let m = MsgFields::str(msg.model);
                         if let (Some(p), Some(m)) = (p, m) {
                             model = s.intern_model(&p, &m);
                         }
-                        let stop = StopReason::of(json::get(msg, "stopReason").and_then(json::as_str).as_deref());
+                        let stop = StopReason::of(MsgFields::str(msg.stop_reason).as_deref());
+                        let failed = matches!(stop, StopReason::Error | StopReason::Aborted);
                         let overflow = stop == StopReason::Error
-                            && json::get(msg, "errorMessage")
-                                .and_then(json::as_str)
+                            && MsgFields::str(msg.error_message)
                                 .is_some_and(|t| is_overflow_text(&t.to_ascii_lowercase()));
-                        if !matches!(stop, StopReason::Error | StopReason::Aborted) {
-                            context = usage_context(msg);
+                        if !failed {
+                            context = usage_context(msg.usage);
                         }
-                        if matches!(stop, StopReason::Error | StopReason::Aborted) || json::get(msg, "errorMessage").is_some() {
-                            record = self.assistant_error(s, e, msg, id.as_deref(), stop, model);
+                        if failed || msg.error_message.is_some() {
+                            record = self.assistant_error(s, e, &msg, id.as_deref(), stop, model);
                         }
                         kind = NodeKind::Assistant(Box::new(Asst {
                             line,
@@ -1372,7 +1486,10 @@ impl Reporter<'_, '_> {
         if let Some(rec) = comp {
             let t = &mut s.table;
             t.compactions += 1;
-            t.triggers[Trigger::ALL.iter().position(|x| *x == rec.trigger).unwrap_or(4)] += 1;
+            t.triggers[Trigger::ALL
+                .iter()
+                .position(|x| *x == rec.trigger)
+                .unwrap_or(4)] += 1;
             t.bases[Basis::ALL.iter().position(|x| *x == rec.basis).unwrap_or(2)] += 1;
             if let Some(n) = rec.tokens_before {
                 t.max_tokens_before = Some(t.max_tokens_before.map_or(n, |m| m.max(n)));
@@ -1465,6 +1582,8 @@ mod tests {
         assert_eq!(s("Connection error."), None);
         assert_eq!(s("error code 12345"), None);
         assert_eq!(s("1234 things"), None);
+        assert_eq!(s("process exited with code 127"), None);
+        assert_eq!(s("200 ok"), None);
     }
 
     #[test]
@@ -1478,8 +1597,15 @@ mod tests {
 
     #[test]
     fn failures_are_recognized_only_by_pi_texts() {
-        let f = failure_of("Auto-compaction failed: Summarization failed: 429 rate limit", false).unwrap();
-        assert_eq!((f.trigger, f.failure, f.summarization), (Trigger::Threshold, "auto_compaction", Some("history")));
+        let f = failure_of(
+            "Auto-compaction failed: Summarization failed: 429 rate limit",
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            (f.trigger, f.failure, f.summarization),
+            (Trigger::Threshold, "auto_compaction", Some("history"))
+        );
         assert_eq!((f.kind, f.status), (ErrorKind::RateLimit, Some(429)));
         assert!(failure_of("500 upstream compaction failed: x", false).is_none());
         assert!(failure_of("prompt is too long", false).is_none());

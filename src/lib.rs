@@ -15,8 +15,8 @@ pub mod output;
 pub mod reader;
 
 pub mod branch;
-pub mod compactions;
 mod branch_tree;
+pub mod compactions;
 
 /// Every tool's man page, rendered (name, roff text).
 pub fn man_pages() -> Vec<(&'static str, String)> {

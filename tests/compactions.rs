@@ -47,7 +47,10 @@ fn recorded_reason_in_details_is_the_trigger() {
     assert_eq!(rules(a), ["recorded"]);
     assert_eq!(a["evidence"][0]["line"], 4);
     assert_eq!(a["tokens_before"], 53000);
-    assert_eq!(a["first_kept"], json!({"entry":"r2","index":null,"line":3,"found":true}));
+    assert_eq!(
+        a["first_kept"],
+        json!({"entry":"r2","index":null,"line":3,"found":true})
+    );
     assert_eq!(a["summary_bytes"], 32);
     assert_eq!(a["files"], json!({"read":2,"modified":1}));
     assert_eq!(a["from_hook"], Value::Null);
@@ -59,7 +62,10 @@ fn recorded_reason_in_details_is_the_trigger() {
     assert!(a.get("read_files").is_none(), "file lists are opt-in");
     // `reason` works too, case-insensitively.
     let b = &r[1];
-    assert_eq!((b["trigger"].as_str(), b["basis"].as_str()), (Some("threshold"), Some("recorded")));
+    assert_eq!(
+        (b["trigger"].as_str(), b["basis"].as_str()),
+        (Some("threshold"), Some("recorded"))
+    );
     assert_eq!(b["context_after"], Value::Null);
     assert_eq!(b["inferred_drop"], Value::Null);
 }
@@ -121,7 +127,10 @@ fn threshold_needs_a_window_and_honours_the_reserve() {
     let f = fixture_str("compaction-threshold.jsonl");
     let none = cmd("pi-compactions").arg(&f).ok();
     let r = &reports(&none)[0];
-    assert_eq!((r["trigger"].as_str(), r["basis"].as_str()), (Some("unknown"), Some("unknown")));
+    assert_eq!(
+        (r["trigger"].as_str(), r["basis"].as_str()),
+        (Some("unknown"), Some("unknown"))
+    );
     assert_eq!(r["configured_window"], Value::Null);
     // 190000 > 200000 - 10000 is false: strictly greater, as Pi compares.
     let models = fixture_str("models.json");
@@ -151,7 +160,10 @@ fn models_file_is_found_where_pi_keeps_it() {
 #[test]
 fn bad_models_file_is_reported_without_its_content() {
     let t = TempDir::new("badmodels");
-    let p = t.write("models.json", "{\"providers\": {\"x\": {\"apiKey\": \"SECRET-1\" ");
+    let p = t.write(
+        "models.json",
+        "{\"providers\": {\"x\": {\"apiKey\": \"SECRET-1\" ",
+    );
     let o = compactions(&[
         "--models",
         &p.to_string_lossy(),
@@ -161,7 +173,11 @@ fn bad_models_file_is_reported_without_its_content() {
     assert!(o.stderr.contains("models.json"), "{}", o.stderr);
     assert!(!o.stderr.contains("SECRET"));
     assert_eq!(reports(&o)[0]["trigger"], "unknown");
-    let o = compactions(&["--models", "/nonexistent/models.json", &fixture_str("compaction-threshold.jsonl")]);
+    let o = compactions(&[
+        "--models",
+        "/nonexistent/models.json",
+        &fixture_str("compaction-threshold.jsonl"),
+    ]);
     assert_eq!(o.status, 2);
     assert_eq!(reports(&o).len(), 1);
 }
@@ -189,7 +205,10 @@ fn nothing_known_is_unknown() {
     for x in &r {
         // A user message between the overflow error and the compaction, and an error that is
         // not an overflow: neither is a clue.
-        assert_eq!((x["trigger"].as_str(), x["basis"].as_str()), (Some("unknown"), Some("unknown")));
+        assert_eq!(
+            (x["trigger"].as_str(), x["basis"].as_str()),
+            (Some("unknown"), Some("unknown"))
+        );
         assert_eq!(x["evidence"], json!([]));
     }
 }
@@ -219,14 +238,20 @@ fn v1_first_kept_entry_index_counts_records_from_the_header() {
     let r = reports(&o);
     assert_eq!(r.len(), 3);
     // Index 3: header 0, user 1, (blank line skipped) assistant 2, user 3 on line 5.
-    assert_eq!(r[0]["first_kept"], json!({"entry":null,"index":3,"line":5,"found":true}));
+    assert_eq!(
+        r[0]["first_kept"],
+        json!({"entry":null,"index":3,"line":5,"found":true})
+    );
     assert_eq!(r[0]["entry"], Value::Null);
     assert_eq!(r[0]["line"], 7);
     // Linear v1 log: the length stop just before counts.
     assert_eq!(r[0]["trigger"], "automatic");
     assert_eq!(r[0]["context_after"], 300);
     // Index 0 is the header, which Pi never resolves; 99 is past the compaction.
-    assert_eq!(r[1]["first_kept"], json!({"entry":null,"index":0,"line":null,"found":false}));
+    assert_eq!(
+        r[1]["first_kept"],
+        json!({"entry":null,"index":0,"line":null,"found":false})
+    );
     assert_eq!(r[2]["first_kept"]["found"], false);
     // Another compaction came before any assistant message: nothing measured after r[1].
     assert_eq!(r[1]["context_after"], Value::Null);
@@ -238,9 +263,18 @@ fn missing_first_kept_entry_is_not_found() {
         .arg(fixture("compaction-missing-first-kept.jsonl"))
         .ok();
     let r = reports(&o);
-    assert_eq!(r[0]["first_kept"], json!({"entry":"deadbeef","index":null,"line":null,"found":false}));
-    assert_eq!(r[1]["first_kept"], json!({"entry":"m4","index":null,"line":5,"found":true}));
-    assert_eq!(r[2]["first_kept"], json!({"entry":null,"index":null,"line":null,"found":false}));
+    assert_eq!(
+        r[0]["first_kept"],
+        json!({"entry":"deadbeef","index":null,"line":null,"found":false})
+    );
+    assert_eq!(
+        r[1]["first_kept"],
+        json!({"entry":"m4","index":null,"line":5,"found":true})
+    );
+    assert_eq!(
+        r[2]["first_kept"],
+        json!({"entry":null,"index":null,"line":null,"found":false})
+    );
 }
 
 #[test]
@@ -266,14 +300,70 @@ fn failure_messages_of_each_kind() {
     assert_eq!(
         got,
         vec![
-            (s("f2"), s("threshold"), s("auto_compaction"), Some(s("history")), s("rate_limit"), Some(429)),
-            (s("f3"), s("overflow"), s("overflow_recovery"), None, s("timeout"), None),
-            (s("f4"), s("overflow"), s("overflow_recovery"), None, s("context_overflow"), None),
-            (s("f5"), s("overflow"), s("truncation_recovery"), None, s("other"), None),
-            (s("f6"), s("manual"), s("manual_compaction"), None, s("connection"), None),
-            (s("f7"), s("unknown"), s("summarization"), Some(s("history")), s("server"), Some(503)),
-            (s("f8"), s("unknown"), s("turn_prefix_summarization"), Some(s("turn_prefix")), s("aborted"), None),
-            (s("f9"), s("overflow"), s("overflow_recovery"), None, s("aborted"), None),
+            (
+                s("f2"),
+                s("threshold"),
+                s("auto_compaction"),
+                Some(s("history")),
+                s("rate_limit"),
+                Some(429)
+            ),
+            (
+                s("f3"),
+                s("overflow"),
+                s("overflow_recovery"),
+                None,
+                s("timeout"),
+                None
+            ),
+            (
+                s("f4"),
+                s("overflow"),
+                s("overflow_recovery"),
+                None,
+                s("context_overflow"),
+                None
+            ),
+            (
+                s("f5"),
+                s("overflow"),
+                s("truncation_recovery"),
+                None,
+                s("other"),
+                None
+            ),
+            (
+                s("f6"),
+                s("manual"),
+                s("manual_compaction"),
+                None,
+                s("connection"),
+                None
+            ),
+            (
+                s("f7"),
+                s("unknown"),
+                s("summarization"),
+                Some(s("history")),
+                s("server"),
+                Some(503)
+            ),
+            (
+                s("f8"),
+                s("unknown"),
+                s("turn_prefix_summarization"),
+                Some(s("turn_prefix")),
+                s("aborted"),
+                None
+            ),
+            (
+                s("f9"),
+                s("overflow"),
+                s("overflow_recovery"),
+                None,
+                s("aborted"),
+                None
+            ),
         ]
     );
     assert_eq!(f[6]["stop_reason"], "aborted");
@@ -290,7 +380,11 @@ fn failure_messages_of_each_kind() {
 fn api_errors_stay_api_errors() {
     let f = fixture_str("assistant-errors.jsonl");
     let quiet = cmd("pi-compactions").arg(&f).ok();
-    assert_eq!(quiet.out(), "", "no compactions, no failures, no --errors: nothing");
+    assert_eq!(
+        quiet.out(),
+        "",
+        "no compactions, no failures, no --errors: nothing"
+    );
     let o = compactions(&["--errors", &f]);
     assert_eq!(o.status, 0, "{}", o.stderr);
     assert!(of_type(&o, "compaction_failure").is_empty());
@@ -344,7 +438,11 @@ fn compaction_entry_is_found_on_its_own_branch() {
 
 #[test]
 fn summary_and_files_options() {
-    let o = compactions(&["--summary", "--files", &fixture_str("compaction-recorded.jsonl")]);
+    let o = compactions(&[
+        "--summary",
+        "--files",
+        &fixture_str("compaction-recorded.jsonl"),
+    ]);
     let r = &reports(&o)[0];
     assert_eq!(r["summary"], "Read a.rs and b.rs, edited c.rs.");
     assert_eq!(r["read_files"], json!(["src/a.rs", "src/b.rs"]));
@@ -377,11 +475,29 @@ fn branch_summaries_option() {
 
 #[test]
 fn records_come_in_input_order() {
-    // The report of o5 waits for its context_after (line 7); nothing may overtake it.
-    let o = compactions(&["--errors", &fixture_str("compaction-overflow.jsonl")]);
-    let lines: Vec<u64> = o.records().iter().map(|r| r["line"].as_u64().unwrap()).collect();
-    assert_eq!(lines, [5, 6]);
-    assert_eq!(o.records()[0]["type"], "assistant_error");
+    // The report of n4 (line 5) waits for an assistant message with usage; the error on line 7
+    // is not one, and its record may not overtake the report.
+    let o = compactions(&["--errors", &fixture_str("compaction-unknown.jsonl")]);
+    let got: Vec<(String, u64)> = o
+        .records()
+        .iter()
+        .map(|r| {
+            (
+                r["type"].as_str().unwrap().to_string(),
+                r["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        got,
+        [
+            (s("assistant_error"), 3),
+            (s("compaction_report"), 5),
+            (s("assistant_error"), 7),
+            (s("compaction_report"), 8),
+        ]
+    );
 }
 
 #[test]
@@ -397,15 +513,38 @@ fn table_prints_one_line_per_session_with_compactions() {
     let out = o.out();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 3, "{out}");
-    assert!(lines[0].contains("s-overflow") && lines[0].contains("1 compaction: overflow 1 (inferred 1)"), "{}", lines[0]);
-    assert!(lines[0].contains("largest tokens_before 180500"), "{}", lines[0]);
-    assert!(lines[1].contains("s-unknown") && lines[1].contains("2 compactions: unknown 2 (unknown 2)"), "{}", lines[1]);
-    assert!(lines[2].contains("s-failures") && lines[2].contains("0 compactions") && lines[2].contains("8 failures"), "{}", lines[2]);
+    assert!(
+        lines[0].contains("s-overflow")
+            && lines[0].contains("1 compaction: overflow 1 (inferred 1)"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].contains("largest tokens_before 180500"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].contains("s-unknown") && lines[1].contains("2 compactions: unknown 2 (unknown 2)"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].contains("s-failures")
+            && lines[2].contains("0 compactions")
+            && lines[2].contains("8 failures"),
+        "{}",
+        lines[2]
+    );
 }
 
 #[test]
 fn stdin_gives_the_same_records_as_a_file() {
-    for f in ["compaction-branches.jsonl", "compaction-v1-index.jsonl", "compaction-overflow.jsonl"] {
+    for f in [
+        "compaction-branches.jsonl",
+        "compaction-v1-index.jsonl",
+        "compaction-overflow.jsonl",
+    ] {
         let a = cmd("pi-compactions").arg(fixture(f)).ok();
         let b = cmd("pi-compactions").stdin(read_fixture(f)).ok();
         let strip = |o: &Output| -> Vec<Value> {
@@ -440,7 +579,8 @@ fn count_compactions(bytes: &[u8]) -> usize {
     let mut in_session = false;
     let mut n = 0;
     for line in text.split('\n') {
-        let Ok(Value::Object(o)) = serde_json::from_str::<Value>(line.trim_end_matches('\r')) else {
+        let Ok(Value::Object(o)) = serde_json::from_str::<Value>(line.trim_end_matches('\r'))
+        else {
             continue;
         };
         if o.get("type") == Some(&json!("session")) {
@@ -463,8 +603,16 @@ fn corpus_one_report_per_compaction_and_no_panic() {
     }
     let mut total = 0;
     for f in &files {
-        let o = cmd("pi-compactions").args(["--errors", "--branch-summaries"]).arg(f).run();
-        assert!(o.status == 0 || o.status == 2, "{}: status {}", f.display(), o.status);
+        let o = cmd("pi-compactions")
+            .args(["--errors", "--branch-summaries"])
+            .arg(f)
+            .run();
+        assert!(
+            o.status == 0 || o.status == 2,
+            "{}: status {}",
+            f.display(),
+            o.status
+        );
         let want = count_compactions(&std::fs::read(f).unwrap());
         assert_eq!(reports(&o).len(), want, "{}", f.display());
         total += want;
