@@ -16,8 +16,12 @@ pub mod reader;
 
 pub mod branch;
 mod branch_tree;
+pub mod compactions;
 
 /// Every tool's man page, rendered (name, roff text).
 pub fn man_pages() -> Vec<(&'static str, String)> {
-    vec![("pi-branch", branch::man())]
+    vec![
+        ("pi-branch", branch::man()),
+        ("pi-compactions", compactions::man()),
+    ]
 }

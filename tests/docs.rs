@@ -29,6 +29,20 @@ fn runs() -> Vec<(&'static str, Vec<String>)> {
                 f("labels.jsonl"),
             ],
         ),
+        (
+            "pi-compactions",
+            vec![
+                "--summary".into(),
+                "--files".into(),
+                "--errors".into(),
+                "--branch-summaries".into(),
+                f("compaction-overflow.jsonl"),
+                f("compaction-recorded.jsonl"),
+                f("compaction-failures.jsonl"),
+                f("assistant-errors.jsonl"),
+                f("branch-summary.jsonl"),
+            ],
+        ),
     ]
 }
 

@@ -1,0 +1,648 @@
+//! pi-compactions: one test per inference rule and option, each on a hand-written fixture, and
+//! the corpus checks.
+
+mod util;
+
+use serde_json::{json, Value};
+use util::*;
+
+fn reports(o: &Output) -> Vec<Value> {
+    o.records()
+        .into_iter()
+        .filter(|r| r["type"] == "compaction_report")
+        .collect()
+}
+
+fn of_type(o: &Output, t: &str) -> Vec<Value> {
+    o.records().into_iter().filter(|r| r["type"] == t).collect()
+}
+
+fn rules(r: &Value) -> Vec<String> {
+    r["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn compactions(args: &[&str]) -> Output {
+    cmd("pi-compactions").args(args).run()
+}
+
+#[test]
+fn recorded_reason_in_details_is_the_trigger() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-recorded.jsonl"))
+        .ok();
+    let r = reports(&o);
+    assert_eq!(r.len(), 2);
+    let a = &r[0];
+    assert_eq!(a["session"], "s-recorded");
+    assert_eq!(a["line"], 4);
+    assert_eq!(a["entry"], "r3");
+    assert_eq!(a["timestamp"], "2026-05-02T10:00:03.000Z");
+    assert_eq!(a["trigger"], "manual");
+    assert_eq!(a["basis"], "recorded");
+    assert_eq!(rules(a), ["recorded"]);
+    assert_eq!(a["evidence"][0]["line"], 4);
+    assert_eq!(a["tokens_before"], 53000);
+    assert_eq!(
+        a["first_kept"],
+        json!({"entry":"r2","index":null,"line":3,"found":true})
+    );
+    assert_eq!(a["summary_bytes"], 32);
+    assert_eq!(a["files"], json!({"read":2,"modified":1}));
+    assert_eq!(a["from_hook"], Value::Null);
+    // The first assistant message after it: 3000 + 0 + 1000.
+    assert_eq!(a["context_after"], 4000);
+    assert_eq!(a["context_after_line"], 6);
+    assert_eq!(a["inferred_drop"], 49000);
+    assert!(a.get("summary").is_none(), "summary text is opt-in");
+    assert!(a.get("read_files").is_none(), "file lists are opt-in");
+    // `reason` works too, case-insensitively.
+    let b = &r[1];
+    assert_eq!(
+        (b["trigger"].as_str(), b["basis"].as_str()),
+        (Some("threshold"), Some("recorded"))
+    );
+    assert_eq!(b["context_after"], Value::Null);
+    assert_eq!(b["inferred_drop"], Value::Null);
+}
+
+#[test]
+fn overflow_error_right_before_is_overflow() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-overflow.jsonl"))
+        .ok();
+    let r = &reports(&o)[0];
+    assert_eq!(r["trigger"], "overflow");
+    assert_eq!(r["basis"], "inferred");
+    assert_eq!(rules(r), ["overflow_error"]);
+    assert_eq!(r["evidence"][0]["line"], 5);
+    assert_eq!(r["evidence"][0]["entry"], "o4");
+    assert_eq!(r["from_hook"], false);
+    assert_eq!(r["provider"], "anthropic");
+    assert_eq!(r["model"], "claude-fixture");
+    assert_eq!(r["context_after"], 10000);
+    assert_eq!(r["inferred_drop"], 170500);
+    assert_eq!(r["files"], json!({"read":1,"modified":0}));
+    // The error message itself is an overflow, not a compaction failure.
+    assert!(of_type(&o, "compaction_failure").is_empty());
+}
+
+#[test]
+fn over_the_threshold_with_a_models_file_is_threshold() {
+    let models = fixture_str("models.json");
+    let o = compactions(&[
+        "--models",
+        &models,
+        &fixture_str("compaction-threshold.jsonl"),
+        &fixture_str("compaction-threshold-override.jsonl"),
+        &fixture_str("compaction-threshold-switched.jsonl"),
+    ]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = reports(&o);
+    assert_eq!(r.len(), 3);
+    assert_eq!(r[0]["trigger"], "threshold");
+    assert_eq!(r[0]["basis"], "inferred");
+    assert_eq!(rules(&r[0]), ["over_threshold"]);
+    assert_eq!(r[0]["configured_window"], 200000);
+    assert_eq!(r[0]["reserve_tokens"], 16384);
+    // modelOverrides count as configuration too.
+    assert_eq!(r[1]["session"], "s-threshold-override");
+    assert_eq!(r[1]["configured_window"], 128000);
+    assert_eq!(r[1]["trigger"], "threshold");
+    // After a switch to an unconfigured model, the window is unknown: no claim.
+    assert_eq!(r[2]["model"], "unconfigured-model");
+    assert_eq!(r[2]["configured_window"], Value::Null);
+    assert_eq!(r[2]["trigger"], "unknown");
+    // Nothing from models.json but context sizes ever reaches the output.
+    assert!(!o.out().contains("SECRET") && !o.stderr.contains("SECRET"));
+    assert!(!o.out().contains("example.invalid"));
+}
+
+#[test]
+fn threshold_needs_a_window_and_honours_the_reserve() {
+    let f = fixture_str("compaction-threshold.jsonl");
+    let none = cmd("pi-compactions").arg(&f).ok();
+    let r = &reports(&none)[0];
+    assert_eq!(
+        (r["trigger"].as_str(), r["basis"].as_str()),
+        (Some("unknown"), Some("unknown"))
+    );
+    assert_eq!(r["configured_window"], Value::Null);
+    // 190000 > 200000 - 10000 is false: strictly greater, as Pi compares.
+    let models = fixture_str("models.json");
+    let o = compactions(&["--models", &models, "--reserve-tokens", "10000", &f]);
+    assert_eq!(reports(&o)[0]["trigger"], "unknown");
+    assert_eq!(reports(&o)[0]["reserve_tokens"], 10000);
+    let o = compactions(&["--models", &models, "--reserve-tokens", "10001", &f]);
+    assert_eq!(reports(&o)[0]["trigger"], "threshold");
+}
+
+#[test]
+fn models_file_is_found_where_pi_keeps_it() {
+    let f = fixture_str("compaction-threshold.jsonl");
+    let agent = TempDir::new("agent");
+    agent.write("models.json", read_fixture("models.json"));
+    let o = cmd("pi-compactions")
+        .env("PI_CODING_AGENT_DIR", agent.path())
+        .arg(&f)
+        .ok();
+    assert_eq!(reports(&o)[0]["trigger"], "threshold");
+    let home = TempDir::new("home");
+    home.write(".pi/agent/models.json", read_fixture("models.json"));
+    let o = cmd("pi-compactions").env("HOME", home.path()).arg(&f).ok();
+    assert_eq!(reports(&o)[0]["configured_window"], 200000);
+}
+
+#[test]
+fn bad_models_file_is_reported_without_its_content() {
+    let t = TempDir::new("badmodels");
+    let p = t.write(
+        "models.json",
+        "{\"providers\": {\"x\": {\"apiKey\": \"SECRET-1\" ",
+    );
+    let o = compactions(&[
+        "--models",
+        &p.to_string_lossy(),
+        &fixture_str("compaction-threshold.jsonl"),
+    ]);
+    assert_eq!(o.status, 2);
+    assert!(o.stderr.contains("models.json"), "{}", o.stderr);
+    assert!(!o.stderr.contains("SECRET"));
+    assert_eq!(reports(&o)[0]["trigger"], "unknown");
+    let o = compactions(&[
+        "--models",
+        "/nonexistent/models.json",
+        &fixture_str("compaction-threshold.jsonl"),
+    ]);
+    assert_eq!(o.status, 2);
+    assert_eq!(reports(&o).len(), 1);
+}
+
+#[test]
+fn length_stop_right_before_is_automatic() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-length.jsonl"))
+        .ok();
+    let r = &reports(&o)[0];
+    assert_eq!(r["trigger"], "automatic");
+    assert_eq!(r["basis"], "inferred");
+    assert_eq!(rules(r), ["length_stop"]);
+    assert_eq!(r["evidence"][0]["line"], 3);
+    assert_eq!(r["files"], json!({"read":0,"modified":1}));
+}
+
+#[test]
+fn nothing_known_is_unknown() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-unknown.jsonl"))
+        .ok();
+    let r = reports(&o);
+    assert_eq!(r.len(), 2);
+    for x in &r {
+        // A user message between the overflow error and the compaction, and an error that is
+        // not an overflow: neither is a clue.
+        assert_eq!(
+            (x["trigger"].as_str(), x["basis"].as_str()),
+            (Some("unknown"), Some("unknown"))
+        );
+        assert_eq!(x["evidence"], json!([]));
+    }
+}
+
+#[test]
+fn from_hook_is_reported_as_written_by_an_extension() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-from-hook.jsonl"))
+        .ok();
+    let r = &reports(&o)[0];
+    assert_eq!(r["from_hook"], true);
+    assert_eq!(r["trigger"], "unknown");
+    assert_eq!(r["basis"], "unknown");
+    assert_eq!(rules(r), ["from_hook"]);
+    assert!(r["evidence"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("written by an extension"));
+    assert_eq!(r["files"], json!({"read":null,"modified":null}));
+}
+
+#[test]
+fn v1_first_kept_entry_index_counts_records_from_the_header() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-v1-index.jsonl"))
+        .ok();
+    let r = reports(&o);
+    assert_eq!(r.len(), 3);
+    // Index 3: header 0, user 1, (blank line skipped) assistant 2, user 3 on line 5.
+    assert_eq!(
+        r[0]["first_kept"],
+        json!({"entry":null,"index":3,"line":5,"found":true})
+    );
+    assert_eq!(r[0]["entry"], Value::Null);
+    assert_eq!(r[0]["line"], 7);
+    // Linear v1 log: the length stop just before counts.
+    assert_eq!(r[0]["trigger"], "automatic");
+    assert_eq!(r[0]["context_after"], 300);
+    // Index 0 is the header, which Pi never resolves; 99 is past the compaction.
+    assert_eq!(
+        r[1]["first_kept"],
+        json!({"entry":null,"index":0,"line":null,"found":false})
+    );
+    assert_eq!(r[2]["first_kept"]["found"], false);
+    // Another compaction came before any assistant message: nothing measured after r[1].
+    assert_eq!(r[1]["context_after"], Value::Null);
+}
+
+#[test]
+fn missing_first_kept_entry_is_not_found() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-missing-first-kept.jsonl"))
+        .ok();
+    let r = reports(&o);
+    assert_eq!(
+        r[0]["first_kept"],
+        json!({"entry":"deadbeef","index":null,"line":null,"found":false})
+    );
+    assert_eq!(
+        r[1]["first_kept"],
+        json!({"entry":"m4","index":null,"line":5,"found":true})
+    );
+    assert_eq!(
+        r[2]["first_kept"],
+        json!({"entry":null,"index":null,"line":null,"found":false})
+    );
+}
+
+#[test]
+fn failure_messages_of_each_kind() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-failures.jsonl"))
+        .ok();
+    let f = of_type(&o, "compaction_failure");
+    let got: Vec<_> = f
+        .iter()
+        .map(|r| {
+            (
+                r["entry"].as_str().unwrap().to_string(),
+                r["trigger"].as_str().unwrap().to_string(),
+                r["failure"].as_str().unwrap().to_string(),
+                r["summarization"].as_str().map(str::to_string),
+                r["error_kind"].as_str().unwrap().to_string(),
+                r["http_status"].as_u64(),
+            )
+        })
+        .collect();
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        got,
+        vec![
+            (
+                s("f2"),
+                s("threshold"),
+                s("auto_compaction"),
+                Some(s("history")),
+                s("rate_limit"),
+                Some(429)
+            ),
+            (
+                s("f3"),
+                s("overflow"),
+                s("overflow_recovery"),
+                None,
+                s("timeout"),
+                None
+            ),
+            (
+                s("f4"),
+                s("overflow"),
+                s("overflow_recovery"),
+                None,
+                s("context_overflow"),
+                None
+            ),
+            (
+                s("f5"),
+                s("overflow"),
+                s("truncation_recovery"),
+                None,
+                s("other"),
+                None
+            ),
+            (
+                s("f6"),
+                s("manual"),
+                s("manual_compaction"),
+                None,
+                s("connection"),
+                None
+            ),
+            (
+                s("f7"),
+                s("unknown"),
+                s("summarization"),
+                Some(s("history")),
+                s("server"),
+                Some(503)
+            ),
+            (
+                s("f8"),
+                s("unknown"),
+                s("turn_prefix_summarization"),
+                Some(s("turn_prefix")),
+                s("aborted"),
+                None
+            ),
+            (
+                s("f9"),
+                s("overflow"),
+                s("overflow_recovery"),
+                None,
+                s("aborted"),
+                None
+            ),
+        ]
+    );
+    assert_eq!(f[6]["stop_reason"], "aborted");
+    assert_eq!(f[0]["line"], 3);
+    // Raw error text never reaches a record.
+    assert!(!o.out().contains("ZEBRA"));
+    // And failures are never ordinary errors, even with --errors.
+    let o = compactions(&["--errors", &fixture_str("compaction-failures.jsonl")]);
+    assert!(of_type(&o, "assistant_error").is_empty());
+    assert_eq!(of_type(&o, "compaction_failure").len(), 8);
+}
+
+#[test]
+fn api_errors_stay_api_errors() {
+    let f = fixture_str("assistant-errors.jsonl");
+    let quiet = cmd("pi-compactions").arg(&f).ok();
+    assert_eq!(
+        quiet.out(),
+        "",
+        "no compactions, no failures, no --errors: nothing"
+    );
+    let o = compactions(&["--errors", &f]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    assert!(of_type(&o, "compaction_failure").is_empty());
+    let e = of_type(&o, "assistant_error");
+    let got: Vec<_> = e
+        .iter()
+        .map(|r| {
+            (
+                r["entry"].as_str().unwrap().to_string(),
+                r["error_kind"].as_str().unwrap().to_string(),
+                r["http_status"].as_u64(),
+                r["retry_attempt"].as_u64(),
+            )
+        })
+        .collect();
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        got,
+        vec![
+            (s("e2"), s("rate_limit"), Some(429), None),
+            (s("e3"), s("context_overflow"), Some(400), None),
+            (s("e4"), s("connection"), None, None),
+            (s("e5"), s("aborted"), None, None),
+            (s("e6"), s("aborted"), None, Some(3)),
+            (s("e7"), s("server"), Some(503), None),
+            (s("e8"), s("server"), Some(500), None),
+            (s("e9"), s("timeout"), None, None),
+        ]
+    );
+    assert_eq!(e[3]["stop_reason"], "aborted");
+    assert_eq!(e[0]["provider"], "anthropic");
+    assert!(!o.out().contains("Usage limit"));
+    assert!(!o.out().contains("upstream"));
+}
+
+#[test]
+fn compaction_entry_is_found_on_its_own_branch() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-branches.jsonl"))
+        .ok();
+    let r = &reports(&o)[0];
+    // The last assistant message in file order (a6, branch B) is not on the compaction's
+    // chain; the overflow error a4 is.
+    assert_eq!(r["trigger"], "overflow");
+    assert_eq!(r["evidence"][0]["entry"], "a4");
+    // a8 comes first in the file but continues branch B; a10 descends from the compaction.
+    assert_eq!(r["context_after"], 100);
+    assert_eq!(r["context_after_line"], 11);
+    assert_eq!(r["inferred_drop"], 1);
+}
+
+#[test]
+fn summary_and_files_options() {
+    let o = compactions(&[
+        "--summary",
+        "--files",
+        &fixture_str("compaction-recorded.jsonl"),
+    ]);
+    let r = &reports(&o)[0];
+    assert_eq!(r["summary"], "Read a.rs and b.rs, edited c.rs.");
+    assert_eq!(r["read_files"], json!(["src/a.rs", "src/b.rs"]));
+    assert_eq!(r["modified_files"], json!(["src/c.rs"]));
+    let r2 = &reports(&o)[1];
+    assert_eq!(r2["read_files"], Value::Null);
+}
+
+#[test]
+fn branch_summaries_option() {
+    let f = fixture_str("branch-summary.jsonl");
+    let o = cmd("pi-compactions").arg(&f).ok();
+    assert!(of_type(&o, "branch_summary_report").is_empty());
+    let o = compactions(&["--branch-summaries", "--files", &f]);
+    let b = of_type(&o, "branch_summary_report");
+    assert_eq!(b.len(), 2);
+    assert_eq!(b[0]["entry"], "b5");
+    assert_eq!(b[0]["line"], 6);
+    assert_eq!(b[0]["target"], "b2");
+    assert_eq!(b[0]["from_id"], "b2");
+    assert_eq!(b[0]["from_found"], true);
+    assert_eq!(b[0]["summary_bytes"], 32);
+    assert_eq!(b[0]["files"], json!({"read":1,"modified":2}));
+    assert_eq!(b[0]["modified_files"], json!(["risky.rs", "lib.rs"]));
+    assert_eq!(b[0]["from_hook"], false);
+    assert_eq!(b[1]["from_found"], false);
+    assert_eq!(b[1]["from_hook"], true);
+    assert_eq!(b[1]["files"], json!({"read":null,"modified":null}));
+}
+
+#[test]
+fn records_come_in_input_order() {
+    // The report of n4 (line 5) waits for an assistant message with usage; the error on line 7
+    // is not one, and its record may not overtake the report.
+    let o = compactions(&["--errors", &fixture_str("compaction-unknown.jsonl")]);
+    let got: Vec<(String, u64)> = o
+        .records()
+        .iter()
+        .map(|r| {
+            (
+                r["type"].as_str().unwrap().to_string(),
+                r["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let s = |x: &str| x.to_string();
+    assert_eq!(
+        got,
+        [
+            (s("assistant_error"), 3),
+            (s("compaction_report"), 5),
+            (s("assistant_error"), 7),
+            (s("compaction_report"), 8),
+        ]
+    );
+}
+
+#[test]
+fn table_prints_one_line_per_session_with_compactions() {
+    let o = compactions(&[
+        "--table",
+        &fixture_str("compaction-overflow.jsonl"),
+        &fixture_str("assistant-errors.jsonl"),
+        &fixture_str("compaction-unknown.jsonl"),
+        &fixture_str("compaction-failures.jsonl"),
+    ]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let out = o.out();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].contains("s-overflow")
+            && lines[0].contains("1 compaction: overflow 1 (inferred 1)"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[0].contains("largest tokens_before 180500"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].contains("s-unknown") && lines[1].contains("2 compactions: unknown 2 (unknown 2)"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].contains("s-failures")
+            && lines[2].contains("0 compactions")
+            && lines[2].contains("8 failures"),
+        "{}",
+        lines[2]
+    );
+}
+
+#[test]
+fn stdin_gives_the_same_records_as_a_file() {
+    for f in [
+        "compaction-branches.jsonl",
+        "compaction-v1-index.jsonl",
+        "compaction-overflow.jsonl",
+    ] {
+        let a = cmd("pi-compactions").arg(fixture(f)).ok();
+        let b = cmd("pi-compactions").stdin(read_fixture(f)).ok();
+        let strip = |o: &Output| -> Vec<Value> {
+            o.records()
+                .into_iter()
+                .map(|mut r| {
+                    r.as_object_mut().unwrap().remove("file");
+                    r
+                })
+                .collect()
+        };
+        assert_eq!(strip(&a), strip(&b), "{f}");
+    }
+}
+
+#[test]
+fn bad_input_is_reported_and_the_run_goes_on() {
+    let o = compactions(&[
+        &fixture_str("glued.jsonl"),
+        &fixture_str("no-header.jsonl"),
+        &fixture_str("compaction-length.jsonl"),
+    ]);
+    assert_eq!(o.status, 2);
+    assert_eq!(reports(&o).len(), 1);
+    assert!(o.stderr.contains("pi-compactions: "), "{}", o.stderr);
+}
+
+/// Counts compaction entries the way Pi would see them: parseable object lines after a valid
+/// header (independently of the tool's reader).
+fn count_compactions(bytes: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(bytes);
+    let mut in_session = false;
+    let mut n = 0;
+    for line in text.split('\n') {
+        let Ok(Value::Object(o)) = serde_json::from_str::<Value>(line.trim_end_matches('\r'))
+        else {
+            continue;
+        };
+        if o.get("type") == Some(&json!("session")) {
+            in_session = o.get("id").is_some_and(Value::is_string);
+            continue;
+        }
+        if in_session && o.get("type") == Some(&json!("compaction")) {
+            n += 1;
+        }
+    }
+    n
+}
+
+#[test]
+fn corpus_one_report_per_compaction_and_no_panic() {
+    let files = corpus_files();
+    if files.is_empty() {
+        eprintln!("corpus absent: skipped");
+        return;
+    }
+    let mut total = 0;
+    for f in &files {
+        let o = cmd("pi-compactions")
+            .args(["--errors", "--branch-summaries"])
+            .arg(f)
+            .run();
+        assert!(
+            o.status == 0 || o.status == 2,
+            "{}: status {}",
+            f.display(),
+            o.status
+        );
+        let want = count_compactions(&std::fs::read(f).unwrap());
+        assert_eq!(reports(&o).len(), want, "{}", f.display());
+        total += want;
+        for r in o.records() {
+            for k in ["trigger", "basis"] {
+                if r["type"] == "compaction_report" {
+                    assert!(r[k].is_string(), "{}: {r}", f.display());
+                }
+            }
+        }
+    }
+    assert!(total > 0, "the corpus has real compactions");
+    // All files at once, in parallel, gives the same reports in argument order.
+    let all = cmd("pi-compactions").args(&files).run();
+    assert_eq!(reports(&all).len(), total);
+}
+
+#[test]
+fn corpus_overflow_compactions_are_found() {
+    let Some(c) = corpus() else { return };
+    let f = c
+        .join("openclaw")
+        .join("Musk-fanX__openclaw-backup__agents__main__sessions__d27ecd5a-45f9-41a3-bad1-ddef6a3c79fc.jsonl");
+    if !f.exists() {
+        return;
+    }
+    let o = cmd("pi-compactions").arg(&f).run();
+    let r = reports(&o);
+    assert_eq!(r.len(), 3);
+    for x in &r {
+        assert_eq!(x["trigger"], "overflow", "{x}");
+    }
+}
