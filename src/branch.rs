@@ -77,7 +77,7 @@ Malformed trees are reported, never followed blindly: a parentId cycle (an entry
 Lines Pi cannot parse (malformed JSON, two records glued on one line, a JSON value that is not an object) are reported and left out, as Pi skips them. A session whose header is missing or has no string id is reported as unreadable and nothing of it is written. A stream may hold several sessions back to back; each header starts a new one. In a named file a second header is also reported: Pi itself would skip it and read on as one session, but pi-branch treats a file like any stream, so that splitting or concatenating inputs at headers never changes the result.\n\n\
 Given FILE arguments, pi-branch keeps per entry only its offset, length, line and ids, and reads the kept lines again at the end; from stdin it holds one session at a time.",
     output: "By default: session lines, unchanged. With --info: one branch_info record per session; with --leaves: one leaf record per leaf. Both are JSON objects with type as the first key, described field by field in docs/FORMAT.md. With --tree: a drawing for a person (not JSON); control characters from the session are escaped.",
-    environment: "None. Given no FILE, pi-branch reads stdin.",
+    environment: "pi-branch has no variables of its own. Given no FILE it reads stdin, unless stdin is a terminal: then it reads the user's sessions, as described below.",
     examples: &[
         ("pi-branch session.jsonl | pi-usage", "What the kept conversation cost."),
         ("pi-branch --info ~/.pi/agent/sessions/*/*.jsonl", "How much of each session is abandoned."),

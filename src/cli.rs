@@ -10,7 +10,8 @@ use std::ffi::OsString;
 /// The input options every tool takes.
 #[derive(Args, Debug, Clone)]
 pub struct Inputs {
-    /// Session files to read; `-` or none means stdin.
+    /// Session files to read; `-` or none means stdin (none on a terminal: the user's sessions,
+    /// see ENVIRONMENT).
     #[arg(value_name = "FILE")]
     pub files: Vec<OsString>,
 
@@ -20,13 +21,37 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// The inputs to read: the FILE arguments, or stdin when there are none. With no FILE and
+    /// stdin a terminal (nothing is piped in), every session pi-sessions finds instead: see
+    /// [`crate::discover::default_sources`] (it says on stderr how many files it reads).
     pub fn sources(&self) -> Vec<crate::input::Source> {
+        if self.files.is_empty() && crate::discover::stdin_is_terminal() {
+            return crate::discover::default_sources(tool_name());
+        }
         crate::input::Source::from_args(&self.files)
     }
     pub fn threads(&self) -> Option<usize> {
         self.threads.map(usize::from)
     }
 }
+
+/// The name the tool was run as (for messages).
+fn tool_name() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        std::env::args_os()
+            .next()
+            .map(std::path::PathBuf::from)
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "pi-jsonl".into())
+    })
+}
+
+/// Appended to the ENVIRONMENT section of every tool that reads sessions (all but
+/// pi-sessions): how a tool given no FILE on a terminal finds the user's sessions.
+pub const DEFAULT_INPUTS: &str = "Given no FILE while its stdin is a terminal (nothing piped in), TOOL reads every session file that pi-sessions finds: all .jsonl files under the sessions directory, nested sub-agent sessions included, except files that are empty or are not Pi sessions (status empty and not_session in pi-sessions). It says on stderr how many files it reads and from where. Piped stdin keeps its meaning: `cat s.jsonl | TOOL` reads stdin.\n\n\
+The sessions directory is PI_CODING_AGENT_SESSION_DIR when set and not empty; else PI_CODING_AGENT_DIR/sessions; else ~/.pi/agent/sessions (HOME). A leading ~/ in the two variables is expanded with HOME.\n\n\
+PI_JSONL_ASSUME_TTY=1 makes TOOL act as if stdin were a terminal; it exists for tests.";
 
 /// The prose of a man page; options come from clap.
 pub struct ManPage {
@@ -89,15 +114,26 @@ pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
         roff_escape(page.name),
         roff_escape(page.summary)
     ));
+    // Built, so that every argument knows how many values it takes.
+    let mut cmd = cmd.clone();
+    cmd.build();
+    let reads_files = cmd.get_arguments().any(|a| a.is_positional());
     m.push_str(".SH SYNOPSIS\n");
-    m.push_str(&format!(
-        ".B {}\n[\\fIOPTIONS\\fR] [\\fIFILE\\fR...]\n.br\n",
-        roff_escape(page.name)
-    ));
-    m.push_str(&format!(
-        "\\fIcommand\\fR | \\fB{}\\fR [\\fIOPTIONS\\fR]\n",
-        roff_escape(page.name)
-    ));
+    if reads_files {
+        m.push_str(&format!(
+            ".B {}\n[\\fIOPTIONS\\fR] [\\fIFILE\\fR...]\n.br\n",
+            roff_escape(page.name)
+        ));
+        m.push_str(&format!(
+            "\\fIcommand\\fR | \\fB{}\\fR [\\fIOPTIONS\\fR]\n",
+            roff_escape(page.name)
+        ));
+    } else {
+        m.push_str(&format!(
+            ".B {}\n[\\fIOPTIONS\\fR]\n",
+            roff_escape(page.name)
+        ));
+    }
     m.push_str(".SH DESCRIPTION\n");
     paragraphs(&mut m, page.description);
     m.push_str(".SH OPTIONS\n");
@@ -138,9 +174,21 @@ pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
             .or(arg.get_help())
             .map(|h| h.to_string())
             .unwrap_or_default();
-        m.push_str(&roff_escape(help.trim()));
+        let help = help.trim();
+        m.push_str(&roff_escape(help));
+        if !help.is_empty() && !help.ends_with(['.', '!', '?']) {
+            m.push('.');
+        }
+        let defaults: Vec<_> = arg
+            .get_default_values()
+            .iter()
+            .map(|v| v.to_string_lossy().into_owned())
+            .collect();
+        if takes_value && !defaults.is_empty() && !help.contains("default") {
+            m.push_str(&format!(" Default: {}.", roff_escape(&defaults.join(", "))));
+        }
         let pv = arg.get_possible_values();
-        if !pv.is_empty() && !help.contains("one of") {
+        if takes_value && !pv.is_empty() && !help.contains("one of") {
             let names: Vec<_> = pv.iter().map(|p| p.get_name().to_string()).collect();
             m.push_str(&format!(" One of: {}.", roff_escape(&names.join(", "))));
         }
@@ -152,6 +200,9 @@ pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
     paragraphs(&mut m, EXIT_STATUS);
     m.push_str(".SH ENVIRONMENT\n");
     paragraphs(&mut m, page.environment);
+    if page.name != "pi-sessions" {
+        paragraphs(&mut m, &DEFAULT_INPUTS.replace("TOOL", page.name));
+    }
     m.push_str(".SH EXAMPLES\n");
     for (cmd, what) in page.examples {
         m.push_str(&format!(

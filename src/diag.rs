@@ -111,6 +111,8 @@ pub struct Diags {
     tool: &'static str,
     file: String,
     immediate: bool,
+    /// Counts only: nothing printed, the exit status untouched.
+    quiet: bool,
     held: String,
     counts: Counts,
 }
@@ -121,9 +123,19 @@ impl Diags {
             tool,
             file: sanitize(file).into_owned(),
             immediate,
+            quiet: false,
             held: String::new(),
             counts: Counts::default(),
         }
+    }
+
+    /// Diagnostics that are only counted: nothing is printed and the exit status is not
+    /// changed. For tools that describe files rather than read them (pi-sessions reports a
+    /// file's bad lines as a count in its record, not as problems of the run).
+    pub fn quiet(tool: &'static str, file: &str) -> Diags {
+        let mut d = Diags::new(tool, file, false);
+        d.quiet = true;
+        d
     }
 
     /// The input's name as diagnostics show it.
@@ -137,8 +149,11 @@ impl Diags {
 
     /// Reports a problem at `line` (1-based; `None` for the input as a whole).
     pub fn report(&mut self, line: Option<u64>, kind: Kind, msg: impl AsRef<str>) {
-        REPORTED.store(true, Ordering::Relaxed);
         self.counts.0[kind as usize] += 1;
+        if self.quiet {
+            return;
+        }
+        REPORTED.store(true, Ordering::Relaxed);
         let mut s = String::new();
         let _ = match line {
             Some(n) => write!(

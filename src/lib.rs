@@ -2,11 +2,13 @@
 //!
 //! The library holds what every tool shares: a validating JSON scanner ([`json`]), a line
 //! splitter ([`lines`]), the session reader ([`reader`]), diagnostics ([`diag`]), output
-//! ([`output`]), the input driver ([`input`]) and the shared command line ([`cli`]). Each tool
-//! is one module with its `Args` and `run`; the binaries in `bin/` only call `run`.
+//! ([`output`]), the input driver ([`input`]), session discovery ([`discover`]) and the shared
+//! command line ([`cli`]). Each tool is one module with its `Args` and `run`; the binaries in
+//! `bin/` only call `run`.
 
 pub mod cli;
 pub mod diag;
+pub mod discover;
 pub mod input;
 pub mod json;
 pub mod lines;
@@ -17,11 +19,13 @@ pub mod reader;
 pub mod branch;
 mod branch_tree;
 pub mod compactions;
+pub mod sessions;
 
 /// Every tool's man page, rendered (name, roff text).
 pub fn man_pages() -> Vec<(&'static str, String)> {
     vec![
         ("pi-branch", branch::man()),
         ("pi-compactions", compactions::man()),
+        ("pi-sessions", sessions::man()),
     ]
 }

@@ -82,6 +82,12 @@ pub trait Visitor {
     fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop>;
     /// The current session ended (another header or the end of the input follows).
     fn end(&mut self, d: &mut Diags) -> Result<(), Stop>;
+    /// A record that belongs to no readable session: one before the first header, a header
+    /// that is not valid, or one after such a header. The reader reports these itself; most
+    /// tools ignore them (the default does nothing).
+    fn outside(&mut self, _e: &Entry<'_>, _d: &mut Diags) -> Result<(), Stop> {
+        Ok(())
+    }
 }
 
 /// Facts about the input as a whole.
@@ -246,6 +252,7 @@ pub fn read<R: Read>(
                         format!("malformed session header: {why}; session unreadable"),
                     );
                     state = State::BadHeader;
+                    v.outside(&entry, d)?;
                 }
             }
             continue;
@@ -253,6 +260,7 @@ pub fn read<R: Read>(
         if state == State::In {
             v.entry(&entry, d)?;
         } else {
+            v.outside(&entry, d)?;
             stats.unreadable += 1;
             let u = unreadable.get_or_insert(Unreadable {
                 first_line: line.no,
@@ -297,17 +305,29 @@ fn flush_unreadable(u: &mut Option<Unreadable>, d: &mut Diags) {
     }
 }
 
-fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {
-    let id = match e.get("id") {
+/// The id and version of a header, or why it is not a valid one. `get` looks a member up.
+fn check_header<'a>(get: impl Fn(&str) -> Option<&'a [u8]>) -> Result<(Cow<'a, str>, u64), String> {
+    let id = match get("id") {
         Some(raw) => json::as_str(raw)
             .ok_or_else(|| format!("id is a {}, not a string", json::kind_name(raw)))?,
         None => return Err("no id".into()),
     };
-    let version = match e.get("version") {
+    let version = match get("version") {
         None | Some(b"null") => 1,
         Some(raw) => json::as_u64(raw)
             .ok_or_else(|| format!("version is not a number ({})", String::from_utf8_lossy(raw)))?,
     };
+    Ok((id, version))
+}
+
+/// Why the record `raw` (a JSON object with `"type":"session"`) is not a valid session header,
+/// by the reader's own rule; `None` when it is one.
+pub fn header_problem(raw: &[u8]) -> Option<String> {
+    check_header(|k| json::get(raw, k)).err()
+}
+
+fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {
+    let (id, version) = check_header(|k| e.get(k))?;
     let s = |k: &str| e.str(k).map(Cow::into_owned);
     Ok(Header {
         line: e.line,

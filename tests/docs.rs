@@ -43,6 +43,17 @@ fn runs() -> Vec<(&'static str, Vec<String>)> {
                 f("branch-summary.jsonl"),
             ],
         ),
+        (
+            "pi-sessions",
+            vec![
+                "--json".into(),
+                "--prompts".into(),
+                "--dir".into(),
+                f("sessions-tree"),
+                "--dir".into(),
+                f("session-meta.jsonl"),
+            ],
+        ),
     ]
 }
 

@@ -64,7 +64,8 @@ pub fn cmd(bin: &str) -> TestCommand {
     let mut cmd = Command::new(bin_dir().join(bin));
     // Tests never read the user's sessions or models.
     cmd.env_remove("PI_CODING_AGENT_DIR")
-        .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        .env_remove("PI_CODING_AGENT_SESSION_DIR")
+        .env_remove("PI_JSONL_ASSUME_TTY");
     cmd.env("HOME", root().join("fixtures").join("no-home"));
     cmd.env("TZ", "UTC");
     TestCommand { cmd, stdin: None }
@@ -104,6 +105,10 @@ impl TestCommand {
     }
     pub fn env(mut self, k: &str, v: impl AsRef<OsStr>) -> Self {
         self.cmd.env(k, v);
+        self
+    }
+    pub fn env_remove(mut self, k: &str) -> Self {
+        self.cmd.env_remove(k);
         self
     }
     pub fn dir(mut self, d: &Path) -> Self {
