@@ -13,6 +13,7 @@ pub mod lines;
 pub mod model;
 pub mod output;
 pub mod reader;
+pub mod time;
 
 pub mod branch;
 mod branch_tree;
