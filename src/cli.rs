@@ -101,6 +101,10 @@ pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
     m.push_str(".SH DESCRIPTION\n");
     paragraphs(&mut m, page.description);
     m.push_str(".SH OPTIONS\n");
+    // clap settles how many values an argument takes (and its action) only when the command
+    // is built; before that every flag looks like it takes none, or true/false.
+    let mut cmd = cmd.clone();
+    cmd.build();
     for arg in cmd.get_arguments() {
         if arg.is_hide_set() {
             continue;
@@ -138,8 +142,16 @@ pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
             .or(arg.get_help())
             .map(|h| h.to_string())
             .unwrap_or_default();
-        m.push_str(&roff_escape(help.trim()));
-        let pv = arg.get_possible_values();
+        let help = help.trim();
+        m.push_str(&roff_escape(help));
+        if !help.is_empty() && !help.ends_with(['.', ':']) {
+            m.push('.');
+        }
+        let pv = if takes_value {
+            arg.get_possible_values()
+        } else {
+            vec![]
+        };
         if !pv.is_empty() && !help.contains("one of") {
             let names: Vec<_> = pv.iter().map(|p| p.get_name().to_string()).collect();
             m.push_str(&format!(" One of: {}.", roff_escape(&names.join(", "))));
