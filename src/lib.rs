@@ -17,8 +17,9 @@ pub mod time;
 
 pub mod branch;
 mod branch_tree;
+pub mod tools;
 
 /// Every tool's man page, rendered (name, roff text).
 pub fn man_pages() -> Vec<(&'static str, String)> {
-    vec![("pi-branch", branch::man())]
+    vec![("pi-branch", branch::man()), ("pi-tools", tools::man())]
 }
