@@ -5,10 +5,11 @@
 //! `bashExecution` message: call and result in one entry. pi-tools joins each call to its
 //! result within its session and says, with the evidence, whether it went well.
 //!
-//! Streaming: calls wait in a queue in the order they appear; a record is written as soon as
-//! its call and every call before it are settled (answered, or the session ended). Given a
-//! FILE, a waiting call costs its ids and byte offsets: its arguments and result are read again
-//! from the file when the record is written. From stdin they are held in memory instead.
+//! Streaming: records wait in a queue in input order; a record is written as soon as it and
+//! every record before it are settled (answered, closed, or the session ended). Given a FILE,
+//! a waiting record costs its ids and byte offsets: its arguments and result are read again
+//! from the file when it is written. From stdin, a settled record that must wait is rendered
+//! at once and held as bytes.
 
 use crate::cli::{Inputs, ManPage};
 use crate::diag::{Diags, Kind};
@@ -28,11 +29,11 @@ pub const MAN: ManPage = ManPage {
     name: "pi-tools",
     summary: "join every tool call in Pi sessions to its result",
     description: "pi-tools reads Pi sessions and writes one tool_call record for every toolCall block of an assistant message and for every bashExecution message (a command the user ran with !), in the order they appear in the input. Each call is joined to the toolResult message whose toolCallId names it, and gets a status with the evidence that decided it:\n\n\
-error (evidence is_error): the result's isError is true. error (exit_code): the result's details carry a non-zero exitCode or exit_code (details.exitCode is read first), or a bashExecution has a non-zero exitCode. error (aborted_turn): there is no result and the assistant message ended with stopReason aborted or error (Pi does not run the tools of such a turn). no_result (no_result): the input holds no result for the call. ok: a result exists and none of the above holds; the evidence says what was seen: exit_code (an exit code of 0 was recorded), cancelled (a bashExecution the user cancelled without an exit code, which is not an error exit; Pi writes no exit code for a cancelled command, and a cancelled command counts as cancelled even when one was written), or result (a result exists and nothing in it says error). A result never makes a call ok merely by existing when it says otherwise, and a call is never ok without a result.\n\n\
+error (evidence is_error): the result's isError is true. error (exit_code): the result's details carry a non-zero integer exitCode or exit_code (details.exitCode is read first), or a bashExecution has a non-zero exitCode. error (aborted_turn): there is no result and the assistant message ended with stopReason aborted or error (Pi does not run the tools of such a turn). no_result (no_result): the input holds no result for the call. ok: a result exists and none of the above holds; the evidence says what was seen: exit_code (an exit code of 0 was recorded), cancelled (a bashExecution marked cancelled: Pi writes no exit code for a command it killed, and that is not an error exit; a non-zero exit code, should one be written, still makes an error), or result (a result exists and nothing in it says error). A result never makes a call ok merely by existing when it says otherwise, and a call is never ok without a result.\n\n\
 Joining: a result joins a call of the same session (sessions in one stream never mix, so a forked session that repeats its parent's call ids is joined on its own) that appears before it in the input, over the whole session as given: all branches of a tree when reading a session file, only the active branch after pi-branch (pi-branch s.jsonl | pi-tools). When several calls share an id (models that number their calls call_0, call_1 in every turn), a result joins the latest call with that id before it; the earlier ones can no longer be joined. A result whose call does not appear before it is reported as a tool_result record with status orphan; a result for a call that already has one is reported as a tool_result record with status duplicate, and the call keeps its first result. Nothing is dropped.\n\n\
 Durations: duration_ms is the result entry's timestamp minus the assistant entry's timestamp (ISO 8601, offsets allowed); null when either is missing or unreadable, when the result is earlier than the call, and for bashExecution (one entry, no separate result time).\n\n\
 Content: arguments and details are copied byte for byte from the input. The result text is the text blocks of the result content, decoded and joined with a newline; images are counted with their MIME types, their data is never written. --no-content leaves out arguments, text and details (their sizes, the status and the exit code stay); --max-text N cuts the text to N characters and sets text_truncated. Arguments and details are never cut (a cut JSON value is not JSON): use --no-content.\n\n\
-Order and memory: records appear in input order: a tool_call at its call (its assistant entry; calls of one message in block order), a tool_result at its result. A record is written once it and every record before it are settled; a call that is never answered is settled when its session ends, so the records after it wait until then. Memory holds the records that wait and, per call id of the session, the latest call's line and whether it was answered (to tell a duplicate from an orphan), until the session ends. Given FILE arguments, a waiting record costs its ids and byte offsets: its arguments and result are read again from the file when it is written. From stdin, the waiting records' arguments and results are held in memory.\n\n\
+Order and memory: records appear in input order: a tool_call at its call (its assistant entry; calls of one message in block order), a tool_result at its result. A record is written once it and every record before it are settled; a call that is never answered is settled when its session ends, so the records after it wait until then. Memory holds the records that wait and, per call id of the session, the latest call's line and whether it was answered (to tell a duplicate from an orphan), until the session ends. Given FILE arguments, a waiting record costs its ids and byte offsets: its arguments and result are read again from the file when it is written. From stdin (pi-branch s.jsonl | pi-tools), a waiting call holds its arguments until its result comes, and a settled record that waits is held as it will be written (no image data; small with --no-content or --max-text).\n\n\
 A toolCall block without a string id, and a toolResult without a string toolCallId, are reported (bad_field) and still written (the call without a result, the result as an orphan).",
     output: "JSON Lines: tool_call records, and tool_result records for orphan and duplicate results, type first, described field by field in docs/FORMAT.md. With --name, --status or --errors only the matching records are written (all filters must match; a repeated option matches any of its values).",
     environment: "None. Given no FILE, pi-tools reads stdin.",
@@ -225,6 +226,9 @@ enum Slot {
     Bash(u64, Blob),
     /// An orphan or duplicate toolResult (line number, the line, the call it duplicates).
     Result(u64, Blob, Option<Answered>),
+    /// A record already rendered, with its newline (empty when the filters left it out).
+    /// From stdin, records that wait behind an unanswered call are kept this way.
+    Ready(Box<[u8]>),
 }
 
 struct Answered {
@@ -357,6 +361,11 @@ impl<'a> Msg<'a> {
     }
 }
 
+/// Whether a raw value is the JSON string `s` (escapes decoded).
+fn is_str(raw: Option<&[u8]>, s: &str) -> bool {
+    raw.and_then(json::as_str).is_some_and(|v| v == s)
+}
+
 fn boxed(c: Option<Cow<'_, str>>) -> Option<Box<str>> {
     c.map(|c| c.into())
 }
@@ -380,7 +389,7 @@ impl Joiner<'_, '_> {
         let mut turn: Option<Rc<Turn>> = None;
         let mut blocks: Vec<&[u8]> = Vec::new();
         json::for_each_element(content, |b| {
-            if json::get(b, "type") == Some(b"\"toolCall\"") {
+            if is_str(json::get(b, "type"), "toolCall") {
                 blocks.push(b);
             }
         });
@@ -399,7 +408,7 @@ impl Joiner<'_, '_> {
                     })
                 })
                 .clone();
-            let (mut id, mut name, mut arguments) = (None, None, None);
+            let (mut id, mut name, mut arguments): (_, _, Option<&[u8]>) = (None, None, None);
             json::for_each_field(b, |k, v| {
                 if json::key_is(k, "id") {
                     id = Some(v);
@@ -409,6 +418,7 @@ impl Joiner<'_, '_> {
                     arguments = Some(v);
                 }
             });
+            let arguments = arguments.filter(|a| *a != b"null");
             let id_str = id.and_then(json::as_str);
             if id_str.is_none() {
                 let what = id.map_or("no id", |_| "an id that is not a string");
@@ -463,9 +473,8 @@ impl Joiner<'_, '_> {
             );
         }
         let s = self.s.as_mut().expect("in a session");
-        let latest = id.as_deref().and_then(|id| s.latest.get_mut(id));
         let mut dup = None;
-        if let Some(l) = latest {
+        if let Some(l) = id.as_deref().and_then(|id| s.latest.get_mut(id)) {
             if let Some(first) = l.result_line {
                 dup = Some(Answered {
                     call_line: l.call_line,
@@ -475,46 +484,85 @@ impl Joiner<'_, '_> {
             } else {
                 l.result_line = Some(e.line.no);
                 let at = (l.seq - s.base) as usize;
+                let taken = s
+                    .queue
+                    .get_mut(at)
+                    .map(|slot| std::mem::replace(slot, Slot::Ready(Box::default())));
+                let Some(Slot::Call(call)) = taken else {
+                    unreachable!("the latest call with an id waits in the queue")
+                };
+                let line = Line::from_entry(e, msg);
                 if at == 0 {
-                    let Some(Slot::Call(call)) = s.queue.pop_front() else {
-                        unreachable!("the latest call with an id waits in the queue")
-                    };
+                    s.queue.pop_front();
                     s.base += 1;
-                    self.write_call(&call, Some(Line::from_entry(e, msg)), d)?;
+                    let wrote = self.render_call(&call, Some(line), d);
+                    self.emit(wrote)?;
                     return self.drain(d);
                 }
-                let blob = self.keep(e, e.line.bytes);
-                if let Some(Slot::Call(call)) = self.s.as_mut().and_then(|s| s.queue.get_mut(at)) {
-                    call.result = Res::Got(e.line.no, blob);
+                let slot = match self.file {
+                    Some(_) => Slot::Call(Call {
+                        result: Res::Got(e.line.no, self.keep(e, e.line.bytes)),
+                        ..call
+                    }),
+                    None => self.held(|j| j.render_call(&call, Some(line), d)),
+                };
+                if let Some(s) = self.s.as_mut() {
+                    s.queue[at] = slot;
                 }
                 return Ok(());
             }
         }
+        let line = Line::from_entry(e, msg);
         if s.queue.is_empty() {
-            self.write_result(Line::from_entry(e, msg), dup.as_ref())
+            let wrote = self.render_result(line, dup.as_ref());
+            return self.emit(wrote);
+        }
+        let slot = match self.file {
+            Some(_) => Slot::Result(e.line.no, self.keep(e, e.line.bytes), dup),
+            None => self.held(|j| j.render_result(line, dup.as_ref())),
+        };
+        self.push(slot);
+        Ok(())
+    }
+
+    fn bash(&mut self, e: &Entry<'_>, msg: Msg<'_>) -> Result<(), Stop> {
+        let line = Line::from_entry(e, msg);
+        if self.s.as_ref().is_some_and(|s| s.queue.is_empty()) {
+            let wrote = self.render_bash(line);
+            return self.emit(wrote);
+        }
+        let slot = match self.file {
+            Some(_) => Slot::Bash(e.line.no, self.keep(e, e.line.bytes)),
+            None => self.held(|j| j.render_bash(line)),
+        };
+        self.push(slot);
+        Ok(())
+    }
+
+    fn push(&mut self, slot: Slot) {
+        if let Some(s) = self.s.as_mut() {
+            s.queue.push_back(slot);
+        }
+    }
+
+    /// Ends the record just rendered into the output buffer, if one was.
+    fn emit(&mut self, wrote: bool) -> Result<(), Stop> {
+        if wrote {
+            self.out.end_line()
         } else {
-            let blob = self.keep(e, e.line.bytes);
-            self.s
-                .as_mut()
-                .expect("in a session")
-                .queue
-                .push_back(Slot::Result(e.line.no, blob, dup));
             Ok(())
         }
     }
 
-    fn bash(&mut self, e: &Entry<'_>, msg: Msg<'_>) -> Result<(), Stop> {
-        let s = self.s.as_mut().expect("in a session");
-        if s.queue.is_empty() {
-            return self.write_bash(Line::from_entry(e, msg));
+    /// Renders a record now, to be written later.
+    fn held(&mut self, render: impl FnOnce(&mut Self) -> bool) -> Slot {
+        let start = self.out.buf.len();
+        let wrote = render(self);
+        let mut bytes = self.out.buf.split_off(start);
+        if wrote {
+            bytes.push(b'\n');
         }
-        let blob = self.keep(e, e.line.bytes);
-        self.s
-            .as_mut()
-            .expect("in a session")
-            .queue
-            .push_back(Slot::Bash(e.line.no, blob));
-        Ok(())
+        Slot::Ready(bytes.into_boxed_slice())
     }
 
     /// Writes the records at the front of the queue that are settled.
@@ -539,30 +587,34 @@ impl Joiner<'_, '_> {
 
     fn write_slot(&mut self, slot: Slot, d: &mut Diags) -> Result<(), Stop> {
         match slot {
+            Slot::Ready(bytes) if bytes.is_empty() => Ok(()),
+            Slot::Ready(bytes) => self.out.raw(&bytes),
             Slot::Call(call) => match &call.result {
-                Res::Waiting | Res::Closed => self.write_call(&call, None, d),
+                Res::Waiting | Res::Closed => {
+                    let wrote = self.render_call(&call, None, d);
+                    self.emit(wrote)
+                }
                 Res::Got(no, blob) => {
-                    self.again(*no, blob, d, |j, line, d| j.write_call(&call, line, d))
+                    self.again(*no, blob, d, |j, line, d| j.render_call(&call, line, d))
                 }
             },
-            Slot::Bash(no, blob) => self.again(no, &blob, d, |j, line, _| match line {
-                Some(line) => j.write_bash(line),
-                None => Ok(()),
+            Slot::Bash(no, blob) => self.again(no, &blob, d, |j, line, _| {
+                line.is_some_and(|l| j.render_bash(l))
             }),
-            Slot::Result(no, blob, dup) => self.again(no, &blob, d, |j, line, _| match line {
-                Some(line) => j.write_result(line, dup.as_ref()),
-                None => Ok(()),
+            Slot::Result(no, blob, dup) => self.again(no, &blob, d, |j, line, _| {
+                line.is_some_and(|l| j.render_result(l, dup.as_ref()))
             }),
         }
     }
 
-    /// Reads a kept line again and hands it to `f` (`None` when it cannot be read as it was).
+    /// Reads a kept line again and renders its record with `f` (given `None` when the line
+    /// cannot be read as it was).
     fn again(
         &mut self,
         no: u64,
         blob: &Blob,
         d: &mut Diags,
-        f: impl FnOnce(&mut Self, Option<Line<'_>>, &mut Diags) -> Result<(), Stop>,
+        f: impl FnOnce(&mut Self, Option<Line<'_>>, &mut Diags) -> bool,
     ) -> Result<(), Stop> {
         let mut buf = std::mem::take(&mut self.buf_b);
         let line = match fetch(self.file, blob, &mut buf, d) {
@@ -575,17 +627,14 @@ impl Joiner<'_, '_> {
             }
             None => None,
         };
-        let r = f(self, line, d);
+        let wrote = f(self, line, d);
         self.buf_b = buf;
-        r
+        self.emit(wrote)
     }
 
-    fn write_call(
-        &mut self,
-        c: &Call,
-        result: Option<Line<'_>>,
-        d: &mut Diags,
-    ) -> Result<(), Stop> {
+    /// Renders a tool_call record into the output buffer (without its newline); false when
+    /// the filters leave it out.
+    fn render_call(&mut self, c: &Call, result: Option<Line<'_>>, d: &mut Diags) -> bool {
         let s = self.s.as_ref().expect("in a session");
         let facts = result
             .as_ref()
@@ -596,7 +645,7 @@ impl Joiner<'_, '_> {
             None => (Status::NoResult, "no_result"),
         };
         if !self.args.wanted(c.name.as_deref(), status) {
-            return Ok(());
+            return false;
         }
         let args = match &c.args {
             Some(blob) => {
@@ -652,10 +701,11 @@ impl Joiner<'_, '_> {
             .opt_str("provider", t.provider.as_deref())
             .opt_str("timestamp", t.timestamp.as_deref())
             .end();
-        self.out.end_line()
+        true
     }
 
-    fn write_bash(&mut self, line: Line<'_>) -> Result<(), Stop> {
+    /// Renders the tool_call record of a bashExecution, as [`Self::render_call`].
+    fn render_bash(&mut self, line: Line<'_>) -> bool {
         let s = self.s.as_ref().expect("in a session");
         let a = self.args;
         let m = &line.msg;
@@ -670,17 +720,14 @@ impl Joiner<'_, '_> {
         let cancelled = m.cancelled;
         let exit_code = exit.and_then(as_i64);
         let cancelled = cancelled.and_then(json::as_bool);
-        let (status, evidence) = if cancelled == Some(true) {
-            (Status::Ok, "cancelled")
-        } else {
-            match exit_code {
-                Some(0) => (Status::Ok, "exit_code"),
-                Some(_) => (Status::Error, "exit_code"),
-                None => (Status::Ok, "result"),
-            }
+        let (status, evidence) = match (exit_code, cancelled) {
+            (Some(n), _) if n != 0 => (Status::Error, "exit_code"),
+            (_, Some(true)) => (Status::Ok, "cancelled"),
+            (Some(_), _) => (Status::Ok, "exit_code"),
+            (None, _) => (Status::Ok, "result"),
         };
         if !a.wanted(Some("bash"), status) {
-            return Ok(());
+            return false;
         }
         let text = output.and_then(json::as_str);
         let full = full.and_then(json::as_str);
@@ -735,10 +782,11 @@ impl Joiner<'_, '_> {
         .null("provider")
         .opt_str("timestamp", line.timestamp.as_deref())
         .end();
-        self.out.end_line()
+        true
     }
 
-    fn write_result(&mut self, line: Line<'_>, dup: Option<&Answered>) -> Result<(), Stop> {
+    /// Renders a tool_result record (orphan or duplicate), as [`Self::render_call`].
+    fn render_result(&mut self, line: Line<'_>, dup: Option<&Answered>) -> bool {
         let s = self.s.as_ref().expect("in a session");
         let status = if dup.is_some() {
             Status::Duplicate
@@ -747,7 +795,7 @@ impl Joiner<'_, '_> {
         };
         let f = ResultFacts::read(&line.msg, self.args);
         if !self.args.wanted(f.name.as_deref(), status) {
-            return Ok(());
+            return false;
         }
         let mut rec = self.out.record("tool_result");
         rec.str("session", &s.id)
@@ -761,7 +809,7 @@ impl Joiner<'_, '_> {
             .opt_u64("first_result_line", dup.map(|a| a.result_line));
         f.write(&mut rec, self.args);
         rec.opt_str("timestamp", line.timestamp.as_deref()).end();
-        self.out.end_line()
+        true
     }
 }
 
@@ -863,8 +911,8 @@ impl<'a> ResultFacts<'a> {
                         mime = Some(v);
                     }
                 });
-                match kind {
-                    Some(b"\"text\"") => {
+                match kind.and_then(json::as_str).as_deref() {
+                    Some("text") => {
                         if let Some(t) = t.and_then(json::as_str) {
                             if !first {
                                 text.push('\n');
@@ -873,7 +921,7 @@ impl<'a> ResultFacts<'a> {
                             text.push_str(&t);
                         }
                     }
-                    Some(b"\"image\"") => {
+                    Some("image") => {
                         images += 1;
                         image_types.push(mime.and_then(json::as_str));
                     }
@@ -960,7 +1008,7 @@ impl Visitor for Joiner<'_, '_> {
     }
 
     fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
-        if e.get("type") != Some(b"\"message\"") {
+        if !is_str(e.get("type"), "message") {
             return Ok(());
         }
         let Some(msg) = e.get("message") else {

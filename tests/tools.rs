@@ -246,14 +246,14 @@ fn duplicate_result_keeps_the_first_and_reports_the_second() {
 fn bash_executions_are_user_tool_runs() {
     let recs = tools(&[], "tools-bash-execution.jsonl");
     let user: Vec<&Value> = recs.iter().filter(|r| r["by_user"] == true).collect();
-    assert_eq!(user.len(), 4);
+    assert_eq!(user.len(), 5);
     for r in &user {
         assert_eq!(r["type"], "tool_call");
         assert_eq!(r["name"], "bash");
         assert_eq!(r["call_id"], Value::Null);
         assert_eq!(r["duration_ms"], Value::Null);
     }
-    let (ok, failed, cancelled, excluded) = (user[0], user[1], user[2], user[3]);
+    let (ok, failed, cancelled, excluded, killed) = (user[0], user[1], user[2], user[3], user[4]);
     assert_eq!(status_evidence(ok), ("ok", "exit_code"));
     assert_eq!(ok["arguments"], json!({"command": "ls"}));
     assert_eq!(ok["result"]["text"], "a\nb\n");
@@ -264,6 +264,9 @@ fn bash_executions_are_user_tool_runs() {
     assert_eq!(status_evidence(cancelled), ("ok", "cancelled"));
     assert_eq!(cancelled["result"]["exit_code"], Value::Null);
     assert_eq!(cancelled["bash"]["cancelled"], true);
+    // Pi never writes both, but a non-zero exit code is an error exit even when cancelled.
+    assert_eq!(status_evidence(killed), ("error", "exit_code"));
+    assert_eq!(killed["bash"]["cancelled"], true);
     assert_eq!(
         excluded["bash"],
         json!({"cancelled": false, "truncated": true, "full_output_path": "/tmp/pi-bash-1.log", "exclude_from_context": true})
@@ -401,6 +404,48 @@ fn bad_ids_are_reported_and_still_written() {
         ]
     );
     assert_eq!(recs[0]["name"], "read");
+}
+
+#[test]
+fn odd_values_are_read_by_their_json_type() {
+    let recs = tools(&[], "tools-odd-values.jsonl");
+    assert_eq!(recs.len(), 6);
+    // Arguments that are not an object are still copied as they are; null ones are absent.
+    let v1 = by_call_id(&recs, "v1");
+    assert_eq!(v1["arguments"], "{\"command\":\"ls\"}");
+    // A string content is the text; a string isError is not a boolean; string details as is.
+    assert_eq!(v1["result"]["text"], "a plain string result");
+    assert_eq!(v1["result"]["is_error"], Value::Null);
+    assert_eq!(v1["result"]["details"], "not an object");
+    assert_eq!(status_evidence(v1), ("ok", "result"));
+    let v2 = by_call_id(&recs, "v2");
+    assert_eq!(
+        (&v2["arguments"], &v2["arguments_bytes"]),
+        (&Value::Null, &Value::Null)
+    );
+    // A content object is neither text nor blocks; an exit code in a string is not one.
+    assert_eq!(v2["result"]["text"], Value::Null);
+    assert_eq!(v2["result"]["exit_code"], Value::Null);
+    let v3 = by_call_id(&recs, "v3");
+    assert_eq!(v3["name"], Value::Null);
+    assert_eq!(v3["arguments"], json!([1, 2]));
+    // Blocks without string text count for nothing; a non-integer exitCode gives way to exit_code.
+    assert_eq!(v3["result"]["text"], "");
+    assert_eq!(v3["result"]["image_types"], json!([null]));
+    assert_eq!(v3["result"]["exit_code"], 3);
+    assert_eq!(status_evidence(v3), ("error", "exit_code"));
+    let v4 = by_call_id(&recs, "v4");
+    assert_eq!(v4["result"]["exit_code"], Value::Null);
+    // Escapes in keys and in type values are decoded, as JSON.parse does.
+    let v5 = by_call_id(&recs, "v5");
+    assert_eq!(v5["result"]["text"], "escaped keys");
+    assert_eq!(v5["result"]["exit_code"], 4);
+    let bash = &recs[5];
+    assert_eq!(bash["by_user"], true);
+    assert_eq!(bash["arguments"], Value::Null);
+    assert_eq!(bash["result"]["text"], Value::Null);
+    assert_eq!(status_evidence(bash), ("ok", "result"));
+    assert_eq!(bash["bash"]["cancelled"], Value::Null);
 }
 
 #[test]
@@ -542,7 +587,13 @@ fn stdin_gives_the_same_records_as_a_file() {
         "tools-image.jsonl",
         "tools-aborted.jsonl",
     ] {
-        for args in [&[][..], &["--no-content"][..], &["--max-text", "3"][..]] {
+        for args in [
+            &[][..],
+            &["--no-content"][..],
+            &["--max-text", "3"][..],
+            &["--status", "ok"][..],
+            &["--name", "grep", "--name", "bash"][..],
+        ] {
             let a = cmd("pi-tools").args(args).arg(fixture(f)).ok().records();
             let b = cmd("pi-tools")
                 .args(args)
