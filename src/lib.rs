@@ -15,11 +15,13 @@ pub mod lines;
 pub mod model;
 pub mod output;
 pub mod reader;
+pub mod time;
 
 pub mod branch;
 mod branch_tree;
 pub mod compactions;
 pub mod sessions;
+pub mod tools;
 
 /// Every tool's man page, rendered (name, roff text).
 pub fn man_pages() -> Vec<(&'static str, String)> {
@@ -27,5 +29,6 @@ pub fn man_pages() -> Vec<(&'static str, String)> {
         ("pi-branch", branch::man()),
         ("pi-compactions", compactions::man()),
         ("pi-sessions", sessions::man()),
+        ("pi-tools", tools::man()),
     ]
 }

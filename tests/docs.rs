@@ -54,6 +54,15 @@ fn runs() -> Vec<(&'static str, Vec<String>)> {
                 f("session-meta.jsonl"),
             ],
         ),
+        (
+            "pi-tools",
+            vec![
+                f("tools-session.jsonl"),
+                f("tools-duplicate.jsonl"),
+                f("tools-image.jsonl"),
+                f("tools-bash-execution.jsonl"),
+            ],
+        ),
     ]
 }
 
