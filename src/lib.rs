@@ -5,12 +5,14 @@
 //! ([`output`]), the input driver ([`input`]) and the shared command line ([`cli`]). Each tool
 //! is one module with its `Args` and `run`; the binaries in `bin/` only call `run`.
 
+pub mod calendar;
 pub mod cli;
 pub mod diag;
 pub mod input;
 pub mod json;
 pub mod lines;
 pub mod model;
+pub mod models;
 pub mod output;
 pub mod reader;
 
