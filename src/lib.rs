@@ -18,8 +18,10 @@ pub mod reader;
 
 pub mod branch;
 mod branch_tree;
+pub mod usage;
+mod usage_table;
 
 /// Every tool's man page, rendered (name, roff text).
 pub fn man_pages() -> Vec<(&'static str, String)> {
-    vec![("pi-branch", branch::man())]
+    vec![("pi-branch", branch::man()), ("pi-usage", usage::man())]
 }
