@@ -77,6 +77,9 @@ fn paragraphs(out: &mut String, text: &str) {
 
 /// Renders the man page of a tool from its clap command and prose.
 pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
+    // Built, clap fills in what the definitions leave implicit (value counts of options).
+    let mut cmd = cmd.clone();
+    cmd.build();
     let mut m = String::new();
     m.push_str(&format!(
         ".TH {} 1 \"\" \"pi-jsonl {}\" \"pi-jsonl manual\"\n",
@@ -138,9 +141,13 @@ pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
             .or(arg.get_help())
             .map(|h| h.to_string())
             .unwrap_or_default();
-        m.push_str(&roff_escape(help.trim()));
+        let help = help.trim();
+        m.push_str(&roff_escape(help));
+        if !help.is_empty() && !help.ends_with(['.', ')']) {
+            m.push('.');
+        }
         let pv = arg.get_possible_values();
-        if !pv.is_empty() && !help.contains("one of") {
+        if takes_value && !pv.is_empty() && !help.contains("one of") {
             let names: Vec<_> = pv.iter().map(|p| p.get_name().to_string()).collect();
             m.push_str(&format!(" One of: {}.", roff_escape(&names.join(", "))));
         }
