@@ -79,7 +79,7 @@ impl Date {
     /// The ISO 8601 week-numbering year and week (weeks start on Monday; week 1 holds the
     /// year's first Thursday).
     pub fn iso_week(&self) -> (i64, u32) {
-        let ordinal = (self.days() - days_from_civil(self.year, 1, 1) + 1) as i64;
+        let ordinal = self.days() - days_from_civil(self.year, 1, 1) + 1;
         let wd = self.iso_weekday() as i64;
         let week = (ordinal - wd + 10) / 7;
         if week < 1 {
@@ -283,8 +283,7 @@ impl Zone {
     }
 
     fn from_file(path: &Path) -> Result<Zone, String> {
-        let data =
-            std::fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        let data = std::fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
         Tzif::parse(&data)
             .map(|t| Zone::Rules(Box::new(t)))
             .ok_or_else(|| format!("{} is not a valid TZif file", path.display()))
@@ -356,7 +355,8 @@ fn parse_fixed(s: &str) -> Option<i32> {
 fn valid_zone_name(s: &str) -> bool {
     !s.is_empty()
         && !s.starts_with('/')
-        && s.split('/').all(|part| !part.is_empty() && part != "." && part != "..")
+        && s.split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..")
         && s.bytes()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'_' | b'-' | b'+'))
 }
@@ -558,7 +558,8 @@ impl RuleDay {
             RuleDay::Mwd(m, w, d) => {
                 let first = days_from_civil(y, m, 1);
                 let wd_first = (first + 4).rem_euclid(7); // 0 = Sunday
-                let mut day = first + (i64::from(d) - wd_first).rem_euclid(7) + 7 * (i64::from(w) - 1);
+                let mut day =
+                    first + (i64::from(d) - wd_first).rem_euclid(7) + 7 * (i64::from(w) - 1);
                 let last = first + i64::from(days_in_month(y, m)) - 1;
                 while day > last {
                     day -= 7;
@@ -700,7 +701,10 @@ impl PosixTz {
             (a, p.rule()?)
         } else {
             // No rule: the US rule, as most C libraries assume.
-            ((RuleDay::Mwd(3, 2, 0), 7200), (RuleDay::Mwd(11, 1, 0), 7200))
+            (
+                (RuleDay::Mwd(3, 2, 0), 7200),
+                (RuleDay::Mwd(11, 1, 0), 7200),
+            )
         };
         if p.peek().is_some() {
             return None;
@@ -782,7 +786,10 @@ mod tests {
 
     #[test]
     fn formats_like_to_iso_string() {
-        assert_eq!(format_utc_millis(1_777_629_600_123), "2026-05-01T10:00:00.123Z");
+        assert_eq!(
+            format_utc_millis(1_777_629_600_123),
+            "2026-05-01T10:00:00.123Z"
+        );
         assert_eq!(format_utc_millis(-1), "1969-12-31T23:59:59.999Z");
     }
 
@@ -806,9 +813,15 @@ mod tests {
     #[test]
     fn fixed_offsets_move_the_date() {
         let z = Zone::parse("-05:00").unwrap();
-        assert_eq!(z.date_of(ms("2026-05-02T03:00:00Z")).day_label(), "2026-05-01");
+        assert_eq!(
+            z.date_of(ms("2026-05-02T03:00:00Z")).day_label(),
+            "2026-05-01"
+        );
         let z = Zone::parse("+05:30").unwrap();
-        assert_eq!(z.date_of(ms("2026-05-01T19:00:00Z")).day_label(), "2026-05-02");
+        assert_eq!(
+            z.date_of(ms("2026-05-01T19:00:00Z")).day_label(),
+            "2026-05-02"
+        );
         assert!(Zone::parse("+5").is_err());
         assert!(Zone::parse("+24:00").is_err());
         assert!(Zone::parse("../../etc/passwd").is_err());
@@ -829,7 +842,14 @@ mod tests {
         let ist = PosixTz::parse("<+0530>-5:30").unwrap();
         assert_eq!(ist.offset_at(0), 5 * 3600 + 1800);
         assert_eq!(PosixTz::parse("JST-9").unwrap().offset_at(0), 9 * 3600);
-        for bad in ["", "E5", "EST", "EST5EDT,M3.2.0", "EST5EDT,M13.2.0,M11.1.0", "EST5x"] {
+        for bad in [
+            "",
+            "E5",
+            "EST",
+            "EST5EDT,M3.2.0",
+            "EST5EDT,M13.2.0,M11.1.0",
+            "EST5x",
+        ] {
             assert_eq!(PosixTz::parse(bad), None, "{bad}");
         }
     }
@@ -892,6 +912,9 @@ mod tests {
         assert_eq!(z.offset_at(ms("2026-07-01T12:00:00Z") / 1000), -4 * 3600);
         assert_eq!(z.offset_at(ms("2026-01-01T12:00:00Z") / 1000), -5 * 3600);
         assert_eq!(z.offset_at(ms("2090-07-01T12:00:00Z") / 1000), -4 * 3600);
-        assert_eq!(z.date_of(ms("2026-05-02T03:00:00Z")).day_label(), "2026-05-01");
+        assert_eq!(
+            z.date_of(ms("2026-05-02T03:00:00Z")).day_label(),
+            "2026-05-01"
+        );
     }
 }

@@ -114,9 +114,10 @@ pub const MAN: ManPage = ManPage {
 By default it prints one `usage` record per session; `--by` groups instead by session, project (the header's cwd), provider, model (provider and model together), day, week (ISO 8601, weeks start on Monday) or month, and the dimensions combine (`--by day,model` is one record per day and model). `--total` prints one grand total of the same shape. Records of one session come together, in input order; other groups are sorted by their keys in the order the dimensions were given, unknown (null) values last.\n\n\
 Costs are the costs Pi recorded (usage.cost.total), never a price looked up or guessed: a call without a recorded cost is counted, its tokens are summed, and it is flagged in `cost_missing`; a record whose calls all lack a cost has cost null. Costs are summed exactly, as decimals of 18 places parsed from the number text Pi wrote (not as floating point), so totals do not depend on the order or grouping of the input or on --threads: pi-usage over several files equals the sum of pi-usage over each file when no call repeats across them.\n\n\
 Token counts are the recorded integers. totalTokens, when absent from a message, is taken as input + output + cacheRead + cacheWrite (the sum Pi records) and the message is counted in `total_tokens_computed`. Numeric usage fields other than those five (such as `reasoning`, which newer Pi versions write and which is part of output) are summed under their own names in `other`. A token field that is negative, fractional or not a number is reported (bad_field) and not counted; so is a cost that is not a non-negative number (the call then counts as cost missing). Zero-usage assistant messages (aborted requests, errors) count as messages with zero tokens; an assistant message without any `usage` counts as a message with zero tokens and a missing cost.\n\n\
-Each billed call counts once. Pi's /fork writes a new session file whose first entries replay the original's active path verbatim, and sub-agent extensions write child sessions that repeat usage, so counting every line inflates totals. A call's identity is its message's `responseId` when it has one, else its entry `id`, entry `timestamp` and the exact text of its `usage` (for a v1 entry without an id, the timestamp and usage); the first occurrence in input order is counted and later ones are left out and counted in `duplicates` of the record they would have fallen in. An entry with neither responseId, id nor timestamp has no identity and is always counted. Only repeats within the input are found: when a fork's original (its header's parentSession) is not among the FILE arguments, nothing is removed and the record's `lineage` says \"unresolved\" (the original counts as present when a FILE argument is the same file, or has the same file name, Pi's names being unique). --no-dedup counts every line. Lines Pi cannot parse are not counted, as Pi skips them: a record glued to another on one line is reported (glued_records) and neither record counts, so a message repeated on a glued line is neither counted twice nor reported as a duplicate.\n\n\
+Each billed call counts once. Pi's /fork writes a new session file whose first entries replay the original's active path verbatim, and sub-agent extensions write child sessions that repeat usage, so counting every line inflates totals. A call's identity is its message's `responseId` when it has one, else its entry `id`, entry `timestamp` and the exact text of its `usage` (for a v1 entry without an id, the timestamp and usage); the first occurrence in input order is counted and later ones are left out and counted in `duplicates` of the record they would have fallen in. An entry with neither responseId, id nor timestamp has no identity and is always counted. Only repeats within the input are found: when a fork's original (its header's parentSession) is not among the FILE arguments, nothing is removed and the record's `lineage` says \"unresolved\" (the original counts as present when a FILE argument is the same file, or has the same file name, Pi's names being unique). --no-dedup counts every line. Lines Pi cannot parse are not counted, as Pi skips them: a record glued to another on one line is reported (glued_records) and neither record counts, so a message repeated on a glued line is neither counted twice nor reported as a duplicate. Entries of a file without a session header are not counted either (Pi loads no session from such a file); they are reported as unreadable.\n\n\
 Times: a call's time is its entry's `timestamp` (ISO 8601, offsets such as -05:00 honoured), else its message's numeric `timestamp` (Unix milliseconds); a call with neither counts in the groups with day, week and month null. An entry timestamp that is not ISO 8601 is reported. `first` and `last` are the times of the earliest and latest counted call, as written. Buckets follow --tz.\n\n\
-With --context, pi-usage prints one `context` record per assistant message instead (every line: these are per-session series, so repeats are not removed): the recorded context size (input + cacheRead + cacheWrite of that call), the configured context window of its model from Pi's models.json, the fill ratio, and an inferred drop where the context shrank sharply. The previous message is the previous assistant message on the same branch (through parentId), so moving between branches is not mistaken for a drop; a drop is inferred when the recorded context is below 70% of the previous one, and `after_compaction` says whether a compaction entry lies between the two. Zero-usage messages neither show nor hide a drop. The window is matched on provider and model id: `providers.P.models[]` (Pi's default 128000 when an entry has no contextWindow), overridden by `providers.P.modelOverrides.M.contextWindow`; a built-in model that models.json does not mention has no configured window here (null), since Pi's built-in catalogue is not read. Nothing else is read from models.json, which holds API keys.",
+With --context, pi-usage prints one `context` record per assistant message instead (every line: these are per-session series, so repeats are not removed): the recorded context size (input + cacheRead + cacheWrite of that call), the configured context window of its model from Pi's models.json, the fill ratio, and an inferred drop where the context shrank sharply. The previous message is the previous assistant message on the same branch (through parentId), so moving between branches is not mistaken for a drop; a drop is inferred when the recorded context is below 70% of the previous one, and `after_compaction` says whether a compaction entry lies between the two. Zero-usage messages neither show nor hide a drop. The window is matched on provider and model id: `providers.P.models[]` (Pi's default 128000 when an entry has no contextWindow), overridden by `providers.P.modelOverrides.M.contextWindow`; a built-in model that models.json does not mention has no configured window here (null), since Pi's built-in catalogue is not read. Nothing else is read from models.json, which holds API keys.\n\n\
+How these numbers compare with a jq sum over the same files and with ccusage's pi report, and why they differ where they do: docs/USAGE-COMPARISON.md.",
     output: "JSON Lines: `usage` records (one per session, per group, or the grand total), or with --context `context` records, each with type as the first key; every field is described in docs/FORMAT.md. With --table (the default when stdout is a terminal): an aligned table with thousands separators and costs in dollars, a total row, and notes on missing costs, left-out repeats and unresolved forks. --json forces JSON Lines on a terminal.",
     environment: "TZ: the local time zone for day, week and month buckets (a zone name, :name, a path or a POSIX TZ string); without it /etc/localtime. TZDIR: where zone names are looked up (default /usr/share/zoneinfo). PI_CODING_AGENT_DIR: where --context finds models.json (default ~/.pi/agent, from HOME).",
     examples: &[
@@ -149,10 +150,7 @@ pub fn run(args: &Args) -> ExitCode {
         match &args.tz {
             Some(z) => z.0.clone(),
             None => Zone::local().unwrap_or_else(|e| {
-                crate::diag::report_global(
-                    "pi-usage",
-                    format!("local time zone: {e}; using UTC"),
-                );
+                crate::diag::report_global("pi-usage", format!("local time zone: {e}; using UTC"));
                 Zone::Utc
             }),
         }
@@ -179,8 +177,7 @@ pub fn run(args: &Args) -> ExitCode {
 fn effective_dims(args: &Args) -> Vec<Dim> {
     let mut dims: Vec<Dim> = Vec::new();
     for &d in &args.by {
-        if d == Dim::Model && !dims.contains(&Dim::Provider) && !args.by.contains(&Dim::Provider)
-        {
+        if d == Dim::Model && !dims.contains(&Dim::Provider) && !args.by.contains(&Dim::Provider) {
             dims.push(Dim::Provider);
         }
         if !dims.contains(&d) {
@@ -224,7 +221,9 @@ pub fn parse_decimal(raw: &[u8]) -> Option<i128> {
     }
     let all: String = int.chars().chain(frac.chars()).collect();
     let digits = all.trim_start_matches('0');
-    let mut shift = exp.checked_sub(frac.len() as i64)?.checked_add(i64::from(SCALE))?;
+    let mut shift = exp
+        .checked_sub(frac.len() as i64)?
+        .checked_add(i64::from(SCALE))?;
     if digits.is_empty() {
         return Some(0);
     }
@@ -381,9 +380,7 @@ impl InputSet {
         };
         let path = std::path::Path::new(p);
         let found = std::fs::canonicalize(path).is_ok_and(|c| self.canonical.contains(&c))
-            || path
-                .file_name()
-                .is_some_and(|n| self.names.contains(n));
+            || path.file_name().is_some_and(|n| self.names.contains(n));
         if found {
             Lineage::Resolved
         } else {
@@ -420,6 +417,65 @@ fn collect(src: &Source, present: &InputSet, d: &mut Diags) -> Result<FileData, 
 struct Collector<'a> {
     present: &'a InputSet,
     data: FileData,
+}
+
+/// The members of a message that pi-usage reads, found in one pass over it.
+#[derive(Default)]
+struct MessageFields<'a> {
+    role: Option<&'a [u8]>,
+    usage: Option<&'a [u8]>,
+    provider: Option<&'a [u8]>,
+    model: Option<&'a [u8]>,
+    response_id: Option<&'a [u8]>,
+    timestamp: Option<&'a [u8]>,
+    stop_reason: Option<&'a [u8]>,
+}
+
+impl<'a> MessageFields<'a> {
+    fn read(m: &'a [u8]) -> MessageFields<'a> {
+        let mut f = MessageFields::default();
+        json::for_each_field(m, |k, v| {
+            let slot = match k {
+                b"role" => &mut f.role,
+                b"usage" => &mut f.usage,
+                b"provider" => &mut f.provider,
+                b"model" => &mut f.model,
+                b"responseId" => &mut f.response_id,
+                b"timestamp" => &mut f.timestamp,
+                b"stopReason" => &mut f.stop_reason,
+                // Rare: a key written with escapes.
+                _ if k.contains(&b'\\') => match &*json::decode_string_body(k) {
+                    "role" => &mut f.role,
+                    "usage" => &mut f.usage,
+                    "provider" => &mut f.provider,
+                    "model" => &mut f.model,
+                    "responseId" => &mut f.response_id,
+                    "timestamp" => &mut f.timestamp,
+                    "stopReason" => &mut f.stop_reason,
+                    _ => return,
+                },
+                _ => return,
+            };
+            // The last member of a name wins, as in JSON.parse.
+            *slot = Some(v);
+        });
+        f
+    }
+
+    fn is_assistant(&self) -> bool {
+        self.role == Some(b"\"assistant\"")
+    }
+}
+
+/// The parts of an entry that make a call.
+struct CallFields<'a> {
+    usage: Option<&'a [u8]>,
+    summarization: bool,
+    provider: Option<&'a str>,
+    model: Option<&'a str>,
+    response_id: Option<&'a str>,
+    /// The message's own (Unix-millisecond) timestamp.
+    msg_ts: Option<&'a [u8]>,
 }
 
 /// What was read from one `usage` object.
@@ -487,7 +543,10 @@ impl Collector<'_> {
             }
             let known = TOKEN_FIELDS.iter().position(|f| *f == key);
             let is_total = key == "totalTokens";
-            if known.is_none() && !is_total && !v.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-') {
+            if known.is_none()
+                && !is_total
+                && !v.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-')
+            {
                 // Not a token field (a future object or string member): ignored.
                 continue;
             }
@@ -560,7 +619,10 @@ impl Collector<'_> {
                     None => d.report(
                         Some(e.line.no),
                         Kind::BadField,
-                        format!("timestamp {:?} is not ISO 8601; not used", short(s.as_bytes())),
+                        format!(
+                            "timestamp {:?} is not ISO 8601; not used",
+                            short(s.as_bytes())
+                        ),
                     ),
                 },
                 None => d.report(
@@ -581,17 +643,15 @@ impl Collector<'_> {
         Some((ms, calendar::format_utc_millis(ms).into()))
     }
 
-    fn push_call(
-        &mut self,
-        e: &Entry<'_>,
-        usage: Option<&[u8]>,
-        summarization: bool,
-        provider: Option<&str>,
-        model: Option<&str>,
-        response_id: Option<&str>,
-        msg_ts: Option<&[u8]>,
-        d: &mut Diags,
-    ) {
+    fn push_call(&mut self, e: &Entry<'_>, c: CallFields<'_>, d: &mut Diags) {
+        let CallFields {
+            usage,
+            summarization,
+            provider,
+            model,
+            response_id,
+            msg_ts,
+        } = c;
         let Some(session) = self.data.sessions.len().checked_sub(1) else {
             return;
         };
@@ -626,10 +686,7 @@ impl Collector<'_> {
         };
         let time = Self::time(e, msg_ts, d);
         let model = self.data.model(provider, model);
-        let computed = u
-            .tokens
-            .iter()
-            .fold(0u64, |a, &b| a.saturating_add(b));
+        let computed = u.tokens.iter().fold(0u64, |a, &b| a.saturating_add(b));
         self.data.calls.push(Call {
             session: session as u32,
             summarization,
@@ -663,58 +720,36 @@ impl Visitor for Collector<'_> {
                 let Some(m) = e.get("message") else {
                     return Ok(());
                 };
-                let mut role = None;
-                let mut usage = None;
-                let mut provider = None;
-                let mut model = None;
-                let mut rid = None;
-                let mut ts = None;
-                json::for_each_field(m, |k, v| {
-                    if json::key_is(k, "role") {
-                        role = Some(v);
-                    } else if json::key_is(k, "usage") {
-                        usage = Some(v);
-                    } else if json::key_is(k, "provider") {
-                        provider = Some(v);
-                    } else if json::key_is(k, "model") {
-                        model = Some(v);
-                    } else if json::key_is(k, "responseId") {
-                        rid = Some(v);
-                    } else if json::key_is(k, "timestamp") {
-                        ts = Some(v);
-                    }
-                });
-                if role != Some(b"\"assistant\"") {
+                let mf = MessageFields::read(m);
+                if !mf.is_assistant() {
                     return Ok(());
                 }
-                let provider = provider.and_then(json::as_str);
-                let model = model.and_then(json::as_str);
-                let rid = rid.and_then(json::as_str);
-                self.push_call(
-                    e,
-                    usage.filter(|u| *u != b"null"),
-                    false,
-                    provider.as_deref(),
-                    model.as_deref(),
-                    rid.as_deref(),
-                    ts,
-                    d,
-                );
+                let provider = mf.provider.and_then(json::as_str);
+                let model = mf.model.and_then(json::as_str);
+                let rid = mf.response_id.and_then(json::as_str);
+                let c = CallFields {
+                    usage: mf.usage.filter(|u| *u != b"null"),
+                    summarization: false,
+                    provider: provider.as_deref(),
+                    model: model.as_deref(),
+                    response_id: rid.as_deref(),
+                    msg_ts: mf.timestamp,
+                };
+                self.push_call(e, c, d);
             }
             Some(b"\"compaction\"" | b"\"branch_summary\"") => {
                 if let Some(u) = e.get("usage").filter(|u| *u != b"null") {
                     let provider = e.str("provider");
                     let model = e.str("model");
-                    self.push_call(
-                        e,
-                        Some(u),
-                        true,
-                        provider.as_deref(),
-                        model.as_deref(),
-                        None,
-                        None,
-                        d,
-                    );
+                    let c = CallFields {
+                        usage: Some(u),
+                        summarization: true,
+                        provider: provider.as_deref(),
+                        model: model.as_deref(),
+                        response_id: None,
+                        msg_ts: None,
+                    };
+                    self.push_call(e, c, d);
                 }
             }
             _ => {}
@@ -893,10 +928,10 @@ impl Agg {
             .or_default()
             .add_call(c, names);
         if let Some((ms, text)) = &c.time {
-            if self.first.as_ref().is_none_or(|f| *ms < f.0) {
+            if self.first.as_ref().map_or(true, |f| *ms < f.0) {
                 self.first = Some((*ms, text.clone()));
             }
-            if self.last.as_ref().is_none_or(|l| *ms > l.0) {
+            if self.last.as_ref().map_or(true, |l| *ms > l.0) {
                 self.last = Some((*ms, text.clone()));
             }
         }
@@ -934,7 +969,8 @@ impl Agg {
             .arr("by_model", |a| {
                 for ((p, m), s) in &self.by_model {
                     a.obj(|o| {
-                        o.opt_str("provider", key_opt(p)).opt_str("model", key_opt(m));
+                        o.opt_str("provider", key_opt(p))
+                            .opt_str("model", key_opt(m));
                         s.write(o);
                     });
                 }
@@ -1194,8 +1230,10 @@ impl Visitor for ContextWriter<'_, '_> {
             Some(b"\"compaction\"") => st.compaction = true,
             Some(b"\"message\"") => {
                 if let Some(m) = e.get("message") {
-                    if json::get(m, "role") == Some(b"\"assistant\"") {
-                        st = write_context(self.out, &self.file, &s.id, self.models, e, m, st, d)?;
+                    let mf = MessageFields::read(m);
+                    if mf.is_assistant() {
+                        st =
+                            write_context(self.out, &self.file, &s.id, self.models, e, &mf, st, d)?;
                     }
                 }
             }
@@ -1221,11 +1259,11 @@ fn write_context(
     session: &str,
     models: &Models,
     e: &Entry<'_>,
-    m: &[u8],
+    m: &MessageFields<'_>,
     st: CtxState,
     d: &mut Diags,
 ) -> Result<CtxState, Stop> {
-    let usage = json::get(m, "usage").filter(|u| u.first() == Some(&b'{'));
+    let usage = m.usage.filter(|u| u.first() == Some(&b'{'));
     let mut t: [Option<u64>; 4] = [None; 4];
     let mut ok = usage.is_some();
     if let Some(u) = usage {
@@ -1251,8 +1289,8 @@ fn write_context(
             .saturating_add(t[2].unwrap_or(0))
             .saturating_add(t[3].unwrap_or(0))
     });
-    let provider = json::get(m, "provider").and_then(json::as_str);
-    let model = json::get(m, "model").and_then(json::as_str);
+    let provider = m.provider.and_then(json::as_str);
+    let model = m.model.and_then(json::as_str);
     let window = match (&provider, &model) {
         (Some(p), Some(id)) => models.window(p, id),
         _ => None,
@@ -1266,7 +1304,7 @@ fn write_context(
         (Some(c), Some(p)) if (c as f64) < (p as f64) * DROP_RATIO => Some(p - c),
         _ => None,
     };
-    let stop = json::get(m, "stopReason").and_then(json::as_str);
+    let stop = m.stop_reason.and_then(json::as_str);
     let id = e.str("id");
     let ts = e.str("timestamp");
     out.record("context")
@@ -1286,7 +1324,10 @@ fn write_context(
         .opt_u64("configured_context_window", window.map(|w| w.tokens))
         .opt_str("configured_window_source", window.map(|w| w.source.name()))
         .opt_f64("fill_ratio", fill)
-        .opt_u64("previous_context_tokens", st.prev.filter(|_| live.is_some()))
+        .opt_u64(
+            "previous_context_tokens",
+            st.prev.filter(|_| live.is_some()),
+        )
         .opt_u64("inferred_context_drop", drop)
         .bool("after_compaction", live.is_some() && st.compaction)
         .end();
@@ -1303,6 +1344,16 @@ fn write_context(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn message_fields_in_one_pass_escaped_keys_too() {
+        let m = br#"{"r\u006fle":"assistant","content":[{"type":"text","text":"usage"}],"model":"a","model":"b","stopReason":"stop"}"#;
+        let f = MessageFields::read(m);
+        assert!(f.is_assistant());
+        assert_eq!(f.model, Some(&b"\"b\""[..]));
+        assert_eq!(f.stop_reason, Some(&b"\"stop\""[..]));
+        assert_eq!(f.usage, None);
+    }
 
     #[test]
     fn decimals_parse_exactly() {

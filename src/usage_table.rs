@@ -40,8 +40,11 @@ fn cost_cell(s: &Sums) -> String {
     }
 }
 
-fn label_columns(dims: &[Dim]) -> Vec<(&'static str, fn(&Agg) -> Option<&str>)> {
-    let mut cols: Vec<(&'static str, fn(&Agg) -> Option<&str>)> = Vec::new();
+/// A label column: its heading and how to read it from a row.
+type Column = (&'static str, fn(&Agg) -> Option<&str>);
+
+fn label_columns(dims: &[Dim]) -> Vec<Column> {
+    let mut cols: Vec<Column> = Vec::new();
     for d in dims {
         match d {
             Dim::Session => {
@@ -113,7 +116,13 @@ pub fn render(dims: &[Dim], rows: &[Agg], total: &Agg, show_total: bool) -> Stri
     }
     let ncols = table[0].len();
     let width: Vec<usize> = (0..ncols)
-        .map(|i| table.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .map(|i| {
+            table
+                .iter()
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let mut out = String::new();
     let nlabels = labels.len();

@@ -75,7 +75,10 @@ fn basic_messages_and_summarization_are_kept_apart() {
 
 #[test]
 fn total_has_the_same_shape_as_a_session_record() {
-    let by_session = cmd("pi-usage").arg(fixture("usage-basic.jsonl")).ok().records();
+    let by_session = cmd("pi-usage")
+        .arg(fixture("usage-basic.jsonl"))
+        .ok()
+        .records();
     let total = cmd("pi-usage")
         .args(["--total", &f("usage-basic.jsonl")])
         .ok()
@@ -93,12 +96,12 @@ fn total_has_the_same_shape_as_a_session_record() {
 
 #[test]
 fn v1_sessions_count_without_ids() {
-    let r = &cmd("pi-usage").arg(fixture("usage-v1.jsonl")).ok().records()[0];
+    let r = &cmd("pi-usage")
+        .arg(fixture("usage-v1.jsonl"))
+        .ok()
+        .records()[0];
     // totalTokens is absent in both: computed as input + output + cacheRead + cacheWrite.
-    assert_eq!(
-        nums(&r["messages"]),
-        json!([2, 20, 4, 0, 0, 24, 0.002, 0])
-    );
+    assert_eq!(nums(&r["messages"]), json!([2, 20, 4, 0, 0, 24, 0.002, 0]));
     assert_eq!(r["messages"]["total_tokens_computed"], 2);
     // Identity without ids is timestamp + usage: the same file twice counts once.
     let t = &usage(&["--total", &f("usage-v1.jsonl"), &f("usage-v1.jsonl")]).records()[0];
@@ -112,7 +115,8 @@ fn timestamps_offsets_fallbacks_and_missing() {
     let o = usage(&["--by", "day", "--tz", "UTC", &f("usage-timestamps.jsonl")]);
     assert_eq!(o.status, 2);
     assert!(
-        o.stderr.contains("usage-timestamps.jsonl:5: timestamp \"yesterday\" is not ISO 8601"),
+        o.stderr
+            .contains("usage-timestamps.jsonl:5: timestamp \"yesterday\" is not ISO 8601"),
         "{}",
         o.stderr
     );
@@ -134,13 +138,25 @@ fn timestamps_offsets_fallbacks_and_missing() {
             json!([null, 4, null]),
         ]
     );
-    let local = usage(&["--by", "day", "--tz", "-05:00", &f("usage-timestamps.jsonl")]);
+    let local = usage(&[
+        "--by",
+        "day",
+        "--tz",
+        "-05:00",
+        &f("usage-timestamps.jsonl"),
+    ]);
     assert_eq!(local.records()[0]["day"], "2026-05-01");
-    let weeks: Vec<_> = usage(&["--by", "week,month", "--tz", "UTC", &f("usage-timestamps.jsonl")])
-        .records()
-        .iter()
-        .map(|r| json!([r["week"], r["month"], r["total"]["count"]]))
-        .collect();
+    let weeks: Vec<_> = usage(&[
+        "--by",
+        "week,month",
+        "--tz",
+        "UTC",
+        &f("usage-timestamps.jsonl"),
+    ])
+    .records()
+    .iter()
+    .map(|r| json!([r["week"], r["month"], r["total"]["count"]]))
+    .collect();
     assert_eq!(
         weeks,
         vec![
@@ -175,17 +191,41 @@ fn zone_names_from_the_system_zoneinfo() {
     }
     // 04:30 UTC on May 2: still May 1 in Chicago (CDT, -05:00), already May 2 in New York
     // (EDT, -04:00) and in Kolkata.
-    let o = usage(&["--by", "day", "--tz", "America/Chicago", &f("usage-timestamps.jsonl")]);
+    let o = usage(&[
+        "--by",
+        "day",
+        "--tz",
+        "America/Chicago",
+        &f("usage-timestamps.jsonl"),
+    ]);
     assert_eq!(o.records()[0]["day"], "2026-05-01");
-    let o = usage(&["--by", "day", "--tz", "America/New_York", &f("usage-timestamps.jsonl")]);
+    let o = usage(&[
+        "--by",
+        "day",
+        "--tz",
+        "America/New_York",
+        &f("usage-timestamps.jsonl"),
+    ]);
     assert_eq!(o.records()[0]["day"], "2026-05-02");
-    let o = usage(&["--by", "day", "--tz", "Asia/Kolkata", &f("usage-timestamps.jsonl")]);
+    let o = usage(&[
+        "--by",
+        "day",
+        "--tz",
+        "Asia/Kolkata",
+        &f("usage-timestamps.jsonl"),
+    ]);
     assert_eq!(o.records()[0]["day"], "2026-05-02");
 }
 
 #[test]
 fn bad_tz_is_a_usage_error() {
-    let o = usage(&["--by", "day", "--tz", "Mars/Olympus", &f("usage-basic.jsonl")]);
+    let o = usage(&[
+        "--by",
+        "day",
+        "--tz",
+        "Mars/Olympus",
+        &f("usage-basic.jsonl"),
+    ]);
     assert_eq!(o.status, 2);
     assert!(o.stderr.contains("unknown time zone"), "{}", o.stderr);
     assert!(o.stdout.is_empty());
@@ -273,7 +313,10 @@ fn fork_with_its_original_counts_replayed_calls_once() {
 
 #[test]
 fn fork_without_its_original_removes_nothing_and_says_so() {
-    let r = &cmd("pi-usage").arg(fixture("usage-fork.jsonl")).ok().records()[0];
+    let r = &cmd("pi-usage")
+        .arg(fixture("usage-fork.jsonl"))
+        .ok()
+        .records()[0];
     assert_eq!(r["lineage"], "unresolved");
     assert_eq!(r["total"]["count"], 3);
     assert_eq!(r["total"]["cost"], 0.7);
@@ -301,7 +344,10 @@ fn no_dedup_counts_every_line() {
 
 #[test]
 fn response_id_or_id_timestamp_usage_identify_a_call() {
-    let r = &cmd("pi-usage").arg(fixture("usage-response-id.jsonl")).ok().records()[0];
+    let r = &cmd("pi-usage")
+        .arg(fixture("usage-response-id.jsonl"))
+        .ok()
+        .records()[0];
     // x2 repeats x1's responseId; the last line repeats `dup` exactly; the other `dup`
     // has the same id and timestamp but different usage: a different call.
     assert_eq!(r["total"]["count"], 3);
@@ -313,7 +359,11 @@ fn response_id_or_id_timestamp_usage_identify_a_call() {
 fn a_message_repeated_on_a_glued_line_is_not_counted_again() {
     let o = usage(&[&f("usage-glued-repeat.jsonl")]);
     assert_eq!(o.status, 2);
-    assert!(o.stderr.contains(":3: two records glued on one line"), "{}", o.stderr);
+    assert!(
+        o.stderr.contains(":3: two records glued on one line"),
+        "{}",
+        o.stderr
+    );
     let r = &o.records()[0];
     // g1 (its own line) and g3 count; the glued line (g1 again and g2) is skipped as Pi skips it.
     assert_eq!(r["total"]["count"], 2);
@@ -323,7 +373,10 @@ fn a_message_repeated_on_a_glued_line_is_not_counted_again() {
 
 #[test]
 fn sessions_without_calls_still_get_a_record() {
-    let r = cmd("pi-usage").arg(fixture("header-only.jsonl")).ok().records();
+    let r = cmd("pi-usage")
+        .arg(fixture("header-only.jsonl"))
+        .ok()
+        .records();
     assert_eq!(r.len(), 1);
     assert_eq!(r[0]["total"]["count"], 0);
     assert_eq!(r[0]["total"]["cost"], 0);
@@ -333,10 +386,23 @@ fn sessions_without_calls_still_get_a_record() {
 
 #[test]
 fn by_model_groups_provider_and_model() {
-    let r = usage(&["--by", "model", &f("usage-basic.jsonl"), &f("usage-fork.jsonl")]).records();
+    let r = usage(&[
+        "--by",
+        "model",
+        &f("usage-basic.jsonl"),
+        &f("usage-fork.jsonl"),
+    ])
+    .records();
     let got: Vec<_> = r
         .iter()
-        .map(|r| json!([r["provider"], r["model"], r["total"]["count"], r["sessions"]]))
+        .map(|r| {
+            json!([
+                r["provider"],
+                r["model"],
+                r["total"]["count"],
+                r["sessions"]
+            ])
+        })
         .collect();
     assert_eq!(
         got,
@@ -346,19 +412,28 @@ fn by_model_groups_provider_and_model() {
             json!([null, null, 1, 1]),
         ]
     );
-    assert!(r.iter().all(|r| r["session"].is_null() && r["day"].is_null()));
+    assert!(r
+        .iter()
+        .all(|r| r["session"].is_null() && r["day"].is_null()));
 }
 
 #[test]
 fn by_provider_and_project_and_combinations() {
-    let files = [f("usage-basic.jsonl"), f("usage-v1.jsonl"), f("usage-fork-original.jsonl")];
+    let files = [
+        f("usage-basic.jsonl"),
+        f("usage-v1.jsonl"),
+        f("usage-fork-original.jsonl"),
+    ];
     let a: Vec<&str> = files.iter().map(String::as_str).collect();
     let p: Vec<_> = usage(&[&["--by", "project"], &a[..]].concat())
         .records()
         .iter()
         .map(|r| json!([r["project"], r["sessions"], r["total"]["count"]]))
         .collect();
-    assert_eq!(p, vec![json!(["/home/u/old", 1, 2]), json!(["/home/u/proj", 2, 7])]);
+    assert_eq!(
+        p,
+        vec![json!(["/home/u/old", 1, 2]), json!(["/home/u/proj", 2, 7])]
+    );
     let p: Vec<_> = usage(&[&["--by", "provider"], &a[..]].concat())
         .records()
         .iter()
@@ -373,11 +448,17 @@ fn by_provider_and_project_and_combinations() {
         ]
     );
     // Dimensions combine, sorted in the order given.
-    let p: Vec<_> = usage(&[&["--by", "month", "--by", "provider", "--tz", "UTC"], &a[..]].concat())
-        .records()
-        .iter()
-        .map(|r| json!([r["month"], r["provider"], r["total"]["count"]]))
-        .collect();
+    let p: Vec<_> = usage(
+        &[
+            &["--by", "month", "--by", "provider", "--tz", "UTC"],
+            &a[..],
+        ]
+        .concat(),
+    )
+    .records()
+    .iter()
+    .map(|r| json!([r["month"], r["provider"], r["total"]["count"]]))
+    .collect();
     assert_eq!(
         p,
         vec![
@@ -448,8 +529,24 @@ fn results_do_not_depend_on_threads_or_splitting() {
         a.extend(files.iter().cloned());
         cmd("pi-usage").args(&a).run().stdout
     };
-    let one = run(&["--threads", "1", "--by", "day,model", "--total", "--tz", "UTC"]);
-    let many = run(&["--threads", "4", "--by", "day,model", "--total", "--tz", "UTC"]);
+    let one = run(&[
+        "--threads",
+        "1",
+        "--by",
+        "day,model",
+        "--total",
+        "--tz",
+        "UTC",
+    ]);
+    let many = run(&[
+        "--threads",
+        "4",
+        "--by",
+        "day,model",
+        "--total",
+        "--tz",
+        "UTC",
+    ]);
     assert_eq!(one, many);
     // No call repeats across these files: the total over all equals the sum of the totals of
     // each file, exactly.
@@ -477,18 +574,30 @@ fn table_for_people() {
     assert!(lines[0].starts_with("Session"), "{t}");
     assert!(lines[0].contains("Total tokens") && lines[0].contains("Cost"));
     let basic = lines.iter().find(|l| l.starts_with("s-basic")).unwrap();
-    assert!(basic.contains("3,015") && basic.contains("$0.6000"), "{basic}");
+    assert!(
+        basic.contains("3,015") && basic.contains("$0.6000"),
+        "{basic}"
+    );
     let total = lines.iter().find(|l| l.starts_with("Total")).unwrap();
     // 3015 + 770 tokens, 0.6000001 + 0.7 dollars.
-    assert!(total.contains("3,785") && total.contains("$1.3000"), "{total}");
-    assert!(t.contains("forked session(s) whose original is not in the input"), "{t}");
+    assert!(
+        total.contains("3,785") && total.contains("$1.3000"),
+        "{total}"
+    );
+    assert!(
+        t.contains("forked session(s) whose original is not in the input"),
+        "{t}"
+    );
     // Columns line up: every row is as wide as the header's rule.
     let rule = lines[1].len();
     assert!(lines[1].chars().all(|c| c == '-' || c == ' '));
     assert!(lines[2].len() <= rule + 1);
     let missing = usage(&["--table", "--by", "provider", &f("usage-bad-fields.jsonl")]).out();
     assert!(missing.contains("$0.0100*"), "{missing}");
-    assert!(missing.contains("cost not recorded for 5 call(s)"), "{missing}");
+    assert!(
+        missing.contains("cost not recorded for 5 call(s)"),
+        "{missing}"
+    );
 }
 
 #[test]
@@ -561,19 +670,34 @@ fn context_finds_models_json_in_the_agent_dir() {
         .ok();
     assert_eq!(o.records()[0]["configured_context_window"], 200000);
     // Without models.json (HOME has none): no configured windows, no complaint.
-    let o = cmd("pi-usage").args(["--context", &f("usage-context.jsonl")]).ok();
-    assert!(o.records().iter().all(|r| r["configured_context_window"].is_null()));
+    let o = cmd("pi-usage")
+        .args(["--context", &f("usage-context.jsonl")])
+        .ok();
+    assert!(o
+        .records()
+        .iter()
+        .all(|r| r["configured_context_window"].is_null()));
 }
 
 #[test]
 fn context_with_a_missing_or_broken_models_file() {
-    let o = usage(&["--context", "--models", "/nonexistent/models.json", &f("usage-context.jsonl")]);
+    let o = usage(&[
+        "--context",
+        "--models",
+        "/nonexistent/models.json",
+        &f("usage-context.jsonl"),
+    ]);
     assert_eq!(o.status, 2);
     assert!(o.stderr.contains("models.json"), "{}", o.stderr);
     assert_eq!(o.records().len(), 8);
     let dir = TempDir::new("models");
     let p = dir.write("models.json", r#"{"providers":{"x":{"apiKey":"sk-LEAKED","#);
-    let o = usage(&["--context", "--models", p.to_str().unwrap(), &f("usage-context.jsonl")]);
+    let o = usage(&[
+        "--context",
+        "--models",
+        p.to_str().unwrap(),
+        &f("usage-context.jsonl"),
+    ]);
     assert_eq!(o.status, 2);
     assert!(!o.stderr.contains("LEAKED"), "{}", o.stderr);
 }
