@@ -827,3 +827,48 @@ fn corpus_every_file_reads_without_a_crash() {
     let b = cmd("pi-usage").args(["--threads", "3"]).args(&files).run();
     assert_eq!(a.stdout, b.stdout);
 }
+
+#[test]
+fn branch_then_usage_counts_the_kept_conversation() {
+    // The active branch of usage-basic ends at c2 → b1 → a1 → u1: a2, a3 and the compaction
+    // c1 are on the abandoned branch.
+    let kept = cmd("pi-branch").arg(fixture("usage-basic.jsonl")).ok();
+    let r = &cmd("pi-usage").stdin(kept.stdout).ok().records()[0];
+    assert_eq!(r["messages"]["count"], 1);
+    assert_eq!(r["messages"]["cost"], 0.1);
+    assert_eq!(r["summarization"]["count"], 1);
+    assert_eq!(r["summarization"]["cost"], 0.0000001);
+    // Everything billed, abandoned branches included.
+    let all = &cmd("pi-usage")
+        .arg(fixture("usage-basic.jsonl"))
+        .ok()
+        .records()[0];
+    assert_eq!(all["total"]["count"], 5);
+}
+
+#[test]
+fn table_is_the_default_on_a_terminal() {
+    // util-linux `script` gives the command a pseudo-terminal as stdout.
+    let has_script = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        eprintln!("no `script` to make a terminal; skipped");
+        return;
+    }
+    let bin = bin_dir().join("pi-usage");
+    let line = format!("{} {}", bin.display(), f("usage-basic.jsonl"));
+    let tty = |extra: &str| {
+        let o = std::process::Command::new("script")
+            .args(["-qec", &format!("{line} {extra}"), "/dev/null"])
+            .env("TZ", "UTC")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let t = tty("");
+    assert!(t.contains("Total tokens") && t.contains("$0.6000"), "{t}");
+    let j = tty("--json");
+    assert!(j.trim_start().starts_with("{\"type\":\"usage\""), "{j}");
+}
