@@ -872,3 +872,25 @@ fn table_is_the_default_on_a_terminal() {
     let j = tty("--json");
     assert!(j.trim_start().starts_with("{\"type\":\"usage\""), "{j}");
 }
+
+#[test]
+fn fork_after_its_original_on_stdin_is_resolved_by_session_id() {
+    // On stdin there are no file names: the original is recognised by the session id in the
+    // name of the file the fork names, Pi's `<time>_<id>.jsonl`.
+    let fork = String::from_utf8(read_fixture("usage-fork.jsonl"))
+        .unwrap()
+        .replace(
+            "/usage-fork-original.jsonl",
+            "/2026-05-01T10-00-00-000Z_s-orig.jsonl",
+        );
+    let mut input = read_fixture("usage-fork-original.jsonl");
+    input.extend(fork.as_bytes());
+    let r = cmd("pi-usage").stdin(input).ok().records();
+    assert_eq!(r[1]["session"], "s-fork");
+    assert_eq!(r[1]["lineage"], "resolved");
+    assert_eq!(r[1]["duplicates"], 2);
+    assert_eq!(r[1]["total"]["count"], 1);
+    // Alone, the same fork is unresolved.
+    let r = cmd("pi-usage").stdin(fork.as_bytes()).ok().records();
+    assert_eq!(r[0]["lineage"], "unresolved");
+}
