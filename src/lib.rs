@@ -6,6 +6,7 @@
 //! command line ([`cli`]). Each tool is one module with its `Args` and `run`; the binaries in
 //! `bin/` only call `run`.
 
+pub mod calendar;
 pub mod cli;
 pub mod diag;
 pub mod discover;
@@ -13,6 +14,7 @@ pub mod input;
 pub mod json;
 pub mod lines;
 pub mod model;
+pub mod models;
 pub mod output;
 pub mod reader;
 pub mod time;
@@ -22,6 +24,8 @@ mod branch_tree;
 pub mod compactions;
 pub mod sessions;
 pub mod tools;
+pub mod usage;
+mod usage_table;
 
 /// Every tool's man page, rendered (name, roff text).
 pub fn man_pages() -> Vec<(&'static str, String)> {
@@ -30,5 +34,6 @@ pub fn man_pages() -> Vec<(&'static str, String)> {
         ("pi-compactions", compactions::man()),
         ("pi-sessions", sessions::man()),
         ("pi-tools", tools::man()),
+        ("pi-usage", usage::man()),
     ]
 }

@@ -21,6 +21,44 @@ fn runs() -> Vec<(&'static str, Vec<String>)> {
             ],
         ),
         (
+            "pi-usage",
+            vec![
+                "--json".into(),
+                f("usage-basic.jsonl"),
+                f("usage-fork.jsonl"),
+                f("usage-bad-fields.jsonl"),
+            ],
+        ),
+        (
+            "pi-usage",
+            vec![
+                "--by".into(),
+                "model,day".into(),
+                "--total".into(),
+                "--tz".into(),
+                "UTC".into(),
+                f("usage-basic.jsonl"),
+                f("usage-timestamps.jsonl"),
+            ],
+        ),
+        (
+            "pi-usage",
+            vec![
+                "--by".into(),
+                "project,week,month".into(),
+                f("usage-basic.jsonl"),
+            ],
+        ),
+        (
+            "pi-usage",
+            vec![
+                "--context".into(),
+                "--models".into(),
+                f("models/models.json"),
+                f("usage-context.jsonl"),
+            ],
+        ),
+        (
             "pi-branch",
             vec![
                 "--leaves".into(),

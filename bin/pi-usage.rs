@@ -1,0 +1,3 @@
+fn main() -> std::process::ExitCode {
+    pi_jsonl::usage::main()
+}

@@ -1,0 +1,231 @@
+//! The configured context windows of Pi's `models.json`.
+//!
+//! `models.json` (in `PI_CODING_AGENT_DIR`, default `~/.pi/agent`) configures providers:
+//! `providers.<provider>.models[]` (custom models, each with an `id` and an optional
+//! `contextWindow`, which Pi defaults to 128000) and `providers.<provider>.modelOverrides.<id>`
+//! (partial overrides, among them `contextWindow`). Pi matches a model on provider and id; a
+//! later `models[]` entry with the same id replaces an earlier one, and current Pi applies
+//! `modelOverrides` on top of both built-in and custom models.
+//!
+//! The file also holds API keys and headers. This module reads nothing but provider names,
+//! model ids and `contextWindow` values, and its error messages never quote the file.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Pi's default `contextWindow` for a custom model that does not set one.
+pub const PI_DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
+
+/// Where a configured context window came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WindowSource {
+    /// `providers.P.models[].contextWindow`.
+    Models,
+    /// A `providers.P.models[]` entry without `contextWindow`: Pi's default, 128000.
+    ModelsDefault,
+    /// `providers.P.modelOverrides.M.contextWindow`.
+    ModelOverrides,
+}
+
+impl WindowSource {
+    pub fn name(self) -> &'static str {
+        match self {
+            WindowSource::Models => "models",
+            WindowSource::ModelsDefault => "models_default",
+            WindowSource::ModelOverrides => "model_overrides",
+        }
+    }
+}
+
+/// A configured context window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Window {
+    pub tokens: u64,
+    pub source: WindowSource,
+}
+
+/// Context windows by provider and model id.
+#[derive(Debug, Default, Clone)]
+pub struct Models {
+    windows: HashMap<(String, String), Window>,
+}
+
+/// The default location: `$PI_CODING_AGENT_DIR/models.json`, else `~/.pi/agent/models.json`.
+pub fn default_path() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()) {
+        let dir = PathBuf::from(dir);
+        return Some(expand_home(&dir).join("models.json"));
+    }
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
+    Some(PathBuf::from(home).join(".pi/agent/models.json"))
+}
+
+fn expand_home(p: &Path) -> PathBuf {
+    let s = p.to_string_lossy();
+    if s == "~" || s.starts_with("~/") {
+        if let Some(home) = std::env::var_os("HOME") {
+            return PathBuf::from(home).join(s.trim_start_matches('~').trim_start_matches('/'));
+        }
+    }
+    p.to_path_buf()
+}
+
+impl Models {
+    /// No configured windows.
+    pub fn empty() -> Models {
+        Models::default()
+    }
+
+    /// Reads `path`. Problems with single entries (a `contextWindow` that is not a positive
+    /// integer) are returned as warnings naming provider and model only; the entry is ignored.
+    pub fn load(path: &Path) -> Result<(Models, Vec<String>), String> {
+        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Models::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// Parses the text of a `models.json`.
+    pub fn parse(text: &[u8]) -> Result<(Models, Vec<String>), String> {
+        let v: serde_json::Value = serde_json::from_slice(text).map_err(|e| {
+            // Only the kind of error and its place: the message could otherwise quote the file.
+            format!(
+                "not valid JSON ({:?} error at line {}, column {})",
+                e.classify(),
+                e.line(),
+                e.column()
+            )
+            .to_lowercase()
+        })?;
+        let mut m = Models::default();
+        let mut warnings = Vec::new();
+        let Some(providers) = v.get("providers").and_then(|p| p.as_object()) else {
+            return Err("no `providers` object".into());
+        };
+        for (provider, cfg) in providers {
+            let mut custom: HashMap<&str, Window> = HashMap::new();
+            if let Some(models) = cfg.get("models").and_then(|x| x.as_array()) {
+                for model in models {
+                    let Some(id) = model.get("id").and_then(|x| x.as_str()) else {
+                        continue;
+                    };
+                    let w = match model.get("contextWindow") {
+                        None | Some(serde_json::Value::Null) => Some(Window {
+                            tokens: PI_DEFAULT_CONTEXT_WINDOW,
+                            source: WindowSource::ModelsDefault,
+                        }),
+                        Some(x) => positive(x).map(|tokens| Window {
+                            tokens,
+                            source: WindowSource::Models,
+                        }),
+                    };
+                    match w {
+                        // A later entry with the same id replaces an earlier one, as in Pi.
+                        Some(w) => {
+                            custom.insert(id, w);
+                        }
+                        None => {
+                            custom.remove(id);
+                            warnings.push(format!(
+                                "provider {provider:?} model {id:?}: contextWindow is not a positive integer; ignored"
+                            ));
+                        }
+                    }
+                }
+            }
+            if let Some(ov) = cfg.get("modelOverrides").and_then(|x| x.as_object()) {
+                for (id, o) in ov {
+                    match o.get("contextWindow") {
+                        None | Some(serde_json::Value::Null) => {}
+                        Some(x) => match positive(x) {
+                            Some(tokens) => {
+                                custom.insert(
+                                    id,
+                                    Window {
+                                        tokens,
+                                        source: WindowSource::ModelOverrides,
+                                    },
+                                );
+                            }
+                            None => warnings.push(format!(
+                                "provider {provider:?} modelOverrides {id:?}: contextWindow is not a positive integer; ignored"
+                            )),
+                        },
+                    }
+                }
+            }
+            for (id, w) in custom {
+                m.windows.insert((provider.clone(), id.to_string()), w);
+            }
+        }
+        Ok((m, warnings))
+    }
+
+    /// The configured window of `model` at `provider`, when models.json configures one.
+    pub fn window(&self, provider: &str, model: &str) -> Option<Window> {
+        self.windows
+            .get(&(provider.to_string(), model.to_string()))
+            .copied()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.windows.is_empty()
+    }
+}
+
+fn positive(v: &serde_json::Value) -> Option<u64> {
+    if let Some(n) = v.as_u64() {
+        return (n > 0).then_some(n);
+    }
+    let f = v.as_f64()?;
+    (f > 0.0 && f.fract() == 0.0 && f < 1e15).then_some(f as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_models_defaults_and_overrides() {
+        let text = br#"{"providers":{
+            "ollama":{"baseUrl":"http://x","apiKey":"SECRET-KEY","models":[
+                {"id":"llama","contextWindow":8192},
+                {"id":"qwen"},
+                {"id":"dup","contextWindow":1000},
+                {"id":"dup","contextWindow":2000},
+                {"id":"bad","contextWindow":-5}
+            ],"modelOverrides":{"qwen":{"contextWindow":32768}}},
+            "anthropic":{"modelOverrides":{"claude-x":{"contextWindow":500000,"name":"n"},"claude-y":{"name":"only a name"}}}
+        }}"#;
+        let (m, warnings) = Models::parse(text).unwrap();
+        let w = |p, id| m.window(p, id).map(|w| (w.tokens, w.source));
+        assert_eq!(w("ollama", "llama"), Some((8192, WindowSource::Models)));
+        assert_eq!(
+            w("ollama", "qwen"),
+            Some((32768, WindowSource::ModelOverrides))
+        );
+        assert_eq!(w("ollama", "dup"), Some((2000, WindowSource::Models)));
+        assert_eq!(w("ollama", "bad"), None);
+        assert_eq!(
+            w("anthropic", "claude-x"),
+            Some((500000, WindowSource::ModelOverrides))
+        );
+        assert_eq!(w("anthropic", "claude-y"), None);
+        assert_eq!(w("openai", "llama"), None);
+        assert_eq!(warnings.len(), 1);
+        assert!(!warnings[0].contains("SECRET"));
+        let (m, _) = Models::parse(br#"{"providers":{"p":{"models":[{"id":"d"}]}}}"#).unwrap();
+        assert_eq!(
+            m.window("p", "d").map(|w| (w.tokens, w.source)),
+            Some((128_000, WindowSource::ModelsDefault))
+        );
+    }
+
+    #[test]
+    fn errors_never_quote_the_file() {
+        let e = Models::parse(br#"{"providers":{"p":{"apiKey":"sk-SECRET" "#).unwrap_err();
+        assert!(!e.contains("SECRET"), "{e}");
+        assert!(e.contains("line 1"), "{e}");
+        assert!(Models::parse(br#"{"apiKey":"sk-SECRET"}"#)
+            .unwrap_err()
+            .contains("providers"));
+    }
+}

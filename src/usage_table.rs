@@ -1,0 +1,191 @@
+//! pi-usage --table: the usage records as an aligned table for a person.
+
+use crate::usage::{Agg, Dim, Sums};
+
+/// Thousands separators: `1234567` → `1,234,567`.
+pub fn thousands(n: u128) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A fixed-point cost (10^-18 dollars) as `$1,234.5678` (rounded half to even to 4 places).
+pub fn dollars(v: i128) -> String {
+    let unit: i128 = 100_000_000_000_000; // 10^-4 dollars in 10^-18
+    let (q, r) = (v.abs() / unit, v.abs() % unit);
+    let q = if 2 * r > unit || (2 * r == unit && q % 2 == 1) {
+        q + 1
+    } else {
+        q
+    };
+    let sign = if v < 0 { "-" } else { "" };
+    format!(
+        "{sign}${}.{:04}",
+        thousands((q / 10_000) as u128),
+        q % 10_000
+    )
+}
+
+fn cost_cell(s: &Sums) -> String {
+    match s.cost() {
+        None => "-".into(),
+        Some(c) if s.cost_missing > 0 => format!("{}*", dollars(c)),
+        Some(c) => dollars(c),
+    }
+}
+
+/// A label column: its heading and how to read it from a row.
+type Column = (&'static str, fn(&Agg) -> Option<&str>);
+
+fn label_columns(dims: &[Dim]) -> Vec<Column> {
+    let mut cols: Vec<Column> = Vec::new();
+    for d in dims {
+        match d {
+            Dim::Session => {
+                cols.push(("Session", |a| a.labels.session.as_deref()));
+                if !dims.contains(&Dim::Project) {
+                    cols.push(("Project", |a| a.labels.project.as_deref()));
+                }
+            }
+            Dim::Project => cols.push(("Project", |a| a.labels.project.as_deref())),
+            Dim::Provider => cols.push(("Provider", |a| a.labels.provider.as_deref())),
+            Dim::Model => cols.push(("Model", |a| a.labels.model.as_deref())),
+            Dim::Day => cols.push(("Day", |a| a.labels.day.as_deref())),
+            Dim::Week => cols.push(("Week", |a| a.labels.week.as_deref())),
+            Dim::Month => cols.push(("Month", |a| a.labels.month.as_deref())),
+        }
+    }
+    // Session records come first whatever the order given.
+    cols.sort_by_key(|c| c.0 != "Session");
+    cols
+}
+
+const NUMBERS: [&str; 8] = [
+    "Messages",
+    "Summaries",
+    "Input",
+    "Output",
+    "Cache read",
+    "Cache write",
+    "Total tokens",
+    "Cost",
+];
+
+fn number_cells(a: &Agg) -> Vec<String> {
+    let t = a.total();
+    vec![
+        thousands(a.messages.count.into()),
+        thousands(a.summarization.count.into()),
+        thousands(t.input.into()),
+        thousands(t.output.into()),
+        thousands(t.cache_read.into()),
+        thousands(t.cache_write.into()),
+        thousands(t.total_tokens.into()),
+        cost_cell(&t),
+    ]
+}
+
+/// Renders rows (and a total row) as text. Control characters in labels are escaped.
+pub fn render(dims: &[Dim], rows: &[Agg], total: &Agg, show_total: bool) -> String {
+    let labels = label_columns(dims);
+    let mut table: Vec<Vec<String>> = Vec::new();
+    let mut header: Vec<String> = labels.iter().map(|c| c.0.to_string()).collect();
+    header.extend(NUMBERS.iter().map(|s| s.to_string()));
+    table.push(header);
+    for a in rows {
+        let mut r: Vec<String> = labels
+            .iter()
+            .map(|c| crate::diag::sanitize(c.1(a).unwrap_or("(none)")).into_owned())
+            .collect();
+        r.extend(number_cells(a));
+        table.push(r);
+    }
+    if show_total {
+        let mut r: Vec<String> = labels.iter().map(|_| String::new()).collect();
+        if let Some(first) = r.first_mut() {
+            *first = "Total".into();
+        }
+        r.extend(number_cells(total));
+        table.push(r);
+    }
+    let ncols = table[0].len();
+    let width: Vec<usize> = (0..ncols)
+        .map(|i| {
+            table
+                .iter()
+                .map(|r| r[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    let nlabels = labels.len();
+    for (ri, r) in table.iter().enumerate() {
+        if (show_total && ri == table.len() - 1) || ri == 1 {
+            let rule: Vec<String> = width.iter().map(|w| "-".repeat(*w)).collect();
+            out.push_str(&rule.join("  "));
+            out.push('\n');
+        }
+        let cells: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                let pad = width[i] - c.chars().count();
+                if i < nlabels {
+                    format!("{c}{}", " ".repeat(pad))
+                } else {
+                    format!("{}{c}", " ".repeat(pad))
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    let all = total;
+    let missing = all.total().cost_missing;
+    if missing > 0 {
+        out.push_str(&format!(
+            "* cost not recorded for {} call(s): counted, not priced\n",
+            thousands(missing.into())
+        ));
+    }
+    if all.duplicates > 0 {
+        out.push_str(&format!(
+            "{} repeated call(s) left out (forks, sub-agent copies); --no-dedup counts them\n",
+            thousands(all.duplicates.into())
+        ));
+    }
+    if all.forks_unresolved > 0 {
+        out.push_str(&format!(
+            "{} forked session(s) whose original is not in the input: their replayed calls are counted\n",
+            thousands(all.forks_unresolved.into())
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_for_people() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        let one = 1_000_000_000_000_000_000i128;
+        assert_eq!(dollars(1234 * one + one / 2), "$1,234.5000");
+        assert_eq!(dollars(8_358_960_000_000_000), "$0.0084");
+        assert_eq!(dollars(0), "$0.0000");
+        // Half to even at the fourth place.
+        assert_eq!(dollars(50_000_000_000_000), "$0.0000");
+        assert_eq!(dollars(150_000_000_000_000), "$0.0002");
+    }
+}
