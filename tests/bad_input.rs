@@ -303,3 +303,50 @@ fn inputs_are_never_written_and_read_only_inputs_work() {
     let o = cmd("pi-branch").arg(&f).ok();
     assert_eq!(o.stdout, lines(&[H, A, B]));
 }
+
+#[test]
+fn tables_escape_session_text_too() {
+    let evil = [
+        r#"{"type":"session","version":3,"id":"ev\u001b[31mil","timestamp":"2026-01-01T00:00:00Z","cwd":"/p\u001b]0;x\u0007"}"#,
+        r#"{"type":"session_info","id":"i1","parentId":null,"timestamp":"2026-01-01T00:00:01Z","name":"n\u001b[2J"}"#,
+        r#"{"type":"message","id":"a1","parentId":"i1","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[],"provider":"p\u001b[1m","model":"m\u009b","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"total":0.1}}}}"#,
+        r#"{"type":"compaction","id":"c1","parentId":"a1","timestamp":"2026-01-01T00:00:03Z","summary":"s","firstKeptEntryId":"a1","tokensBefore":5}"#,
+    ];
+    let t = TempDir::new("evil");
+    let f = t.write(
+        "sessions/--p--/2026-01-01T00-00-00-000Z_x.jsonl",
+        lines(&evil),
+    );
+    let dir = t.path().join("sessions");
+    let runs: Vec<(&str, Vec<std::ffi::OsString>)> = vec![
+        ("pi-usage", vec!["--table".into(), f.clone().into()]),
+        (
+            "pi-usage",
+            vec![
+                "--table".into(),
+                "--by".into(),
+                "model".into(),
+                f.clone().into(),
+            ],
+        ),
+        ("pi-compactions", vec!["--table".into(), f.clone().into()]),
+        (
+            "pi-sessions",
+            vec!["--table".into(), "--dir".into(), dir.into()],
+        ),
+    ];
+    for (tool, args) in runs {
+        let o = cmd(tool).args(&args).run();
+        assert!(!o.stdout.is_empty(), "{tool} {args:?} printed nothing");
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{tool} {args:?}: {text:?}"
+        );
+        assert!(
+            !o.stderr.chars().any(|c| c.is_control() && c != '\n'),
+            "{tool} {args:?}: {:?}",
+            o.stderr
+        );
+    }
+}
