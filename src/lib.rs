@@ -14,6 +14,9 @@ pub mod model;
 pub mod output;
 pub mod reader;
 
+#[doc(hidden)]
+pub mod gen;
+
 pub mod branch;
 mod branch_tree;
 
