@@ -336,41 +336,60 @@ pub(crate) struct Payload<'a> {
 }
 
 impl Payload<'_> {
-    /// The bytes of `len` starting at `offset`, into `buf`.
-    fn read(&self, offset: u64, len: u64, buf: &mut Vec<u8>, d: &mut Diags) -> bool {
-        buf.clear();
+    /// The `len` bytes at `offset`: a slice of the held session bytes, or read from the file
+    /// into `buf`. `buf` only ever grows, so a reused buffer is not zeroed again before each
+    /// read (that used to cost as much as the read itself).
+    fn read<'b>(
+        &'b self,
+        offset: u64,
+        len: u64,
+        buf: &'b mut Vec<u8>,
+        d: &mut Diags,
+    ) -> Option<&'b [u8]> {
+        let n = usize::try_from(len).ok()?;
         match self.file {
             None => {
-                let (a, b) = (offset as usize, (offset + len) as usize);
-                match self.mem.get(a..b) {
-                    Some(x) => {
-                        buf.extend_from_slice(x);
-                        true
-                    }
-                    None => false,
-                }
+                let a = usize::try_from(offset).ok()?;
+                self.mem.get(a..a.checked_add(n)?)
             }
             Some(f) => {
-                buf.resize(len as usize, 0);
-                match f.read_exact_at(buf, offset) {
-                    Ok(()) => true,
+                if buf.len() < n {
+                    buf.resize(n, 0);
+                }
+                match f.read_exact_at(&mut buf[..n], offset) {
+                    Ok(()) => Some(&buf[..n]),
                     Err(e) => {
                         d.report(
                             None,
                             Kind::Io,
                             format!("reading the file again failed (did it shrink?): {e}"),
                         );
-                        false
+                        None
                     }
                 }
             }
         }
     }
 
-    /// One line's text without its terminator.
+    /// One line's text without its terminator, into `buf`.
     pub(crate) fn line(&self, n: &Node, buf: &mut Vec<u8>, d: &mut Diags) -> bool {
-        if !self.read(n.offset, n.len, buf, d) {
-            return false;
+        let mut tmp = std::mem::take(buf);
+        let len = match self.read(n.offset, n.len, &mut tmp, d) {
+            Some(x) if self.file.is_none() => {
+                buf.clear();
+                buf.extend_from_slice(x);
+                buf.len()
+            }
+            Some(x) => x.len(),
+            None => {
+                *buf = tmp;
+                buf.clear();
+                return false;
+            }
+        };
+        if self.file.is_some() {
+            *buf = tmp;
+            buf.truncate(len);
         }
         while matches!(buf.last(), Some(b'\n' | b'\r')) {
             buf.pop();
@@ -633,8 +652,8 @@ fn write_branch(
                 buf: &mut Vec<u8>,
                 d: &mut Diags|
      -> Result<(), Stop> {
-        if b > a && p.read(a, b - a, buf, d) {
-            out.raw(buf)?;
+        if let Some(bytes) = (b > a).then(|| p.read(a, b - a, buf, d)).flatten() {
+            out.raw(bytes)?;
             if !newline {
                 out.raw(b"\n")?;
             }

@@ -156,7 +156,7 @@ pub fn read<R: Read>(
         if start == b.len() {
             continue;
         }
-        if std::str::from_utf8(b).is_err() {
+        if simdutf8::basic::from_utf8(b).is_err() {
             d.report(
                 Some(line.no),
                 Kind::InvalidUtf8,
