@@ -24,7 +24,7 @@ impl Rng {
         // Never zero; spread small seeds.
         Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03 | 1)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -34,7 +34,7 @@ impl Rng {
     }
     /// Uniform in `0..n` (`n > 0`).
     pub fn below(&mut self, n: u64) -> u64 {
-        ((u128::from(self.next()) * u128::from(n)) >> 64) as u64
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
     }
     /// Uniform in `lo..=hi`.
     pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
@@ -42,7 +42,7 @@ impl Rng {
     }
     /// True with probability `p` (0..=1).
     pub fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
     }
     pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
         &xs[self.below(xs.len() as u64) as usize]
@@ -50,7 +50,7 @@ impl Rng {
     /// Log-uniform in `lo..=hi`: many small values, a few large ones (sizes of real outputs).
     pub fn log_range(&mut self, lo: u64, hi: u64) -> u64 {
         let (a, b) = ((lo.max(1) as f64).ln(), (hi.max(1) as f64).ln());
-        let u = (self.next() >> 11) as f64 / (1u64 << 53) as f64;
+        let u = (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         ((a + (b - a) * u).exp() as u64).clamp(lo, hi)
     }
 }
@@ -243,7 +243,7 @@ impl Gen {
     }
 
     pub fn uuid(&mut self) -> String {
-        let (a, b) = (self.rng.next(), self.rng.next());
+        let (a, b) = (self.rng.next_u64(), self.rng.next_u64());
         format!(
             "{:08x}-{:04x}-7{:03x}-{:04x}-{:012x}",
             a >> 32,
@@ -262,7 +262,8 @@ impl Gen {
             if !s.is_empty() {
                 s.push(if self.rng.chance(0.06) { '\n' } else { ' ' });
             }
-            s.push_str(*self.rng.pick(WORDS));
+            let w = WORDS[self.rng.below(WORDS.len() as u64) as usize];
+            s.push_str(w);
             if self.rng.chance(0.08) {
                 s.push_str(". ");
             }
@@ -280,7 +281,8 @@ impl Gen {
             if self.rng.chance(0.3) {
                 s.push_str(&format!("{line:>6}\t"));
             }
-            s.push_str(*self.rng.pick(CODE));
+            let c = CODE[self.rng.below(CODE.len() as u64) as usize];
+            s.push_str(c);
             s.push('\n');
             line += 1;
         }
@@ -290,7 +292,7 @@ impl Gen {
     fn base64(&mut self, n: u64) -> String {
         let mut s = String::with_capacity(n as usize + 4);
         while (s.len() as u64) < n {
-            let mut x = self.rng.next();
+            let mut x = self.rng.next_u64();
             for _ in 0..10 {
                 s.push(B64[(x & 63) as usize] as char);
                 x >>= 6;
@@ -306,8 +308,8 @@ impl Gen {
     pub fn session(&mut self, shape: &Shape, w: &mut dyn Write) -> io::Result<u64> {
         let mut t = Tree {
             version: shape.version,
-            next_id: self.rng.next() as u32,
-            salt: self.rng.next() as u32,
+            next_id: self.rng.next_u64() as u32,
+            salt: self.rng.next_u64() as u32,
             leaf: None,
             path: Vec::new(),
             context: 0,
@@ -762,8 +764,8 @@ impl Gen {
     pub fn many_entries(&mut self, entries: u64, w: &mut dyn Write) -> io::Result<u64> {
         let mut t = Tree {
             version: Version::V3,
-            next_id: self.rng.next() as u32,
-            salt: self.rng.next() as u32,
+            next_id: self.rng.next_u64() as u32,
+            salt: self.rng.next_u64() as u32,
             leaf: None,
             path: Vec::new(),
             context: 0,
