@@ -50,7 +50,9 @@ fn main() -> ExitCode {
         }
     }
     let Some(out) = out else {
-        eprintln!("usage: gen --out DIR [--big-mb N] [--small-files N] [--many-entries N] [--seed S]");
+        eprintln!(
+            "usage: gen --out DIR [--big-mb N] [--small-files N] [--many-entries N] [--seed S]"
+        );
         return ExitCode::from(2);
     };
     match write_all(&out, big_mb, small, many, seed) {
@@ -75,7 +77,11 @@ fn write_all(out: &PathBuf, big_mb: u64, small: u64, many: u64, seed: u64) -> st
         for i in 0..small {
             let mut g = Gen::new(seed ^ (i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
             let size = g.rng.log_range(2_000, 512 << 10);
-            let shape = if g.rng.chance(0.1) { Shape::v1(size) } else { Shape::v3(size) };
+            let shape = if g.rng.chance(0.1) {
+                Shape::v1(size)
+            } else {
+                Shape::v3(size)
+            };
             let project = format!("--home-dev-proj{}--", g.rng.below(20));
             let dir = out.join("sessions").join(project);
             fs::create_dir_all(&dir)?;
@@ -90,7 +96,8 @@ fn write_all(out: &PathBuf, big_mb: u64, small: u64, many: u64, seed: u64) -> st
         eprintln!("gen: {small} small sessions, {} MB", total >> 20);
     }
     if many > 0 {
-        let mut w = BufWriter::with_capacity(1 << 20, File::create(out.join("many-entries.jsonl"))?);
+        let mut w =
+            BufWriter::with_capacity(1 << 20, File::create(out.join("many-entries.jsonl"))?);
         let n = Gen::new(seed).many_entries(many, &mut w)?;
         eprintln!("gen: many-entries.jsonl {many} entries, {} MB", n >> 20);
     }

@@ -167,7 +167,11 @@ impl Node {
         if offset > POS_MASK || line > POS_MASK {
             return None;
         }
-        let len = if len >= u64::from(LONG) { LONG } else { len as u32 };
+        let len = if len >= u64::from(LONG) {
+            LONG
+        } else {
+            len as u32
+        };
         Some(Node {
             pos: offset | (line >> 32) << POS_BITS,
             line_lo: line as u32,
@@ -301,7 +305,8 @@ impl Ids {
             Some(key) => key,
             None => {
                 let at = self.arena.len() as u64;
-                self.arena.extend_from_slice(&(b.len() as u32).to_le_bytes());
+                self.arena
+                    .extend_from_slice(&(b.len() as u32).to_le_bytes());
                 self.arena.extend_from_slice(b);
                 at
             }
@@ -519,7 +524,11 @@ impl Payload<'_> {
     /// A node's length with its line terminator.
     pub(crate) fn len(&self, n: &Node) -> u64 {
         match n.len_nl & !NEWLINE {
-            LONG => self.long_lens.get(&n.offset()).copied().unwrap_or(u64::from(LONG)),
+            LONG => self
+                .long_lens
+                .get(&n.offset())
+                .copied()
+                .unwrap_or(u64::from(LONG)),
             len => u64::from(len),
         }
     }
@@ -858,7 +867,11 @@ fn write_branch(
                 if let Some((a, b, nl)) = run {
                     emit(out, a, b, nl, &mut buf, d)?;
                 }
-                run = Some((node.offset(), node.offset() + p.len(node), node.has_newline()));
+                run = Some((
+                    node.offset(),
+                    node.offset() + p.len(node),
+                    node.has_newline(),
+                ));
             }
         }
         // Keep runs to a bounded size so memory stays small on huge files.
@@ -1016,7 +1029,11 @@ mod tests {
         assert_eq!(ids.get("nope"), None);
         ids.release_table();
         for (t, &k) in texts.iter().zip(&ks).step_by(97) {
-            assert_eq!(ids.get(t), Some(k), "linear search after the table is freed");
+            assert_eq!(
+                ids.get(t),
+                Some(k),
+                "linear search after the table is freed"
+            );
         }
         assert_eq!(ids.get("0000000g"), None);
     }
@@ -1026,7 +1043,10 @@ mod tests {
         assert_eq!(std::mem::size_of::<Node>(), 24);
         let big_line = (7u64 << 32) + 5;
         let n = Node::new(POS_MASK, big_line, 12, false).unwrap();
-        assert_eq!((n.offset(), n.line(), n.has_newline()), (POS_MASK, big_line, false));
+        assert_eq!(
+            (n.offset(), n.line(), n.has_newline()),
+            (POS_MASK, big_line, false)
+        );
         let n = Node::new(3, 1, u64::from(LONG) + 9, true).unwrap();
         assert!(n.has_newline());
         let mut long = HashMap::new();

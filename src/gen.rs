@@ -130,12 +130,66 @@ pub fn push_json_str(out: &mut Vec<u8>, s: &str) {
 }
 
 const WORDS: &[&str] = &[
-    "the", "file", "function", "error", "test", "build", "session", "branch", "value", "return",
-    "config", "module", "parser", "output", "input", "should", "because", "instead", "update",
-    "check", "line", "compile", "memory", "faster", "index", "cache", "token", "request",
-    "now", "let", "me", "look", "at", "this", "fix", "it", "works", "fails", "with", "and",
-    "café", "naïve", "Straße", "résumé", "日本語", "テスト", "数据", "привет", "—", "…", "→",
-    "✓", "😀", "🚀", "ünïcödé", "`code`", "\"quoted\"", "C:\\Users\\dev", "a\\b", "50%",
+    "the",
+    "file",
+    "function",
+    "error",
+    "test",
+    "build",
+    "session",
+    "branch",
+    "value",
+    "return",
+    "config",
+    "module",
+    "parser",
+    "output",
+    "input",
+    "should",
+    "because",
+    "instead",
+    "update",
+    "check",
+    "line",
+    "compile",
+    "memory",
+    "faster",
+    "index",
+    "cache",
+    "token",
+    "request",
+    "now",
+    "let",
+    "me",
+    "look",
+    "at",
+    "this",
+    "fix",
+    "it",
+    "works",
+    "fails",
+    "with",
+    "and",
+    "café",
+    "naïve",
+    "Straße",
+    "résumé",
+    "日本語",
+    "テスト",
+    "数据",
+    "привет",
+    "—",
+    "…",
+    "→",
+    "✓",
+    "😀",
+    "🚀",
+    "ünïcödé",
+    "`code`",
+    "\"quoted\"",
+    "C:\\Users\\dev",
+    "a\\b",
+    "50%",
 ];
 
 const CODE: &[&str] = &[
@@ -165,10 +219,28 @@ const TOOLS: &[&str] = &["read", "bash", "edit", "write", "grep", "find", "ls"];
 
 const MODELS: &[(&str, &str, &str, f64, f64)] = &[
     // provider, model, api, $/Mtok input, $/Mtok output
-    ("anthropic", "claude-opus-4-5", "anthropic-messages", 5.0, 25.0),
-    ("anthropic", "claude-sonnet-4-5", "anthropic-messages", 3.0, 15.0),
+    (
+        "anthropic",
+        "claude-opus-4-5",
+        "anthropic-messages",
+        5.0,
+        25.0,
+    ),
+    (
+        "anthropic",
+        "claude-sonnet-4-5",
+        "anthropic-messages",
+        3.0,
+        15.0,
+    ),
     ("openai", "gpt-5.1-codex", "openai-responses", 1.25, 10.0),
-    ("google", "gemini-2.5-pro", "google-generative-ai", 1.25, 10.0),
+    (
+        "google",
+        "gemini-2.5-pro",
+        "google-generative-ai",
+        1.25,
+        10.0,
+    ),
 ];
 
 const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -318,7 +390,10 @@ impl Gen {
         };
         let mut line = Vec::with_capacity(1 << 16);
         let id = self.uuid();
-        let cwd = format!("/home/dev/{}", self.rng.pick(&["pi-mono", "api-server", "données", "web"]));
+        let cwd = format!(
+            "/home/dev/{}",
+            self.rng.pick(&["pi-mono", "api-server", "données", "web"])
+        );
         let ts = iso(self.tick(0, 1000));
         line.extend_from_slice(b"{\"type\":\"session\",");
         if shape.version == Version::V3 {
@@ -419,7 +494,10 @@ impl Gen {
             t.leaf = t.path.last().copied();
             if self.rng.chance(0.5) {
                 let from = t.id_text(t.leaf.unwrap_or(0));
-                let summary = { let n = self.rng.range(200, 2000); self.prose(n) };
+                let summary = {
+                    let n = self.rng.range(200, 2000);
+                    self.prose(n)
+                };
                 let files = self.rng.chance(0.5);
                 self.entry(t, line, "branch_summary", 1000, 60_000, |g, l| {
                     l.extend_from_slice(b",\"fromId\":");
@@ -453,8 +531,16 @@ impl Gen {
         }
         // A user `!` command now and then.
         if self.rng.chance(0.05) {
-            let cmd = format!("{} {}", self.rng.pick(&["git status", "ls -la", "cargo test", "npm run build"]), self.prose(10));
-            let out = { let n = self.rng.log_range(0, 20_000); self.code(n) };
+            let cmd = format!(
+                "{} {}",
+                self.rng
+                    .pick(&["git status", "ls -la", "cargo test", "npm run build"]),
+                self.prose(10)
+            );
+            let out = {
+                let n = self.rng.log_range(0, 20_000);
+                self.code(n)
+            };
             let code = if self.rng.chance(0.2) { 1 } else { 0 };
             let ms = self.clock;
             self.entry(t, line, "message", 2000, 30_000, |_, l| {
@@ -469,16 +555,24 @@ impl Gen {
             self.flush(t, line, w)?;
         }
         // The prompt.
-        let prompt = { let n = self.rng.log_range(20, 3000); self.prose(n) };
+        let prompt = {
+            let n = self.rng.log_range(20, 3000);
+            self.prose(n)
+        };
         let image = self.rng.chance(shape.image_rate);
         let img = if image {
-            Some({ let n = self.rng.log_range(8_000, 400_000); self.base64(n) })
+            Some({
+                let n = self.rng.log_range(8_000, 400_000);
+                self.base64(n)
+            })
         } else {
             None
         };
         let ms = self.clock;
         self.entry(t, line, "message", 10_000, 600_000, |_, l| {
-            l.extend_from_slice(b",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":");
+            l.extend_from_slice(
+                b",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":",
+            );
             push_json_str(l, &prompt);
             l.push(b'}');
             if let Some(img) = &img {
@@ -560,7 +654,12 @@ impl Gen {
         l.extend_from_slice(b"]}");
     }
 
-    fn compaction(&mut self, t: &mut Tree, line: &mut Vec<u8>, w: &mut dyn Write) -> io::Result<()> {
+    fn compaction(
+        &mut self,
+        t: &mut Tree,
+        line: &mut Vec<u8>,
+        w: &mut dyn Write,
+    ) -> io::Result<()> {
         let before = t.context;
         let (p, m, api, ..) = MODELS[t.model];
         if self.rng.chance(0.3) {
@@ -574,7 +673,8 @@ impl Gen {
             });
             self.flush(t, line, w)?;
         }
-        let summary = format!(
+        let summary =
+            format!(
             "## Goal\n{}\n\n## Progress\n### Done\n- [x] {}\n\n## Key Decisions\n- **{}**: {}\n",
             self.prose(300),
             self.prose(200),
@@ -602,7 +702,11 @@ impl Gen {
             l.extend_from_slice(format!(",\"tokensBefore\":{before}").as_bytes());
             if v3 {
                 g.details(l);
-                l.extend_from_slice(if hook { b",\"fromHook\":true" } else { b",\"fromHook\":false" });
+                l.extend_from_slice(if hook {
+                    b",\"fromHook\":true"
+                } else {
+                    b",\"fromHook\":false"
+                });
             }
         });
         self.flush(t, line, w)?;
@@ -619,31 +723,59 @@ impl Gen {
         last: bool,
     ) -> io::Result<()> {
         let (p, m, api, pin, pout) = MODELS[t.model];
-        let thinking = self.rng.chance(0.6).then(|| { let n = self.rng.log_range(50, 4000); self.prose(n) });
-        let sig = thinking.as_ref().map(|_| { let n = self.rng.range(300, 1500); self.base64(n) });
-        let text = (last || self.rng.chance(0.5)).then(|| { let n = self.rng.log_range(20, 5000); self.prose(n) });
+        let thinking = self.rng.chance(0.6).then(|| {
+            let n = self.rng.log_range(50, 4000);
+            self.prose(n)
+        });
+        let sig = thinking.as_ref().map(|_| {
+            let n = self.rng.range(300, 1500);
+            self.base64(n)
+        });
+        let text = (last || self.rng.chance(0.5)).then(|| {
+            let n = self.rng.log_range(20, 5000);
+            self.prose(n)
+        });
         let mut args = Vec::new();
         for name in names {
             let mut a = Vec::new();
             match *name {
                 "bash" => {
                     a.extend_from_slice(b"{\"command\":");
-                    let c = format!("cd /home/dev/project && {} | head -n 50", self.rng.pick(&["rg -n \"fn main\" src", "cargo test 2>&1", "ls -la", "git diff --stat"]));
+                    let c = format!(
+                        "cd /home/dev/project && {} | head -n 50",
+                        self.rng.pick(&[
+                            "rg -n \"fn main\" src",
+                            "cargo test 2>&1",
+                            "ls -la",
+                            "git diff --stat"
+                        ])
+                    );
                     push_json_str(&mut a, &c);
                     a.extend_from_slice(b",\"timeout\":120}");
                 }
                 "edit" => {
-                    a.extend_from_slice(b"{\"path\":\"/home/dev/project/src/main.rs\",\"oldText\":");
-                    let o = { let n = self.rng.log_range(20, 2000); self.code(n) };
+                    a.extend_from_slice(
+                        b"{\"path\":\"/home/dev/project/src/main.rs\",\"oldText\":",
+                    );
+                    let o = {
+                        let n = self.rng.log_range(20, 2000);
+                        self.code(n)
+                    };
                     push_json_str(&mut a, &o);
                     a.extend_from_slice(b",\"newText\":");
-                    let n = { let n = self.rng.log_range(20, 2000); self.code(n) };
+                    let n = {
+                        let n = self.rng.log_range(20, 2000);
+                        self.code(n)
+                    };
                     push_json_str(&mut a, &n);
                     a.push(b'}');
                 }
                 "write" => {
                     a.extend_from_slice(b"{\"path\":\"/home/dev/project/src/new.ts\",\"content\":");
-                    let c = { let n = self.rng.log_range(100, 8000); self.code(n) };
+                    let c = {
+                        let n = self.rng.log_range(100, 8000);
+                        self.code(n)
+                    };
                     push_json_str(&mut a, &c);
                     a.push(b'}');
                 }
@@ -728,9 +860,15 @@ impl Gen {
         let out = if image {
             String::from("Read image file [image/png]")
         } else {
-            { let n = self.rng.log_range(10, shape.max_output); self.code(n) }
+            {
+                let n = self.rng.log_range(10, shape.max_output);
+                self.code(n)
+            }
         };
-        let img = image.then(|| { let n = self.rng.log_range(8_000, 400_000); self.base64(n) });
+        let img = image.then(|| {
+            let n = self.rng.log_range(8_000, 400_000);
+            self.base64(n)
+        });
         let is_error = self.rng.chance(0.05);
         let truncated = name == "bash" && out.len() > 50_000;
         let ms = self.clock;

@@ -102,7 +102,8 @@ fn string_stop_sse2(b: &[u8], mut i: usize) -> usize {
             let special = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash));
             // c >= 0x20 exactly when max(c, 0x20) == c.
             let printable = _mm_cmpeq_epi8(_mm_max_epu8(x, space), x);
-            let stops = (_mm_movemask_epi8(special) | !_mm_movemask_epi8(printable)) as u32 & 0xffff;
+            let stops =
+                (_mm_movemask_epi8(special) | !_mm_movemask_epi8(printable)) as u32 & 0xffff;
             if stops != 0 {
                 return i + stops.trailing_zeros() as usize;
             }
@@ -123,7 +124,9 @@ fn string_stop_swar(b: &[u8], mut i: usize) -> usize {
         let s = x ^ (LO * u64::from(b'\\'));
         // The classic "has a zero byte" / "has a byte below n" tests; their lowest flagged
         // byte is always a true hit (false ones only appear above a true one).
-        let hits = (q.wrapping_sub(LO) & !q) | (s.wrapping_sub(LO) & !s) | (x.wrapping_sub(LO * 0x20) & !x);
+        let hits = (q.wrapping_sub(LO) & !q)
+            | (s.wrapping_sub(LO) & !s)
+            | (x.wrapping_sub(LO * 0x20) & !x);
         let hits = hits & HI;
         if hits != 0 {
             return i + (hits.trailing_zeros() / 8) as usize;
@@ -630,7 +633,11 @@ mod tests {
                     v[at] = *rng.pick(alphabet);
                 }
             }
-            let from = if len > 0 { rng.below(len as u64) as usize } else { 0 };
+            let from = if len > 0 {
+                rng.below(len as u64) as usize
+            } else {
+                0
+            };
             let want = (from..v.len())
                 .find(|&k| v[k] == b'"' || v[k] == b'\\' || v[k] < 0x20)
                 .unwrap_or(v.len());
