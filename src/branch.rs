@@ -5,14 +5,16 @@
 //! that chain, root to leaf, each line copied byte for byte, so its output is itself a linear
 //! session that Pi loads to the same conversation.
 //!
-//! Memory: per entry a few numbers (offset, length, line, interned id and parent); the payload
-//! of a file is read again by offset at the end of each session, never held. From stdin the
-//! session's bytes are held, since they cannot be read twice.
+//! Memory: per entry a 24-byte node (offset, length, line, interned id and parent) and about
+//! 16 bytes of interned id; the payload of a file is read again by offset (or sliced from its
+//! map) at the end of each session, never held. From stdin the session's bytes are held, since
+//! they cannot be read twice.
 
 use crate::cli::{Inputs, ManPage};
 use crate::diag::{Counts, Diags, Kind};
 use crate::input::{self, Source};
 use crate::json;
+use crate::mapped::Map;
 use crate::output::{Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use clap::{CommandFactory, Parser};
@@ -76,7 +78,7 @@ pub const MAN: ManPage = ManPage {
 Entries without an id in a v2/v3 session stay at their place unless their parentId points into an abandoned branch (then they are omitted and counted). Version 1 sessions (no version field, no ids) are linear logs and pass whole.\n\n\
 Malformed trees are reported, never followed blindly: a parentId cycle (an entry that is its own parent included) ends the chain where it closes (Pi itself would hang); a parent that is not in the session ends the chain there, and the diagnostic says how many earlier entries were lost; of two entries with one id the later wins, as in Pi. When the last entry has no id (Pi would then show an empty conversation) the leaf is the last entry that has one, with a diagnostic.\n\n\
 Lines Pi cannot parse (malformed JSON, two records glued on one line, a JSON value that is not an object) are reported and left out, as Pi skips them. A session whose header is missing or has no string id is reported as unreadable and nothing of it is written. A stream may hold several sessions back to back; each header starts a new one (in a named file a second header is also reported).\n\n\
-Given FILE arguments, pi-branch keeps per entry only its offset, length, line and ids, and reads the kept lines again at the end; from stdin it holds one session at a time.",
+Given FILE arguments, pi-branch keeps per entry only its offset, length, line and ids (about 50 bytes an entry), and reads the kept lines again at the end; files of 1 MiB or more are memory-mapped rather than read, with the pages already scanned handed back as it goes, so memory stays small (a file truncated by another process while pi-branch maps it can end the run with SIGBUS; Pi only appends). From stdin it holds one session at a time.",
     output: "By default: session lines, unchanged. With --info: one branch_info record per session; with --leaves: one leaf record per leaf. Both are JSON objects with type as the first key, described field by field in docs/FORMAT.md. With --tree: a drawing for a person (not JSON); control characters from the session are escaped.",
     environment: "None. Given no FILE, pi-branch reads stdin.",
     examples: &[
@@ -121,16 +123,19 @@ fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Res
         },
     };
     let name = src.name();
+    let map = file.as_ref().and_then(Map::new);
     let mut v = Brancher {
         args,
         out,
         file: file.as_ref(),
+        map: map.as_ref(),
         name: &name,
         s: None,
     };
-    match &file {
-        Some(f) => reader::read(f, true, d, &mut v)?,
-        None => reader::read(std::io::stdin().lock(), false, d, &mut v)?,
+    match (&map, &file) {
+        (Some(m), _) => reader::read_mapped(m, true, d, &mut v)?,
+        (None, Some(f)) => reader::read(f, true, d, &mut v)?,
+        (None, None) => reader::read(std::io::stdin().lock(), false, d, &mut v)?,
     };
     Ok(())
 }
@@ -207,17 +212,32 @@ pub(crate) struct Ids {
 const HEX: u64 = 1 << 63;
 const MIX: u64 = 0x9E37_79B9_7F4A_7C15;
 
+/// The value of a lowercase hex digit, 0xFF for any other byte.
+const HEX_DIGIT: [u8; 256] = {
+    let mut t = [0xFF; 256];
+    let mut c = 0;
+    while c < 10 {
+        t[b'0' as usize + c] = c as u8;
+        c += 1;
+    }
+    let mut c = 0;
+    while c < 6 {
+        t[b'a' as usize + c] = 10 + c as u8;
+        c += 1;
+    }
+    t
+};
+
 fn pack_hex(b: &[u8]) -> Option<u64> {
     if b.len() != 8 {
         return None;
     }
     let mut v = 0u64;
     for &c in b {
-        let d = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            _ => return None,
-        };
+        let d = HEX_DIGIT[c as usize];
+        if d > 15 {
+            return None;
+        }
         v = v << 4 | u64::from(d);
     }
     Some(HEX | v)
@@ -373,6 +393,7 @@ struct Brancher<'a, 'w> {
     args: &'a Args,
     out: &'a mut Out<'w>,
     file: Option<&'a File>,
+    map: Option<&'a Map>,
     name: &'a str,
     s: Option<Session>,
 }
@@ -490,6 +511,7 @@ impl Visitor for Brancher<'_, '_> {
         s.ids.release_table();
         let payload = Payload {
             file: self.file,
+            map: self.map,
             mem: &s.mem,
             long_lens: &s.long_lens,
         };
@@ -516,6 +538,8 @@ impl Visitor for Brancher<'_, '_> {
 /// Reads lines back: from the file by offset, or from the held session bytes.
 pub(crate) struct Payload<'a> {
     file: Option<&'a File>,
+    /// The file's map, when it is mapped: lines are sliced from it, not read.
+    map: Option<&'a Map>,
     mem: &'a [u8],
     long_lens: &'a HashMap<u64, u64>,
 }
@@ -544,6 +568,10 @@ impl Payload<'_> {
         d: &mut Diags,
     ) -> Option<&'b [u8]> {
         let n = usize::try_from(len).ok()?;
+        if let Some(m) = self.map {
+            let a = usize::try_from(offset).ok()?;
+            return m.bytes().get(a..a.checked_add(n)?);
+        }
         match self.file {
             None => {
                 let a = usize::try_from(offset).ok()?;
@@ -568,11 +596,19 @@ impl Payload<'_> {
         }
     }
 
+    /// Done with the bytes `[a, b)`: a mapped file's pages there may leave memory.
+    fn release(&self, a: u64, b: u64) {
+        if let (Some(m), Ok(a), Ok(b)) = (self.map, usize::try_from(a), usize::try_from(b)) {
+            m.release(a, b);
+        }
+    }
+
     /// One line's text without its terminator, into `buf`.
     pub(crate) fn line(&self, n: &Node, buf: &mut Vec<u8>, d: &mut Diags) -> bool {
         let mut tmp = std::mem::take(buf);
+        let sliced = self.file.is_none() || self.map.is_some();
         let len = match self.read(n.offset(), self.len(n), &mut tmp, d) {
-            Some(x) if self.file.is_none() => {
+            Some(x) if sliced => {
                 buf.clear();
                 buf.extend_from_slice(x);
                 buf.len()
@@ -584,7 +620,7 @@ impl Payload<'_> {
                 return false;
             }
         };
-        if self.file.is_some() {
+        if !sliced {
             *buf = tmp;
             buf.truncate(len);
         }
@@ -854,6 +890,7 @@ fn write_branch(
             if !newline {
                 out.raw(b"\n")?;
             }
+            p.release(a, b);
         }
         Ok(())
     };
@@ -1053,6 +1090,7 @@ mod tests {
         long.insert(3, u64::from(LONG) + 9);
         let p = Payload {
             file: None,
+            map: None,
             mem: &[],
             long_lens: &long,
         };

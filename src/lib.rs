@@ -10,6 +10,7 @@ pub mod diag;
 pub mod input;
 pub mod json;
 pub mod lines;
+pub mod mapped;
 pub mod model;
 pub mod output;
 pub mod reader;
