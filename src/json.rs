@@ -446,8 +446,7 @@ pub fn key_is(raw_key: &[u8], name: &str) -> bool {
     if raw_key.len() <= name.len() {
         return raw_key == name.as_bytes();
     }
-    // Keys are short: a plain loop beats a call to memchr here.
-    raw_key.iter().any(|&c| c == b'\\') && decode_string_body(raw_key) == name
+    raw_key.contains(&b'\\') && decode_string_body(raw_key) == name
 }
 
 /// The string value of a raw JSON value, decoded; `None` when it is not a string.

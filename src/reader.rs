@@ -244,7 +244,7 @@ fn read_lines<L: Lines>(
             fields.push(Span {
                 key: (ks, ks + k.len()),
                 value: (vs, vs + val.len()),
-                escaped: k.iter().any(|&c| c == b'\\'),
+                escaped: k.contains(&b'\\'),
             });
         });
         match scanned {
