@@ -140,6 +140,32 @@ fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Res
     Ok(())
 }
 
+/// Runs pi-branch over `input` as if it came from stdin and returns what it writes (for the
+/// benchmarks; the binary goes through [`run`]).
+#[doc(hidden)]
+pub fn branch_bytes(args: &Args, input: &[u8], d: &mut Diags) -> Result<Vec<u8>, Stop> {
+    let mut out = Out::held();
+    let mut v = Brancher {
+        args,
+        out: &mut out,
+        file: None,
+        map: None,
+        name: "<memory>",
+        s: None,
+    };
+    reader::read(input, false, d, &mut v)?;
+    Ok(out.buf)
+}
+
+/// Runs pi-branch over the file at `path` (mapped when large) and returns what it writes
+/// (for the benchmarks).
+#[doc(hidden)]
+pub fn branch_file(args: &Args, path: &std::path::Path, d: &mut Diags) -> Result<Vec<u8>, Stop> {
+    let mut out = Out::held();
+    branch_source(args, &Source::Path(path.to_path_buf()), &mut out, d)?;
+    Ok(out.buf)
+}
+
 pub(crate) const NONE: u32 = u32::MAX;
 /// A parentId that is neither a string nor null.
 pub(crate) const BAD: u32 = u32::MAX - 1;
