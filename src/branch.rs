@@ -904,6 +904,7 @@ fn write_branch(
     d: &mut Diags,
 ) -> Result<(), Stop> {
     let mut buf = Vec::new();
+    let released = std::cell::Cell::new(0u64);
     let emit = |out: &mut Out,
                 a: u64,
                 b: u64,
@@ -916,7 +917,13 @@ fn write_branch(
             if !newline {
                 out.raw(b"\n")?;
             }
-            p.release(a, b);
+            // Output runs are in file order: hand back every whole page below this run's
+            // end (runs are often shorter than a page, so releasing just the run would not).
+            let to = b / 4096 * 4096;
+            if to > released.get() {
+                p.release(released.get(), to);
+                released.set(to);
+            }
         }
         Ok(())
     };

@@ -18,7 +18,7 @@ use std::fs::File;
 pub const MIN_LEN: u64 = 1 << 20;
 
 /// How far the scan moves on before the pages behind it are released.
-pub const RELEASE_STEP: usize = 16 << 20;
+pub const RELEASE_STEP: usize = 4 << 20;
 
 pub struct Map {
     map: Mmap,
