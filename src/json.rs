@@ -102,8 +102,7 @@ fn string_stop_sse2(b: &[u8], mut i: usize) -> usize {
             let special = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash));
             // c >= 0x20 exactly when max(c, 0x20) == c.
             let printable = _mm_cmpeq_epi8(_mm_max_epu8(x, space), x);
-            let stops =
-                (_mm_movemask_epi8(special) | !_mm_movemask_epi8(printable)) as u32 & 0xffff;
+            let stops = (_mm_movemask_epi8(special) | !_mm_movemask_epi8(printable)) as u32 & 0xffff;
             if stops != 0 {
                 return i + stops.trailing_zeros() as usize;
             }
@@ -644,9 +643,9 @@ mod tests {
         let mut rng = crate::gen::Rng::new(3);
         let alphabet = b"ab \"\\\x00\x1f\x20\x7f\x80\xc3\xa9\xff\t\n";
         for _ in 0..20_000 {
-            let len = rng.below(70) as usize;
+            let len = rng.below(200) as usize;
             let mut v: Vec<u8> = (0..len).map(|_| b'x').collect();
-            for _ in 0..rng.below(3) {
+            for _ in 0..rng.below(4) {
                 if len > 0 {
                     let at = rng.below(len as u64) as usize;
                     v[at] = *rng.pick(alphabet);
