@@ -19,8 +19,10 @@ use crate::output::{Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use clap::{CommandFactory, Parser};
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::process::ExitCode;
 
@@ -78,7 +80,7 @@ pub const MAN: ManPage = ManPage {
 Entries without an id in a v2/v3 session stay at their place unless their parentId points into an abandoned branch (then they are omitted and counted). Version 1 sessions (no version field, no ids) are linear logs and pass whole.\n\n\
 Malformed trees are reported, never followed blindly: a parentId cycle (an entry that is its own parent included) ends the chain where it closes (Pi itself would hang); a parent that is not in the session ends the chain there, and the diagnostic says how many earlier entries were lost; of two entries with one id the later wins, as in Pi. When the last entry has no id (Pi would then show an empty conversation) the leaf is the last entry that has one, with a diagnostic.\n\n\
 Lines Pi cannot parse (malformed JSON, two records glued on one line, a JSON value that is not an object) are reported and left out, as Pi skips them. A session whose header is missing or has no string id is reported as unreadable and nothing of it is written. A stream may hold several sessions back to back; each header starts a new one (in a named file a second header is also reported).\n\n\
-Given FILE arguments, pi-branch keeps per entry only its offset, length, line and ids (about 50 bytes an entry), and reads the kept lines again at the end; files of 1 MiB or more are memory-mapped rather than read, with the pages already scanned handed back as it goes, so memory stays small (a file truncated by another process while pi-branch maps it can end the run with SIGBUS; Pi only appends). From stdin it holds one session at a time.",
+Given FILE arguments, pi-branch keeps per entry only its offset, length, line and ids (about 50 bytes an entry), and reads the kept lines again at the end; files of 1 MiB or more are memory-mapped rather than read, with the pages already scanned handed back as it goes, so memory stays small (a file truncated by another process while pi-branch maps it can end the run with SIGBUS; Pi only appends); smaller files are read whole. From stdin, or a FILE that is not a regular file (a FIFO, <(...)), it holds one session at a time.",
     output: "By default: session lines, unchanged. With --info: one branch_info record per session; with --leaves: one leaf record per leaf. Both are JSON objects with type as the first key, described field by field in docs/FORMAT.md. With --tree: a drawing for a person (not JSON); control characters from the session are escaped.",
     environment: "None. Given no FILE, pi-branch reads stdin.",
     examples: &[
@@ -111,6 +113,11 @@ pub fn run(args: &Args) -> ExitCode {
     )
 }
 
+thread_local! {
+    /// The bytes of the small file being processed on this thread (reused between files).
+    static WHOLE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
 fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
     let file = match src {
         Source::Stdin => None,
@@ -124,11 +131,53 @@ fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Res
     };
     let name = src.name();
     let map = file.as_ref().and_then(Map::new);
+    if let (None, Some(f)) = (&map, &file) {
+        // A small regular file is read whole into this thread's reused buffer: one copy
+        // instead of a streamed read plus a pread of every kept line.
+        let small = f
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.len() < crate::mapped::MIN_LEN);
+        if small {
+            let done = WHOLE.with(|w| {
+                let mut buf = w.borrow_mut();
+                buf.clear();
+                let mut r: &File = f;
+                r.read_to_end(&mut buf).ok()?;
+                let mut v = Brancher {
+                    args,
+                    out: &mut *out,
+                    file: file.as_ref(),
+                    map: None,
+                    whole: Some(&buf),
+                    name: &name,
+                    s: None,
+                };
+                let r = reader::read_slice(&buf, true, d, &mut v).map(|_| ());
+                if buf.capacity() > 4 * crate::mapped::MIN_LEN as usize {
+                    *buf = Vec::new();
+                }
+                Some(r)
+            });
+            match done {
+                Some(r) => return r,
+                // A read error: start again streaming, which reports it where it happens.
+                None => {
+                    let mut r: &File = f;
+                    let _ = r.seek(SeekFrom::Start(0));
+                }
+            }
+        }
+    }
+    // A FIFO or `<(...)` cannot be read twice: its sessions are held as from stdin.
+    let regular = file
+        .as_ref()
+        .filter(|f| f.metadata().is_ok_and(|m| m.is_file()));
     let mut v = Brancher {
         args,
         out,
-        file: file.as_ref(),
+        file: regular,
         map: map.as_ref(),
+        whole: None,
         name: &name,
         s: None,
     };
@@ -150,6 +199,7 @@ pub fn branch_bytes(args: &Args, input: &[u8], d: &mut Diags) -> Result<Vec<u8>,
         out: &mut out,
         file: None,
         map: None,
+        whole: None,
         name: "<memory>",
         s: None,
     };
@@ -420,6 +470,7 @@ struct Brancher<'a, 'w> {
     out: &'a mut Out<'w>,
     file: Option<&'a File>,
     map: Option<&'a Map>,
+    whole: Option<&'a [u8]>,
     name: &'a str,
     s: Option<Session>,
 }
@@ -538,6 +589,7 @@ impl Visitor for Brancher<'_, '_> {
         let payload = Payload {
             file: self.file,
             map: self.map,
+            whole: self.whole,
             mem: &s.mem,
             long_lens: &s.long_lens,
         };
@@ -566,6 +618,8 @@ pub(crate) struct Payload<'a> {
     file: Option<&'a File>,
     /// The file's map, when it is mapped: lines are sliced from it, not read.
     map: Option<&'a Map>,
+    /// The whole file, when it was small enough to be read at once: sliced too.
+    whole: Option<&'a [u8]>,
     mem: &'a [u8],
     long_lens: &'a HashMap<u64, u64>,
 }
@@ -594,9 +648,9 @@ impl Payload<'_> {
         d: &mut Diags,
     ) -> Option<&'b [u8]> {
         let n = usize::try_from(len).ok()?;
-        if let Some(m) = self.map {
+        if let Some(bytes) = self.map.map(Map::bytes).or(self.whole) {
             let a = usize::try_from(offset).ok()?;
-            return m.bytes().get(a..a.checked_add(n)?);
+            return bytes.get(a..a.checked_add(n)?);
         }
         match self.file {
             None => {
@@ -632,7 +686,7 @@ impl Payload<'_> {
     /// One line's text without its terminator, into `buf`.
     pub(crate) fn line(&self, n: &Node, buf: &mut Vec<u8>, d: &mut Diags) -> bool {
         let mut tmp = std::mem::take(buf);
-        let sliced = self.file.is_none() || self.map.is_some();
+        let sliced = self.file.is_none() || self.map.is_some() || self.whole.is_some();
         let len = match self.read(n.offset(), self.len(n), &mut tmp, d) {
             Some(x) if sliced => {
                 buf.clear();
@@ -1124,6 +1178,7 @@ mod tests {
         let p = Payload {
             file: None,
             map: None,
+            whole: None,
             mem: &[],
             long_lens: &long,
         };

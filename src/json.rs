@@ -102,7 +102,8 @@ fn string_stop_sse2(b: &[u8], mut i: usize) -> usize {
             let special = _mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, backslash));
             // c >= 0x20 exactly when max(c, 0x20) == c.
             let printable = _mm_cmpeq_epi8(_mm_max_epu8(x, space), x);
-            let stops = (_mm_movemask_epi8(special) | !_mm_movemask_epi8(printable)) as u32 & 0xffff;
+            let stops =
+                (_mm_movemask_epi8(special) | !_mm_movemask_epi8(printable)) as u32 & 0xffff;
             if stops != 0 {
                 return i + stops.trailing_zeros() as usize;
             }

@@ -142,6 +142,13 @@ impl<R: Read> Lines for LineReader<R> {
     }
 }
 
+impl Lines for SliceLines<'_> {
+    #[inline]
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        Ok(SliceLines::next_line(self))
+    }
+}
+
 /// The lines of a mapped file, releasing the pages behind the scan as it moves on.
 struct MappedLines<'a> {
     map: &'a Map,
@@ -189,6 +196,17 @@ pub fn read_mapped(
     let stats = read_lines(lines, named_file, d, v);
     map.release(0, map.bytes().len());
     stats
+}
+
+/// [`read`] over bytes already in memory (e.g. a small file read whole): the same sessions,
+/// entries and diagnostics as reading them as a stream.
+pub fn read_slice(
+    data: &[u8],
+    named_file: bool,
+    d: &mut Diags,
+    v: &mut dyn Visitor,
+) -> Result<Stats, Stop> {
+    read_lines(SliceLines::new(data), named_file, d, v)
 }
 
 fn read_lines<L: Lines>(

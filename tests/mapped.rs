@@ -102,3 +102,28 @@ fn pi_branch_writes_the_same_bytes_from_a_mapped_file_and_from_stdin() {
     assert!(from_file.stdout.len() > mapped::MIN_LEN as usize / 2);
     assert_eq!(from_file.stdout, from_stdin.stdout);
 }
+
+/// Three ways to read a named file: whole (small), mapped (large), streamed (not a regular
+/// file, e.g. a FIFO or `<(...)`). All give the same output.
+#[test]
+fn a_fifo_is_streamed_and_gives_the_same_output() {
+    let dir = TempDir::new("fifo");
+    let fixture = util::read_fixture("branched.jsonl");
+    let regular = dir.write("regular.jsonl", &fixture);
+    let fifo = dir.path().join("fifo.jsonl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo unavailable: skipped");
+        return;
+    }
+    let writer = {
+        let (fifo, data) = (fifo.clone(), fixture.clone());
+        std::thread::spawn(move || std::fs::write(fifo, data).unwrap())
+    };
+    let from_fifo = cmd("pi-branch").arg(&fifo).run();
+    writer.join().unwrap();
+    let from_file = cmd("pi-branch").arg(&regular).run();
+    assert_eq!(from_fifo.status, from_file.status);
+    assert!(!from_file.stdout.is_empty());
+    assert_eq!(from_fifo.stdout, from_file.stdout);
+}
