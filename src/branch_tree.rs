@@ -145,7 +145,7 @@ fn describe_node(
     let id = if node.id < BAD {
         s.ids.text(node.id).to_string()
     } else {
-        format!("line {}", node.line)
+        format!("line {}", node.line())
     };
     let what = if p.line(node, buf, d) {
         describe(buf)

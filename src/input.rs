@@ -1,16 +1,19 @@
 //! Inputs and the driver that runs a tool over them.
 //!
-//! FILE arguments are read in parallel (rayon), a batch at a time, and their output is written
-//! in argument order; `-` or no FILE means stdin. A single input streams straight to stdout.
+//! FILE arguments are read in parallel (one worker thread per core, at most a few inputs ahead
+//! of the writer), and their output is written in argument order; `-` or no FILE means stdin.
+//! A single input streams straight to stdout.
 
 use crate::diag::Diags;
 use crate::output::{Out, Stop};
-use rayon::prelude::*;
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io::{self, IsTerminal, Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Condvar, Mutex};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
@@ -56,8 +59,8 @@ impl Source {
     }
 }
 
-/// How many inputs run at once: enough to keep every thread busy, few enough that held
-/// output stays small.
+/// How far workers may run ahead of the writer (in inputs): enough to keep every thread
+/// busy, few enough that held output stays small.
 fn batch_size(threads: usize) -> usize {
     threads * 4
 }
@@ -121,34 +124,68 @@ where
         finish(None, &mut out)?;
         return out.flush();
     }
-    let pool = match threads {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build(),
-        None => rayon::ThreadPoolBuilder::new().build(),
-    }
-    .map_err(|e| Stop::Io(io::Error::other(e)))?;
-    let batch = batch_size(pool.current_num_threads());
-    for chunk in sources.chunks(batch) {
-        let results: Vec<_> = pool.install(|| {
-            chunk
-                .par_iter()
-                .map(|src| {
-                    let mut held = Out::held();
-                    let mut diags = Diags::new(tool, &src.name(), false);
-                    let r = job(src, &mut held, &mut diags);
-                    (r, held.buf, diags)
-                })
-                .collect()
-        });
-        for (r, buf, mut diags) in results {
-            out.raw(&buf)?;
-            // Diagnostics follow the input's output, so a reader of both sees them in order.
-            out.flush()?;
-            diags.flush();
-            finish(Some(r?), &mut out)?;
+    let threads = threads.unwrap_or_else(rayon::current_num_threads).max(1);
+    let window = batch_size(threads);
+    // Workers take inputs in argument order as long as they are at most `window` inputs
+    // ahead of the writer; this thread writes each result as soon as all earlier ones are
+    // written. No barrier between groups of inputs: a large input holds up only itself.
+    let next = AtomicUsize::new(0);
+    let stopped = AtomicBool::new(false);
+    let written = Mutex::new(0usize);
+    let gate = Condvar::new();
+    std::thread::scope(|scope| -> Result<(), Stop> {
+        let (tx, rx) = mpsc::channel::<(usize, Result<T, Stop>, Vec<u8>, Diags)>();
+        for _ in 0..threads.min(sources.len()) {
+            let tx = tx.clone();
+            let (next, stopped, written, gate, job) = (&next, &stopped, &written, &gate, &job);
+            scope.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= sources.len() {
+                    return;
+                }
+                {
+                    let mut w = written.lock().unwrap_or_else(|e| e.into_inner());
+                    while i >= *w + window && !stopped.load(Ordering::Relaxed) {
+                        w = gate.wait(w).unwrap_or_else(|e| e.into_inner());
+                    }
+                }
+                if stopped.load(Ordering::Relaxed) {
+                    return;
+                }
+                let src = &sources[i];
+                let mut held = Out::held();
+                let mut diags = Diags::new(tool, &src.name(), false);
+                let r = job(src, &mut held, &mut diags);
+                if tx.send((i, r, held.buf, diags)).is_err() {
+                    return;
+                }
+            });
         }
-    }
+        drop(tx);
+        let stop = |e: Stop| {
+            // Under the lock, so a worker between its check and its wait cannot miss it.
+            let _w = written.lock().unwrap_or_else(|e| e.into_inner());
+            stopped.store(true, Ordering::Relaxed);
+            gate.notify_all();
+            e
+        };
+        let mut pending = BTreeMap::new();
+        let mut want = 0;
+        for (i, r, buf, diags) in rx.iter() {
+            pending.insert(i, (r, buf, diags));
+            while let Some((r, buf, mut diags)) = pending.remove(&want) {
+                out.raw(&buf).map_err(stop)?;
+                // Diagnostics follow the input's output, so a reader of both sees them in order.
+                out.flush().map_err(stop)?;
+                diags.flush();
+                finish(Some(r.map_err(stop)?), &mut out).map_err(stop)?;
+                want += 1;
+                *written.lock().unwrap_or_else(|e| e.into_inner()) = want;
+                gate.notify_all();
+            }
+        }
+        Ok(())
+    })?;
     finish(None, &mut out)?;
     out.flush()
 }

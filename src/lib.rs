@@ -13,11 +13,15 @@ pub mod discover;
 pub mod input;
 pub mod json;
 pub mod lines;
+pub mod mapped;
 pub mod model;
 pub mod models;
 pub mod output;
 pub mod reader;
 pub mod time;
+
+#[doc(hidden)]
+pub mod gen;
 
 pub mod branch;
 mod branch_tree;

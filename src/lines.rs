@@ -102,6 +102,56 @@ impl<R: Read> LineReader<R> {
     }
 }
 
+/// The lines of bytes already in memory (a mapped file): the same lines as [`LineReader`]
+/// gives for the same bytes, borrowed, never copied.
+pub struct SliceLines<'a> {
+    data: &'a [u8],
+    pos: usize,
+    line_no: u64,
+}
+
+impl<'a> SliceLines<'a> {
+    pub fn new(data: &'a [u8]) -> SliceLines<'a> {
+        SliceLines {
+            data,
+            pos: 0,
+            line_no: 0,
+        }
+    }
+
+    /// The next line, or `None` at the end.
+    pub fn next_line(&mut self) -> Option<Line<'a>> {
+        let rest = &self.data[self.pos..];
+        if rest.is_empty() {
+            return None;
+        }
+        let from = self.pos;
+        let (mut bytes, has_newline, len) = match memchr(b'\n', rest) {
+            Some(i) => (&rest[..i], true, i + 1),
+            None => (rest, false, rest.len()),
+        };
+        if has_newline {
+            if let [head @ .., b'\r'] = bytes {
+                bytes = head;
+            }
+        }
+        self.pos += len;
+        self.line_no += 1;
+        Some(Line {
+            no: self.line_no,
+            offset: from as u64,
+            bytes,
+            len_with_eol: len as u64,
+            has_newline,
+        })
+    }
+
+    /// Bytes consumed so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,6 +180,19 @@ mod tests {
                 ],
                 "capacity {cap}"
             );
+        }
+    }
+
+    #[test]
+    fn slice_lines_match_the_reader() {
+        for input in [&b"ab\r\n\ncd\nlast"[..], b"", b"\n", b"x\r", b"\r\n\r\n"] {
+            let mut s = SliceLines::new(input);
+            let mut got = vec![];
+            while let Some(l) = s.next_line() {
+                got.push((l.no, l.offset, l.bytes.to_vec(), l.has_newline));
+            }
+            assert_eq!(got, lines(input, 3), "{input:?}");
+            assert_eq!(s.position(), input.len());
         }
     }
 

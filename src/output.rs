@@ -71,6 +71,15 @@ impl<'w> Out<'w> {
 
     /// Appends raw bytes that already end in `\n` (e.g. a run of input lines).
     pub fn raw(&mut self, bytes: &[u8]) -> Result<(), Stop> {
+        if bytes.len() >= FLUSH_AT && !self.line_buffered {
+            // A large block goes straight to the sink, not copied through the buffer first.
+            if let Some(sink) = self.sink.as_mut() {
+                sink.write_all(&self.buf)?;
+                self.buf.clear();
+                sink.write_all(bytes)?;
+                return Ok(());
+            }
+        }
         self.buf.extend_from_slice(bytes);
         if self.sink.is_some() && (self.line_buffered || self.buf.len() >= FLUSH_AT) {
             self.flush()?;

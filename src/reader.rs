@@ -12,10 +12,11 @@
 
 use crate::diag::{Diags, Kind};
 use crate::json;
-use crate::lines::{Line, LineReader};
+use crate::lines::{Line, LineReader, SliceLines};
+use crate::mapped::{self, Map};
 use crate::output::Stop;
 use std::borrow::Cow;
-use std::io::Read;
+use std::io::{self, Read};
 
 /// A session header.
 #[derive(Debug, Clone)]
@@ -36,7 +37,14 @@ impl Header<'_> {
     }
 }
 
-type Span = (usize, usize, usize, usize);
+/// Where a member's key and value are in the line, and whether the key has an escape (so
+/// most lookups compare bytes only).
+#[derive(Clone, Copy)]
+struct Span {
+    key: (usize, usize),
+    value: (usize, usize),
+    escaped: bool,
+}
 
 /// One entry (any record after a header), with its top-level members located.
 pub struct Entry<'a> {
@@ -51,8 +59,15 @@ impl<'a> Entry<'a> {
         self.fields
             .iter()
             .rev()
-            .find(|s| json::key_is(&b[s.0..s.1], key))
-            .map(|s| &b[s.2..s.3])
+            .find(|s| {
+                let k = &b[s.key.0..s.key.1];
+                if s.escaped {
+                    json::key_is(k, key)
+                } else {
+                    k == key.as_bytes()
+                }
+            })
+            .map(|s| &b[s.value.0..s.value.1])
     }
 
     /// Member `key` as a string, when it is one.
@@ -70,7 +85,7 @@ impl<'a> Entry<'a> {
         let b = self.line.bytes;
         self.fields
             .iter()
-            .map(move |s| (&b[s.0..s.1], &b[s.2..s.3]))
+            .map(move |s| (&b[s.key.0..s.key.1], &b[s.value.0..s.value.1]))
     }
 }
 
@@ -121,6 +136,45 @@ struct Unreadable {
     after_bad_header: bool,
 }
 
+/// Where lines come from: a stream read into a buffer, or a mapped file.
+trait Lines {
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>>;
+}
+
+impl<R: Read> Lines for LineReader<R> {
+    #[inline]
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        LineReader::next_line(self)
+    }
+}
+
+impl Lines for SliceLines<'_> {
+    #[inline]
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        Ok(SliceLines::next_line(self))
+    }
+}
+
+/// The lines of a mapped file, releasing the pages behind the scan as it moves on.
+struct MappedLines<'a> {
+    map: &'a Map,
+    lines: SliceLines<'a>,
+    released: usize,
+}
+
+impl Lines for MappedLines<'_> {
+    #[inline]
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        // The previous line is done with when the next one is asked for.
+        let pos = self.lines.position();
+        if pos - self.released >= mapped::RELEASE_STEP {
+            self.map.release(self.released, pos);
+            self.released = pos;
+        }
+        Ok(self.lines.next_line())
+    }
+}
+
 /// Reads every session of `rdr`. `named_file` enables the checks that only make sense for a
 /// file (a second header, an empty file).
 pub fn read<R: Read>(
@@ -129,7 +183,44 @@ pub fn read<R: Read>(
     d: &mut Diags,
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
-    let mut lines = LineReader::new(rdr);
+    read_lines(LineReader::new(rdr), named_file, d, v)
+}
+
+/// [`read`] over a mapped file (see [`crate::mapped`]): the same sessions, entries and
+/// diagnostics, without copying the bytes. The map's pages are released behind the scan.
+pub fn read_mapped(
+    map: &Map,
+    named_file: bool,
+    d: &mut Diags,
+    v: &mut dyn Visitor,
+) -> Result<Stats, Stop> {
+    let lines = MappedLines {
+        map,
+        lines: SliceLines::new(map.bytes()),
+        released: 0,
+    };
+    let stats = read_lines(lines, named_file, d, v);
+    map.release(0, map.bytes().len());
+    stats
+}
+
+/// [`read`] over bytes already in memory (e.g. a small file read whole): the same sessions,
+/// entries and diagnostics as reading them as a stream.
+pub fn read_slice(
+    data: &[u8],
+    named_file: bool,
+    d: &mut Diags,
+    v: &mut dyn Visitor,
+) -> Result<Stats, Stop> {
+    read_lines(SliceLines::new(data), named_file, d, v)
+}
+
+fn read_lines<L: Lines>(
+    mut lines: L,
+    named_file: bool,
+    d: &mut Diags,
+    v: &mut dyn Visitor,
+) -> Result<Stats, Stop> {
     let mut fields: Vec<Span> = Vec::new();
     let mut stats = Stats::default();
     let mut state = State::Before;
@@ -162,7 +253,7 @@ pub fn read<R: Read>(
         if start == b.len() {
             continue;
         }
-        if std::str::from_utf8(b).is_err() {
+        if simdutf8::basic::from_utf8(b).is_err() {
             d.report(
                 Some(line.no),
                 Kind::InvalidUtf8,
@@ -174,7 +265,11 @@ pub fn read<R: Read>(
             let base = b.as_ptr() as usize;
             let ks = k.as_ptr() as usize - base;
             let vs = val.as_ptr() as usize - base;
-            fields.push((ks, ks + k.len(), vs, vs + val.len()));
+            fields.push(Span {
+                key: (ks, ks + k.len()),
+                value: (vs, vs + val.len()),
+                escaped: k.contains(&b'\\'),
+            });
         });
         match scanned {
             Ok(end) => {
@@ -345,6 +440,14 @@ pub fn read_source(
     d: &mut Diags,
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
+    if let crate::input::Source::Path(p) = src {
+        if let Ok(f) = std::fs::File::open(p) {
+            if let Some(map) = Map::new(&f) {
+                return read_mapped(&map, true, d, v);
+            }
+            return read(f, true, d, v);
+        }
+    }
     match src.open() {
         Ok(r) => read(r, !src.is_stdin(), d, v),
         Err(e) => {

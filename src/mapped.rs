@@ -1,0 +1,91 @@
+//! Regular files read through a memory map.
+//!
+//! Reading a file with `read` copies every byte from the page cache into a buffer, and
+//! pi-branch then copies the kept lines again with `pread`; on a large file those copies cost
+//! as much as scanning. A map lets the scanner read the page cache in place and lets kept lines
+//! be written straight from it. Pages already scanned are handed back as the scan moves on
+//! ([`Map::release`]), so the resident memory stays small whatever the file size.
+//!
+//! Only regular files of at least [`MIN_LEN`] bytes are mapped (for small files a plain read
+//! is as fast); anything else, or a failed map, falls back to reading. As with every tool that
+//! maps files (ripgrep, jaq), a file truncated by another process while it is being read can
+//! end the run with SIGBUS; Pi only ever appends to a session file.
+
+use memmap2::{Mmap, UncheckedAdvice};
+use std::fs::File;
+
+/// Files smaller than this are read, not mapped.
+pub const MIN_LEN: u64 = 1 << 20;
+
+/// How far the scan moves on before the pages behind it are released.
+pub const RELEASE_STEP: usize = 4 << 20;
+
+pub struct Map {
+    map: Mmap,
+}
+
+impl Map {
+    /// Maps `file` when it is a regular file of at least [`MIN_LEN`] bytes.
+    pub fn new(file: &File) -> Option<Map> {
+        let meta = file.metadata().ok()?;
+        if !meta.is_file() || meta.len() < MIN_LEN || usize::try_from(meta.len()).is_err() {
+            return None;
+        }
+        // SAFETY: a read-only shared map of a file we opened. Another process changing the
+        // file while it is mapped changes what we read (as a concurrent `read` could) and
+        // truncating it raises SIGBUS (see the module docs); we never write through it.
+        let map = unsafe { Mmap::map(file) }.ok()?;
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Some(Map { map })
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// Drops the whole pages inside `[from, to)` from this process's resident memory. They
+    /// stay in the page cache, and touching them again reads them back from there.
+    pub fn release(&self, from: usize, to: usize) {
+        const PAGE: usize = 4096;
+        let a = from.div_ceil(PAGE) * PAGE;
+        let b = to.min(self.map.len()) / PAGE * PAGE;
+        if b > a {
+            // SAFETY: MADV_DONTNEED on a shared, read-only file mapping only unmaps the pages:
+            // the next access faults them in again from the file, with the same contents, so
+            // no borrowed slice ever sees different bytes than the file holds. Callers release
+            // only ranges they are done with.
+            let _ = unsafe {
+                self.map
+                    .unchecked_advise_range(UncheckedAdvice::DontNeed, a, b - a)
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn maps_large_files_only_and_reads_back_after_release() {
+        let dir = std::env::temp_dir().join(format!("pi-jsonl-mapped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let small = dir.join("small");
+        std::fs::write(&small, b"{}\n").unwrap();
+        assert!(Map::new(&File::open(&small).unwrap()).is_none());
+        let big = dir.join("big");
+        let mut f = File::create(&big).unwrap();
+        let data: Vec<u8> = (0..(MIN_LEN as usize * 3))
+            .map(|i| (i % 251) as u8)
+            .collect();
+        f.write_all(&data).unwrap();
+        drop(f);
+        let m = Map::new(&File::open(&big).unwrap()).unwrap();
+        assert_eq!(m.bytes(), &data[..]);
+        m.release(0, data.len());
+        m.release(10, 5);
+        assert_eq!(m.bytes(), &data[..], "released pages read back the same");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

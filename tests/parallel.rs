@@ -1,0 +1,84 @@
+//! The input driver with many files: output and diagnostics in argument order whatever the
+//! number of threads, and a closed stdout ends the run quietly.
+
+mod util;
+
+use pi_jsonl::gen::{Gen, Shape};
+use std::io::Read;
+use std::process::{Command, Stdio};
+use util::{bin_dir, cmd, TempDir};
+
+/// 40 sessions of very different sizes (so workers finish out of order), every fifth with
+/// a glued line that is reported.
+fn files(dir: &TempDir) -> Vec<String> {
+    (0..40u64)
+        .map(|i| {
+            let mut data = Vec::new();
+            let size = if i % 7 == 0 { 400_000 } else { 3_000 + i * 500 };
+            let shape = if i % 9 == 4 {
+                Shape::v1(size)
+            } else {
+                Shape::v3(size)
+            };
+            Gen::new(i).session(&shape, &mut data).unwrap();
+            if i % 5 == 0 {
+                data.extend_from_slice(b"{\"type\":\"custom\"}{\"type\":\"custom\"}\n");
+            }
+            dir.write(&format!("s{i:02}.jsonl"), data)
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn many_files_keep_argument_order_and_their_diagnostics() {
+    let dir = TempDir::new("parallel");
+    let paths = files(&dir);
+    let (mut want_out, mut want_err) = (Vec::new(), String::new());
+    for p in &paths {
+        let o = cmd("pi-branch").arg(p).run();
+        want_out.extend_from_slice(&o.stdout);
+        want_err.push_str(&o.stderr);
+    }
+    assert_eq!(want_err.lines().count(), 8, "{want_err}");
+    for threads in ["1", "2", "3"] {
+        let o = cmd("pi-branch")
+            .args(["--threads", threads])
+            .args(&paths)
+            .run();
+        assert_eq!(o.status, 2);
+        assert!(
+            o.stdout == want_out,
+            "output differs with --threads {threads}"
+        );
+        assert_eq!(o.stderr, want_err, "--threads {threads}");
+    }
+}
+
+#[test]
+fn closed_stdout_ends_a_many_file_run_quietly() {
+    let dir = TempDir::new("parallel-pipe");
+    let paths = files(&dir);
+    let mut child = Command::new(bin_dir().join("pi-branch"))
+        .args(["--threads", "2"])
+        .args(&paths)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // stdout is dropped (closed) here, like `| head -c 100`.
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "stderr: {err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+}
