@@ -24,6 +24,7 @@ use crate::json;
 use crate::lines::LineReader;
 use crate::output::Stop;
 use crate::reader::{self, Entry, Header, Visitor};
+use crate::time;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -1144,137 +1145,21 @@ pub fn report_problems(tool: &'static str, problems: &[(PathBuf, String)]) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Time (ISO 8601 ⇄ milliseconds since the epoch). Private to pi-jsonl; to be unified with the
-// shared time module.
+// Time
 
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719468;
-    let era = if z >= 0 { z } else { z - 146096 } / 146097;
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-fn days_in_month(y: i64, m: u32) -> u32 {
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        _ => 28,
-    }
-}
-
-/// Parses `YYYY-MM-DD`, or that with `THH:MM[:SS[.fff…]]` and an optional `Z` or `±HH[:MM]`
-/// (a space may stand for the `T`; no offset means UTC). Milliseconds since the epoch; the
-/// second value says whether only a date was given.
+/// A timestamp or a `--since`/`--until` bound by pi-sessions' rule: [`time::parse`] of the
+/// trimmed text, refusing `24:00` and expanded years (the rule pi-sessions had before the
+/// parsers were merged into [`time`]). Milliseconds since the epoch, and whether only a date
+/// was given.
 pub(crate) fn parse_iso(s: &str) -> Option<(i64, bool)> {
-    let b = s.trim().as_bytes();
-    let num = |r: &[u8]| -> Option<i64> {
-        if r.is_empty() || !r.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(r).ok()?.parse().ok()
-    };
-    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let y = num(&b[0..4])?;
-    let mo = num(&b[5..7])? as u32;
-    let d = num(&b[8..10])? as u32;
-    if !(1..=12).contains(&mo) || d == 0 || d > days_in_month(y, mo) {
-        return None;
-    }
-    let days = days_from_civil(y, mo, d);
-    if b.len() == 10 {
-        return Some((days * 86_400_000, true));
-    }
-    if !matches!(b[10], b'T' | b't' | b' ') || b.len() < 16 || b[13] != b':' {
-        return None;
-    }
-    let h = num(&b[11..13])?;
-    let mi = num(&b[14..16])?;
-    let mut i = 16;
-    let mut sec = 0;
-    let mut ms = 0;
-    if b.get(i) == Some(&b':') {
-        sec = num(b.get(i + 1..i + 3)?)?;
-        i += 3;
-        if matches!(b.get(i), Some(b'.' | b',')) {
-            let start = i + 1;
-            let mut j = start;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            if j == start {
-                return None;
-            }
-            let frac = &b[start..j.min(start + 3)];
-            ms = num(frac)? * 10i64.pow(3 - frac.len() as u32);
-            i = j;
-        }
-    }
-    if h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let offset_min = match b.get(i) {
-        None => 0,
-        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
-        Some(&c @ (b'+' | b'-')) => {
-            let r = &b[i + 1..];
-            let (oh, om) = match r.len() {
-                2 => (num(r)?, 0),
-                4 => (num(&r[0..2])?, num(&r[2..4])?),
-                5 if r[2] == b':' => (num(&r[0..2])?, num(&r[3..5])?),
-                _ => return None,
-            };
-            if oh > 23 || om > 59 {
-                return None;
-            }
-            let o = oh * 60 + om;
-            if c == b'-' {
-                -o
-            } else {
-                o
-            }
-        }
-        _ => return None,
-    };
-    let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60;
-    Some((secs * 1000 + ms, false))
+    time::parse(s.trim())
+        .filter(|t| !(t.end_of_day || t.expanded_year))
+        .map(|t| (t.ms, t.date_only))
 }
 
 /// [`parse_iso`] without the date-only flag.
 pub(crate) fn parse_iso_ms(s: &str) -> Option<i64> {
     parse_iso(s).map(|(t, _)| t)
-}
-
-/// `YYYY-MM-DDTHH:MM:SS.mmmZ`, as JavaScript's `toISOString` writes it.
-pub(crate) fn format_iso(ms: i64) -> String {
-    let days = ms.div_euclid(86_400_000);
-    let rest = ms.rem_euclid(86_400_000);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3_600_000,
-        rest / 60_000 % 60,
-        rest / 1000 % 60,
-        rest % 1000
-    )
 }
 
 /// A name for stderr and records.
@@ -1294,7 +1179,7 @@ mod tests {
             "2000-02-29T23:59:59.999Z",
             "1969-12-31T23:59:59.999Z",
         ] {
-            assert_eq!(format_iso(parse_iso_ms(s).unwrap()), s);
+            assert_eq!(time::format_iso8601(parse_iso_ms(s).unwrap()), s);
         }
         assert_eq!(parse_iso("2026-01-02"), Some((1_767_312_000_000, true)));
         assert_eq!(
@@ -1318,6 +1203,16 @@ mod tests {
             "yesterday",
             "2026-1-2",
         ] {
+            assert_eq!(parse_iso(bad), None, "{bad}");
+        }
+        // pi-sessions' own rule on top of time::parse: padded text is trimmed, a leap second
+        // is read; 24:00 and expanded years are refused.
+        assert_eq!(parse_iso(" 2026-01-02 "), Some((1_767_312_000_000, true)));
+        assert_eq!(
+            parse_iso_ms("2016-12-31T23:59:60Z"),
+            parse_iso_ms("2017-01-01T00:00:00Z")
+        );
+        for bad in ["2026-01-02T24:00:00Z", "+002026-01-02"] {
             assert_eq!(parse_iso(bad), None, "{bad}");
         }
     }

@@ -5,9 +5,7 @@
 //! line: filters, order, and the three outputs (records, paths, a table for people).
 
 use crate::cli::ManPage;
-use crate::discover::{
-    self, format_iso, parse_iso, Described, FileMeta, Progress, ProjectCache, Status,
-};
+use crate::discover::{self, parse_iso, Described, FileMeta, Progress, ProjectCache, Status};
 use crate::output::{Out, Stop};
 use clap::{CommandFactory, Parser, ValueEnum};
 use rayon::prelude::*;
@@ -381,8 +379,14 @@ fn record(out: &mut Out, m: &FileMeta, args: &Args) -> Result<(), Stop> {
         .opt_str("project_source", m.project_source.map(|s| s.name()))
         .opt_str("name", m.name.as_deref())
         .opt_str("parent_session", m.parent_session.as_deref())
-        .opt_str("created", m.created.map(format_iso).as_deref())
-        .opt_str("modified", m.modified.map(format_iso).as_deref())
+        .opt_str(
+            "created",
+            m.created.map(crate::time::format_iso8601).as_deref(),
+        )
+        .opt_str(
+            "modified",
+            m.modified.map(crate::time::format_iso8601).as_deref(),
+        )
         .opt_str("modified_source", m.modified_source)
         .u64("bytes", m.bytes)
         .u64("lines", m.lines)

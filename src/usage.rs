@@ -11,7 +11,7 @@
 //! Costs are summed as integers of 10^-18 dollars parsed from the number text Pi wrote, so
 //! sums are exact and associative: grouping or splitting the input never changes a total.
 
-use crate::calendar::{self, Zone};
+use crate::calendar::Zone;
 use crate::cli::{Inputs, ManPage};
 use crate::diag::{Diags, Kind};
 use crate::input::{self, Source};
@@ -19,6 +19,7 @@ use crate::json;
 use crate::models::{self, Models};
 use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
+use crate::time;
 use clap::{CommandFactory, Parser, ValueEnum};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
@@ -411,6 +412,15 @@ fn identity(parts: &[&[u8]]) -> u128 {
     (u128::from(a.finish()) << 64) | u128::from(b.finish())
 }
 
+/// An entry `timestamp` by pi-usage's rule: [`time::parse`] of the trimmed text, refusing
+/// `24:00`, leap seconds and expanded years (the rule pi-usage had before the parsers were
+/// merged into [`time`]).
+fn entry_time_ms(s: &str) -> Option<i64> {
+    time::parse(s.trim())
+        .filter(|t| !(t.end_of_day || t.leap_second || t.expanded_year))
+        .map(|t| t.ms)
+}
+
 fn collect(src: &Source, present: &InputSet, d: &mut Diags) -> Result<FileData, Stop> {
     let mut c = Collector {
         present,
@@ -623,7 +633,7 @@ impl Collector<'_> {
         match e.get("timestamp") {
             None | Some(b"null") => {}
             Some(raw) => match json::as_str(raw) {
-                Some(s) => match calendar::parse_timestamp(&s) {
+                Some(s) => match entry_time_ms(&s) {
                     Some(ms) => return Some((ms, s.as_ref().into())),
                     None => d.report(
                         Some(e.line.no),
@@ -644,12 +654,10 @@ impl Collector<'_> {
                 ),
             },
         }
-        let ms = msg_ts.and_then(json::as_f64)?;
-        if !ms.is_finite() || ms.abs() > 8.64e15 {
-            return None;
-        }
-        let ms = ms.trunc() as i64;
-        Some((ms, calendar::format_utc_millis(ms).into()))
+        let ms = msg_ts
+            .and_then(json::as_f64)
+            .and_then(time::millis_from_number)?;
+        Some((ms, time::format_iso8601(ms).into()))
     }
 
     fn push_call(&mut self, e: &Entry<'_>, c: CallFields<'_>, d: &mut Diags) {
@@ -1378,6 +1386,42 @@ mod tests {
         assert_eq!(f.model, Some(&b"\"b\""[..]));
         assert_eq!(f.stop_reason, Some(&b"\"stop\""[..]));
         assert_eq!(f.usage, None);
+    }
+
+    #[test]
+    fn entry_timestamps_by_the_usage_rule() {
+        let ms = |s: &str| entry_time_ms(s).unwrap_or_else(|| panic!("{s}"));
+        assert_eq!(ms("1970-01-01T00:00:00.000Z"), 0);
+        assert_eq!(ms("2026-05-01T10:00:00.123Z"), 1_777_629_600_123);
+        // The same instant written with an offset.
+        assert_eq!(ms("2026-05-01T05:00:00.123-05:00"), 1_777_629_600_123);
+        assert_eq!(ms("2026-05-01T15:30:00.123+0530"), 1_777_629_600_123);
+        assert_eq!(ms("2026-05-01T10:00:00.1234567Z"), 1_777_629_600_123);
+        assert_eq!(ms("2026-05-01T10:00:00Z"), 1_777_629_600_000);
+        assert_eq!(ms("2026-05-01T10:00Z"), 1_777_629_600_000);
+        assert_eq!(ms("2026-05-01"), 1_777_593_600_000);
+        assert_eq!(ms("2026-05-01T10:00:00"), 1_777_629_600_000);
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "2026-02-29T00:00:00Z",
+            "2026-05-01T24:00:00Z",
+            "2026-05-01T10:00:00.Z",
+            "2026-05-01T10:00:00+5",
+            "2026-05-01T10:00:00Zjunk",
+            "2026-05-01X10:00:00Z",
+            "1e12",
+        ] {
+            assert_eq!(entry_time_ms(bad), None, "{bad}");
+        }
+        assert!(entry_time_ms("2024-02-29T00:00:00Z").is_some());
+        // pi-usage's own rule on top of time::parse: padded text is trimmed; 24:00, leap
+        // seconds and expanded years are refused.
+        assert_eq!(ms(" 2026-05-01T10:00:00Z\n"), 1_777_629_600_000);
+        for bad in ["2016-12-31T23:59:60Z", "+002026-05-01T10:00:00Z"] {
+            assert_eq!(entry_time_ms(bad), None, "{bad}");
+        }
     }
 
     #[test]
