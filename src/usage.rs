@@ -111,16 +111,20 @@ fn parse_zone(s: &str) -> Result<ZoneArg, String> {
 pub const MAN: ManPage = ManPage {
     name: "pi-usage",
     summary: "sum the tokens and cost recorded in Pi session files",
-    description: "pi-usage adds up the usage Pi recorded: the `usage` of every assistant message (input, output, cacheRead, cacheWrite, totalTokens and cost.total), and, kept apart, the `usage` of summarization calls (a `usage` object on a `compaction` or `branch_summary` entry; current Pi does not write one, extensions may). It counts whatever it is given: `pi-usage s.jsonl` is everything that was billed, abandoned branches included; `pi-branch s.jsonl | pi-usage` is the conversation that was kept.\n\n\
+    description: concat!(
+    "pi-usage adds up the usage Pi recorded: the `usage` of every assistant message (input, output, cacheRead, cacheWrite, totalTokens and cost.total), and, kept apart, the `usage` of summarization calls (a `usage` object on a `compaction` or `branch_summary` entry; current Pi does not write one, extensions may). It counts whatever it is given: `pi-usage s.jsonl` is everything that was billed, abandoned branches included; `pi-branch s.jsonl | pi-usage` is the conversation that was kept.\n\n\
 By default it prints one `usage` record per session; `--by` groups instead by session, project (the header's cwd), provider, model (provider and model together), day, week (ISO 8601, weeks start on Monday) or month, and the dimensions combine (`--by day,model` is one record per day and model). `--total` prints one grand total of the same shape. Records of one session come together, in input order; other groups are sorted by their keys in the order the dimensions were given, unknown (null) values last.\n\n\
 Costs are the costs Pi recorded (usage.cost.total), never a price looked up or guessed: a call without a recorded cost is counted, its tokens are summed, and it is flagged in `cost_missing`; a record whose calls all lack a cost has cost null. Costs are summed exactly, as decimals of 18 places parsed from the number text Pi wrote (not as floating point), so totals do not depend on the order or grouping of the input or on --threads: pi-usage over several files equals the sum of pi-usage over each file when no call repeats across them.\n\n\
 Token counts are the recorded integers. totalTokens, when absent from a message, is taken as input + output + cacheRead + cacheWrite (the sum Pi records) and the message is counted in `total_tokens_computed`. Numeric usage fields other than those five (such as `reasoning`, which newer Pi versions write and which is part of output) are summed under their own names in `other`. A token field that is negative, fractional or not a number is reported (bad_field) and not counted; so is a cost that is not a non-negative number (the call then counts as cost missing). Zero-usage assistant messages (aborted requests, errors) count as messages with zero tokens; an assistant message without any `usage` counts as a message with zero tokens and a missing cost.\n\n\
 Each billed call counts once. Pi's /fork writes a new session file whose first entries replay the original's active path verbatim, and sub-agent extensions write child sessions that repeat usage, so counting every line inflates totals. A call's identity is its message's `responseId` when it has one, else its entry `id`, entry `timestamp` and the exact text of its `usage` (for a v1 entry without an id, the timestamp and usage); the first occurrence in input order is counted and later ones are left out and counted in `duplicates` of the record they would have fallen in. Repeats are found in any input, in any session, assistant messages and summarization calls alike. Not found as repeats, so counted: a call whose earlier copy is not in the input (when a fork's original, its header's parentSession, is not among the FILE arguments, nothing is removed and the record's `lineage` says \"unresolved\"; the original counts as present when a FILE argument is the same file or has the same file name, or when a session with the id in the original's file name, Pi's `<time>_<id>.jsonl`, came earlier in the input, as in a stream on stdin); a copy without responseId whose usage text differs from the original's (re-serialized with another key order or number format); an entry with neither responseId, id nor timestamp, which has no identity. --no-dedup counts every line; --context never removes repeats. Memory: 16 bytes per distinct call for the identities, plus the calls of the files being read (about 200 bytes each), never the files' text. Lines Pi cannot parse are not counted, as Pi skips them: a record glued to another on one line is reported (glued_records) and neither record counts, so a message repeated on a glued line is neither counted twice nor reported as a duplicate. Entries of a file without a session header are not counted either (Pi loads no session from such a file); they are reported as unreadable.\n\n\
 Times: a call's time is its entry's `timestamp` (ISO 8601, offsets such as -05:00 honoured), else its message's numeric `timestamp` (Unix milliseconds); a call with neither counts in the groups with day, week and month null. An entry timestamp that is not ISO 8601 is reported. `first` and `last` are the times of the earliest and latest counted call, as written. Buckets follow --tz.\n\n\
-With --context, pi-usage prints one `context` record per assistant message instead (every line: these are per-session series, so repeats are not removed): the recorded context size (input + cacheRead + cacheWrite of that call), the configured context window of its model from Pi's models.json, the fill ratio, and an inferred drop where the context shrank sharply. The previous message is the previous assistant message on the same branch (through parentId), so moving between branches is not mistaken for a drop; a drop is inferred when the recorded context is below 70% of the previous one, and `after_compaction` says whether a compaction entry lies between the two. Zero-usage messages neither show nor hide a drop. The window is matched on provider and model id: `providers.P.models[]` (Pi's default 128000 when an entry has no contextWindow), overridden by `providers.P.modelOverrides.M.contextWindow`; a built-in model that models.json does not mention has no configured window here (null), since Pi's built-in catalogue is not read. Nothing else is read from models.json, which holds API keys.\n\n\
-How these numbers compare with a jq sum over the same files and with ccusage's pi report, and why they differ where they do: docs/USAGE-COMPARISON.md.",
+With --context, pi-usage prints one `context` record per assistant message instead (every line: these are per-session series, so repeats are not removed): the recorded context size (input + cacheRead + cacheWrite of that call), the configured context window of its model from Pi's models.json, the fill ratio, and an inferred drop where the context shrank sharply. The previous message is the previous assistant message on the same branch (through parentId), so moving between branches is not mistaken for a drop; a drop is inferred when the recorded context is below 70% of the previous one, and `after_compaction` says whether a compaction entry lies between the two. Zero-usage messages neither show nor hide a drop. The configured window is null when models.json configures none for the message's provider and model.\n\n",
+    models::window_rule_text!(),
+    "\n\n\
+How these numbers compare with a jq sum over the same files and with ccusage's pi report, and why they differ where they do: docs/USAGE-COMPARISON.md."
+    ),
     output: "JSON Lines: `usage` records (one per session, per group, or the grand total), or with --context `context` records, each with type as the first key; every field is described in docs/FORMAT.md. With --table (the default when stdout is a terminal): an aligned table with thousands separators and costs in dollars, a total row, and notes on missing costs, left-out repeats and unresolved forks. --json forces JSON Lines on a terminal.",
-    environment: "TZ: the local time zone for day, week and month buckets (a zone name, :name, a path or a POSIX TZ string); without it /etc/localtime. TZDIR: where zone names are looked up (default /usr/share/zoneinfo). PI_CODING_AGENT_DIR: where --context finds models.json (default ~/.pi/agent, from HOME).",
+    environment: "TZ: the local time zone for day, week and month buckets (a zone name, :name, a path or a POSIX TZ string); without it /etc/localtime. TZDIR: where zone names are looked up (default /usr/share/zoneinfo). PI_CODING_AGENT_DIR: where --context finds models.json (default ~/.pi/agent, from HOME; a leading ~/ is expanded).",
     examples: &[
         ("pi-usage ~/.pi/agent/sessions/*/*.jsonl", "Tokens and cost per session, as a table on a terminal."),
         ("pi-usage --total --json ~/.pi/agent/sessions/*/*.jsonl | jq .total.cost", "All recorded cost, forks and sub-agent repeats counted once."),
@@ -1167,7 +1171,7 @@ impl Report {
 // --context
 
 fn run_context(args: &Args, sources: &[Source]) -> ExitCode {
-    let models = load_models(args);
+    let models = models::load_for("pi-usage", args.models.as_deref());
     input::run(
         "pi-usage",
         sources,
@@ -1184,34 +1188,6 @@ fn run_context(args: &Args, sources: &[Source]) -> ExitCode {
         },
         |_, _| Ok(()),
     )
-}
-
-fn load_models(args: &Args) -> Models {
-    let (path, explicit) = match &args.models {
-        Some(p) => (Some(p.clone()), true),
-        None => (models::default_path(), false),
-    };
-    let Some(path) = path else {
-        return Models::empty();
-    };
-    if !explicit && !path.exists() {
-        return Models::empty();
-    }
-    match Models::load(&path) {
-        Ok((m, warnings)) => {
-            for w in warnings {
-                crate::diag::report_global("pi-usage", format!("{}: {w}", path.display()));
-            }
-            m
-        }
-        Err(e) => {
-            crate::diag::report_global(
-                "pi-usage",
-                format!("models.json: {e}; no configured context windows"),
-            );
-            Models::empty()
-        }
-    }
 }
 
 /// The recorded context before an entry, on its branch.

@@ -123,6 +123,42 @@ fn over_the_threshold_with_a_models_file_is_threshold() {
 }
 
 #[test]
+fn windows_are_resolved_as_current_pi_and_pi_usage_resolve_them() {
+    // fixtures/models/models.json gives ollama/qwen contextWindow 32768 in models[] and 65536
+    // in modelOverrides, and ollama/llama a models[] entry without contextWindow.
+    let o = compactions(&[
+        "--models",
+        &fixture_str("models/models.json"),
+        &fixture_str("compaction-window-precedence.jsonl"),
+    ]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = reports(&o);
+    // modelOverrides win: 30100 is not over 65536 - 16384 (it would be over 32768 - 16384).
+    assert_eq!(r[0]["model"], "qwen");
+    assert_eq!(r[0]["configured_window"], 65536);
+    assert_eq!(r[0]["trigger"], "unknown");
+    // No contextWindow in models[]: Pi's default 128000, and 120100 > 128000 - 16384.
+    assert_eq!(r[1]["model"], "llama");
+    assert_eq!(r[1]["configured_window"], 128000);
+    assert_eq!(r[1]["trigger"], "threshold");
+    // pi-usage --context reads the same windows.
+    let u = cmd("pi-usage")
+        .args([
+            "--context",
+            "--models",
+            &fixture_str("models/models.json"),
+            &fixture_str("compaction-window-precedence.jsonl"),
+        ])
+        .ok();
+    let windows: Vec<Value> = u
+        .records()
+        .iter()
+        .map(|c| c["configured_context_window"].clone())
+        .collect();
+    assert_eq!(windows, [json!(65536), json!(128000)]);
+}
+
+#[test]
 fn threshold_needs_a_window_and_honours_the_reserve() {
     let f = fixture_str("compaction-threshold.jsonl");
     let none = cmd("pi-compactions").arg(&f).ok();
