@@ -17,6 +17,7 @@ use crate::cli::{Inputs, ManPage};
 use crate::diag::{self, Diags, Kind};
 use crate::input;
 use crate::json;
+use crate::model::{self, Message};
 use crate::models::{self, Models};
 use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
@@ -738,52 +739,14 @@ struct Reporter<'a, 'w> {
     s: Option<Sess>,
 }
 
-/// The members of a `message` object this tool reads, found in one pass.
-#[derive(Default)]
-struct MsgFields<'a> {
-    role: Option<&'a [u8]>,
-    provider: Option<&'a [u8]>,
-    model: Option<&'a [u8]>,
-    stop_reason: Option<&'a [u8]>,
-    error_message: Option<&'a [u8]>,
-    usage: Option<&'a [u8]>,
+/// The string a raw member holds, decoded.
+fn str_of(raw: Option<&[u8]>) -> Option<Cow<'_, str>> {
+    raw.and_then(json::as_str)
 }
 
-impl<'a> MsgFields<'a> {
-    fn of(msg: &'a [u8]) -> MsgFields<'a> {
-        let mut f = MsgFields::default();
-        json::for_each_field(msg, |k, v| {
-            let slot = match k {
-                b"role" => &mut f.role,
-                b"provider" => &mut f.provider,
-                b"model" => &mut f.model,
-                b"stopReason" => &mut f.stop_reason,
-                b"errorMessage" => &mut f.error_message,
-                b"usage" => &mut f.usage,
-                _ if k.contains(&b'\\') => {
-                    let key = json::decode_string_body(k);
-                    match &*key {
-                        "role" => &mut f.role,
-                        "provider" => &mut f.provider,
-                        "model" => &mut f.model,
-                        "stopReason" => &mut f.stop_reason,
-                        "errorMessage" => &mut f.error_message,
-                        "usage" => &mut f.usage,
-                        _ => return,
-                    }
-                }
-                _ => return,
-            };
-            // The last of repeated keys wins, as in JSON.parse.
-            *slot = Some(v);
-        });
-        f
-    }
-    fn str(raw: Option<&'a [u8]>) -> Option<Cow<'a, str>> {
-        raw.and_then(json::as_str)
-    }
-}
-
+/// The recorded context size of an assistant message's usage: `None` when none of input,
+/// cacheRead and cacheWrite is a count, or when they sum to zero (a member that is not a
+/// count counts as zero).
 fn usage_context(usage: Option<&[u8]>) -> Option<u64> {
     let u = usage?;
     let n = |k: &str| json::get(u, k).and_then(json::as_u64);
@@ -791,7 +754,7 @@ fn usage_context(usage: Option<&[u8]>) -> Option<u64> {
     if i.is_none() && r.is_none() && w.is_none() {
         return None;
     }
-    let sum = i.unwrap_or(0) + r.unwrap_or(0) + w.unwrap_or(0);
+    let sum = model::context_tokens(i.unwrap_or(0), r.unwrap_or(0), w.unwrap_or(0));
     (sum > 0).then_some(sum)
 }
 
@@ -1101,14 +1064,14 @@ impl Reporter<'_, '_> {
         &self,
         s: &mut Sess,
         e: &Entry<'_>,
-        msg: &MsgFields<'_>,
+        msg: &Message<'_>,
         id: Option<&str>,
         stop: StopReason,
         model: u32,
     ) -> Option<Vec<u8>> {
-        let text = MsgFields::str(msg.error_message);
+        let text = str_of(msg.error_message);
         let aborted = stop == StopReason::Aborted;
-        let stop_name = MsgFields::str(msg.stop_reason);
+        let stop_name = str_of(msg.stop_reason);
         let failure = text.as_deref().and_then(|t| failure_of(t, aborted));
         if failure.is_some() {
             s.table.failures += 1;
@@ -1301,19 +1264,19 @@ impl Reporter<'_, '_> {
         let mut comp: Option<CompRec> = None;
         match ty {
             Some(b"\"message\"") => {
-                let msg = MsgFields::of(e.get("message").unwrap_or(b"{}"));
-                match MsgFields::str(msg.role).as_deref() {
+                let msg = Message::read(e.get("message").unwrap_or(b"{}"));
+                match str_of(msg.role).as_deref() {
                     Some("user") => kind = NodeKind::User,
                     Some("assistant") => {
-                        let p = MsgFields::str(msg.provider);
-                        let m = MsgFields::str(msg.model);
+                        let p = str_of(msg.provider);
+                        let m = str_of(msg.model);
                         if let (Some(p), Some(m)) = (p, m) {
                             model = s.intern_model(&p, &m);
                         }
-                        let stop = StopReason::of(MsgFields::str(msg.stop_reason).as_deref());
+                        let stop = StopReason::of(str_of(msg.stop_reason).as_deref());
                         let failed = matches!(stop, StopReason::Error | StopReason::Aborted);
                         let overflow = stop == StopReason::Error
-                            && MsgFields::str(msg.error_message)
+                            && str_of(msg.error_message)
                                 .is_some_and(|t| is_overflow_text(&t.to_ascii_lowercase()));
                         if !failed {
                             context = usage_context(msg.usage);

@@ -1020,21 +1020,13 @@ impl Meter {
     fn message(&mut self, e: &Entry<'_>) {
         self.counts.messages += 1;
         let Some(msg) = e.get("message") else { return };
-        let mut role: Option<&[u8]> = None;
-        let mut ts: Option<&[u8]> = None;
-        let mut model: Option<&[u8]> = None;
-        let mut content: Option<&[u8]> = None;
-        json::for_each_field(msg, |k, v| {
-            if json::key_is(k, "role") {
-                role = Some(v);
-            } else if json::key_is(k, "timestamp") {
-                ts = Some(v);
-            } else if json::key_is(k, "model") {
-                model = Some(v);
-            } else if json::key_is(k, "content") {
-                content = Some(v);
-            }
-        });
+        let crate::model::Message {
+            role,
+            timestamp: ts,
+            model,
+            content,
+            ..
+        } = crate::model::Message::read(msg);
         let user = role == Some(b"\"user\"");
         let assistant = role == Some(b"\"assistant\"");
         if user {

@@ -16,6 +16,7 @@ use crate::cli::{Inputs, ManPage};
 use crate::diag::{Diags, Kind};
 use crate::input::{self, Source};
 use crate::json;
+use crate::model::{self, Message};
 use crate::models::{self, Models};
 use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
@@ -442,54 +443,6 @@ struct Collector<'a> {
     data: FileData,
 }
 
-/// The members of a message that pi-usage reads, found in one pass over it.
-#[derive(Default)]
-struct MessageFields<'a> {
-    role: Option<&'a [u8]>,
-    usage: Option<&'a [u8]>,
-    provider: Option<&'a [u8]>,
-    model: Option<&'a [u8]>,
-    response_id: Option<&'a [u8]>,
-    timestamp: Option<&'a [u8]>,
-    stop_reason: Option<&'a [u8]>,
-}
-
-impl<'a> MessageFields<'a> {
-    fn read(m: &'a [u8]) -> MessageFields<'a> {
-        let mut f = MessageFields::default();
-        json::for_each_field(m, |k, v| {
-            let slot = match k {
-                b"role" => &mut f.role,
-                b"usage" => &mut f.usage,
-                b"provider" => &mut f.provider,
-                b"model" => &mut f.model,
-                b"responseId" => &mut f.response_id,
-                b"timestamp" => &mut f.timestamp,
-                b"stopReason" => &mut f.stop_reason,
-                // Rare: a key written with escapes.
-                _ if k.contains(&b'\\') => match &*json::decode_string_body(k) {
-                    "role" => &mut f.role,
-                    "usage" => &mut f.usage,
-                    "provider" => &mut f.provider,
-                    "model" => &mut f.model,
-                    "responseId" => &mut f.response_id,
-                    "timestamp" => &mut f.timestamp,
-                    "stopReason" => &mut f.stop_reason,
-                    _ => return,
-                },
-                _ => return,
-            };
-            // The last member of a name wins, as in JSON.parse.
-            *slot = Some(v);
-        });
-        f
-    }
-
-    fn is_assistant(&self) -> bool {
-        self.role == Some(b"\"assistant\"")
-    }
-}
-
 /// The parts of an entry that make a call.
 struct CallFields<'a> {
     usage: Option<&'a [u8]>,
@@ -741,7 +694,7 @@ impl Visitor for Collector<'_> {
                 let Some(m) = e.get("message") else {
                     return Ok(());
                 };
-                let mf = MessageFields::read(m);
+                let mf = Message::read(m);
                 if !mf.is_assistant() {
                     return Ok(());
                 }
@@ -1239,7 +1192,7 @@ impl Visitor for ContextWriter<'_, '_> {
             Some(b"\"compaction\"") => st.compaction = true,
             Some(b"\"message\"") => {
                 if let Some(m) = e.get("message") {
-                    let mf = MessageFields::read(m);
+                    let mf = Message::read(m);
                     if mf.is_assistant() {
                         st =
                             write_context(self.out, &self.file, &s.id, self.models, e, &mf, st, d)?;
@@ -1268,7 +1221,7 @@ fn write_context(
     session: &str,
     models: &Models,
     e: &Entry<'_>,
-    m: &MessageFields<'_>,
+    m: &Message<'_>,
     st: CtxState,
     d: &mut Diags,
 ) -> Result<CtxState, Stop> {
@@ -1293,11 +1246,8 @@ fn write_context(
             }
         }
     }
-    let context = ok.then(|| {
-        t[0].unwrap_or(0)
-            .saturating_add(t[2].unwrap_or(0))
-            .saturating_add(t[3].unwrap_or(0))
-    });
+    let context =
+        ok.then(|| model::context_tokens(t[0].unwrap_or(0), t[2].unwrap_or(0), t[3].unwrap_or(0)));
     let provider = m.provider.and_then(json::as_str);
     let model = m.model.and_then(json::as_str);
     let window = match (&provider, &model) {
@@ -1353,16 +1303,6 @@ fn write_context(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn message_fields_in_one_pass_escaped_keys_too() {
-        let m = br#"{"r\u006fle":"assistant","content":[{"type":"text","text":"usage"}],"model":"a","model":"b","stopReason":"stop"}"#;
-        let f = MessageFields::read(m);
-        assert!(f.is_assistant());
-        assert_eq!(f.model, Some(&b"\"b\""[..]));
-        assert_eq!(f.stop_reason, Some(&b"\"stop\""[..]));
-        assert_eq!(f.usage, None);
-    }
 
     #[test]
     fn entry_timestamps_by_the_usage_rule() {
