@@ -758,6 +758,12 @@ fn usage_context(usage: Option<&[u8]>) -> Option<u64> {
     (sum > 0).then_some(sum)
 }
 
+/// `a - b`, clamped to the range of i64 (counts are u64).
+fn signed_difference(a: u64, b: u64) -> i64 {
+    let d = i128::from(a) - i128::from(b);
+    d.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
 fn string_list(raw: Option<&[u8]>) -> Option<Vec<String>> {
     let raw = raw.filter(|r| r.first() == Some(&b'['))?;
     let mut v = Vec::new();
@@ -820,7 +826,7 @@ impl Reporter<'_, '_> {
             .opt_i64(
                 "inferred_drop",
                 match (r.tokens_before, r.context_after) {
-                    (Some(b), Some(a)) => Some(b as i64 - a as i64),
+                    (Some(b), Some(a)) => Some(signed_difference(b, a)),
                     _ => None,
                 },
             );
@@ -939,8 +945,9 @@ impl Reporter<'_, '_> {
             .model(model)
             .and_then(|(p, m)| self.ctx.windows.window(p, m).map(|w| w.tokens));
         if let (Some(w), Some(t)) = (window, tokens_before) {
-            let limit = w as i64 - self.args().reserve_tokens as i64;
-            if t as i64 > limit {
+            // In 128 bits: the counts are u64 and the limit may be negative.
+            let limit = i128::from(w) - i128::from(self.args().reserve_tokens);
+            if i128::from(t) > limit {
                 inferred.get_or_insert(Trigger::Threshold);
                 evidence.push(Evidence {
                     rule: "over_threshold",

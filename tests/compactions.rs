@@ -159,6 +159,40 @@ fn windows_are_resolved_as_current_pi_and_pi_usage_resolve_them() {
 }
 
 #[test]
+fn huge_numbers_neither_wrap_nor_panic() {
+    let o = compactions(&[
+        "--models",
+        &fixture_str("models.json"),
+        &fixture_str("compaction-huge-numbers.jsonl"),
+    ]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = reports(&o);
+    // A context that does not fit in 64 bits is the largest count, not a wrapped zero.
+    assert_eq!(r[0]["context_after"], json!(u64::MAX));
+    assert_eq!(r[0]["inferred_drop"], json!(i64::MIN));
+    // tokensBefore beyond i64 is still over the threshold.
+    assert_eq!(r[1]["tokens_before"], json!(u64::MAX));
+    assert_eq!(r[1]["trigger"], "threshold");
+    assert_eq!(rules(&r[1]), ["over_threshold"]);
+    // A reserve larger than the window makes the limit negative, so any tokensBefore is over
+    // it, as in Pi's arithmetic (JavaScript numbers), with no overflow on the way.
+    let o = compactions(&[
+        "--models",
+        &fixture_str("models.json"),
+        "--reserve-tokens",
+        "18446744073709551615",
+        &fixture_str("compaction-huge-numbers.jsonl"),
+    ]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = &reports(&o)[1];
+    assert_eq!(r["trigger"], "threshold");
+    assert!(r["evidence"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .ends_with("= -18446744073709351615"));
+}
+
+#[test]
 fn threshold_needs_a_window_and_honours_the_reserve() {
     let f = fixture_str("compaction-threshold.jsonl");
     let none = cmd("pi-compactions").arg(&f).ok();
