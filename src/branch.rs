@@ -110,40 +110,18 @@ pub fn run(args: &Args) -> ExitCode {
 
 /// Runs pi-branch over `input` as if it came on stdin (for property tests and fuzzing).
 pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-    let mut v = Brancher {
-        args,
-        out,
-        file: None,
-        name: "<stdin>",
-        s: None,
-    };
+    let mut v = Brancher::new(args, out, None, "<stdin>");
     reader::read(input, false, d, &mut v)?;
     Ok(())
 }
 
 fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-    let file = match src {
-        Source::Stdin => None,
-        Source::Path(p) => match File::open(p) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                d.report(None, Kind::Io, format!("cannot open: {e}"));
-                return Ok(());
-            }
-        },
+    let Some(input) = input::Opened::open(src, d) else {
+        return Ok(());
     };
     let name = src.name();
-    let mut v = Brancher {
-        args,
-        out,
-        file: file.as_ref(),
-        name: &name,
-        s: None,
-    };
-    match &file {
-        Some(f) => reader::read(f, true, d, &mut v)?,
-        None => reader::read(std::io::stdin().lock(), false, d, &mut v)?,
-    };
+    let mut v = Brancher::new(args, out, input.file(), &name);
+    input.read(d, &mut v)?;
     Ok(())
 }
 
@@ -209,7 +187,22 @@ struct Brancher<'a, 'w> {
     s: Option<Session>,
 }
 
-impl Brancher<'_, '_> {
+impl<'a, 'w> Brancher<'a, 'w> {
+    fn new(
+        args: &'a Args,
+        out: &'a mut Out<'w>,
+        file: Option<&'a File>,
+        name: &'a str,
+    ) -> Brancher<'a, 'w> {
+        Brancher {
+            args,
+            out,
+            file,
+            name,
+            s: None,
+        }
+    }
+
     fn node(&mut self, line: &crate::lines::Line<'_>) -> Node {
         let mut offset = line.offset;
         if self.file.is_none() {

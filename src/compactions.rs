@@ -122,18 +122,43 @@ pub fn run(args: &Args) -> ExitCode {
         &sources,
         args.inputs.threads(),
         |src, out, d| {
-            let name = src.name();
-            let mut v = Reporter {
-                ctx: &ctx,
-                out,
-                file: &name,
-                s: None,
-            };
-            reader::read_source(src, d, &mut v)?;
-            Ok(())
+            report(&ctx, &src.name(), out, d, |d, v| {
+                reader::read_source(src, d, v)
+            })
         },
         |_, _| Ok(()),
     )
+}
+
+/// Runs pi-compactions over `input` as if it came on stdin (for tests and fuzzing); models.json
+/// is read as in [`run`].
+pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+    let windows = models::load_for(TOOL, args.models.as_deref());
+    let ctx = Ctx {
+        args,
+        windows: &windows,
+    };
+    report(&ctx, "<stdin>", out, d, |d, v| {
+        reader::read(input, false, d, v)
+    })
+}
+
+/// Reports the compactions of one input, which `read` feeds to the visitor it is given.
+fn report(
+    ctx: &Ctx<'_>,
+    name: &str,
+    out: &mut Out,
+    d: &mut Diags,
+    read: impl FnOnce(&mut Diags, &mut dyn Visitor) -> Result<reader::Stats, Stop>,
+) -> Result<(), Stop> {
+    let mut v = Reporter {
+        ctx,
+        out,
+        file: name,
+        s: None,
+    };
+    read(d, &mut v)?;
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -747,10 +747,44 @@ pub fn describe(found: &Found, prompt: bool, projects: &ProjectCache) -> Describ
             };
         }
     };
+    let (mut m, problem) = describe_read(found, &file, prompt, projects);
+    if m.modified.is_none() {
+        if let Some(t) = file.metadata().ok().as_ref().and_then(mtime_ms) {
+            m.modified = Some(t);
+            m.modified_source = Some("mtime");
+        }
+    }
+    Described {
+        meta: Some(m),
+        problem,
+    }
+}
+
+/// Describes a file from its bytes, as pi-sessions does for each file it finds (for tests and
+/// fuzzing): what [`describe`] says of it, but for the facts that only the file system knows
+/// (a modification time, a failure to open it).
+pub fn describe_bytes(
+    found: &Found,
+    bytes: &[u8],
+    prompt: bool,
+    projects: &ProjectCache,
+) -> FileMeta {
+    describe_read(found, bytes, prompt, projects).0
+}
+
+/// Describes a file from its bytes as `rdr` gives them, and says when reading failed. Its
+/// `modified` comes from the session (last activity, else creation); the caller may add a
+/// modification time when the session has neither.
+fn describe_read(
+    found: &Found,
+    rdr: impl io::Read,
+    prompt: bool,
+    projects: &ProjectCache,
+) -> (FileMeta, Option<String>) {
     let mut m = blank(found.clone());
     let mut v = Meter::new(prompt);
     let mut d = Diags::quiet("pi-sessions", "");
-    let stats = reader::read(&file, true, &mut d, &mut v).unwrap_or_default();
+    let stats = reader::read(rdr, true, &mut d, &mut v).unwrap_or_default();
     let mut problem = None;
     if d.counts().get(Kind::Io) > 0 {
         problem = Some("read error; the record describes what could be read".into());
@@ -801,14 +835,8 @@ pub fn describe(found: &Found, prompt: bool, projects: &ProjectCache) -> Describ
     } else if let Some(t) = m.created {
         m.modified = Some(t);
         m.modified_source = Some("header");
-    } else if let Some(t) = file.metadata().ok().as_ref().and_then(mtime_ms) {
-        m.modified = Some(t);
-        m.modified_source = Some("mtime");
     }
-    Described {
-        meta: Some(m),
-        problem,
-    }
+    (m, problem)
 }
 
 fn blank(found: Found) -> FileMeta {

@@ -5,6 +5,7 @@
 
 use crate::diag::Diags;
 use crate::output::{Out, Stop};
+use crate::reader::{self, Stats, Visitor};
 use rayon::prelude::*;
 use std::ffi::OsString;
 use std::fs::File;
@@ -52,6 +53,46 @@ impl Source {
         match self {
             Source::Stdin => Ok(Box::new(io::stdin())),
             Source::Path(p) => Ok(Box::new(File::open(p)?)),
+        }
+    }
+}
+
+/// An input opened for a tool that reads parts of a named file again by offset (pi-branch,
+/// pi-tools): the file stays open for that. Stdin is read once, as a stream.
+pub enum Opened {
+    Stdin,
+    File(File),
+}
+
+impl Opened {
+    /// Opens `src`; a file that cannot be opened is reported (`cannot open: …`) and gives
+    /// `None`.
+    pub fn open(src: &Source, d: &mut Diags) -> Option<Opened> {
+        match src {
+            Source::Stdin => Some(Opened::Stdin),
+            Source::Path(p) => match File::open(p) {
+                Ok(f) => Some(Opened::File(f)),
+                Err(e) => {
+                    d.report(None, crate::diag::Kind::Io, format!("cannot open: {e}"));
+                    None
+                }
+            },
+        }
+    }
+
+    /// The open file, to read again by offset; `None` for stdin.
+    pub fn file(&self) -> Option<&File> {
+        match self {
+            Opened::Stdin => None,
+            Opened::File(f) => Some(f),
+        }
+    }
+
+    /// Reads the whole input through the session reader.
+    pub fn read(&self, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
+        match self {
+            Opened::Stdin => reader::read(io::stdin().lock(), false, d, v),
+            Opened::File(f) => reader::read(f, true, d, v),
         }
     }
 }

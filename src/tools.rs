@@ -148,31 +148,20 @@ pub fn run(args: &Args) -> ExitCode {
     )
 }
 
+/// Runs pi-tools over `input` as if it came on stdin (for tests and fuzzing).
+pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+    let mut v = Joiner::new(args, out, None, "<stdin>");
+    reader::read(input, false, d, &mut v)?;
+    Ok(())
+}
+
 fn tools_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-    let file = match src {
-        Source::Stdin => None,
-        Source::Path(p) => match File::open(p) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                d.report(None, Kind::Io, format!("cannot open: {e}"));
-                return Ok(());
-            }
-        },
+    let Some(input) = input::Opened::open(src, d) else {
+        return Ok(());
     };
     let name = src.name();
-    let mut v = Joiner {
-        args,
-        out,
-        file: file.as_ref(),
-        name: &name,
-        s: None,
-        buf_a: Vec::new(),
-        buf_b: Vec::new(),
-    };
-    match &file {
-        Some(f) => reader::read(f, true, d, &mut v)?,
-        None => reader::read(std::io::stdin().lock(), false, d, &mut v)?,
-    };
+    let mut v = Joiner::new(args, out, input.file(), &name);
+    input.read(d, &mut v)?;
     Ok(())
 }
 
@@ -316,7 +305,24 @@ fn boxed(c: Option<Cow<'_, str>>) -> Option<Box<str>> {
     c.map(|c| c.into())
 }
 
-impl Joiner<'_, '_> {
+impl<'a, 'w> Joiner<'a, 'w> {
+    fn new(
+        args: &'a Args,
+        out: &'a mut Out<'w>,
+        file: Option<&'a File>,
+        name: &'a str,
+    ) -> Joiner<'a, 'w> {
+        Joiner {
+            args,
+            out,
+            file,
+            name,
+            s: None,
+            buf_a: Vec::new(),
+            buf_b: Vec::new(),
+        }
+    }
+
     /// Keeps `bytes` (a slice of the current line `e`) for later.
     fn keep(&self, e: &Entry<'_>, bytes: &[u8]) -> Blob {
         match self.file {

@@ -151,6 +151,41 @@ pub fn run(args: &Args) -> ExitCode {
     if args.context {
         return run_context(args, &sources);
     }
+    let table = args.table || (!args.json && std::io::stdout().is_terminal());
+    let present = InputSet::new(&sources);
+    let mut report = new_report(args, table);
+    input::run(
+        "pi-usage",
+        &sources,
+        args.inputs.threads(),
+        |src, _out, d| collect(src, &present, d),
+        |r, out| match r {
+            Some(fd) => report.file(fd, out),
+            None => report.finish(out),
+        },
+    )
+}
+
+/// Runs pi-usage over `input` as if it came on stdin, totals included (for tests and
+/// fuzzing). The table is printed only with --table (`out` is no terminal).
+pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+    if args.context {
+        let models = models::load_for("pi-usage", args.models.as_deref());
+        return write_contexts(&models, "<stdin>", out, d, |d, v| {
+            reader::read(input, false, d, v)
+        });
+    }
+    let present = InputSet::new(&[Source::Stdin]);
+    let mut report = new_report(args, args.table);
+    let fd = collect_with(&present, "<stdin>".into(), d, |d, v| {
+        reader::read(input, false, d, v)
+    })?;
+    report.file(fd, out)?;
+    report.finish(out)
+}
+
+/// The report `args` ask for: its groups, and the zone of its day, week and month buckets.
+fn new_report(args: &Args, table: bool) -> Report {
     let dims = effective_dims(args);
     let zone = if dims.iter().any(|d| d.timed()) {
         match &args.tz {
@@ -163,19 +198,7 @@ pub fn run(args: &Args) -> ExitCode {
     } else {
         Zone::Utc
     };
-    let table = args.table || (!args.json && std::io::stdout().is_terminal());
-    let present = InputSet::new(&sources);
-    let mut report = Report::new(dims, zone, !args.no_dedup, args.total, table);
-    input::run(
-        "pi-usage",
-        &sources,
-        args.inputs.threads(),
-        |src, _out, d| collect(src, &present, d),
-        |r, out| match r {
-            Some(fd) => report.file(fd, out),
-            None => report.finish(out),
-        },
-    )
+    Report::new(dims, zone, !args.no_dedup, args.total, table)
 }
 
 /// The dimensions in effect: `--by` without repeats, provider added before model, session
@@ -427,14 +450,26 @@ fn entry_time_ms(s: &str) -> Option<i64> {
 }
 
 fn collect(src: &Source, present: &InputSet, d: &mut Diags) -> Result<FileData, Stop> {
+    collect_with(present, src.name(), d, |d, v| {
+        reader::read_source(src, d, v)
+    })
+}
+
+/// The calls of one input named `file`, which `read` feeds to the visitor it is given.
+fn collect_with(
+    present: &InputSet,
+    file: String,
+    d: &mut Diags,
+    read: impl FnOnce(&mut Diags, &mut dyn Visitor) -> Result<reader::Stats, Stop>,
+) -> Result<FileData, Stop> {
     let mut c = Collector {
         present,
         data: FileData {
-            file: src.name(),
+            file,
             ..FileData::default()
         },
     };
-    reader::read_source(src, d, &mut c)?;
+    read(d, &mut c)?;
     Ok(c.data)
 }
 
@@ -1130,17 +1165,31 @@ fn run_context(args: &Args, sources: &[Source]) -> ExitCode {
         sources,
         args.inputs.threads(),
         |src, out, d| {
-            let mut v = ContextWriter {
-                out,
-                file: src.name(),
-                models: &models,
-                s: None,
-            };
-            reader::read_source(src, d, &mut v)?;
-            Ok(())
+            write_contexts(&models, &src.name(), out, d, |d, v| {
+                reader::read_source(src, d, v)
+            })
         },
         |_, _| Ok(()),
     )
+}
+
+/// Writes the `context` records of one input named `file`, which `read` feeds to the visitor
+/// it is given.
+fn write_contexts(
+    models: &Models,
+    file: &str,
+    out: &mut Out,
+    d: &mut Diags,
+    read: impl FnOnce(&mut Diags, &mut dyn Visitor) -> Result<reader::Stats, Stop>,
+) -> Result<(), Stop> {
+    let mut v = ContextWriter {
+        out,
+        file: file.to_string(),
+        models,
+        s: None,
+    };
+    read(d, &mut v)?;
+    Ok(())
 }
 
 /// The recorded context before an entry, on its branch.
