@@ -1,7 +1,6 @@
-//! Calendar arithmetic for grouping by day, week and month.
+//! Calendar arithmetic for grouping by day, week and month (instants are read and the
+//! day-number arithmetic is done by [`crate::time`]).
 //!
-//! - [`parse_timestamp`]: an ISO 8601 date-time (as Pi writes it, `2026-05-01T10:00:00.000Z`, or
-//!   with an offset such as `-05:00`) to milliseconds since the Unix epoch.
 //! - [`Zone`]: UTC, a fixed offset, or a zone read from the system's TZif files (`TZDIR` or
 //!   `/usr/share/zoneinfo`), including the POSIX TZ rule at the end of the file that covers
 //!   times past its table; [`Zone::local`] follows `TZ` and `/etc/localtime` as the C library
@@ -11,51 +10,10 @@
 //! Everything here works on untrusted text and files: bad input is an `Err`/`None`, never a
 //! panic.
 
+use crate::time::{self, days_from_civil, days_in_month, is_leap};
 use std::path::{Path, PathBuf};
 
 const DAY_SECS: i64 = 86_400;
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = m as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The civil date of a day number (days since 1970-01-01).
-pub fn civil_from_days(z: i64) -> Date {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    Date {
-        year: y,
-        month: m,
-        day: d,
-    }
-}
-
-fn is_leap(y: i64) -> bool {
-    (y % 4 == 0 && y % 100 != 0) || y % 400 == 0
-}
-
-fn days_in_month(y: i64, m: u32) -> u32 {
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if is_leap(y) => 29,
-        _ => 28,
-    }
-}
 
 /// A civil (proleptic Gregorian) date.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -66,6 +24,12 @@ pub struct Date {
 }
 
 impl Date {
+    /// The date of a day number (days since 1970-01-01).
+    pub fn from_days(z: i64) -> Date {
+        let (year, month, day) = time::civil_from_days(z);
+        Date { year, month, day }
+    }
+
     fn days(&self) -> i64 {
         days_from_civil(self.year, self.month, self.day)
     }
@@ -122,119 +86,6 @@ fn weeks_in_year(y: i64) -> u32 {
     }
 }
 
-fn digits(b: &[u8], i: usize, n: usize) -> Option<u32> {
-    let s = b.get(i..i + n)?;
-    let mut v = 0u32;
-    for &c in s {
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        v = v * 10 + u32::from(c - b'0');
-    }
-    Some(v)
-}
-
-/// Milliseconds since the Unix epoch of an ISO 8601 date-time: `YYYY-MM-DD`, then `T` (or `t`
-/// or a space) and `hh:mm`, optional `:ss` and a fraction of any length (kept to the
-/// millisecond), then `Z`, `±hh:mm`, `±hhmm` or `±hh`. Without a time the date is midnight UTC;
-/// without an offset the time is read as UTC (Pi always writes UTC with `Z`). `None` for
-/// anything else, or for a date or time out of range.
-pub fn parse_timestamp(s: &str) -> Option<i64> {
-    let b = s.trim().as_bytes();
-    let year = digits(b, 0, 4)? as i64;
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
-        return None;
-    }
-    let month = digits(b, 5, 2)?;
-    let day = digits(b, 8, 2)?;
-    if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
-        return None;
-    }
-    let days = days_from_civil(year, month, day);
-    if b.len() == 10 {
-        return Some(days * DAY_SECS * 1000);
-    }
-    if !matches!(b.get(10), Some(b'T' | b't' | b' ')) {
-        return None;
-    }
-    let hour = digits(b, 11, 2)?;
-    if b.get(13) != Some(&b':') {
-        return None;
-    }
-    let minute = digits(b, 14, 2)?;
-    let mut i = 16;
-    let mut second = 0;
-    let mut millis = 0u32;
-    if b.get(i) == Some(&b':') {
-        second = digits(b, i + 1, 2)?;
-        i += 3;
-        if matches!(b.get(i), Some(b'.' | b',')) {
-            i += 1;
-            let start = i;
-            while i < b.len() && b[i].is_ascii_digit() {
-                if i - start < 3 {
-                    millis = millis * 10 + u32::from(b[i] - b'0');
-                }
-                i += 1;
-            }
-            let n = i - start;
-            if n == 0 {
-                return None;
-            }
-            for _ in n..3 {
-                millis *= 10;
-            }
-        }
-    }
-    if hour > 23 || minute > 59 || second > 59 {
-        return None;
-    }
-    let offset_secs: i64 = match b.get(i) {
-        None => 0,
-        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
-        Some(&sign @ (b'+' | b'-')) => {
-            let oh = digits(b, i + 1, 2)?;
-            let rest = &b[i + 3..];
-            let om = match rest {
-                [] => 0,
-                [b':', ..] if rest.len() == 3 => digits(rest, 1, 2)?,
-                _ if rest.len() == 2 => digits(rest, 0, 2)?,
-                _ => return None,
-            };
-            if oh > 23 || om > 59 {
-                return None;
-            }
-            let o = i64::from(oh * 3600 + om * 60);
-            if sign == b'-' {
-                -o
-            } else {
-                o
-            }
-        }
-        _ => return None,
-    };
-    let secs = days * DAY_SECS + i64::from(hour * 3600 + minute * 60 + second) - offset_secs;
-    Some(secs * 1000 + i64::from(millis))
-}
-
-/// `YYYY-MM-DDThh:mm:ss.sssZ`, the form JavaScript's `toISOString` (and so Pi) writes.
-pub fn format_utc_millis(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let milli = ms.rem_euclid(1000);
-    let d = civil_from_days(secs.div_euclid(DAY_SECS));
-    let s = secs.rem_euclid(DAY_SECS);
-    format!(
-        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
-        d.year,
-        d.month,
-        d.day,
-        s / 3600,
-        s % 3600 / 60,
-        s % 60,
-        milli
-    )
-}
-
 /// A time zone: how far local time is from UTC at a given instant.
 #[derive(Debug, Clone)]
 pub enum Zone {
@@ -258,7 +109,7 @@ impl Zone {
             return Zone::local();
         }
         if s.starts_with('+') || s.starts_with('-') {
-            return parse_fixed(s)
+            return time::parse_utc_offset(s)
                 .map(Zone::Fixed)
                 .ok_or_else(|| format!("bad UTC offset `{s}` (expected e.g. +05:30 or -05:00)"));
         }
@@ -327,29 +178,8 @@ impl Zone {
     pub fn date_of(&self, ms: i64) -> Date {
         let secs = ms.div_euclid(1000);
         let local = secs + i64::from(self.offset_at(secs));
-        civil_from_days(local.div_euclid(DAY_SECS))
+        Date::from_days(local.div_euclid(DAY_SECS))
     }
-}
-
-fn parse_fixed(s: &str) -> Option<i32> {
-    let b = s.as_bytes();
-    let sign = match b.first()? {
-        b'+' => 1,
-        b'-' => -1,
-        _ => return None,
-    };
-    let h = digits(b, 1, 2)?;
-    let rest = &b[3..];
-    let m = match rest {
-        [] => 0,
-        [b':', ..] if rest.len() == 3 => digits(rest, 1, 2)?,
-        _ if rest.len() == 2 => digits(rest, 0, 2)?,
-        _ => return None,
-    };
-    if h > 23 || m > 59 {
-        return None;
-    }
-    Some(sign * (h * 3600 + m * 60) as i32)
 }
 
 fn valid_zone_name(s: &str) -> bool {
@@ -719,7 +549,7 @@ impl PosixTz {
         let Some(dst) = &self.dst else {
             return self.std_offset;
         };
-        let year = civil_from_days((t + i64::from(self.std_offset)).div_euclid(DAY_SECS)).year;
+        let year = Date::from_days((t + i64::from(self.std_offset)).div_euclid(DAY_SECS)).year;
         // Transition instants in UTC: the start is given in standard time, the end in DST.
         let start = dst.start.0.day_number(year) * DAY_SECS + i64::from(dst.start.1)
             - i64::from(self.std_offset);
@@ -743,54 +573,16 @@ mod tests {
     use super::*;
 
     fn ms(s: &str) -> i64 {
-        parse_timestamp(s).unwrap_or_else(|| panic!("{s}"))
+        time::parse_iso8601(s).unwrap_or_else(|| panic!("{s}"))
     }
 
     #[test]
     fn civil_round_trip() {
         for z in [-800_000, -1, 0, 1, 59, 10_956, 20_000, 2_932_896] {
-            let d = civil_from_days(z);
+            let d = Date::from_days(z);
             assert_eq!(days_from_civil(d.year, d.month, d.day), z);
         }
         assert_eq!(days_from_civil(2000, 3, 1), 11_017);
-    }
-
-    #[test]
-    fn parses_pi_timestamps_and_offsets() {
-        assert_eq!(ms("1970-01-01T00:00:00.000Z"), 0);
-        assert_eq!(ms("2026-05-01T10:00:00.123Z"), 1_777_629_600_123);
-        // The same instant written with an offset.
-        assert_eq!(ms("2026-05-01T05:00:00.123-05:00"), 1_777_629_600_123);
-        assert_eq!(ms("2026-05-01T15:30:00.123+0530"), 1_777_629_600_123);
-        assert_eq!(ms("2026-05-01T10:00:00.1234567Z"), 1_777_629_600_123);
-        assert_eq!(ms("2026-05-01T10:00:00Z"), 1_777_629_600_000);
-        assert_eq!(ms("2026-05-01T10:00Z"), 1_777_629_600_000);
-        assert_eq!(ms("2026-05-01"), 1_777_593_600_000);
-        assert_eq!(ms("2026-05-01T10:00:00"), 1_777_629_600_000);
-        for bad in [
-            "",
-            "yesterday",
-            "2026-13-01T00:00:00Z",
-            "2026-02-29T00:00:00Z",
-            "2026-05-01T24:00:00Z",
-            "2026-05-01T10:00:00.Z",
-            "2026-05-01T10:00:00+5",
-            "2026-05-01T10:00:00Zjunk",
-            "2026-05-01X10:00:00Z",
-            "1e12",
-        ] {
-            assert_eq!(parse_timestamp(bad), None, "{bad}");
-        }
-        assert!(parse_timestamp("2024-02-29T00:00:00Z").is_some());
-    }
-
-    #[test]
-    fn formats_like_to_iso_string() {
-        assert_eq!(
-            format_utc_millis(1_777_629_600_123),
-            "2026-05-01T10:00:00.123Z"
-        );
-        assert_eq!(format_utc_millis(-1), "1969-12-31T23:59:59.999Z");
     }
 
     #[test]

@@ -24,6 +24,7 @@ use crate::json;
 use crate::lines::LineReader;
 use crate::output::Stop;
 use crate::reader::{self, Entry, Header, Visitor};
+use crate::time;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -56,37 +57,52 @@ pub fn sessions_dir() -> Result<SessionsDir, String> {
 /// The sessions directory from the variables `var` looks up. An empty variable counts as
 /// unset (as in Pi); a leading `~/` is expanded with `HOME`.
 pub fn sessions_dir_with(var: impl Fn(&str) -> Option<OsString>) -> Result<SessionsDir, String> {
-    let set = |k: &str| var(k).filter(|v| !v.is_empty());
-    let home = set("HOME");
-    let expand = |v: OsString| -> PathBuf {
-        let b = v.as_bytes();
-        match &home {
-            Some(h) if b == b"~" => PathBuf::from(h),
-            Some(h) if b.starts_with(b"~/") => PathBuf::from(h).join(OsStr::from_bytes(&b[2..])),
-            _ => PathBuf::from(v),
-        }
-    };
-    if let Some(v) = set("PI_CODING_AGENT_SESSION_DIR") {
+    if let Some(v) = set_var(&var, "PI_CODING_AGENT_SESSION_DIR") {
         return Ok(SessionsDir {
-            path: expand(v),
+            path: expand_home(&var, v),
             from: "PI_CODING_AGENT_SESSION_DIR",
         });
     }
-    if let Some(v) = set("PI_CODING_AGENT_DIR") {
-        return Ok(SessionsDir {
-            path: expand(v).join("sessions"),
-            from: "PI_CODING_AGENT_DIR",
-        });
-    }
-    match &home {
-        Some(h) => Ok(SessionsDir {
-            path: PathBuf::from(h).join(".pi").join("agent").join("sessions"),
-            from: "HOME",
+    match agent_dir_with(&var) {
+        Some((dir, from)) => Ok(SessionsDir {
+            path: dir.join("sessions"),
+            from,
         }),
         None => Err(
             "cannot find the sessions directory: none of PI_CODING_AGENT_SESSION_DIR, PI_CODING_AGENT_DIR and HOME is set"
                 .into(),
         ),
+    }
+}
+
+/// Pi's agent directory (where it keeps `models.json` and, by default, `sessions/`), from the
+/// process environment; see [`agent_dir_with`].
+pub fn agent_dir() -> Option<PathBuf> {
+    agent_dir_with(|k| std::env::var_os(k)).map(|(p, _)| p)
+}
+
+/// Pi's agent directory and the variable it came from: `PI_CODING_AGENT_DIR` (a leading `~/`
+/// expanded with `HOME`), else `~/.pi/agent`; `None` when neither is set. An empty variable
+/// counts as unset, as in Pi.
+pub fn agent_dir_with(var: impl Fn(&str) -> Option<OsString>) -> Option<(PathBuf, &'static str)> {
+    if let Some(v) = set_var(&var, "PI_CODING_AGENT_DIR") {
+        return Some((expand_home(&var, v), "PI_CODING_AGENT_DIR"));
+    }
+    let home = set_var(&var, "HOME")?;
+    Some((PathBuf::from(home).join(".pi").join("agent"), "HOME"))
+}
+
+fn set_var(var: impl Fn(&str) -> Option<OsString>, k: &str) -> Option<OsString> {
+    var(k).filter(|v| !v.is_empty())
+}
+
+/// `~` or a leading `~/` replaced by `HOME` (when it is set).
+fn expand_home(var: impl Fn(&str) -> Option<OsString>, v: OsString) -> PathBuf {
+    let b = v.as_bytes();
+    match set_var(var, "HOME") {
+        Some(h) if b == b"~" => PathBuf::from(h),
+        Some(h) if b.starts_with(b"~/") => PathBuf::from(h).join(OsStr::from_bytes(&b[2..])),
+        _ => PathBuf::from(v),
     }
 }
 
@@ -731,10 +747,44 @@ pub fn describe(found: &Found, prompt: bool, projects: &ProjectCache) -> Describ
             };
         }
     };
+    let (mut m, problem) = describe_read(found, &file, prompt, projects);
+    if m.modified.is_none() {
+        if let Some(t) = file.metadata().ok().as_ref().and_then(mtime_ms) {
+            m.modified = Some(t);
+            m.modified_source = Some("mtime");
+        }
+    }
+    Described {
+        meta: Some(m),
+        problem,
+    }
+}
+
+/// Describes a file from its bytes, as pi-sessions does for each file it finds (for tests and
+/// fuzzing): what [`describe`] says of it, but for the facts that only the file system knows
+/// (a modification time, a failure to open it).
+pub fn describe_bytes(
+    found: &Found,
+    bytes: &[u8],
+    prompt: bool,
+    projects: &ProjectCache,
+) -> FileMeta {
+    describe_read(found, bytes, prompt, projects).0
+}
+
+/// Describes a file from its bytes as `rdr` gives them, and says when reading failed. Its
+/// `modified` comes from the session (last activity, else creation); the caller may add a
+/// modification time when the session has neither.
+fn describe_read(
+    found: &Found,
+    rdr: impl io::Read,
+    prompt: bool,
+    projects: &ProjectCache,
+) -> (FileMeta, Option<String>) {
     let mut m = blank(found.clone());
     let mut v = Meter::new(prompt);
     let mut d = Diags::quiet("pi-sessions", "");
-    let stats = reader::read(&file, true, &mut d, &mut v).unwrap_or_default();
+    let stats = reader::read(rdr, true, &mut d, &mut v).unwrap_or_default();
     let mut problem = None;
     if d.counts().get(Kind::Io) > 0 {
         problem = Some("read error; the record describes what could be read".into());
@@ -785,14 +835,8 @@ pub fn describe(found: &Found, prompt: bool, projects: &ProjectCache) -> Describ
     } else if let Some(t) = m.created {
         m.modified = Some(t);
         m.modified_source = Some("header");
-    } else if let Some(t) = file.metadata().ok().as_ref().and_then(mtime_ms) {
-        m.modified = Some(t);
-        m.modified_source = Some("mtime");
     }
-    Described {
-        meta: Some(m),
-        problem,
-    }
+    (m, problem)
 }
 
 fn blank(found: Found) -> FileMeta {
@@ -1004,21 +1048,13 @@ impl Meter {
     fn message(&mut self, e: &Entry<'_>) {
         self.counts.messages += 1;
         let Some(msg) = e.get("message") else { return };
-        let mut role: Option<&[u8]> = None;
-        let mut ts: Option<&[u8]> = None;
-        let mut model: Option<&[u8]> = None;
-        let mut content: Option<&[u8]> = None;
-        json::for_each_field(msg, |k, v| {
-            if json::key_is(k, "role") {
-                role = Some(v);
-            } else if json::key_is(k, "timestamp") {
-                ts = Some(v);
-            } else if json::key_is(k, "model") {
-                model = Some(v);
-            } else if json::key_is(k, "content") {
-                content = Some(v);
-            }
-        });
+        let crate::model::Message {
+            role,
+            timestamp: ts,
+            model,
+            content,
+            ..
+        } = crate::model::Message::read(msg);
         let user = role == Some(b"\"user\"");
         let assistant = role == Some(b"\"assistant\"");
         if user {
@@ -1144,137 +1180,21 @@ pub fn report_problems(tool: &'static str, problems: &[(PathBuf, String)]) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Time (ISO 8601 ⇄ milliseconds since the epoch). Private to pi-jsonl; to be unified with the
-// shared time module.
+// Time
 
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m as i64 + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719468;
-    let era = if z >= 0 { z } else { z - 146096 } / 146097;
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-fn days_in_month(y: i64, m: u32) -> u32 {
-    match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        _ if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        _ => 28,
-    }
-}
-
-/// Parses `YYYY-MM-DD`, or that with `THH:MM[:SS[.fff…]]` and an optional `Z` or `±HH[:MM]`
-/// (a space may stand for the `T`; no offset means UTC). Milliseconds since the epoch; the
-/// second value says whether only a date was given.
+/// A timestamp or a `--since`/`--until` bound by pi-sessions' rule: [`time::parse`] of the
+/// trimmed text, refusing `24:00` and expanded years (the rule pi-sessions had before the
+/// parsers were merged into [`time`]). Milliseconds since the epoch, and whether only a date
+/// was given.
 pub(crate) fn parse_iso(s: &str) -> Option<(i64, bool)> {
-    let b = s.trim().as_bytes();
-    let num = |r: &[u8]| -> Option<i64> {
-        if r.is_empty() || !r.iter().all(u8::is_ascii_digit) {
-            return None;
-        }
-        std::str::from_utf8(r).ok()?.parse().ok()
-    };
-    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let y = num(&b[0..4])?;
-    let mo = num(&b[5..7])? as u32;
-    let d = num(&b[8..10])? as u32;
-    if !(1..=12).contains(&mo) || d == 0 || d > days_in_month(y, mo) {
-        return None;
-    }
-    let days = days_from_civil(y, mo, d);
-    if b.len() == 10 {
-        return Some((days * 86_400_000, true));
-    }
-    if !matches!(b[10], b'T' | b't' | b' ') || b.len() < 16 || b[13] != b':' {
-        return None;
-    }
-    let h = num(&b[11..13])?;
-    let mi = num(&b[14..16])?;
-    let mut i = 16;
-    let mut sec = 0;
-    let mut ms = 0;
-    if b.get(i) == Some(&b':') {
-        sec = num(b.get(i + 1..i + 3)?)?;
-        i += 3;
-        if matches!(b.get(i), Some(b'.' | b',')) {
-            let start = i + 1;
-            let mut j = start;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            if j == start {
-                return None;
-            }
-            let frac = &b[start..j.min(start + 3)];
-            ms = num(frac)? * 10i64.pow(3 - frac.len() as u32);
-            i = j;
-        }
-    }
-    if h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let offset_min = match b.get(i) {
-        None => 0,
-        Some(b'Z' | b'z') if i + 1 == b.len() => 0,
-        Some(&c @ (b'+' | b'-')) => {
-            let r = &b[i + 1..];
-            let (oh, om) = match r.len() {
-                2 => (num(r)?, 0),
-                4 => (num(&r[0..2])?, num(&r[2..4])?),
-                5 if r[2] == b':' => (num(&r[0..2])?, num(&r[3..5])?),
-                _ => return None,
-            };
-            if oh > 23 || om > 59 {
-                return None;
-            }
-            let o = oh * 60 + om;
-            if c == b'-' {
-                -o
-            } else {
-                o
-            }
-        }
-        _ => return None,
-    };
-    let secs = days * 86_400 + h * 3600 + mi * 60 + sec - offset_min * 60;
-    Some((secs * 1000 + ms, false))
+    time::parse(s.trim())
+        .filter(|t| !(t.end_of_day || t.expanded_year))
+        .map(|t| (t.ms, t.date_only))
 }
 
 /// [`parse_iso`] without the date-only flag.
 pub(crate) fn parse_iso_ms(s: &str) -> Option<i64> {
     parse_iso(s).map(|(t, _)| t)
-}
-
-/// `YYYY-MM-DDTHH:MM:SS.mmmZ`, as JavaScript's `toISOString` writes it.
-pub(crate) fn format_iso(ms: i64) -> String {
-    let days = ms.div_euclid(86_400_000);
-    let rest = ms.rem_euclid(86_400_000);
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rest / 3_600_000,
-        rest / 60_000 % 60,
-        rest / 1000 % 60,
-        rest % 1000
-    )
 }
 
 /// A name for stderr and records.
@@ -1294,7 +1214,7 @@ mod tests {
             "2000-02-29T23:59:59.999Z",
             "1969-12-31T23:59:59.999Z",
         ] {
-            assert_eq!(format_iso(parse_iso_ms(s).unwrap()), s);
+            assert_eq!(time::format_iso8601(parse_iso_ms(s).unwrap()), s);
         }
         assert_eq!(parse_iso("2026-01-02"), Some((1_767_312_000_000, true)));
         assert_eq!(
@@ -1318,6 +1238,16 @@ mod tests {
             "yesterday",
             "2026-1-2",
         ] {
+            assert_eq!(parse_iso(bad), None, "{bad}");
+        }
+        // pi-sessions' own rule on top of time::parse: padded text is trimmed, a leap second
+        // is read; 24:00 and expanded years are refused.
+        assert_eq!(parse_iso(" 2026-01-02 "), Some((1_767_312_000_000, true)));
+        assert_eq!(
+            parse_iso_ms("2016-12-31T23:59:60Z"),
+            parse_iso_ms("2017-01-01T00:00:00Z")
+        );
+        for bad in ["2026-01-02T24:00:00Z", "+002026-01-02"] {
             assert_eq!(parse_iso(bad), None, "{bad}");
         }
     }
@@ -1352,6 +1282,20 @@ mod tests {
         let d = sessions_dir_with(env(&[("HOME", "/h")])).unwrap();
         assert_eq!(d.path, PathBuf::from("/h/.pi/agent/sessions"));
         assert!(sessions_dir_with(env(&[])).is_err());
+        // The agent directory alone (where models.json is), by the same rules.
+        assert_eq!(
+            agent_dir_with(env(&[("HOME", "/h"), ("PI_CODING_AGENT_DIR", "~")])),
+            Some((PathBuf::from("/h"), "PI_CODING_AGENT_DIR"))
+        );
+        assert_eq!(
+            agent_dir_with(env(&[("HOME", "/h"), ("PI_CODING_AGENT_DIR", "")])),
+            Some((PathBuf::from("/h/.pi/agent"), "HOME"))
+        );
+        assert_eq!(
+            agent_dir_with(env(&[("PI_CODING_AGENT_DIR", "~/x")])),
+            Some((PathBuf::from("~/x"), "PI_CODING_AGENT_DIR"))
+        );
+        assert_eq!(agent_dir_with(env(&[("HOME", "")])), None);
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 use crate::diag::Diags;
 use crate::output::{Out, Stop};
+use crate::reader::{self, Stats, Visitor};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::File;
@@ -55,6 +56,49 @@ impl Source {
         match self {
             Source::Stdin => Ok(Box::new(io::stdin())),
             Source::Path(p) => Ok(Box::new(File::open(p)?)),
+        }
+    }
+}
+
+/// An input opened for a tool that reads parts of a named file again by offset (pi-tools):
+/// a regular file stays open for that. Stdin, and a named file that is not a regular file
+/// (a FIFO, `<(...)`), can be read only once: they are read as a stream.
+pub enum Opened {
+    Stdin,
+    File(File),
+    Stream(File),
+}
+
+impl Opened {
+    /// Opens `src`; a file that cannot be opened is reported (`cannot open: …`) and gives
+    /// `None`.
+    pub fn open(src: &Source, d: &mut Diags) -> Option<Opened> {
+        match src {
+            Source::Stdin => Some(Opened::Stdin),
+            Source::Path(p) => match File::open(p) {
+                Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => Some(Opened::File(f)),
+                Ok(f) => Some(Opened::Stream(f)),
+                Err(e) => {
+                    d.report(None, crate::diag::Kind::Io, format!("cannot open: {e}"));
+                    None
+                }
+            },
+        }
+    }
+
+    /// The open regular file, to read again by offset; `None` for a stream.
+    pub fn file(&self) -> Option<&File> {
+        match self {
+            Opened::File(f) => Some(f),
+            Opened::Stdin | Opened::Stream(_) => None,
+        }
+    }
+
+    /// Reads the whole input through the session reader.
+    pub fn read(&self, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
+        match self {
+            Opened::Stdin => reader::read(io::stdin().lock(), false, d, v),
+            Opened::File(f) | Opened::Stream(f) => reader::read(f, true, d, v),
         }
     }
 }

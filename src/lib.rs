@@ -2,9 +2,11 @@
 //!
 //! The library holds what every tool shares: a validating JSON scanner ([`json`]), a line
 //! splitter ([`lines`]), the session reader ([`reader`]), diagnostics ([`diag`]), output
-//! ([`output`]), the input driver ([`input`]), session discovery ([`discover`]) and the shared
-//! command line ([`cli`]). Each tool is one module with its `Args` and `run`; the binaries in
-//! `bin/` only call `run`.
+//! ([`output`]), the input driver ([`input`]), session discovery ([`discover`]), the shared
+//! command line ([`cli`]), instants and calendar arithmetic ([`time`], [`calendar`]), the
+//! members of Pi messages ([`model`]) and the context windows of models.json ([`models`]).
+//! Each tool is one module with its `Args`, `run` and `run_bytes` (the tool over bytes, for
+//! tests and fuzzing); the binaries in `bin/` only call `main`.
 
 pub mod calendar;
 pub mod cli;

@@ -1,14 +1,28 @@
-//! The configured context windows of Pi's `models.json`.
+//! The configured context windows of Pi's `models.json`, for every tool that needs them
+//! (pi-usage --context, pi-compactions).
 //!
 //! `models.json` (in `PI_CODING_AGENT_DIR`, default `~/.pi/agent`) configures providers:
 //! `providers.<provider>.models[]` (custom models, each with an `id` and an optional
 //! `contextWindow`, which Pi defaults to 128000) and `providers.<provider>.modelOverrides.<id>`
 //! (partial overrides, among them `contextWindow`). Pi matches a model on provider and id; a
-//! later `models[]` entry with the same id replaces an earlier one, and current Pi applies
-//! `modelOverrides` on top of both built-in and custom models.
+//! later `models[]` entry with the same id replaces an earlier one (custom models are upserted
+//! by id), and `modelOverrides` apply last, on top of built-in and custom models alike: current
+//! Pi composes a provider's models as built-in, then `models[]` upserts, then extension
+//! models, then `modelOverrides` ("the topmost user-config layer", `provider-composer.ts` in
+//! pi-mono's coding-agent). Older Pi (`model-registry.ts`) applied overrides to built-in models
+//! only, so there a `models[]` entry won; the current rule is the one followed here.
 //!
 //! The file also holds API keys and headers. This module reads nothing but provider names,
 //! model ids and `contextWindow` values, and its error messages never quote the file.
+
+/// How a configured context window is found, as the man pages of the tools that read
+/// models.json say it (one text, so that they cannot say different things).
+macro_rules! window_rule_text {
+    () => {
+        "Context windows come from Pi's models.json (--models FILE, else models.json in PI_CODING_AGENT_DIR, else ~/.pi/agent/models.json) and are matched on provider and model id, as current Pi resolves them: providers.P.modelOverrides.M.contextWindow when it is set (Pi applies modelOverrides last, over custom and built-in models alike); else the contextWindow of the providers.P.models[] entry with id M (the last one when the id repeats), or Pi's default 128000 when that entry has none. A built-in model that models.json does not mention has no configured window here, since Pi's built-in catalogue is not read. A contextWindow that is not a positive integer is reported and ignored. A missing default models.json is not an error; an unreadable or invalid one, or a missing --models FILE, is reported and no windows are used. Nothing but context window sizes is ever read from models.json, which holds API keys, and no diagnostic quotes it."
+    };
+}
+pub(crate) use window_rule_text;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -52,22 +66,35 @@ pub struct Models {
 
 /// The default location: `$PI_CODING_AGENT_DIR/models.json`, else `~/.pi/agent/models.json`.
 pub fn default_path() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("PI_CODING_AGENT_DIR").filter(|d| !d.is_empty()) {
-        let dir = PathBuf::from(dir);
-        return Some(expand_home(&dir).join("models.json"));
-    }
-    let home = std::env::var_os("HOME").filter(|h| !h.is_empty())?;
-    Some(PathBuf::from(home).join(".pi/agent/models.json"))
+    crate::discover::agent_dir().map(|d| d.join("models.json"))
 }
 
-fn expand_home(p: &Path) -> PathBuf {
-    let s = p.to_string_lossy();
-    if s == "~" || s.starts_with("~/") {
-        if let Some(home) = std::env::var_os("HOME") {
-            return PathBuf::from(home).join(s.trim_start_matches('~').trim_start_matches('/'));
+/// The windows a tool uses: from `explicit` (its `--models FILE`), else from the default
+/// models.json when that exists. Every problem is reported on stderr as `tool: …` (a bad entry
+/// is left out; a file that cannot be read or parsed gives no windows at all).
+pub fn load_for(tool: &'static str, explicit: Option<&Path>) -> Models {
+    let path = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => match default_path() {
+            Some(p) if p.exists() => p,
+            _ => return Models::empty(),
+        },
+    };
+    match Models::load(&path) {
+        Ok((m, warnings)) => {
+            for w in warnings {
+                crate::diag::report_global(tool, format!("{}: {w}", path.display()));
+            }
+            m
+        }
+        Err(e) => {
+            crate::diag::report_global(
+                tool,
+                format!("models.json: {e}; no configured context windows"),
+            );
+            Models::empty()
         }
     }
-    p.to_path_buf()
 }
 
 impl Models {
@@ -217,6 +244,20 @@ mod tests {
             m.window("p", "d").map(|w| (w.tokens, w.source)),
             Some((128_000, WindowSource::ModelsDefault))
         );
+    }
+
+    #[test]
+    fn model_overrides_win_and_nothing_else_is_needed() {
+        // Formerly pi-compactions' own reader, which let models[] win and gave a models[] entry
+        // without contextWindow no window; current Pi applies modelOverrides last and defaults
+        // contextWindow to 128000.
+        let (m, _) = Models::parse(br#"{"providers":{"a":{"apiKey":"k","models":[{"id":"m","contextWindow":1000}],"modelOverrides":{"m":{"contextWindow":5},"n":{"contextWindow":7}}},"b":{"models":[{"id":"z"}]}}}"#).unwrap();
+        let w = |p, id| m.window(p, id).map(|w| w.tokens);
+        assert_eq!(w("a", "m"), Some(5));
+        assert_eq!(w("a", "n"), Some(7));
+        assert_eq!(w("b", "z"), Some(128_000));
+        assert!(Models::parse(b"[1]").is_err());
+        assert!(Models::parse(b"{\"providers\":3}").is_err());
     }
 
     #[test]

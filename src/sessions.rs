@@ -5,9 +5,8 @@
 //! line: filters, order, and the three outputs (records, paths, a table for people).
 
 use crate::cli::ManPage;
-use crate::discover::{
-    self, format_iso, parse_iso, Described, FileMeta, Progress, ProjectCache, Status,
-};
+use crate::diag::Diags;
+use crate::discover::{self, parse_iso, Described, FileMeta, Progress, ProjectCache, Status};
 use crate::output::{Out, Stop};
 use clap::{CommandFactory, Parser, ValueEnum};
 use rayon::prelude::*;
@@ -182,16 +181,42 @@ enum Format {
     Table,
 }
 
-pub fn run(args: &Args) -> ExitCode {
-    let format = if args.paths {
-        Format::Paths(b'\n')
-    } else if args.paths0 {
-        Format::Paths(0)
-    } else if args.table || (!args.json && io::stdout().is_terminal()) {
-        Format::Table
-    } else {
-        Format::Records
+impl Format {
+    /// The output `args` ask for, the table being the default on a terminal.
+    fn of(args: &Args, terminal: bool) -> Format {
+        if args.paths {
+            Format::Paths(b'\n')
+        } else if args.paths0 {
+            Format::Paths(0)
+        } else if args.table || (!args.json && terminal) {
+            Format::Table
+        } else {
+            Format::Records
+        }
+    }
+}
+
+/// Describes `input` as pi-sessions describes each file it finds, as if it were a file named
+/// `<stdin>` outside any sessions directory, and writes what pi-sessions would write for it
+/// (for tests and fuzzing: the per-file core of pi-sessions without the walk). Bytes in memory
+/// cannot fail to be read, so nothing is reported to `_d`: what pi-sessions finds wrong with a
+/// file goes into its record.
+pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, _d: &mut Diags) -> Result<(), Stop> {
+    let format = Format::of(args, false);
+    let found = discover::Found {
+        path: "<stdin>".into(),
+        parent_file: None,
+        project_folder: None,
     };
+    let want_prompt = args.prompts || format == Format::Table;
+    let m = discover::describe_bytes(&found, input, want_prompt, &ProjectCache::default());
+    let mut metas = vec![m];
+    metas.retain(|m| keep(args, &format, m));
+    write_to(out, args, &format, &metas)
+}
+
+pub fn run(args: &Args) -> ExitCode {
+    let format = Format::of(args, io::stdout().is_terminal());
     let roots = if args.dirs.is_empty() {
         match discover::sessions_dir() {
             Ok(d) => {
@@ -343,10 +368,15 @@ fn write(args: &Args, format: &Format, metas: &[FileMeta]) -> Result<(), Stop> {
     let tty = stdout.is_terminal();
     let mut lock = stdout.lock();
     let mut out = Out::direct(&mut lock, tty);
+    write_to(&mut out, args, format, metas)?;
+    out.flush()
+}
+
+fn write_to(out: &mut Out, args: &Args, format: &Format, metas: &[FileMeta]) -> Result<(), Stop> {
     match format {
         Format::Records => {
             for m in metas {
-                record(&mut out, m, args)?;
+                record(out, m, args)?;
             }
         }
         Format::Paths(sep) => {
@@ -360,9 +390,9 @@ fn write(args: &Args, format: &Format, metas: &[FileMeta]) -> Result<(), Stop> {
                 }
             }
         }
-        Format::Table => table(&mut out, metas)?,
+        Format::Table => table(out, metas)?,
     }
-    out.flush()
+    Ok(())
 }
 
 fn record(out: &mut Out, m: &FileMeta, args: &Args) -> Result<(), Stop> {
@@ -381,8 +411,14 @@ fn record(out: &mut Out, m: &FileMeta, args: &Args) -> Result<(), Stop> {
         .opt_str("project_source", m.project_source.map(|s| s.name()))
         .opt_str("name", m.name.as_deref())
         .opt_str("parent_session", m.parent_session.as_deref())
-        .opt_str("created", m.created.map(format_iso).as_deref())
-        .opt_str("modified", m.modified.map(format_iso).as_deref())
+        .opt_str(
+            "created",
+            m.created.map(crate::time::format_iso8601).as_deref(),
+        )
+        .opt_str(
+            "modified",
+            m.modified.map(crate::time::format_iso8601).as_deref(),
+        )
         .opt_str("modified_source", m.modified_source)
         .u64("bytes", m.bytes)
         .u64("lines", m.lines)

@@ -15,6 +15,7 @@ use crate::cli::{Inputs, ManPage};
 use crate::diag::{Diags, Kind};
 use crate::input::{self, Source};
 use crate::json;
+use crate::model::Message;
 use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use clap::{CommandFactory, Parser, ValueEnum};
@@ -147,31 +148,20 @@ pub fn run(args: &Args) -> ExitCode {
     )
 }
 
+/// Runs pi-tools over `input` as if it came on stdin (for tests and fuzzing).
+pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+    let mut v = Joiner::new(args, out, None, "<stdin>");
+    reader::read(input, false, d, &mut v)?;
+    Ok(())
+}
+
 fn tools_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-    let file = match src {
-        Source::Stdin => None,
-        Source::Path(p) => match File::open(p) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                d.report(None, Kind::Io, format!("cannot open: {e}"));
-                return Ok(());
-            }
-        },
+    let Some(input) = input::Opened::open(src, d) else {
+        return Ok(());
     };
     let name = src.name();
-    let mut v = Joiner {
-        args,
-        out,
-        file: file.as_ref(),
-        name: &name,
-        s: None,
-        buf_a: Vec::new(),
-        buf_b: Vec::new(),
-    };
-    match &file {
-        Some(f) => reader::read(f, true, d, &mut v)?,
-        None => reader::read(std::io::stdin().lock(), false, d, &mut v)?,
-    };
+    let mut v = Joiner::new(args, out, input.file(), &name);
+    input.read(d, &mut v)?;
     Ok(())
 }
 
@@ -270,11 +260,11 @@ struct Line<'a> {
     no: u64,
     entry: Option<Cow<'a, str>>,
     timestamp: Option<Cow<'a, str>>,
-    msg: Msg<'a>,
+    msg: Message<'a>,
 }
 
 impl<'a> Line<'a> {
-    fn from_entry(e: &Entry<'a>, msg: Msg<'a>) -> Line<'a> {
+    fn from_entry(e: &Entry<'a>, msg: Message<'a>) -> Line<'a> {
         Line {
             no: e.line.no,
             entry: e.str("id"),
@@ -301,63 +291,8 @@ impl<'a> Line<'a> {
             no,
             entry: id.and_then(json::as_str),
             timestamp: ts.and_then(json::as_str),
-            msg: Msg::read(msg?),
+            msg: Message::read(msg?),
         })
-    }
-}
-
-/// The members of a `message` that pi-tools reads, gathered in one pass over it.
-#[derive(Default, Clone, Copy)]
-struct Msg<'a> {
-    role: Option<&'a [u8]>,
-    content: Option<&'a [u8]>,
-    model: Option<&'a [u8]>,
-    provider: Option<&'a [u8]>,
-    stop_reason: Option<&'a [u8]>,
-    tool_call_id: Option<&'a [u8]>,
-    tool_name: Option<&'a [u8]>,
-    is_error: Option<&'a [u8]>,
-    details: Option<&'a [u8]>,
-    command: Option<&'a [u8]>,
-    output: Option<&'a [u8]>,
-    exit_code: Option<&'a [u8]>,
-    cancelled: Option<&'a [u8]>,
-    truncated: Option<&'a [u8]>,
-    full_output_path: Option<&'a [u8]>,
-    exclude_from_context: Option<&'a [u8]>,
-}
-
-impl<'a> Msg<'a> {
-    fn read(raw: &'a [u8]) -> Msg<'a> {
-        let mut m = Msg::default();
-        json::for_each_field(raw, |k, v| {
-            let k: Cow<'_, [u8]> = if k.contains(&b'\\') {
-                Cow::Owned(json::decode_string_body(k).into_owned().into_bytes())
-            } else {
-                Cow::Borrowed(k)
-            };
-            let slot = match &*k {
-                b"role" => &mut m.role,
-                b"content" => &mut m.content,
-                b"model" => &mut m.model,
-                b"provider" => &mut m.provider,
-                b"stopReason" => &mut m.stop_reason,
-                b"toolCallId" => &mut m.tool_call_id,
-                b"toolName" => &mut m.tool_name,
-                b"isError" => &mut m.is_error,
-                b"details" => &mut m.details,
-                b"command" => &mut m.command,
-                b"output" => &mut m.output,
-                b"exitCode" => &mut m.exit_code,
-                b"cancelled" => &mut m.cancelled,
-                b"truncated" => &mut m.truncated,
-                b"fullOutputPath" => &mut m.full_output_path,
-                b"excludeFromContext" => &mut m.exclude_from_context,
-                _ => return,
-            };
-            *slot = Some(v);
-        });
-        m
     }
 }
 
@@ -370,7 +305,24 @@ fn boxed(c: Option<Cow<'_, str>>) -> Option<Box<str>> {
     c.map(|c| c.into())
 }
 
-impl Joiner<'_, '_> {
+impl<'a, 'w> Joiner<'a, 'w> {
+    fn new(
+        args: &'a Args,
+        out: &'a mut Out<'w>,
+        file: Option<&'a File>,
+        name: &'a str,
+    ) -> Joiner<'a, 'w> {
+        Joiner {
+            args,
+            out,
+            file,
+            name,
+            s: None,
+            buf_a: Vec::new(),
+            buf_b: Vec::new(),
+        }
+    }
+
     /// Keeps `bytes` (a slice of the current line `e`) for later.
     fn keep(&self, e: &Entry<'_>, bytes: &[u8]) -> Blob {
         match self.file {
@@ -382,7 +334,7 @@ impl Joiner<'_, '_> {
         }
     }
 
-    fn assistant(&mut self, e: &Entry<'_>, msg: Msg<'_>, d: &mut Diags) -> Result<(), Stop> {
+    fn assistant(&mut self, e: &Entry<'_>, msg: Message<'_>, d: &mut Diags) -> Result<(), Stop> {
         let Some(content) = msg.content else {
             return Ok(());
         };
@@ -461,7 +413,7 @@ impl Joiner<'_, '_> {
         self.drain(d)
     }
 
-    fn tool_result(&mut self, e: &Entry<'_>, msg: Msg<'_>, d: &mut Diags) -> Result<(), Stop> {
+    fn tool_result(&mut self, e: &Entry<'_>, msg: Message<'_>, d: &mut Diags) -> Result<(), Stop> {
         let raw_id = msg.tool_call_id;
         let id = raw_id.and_then(json::as_str);
         if id.is_none() {
@@ -525,7 +477,7 @@ impl Joiner<'_, '_> {
         Ok(())
     }
 
-    fn bash(&mut self, e: &Entry<'_>, msg: Msg<'_>) -> Result<(), Stop> {
+    fn bash(&mut self, e: &Entry<'_>, msg: Message<'_>) -> Result<(), Stop> {
         let line = Line::from_entry(e, msg);
         if self.s.as_ref().is_some_and(|s| s.queue.is_empty()) {
             let wrote = self.render_bash(line);
@@ -876,7 +828,7 @@ struct ResultFacts<'a> {
 }
 
 impl<'a> ResultFacts<'a> {
-    fn read(m: &Msg<'a>, args: &Args) -> ResultFacts<'a> {
+    fn read(m: &Message<'a>, args: &Args) -> ResultFacts<'a> {
         let (call_id, name, content, is_error, details) = (
             m.tool_call_id,
             m.tool_name,
@@ -1014,7 +966,7 @@ impl Visitor for Joiner<'_, '_> {
         let Some(msg) = e.get("message") else {
             return Ok(());
         };
-        let msg = Msg::read(msg);
+        let msg = Message::read(msg);
         match msg.role.and_then(json::as_str).as_deref() {
             Some("assistant") => self.assistant(e, msg, d),
             Some("toolResult") => self.tool_result(e, msg, d),

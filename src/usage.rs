@@ -11,14 +11,16 @@
 //! Costs are summed as integers of 10^-18 dollars parsed from the number text Pi wrote, so
 //! sums are exact and associative: grouping or splitting the input never changes a total.
 
-use crate::calendar::{self, Zone};
+use crate::calendar::Zone;
 use crate::cli::{Inputs, ManPage};
 use crate::diag::{Diags, Kind};
 use crate::input::{self, Source};
 use crate::json;
+use crate::model::{self, Message};
 use crate::models::{self, Models};
 use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
+use crate::time;
 use clap::{CommandFactory, Parser, ValueEnum};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
@@ -110,16 +112,20 @@ fn parse_zone(s: &str) -> Result<ZoneArg, String> {
 pub const MAN: ManPage = ManPage {
     name: "pi-usage",
     summary: "sum the tokens and cost recorded in Pi session files",
-    description: "pi-usage adds up the usage Pi recorded: the `usage` of every assistant message (input, output, cacheRead, cacheWrite, totalTokens and cost.total), and, kept apart, the `usage` of summarization calls (a `usage` object on a `compaction` or `branch_summary` entry; current Pi does not write one, extensions may). It counts whatever it is given: `pi-usage s.jsonl` is everything that was billed, abandoned branches included; `pi-branch s.jsonl | pi-usage` is the conversation that was kept.\n\n\
+    description: concat!(
+    "pi-usage adds up the usage Pi recorded: the `usage` of every assistant message (input, output, cacheRead, cacheWrite, totalTokens and cost.total), and, kept apart, the `usage` of summarization calls (a `usage` object on a `compaction` or `branch_summary` entry; current Pi does not write one, extensions may). It counts whatever it is given: `pi-usage s.jsonl` is everything that was billed, abandoned branches included; `pi-branch s.jsonl | pi-usage` is the conversation that was kept.\n\n\
 By default it prints one `usage` record per session; `--by` groups instead by session, project (the header's cwd), provider, model (provider and model together), day, week (ISO 8601, weeks start on Monday) or month, and the dimensions combine (`--by day,model` is one record per day and model). `--total` prints one grand total of the same shape. Records of one session come together, in input order; other groups are sorted by their keys in the order the dimensions were given, unknown (null) values last.\n\n\
 Costs are the costs Pi recorded (usage.cost.total), never a price looked up or guessed: a call without a recorded cost is counted, its tokens are summed, and it is flagged in `cost_missing`; a record whose calls all lack a cost has cost null. Costs are summed exactly, as decimals of 18 places parsed from the number text Pi wrote (not as floating point), so totals do not depend on the order or grouping of the input or on --threads: pi-usage over several files equals the sum of pi-usage over each file when no call repeats across them.\n\n\
 Token counts are the recorded integers. totalTokens, when absent from a message, is taken as input + output + cacheRead + cacheWrite (the sum Pi records) and the message is counted in `total_tokens_computed`. Numeric usage fields other than those five (such as `reasoning`, which newer Pi versions write and which is part of output) are summed under their own names in `other`. A token field that is negative, fractional or not a number is reported (bad_field) and not counted; so is a cost that is not a non-negative number (the call then counts as cost missing). Zero-usage assistant messages (aborted requests, errors) count as messages with zero tokens; an assistant message without any `usage` counts as a message with zero tokens and a missing cost.\n\n\
 Each billed call counts once. Pi's /fork writes a new session file whose first entries replay the original's active path verbatim, and sub-agent extensions write child sessions that repeat usage, so counting every line inflates totals. A call's identity is its message's `responseId` when it has one, else its entry `id`, entry `timestamp` and the exact text of its `usage` (for a v1 entry without an id, the timestamp and usage); the first occurrence in input order is counted and later ones are left out and counted in `duplicates` of the record they would have fallen in. Repeats are found in any input, in any session, assistant messages and summarization calls alike. Not found as repeats, so counted: a call whose earlier copy is not in the input (when a fork's original, its header's parentSession, is not among the FILE arguments, nothing is removed and the record's `lineage` says \"unresolved\"; the original counts as present when a FILE argument is the same file or has the same file name, or when a session with the id in the original's file name, Pi's `<time>_<id>.jsonl`, came earlier in the input, as in a stream on stdin); a copy without responseId whose usage text differs from the original's (re-serialized with another key order or number format); an entry with neither responseId, id nor timestamp, which has no identity. --no-dedup counts every line; --context never removes repeats. Memory: 16 bytes per distinct call for the identities, plus the calls of the files being read (about 200 bytes each), never the files' text. Lines Pi cannot parse are not counted, as Pi skips them: a record glued to another on one line is reported (glued_records) and neither record counts, so a message repeated on a glued line is neither counted twice nor reported as a duplicate. Entries of a file without a session header are not counted either (Pi loads no session from such a file); they are reported as unreadable.\n\n\
 Times: a call's time is its entry's `timestamp` (ISO 8601, offsets such as -05:00 honoured), else its message's numeric `timestamp` (Unix milliseconds); a call with neither counts in the groups with day, week and month null. An entry timestamp that is not ISO 8601 is reported. `first` and `last` are the times of the earliest and latest counted call, as written. Buckets follow --tz.\n\n\
-With --context, pi-usage prints one `context` record per assistant message instead (every line: these are per-session series, so repeats are not removed): the recorded context size (input + cacheRead + cacheWrite of that call), the configured context window of its model from Pi's models.json, the fill ratio, and an inferred drop where the context shrank sharply. The previous message is the previous assistant message on the same branch (through parentId), so moving between branches is not mistaken for a drop; a drop is inferred when the recorded context is below 70% of the previous one, and `after_compaction` says whether a compaction entry lies between the two. Zero-usage messages neither show nor hide a drop. The window is matched on provider and model id: `providers.P.models[]` (Pi's default 128000 when an entry has no contextWindow), overridden by `providers.P.modelOverrides.M.contextWindow`; a built-in model that models.json does not mention has no configured window here (null), since Pi's built-in catalogue is not read. Nothing else is read from models.json, which holds API keys.\n\n\
-How these numbers compare with a jq sum over the same files and with ccusage's pi report, and why they differ where they do: docs/USAGE-COMPARISON.md.",
+With --context, pi-usage prints one `context` record per assistant message instead (every line: these are per-session series, so repeats are not removed): the recorded context size (input + cacheRead + cacheWrite of that call), the configured context window of its model from Pi's models.json, the fill ratio, and an inferred drop where the context shrank sharply. The previous message is the previous assistant message on the same branch (through parentId), so moving between branches is not mistaken for a drop; a drop is inferred when the recorded context is below 70% of the previous one, and `after_compaction` says whether a compaction entry lies between the two. Zero-usage messages neither show nor hide a drop. The configured window is null when models.json configures none for the message's provider and model.\n\n",
+    models::window_rule_text!(),
+    "\n\n\
+How these numbers compare with a jq sum over the same files and with ccusage's pi report, and why they differ where they do: docs/USAGE-COMPARISON.md."
+    ),
     output: "JSON Lines: `usage` records (one per session, per group, or the grand total), or with --context `context` records, each with type as the first key; every field is described in docs/FORMAT.md. With --table (the default when stdout is a terminal): an aligned table with thousands separators and costs in dollars, a total row, and notes on missing costs, left-out repeats and unresolved forks. --json forces JSON Lines on a terminal.",
-    environment: "TZ: the local time zone for day, week and month buckets (a zone name, :name, a path or a POSIX TZ string); without it /etc/localtime. TZDIR: where zone names are looked up (default /usr/share/zoneinfo). PI_CODING_AGENT_DIR: where --context finds models.json (default ~/.pi/agent, from HOME).",
+    environment: "TZ: the local time zone for day, week and month buckets (a zone name, :name, a path or a POSIX TZ string); without it /etc/localtime. TZDIR: where zone names are looked up (default /usr/share/zoneinfo). PI_CODING_AGENT_DIR: where --context finds models.json (default ~/.pi/agent, from HOME; a leading ~/ is expanded).",
     examples: &[
         ("pi-usage ~/.pi/agent/sessions/*/*.jsonl", "Tokens and cost per session, as a table on a terminal."),
         ("pi-usage --total --json ~/.pi/agent/sessions/*/*.jsonl | jq .total.cost", "All recorded cost, forks and sub-agent repeats counted once."),
@@ -145,6 +151,41 @@ pub fn run(args: &Args) -> ExitCode {
     if args.context {
         return run_context(args, &sources);
     }
+    let table = args.table || (!args.json && std::io::stdout().is_terminal());
+    let present = InputSet::new(&sources);
+    let mut report = new_report(args, table);
+    input::run(
+        "pi-usage",
+        &sources,
+        args.inputs.threads(),
+        |src, _out, d| collect(src, &present, d),
+        |r, out| match r {
+            Some(fd) => report.file(fd, out),
+            None => report.finish(out),
+        },
+    )
+}
+
+/// Runs pi-usage over `input` as if it came on stdin, totals included (for tests and
+/// fuzzing). The table is printed only with --table (`out` is no terminal).
+pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+    if args.context {
+        let models = models::load_for("pi-usage", args.models.as_deref());
+        return write_contexts(&models, "<stdin>", out, d, |d, v| {
+            reader::read(input, false, d, v)
+        });
+    }
+    let present = InputSet::new(&[Source::Stdin]);
+    let mut report = new_report(args, args.table);
+    let fd = collect_with(&present, "<stdin>".into(), d, |d, v| {
+        reader::read(input, false, d, v)
+    })?;
+    report.file(fd, out)?;
+    report.finish(out)
+}
+
+/// The report `args` ask for: its groups, and the zone of its day, week and month buckets.
+fn new_report(args: &Args, table: bool) -> Report {
     let dims = effective_dims(args);
     let zone = if dims.iter().any(|d| d.timed()) {
         match &args.tz {
@@ -157,19 +198,7 @@ pub fn run(args: &Args) -> ExitCode {
     } else {
         Zone::Utc
     };
-    let table = args.table || (!args.json && std::io::stdout().is_terminal());
-    let present = InputSet::new(&sources);
-    let mut report = Report::new(dims, zone, !args.no_dedup, args.total, table);
-    input::run(
-        "pi-usage",
-        &sources,
-        args.inputs.threads(),
-        |src, _out, d| collect(src, &present, d),
-        |r, out| match r {
-            Some(fd) => report.file(fd, out),
-            None => report.finish(out),
-        },
-    )
+    Report::new(dims, zone, !args.no_dedup, args.total, table)
 }
 
 /// The dimensions in effect: `--by` without repeats, provider added before model, session
@@ -411,69 +440,42 @@ fn identity(parts: &[&[u8]]) -> u128 {
     (u128::from(a.finish()) << 64) | u128::from(b.finish())
 }
 
+/// An entry `timestamp` by pi-usage's rule: [`time::parse`] of the trimmed text, refusing
+/// `24:00`, leap seconds and expanded years (the rule pi-usage had before the parsers were
+/// merged into [`time`]).
+fn entry_time_ms(s: &str) -> Option<i64> {
+    time::parse(s.trim())
+        .filter(|t| !(t.end_of_day || t.leap_second || t.expanded_year))
+        .map(|t| t.ms)
+}
+
 fn collect(src: &Source, present: &InputSet, d: &mut Diags) -> Result<FileData, Stop> {
+    collect_with(present, src.name(), d, |d, v| {
+        reader::read_source(src, d, v)
+    })
+}
+
+/// The calls of one input named `file`, which `read` feeds to the visitor it is given.
+fn collect_with(
+    present: &InputSet,
+    file: String,
+    d: &mut Diags,
+    read: impl FnOnce(&mut Diags, &mut dyn Visitor) -> Result<reader::Stats, Stop>,
+) -> Result<FileData, Stop> {
     let mut c = Collector {
         present,
         data: FileData {
-            file: src.name(),
+            file,
             ..FileData::default()
         },
     };
-    reader::read_source(src, d, &mut c)?;
+    read(d, &mut c)?;
     Ok(c.data)
 }
 
 struct Collector<'a> {
     present: &'a InputSet,
     data: FileData,
-}
-
-/// The members of a message that pi-usage reads, found in one pass over it.
-#[derive(Default)]
-struct MessageFields<'a> {
-    role: Option<&'a [u8]>,
-    usage: Option<&'a [u8]>,
-    provider: Option<&'a [u8]>,
-    model: Option<&'a [u8]>,
-    response_id: Option<&'a [u8]>,
-    timestamp: Option<&'a [u8]>,
-    stop_reason: Option<&'a [u8]>,
-}
-
-impl<'a> MessageFields<'a> {
-    fn read(m: &'a [u8]) -> MessageFields<'a> {
-        let mut f = MessageFields::default();
-        json::for_each_field(m, |k, v| {
-            let slot = match k {
-                b"role" => &mut f.role,
-                b"usage" => &mut f.usage,
-                b"provider" => &mut f.provider,
-                b"model" => &mut f.model,
-                b"responseId" => &mut f.response_id,
-                b"timestamp" => &mut f.timestamp,
-                b"stopReason" => &mut f.stop_reason,
-                // Rare: a key written with escapes.
-                _ if k.contains(&b'\\') => match &*json::decode_string_body(k) {
-                    "role" => &mut f.role,
-                    "usage" => &mut f.usage,
-                    "provider" => &mut f.provider,
-                    "model" => &mut f.model,
-                    "responseId" => &mut f.response_id,
-                    "timestamp" => &mut f.timestamp,
-                    "stopReason" => &mut f.stop_reason,
-                    _ => return,
-                },
-                _ => return,
-            };
-            // The last member of a name wins, as in JSON.parse.
-            *slot = Some(v);
-        });
-        f
-    }
-
-    fn is_assistant(&self) -> bool {
-        self.role == Some(b"\"assistant\"")
-    }
 }
 
 /// The parts of an entry that make a call.
@@ -623,7 +625,7 @@ impl Collector<'_> {
         match e.get("timestamp") {
             None | Some(b"null") => {}
             Some(raw) => match json::as_str(raw) {
-                Some(s) => match calendar::parse_timestamp(&s) {
+                Some(s) => match entry_time_ms(&s) {
                     Some(ms) => return Some((ms, s.as_ref().into())),
                     None => d.report(
                         Some(e.line.no),
@@ -644,12 +646,10 @@ impl Collector<'_> {
                 ),
             },
         }
-        let ms = msg_ts.and_then(json::as_f64)?;
-        if !ms.is_finite() || ms.abs() > 8.64e15 {
-            return None;
-        }
-        let ms = ms.trunc() as i64;
-        Some((ms, calendar::format_utc_millis(ms).into()))
+        let ms = msg_ts
+            .and_then(json::as_f64)
+            .and_then(time::millis_from_number)?;
+        Some((ms, time::format_iso8601(ms).into()))
     }
 
     fn push_call(&mut self, e: &Entry<'_>, c: CallFields<'_>, d: &mut Diags) {
@@ -729,7 +729,7 @@ impl Visitor for Collector<'_> {
                 let Some(m) = e.get("message") else {
                     return Ok(());
                 };
-                let mf = MessageFields::read(m);
+                let mf = Message::read(m);
                 if !mf.is_assistant() {
                     return Ok(());
                 }
@@ -1159,51 +1159,37 @@ impl Report {
 // --context
 
 fn run_context(args: &Args, sources: &[Source]) -> ExitCode {
-    let models = load_models(args);
+    let models = models::load_for("pi-usage", args.models.as_deref());
     input::run(
         "pi-usage",
         sources,
         args.inputs.threads(),
         |src, out, d| {
-            let mut v = ContextWriter {
-                out,
-                file: src.name(),
-                models: &models,
-                s: None,
-            };
-            reader::read_source(src, d, &mut v)?;
-            Ok(())
+            write_contexts(&models, &src.name(), out, d, |d, v| {
+                reader::read_source(src, d, v)
+            })
         },
         |_, _| Ok(()),
     )
 }
 
-fn load_models(args: &Args) -> Models {
-    let (path, explicit) = match &args.models {
-        Some(p) => (Some(p.clone()), true),
-        None => (models::default_path(), false),
+/// Writes the `context` records of one input named `file`, which `read` feeds to the visitor
+/// it is given.
+fn write_contexts(
+    models: &Models,
+    file: &str,
+    out: &mut Out,
+    d: &mut Diags,
+    read: impl FnOnce(&mut Diags, &mut dyn Visitor) -> Result<reader::Stats, Stop>,
+) -> Result<(), Stop> {
+    let mut v = ContextWriter {
+        out,
+        file: file.to_string(),
+        models,
+        s: None,
     };
-    let Some(path) = path else {
-        return Models::empty();
-    };
-    if !explicit && !path.exists() {
-        return Models::empty();
-    }
-    match Models::load(&path) {
-        Ok((m, warnings)) => {
-            for w in warnings {
-                crate::diag::report_global("pi-usage", format!("{}: {w}", path.display()));
-            }
-            m
-        }
-        Err(e) => {
-            crate::diag::report_global(
-                "pi-usage",
-                format!("models.json: {e}; no configured context windows"),
-            );
-            Models::empty()
-        }
-    }
+    read(d, &mut v)?;
+    Ok(())
 }
 
 /// The recorded context before an entry, on its branch.
@@ -1255,7 +1241,7 @@ impl Visitor for ContextWriter<'_, '_> {
             Some(b"\"compaction\"") => st.compaction = true,
             Some(b"\"message\"") => {
                 if let Some(m) = e.get("message") {
-                    let mf = MessageFields::read(m);
+                    let mf = Message::read(m);
                     if mf.is_assistant() {
                         st =
                             write_context(self.out, &self.file, &s.id, self.models, e, &mf, st, d)?;
@@ -1284,7 +1270,7 @@ fn write_context(
     session: &str,
     models: &Models,
     e: &Entry<'_>,
-    m: &MessageFields<'_>,
+    m: &Message<'_>,
     st: CtxState,
     d: &mut Diags,
 ) -> Result<CtxState, Stop> {
@@ -1309,11 +1295,8 @@ fn write_context(
             }
         }
     }
-    let context = ok.then(|| {
-        t[0].unwrap_or(0)
-            .saturating_add(t[2].unwrap_or(0))
-            .saturating_add(t[3].unwrap_or(0))
-    });
+    let context =
+        ok.then(|| model::context_tokens(t[0].unwrap_or(0), t[2].unwrap_or(0), t[3].unwrap_or(0)));
     let provider = m.provider.and_then(json::as_str);
     let model = m.model.and_then(json::as_str);
     let window = match (&provider, &model) {
@@ -1371,13 +1354,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn message_fields_in_one_pass_escaped_keys_too() {
-        let m = br#"{"r\u006fle":"assistant","content":[{"type":"text","text":"usage"}],"model":"a","model":"b","stopReason":"stop"}"#;
-        let f = MessageFields::read(m);
-        assert!(f.is_assistant());
-        assert_eq!(f.model, Some(&b"\"b\""[..]));
-        assert_eq!(f.stop_reason, Some(&b"\"stop\""[..]));
-        assert_eq!(f.usage, None);
+    fn entry_timestamps_by_the_usage_rule() {
+        let ms = |s: &str| entry_time_ms(s).unwrap_or_else(|| panic!("{s}"));
+        assert_eq!(ms("1970-01-01T00:00:00.000Z"), 0);
+        assert_eq!(ms("2026-05-01T10:00:00.123Z"), 1_777_629_600_123);
+        // The same instant written with an offset.
+        assert_eq!(ms("2026-05-01T05:00:00.123-05:00"), 1_777_629_600_123);
+        assert_eq!(ms("2026-05-01T15:30:00.123+0530"), 1_777_629_600_123);
+        assert_eq!(ms("2026-05-01T10:00:00.1234567Z"), 1_777_629_600_123);
+        assert_eq!(ms("2026-05-01T10:00:00Z"), 1_777_629_600_000);
+        assert_eq!(ms("2026-05-01T10:00Z"), 1_777_629_600_000);
+        assert_eq!(ms("2026-05-01"), 1_777_593_600_000);
+        assert_eq!(ms("2026-05-01T10:00:00"), 1_777_629_600_000);
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "2026-02-29T00:00:00Z",
+            "2026-05-01T24:00:00Z",
+            "2026-05-01T10:00:00.Z",
+            "2026-05-01T10:00:00+5",
+            "2026-05-01T10:00:00Zjunk",
+            "2026-05-01X10:00:00Z",
+            "1e12",
+        ] {
+            assert_eq!(entry_time_ms(bad), None, "{bad}");
+        }
+        assert!(entry_time_ms("2024-02-29T00:00:00Z").is_some());
+        // pi-usage's own rule on top of time::parse: padded text is trimmed; 24:00, leap
+        // seconds and expanded years are refused.
+        assert_eq!(ms(" 2026-05-01T10:00:00Z\n"), 1_777_629_600_000);
+        for bad in ["2016-12-31T23:59:60Z", "+002026-05-01T10:00:00Z"] {
+            assert_eq!(entry_time_ms(bad), None, "{bad}");
+        }
     }
 
     #[test]

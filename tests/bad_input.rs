@@ -158,25 +158,32 @@ fn expected_output(c: &Case) -> Vec<u8> {
     c.kept.iter().flat_map(|&n| all[n - 1].to_vec()).collect()
 }
 
+/// Runs `tool` on case `c`, written to the file `f`, and checks that its stderr is exactly the
+/// case's diagnostics and its status 2 when there are any (else 0).
+fn run_case(tool: &str, f: &std::path::Path, c: &Case) -> Output {
+    let name = f.to_string_lossy();
+    let o = cmd(tool).arg(f).run();
+    let want: Vec<String> = c
+        .diags
+        .iter()
+        .map(|d| format!("{tool}: {name}{d}"))
+        .collect();
+    assert_eq!(o.stderr_lines(), want, "{tool} on case {}", c.name);
+    assert_eq!(
+        o.status,
+        if c.diags.is_empty() { 0 } else { 2 },
+        "{tool} on case {}",
+        c.name
+    );
+    o
+}
+
 #[test]
 fn each_bad_input_gets_its_exact_diagnostic_and_the_good_lines_survive() {
     let t = TempDir::new("bad");
     for c in cases() {
         let f = t.write(&format!("{}.jsonl", c.name), &c.input);
-        let name = f.to_string_lossy().into_owned();
-        let o = cmd("pi-branch").arg(&f).run();
-        let want: Vec<String> = c
-            .diags
-            .iter()
-            .map(|d| format!("pi-branch: {name}{d}"))
-            .collect();
-        assert_eq!(o.stderr_lines(), want, "case {}", c.name);
-        assert_eq!(
-            o.status,
-            if c.diags.is_empty() { 0 } else { 2 },
-            "case {}",
-            c.name
-        );
+        let o = run_case("pi-branch", &f, &c);
         assert_eq!(o.stdout, expected_output(&c), "case {}", c.name);
     }
 }
@@ -186,21 +193,8 @@ fn same_reader_diagnostics_in_every_tool() {
     let t = TempDir::new("bad-all");
     for c in cases() {
         let f = t.write(&format!("{}.jsonl", c.name), &c.input);
-        let name = f.to_string_lossy().into_owned();
         for tool in tools() {
-            let o = cmd(tool).arg(&f).run();
-            let want: Vec<String> = c
-                .diags
-                .iter()
-                .map(|d| format!("{tool}: {name}{d}"))
-                .collect();
-            assert_eq!(o.stderr_lines(), want, "{tool} on case {}", c.name);
-            assert_eq!(
-                o.status,
-                if c.diags.is_empty() { 0 } else { 2 },
-                "{tool} on case {}",
-                c.name
-            );
+            run_case(tool, &f, &c);
         }
     }
 }

@@ -123,6 +123,76 @@ fn over_the_threshold_with_a_models_file_is_threshold() {
 }
 
 #[test]
+fn windows_are_resolved_as_current_pi_and_pi_usage_resolve_them() {
+    // fixtures/models/models.json gives ollama/qwen contextWindow 32768 in models[] and 65536
+    // in modelOverrides, and ollama/llama a models[] entry without contextWindow.
+    let o = compactions(&[
+        "--models",
+        &fixture_str("models/models.json"),
+        &fixture_str("compaction-window-precedence.jsonl"),
+    ]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = reports(&o);
+    // modelOverrides win: 30100 is not over 65536 - 16384 (it would be over 32768 - 16384).
+    assert_eq!(r[0]["model"], "qwen");
+    assert_eq!(r[0]["configured_window"], 65536);
+    assert_eq!(r[0]["trigger"], "unknown");
+    // No contextWindow in models[]: Pi's default 128000, and 120100 > 128000 - 16384.
+    assert_eq!(r[1]["model"], "llama");
+    assert_eq!(r[1]["configured_window"], 128000);
+    assert_eq!(r[1]["trigger"], "threshold");
+    // pi-usage --context reads the same windows.
+    let u = cmd("pi-usage")
+        .args([
+            "--context",
+            "--models",
+            &fixture_str("models/models.json"),
+            &fixture_str("compaction-window-precedence.jsonl"),
+        ])
+        .ok();
+    let windows: Vec<Value> = u
+        .records()
+        .iter()
+        .map(|c| c["configured_context_window"].clone())
+        .collect();
+    assert_eq!(windows, [json!(65536), json!(128000)]);
+}
+
+#[test]
+fn huge_numbers_neither_wrap_nor_panic() {
+    let o = compactions(&[
+        "--models",
+        &fixture_str("models.json"),
+        &fixture_str("compaction-huge-numbers.jsonl"),
+    ]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = reports(&o);
+    // A context that does not fit in 64 bits is the largest count, not a wrapped zero.
+    assert_eq!(r[0]["context_after"], json!(u64::MAX));
+    assert_eq!(r[0]["inferred_drop"], json!(i64::MIN));
+    // tokensBefore beyond i64 is still over the threshold.
+    assert_eq!(r[1]["tokens_before"], json!(u64::MAX));
+    assert_eq!(r[1]["trigger"], "threshold");
+    assert_eq!(rules(&r[1]), ["over_threshold"]);
+    // A reserve larger than the window makes the limit negative, so any tokensBefore is over
+    // it, as in Pi's arithmetic (JavaScript numbers), with no overflow on the way.
+    let o = compactions(&[
+        "--models",
+        &fixture_str("models.json"),
+        "--reserve-tokens",
+        "18446744073709551615",
+        &fixture_str("compaction-huge-numbers.jsonl"),
+    ]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = &reports(&o)[1];
+    assert_eq!(r["trigger"], "threshold");
+    assert!(r["evidence"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .ends_with("= -18446744073709351615"));
+}
+
+#[test]
 fn threshold_needs_a_window_and_honours_the_reserve() {
     let f = fixture_str("compaction-threshold.jsonl");
     let none = cmd("pi-compactions").arg(&f).ok();
@@ -596,11 +666,9 @@ fn count_compactions(bytes: &[u8]) -> usize {
 
 #[test]
 fn corpus_one_report_per_compaction_and_no_panic() {
-    let files = corpus_files();
-    if files.is_empty() {
-        eprintln!("corpus absent: skipped");
+    let Some(files) = corpus_files_or_skip() else {
         return;
-    }
+    };
     let mut total = 0;
     for f in &files {
         let o = cmd("pi-compactions")

@@ -104,26 +104,37 @@ fn pi_branch_writes_the_same_bytes_from_a_mapped_file_and_from_stdin() {
 }
 
 /// Three ways to read a named file: whole (small), mapped (large), streamed (not a regular
-/// file, e.g. a FIFO or `<(...)`). All give the same output.
+/// file, e.g. a FIFO or `<(...)`). All give the same output, in pi-branch and in pi-tools
+/// (both read lines of a regular file again by offset, which a FIFO cannot do).
 #[test]
 fn a_fifo_is_streamed_and_gives_the_same_output() {
-    let dir = TempDir::new("fifo");
-    let fixture = util::read_fixture("branched.jsonl");
-    let regular = dir.write("regular.jsonl", &fixture);
-    let fifo = dir.path().join("fifo.jsonl");
-    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-    if !made.is_ok_and(|s| s.success()) {
-        eprintln!("mkfifo unavailable: skipped");
-        return;
+    for (tool, name) in [
+        ("pi-branch", "branched.jsonl"),
+        ("pi-tools", "tools-missing-result.jsonl"),
+    ] {
+        let dir = TempDir::new("fifo");
+        let fixture = util::read_fixture(name);
+        let regular = dir.write("regular.jsonl", &fixture);
+        let fifo = dir.path().join("fifo.jsonl");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            eprintln!("mkfifo unavailable: skipped");
+            return;
+        }
+        let writer = {
+            let (fifo, data) = (fifo.clone(), fixture.clone());
+            std::thread::spawn(move || std::fs::write(fifo, data).unwrap())
+        };
+        let from_fifo = cmd(tool).arg(&fifo).run();
+        writer.join().unwrap();
+        let from_file = cmd(tool).arg(&regular).run();
+        assert_eq!(
+            from_fifo.status, from_file.status,
+            "{tool}: {}",
+            from_fifo.stderr
+        );
+        assert!(!from_file.stdout.is_empty(), "{tool}");
+        let fifo_out = from_fifo.out().replace("fifo.jsonl", "regular.jsonl");
+        assert_eq!(fifo_out, from_file.out(), "{tool}");
     }
-    let writer = {
-        let (fifo, data) = (fifo.clone(), fixture.clone());
-        std::thread::spawn(move || std::fs::write(fifo, data).unwrap())
-    };
-    let from_fifo = cmd("pi-branch").arg(&fifo).run();
-    writer.join().unwrap();
-    let from_file = cmd("pi-branch").arg(&regular).run();
-    assert_eq!(from_fifo.status, from_file.status);
-    assert!(!from_file.stdout.is_empty());
-    assert_eq!(from_fifo.stdout, from_file.stdout);
 }

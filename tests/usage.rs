@@ -768,11 +768,9 @@ fn ours(t: &Value) -> Independent {
 
 #[test]
 fn corpus_totals_equal_an_independent_sum() {
-    let files = corpus_files();
-    if files.is_empty() {
-        eprintln!("corpus absent; skipped");
+    let Some(files) = corpus_files_or_skip() else {
         return;
-    }
+    };
     let o = cmd("pi-usage")
         .args(["--total", "--no-dedup"])
         .args(&files)
@@ -801,11 +799,9 @@ fn corpus_totals_equal_an_independent_sum() {
 
 #[test]
 fn corpus_every_file_reads_without_a_crash() {
-    let files = corpus_files();
-    if files.is_empty() {
-        eprintln!("corpus absent; skipped");
+    let Some(files) = corpus_files_or_skip() else {
         return;
-    }
+    };
     for p in &files {
         for args in [
             vec!["--json"],

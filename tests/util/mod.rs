@@ -55,6 +55,17 @@ pub fn corpus_files() -> Vec<PathBuf> {
     out
 }
 
+/// Every file of the corpus, or `None` with a note on stderr when the corpus is absent (a
+/// corpus test then returns at once: `let Some(files) = corpus_files_or_skip() else { return };`).
+pub fn corpus_files_or_skip() -> Option<Vec<PathBuf>> {
+    let files = corpus_files();
+    if files.is_empty() {
+        eprintln!("corpus absent: skipped");
+        return None;
+    }
+    Some(files)
+}
+
 pub struct TestCommand {
     cmd: Command,
     stdin: Option<Vec<u8>>,
