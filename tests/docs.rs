@@ -233,3 +233,15 @@ fn man_pages_are_current() {
         );
     }
 }
+
+#[test]
+fn every_diagnostic_kind_is_listed_in_the_format_doc() {
+    let text = std::fs::read_to_string(root().join("docs/FORMAT.md")).unwrap();
+    for k in pi_jsonl::diag::Kind::ALL {
+        assert!(
+            text.contains(&format!("`{}`", k.name())),
+            "diagnostic kind `{}` is not listed in docs/FORMAT.md",
+            k.name()
+        );
+    }
+}
