@@ -10,7 +10,7 @@ use crate::reader::{self, Stats, Visitor};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -232,12 +232,4 @@ where
     })?;
     finish(None, &mut out)?;
     out.flush()
-}
-
-/// Writes `bytes` to stdout directly (for tools whose output is not line records).
-pub fn write_stdout(bytes: &[u8]) -> Result<(), Stop> {
-    let mut l = io::stdout().lock();
-    l.write_all(bytes)?;
-    l.flush()?;
-    Ok(())
 }
