@@ -399,6 +399,94 @@ pub fn scan_object<'a>(
     }
 }
 
+/// `b[i]` is the opening quote of a string already validated; returns the index just past
+/// its closing quote (`b.len()` when there is none). Jumps from quote to quote with `memchr`:
+/// a quote ends the string unless an odd number of backslashes precedes it. Unlike
+/// [`skip_string`] this does not stop at every escape, which is what makes a second look at
+/// validated text (a message's members, a content array) cheap.
+#[inline]
+fn skip_valid_string(b: &[u8], i: usize) -> usize {
+    let start = i + 1;
+    let mut from = start;
+    while let Some(off) = b.get(from..).and_then(|rest| memchr::memchr(b'"', rest)) {
+        let q = from + off;
+        let backslashes = b[start..q].iter().rev().take_while(|&&c| c == b'\\').count();
+        if backslashes % 2 == 0 {
+            return q + 1;
+        }
+        from = q + 1;
+    }
+    b.len()
+}
+
+/// The index just past the value at `b[i]` (no leading whitespace), for text already
+/// validated (by [`scan_object`] / [`skip_value`]): brackets are counted, strings jumped over,
+/// nothing is checked. On text that is not valid JSON it returns some index within `b` and
+/// never panics, but the result means nothing.
+fn skip_valid(b: &[u8], i: usize) -> usize {
+    let mut i = i;
+    let mut depth = 0usize;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => {
+                i = skip_valid_string(b, i);
+                if depth == 0 {
+                    return i;
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                if depth == 0 {
+                    return i;
+                }
+                depth -= 1;
+                i += 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => {
+                if depth == 0 {
+                    return i;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// [`scan_object`] for an object already validated: the same members, found with
+/// [`skip_valid`]. Stops quietly at anything unexpected.
+fn scan_valid_object<'a>(b: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8])) {
+    let mut i = skip_ws(b, 1);
+    while b.get(i) == Some(&b'"') {
+        let key_end = skip_valid_string(b, i);
+        let Some(key) = b.get(i + 1..key_end.saturating_sub(1)) else {
+            return;
+        };
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return;
+        }
+        i = skip_ws(b, i + 1);
+        if i >= b.len() {
+            return;
+        }
+        let end = skip_valid(b, i);
+        f(key, &b[i..end]);
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b',') {
+            return;
+        }
+        i = skip_ws(b, i + 1);
+    }
+}
+
 /// Calls `f` with the raw text of each element of the array `raw` (already validated, e.g. a
 /// value handed out by [`scan_object`]). Does nothing when `raw` is not an array.
 pub fn for_each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
@@ -406,10 +494,11 @@ pub fn for_each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
         return;
     }
     let mut i = skip_ws(raw, 1);
-    if raw.get(i) == Some(&b']') {
-        return;
-    }
-    while let Ok(end) = skip_value(raw, i) {
+    while i < raw.len() && raw[i] != b']' {
+        let end = skip_valid(raw, i);
+        if end == i {
+            return;
+        }
         f(&raw[i..end]);
         i = skip_ws(raw, end);
         if raw.get(i) != Some(&b',') {
@@ -423,7 +512,7 @@ pub fn for_each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
 /// Does nothing when `raw` is not an object.
 pub fn for_each_field<'a>(raw: &'a [u8], f: impl FnMut(&'a [u8], &'a [u8])) {
     if raw.first() == Some(&b'{') {
-        let _ = scan_object(raw, 0, f);
+        scan_valid_object(raw, f);
     }
 }
 
