@@ -71,7 +71,7 @@ pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// sixteen bytes per step with SSE2 on x86-64 (part of its baseline), eight per step with
 /// plain integer arithmetic elsewhere.
 #[inline]
-fn string_stop(b: &[u8], i: usize) -> usize {
+pub(crate) fn string_stop(b: &[u8], i: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
         string_stop_sse2(b, i)
@@ -576,20 +576,22 @@ pub fn as_str(raw: &[u8]) -> Option<Cow<'_, str>> {
 
 /// Decodes the text between the quotes of a validated JSON string.
 pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
-    if !body.contains(&b'\\') {
-        // `from_utf8` is much quicker than `from_utf8_lossy` on the (usual) valid text.
-        return match std::str::from_utf8(body) {
+    let Some(first) = memchr::memchr(b'\\', body) else {
+        // A check of the (usual) valid text first: much quicker than `from_utf8_lossy`.
+        return match simdutf8::basic::from_utf8(body) {
             Ok(s) => Cow::Borrowed(s),
             Err(_) => String::from_utf8_lossy(body),
         };
-    }
+    };
     let mut out: Vec<u8> = Vec::with_capacity(body.len());
-    let mut i = 0;
+    out.extend_from_slice(&body[..first]);
+    let mut i = first;
     while i < body.len() {
-        let c = body[i];
-        if c != b'\\' || i + 1 >= body.len() {
-            out.push(c);
-            i += 1;
+        if body[i] != b'\\' || i + 1 >= body.len() {
+            // A run up to the next escape, copied whole.
+            let end = memchr::memchr(b'\\', &body[i + 1..]).map_or(body.len(), |p| i + 1 + p);
+            out.extend_from_slice(&body[i..end]);
+            i = end;
             continue;
         }
         let e = body[i + 1];
@@ -626,9 +628,10 @@ pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
         let mut tmp = [0u8; 4];
         out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
     }
-    Cow::Owned(match String::from_utf8(out) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    Cow::Owned(match simdutf8::basic::from_utf8(&out) {
+        // SAFETY: just checked to be valid UTF-8.
+        Ok(_) => unsafe { String::from_utf8_unchecked(out) },
+        Err(_) => String::from_utf8_lossy(&out).into_owned(),
     })
 }
 
