@@ -409,7 +409,11 @@ fn skip_valid_string(b: &[u8], i: usize) -> usize {
     let start = i + 1;
     let mut from = start;
     while let Some(q) = next_quote(b, from) {
-        let backslashes = b[start..q].iter().rev().take_while(|&&c| c == b'\\').count();
+        let backslashes = b[start..q]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b'\\')
+            .count();
         if backslashes % 2 == 0 {
             return q + 1;
         }
