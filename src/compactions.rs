@@ -774,8 +774,19 @@ fn str_of(raw: Option<&[u8]>) -> Option<Cow<'_, str>> {
 /// count counts as zero).
 fn usage_context(usage: Option<&[u8]>) -> Option<u64> {
     let u = usage?;
-    let n = |k: &str| json::get(u, k).and_then(json::as_u64);
-    let (i, r, w) = (n("input"), n("cacheRead"), n("cacheWrite"));
+    // One pass over the members (as json::get: the last of repeated members wins).
+    let (mut iv, mut rv, mut wv) = (None, None, None);
+    json::for_each_field(u, |k, v| {
+        if json::key_is(k, "input") {
+            iv = Some(v);
+        } else if json::key_is(k, "cacheRead") {
+            rv = Some(v);
+        } else if json::key_is(k, "cacheWrite") {
+            wv = Some(v);
+        }
+    });
+    let n = |v: Option<&[u8]>| v.and_then(json::as_u64);
+    let (i, r, w) = (n(iv), n(rv), n(wv));
     if i.is_none() && r.is_none() && w.is_none() {
         return None;
     }

@@ -71,7 +71,7 @@ pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// sixteen bytes per step with SSE2 on x86-64 (part of its baseline), eight per step with
 /// plain integer arithmetic elsewhere.
 #[inline]
-fn string_stop(b: &[u8], i: usize) -> usize {
+pub(crate) fn string_stop(b: &[u8], i: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
         string_stop_sse2(b, i)
@@ -399,6 +399,125 @@ pub fn scan_object<'a>(
     }
 }
 
+/// `b[i]` is the opening quote of a string already validated; returns the index just past
+/// its closing quote (`b.len()` when there is none). Jumps from quote to quote with `memchr`:
+/// a quote ends the string unless an odd number of backslashes precedes it. Unlike
+/// [`skip_string`] this does not stop at every escape, which is what makes a second look at
+/// validated text (a message's members, a content array) cheap.
+#[inline]
+fn skip_valid_string(b: &[u8], i: usize) -> usize {
+    let start = i + 1;
+    let mut from = start;
+    while let Some(q) = next_quote(b, from) {
+        let backslashes = b[start..q]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b'\\')
+            .count();
+        if backslashes % 2 == 0 {
+            return q + 1;
+        }
+        from = q + 1;
+    }
+    b.len()
+}
+
+/// Index of the first `"` at or after `i`. Inline sixteen bytes a step: most strings of a
+/// message are short (keys, `type` values), where a `memchr` call costs more than it saves.
+#[inline]
+fn next_quote(b: &[u8], mut i: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        const W: usize = 16;
+        // SAFETY: SSE2 is part of the x86-64 baseline; each load reads the 16 in-bounds
+        // bytes of `chunk` and needs no alignment.
+        unsafe {
+            let quote = _mm_set1_epi8(b'"' as i8);
+            while i + W <= b.len() {
+                let chunk = &b[i..i + W];
+                let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+                let m = _mm_movemask_epi8(_mm_cmpeq_epi8(x, quote)) as u32;
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+                i += W;
+            }
+        }
+    }
+    b.get(i..)?.iter().position(|&c| c == b'"').map(|p| i + p)
+}
+
+/// The index just past the value at `b[i]` (no leading whitespace), for text already
+/// validated (by [`scan_object`] / [`skip_value`]): brackets are counted, strings jumped over,
+/// nothing is checked. On text that is not valid JSON it returns some index within `b` and
+/// never panics, but the result means nothing.
+fn skip_valid(b: &[u8], i: usize) -> usize {
+    let mut i = i;
+    let mut depth = 0usize;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => {
+                i = skip_valid_string(b, i);
+                if depth == 0 {
+                    return i;
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                if depth == 0 {
+                    return i;
+                }
+                depth -= 1;
+                i += 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => {
+                if depth == 0 {
+                    return i;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// [`scan_object`] for an object already validated: the same members, found with
+/// [`skip_valid`]. Stops quietly at anything unexpected.
+fn scan_valid_object<'a>(b: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8])) {
+    let mut i = skip_ws(b, 1);
+    while b.get(i) == Some(&b'"') {
+        let key_end = skip_valid_string(b, i);
+        let Some(key) = b.get(i + 1..key_end.saturating_sub(1)) else {
+            return;
+        };
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return;
+        }
+        i = skip_ws(b, i + 1);
+        if i >= b.len() {
+            return;
+        }
+        let end = skip_valid(b, i);
+        f(key, &b[i..end]);
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b',') {
+            return;
+        }
+        i = skip_ws(b, i + 1);
+    }
+}
+
 /// Calls `f` with the raw text of each element of the array `raw` (already validated, e.g. a
 /// value handed out by [`scan_object`]). Does nothing when `raw` is not an array.
 pub fn for_each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
@@ -406,10 +525,11 @@ pub fn for_each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
         return;
     }
     let mut i = skip_ws(raw, 1);
-    if raw.get(i) == Some(&b']') {
-        return;
-    }
-    while let Ok(end) = skip_value(raw, i) {
+    while i < raw.len() && raw[i] != b']' {
+        let end = skip_valid(raw, i);
+        if end == i {
+            return;
+        }
         f(&raw[i..end]);
         i = skip_ws(raw, end);
         if raw.get(i) != Some(&b',') {
@@ -423,7 +543,7 @@ pub fn for_each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
 /// Does nothing when `raw` is not an object.
 pub fn for_each_field<'a>(raw: &'a [u8], f: impl FnMut(&'a [u8], &'a [u8])) {
     if raw.first() == Some(&b'{') {
-        let _ = scan_object(raw, 0, f);
+        scan_valid_object(raw, f);
     }
 }
 
@@ -460,20 +580,22 @@ pub fn as_str(raw: &[u8]) -> Option<Cow<'_, str>> {
 
 /// Decodes the text between the quotes of a validated JSON string.
 pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
-    if !body.contains(&b'\\') {
-        // `from_utf8` is much quicker than `from_utf8_lossy` on the (usual) valid text.
-        return match std::str::from_utf8(body) {
+    let Some(first) = memchr::memchr(b'\\', body) else {
+        // A check of the (usual) valid text first: much quicker than `from_utf8_lossy`.
+        return match simdutf8::basic::from_utf8(body) {
             Ok(s) => Cow::Borrowed(s),
             Err(_) => String::from_utf8_lossy(body),
         };
-    }
+    };
     let mut out: Vec<u8> = Vec::with_capacity(body.len());
-    let mut i = 0;
+    out.extend_from_slice(&body[..first]);
+    let mut i = first;
     while i < body.len() {
-        let c = body[i];
-        if c != b'\\' || i + 1 >= body.len() {
-            out.push(c);
-            i += 1;
+        if body[i] != b'\\' || i + 1 >= body.len() {
+            // A run up to the next escape, copied whole.
+            let end = memchr::memchr(b'\\', &body[i + 1..]).map_or(body.len(), |p| i + 1 + p);
+            out.extend_from_slice(&body[i..end]);
+            i = end;
             continue;
         }
         let e = body[i + 1];
@@ -510,9 +632,10 @@ pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
         let mut tmp = [0u8; 4];
         out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
     }
-    Cow::Owned(match String::from_utf8(out) {
-        Ok(s) => s,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    Cow::Owned(match simdutf8::basic::from_utf8(&out) {
+        // SAFETY: just checked to be valid UTF-8.
+        Ok(_) => unsafe { String::from_utf8_unchecked(out) },
+        Err(_) => String::from_utf8_lossy(&out).into_owned(),
     })
 }
 

@@ -86,6 +86,16 @@ impl<'a> Message<'a> {
     pub fn is_assistant(&self) -> bool {
         self.role == Some(b"\"assistant\"")
     }
+
+    /// Reads `raw` only when it may be an assistant message: `None` when the bytes
+    /// `"assistant"` appear nowhere in it, which rules out `role == "assistant"` as written
+    /// ([`Message::is_assistant`]) without a pass over its members. Tool results and user
+    /// prompts, most of a session's bytes, are passed over by one `memmem`.
+    pub fn read_if_assistant(raw: &'a [u8]) -> Option<Message<'a>> {
+        memchr::memmem::find(raw, b"\"assistant\"")?;
+        let m = Message::read(raw);
+        m.is_assistant().then_some(m)
+    }
 }
 
 /// The context an assistant call filled, from its recorded usage: input + cacheRead +

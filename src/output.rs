@@ -284,14 +284,61 @@ impl Arr<'_> {
     }
 }
 
-/// Appends `s` as a JSON string.
+/// Appends `s` as a JSON string, escaped exactly as `serde_json` escapes it: `"` and `\\`,
+/// `\b \t \n \f \r` for those controls, `\u00xx` (lowercase hex) for the other controls
+/// below U+0020, everything else as it is. Runs between escapes are copied whole, found
+/// sixteen bytes a step by the scanner's string loop (tool output is most of what is written).
 pub fn write_str(buf: &mut Vec<u8>, s: &str) {
-    let _ = serde_json::to_writer(buf, s);
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let b = s.as_bytes();
+    buf.reserve(b.len() + 2);
+    buf.push(b'"');
+    let mut i = 0;
+    while i < b.len() {
+        let stop = crate::json::string_stop(b, i);
+        buf.extend_from_slice(&b[i..stop]);
+        let Some(&c) = b.get(stop) else { break };
+        match c {
+            b'"' => buf.extend_from_slice(b"\\\""),
+            b'\\' => buf.extend_from_slice(b"\\\\"),
+            0x08 => buf.extend_from_slice(b"\\b"),
+            b'\t' => buf.extend_from_slice(b"\\t"),
+            b'\n' => buf.extend_from_slice(b"\\n"),
+            0x0c => buf.extend_from_slice(b"\\f"),
+            b'\r' => buf.extend_from_slice(b"\\r"),
+            _ => buf.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[usize::from(c >> 4)],
+                HEX[usize::from(c & 0xf)],
+            ]),
+        }
+        i = stop + 1;
+    }
+    buf.push(b'"');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_str_escapes_as_serde_json() {
+        let mut cases: Vec<String> = (0u32..0x80)
+            .filter_map(char::from_u32)
+            .map(|c| format!("a{c}b{c}{c}"))
+            .collect();
+        cases.push(String::new());
+        cases.push("plain text longer than sixteen bytes, with \"quotes\" and \\ and\ttabs\u{1b}[0m é ü 中文 🎉\u{7f}\u{2028}".repeat(5));
+        cases.push("\u{0}\u{1f}\n\r".repeat(9));
+        for s in cases {
+            let mut ours = Vec::new();
+            write_str(&mut ours, &s);
+            assert_eq!(ours, serde_json::to_vec(&s).unwrap(), "{s:?}");
+        }
+    }
 
     #[test]
     fn builds_records_type_first() {

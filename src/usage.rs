@@ -729,10 +729,9 @@ impl Visitor for Collector<'_> {
                 let Some(m) = e.get("message") else {
                     return Ok(());
                 };
-                let mf = Message::read(m);
-                if !mf.is_assistant() {
+                let Some(mf) = Message::read_if_assistant(m) else {
                     return Ok(());
-                }
+                };
                 let provider = mf.provider.and_then(json::as_str);
                 let model = mf.model.and_then(json::as_str);
                 let rid = mf.response_id.and_then(json::as_str);
@@ -1241,8 +1240,7 @@ impl Visitor for ContextWriter<'_, '_> {
             Some(b"\"compaction\"") => st.compaction = true,
             Some(b"\"message\"") => {
                 if let Some(m) = e.get("message") {
-                    let mf = Message::read(m);
-                    if mf.is_assistant() {
+                    if let Some(mf) = Message::read_if_assistant(m) {
                         st =
                             write_context(self.out, &self.file, &s.id, self.models, e, &mf, st, d)?;
                     }
