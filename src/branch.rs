@@ -505,6 +505,10 @@ impl Brancher<'_, '_> {
 }
 
 impl Visitor for Brancher<'_, '_> {
+    fn reads_messages(&self) -> bool {
+        false
+    }
+
     fn header(&mut self, h: &Header<'_>, d: &mut Diags) -> Result<(), Stop> {
         self.s = Some(Session {
             id: h.id.clone(),

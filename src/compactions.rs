@@ -1307,7 +1307,7 @@ impl Reporter<'_, '_> {
         let mut comp: Option<CompRec> = None;
         match ty {
             Some(b"\"message\"") => {
-                let msg = Message::read(e.get("message").unwrap_or(b"{}"));
+                let msg = e.message().unwrap_or_default();
                 match str_of(msg.role).as_deref() {
                     Some("user") => kind = NodeKind::User,
                     Some("assistant") => {

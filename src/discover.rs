@@ -1047,14 +1047,14 @@ impl Visitor for Meter {
 impl Meter {
     fn message(&mut self, e: &Entry<'_>) {
         self.counts.messages += 1;
-        let Some(msg) = e.get("message") else { return };
+        let Some(msg) = e.message() else { return };
         let crate::model::Message {
             role,
             timestamp: ts,
             model,
             content,
             ..
-        } = crate::model::Message::read(msg);
+        } = msg;
         let user = role == Some(b"\"user\"");
         let assistant = role == Some(b"\"assistant\"");
         if user {

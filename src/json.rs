@@ -230,8 +230,8 @@ impl Stack {
             len: 0,
         }
     }
-    fn push(&mut self, object: bool, pos: usize) -> Result<(), Error> {
-        if self.len == MAX_DEPTH {
+    fn push(&mut self, object: bool, pos: usize, limit: usize) -> Result<(), Error> {
+        if self.len == limit {
             return err(ErrorKind::TooDeep, pos);
         }
         let (w, m) = (self.len / 64, 1u64 << (self.len % 64));
@@ -252,6 +252,12 @@ impl Stack {
 /// Validates the value starting at `b[i]` (no leading whitespace) and returns the index just
 /// past it. Iterative, so deep nesting cannot overflow the stack.
 pub fn skip_value(b: &[u8], i: usize) -> Result<usize, Error> {
+    skip_value_within(b, i, MAX_DEPTH)
+}
+
+/// [`skip_value`] for a value nested `MAX_DEPTH - limit` levels down already: at most
+/// `limit` more containers may open.
+fn skip_value_within(b: &[u8], i: usize, limit: usize) -> Result<usize, Error> {
     // Scalars directly: most values are, and they need no container stack.
     match b.get(i) {
         Some(b'"') => return skip_string(b, i),
@@ -261,10 +267,10 @@ pub fn skip_value(b: &[u8], i: usize) -> Result<usize, Error> {
         Some(b'n') => return skip_literal(b, i, b"null"),
         _ => {}
     }
-    skip_container(b, i)
+    skip_container(b, i, limit)
 }
 
-fn skip_container(b: &[u8], i: usize) -> Result<usize, Error> {
+fn skip_container(b: &[u8], i: usize, limit: usize) -> Result<usize, Error> {
     let mut i = i;
     let mut stack = Stack::new();
     'value: loop {
@@ -276,7 +282,7 @@ fn skip_container(b: &[u8], i: usize) -> Result<usize, Error> {
             b'"' => i = skip_string(b, i)?,
             b'{' | b'[' => {
                 let object = c == b'{';
-                stack.push(object, i)?;
+                stack.push(object, i, limit)?;
                 i = skip_ws(b, i + 1);
                 let close = if object { b'}' } else { b']' };
                 if b.get(i) == Some(&close) {
@@ -355,6 +361,46 @@ pub fn scan_object<'a>(
     i: usize,
     mut f: impl FnMut(&'a [u8], &'a [u8]),
 ) -> Result<usize, Error> {
+    scan_members(b, i, 0, &|_: &[u8]| false, &mut |_, k, v| f(k, v))
+}
+
+/// Where a member handed out by [`scan_object_nested`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Member {
+    /// A top-level member whose value was not opened.
+    Top,
+    /// A member of an opened value (handed out before the member that holds it).
+    Nested,
+    /// A top-level member whose value (an object) was opened: its members came just before.
+    Opened,
+}
+
+/// [`scan_object`], and in the same pass the members of the top-level values that are objects
+/// under a key `open` picks (by raw key): those are handed out first as [`Member::Nested`],
+/// then their holder as [`Member::Opened`]. The same validation, errors and nesting limit as
+/// [`scan_object`]; a reader gets two levels of members for the price of one scan.
+pub fn scan_object_nested<'a>(
+    b: &'a [u8],
+    i: usize,
+    open: impl Fn(&[u8]) -> bool,
+    mut f: impl FnMut(Member, &'a [u8], &'a [u8]),
+) -> Result<usize, Error> {
+    scan_members(b, i, 0, &open, &mut f)
+}
+
+/// The object at `b[i]`, `depth` containers down (0 or 1): its members go to `f`, and at depth
+/// 0 those `open` picks are scanned the same way.
+fn scan_members<'a, O, F>(
+    b: &'a [u8],
+    i: usize,
+    depth: usize,
+    open: &O,
+    f: &mut F,
+) -> Result<usize, Error>
+where
+    O: Fn(&[u8]) -> bool,
+    F: FnMut(Member, &'a [u8], &'a [u8]),
+{
     if b.get(i) != Some(&b'{') {
         return err(ErrorKind::Unexpected, i);
     }
@@ -387,8 +433,22 @@ pub fn scan_object<'a>(
             );
         }
         i = skip_ws(b, i + 1);
-        let end = skip_value(b, i)?;
-        f(key, &b[i..end]);
+        let (end, kind) = if depth == 0 && b.get(i) == Some(&b'{') && open(key) {
+            (scan_members(b, i, 1, open, f)?, Member::Opened)
+        } else {
+            // A value `depth` levels in may open `MAX_DEPTH - depth` containers, as it
+            // could within `skip_value` of its holder.
+            let end = skip_value_within(b, i, MAX_DEPTH - depth)?;
+            (
+                end,
+                if depth == 0 {
+                    Member::Top
+                } else {
+                    Member::Nested
+                },
+            )
+        };
+        f(kind, key, &b[i..end]);
         i = skip_ws(b, end);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
@@ -738,6 +798,23 @@ mod tests {
         );
         let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
         assert!(valid(&ok));
+    }
+
+    #[test]
+    fn opening_a_member_keeps_the_nesting_limit() {
+        // `{"message":{"a":` then n arrays: the message object is one level of a member value.
+        for n in [MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1] {
+            let line = format!(
+                r#"{{"message":{{"a":{}{}}}}}"#,
+                "[".repeat(n),
+                "]".repeat(n)
+            );
+            let b = line.as_bytes();
+            let flat = scan_object(b, 0, |_, _| {});
+            let nested = scan_object_nested(b, 0, |k| k == b"message", |_, _, _| {});
+            assert_eq!(flat, nested, "{n} arrays");
+            assert_eq!(flat.is_ok(), n < MAX_DEPTH, "{n} arrays");
+        }
     }
 
     #[test]

@@ -40,20 +40,32 @@ impl<'a> Message<'a> {
     /// Reads the members of `raw`, a `message` value (anything else gives no members).
     pub fn read(raw: &'a [u8]) -> Message<'a> {
         let mut m = Message::default();
-        json::for_each_field(raw, |k, v| {
-            // Rare: a name written with escapes (no member name has a backslash of its own).
-            let decoded;
-            let name = if k.contains(&b'\\') {
-                decoded = json::decode_string_body(k);
-                decoded.as_bytes()
-            } else {
-                k
-            };
-            if let Some(slot) = m.slot(name) {
-                *slot = Some(v);
-            }
-        });
+        json::for_each_field(raw, |k, v| m.set(k, v));
         m
+    }
+
+    /// The message whose members (raw key, raw value) are `members`, in order.
+    pub fn from_members(members: impl IntoIterator<Item = (&'a [u8], &'a [u8])>) -> Message<'a> {
+        let mut m = Message::default();
+        for (k, v) in members {
+            m.set(k, v);
+        }
+        m
+    }
+
+    /// Takes member `k` (raw name) with value `v`, when it is one the tools read.
+    fn set(&mut self, k: &'a [u8], v: &'a [u8]) {
+        // Rare: a name written with escapes (no member name has a backslash of its own).
+        let decoded;
+        let name = if k.contains(&b'\\') {
+            decoded = json::decode_string_body(k);
+            decoded.as_bytes()
+        } else {
+            k
+        };
+        if let Some(slot) = self.slot(name) {
+            *slot = Some(v);
+        }
     }
 
     fn slot(&mut self, name: &[u8]) -> Option<&mut Option<&'a [u8]>> {
@@ -85,16 +97,6 @@ impl<'a> Message<'a> {
     /// Whether `role` is the string `"assistant"` as written (unescaped).
     pub fn is_assistant(&self) -> bool {
         self.role == Some(b"\"assistant\"")
-    }
-
-    /// Reads `raw` only when it may be an assistant message: `None` when the bytes
-    /// `"assistant"` appear nowhere in it, which rules out `role == "assistant"` as written
-    /// ([`Message::is_assistant`]) without a pass over its members. Tool results and user
-    /// prompts, most of a session's bytes, are passed over by one `memmem`.
-    pub fn read_if_assistant(raw: &'a [u8]) -> Option<Message<'a>> {
-        memchr::memmem::find(raw, b"\"assistant\"")?;
-        let m = Message::read(raw);
-        m.is_assistant().then_some(m)
     }
 }
 

@@ -14,6 +14,7 @@ use crate::diag::{Diags, Kind};
 use crate::json;
 use crate::lines::{Line, LineReader, SliceLines};
 use crate::mapped::{self, Map};
+use crate::model::Message;
 use crate::output::Stop;
 use std::borrow::Cow;
 use std::io::{self, Read};
@@ -46,10 +47,35 @@ struct Span {
     escaped: bool,
 }
 
-/// One entry (any record after a header), with its top-level members located.
+impl Span {
+    fn new(b: &[u8], k: &[u8], v: &[u8]) -> Span {
+        let base = b.as_ptr() as usize;
+        let ks = k.as_ptr() as usize - base;
+        let vs = v.as_ptr() as usize - base;
+        Span {
+            key: (ks, ks + k.len()),
+            value: (vs, vs + v.len()),
+            escaped: k.contains(&b'\\'),
+        }
+    }
+
+    fn is(&self, b: &[u8], key: &str) -> bool {
+        let k = &b[self.key.0..self.key.1];
+        if self.escaped {
+            json::key_is(k, key)
+        } else {
+            k == key.as_bytes()
+        }
+    }
+}
+
+/// One entry (any record after a header), with its top-level members located, and the members
+/// of its `message` when that is an object (found in the same scan).
 pub struct Entry<'a> {
     pub line: Line<'a>,
     fields: &'a [Span],
+    /// `None` when the visitor does not read messages (not noted in the scan).
+    message: Option<&'a [Span]>,
 }
 
 impl<'a> Entry<'a> {
@@ -59,15 +85,23 @@ impl<'a> Entry<'a> {
         self.fields
             .iter()
             .rev()
-            .find(|s| {
-                let k = &b[s.key.0..s.key.1];
-                if s.escaped {
-                    json::key_is(k, key)
-                } else {
-                    k == key.as_bytes()
-                }
-            })
+            .find(|s| s.is(b, key))
             .map(|s| &b[s.value.0..s.value.1])
+    }
+
+    /// The members of the `message` member, as [`Message::read`] of its raw value gives
+    /// them (without a second pass over it): `None` when the entry has no `message`.
+    pub fn message(&self) -> Option<Message<'a>> {
+        let raw = self.get("message")?;
+        let Some(members) = self.message.filter(|_| raw.first() == Some(&b'{')) else {
+            return Some(Message::read(raw));
+        };
+        let b = self.line.bytes;
+        Some(Message::from_members(
+            members
+                .iter()
+                .map(|s| (&b[s.key.0..s.key.1], &b[s.value.0..s.value.1])),
+        ))
     }
 
     /// Member `key` as a string, when it is one.
@@ -102,6 +136,11 @@ pub trait Visitor {
     /// tools ignore them (the default does nothing).
     fn outside(&mut self, _e: &Entry<'_>, _d: &mut Diags) -> Result<(), Stop> {
         Ok(())
+    }
+    /// Whether the tool reads messages through [`Entry::message`]: the reader then notes the
+    /// `message` object's members as it scans (most tools do; the default is yes).
+    fn reads_messages(&self) -> bool {
+        true
     }
 }
 
@@ -222,6 +261,8 @@ fn read_lines<L: Lines>(
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
     let mut fields: Vec<Span> = Vec::new();
+    let mut nested: Vec<Span> = Vec::new();
+    let reads_messages = v.reads_messages();
     let mut stats = Stats::default();
     let mut state = State::Before;
     let mut unreadable: Option<Unreadable> = None;
@@ -261,15 +302,21 @@ fn read_lines<L: Lines>(
             );
         }
         fields.clear();
-        let scanned = json::scan_object(b, start, |k, val| {
-            let base = b.as_ptr() as usize;
-            let ks = k.as_ptr() as usize - base;
-            let vs = val.as_ptr() as usize - base;
-            fields.push(Span {
-                key: (ks, ks + k.len()),
-                value: (vs, vs + val.len()),
-                escaped: k.contains(&b'\\'),
-            });
+        nested.clear();
+        // The members of the last `message` object (as `get` finds the last) are
+        // `nested[message.0..message.1]`.
+        let mut message = (0, 0);
+        let is_message = |k: &[u8]| {
+            reads_messages
+                && (k == b"message" || (k.contains(&b'\\') && json::key_is(k, "message")))
+        };
+        let scanned = json::scan_object_nested(b, start, is_message, |m, k, val| match m {
+            json::Member::Nested => nested.push(Span::new(b, k, val)),
+            json::Member::Opened => {
+                message = (message.1, nested.len());
+                fields.push(Span::new(b, k, val));
+            }
+            json::Member::Top => fields.push(Span::new(b, k, val)),
         });
         match scanned {
             Ok(end) => {
@@ -321,6 +368,7 @@ fn read_lines<L: Lines>(
         let entry = Entry {
             line,
             fields: &fields,
+            message: reads_messages.then(|| &nested[message.0..message.1]),
         };
         if entry.get("type") == Some(b"\"session\"") {
             if state == State::In {

@@ -963,10 +963,9 @@ impl Visitor for Joiner<'_, '_> {
         if !is_str(e.get("type"), "message") {
             return Ok(());
         }
-        let Some(msg) = e.get("message") else {
+        let Some(msg) = e.message() else {
             return Ok(());
         };
-        let msg = Message::read(msg);
         match msg.role.and_then(json::as_str).as_deref() {
             Some("assistant") => self.assistant(e, msg, d),
             Some("toolResult") => self.tool_result(e, msg, d),

@@ -726,10 +726,7 @@ impl Visitor for Collector<'_> {
     fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
         match e.get("type") {
             Some(b"\"message\"") => {
-                let Some(m) = e.get("message") else {
-                    return Ok(());
-                };
-                let Some(mf) = Message::read_if_assistant(m) else {
+                let Some(mf) = e.message().filter(Message::is_assistant) else {
                     return Ok(());
                 };
                 let provider = mf.provider.and_then(json::as_str);
@@ -1239,11 +1236,8 @@ impl Visitor for ContextWriter<'_, '_> {
         match e.get("type") {
             Some(b"\"compaction\"") => st.compaction = true,
             Some(b"\"message\"") => {
-                if let Some(m) = e.get("message") {
-                    if let Some(mf) = Message::read_if_assistant(m) {
-                        st =
-                            write_context(self.out, &self.file, &s.id, self.models, e, &mf, st, d)?;
-                    }
+                if let Some(mf) = e.message().filter(Message::is_assistant) {
+                    st = write_context(self.out, &self.file, &s.id, self.models, e, &mf, st, d)?;
                 }
             }
             _ => {}

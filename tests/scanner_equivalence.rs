@@ -121,8 +121,49 @@ fn compare_value(raw: &[u8], depth: usize, what: &str) {
     }
 }
 
+/// The reader's one-pass scan of an entry and its `message` (`json::scan_object_nested`) agrees
+/// with `scan_object` and a second look (`for_each_field`): the same result or error, the same
+/// top-level members, and an opened value's members exactly those of its text. Checked with
+/// `message` opened (what the reader does) and with every object-valued member opened.
+fn check_nested(line: &[u8], start: usize, what: &str) {
+    let mut flat = Vec::new();
+    let flat_end = json::scan_object(line, start, |k, v| flat.push((k, v)));
+    let message = |k: &[u8]| k == b"message";
+    let any = |_: &[u8]| true;
+    for open in [&message as &dyn Fn(&[u8]) -> bool, &any] {
+        let (mut top, mut nested, mut opened) = (Vec::new(), Vec::new(), 0);
+        let end = json::scan_object_nested(line, start, open, |m, k, v| match m {
+            json::Member::Top => top.push((k, v)),
+            json::Member::Nested => nested.push((k, v)),
+            json::Member::Opened => {
+                top.push((k, v));
+                opened += 1;
+                let mut again = Vec::new();
+                json::for_each_field(v, |k, v| again.push((k, v)));
+                assert_eq!(std::mem::take(&mut nested), again, "{what}: nested members");
+            }
+        });
+        assert_eq!(end, flat_end, "{what}: nested scan result");
+        if end.is_ok() {
+            assert_eq!(top, flat, "{what}: top-level members");
+            assert!(
+                nested.is_empty(),
+                "{what}: nested members without their holder"
+            );
+        }
+        if open(b"message") && flat_end.is_ok() {
+            let objects = flat.iter().filter(|(k, v)| open(k) && v.starts_with(b"{"));
+            assert_eq!(opened, objects.count(), "{what}: opened members");
+        }
+    }
+}
+
 /// One line: the same verdict; for an object, the same members.
 fn check_line(line: &[u8], what: &str) {
+    let start = json::skip_ws(line, 0);
+    if line.get(start) == Some(&b'{') {
+        check_nested(line, start, what);
+    }
     let ours = ours_valid(line);
     assert_eq!(
         ours,
