@@ -22,12 +22,14 @@ use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use crate::time;
 use clap::{CommandFactory, Parser, ValueEnum};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
-use std::hash::{Hash, Hasher};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -117,7 +119,7 @@ pub const MAN: ManPage = ManPage {
 By default it prints one `usage` record per session; `--by` groups instead by session, project (the header's cwd), provider, model (provider and model together), day, week (ISO 8601, weeks start on Monday) or month, and the dimensions combine (`--by day,model` is one record per day and model). `--total` prints one grand total of the same shape. Records of one session come together, in input order; other groups are sorted by their keys in the order the dimensions were given, unknown (null) values last.\n\n\
 Costs are the costs Pi recorded (usage.cost.total), never a price looked up or guessed: a call without a recorded cost is counted, its tokens are summed, and it is flagged in `cost_missing`; a record whose calls all lack a cost has cost null. Costs are summed exactly, as decimals of 18 places parsed from the number text Pi wrote (not as floating point), so totals do not depend on the order or grouping of the input or on --threads: pi-usage over several files equals the sum of pi-usage over each file when no call repeats across them.\n\n\
 Token counts are the recorded integers. totalTokens, when absent from a message, is taken as input + output + cacheRead + cacheWrite (the sum Pi records) and the message is counted in `total_tokens_computed`. Numeric usage fields other than those five (such as `reasoning`, which newer Pi versions write and which is part of output) are summed under their own names in `other`. A token field that is negative, fractional or not a number is reported (bad_field) and not counted; so is a cost that is not a non-negative number (the call then counts as cost missing). Zero-usage assistant messages (aborted requests, errors) count as messages with zero tokens; an assistant message without any `usage` counts as a message with zero tokens and a missing cost.\n\n\
-Each billed call counts once. Pi's /fork writes a new session file whose first entries replay the original's active path verbatim, and sub-agent extensions write child sessions that repeat usage, so counting every line inflates totals. A call's identity is its message's `responseId` when it has one, else its entry `id`, entry `timestamp` and the exact text of its `usage` (for a v1 entry without an id, the timestamp and usage); the first occurrence in input order is counted and later ones are left out and counted in `duplicates` of the record they would have fallen in. Repeats are found in any input, in any session, assistant messages and summarization calls alike. Not found as repeats, so counted: a call whose earlier copy is not in the input (when a fork's original, its header's parentSession, is not among the FILE arguments, nothing is removed and the record's `lineage` says \"unresolved\"; the original counts as present when a FILE argument is the same file or has the same file name, or when a session with the id in the original's file name, Pi's `<time>_<id>.jsonl`, came earlier in the input, as in a stream on stdin); a copy without responseId whose usage text differs from the original's (re-serialized with another key order or number format); an entry with neither responseId, id nor timestamp, which has no identity. --no-dedup counts every line; --context never removes repeats. Memory: 16 bytes per distinct call for the identities, plus the calls of the files being read (about 200 bytes each), never the files' text. Lines Pi cannot parse are not counted, as Pi skips them: a record glued to another on one line is reported (glued_records) and neither record counts, so a message repeated on a glued line is neither counted twice nor reported as a duplicate. Entries of a file without a session header are not counted either (Pi loads no session from such a file); they are reported as unreadable.\n\n\
+Each billed call counts once. Pi's /fork writes a new session file whose first entries replay the original's active path verbatim, and sub-agent extensions write child sessions that repeat usage, so counting every line inflates totals. A call's identity is its message's `responseId` when it has one, else its entry `id`, entry `timestamp` and the exact text of its `usage` (for a v1 entry without an id, the timestamp and usage); the first occurrence in input order is counted and later ones are left out and counted in `duplicates` of the record they would have fallen in. Repeats are found in any input, in any session, assistant messages and summarization calls alike. Not found as repeats, so counted: a call whose earlier copy is not in the input (when a fork's original, its header's parentSession, is not among the FILE arguments, nothing is removed and the record's `lineage` says \"unresolved\"; the original counts as present when a FILE argument is the same file or has the same file name, or when a session with the id in the original's file name, Pi's `<time>_<id>.jsonl`, came earlier in the input, as in a stream on stdin); a copy without responseId whose usage text differs from the original's (re-serialized with another key order or number format); an entry with neither responseId, id nor timestamp, which has no identity. --no-dedup counts every line; --context never removes repeats. Memory: the identities of the distinct calls (16 bytes each, up to 35 in the hash table: about 4 MB per GB of generated sessions), and, when several FILEs are read in parallel, the calls of the files read ahead of the output (about 200 bytes each); a single input (one FILE, or stdin) is read as a stream, its calls counted as they come, and never the files' text. Lines Pi cannot parse are not counted, as Pi skips them: a record glued to another on one line is reported (glued_records) and neither record counts, so a message repeated on a glued line is neither counted twice nor reported as a duplicate. Entries of a file without a session header are not counted either (Pi loads no session from such a file); they are reported as unreadable.\n\n\
 Times: a call's time is its entry's `timestamp` (ISO 8601, offsets such as -05:00 honoured), else its message's numeric `timestamp` (Unix milliseconds); a call with neither counts in the groups with day, week and month null. An entry timestamp that is not ISO 8601 is reported. `first` and `last` are the times of the earliest and latest counted call, as written. Buckets follow --tz.\n\n\
 With --context, pi-usage prints one `context` record per assistant message instead (every line: these are per-session series, so repeats are not removed): the recorded context size (input + cacheRead + cacheWrite of that call), the configured context window of its model from Pi's models.json, the fill ratio, and an inferred drop where the context shrank sharply. The previous message is the previous assistant message on the same branch (through parentId), so moving between branches is not mistaken for a drop; a drop is inferred when the recorded context is below 70% of the previous one, and `after_compaction` says whether a compaction entry lies between the two. Zero-usage messages neither show nor hide a drop. The configured window is null when models.json configures none for the message's provider and model.\n\n",
     models::window_rule_text!(),
@@ -153,15 +155,28 @@ pub fn run(args: &Args) -> ExitCode {
     }
     let table = args.table || (!args.json && std::io::stdout().is_terminal());
     let present = InputSet::new(&sources);
-    let mut report = new_report(args, table);
+    // One input streams its calls into the report as it is read (memory does not grow with
+    // its size); several are read in parallel, each input's calls handed to the report in
+    // argument order.
+    let stream = sources.len() == 1;
+    let report = Mutex::new(new_report(args, table));
+    let lock = || report.lock().unwrap_or_else(|e| e.into_inner());
     input::run(
         "pi-usage",
         &sources,
         args.inputs.threads(),
-        |src, _out, d| collect(src, &present, d),
+        |src, out, d| {
+            if stream {
+                let read = |d: &mut Diags, v: &mut dyn Visitor| reader::read_source(src, d, v);
+                stream_with(&present, &mut lock(), src.name(), out, d, read).map(|()| None)
+            } else {
+                collect(src, &present, d).map(Some)
+            }
+        },
         |r, out| match r {
-            Some(fd) => report.file(fd, out),
-            None => report.finish(out),
+            Some(Some(fd)) => lock().file(fd, out),
+            Some(None) => Ok(()),
+            None => lock().finish(out),
         },
     )
 }
@@ -177,10 +192,9 @@ pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Res
     }
     let present = InputSet::new(&[Source::Stdin]);
     let mut report = new_report(args, args.table);
-    let fd = collect_with(&present, "<stdin>".into(), d, |d, v| {
+    stream_with(&present, &mut report, "<stdin>".into(), out, d, |d, v| {
         reader::read(input, false, d, v)
     })?;
-    report.file(fd, out)?;
     report.finish(out)
 }
 
@@ -229,6 +243,34 @@ const ONE: i128 = 1_000_000_000_000_000_000;
 /// A JSON number's text as a fixed-point integer of 10^-18, rounded half to even beyond that;
 /// `None` when it is not a number or is too large.
 pub fn parse_decimal(raw: &[u8]) -> Option<i128> {
+    plain_decimal(raw).or_else(|| general_decimal(raw))
+}
+
+/// [`parse_decimal`] of the common form, at most 18 integer digits and 18 decimals without an
+/// exponent (`0.0123`, `12`): no rounding, the digits are the result. `None` for anything else.
+fn plain_decimal(raw: &[u8]) -> Option<i128> {
+    let (neg, s) = match raw.split_first() {
+        Some((b'-', r)) => (true, r),
+        _ => (false, raw),
+    };
+    let (int, frac) = match s.iter().position(|&c| c == b'.') {
+        Some(i) => (&s[..i], &s[i + 1..]),
+        None => (s, &[][..]),
+    };
+    let plain = |d: &[u8], max: usize| d.len() <= max && d.iter().all(u8::is_ascii_digit);
+    if int.is_empty() || !plain(int, 18) || !plain(frac, SCALE as usize) {
+        return None;
+    }
+    if frac.is_empty() && s.len() != int.len() {
+        return None; // "1."
+    }
+    let digits = |d: &[u8]| d.iter().fold(0i128, |v, &c| v * 10 + i128::from(c - b'0'));
+    let v = digits(int) * ONE + digits(frac) * 10i128.pow(SCALE - frac.len() as u32);
+    Some(if neg { -v } else { v })
+}
+
+/// [`parse_decimal`] of any JSON number: exponents, more than 18 decimals, rounding.
+fn general_decimal(raw: &[u8]) -> Option<i128> {
     let s = std::str::from_utf8(raw).ok()?;
     let (neg, s) = match s.strip_prefix('-') {
         Some(r) => (true, r),
@@ -427,17 +469,37 @@ fn session_id_of_path(p: &str) -> Option<&str> {
     (!id.is_empty()).then_some(id)
 }
 
-/// A 128-bit identity of byte strings (two SipHash passes with different prefixes): a
-/// collision among even billions of calls is not a practical concern.
-fn identity(parts: &[&[u8]]) -> u128 {
-    let mut a = std::collections::hash_map::DefaultHasher::new();
-    let mut b = std::collections::hash_map::DefaultHasher::new();
-    b.write_u64(0x9e37_79b9_7f4a_7c15);
+/// A 128-bit identity of byte strings (XXH3-128 of each part's length and bytes, so parts
+/// cannot run into each other): a collision among even billions of calls is not a practical
+/// concern. `buf` is scratch space.
+fn identity(buf: &mut Vec<u8>, parts: &[&[u8]]) -> u128 {
+    buf.clear();
     for p in parts {
-        p.hash(&mut a);
-        p.hash(&mut b);
+        buf.extend_from_slice(&(p.len() as u64).to_le_bytes());
+        buf.extend_from_slice(p);
     }
-    (u128::from(a.finish()) << 64) | u128::from(b.finish())
+    xxhash_rust::xxh3::xxh3_128(buf)
+}
+
+/// The set of call identities seen: they are hashes already, so the table uses their bits.
+type IdentitySet = HashSet<u128, BuildHasherDefault<IdentityHasher>>;
+
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Not reached for u128 keys (`write_u128`); kept correct for any key.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = (v as u64) ^ ((v >> 64) as u64);
+    }
 }
 
 /// An entry `timestamp` by pi-usage's rule: [`time::parse`] of the trimmed text, refusing
@@ -468,14 +530,51 @@ fn collect_with(
             file,
             ..FileData::default()
         },
+        sessions: 0,
+        sink: None,
+        scratch: Vec::new(),
     };
     read(d, &mut c)?;
     Ok(c.data)
 }
 
-struct Collector<'a> {
+/// The calls of one input named `file` handed to `report` as they are read: nothing of the
+/// input is held but its model and field names.
+fn stream_with(
+    present: &InputSet,
+    report: &mut Report,
+    file: String,
+    out: &mut Out,
+    d: &mut Diags,
+    read: impl FnOnce(&mut Diags, &mut dyn Visitor) -> Result<reader::Stats, Stop>,
+) -> Result<(), Stop> {
+    report.input(&file);
+    let mut c = Collector {
+        present,
+        data: FileData {
+            file,
+            ..FileData::default()
+        },
+        sessions: 0,
+        sink: Some((report, out)),
+        scratch: Vec::new(),
+    };
+    read(d, &mut c)?;
+    match c.sink {
+        Some((report, out)) => report.end_input(out),
+        None => Ok(()),
+    }
+}
+
+struct Collector<'a, 'w> {
     present: &'a InputSet,
+    /// The calls and sessions read (only the model and field names when streaming).
     data: FileData,
+    /// Sessions begun so far.
+    sessions: usize,
+    /// Where calls go as they are read, when streaming.
+    sink: Option<(&'a mut Report, &'a mut Out<'w>)>,
+    scratch: Vec<u8>,
 }
 
 /// The parts of an entry that make a call.
@@ -525,7 +624,7 @@ fn token_value(raw: &[u8]) -> Result<Option<u64>, String> {
     }
 }
 
-impl Collector<'_> {
+impl Collector<'_, '_> {
     fn read_usage(&mut self, usage: &[u8], what: &str, line: u64, d: &mut Diags) -> UsageRead {
         let mut u = UsageRead {
             tokens: [0; 4],
@@ -547,7 +646,11 @@ impl Collector<'_> {
         let mut fields: Vec<(&[u8], &[u8])> = Vec::new();
         json::for_each_field(usage, |k, v| fields.push((k, v)));
         for (k, v) in fields {
-            let key = json::decode_string_body(k);
+            // Names are plain ASCII but for a rare escape.
+            let key = match std::str::from_utf8(k) {
+                Ok(s) if !k.contains(&b'\\') => Cow::Borrowed(s),
+                _ => json::decode_string_body(k),
+            };
             if key == "cost" {
                 u.cost = self.read_cost(v, what, line, d);
                 continue;
@@ -661,7 +764,7 @@ impl Collector<'_> {
             response_id,
             msg_ts,
         } = c;
-        let Some(session) = self.data.sessions.len().checked_sub(1) else {
+        let Some(session) = self.sessions.checked_sub(1) else {
             return;
         };
         let what = if summarization {
@@ -679,24 +782,27 @@ impl Collector<'_> {
             },
         };
         let identity = match response_id.filter(|r| !r.is_empty()) {
-            Some(r) => Some(identity(&[b"r", r.as_bytes()])),
+            Some(r) => Some(identity(&mut self.scratch, &[b"r", r.as_bytes()])),
             None => {
                 let id = e.get("id").filter(|v| *v != b"null");
                 let ts = e.get("timestamp").filter(|v| *v != b"null");
                 (id.is_some() || ts.is_some()).then(|| {
-                    identity(&[
-                        if summarization { b"s" } else { b"e" },
-                        id.unwrap_or(b""),
-                        ts.unwrap_or(b""),
-                        usage.unwrap_or(b""),
-                    ])
+                    identity(
+                        &mut self.scratch,
+                        &[
+                            if summarization { b"s" } else { b"e" },
+                            id.unwrap_or(b""),
+                            ts.unwrap_or(b""),
+                            usage.unwrap_or(b""),
+                        ],
+                    )
                 })
             }
         };
         let time = Self::time(e, msg_ts, d);
         let model = self.data.model(provider, model);
         let computed = u.tokens.iter().fold(0u64, |a, &b| a.saturating_add(b));
-        self.data.calls.push(Call {
+        let call = Call {
             session: session as u32,
             summarization,
             model,
@@ -707,20 +813,31 @@ impl Collector<'_> {
             total_computed: u.total.is_none(),
             cost: u.cost,
             other: u.other,
-        });
+        };
+        match &mut self.sink {
+            Some((report, _)) => report.call(&call, &self.data.models, &self.data.names),
+            None => self.data.calls.push(call),
+        }
     }
 }
 
-impl Visitor for Collector<'_> {
+impl Visitor for Collector<'_, '_> {
     fn header(&mut self, h: &Header<'_>, _d: &mut Diags) -> Result<(), Stop> {
         let lineage = self.present.lineage(h.parent_session.as_deref());
-        self.data.sessions.push(SessionMeta {
+        let s = SessionMeta {
             id: h.id.clone(),
             cwd: h.cwd.clone(),
             parent: h.parent_session.clone(),
             lineage,
-        });
-        Ok(())
+        };
+        self.sessions += 1;
+        match &mut self.sink {
+            Some((report, out)) => report.session(s, out),
+            None => {
+                self.data.sessions.push(s);
+                Ok(())
+            }
+        }
     }
 
     fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
@@ -801,8 +918,12 @@ impl Sums {
         }
         for (ix, v) in &c.other {
             if let Some(n) = names.get(*ix as usize) {
-                let e = self.other.entry(n.clone()).or_insert(0);
-                *e = e.saturating_add(*v);
+                match self.other.get_mut(n) {
+                    Some(e) => *e = e.saturating_add(*v),
+                    None => {
+                        self.other.insert(n.clone(), *v);
+                    }
+                }
             }
         }
     }
@@ -916,22 +1037,31 @@ impl Agg {
         }
     }
 
-    fn add(&mut self, c: &Call, dup: bool, fd: &FileData) {
+    fn add(&mut self, c: &Call, dup: bool, models: &[ModelKey], names: &[Box<str>]) {
         if dup {
             self.duplicates += 1;
             return;
         }
-        let names = &fd.names;
         if c.summarization {
             self.summarization.add_call(c, names);
         } else {
             self.messages.add_call(c, names);
         }
-        let (p, m) = &fd.models[c.model as usize];
-        self.by_model
-            .entry((key_val(p.as_deref()), key_val(m.as_deref())))
-            .or_default()
-            .add_call(c, names);
+        let (p, m) = &models[c.model as usize];
+        let (p, m) = (p.as_deref(), m.as_deref());
+        // A group has a few models: found without building a key.
+        let found = self
+            .by_model
+            .iter_mut()
+            .find(|((kp, km), _)| key_opt(kp) == p && key_opt(km) == m);
+        match found {
+            Some((_, s)) => s.add_call(c, names),
+            None => self
+                .by_model
+                .entry((key_val(p), key_val(m)))
+                .or_default()
+                .add_call(c, names),
+        }
         if let Some((ms, text)) = &c.time {
             if self.first.as_ref().map_or(true, |f| *ms < f.0) {
                 self.first = Some((*ms, text.clone()));
@@ -991,13 +1121,49 @@ struct Report {
     dedup: bool,
     want_total: bool,
     table: bool,
-    seen: HashSet<u128>,
+    seen: IdentitySet,
     /// Ids of the sessions read so far.
     seen_ids: HashSet<String>,
     groups: BTreeMap<Key, Agg>,
     total: Agg,
     next_session: u64,
     rows: Vec<Agg>,
+    /// The input being read, and its session.
+    file: String,
+    current: Option<Current>,
+}
+
+/// The session a report is taking calls of, and its occurrence number (input order).
+struct Current {
+    occ: u64,
+    meta: SessionMeta,
+}
+
+/// What the record of the group `key` says about it besides its sums.
+fn labels(dims: &[Dim], key: &Key, s: &SessionMeta, file: &str) -> Labels {
+    let mut l = Labels::default();
+    let mut vals = key.vals.iter().map(key_opt);
+    for d in dims {
+        if *d == Dim::Session {
+            l.session = Some(s.id.clone());
+            l.file = Some(file.to_string());
+            l.project = s.cwd.clone();
+            l.parent_session = s.parent.clone();
+            l.lineage = Some(s.lineage.name());
+            continue;
+        }
+        let v = vals.next().flatten().map(str::to_string);
+        match d {
+            Dim::Session => {}
+            Dim::Project => l.project = v,
+            Dim::Provider => l.provider = v,
+            Dim::Model => l.model = v,
+            Dim::Day => l.day = v,
+            Dim::Week => l.week = v,
+            Dim::Month => l.month = v,
+        }
+    }
+    l
 }
 
 impl Report {
@@ -1008,55 +1174,35 @@ impl Report {
             dedup,
             want_total,
             table,
-            seen: HashSet::new(),
+            seen: IdentitySet::default(),
             seen_ids: HashSet::new(),
             groups: BTreeMap::new(),
             total: Agg::default(),
             next_session: 0,
             rows: Vec::new(),
+            file: String::new(),
+            current: None,
         }
     }
 
-    fn key_and_labels(
-        &self,
-        occ: u64,
-        s: &SessionMeta,
-        file: &str,
-        call: Option<(&Call, &FileData)>,
-    ) -> (Key, Labels) {
+    /// The group `key` of a call (or of a session, `call` = `None`), created with its labels
+    /// when new.
+    fn group(&mut self, cur: &Current, call: Option<(&Call, &[ModelKey])>) -> &mut Agg {
+        let date = call
+            .and_then(|(c, _)| c.time.as_ref())
+            .map(|(ms, _)| self.zone.date_of(*ms));
+        let model = call.map(|(c, models)| &models[c.model as usize]);
+        let s = &cur.meta;
         let mut key = Key {
             session: 0,
             vals: Vec::with_capacity(self.dims.len()),
         };
-        let mut l = Labels::default();
-        let date = call
-            .and_then(|(c, _)| c.time.as_ref())
-            .map(|(ms, _)| self.zone.date_of(*ms));
-        let model = call.map(|(c, fd)| &fd.models[c.model as usize]);
         for d in &self.dims {
             match d {
-                Dim::Session => {
-                    key.session = occ;
-                    l.session = Some(s.id.clone());
-                    l.file = Some(file.to_string());
-                    l.project = s.cwd.clone();
-                    l.parent_session = s.parent.clone();
-                    l.lineage = Some(s.lineage.name());
-                }
-                Dim::Project => {
-                    key.vals.push(key_val(s.cwd.as_deref()));
-                    l.project = s.cwd.clone();
-                }
-                Dim::Provider => {
-                    let v = model.and_then(|m| m.0.as_deref());
-                    key.vals.push(key_val(v));
-                    l.provider = v.map(str::to_string);
-                }
-                Dim::Model => {
-                    let v = model.and_then(|m| m.1.as_deref());
-                    key.vals.push(key_val(v));
-                    l.model = v.map(str::to_string);
-                }
+                Dim::Session => key.session = cur.occ,
+                Dim::Project => key.vals.push(key_val(s.cwd.as_deref())),
+                Dim::Provider => key.vals.push(key_val(model.and_then(|m| m.0.as_deref()))),
+                Dim::Model => key.vals.push(key_val(model.and_then(|m| m.1.as_deref()))),
                 Dim::Day | Dim::Week | Dim::Month => {
                     let v = date.map(|dt| match d {
                         Dim::Day => dt.day_label(),
@@ -1064,65 +1210,86 @@ impl Report {
                         _ => dt.month_label(),
                     });
                     key.vals.push(key_val(v.as_deref()));
-                    match d {
-                        Dim::Day => l.day = v,
-                        Dim::Week => l.week = v,
-                        _ => l.month = v,
-                    }
                 }
             }
         }
-        (key, l)
-    }
-
-    fn group(&mut self, key: Key, labels: Labels) -> &mut Agg {
-        self.groups.entry(key).or_insert_with(|| Agg {
-            labels,
+        let dims = &self.dims;
+        self.groups.entry(key).or_insert_with_key(|key| Agg {
+            labels: labels(dims, key, s, &self.file),
             ..Agg::default()
         })
     }
 
-    fn file(&mut self, mut fd: FileData, out: &mut Out) -> Result<(), Stop> {
+    /// A new input named `file` begins.
+    fn input(&mut self, file: &str) {
+        file.clone_into(&mut self.file);
+    }
+
+    /// A session of the current input begins.
+    fn session(&mut self, mut s: SessionMeta, out: &mut Out) -> Result<(), Stop> {
         // A fork whose original is not among the FILE arguments may still have been read
         // before it (sessions back to back on stdin): Pi names a session file after its id.
-        for s in &mut fd.sessions {
-            if s.lineage == Lineage::Unresolved
-                && s.parent
-                    .as_deref()
-                    .and_then(session_id_of_path)
-                    .is_some_and(|id| self.seen_ids.contains(id))
-            {
-                s.lineage = Lineage::Resolved;
-            }
-            self.seen_ids.insert(s.id.clone());
+        if s.lineage == Lineage::Unresolved
+            && s.parent
+                .as_deref()
+                .and_then(session_id_of_path)
+                .is_some_and(|id| self.seen_ids.contains(id))
+        {
+            s.lineage = Lineage::Resolved;
         }
-        let session_level = !self.dims.is_empty() && self.dims.iter().all(|d| d.session_level());
-        let mut ci = 0;
-        for (si, s) in fd.sessions.iter().enumerate() {
-            let occ = self.next_session;
-            self.next_session += 1;
-            self.total.enter(occ, s);
-            if session_level {
-                let (k, l) = self.key_and_labels(occ, s, &fd.file, None);
-                self.group(k, l).enter(occ, s);
-            }
-            while let Some(c) = fd.calls.get(ci).filter(|c| c.session as usize == si) {
-                ci += 1;
-                let dup = self.dedup && c.identity.is_some_and(|h| !self.seen.insert(h));
-                if !self.dims.is_empty() {
-                    let (k, l) = self.key_and_labels(occ, s, &fd.file, Some((c, &fd)));
-                    let g = self.group(k, l);
-                    g.enter(occ, s);
-                    g.add(c, dup, &fd);
-                }
-                self.total.add(c, dup, &fd);
-            }
-        }
+        self.seen_ids.insert(s.id.clone());
         if self.dims.contains(&Dim::Session) {
-            // A session never spans inputs: its groups are complete.
+            // A session's calls are all read once the next one begins: its groups are done.
+            self.flush(out)?;
+        }
+        let cur = Current {
+            occ: self.next_session,
+            meta: s,
+        };
+        self.next_session += 1;
+        self.total.enter(cur.occ, &cur.meta);
+        if !self.dims.is_empty() && self.dims.iter().all(|d| d.session_level()) {
+            self.group(&cur, None).enter(cur.occ, &cur.meta);
+        }
+        self.current = Some(cur);
+        Ok(())
+    }
+
+    /// A call of the current session (`models` and `names` are its input's).
+    fn call(&mut self, c: &Call, models: &[ModelKey], names: &[Box<str>]) {
+        let Some(cur) = self.current.take() else {
+            return;
+        };
+        let dup = self.dedup && c.identity.is_some_and(|h| !self.seen.insert(h));
+        if !self.dims.is_empty() {
+            let g = self.group(&cur, Some((c, models)));
+            g.enter(cur.occ, &cur.meta);
+            g.add(c, dup, models, names);
+        }
+        self.total.add(c, dup, models, names);
+        self.current = Some(cur);
+    }
+
+    /// The current input ended.
+    fn end_input(&mut self, out: &mut Out) -> Result<(), Stop> {
+        self.current = None;
+        if self.dims.contains(&Dim::Session) {
             self.flush(out)?;
         }
         Ok(())
+    }
+
+    /// The sessions and calls of one input, read in full.
+    fn file(&mut self, fd: FileData, out: &mut Out) -> Result<(), Stop> {
+        self.input(&fd.file);
+        let mut calls = fd.calls.iter().peekable();
+        for (si, s) in fd.sessions.into_iter().enumerate() {
+            self.session(s, out)?;
+            while let Some(c) = calls.next_if(|c| c.session as usize == si) {
+                self.call(c, &fd.models, &fd.names);
+            }
+        }
+        self.end_input(out)
     }
 
     fn flush(&mut self, out: &mut Out) -> Result<(), Stop> {
@@ -1409,6 +1576,39 @@ mod tests {
         assert_eq!(p("1."), None);
         assert_eq!(p(".5"), None);
         assert_eq!(p("123456789012345678901234567890123456789012"), None);
+    }
+
+    #[test]
+    fn the_plain_decimal_path_agrees_with_the_general_one() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let mut plain = 0;
+        for _ in 0..20_000 {
+            let mut s = String::new();
+            if next(4) == 0 {
+                s.push('-');
+            }
+            for _ in 0..=next(21) {
+                s.push(char::from(b'0' + next(10) as u8));
+            }
+            if next(3) != 0 {
+                s.push('.');
+                for _ in 0..next(22) {
+                    s.push(char::from(b'0' + next(10) as u8));
+                }
+            }
+            let fast = plain_decimal(s.as_bytes());
+            if fast.is_some() {
+                plain += 1;
+                assert_eq!(fast, general_decimal(s.as_bytes()), "{s}");
+            }
+        }
+        assert!(plain > 5_000, "{plain} plain decimals");
     }
 
     #[test]

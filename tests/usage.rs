@@ -890,3 +890,43 @@ fn fork_after_its_original_on_stdin_is_resolved_by_session_id() {
     let r = cmd("pi-usage").stdin(fork.as_bytes()).ok().records();
     assert_eq!(r[0]["lineage"], "unresolved");
 }
+
+/// One input is streamed into the report as it is read; several are read whole, in parallel,
+/// and handed over in order. Both give the same records: sessions back to back in one file
+/// against the same sessions one per file (the `file` label aside).
+#[test]
+fn a_streamed_input_and_several_read_whole_agree() {
+    let names = [
+        "usage-basic.jsonl",
+        "usage-response-id.jsonl",
+        "usage-timestamps.jsonl",
+        "usage-v1.jsonl",
+        "usage-bad-fields.jsonl",
+        "two-sessions.jsonl",
+        "usage-basic.jsonl",
+    ];
+    let t = TempDir::new("usage-stream");
+    let all: Vec<u8> = names.iter().flat_map(|n| read_fixture(n)).collect();
+    let one = t.write("all.jsonl", all);
+    let files: Vec<_> = names.iter().map(|n| fixture(n)).collect();
+    let without_file = |o: Output| -> Vec<Value> {
+        let mut r = o.records();
+        for v in &mut r {
+            v.as_object_mut().unwrap().remove("file");
+        }
+        r
+    };
+    for flags in [
+        &[][..],
+        &["--total"],
+        &["--no-dedup", "--total"],
+        &["--by", "model,day", "--total"],
+        &["--by", "session,model"],
+        &["--by", "project,month"],
+    ] {
+        let streamed = without_file(cmd("pi-usage").args(flags).arg(&one).run());
+        let whole = without_file(cmd("pi-usage").args(flags).args(&files).run());
+        assert!(!streamed.is_empty(), "{flags:?}");
+        assert_eq!(streamed, whole, "{flags:?}");
+    }
+}
