@@ -15,6 +15,7 @@
 
 use crate::cli::{Inputs, ManPage};
 use crate::diag::{self, Diags, Kind};
+use crate::hash::{hash_str, FastMap, FastSet};
 use crate::input;
 use crate::json;
 use crate::model::{self, Message};
@@ -23,11 +24,10 @@ use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use clap::{CommandFactory, Parser};
 use std::borrow::Cow;
-use std::collections::hash_map::DefaultHasher;
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::hash::{Hash, Hasher};
+use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::rc::Rc;
 
 const TOOL: &str = "pi-compactions";
 
@@ -601,7 +601,7 @@ impl StopReason {
 #[derive(Debug, Clone)]
 struct Asst {
     line: u64,
-    id: Option<Box<str>>,
+    id: Option<Rc<str>>,
     stop: StopReason,
     /// stopReason error with an error text that says the context was too long.
     overflow: bool,
@@ -616,7 +616,7 @@ enum NodeKind {
 }
 
 struct Node {
-    parent: Option<Box<str>>,
+    parent: Option<Rc<str>>,
     kind: NodeKind,
     model: u32,
 }
@@ -662,7 +662,7 @@ struct CompRec {
 struct Wait {
     rec: Box<CompRec>,
     /// Ids descending from the compaction; `None` when file order decides (no id).
-    desc: Option<HashSet<Box<str>>>,
+    desc: Option<FastSet<Box<str>>>,
     age: u64,
     done: bool,
 }
@@ -687,23 +687,17 @@ struct Sess {
     /// Records read so far, the header being record 0 (Pi's v1 index).
     records: u64,
     /// v2+: hash of each id seen → its line.
-    seen: HashMap<u64, u64>,
+    seen: FastMap<u64, u64>,
     /// v1: line of record k at [k - 1].
     v1_lines: Vec<u64>,
-    recent: HashMap<Box<str>, Node>,
-    order: VecDeque<Box<str>>,
+    recent: FastMap<Rc<str>, Node>,
+    order: VecDeque<Rc<str>>,
     /// The nearest assistant message in file order since the last user message or compaction.
     file_last: Option<Asst>,
     file_model: u32,
     models: Vec<(Box<str>, Box<str>)>,
     queue: VecDeque<Slot>,
     table: TableRow,
-}
-
-fn id_hash(s: &str) -> u64 {
-    let mut h = DefaultHasher::new();
-    s.hash(&mut h);
-    h.finish()
 }
 
 impl Sess {
@@ -744,13 +738,12 @@ impl Sess {
         }
     }
 
-    fn remember(&mut self, id: &str, node: Node) {
+    fn remember(&mut self, key: Rc<str>, node: Node) {
         if self.recent.len() >= RECENT {
             if let Some(old) = self.order.pop_front() {
                 self.recent.remove(&old);
             }
         }
-        let key: Box<str> = id.into();
         if self.recent.insert(key.clone(), node).is_none() {
             self.order.push_back(key);
         }
@@ -941,7 +934,7 @@ impl Reporter<'_, '_> {
         } else {
             fk_entry
                 .as_deref()
-                .and_then(|f| s.seen.get(&id_hash(f)).copied())
+                .and_then(|f| s.seen.get(&hash_str(f)).copied())
         };
         let details = e.get("details").filter(|d| d.first() == Some(&b'{'));
         let from_hook = e.get("fromHook").and_then(json::as_bool);
@@ -973,7 +966,7 @@ impl Reporter<'_, '_> {
             evidence.push(Evidence {
                 rule: "overflow_error",
                 line: a.line,
-                entry: a.id.clone(),
+                entry: a.id.as_deref().map(Into::into),
                 detail: "the assistant message right before ended with stopReason error: the context was too long".into(),
             });
         }
@@ -1001,7 +994,7 @@ impl Reporter<'_, '_> {
             evidence.push(Evidence {
                 rule: "length_stop",
                 line: a.line,
-                entry: a.id.clone(),
+                entry: a.id.as_deref().map(Into::into),
                 detail: "the assistant message right before ended with stopReason length".into(),
             });
         }
@@ -1082,7 +1075,7 @@ impl Reporter<'_, '_> {
             .bool(
                 "from_found",
                 from.as_deref()
-                    .is_some_and(|f| s.seen.contains_key(&id_hash(f))),
+                    .is_some_and(|f| s.seen.contains_key(&hash_str(f))),
             )
             .opt_u64("summary_bytes", summary.as_ref().map(|t| t.len() as u64))
             .obj("files", |f| {
@@ -1229,9 +1222,9 @@ impl Visitor for Reporter<'_, '_> {
             id: h.id.clone(),
             linear: h.is_linear(),
             records: 1,
-            seen: HashMap::new(),
+            seen: FastMap::default(),
             v1_lines: Vec::new(),
-            recent: HashMap::new(),
+            recent: FastMap::default(),
             order: VecDeque::new(),
             file_last: None,
             file_model: NO_MODEL,
@@ -1294,11 +1287,16 @@ impl Reporter<'_, '_> {
                 None => ParentRef::Unknown,
             }
         };
-        let inherited = match &parent {
-            ParentRef::Id(p) => s.recent.get(&**p).map(|n| n.model).unwrap_or(s.file_model),
-            ParentRef::Root => NO_MODEL,
-            ParentRef::Unknown => s.file_model,
+        // The parent's id is shared with its node when that is still remembered.
+        let (inherited, parent_id) = match &parent {
+            ParentRef::Id(p) => match s.recent.get_key_value(&**p) {
+                Some((k, n)) => (n.model, Some(k.clone())),
+                None => (s.file_model, Some(Rc::from(&**p))),
+            },
+            ParentRef::Root => (NO_MODEL, None),
+            ParentRef::Unknown => (s.file_model, None),
         };
+        let id_rc: Option<Rc<str>> = id.as_deref().map(Rc::from);
 
         let mut kind = NodeKind::Other;
         let mut model = inherited;
@@ -1329,7 +1327,7 @@ impl Reporter<'_, '_> {
                         }
                         kind = NodeKind::Assistant(Box::new(Asst {
                             line,
-                            id: id.as_deref().map(Into::into),
+                            id: id_rc.clone(),
                             stop,
                             overflow,
                         }));
@@ -1401,7 +1399,7 @@ impl Reporter<'_, '_> {
             if !self.args().table {
                 let desc = match (&id, s.linear) {
                     (Some(i), false) => {
-                        let mut set = HashSet::new();
+                        let mut set = FastSet::default();
                         set.insert(Box::<str>::from(&**i));
                         Some(set)
                     }
@@ -1425,12 +1423,8 @@ impl Reporter<'_, '_> {
         s.file_model = model;
         if s.linear {
             s.v1_lines.push(line);
-        } else if let Some(i) = id.as_deref() {
-            s.seen.insert(id_hash(i), line);
-            let parent_id = match &parent {
-                ParentRef::Id(p) => Some(Box::<str>::from(&**p)),
-                _ => None,
-            };
+        } else if let Some(i) = id_rc {
+            s.seen.insert(hash_str(&i), line);
             s.remember(
                 i,
                 Node {

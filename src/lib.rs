@@ -2,7 +2,7 @@
 //!
 //! The library holds what every tool shares: a validating JSON scanner ([`json`]), a line
 //! splitter ([`lines`]), the session reader ([`reader`]), diagnostics ([`diag`]), output
-//! ([`output`]), the input driver ([`input`]), session discovery ([`discover`]), the shared
+//! ([`output`]), hash tables ([`hash`]), the input driver ([`input`]), session discovery ([`discover`]), the shared
 //! command line ([`cli`]), instants and calendar arithmetic ([`time`], [`calendar`]), the
 //! members of Pi messages ([`model`]) and the context windows of models.json ([`models`]).
 //! Each tool is one module with its `Args`, `run` and `run_bytes` (the tool over bytes, for
@@ -12,6 +12,7 @@ pub mod calendar;
 pub mod cli;
 pub mod diag;
 pub mod discover;
+pub mod hash;
 pub mod input;
 pub mod json;
 pub mod lines;
