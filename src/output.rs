@@ -217,6 +217,21 @@ impl<'b> Obj<'b> {
         }
     }
 
+    /// A string given as parts already escaped as [`write_str`] escapes (see
+    /// [`escaped_as_written`]), joined by newlines: copied, not decoded and escaped again.
+    pub fn escaped_lines(&mut self, k: &str, parts: &[&[u8]]) -> &mut Self {
+        let buf = self.key(k);
+        buf.push(b'"');
+        for (i, p) in parts.iter().enumerate() {
+            if i > 0 {
+                buf.extend_from_slice(b"\\n");
+            }
+            buf.extend_from_slice(p);
+        }
+        buf.push(b'"');
+        self
+    }
+
     /// An array of strings.
     pub fn strs<'s>(&mut self, k: &str, items: impl IntoIterator<Item = &'s str>) -> &mut Self {
         let b = self.key(k);
@@ -320,9 +335,135 @@ pub fn write_str(buf: &mut Vec<u8>, s: &str) {
     buf.push(b'"');
 }
 
+/// When the body of a validated JSON string (the text between its quotes) is exactly what
+/// [`write_str`] writes for the text it decodes to (valid UTF-8; escapes only `\"`, `\\`,
+/// `\b \t \n \f \r`, and `\u00xx` in lowercase for the other controls), the length in bytes
+/// of that text: such a body can be written out as it is. `None` for any other body (`\/`,
+/// `\u0041`, `\u001B`, surrogate pairs, invalid UTF-8), which must be decoded and escaped again.
+pub fn escaped_as_written(body: &[u8]) -> Option<usize> {
+    simdutf8::basic::from_utf8(body).ok()?;
+    let hex = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut len = body.len();
+    let mut i = 0;
+    loop {
+        // In a validated body the scanner's string loop stops only at backslashes (quotes and
+        // controls are escaped); inline, it is quicker than a `memchr` call per escape.
+        let j = crate::json::string_stop(body, i);
+        let Some(&c) = body.get(j) else { break };
+        if c != b'\\' {
+            return None;
+        }
+        match *body.get(j + 1)? {
+            b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => {
+                len -= 1;
+                i = j + 2;
+            }
+            b'u' => {
+                let [b'0', b'0', hi, lo] = *body.get(j + 2..j + 6)? else {
+                    return None;
+                };
+                let c = hex(hi)? << 4 | hex(lo)?;
+                if c >= 0x20 || matches!(c, 0x08 | b'\t' | b'\n' | 0x0c | b'\r') {
+                    return None;
+                }
+                len -= 5;
+                i = j + 6;
+            }
+            _ => return None,
+        }
+    }
+    Some(len)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bodies_escaped_as_written_are_recognized() {
+        let mut cases: Vec<String> = (0u32..0x80)
+            .filter_map(char::from_u32)
+            .map(|c| format!("a{c}b{c}{c}\u{2028}é"))
+            .collect();
+        cases.push(String::new());
+        cases.push("\u{0}\u{1f}\n\r\\\"".repeat(9));
+        for s in cases {
+            let mut w = Vec::new();
+            write_str(&mut w, &s);
+            let body = &w[1..w.len() - 1];
+            assert_eq!(escaped_as_written(body), Some(s.len()), "{s:?}");
+        }
+        // Valid JSON, but not how write_str writes the text: decoded and escaped again.
+        for body in [
+            &br"\/"[..],
+            br"\u0041",
+            br"\u001B",
+            br"\u000a",
+            br"\u0009",
+            br"\ud83d\ude00",
+            br"\u0100",
+            b"\xff",
+        ] {
+            assert_eq!(escaped_as_written(body), None, "{body:?}");
+        }
+    }
+
+    /// Both ways: a body is recognized exactly when decoding it and writing it again gives
+    /// it back, and then its length is the decoded text's.
+    #[test]
+    fn escaped_as_written_means_write_str_gives_the_body_back() {
+        let pieces = [
+            "a",
+            "é",
+            "中",
+            "\\n",
+            "\\t",
+            "\\u001b",
+            "\\u001B",
+            "\\u0000",
+            "\\/",
+            "\\\"",
+            "\\\\",
+            "\\u0041",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\b",
+            "\\u000c",
+            "\\f",
+            "\u{2028}",
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..20_000 {
+            let mut body = String::new();
+            for _ in 0..6 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                body.push_str(pieces[(x % pieces.len() as u64) as usize]);
+            }
+            let text = crate::json::decode_string_body(body.as_bytes());
+            let mut again = Vec::new();
+            write_str(&mut again, &text);
+            let same = again[1..again.len() - 1] == *body.as_bytes();
+            match escaped_as_written(body.as_bytes()) {
+                Some(n) => {
+                    yes += 1;
+                    assert!(same, "{body}");
+                    assert_eq!(n, text.len(), "{body}");
+                }
+                None => {
+                    no += 1;
+                    assert!(!same, "{body}");
+                }
+            }
+        }
+        assert!(yes > 1_000 && no > 1_000, "{yes} recognized, {no} not");
+    }
 
     #[test]
     fn write_str_escapes_as_serde_json() {

@@ -16,7 +16,7 @@ use crate::diag::{Diags, Kind};
 use crate::input::{self, Source};
 use crate::json;
 use crate::model::Message;
-use crate::output::{Obj, Out, Stop};
+use crate::output::{self, Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use clap::{CommandFactory, Parser, ValueEnum};
 use std::borrow::Cow;
@@ -681,7 +681,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
         if !a.wanted(Some("bash"), status) {
             return false;
         }
-        let text = output.and_then(json::as_str);
+        let text = output.and_then(|o| Text::of_string(o, a));
         let full = full.and_then(json::as_str);
         let mut rec = self.out.record("tool_call");
         rec.str("session", &s.id)
@@ -715,7 +715,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
             o.u64("line", line.no)
                 .opt_str("entry", line.entry.as_deref())
                 .str("name", "bash");
-            write_text(o, text.as_deref(), a);
+            write_text(o, text.as_ref(), a);
             o.u64("images", 0)
                 .arr("image_types", |_| {})
                 .null("is_error")
@@ -822,7 +822,7 @@ struct ResultFacts<'a> {
     /// `None` when absent or left out (--no-content).
     details: Option<&'a [u8]>,
     /// `None` when the message has no content.
-    text: Option<String>,
+    text: Option<Text<'a>>,
     images: u64,
     image_types: Vec<Option<Cow<'a, str>>>,
 }
@@ -844,14 +844,13 @@ impl<'a> ResultFacts<'a> {
         let mut images = 0;
         let mut image_types = Vec::new();
         let text = content.and_then(|c| {
-            if let Some(s) = json::as_str(c) {
-                return Some(s.into_owned());
+            if let Some(t) = Text::of_string(c, args) {
+                return Some(t);
             }
             if c.first() != Some(&b'[') {
                 return None;
             }
-            let mut text = String::new();
-            let mut first = true;
+            let mut parts = Vec::new();
             json::for_each_element(c, |b| {
                 let (mut kind, mut t, mut mime) = (None, None, None);
                 json::for_each_field(b, |k, v| {
@@ -865,12 +864,8 @@ impl<'a> ResultFacts<'a> {
                 });
                 match kind.and_then(json::as_str).as_deref() {
                     Some("text") => {
-                        if let Some(t) = t.and_then(json::as_str) {
-                            if !first {
-                                text.push('\n');
-                            }
-                            first = false;
-                            text.push_str(&t);
+                        if let Some(t) = t.and_then(string_body) {
+                            parts.push(t);
                         }
                     }
                     Some("image") => {
@@ -880,7 +875,7 @@ impl<'a> ResultFacts<'a> {
                     _ => {}
                 }
             });
-            Some(text)
+            Some(Text::of(parts, args))
         });
         ResultFacts {
             call_id: call_id.and_then(json::as_str),
@@ -909,7 +904,7 @@ impl<'a> ResultFacts<'a> {
     /// The result fields shared by tool_call.result and tool_result.
     fn write(&self, o: &mut Obj<'_>, a: &Args) {
         o.opt_str("name", self.name.as_deref());
-        write_text(o, self.text.as_deref(), a);
+        write_text(o, self.text.as_ref(), a);
         o.u64("images", self.images)
             .arr("image_types", |arr| {
                 for t in &self.image_types {
@@ -925,14 +920,75 @@ impl<'a> ResultFacts<'a> {
     }
 }
 
+/// The text between the quotes of a raw JSON string value.
+fn string_body(raw: &[u8]) -> Option<&[u8]> {
+    (raw.len() >= 2 && raw[0] == b'"').then(|| &raw[1..raw.len() - 1])
+}
+
+/// A result's text: the text blocks (or the string content) joined by newlines.
+enum Text<'a> {
+    /// The JSON string bodies of the parts, each already escaped as the output escapes (see
+    /// [`output::escaped_as_written`]): written as they are, never decoded. `bytes` is the
+    /// length of the joined text.
+    Escaped { parts: Vec<&'a [u8]>, bytes: u64 },
+    /// The joined text, decoded.
+    Decoded(String),
+}
+
+impl<'a> Text<'a> {
+    /// The text of `parts` (string bodies); kept escaped when every part is written as the
+    /// output would write it and --max-text cannot cut it (its characters are at most its
+    /// escaped bytes).
+    fn of(parts: Vec<&'a [u8]>, a: &Args) -> Text<'a> {
+        let newlines = parts.len().saturating_sub(1);
+        let escaped_len = parts.iter().map(|p| p.len()).sum::<usize>() + newlines;
+        if a.max_text.map_or(true, |max| escaped_len <= max) {
+            let lens: Option<Vec<usize>> = parts
+                .iter()
+                .map(|p| output::escaped_as_written(p))
+                .collect();
+            if let Some(lens) = lens {
+                let bytes = (lens.iter().sum::<usize>() + newlines) as u64;
+                return Text::Escaped { parts, bytes };
+            }
+        }
+        let mut text = String::new();
+        for (i, p) in parts.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(&json::decode_string_body(p));
+        }
+        Text::Decoded(text)
+    }
+
+    /// The text of a raw JSON value, when it is a string.
+    fn of_string(raw: &'a [u8], a: &Args) -> Option<Text<'a>> {
+        string_body(raw).map(|b| Text::of(vec![b], a))
+    }
+
+    /// The length of the text in bytes (UTF-8).
+    fn bytes(&self) -> u64 {
+        match self {
+            Text::Escaped { bytes, .. } => *bytes,
+            Text::Decoded(t) => t.len() as u64,
+        }
+    }
+}
+
 /// `text`, `text_truncated` and `bytes` of a result text.
-fn write_text(o: &mut Obj<'_>, text: Option<&str>, a: &Args) {
-    let bytes = text.map(|t| t.len() as u64);
+fn write_text(o: &mut Obj<'_>, text: Option<&Text<'_>>, a: &Args) {
     if a.no_content {
         o.null("text").bool("text_truncated", false);
     } else {
-        match (text, a.max_text) {
-            (Some(t), Some(max)) => match t.char_indices().nth(max) {
+        match text {
+            None => {
+                o.null("text").bool("text_truncated", false);
+            }
+            Some(Text::Escaped { parts, .. }) => {
+                o.escaped_lines("text", parts).bool("text_truncated", false);
+            }
+            Some(Text::Decoded(t)) => match a.max_text.and_then(|max| t.char_indices().nth(max)) {
                 Some((cut, _)) => {
                     o.str("text", &t[..cut]).bool("text_truncated", true);
                 }
@@ -940,12 +996,9 @@ fn write_text(o: &mut Obj<'_>, text: Option<&str>, a: &Args) {
                     o.str("text", t).bool("text_truncated", false);
                 }
             },
-            (t, _) => {
-                o.opt_str("text", t).bool("text_truncated", false);
-            }
         }
     }
-    o.opt_u64("bytes", bytes);
+    o.opt_u64("bytes", text.map(Text::bytes));
 }
 
 impl Visitor for Joiner<'_, '_> {

@@ -804,3 +804,50 @@ fn corpus_stdin_equals_file_and_no_content_hides_text() {
         }
     }
 }
+
+/// Result text already escaped as pi-tools escapes is copied through; any other escape
+/// (`\u00e9`, `\/`, uppercase hex, surrogate pairs) is decoded and written again. Either way
+/// the output is the same text, escaped one way, and `bytes` is its decoded length.
+#[test]
+fn result_text_is_escaped_one_way_whatever_the_input_escapes() {
+    let o = cmd("pi-tools")
+        .arg(fixture("tools-text-escapes.jsonl"))
+        .ok();
+    let recs = o.records();
+    let text = |id: &str| {
+        let r = &by_call_id(&recs, id)["result"];
+        (r["text"].as_str().unwrap().to_string(), r["bytes"].clone())
+    };
+    let cases = [
+        (
+            "c1",
+            "a\tb\n\"q\" \\ \u{1b}[0m é",
+            r#""a\tb\n\"q\" \\ \u001b[0m é""#,
+        ),
+        ("c2", "café a/b \u{1b} 😀", r#""café a/b \u001b 😀""#),
+        ("c3", "one\u{0}\ntwo", r#""one\u0000\ntwo""#),
+        ("c4", "line1\nline2\u{7}", r#""line1\nline2\u0007""#),
+    ];
+    for (id, decoded, written) in cases {
+        assert_eq!(
+            text(id),
+            (decoded.to_string(), json!(decoded.len())),
+            "{id}"
+        );
+        assert!(
+            o.out().contains(&format!("\"text\":{written}")),
+            "{id}: {}",
+            o.out()
+        );
+    }
+    // --max-text cuts the decoded text, in characters, on either path.
+    let cut = tools(&["--max-text", "4"], "tools-text-escapes.jsonl");
+    for (id, want) in [("c1", "a\tb\n"), ("c2", "café"), ("c4", "line")] {
+        let r = &by_call_id(&cut, id)["result"];
+        assert_eq!(
+            (r["text"].as_str(), &r["text_truncated"]),
+            (Some(want), &json!(true)),
+            "{id}"
+        );
+    }
+}
