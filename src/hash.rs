@@ -41,6 +41,36 @@ pub fn hash_str(s: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(s.as_bytes())
 }
 
+/// XXH3-128 of some bytes: a key that stands for them in a table (a collision among even
+/// billions of keys is not a practical concern), 16 bytes in place of a string.
+pub fn hash128(bytes: &[u8]) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(bytes)
+}
+
+/// A map keyed by [`hash128`] values: they are hashes already, so the table uses their bits.
+pub type Hash128Map<V> = HashMap<u128, V, BuildHasherDefault<Prehashed>>;
+/// A set of [`hash128`] values.
+pub type Hash128Set = HashSet<u128, BuildHasherDefault<Prehashed>>;
+
+/// The hasher of keys that are hashes: folds them to 64 bits.
+#[derive(Default)]
+pub struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Not reached for u128 keys (`write_u128`); kept correct for any key.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u128(&mut self, v: u128) {
+        self.0 = (v as u64) ^ ((v >> 64) as u64);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

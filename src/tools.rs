@@ -13,6 +13,7 @@
 
 use crate::cli::{Inputs, ManPage};
 use crate::diag::{Diags, Kind};
+use crate::hash::{self, Hash128Map};
 use crate::input::{self, Source};
 use crate::json;
 use crate::model::Message;
@@ -20,7 +21,7 @@ use crate::output::{self, Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use clap::{CommandFactory, Parser, ValueEnum};
 use std::borrow::Cow;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::process::ExitCode;
@@ -174,7 +175,7 @@ enum Blob {
 /// What the calls of one assistant entry share.
 struct Turn {
     line: u64,
-    entry: Option<Box<str>>,
+    entry: Option<Rc<str>>,
     timestamp: Option<Box<str>>,
     ms: Option<i64>,
     model: Option<Box<str>>,
@@ -223,7 +224,7 @@ enum Slot {
 
 struct Answered {
     call_line: u64,
-    call_entry: Option<Box<str>>,
+    call_entry: Option<Rc<str>>,
     result_line: u64,
 }
 
@@ -232,17 +233,19 @@ struct Session {
     queue: VecDeque<Slot>,
     /// Sequence number of `queue[0]`.
     base: u64,
-    /// Call id → the latest call with that id: the only one a result can join.
-    latest: HashMap<Box<str>, Latest>,
+    /// Call id (its [`hash::hash128`]) → the latest call with that id: the only one a result
+    /// can join. Kept for the whole session, so kept small.
+    latest: Hash128Map<Latest>,
 }
 
 struct Latest {
     /// Its sequence number in the queue.
     seq: u64,
     call_line: u64,
-    call_entry: Option<Box<str>>,
-    /// The line of its result, once it has one.
-    result_line: Option<u64>,
+    /// The line of its result once it has one, else 0 (lines count from 1).
+    result_line: u64,
+    /// Shared with the call's other records.
+    call_entry: Option<Rc<str>>,
 }
 
 struct Joiner<'a, 'w> {
@@ -351,7 +354,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
                     let timestamp = e.str("timestamp");
                     Rc::new(Turn {
                         line: e.line.no,
-                        entry: boxed(e.str("id")),
+                        entry: e.str("id").map(|i| Rc::from(&*i)),
                         ms: timestamp.as_deref().and_then(crate::time::parse_iso8601),
                         timestamp: boxed(timestamp),
                         model: boxed(msg.model.and_then(json::as_str)),
@@ -396,11 +399,11 @@ impl<'a, 'w> Joiner<'a, 'w> {
                     seq: s.base + s.queue.len() as u64,
                     call_line: call.turn.line,
                     call_entry: call.turn.entry.clone(),
-                    result_line: None,
+                    result_line: 0,
                 };
-                if let Some(old) = s.latest.insert(id.clone(), latest) {
+                if let Some(old) = s.latest.insert(hash::hash128(id.as_bytes()), latest) {
                     // The earlier call with this id can no longer be joined.
-                    if old.result_line.is_none() && old.seq >= s.base {
+                    if old.result_line == 0 && old.seq >= s.base {
                         if let Some(Slot::Call(c)) = s.queue.get_mut((old.seq - s.base) as usize) {
                             c.result = Res::Closed;
                         }
@@ -426,15 +429,16 @@ impl<'a, 'w> Joiner<'a, 'w> {
         }
         let s = self.s.as_mut().expect("in a session");
         let mut dup = None;
-        if let Some(l) = id.as_deref().and_then(|id| s.latest.get_mut(id)) {
-            if let Some(first) = l.result_line {
+        let key = id.as_deref().map(|id| hash::hash128(id.as_bytes()));
+        if let Some(l) = key.and_then(|k| s.latest.get_mut(&k)) {
+            if l.result_line != 0 {
                 dup = Some(Answered {
                     call_line: l.call_line,
                     call_entry: l.call_entry.clone(),
-                    result_line: first,
+                    result_line: l.result_line,
                 });
             } else {
-                l.result_line = Some(e.line.no);
+                l.result_line = e.line.no;
                 let at = (l.seq - s.base) as usize;
                 let taken = s
                     .queue
@@ -1007,7 +1011,7 @@ impl Visitor for Joiner<'_, '_> {
             id: h.id.clone(),
             queue: VecDeque::new(),
             base: 0,
-            latest: HashMap::new(),
+            latest: Hash128Map::default(),
         });
         Ok(())
     }

@@ -14,6 +14,7 @@
 use crate::calendar::Zone;
 use crate::cli::{Inputs, ManPage};
 use crate::diag::{Diags, Kind};
+use crate::hash::{self, Hash128Set};
 use crate::input::{self, Source};
 use crate::json;
 use crate::model::{self, Message};
@@ -25,7 +26,6 @@ use clap::{CommandFactory, Parser, ValueEnum};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -478,28 +478,7 @@ fn identity(buf: &mut Vec<u8>, parts: &[&[u8]]) -> u128 {
         buf.extend_from_slice(&(p.len() as u64).to_le_bytes());
         buf.extend_from_slice(p);
     }
-    xxhash_rust::xxh3::xxh3_128(buf)
-}
-
-/// The set of call identities seen: they are hashes already, so the table uses their bits.
-type IdentitySet = HashSet<u128, BuildHasherDefault<IdentityHasher>>;
-
-#[derive(Default)]
-struct IdentityHasher(u64);
-
-impl Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Not reached for u128 keys (`write_u128`); kept correct for any key.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u128(&mut self, v: u128) {
-        self.0 = (v as u64) ^ ((v >> 64) as u64);
-    }
+    hash::hash128(buf)
 }
 
 /// An entry `timestamp` by pi-usage's rule: [`time::parse`] of the trimmed text, refusing
@@ -1121,7 +1100,7 @@ struct Report {
     dedup: bool,
     want_total: bool,
     table: bool,
-    seen: IdentitySet,
+    seen: Hash128Set,
     /// Ids of the sessions read so far.
     seen_ids: HashSet<String>,
     groups: BTreeMap<Key, Agg>,
@@ -1174,7 +1153,7 @@ impl Report {
             dedup,
             want_total,
             table,
-            seen: IdentitySet::default(),
+            seen: Hash128Set::default(),
             seen_ids: HashSet::new(),
             groups: BTreeMap::new(),
             total: Agg::default(),
