@@ -147,8 +147,7 @@ impl<'b> Obj<'b> {
     }
 
     pub fn u64(&mut self, k: &str, v: u64) -> &mut Self {
-        let b = self.key(k);
-        let _ = write!(b, "{v}");
+        push_u64(self.key(k), v);
         self
     }
 
@@ -161,7 +160,10 @@ impl<'b> Obj<'b> {
 
     pub fn i64(&mut self, k: &str, v: i64) -> &mut Self {
         let b = self.key(k);
-        let _ = write!(b, "{v}");
+        if v < 0 {
+            b.push(b'-');
+        }
+        push_u64(b, v.unsigned_abs());
         self
     }
 
@@ -297,6 +299,22 @@ impl Arr<'_> {
     pub fn raw(&mut self, raw: &[u8]) {
         self.sep().extend_from_slice(raw);
     }
+}
+
+/// Appends the decimal digits of `v` (what `write!(buf, "{v}")` writes, without the
+/// formatting machinery: records are mostly numbers).
+pub fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[i..]);
 }
 
 /// Appends `s` as a JSON string, escaped exactly as `serde_json` escapes it: `"` and `\\`,
@@ -463,6 +481,23 @@ mod tests {
             }
         }
         assert!(yes > 1_000 && no > 1_000, "{yes} recognized, {no} not");
+    }
+
+    #[test]
+    fn numbers_are_written_as_format_writes_them() {
+        let mut v = vec![0, 1, 9, 10, 99, 100, u64::MAX, u64::MAX - 1, 1 << 63];
+        v.extend((0..64).map(|s| (1u64 << s) - 1));
+        v.extend((0..20).map(|e| 10u64.pow(e)));
+        for n in v {
+            let mut b = Vec::new();
+            push_u64(&mut b, n);
+            assert_eq!(b, n.to_string().into_bytes());
+        }
+        for n in [0i64, -1, 5, i64::MIN, i64::MAX, -1234567890] {
+            let mut b = Vec::new();
+            Obj::nested(&mut b).i64("n", n).end();
+            assert_eq!(b, format!("{{\"n\":{n}}}").into_bytes());
+        }
     }
 
     #[test]

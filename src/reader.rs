@@ -17,6 +17,8 @@ use crate::mapped::{self, Map};
 use crate::model::Message;
 use crate::output::Stop;
 use std::borrow::Cow;
+use std::cell::RefCell;
+use std::fs::File;
 use std::io::{self, Read};
 
 /// A session header.
@@ -490,10 +492,7 @@ pub fn read_source(
 ) -> Result<Stats, Stop> {
     if let crate::input::Source::Path(p) = src {
         if let Ok(f) = std::fs::File::open(p) {
-            if let Some(map) = Map::new(&f) {
-                return read_mapped(&map, true, d, v);
-            }
-            return read(f, true, d, v);
+            return read_file(&f, d, v);
         }
     }
     match src.open() {
@@ -503,4 +502,35 @@ pub fn read_source(
             Ok(Stats::default())
         }
     }
+}
+
+thread_local! {
+    /// The bytes of the small file being read on this thread (reused from file to file).
+    static WHOLE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Reads an open named file by the quickest way it allows: mapped when large, read whole
+/// into this thread's reused buffer when a small regular file (no fresh, zeroed buffer per
+/// file), else as a stream (a FIFO).
+pub fn read_file(f: &File, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
+    if let Some(map) = Map::new(f) {
+        return read_mapped(&map, true, d, v);
+    }
+    if !f.metadata().is_ok_and(|m| m.is_file()) {
+        return read(f, true, d, v);
+    }
+    WHOLE.with(|w| {
+        let Ok(mut buf) = w.try_borrow_mut() else {
+            // Only if a visitor read another file from inside this one: stream that one.
+            return read(f, true, d, v);
+        };
+        buf.clear();
+        let failed = (&*f).read_to_end(&mut buf).err();
+        let stats = read_slice(&buf, true, d, v)?;
+        if let Some(e) = failed {
+            // As a stream reports it: after the lines read before the error.
+            d.report(Some(stats.lines + 1), Kind::Io, format!("read error: {e}"));
+        }
+        Ok(stats)
+    })
 }

@@ -368,6 +368,35 @@ struct SessionMeta {
     lineage: Lineage,
 }
 
+/// A timestamp's text as written: inline up to 30 bytes (Pi writes 24), so a call and the
+/// first/last of a group need no allocation for it; on the heap beyond.
+#[derive(Debug, Clone)]
+pub enum Stamp {
+    Inline(u8, [u8; 30]),
+    Heap(Box<str>),
+}
+
+impl Stamp {
+    fn new(s: &str) -> Stamp {
+        let mut b = [0; 30];
+        match b.get_mut(..s.len()) {
+            Some(head) => {
+                head.copy_from_slice(s.as_bytes());
+                Stamp::Inline(s.len() as u8, b)
+            }
+            None => Stamp::Heap(s.into()),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match self {
+            // Whole UTF-8 text copied in `new`: never fails.
+            Stamp::Inline(n, b) => std::str::from_utf8(&b[..usize::from(*n)]).unwrap_or_default(),
+            Stamp::Heap(s) => s,
+        }
+    }
+}
+
 /// One billed call: a few numbers and indexes, no payload.
 struct Call {
     session: u32,
@@ -375,7 +404,7 @@ struct Call {
     /// Index into `FileData::models`.
     model: u32,
     /// The call's time (ms since the epoch) and its text as written.
-    time: Option<(i64, Box<str>)>,
+    time: Option<(i64, Stamp)>,
     identity: Option<u128>,
     /// input, output, cacheRead, cacheWrite.
     tokens: [u64; 4],
@@ -394,6 +423,8 @@ struct FileData {
     sessions: Vec<SessionMeta>,
     models: Vec<ModelKey>,
     model_ix: HashMap<ModelKey, u32>,
+    /// The model of the last call.
+    last_model: u32,
     names: Vec<Box<str>>,
     name_ix: HashMap<Box<str>, u32>,
     calls: Vec<Call>,
@@ -401,6 +432,21 @@ struct FileData {
 
 impl FileData {
     fn model(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
+        // Calls in a row mostly use one model: the last one found is tried first, without
+        // building a key.
+        let last = self.models.len().checked_sub(1).map(|_| self.last_model);
+        if let Some(i) = last {
+            let (p, m) = &self.models[i as usize];
+            if p.as_deref() == provider && m.as_deref() == model {
+                return i;
+            }
+        }
+        let i = self.model_key(provider, model);
+        self.last_model = i;
+        i
+    }
+
+    fn model_key(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
         let k: ModelKey = (provider.map(Into::into), model.map(Into::into));
         if let Some(&i) = self.model_ix.get(&k) {
             return i;
@@ -622,47 +668,56 @@ impl Collector<'_, '_> {
             );
             return u;
         }
-        let mut fields: Vec<(&[u8], &[u8])> = Vec::new();
-        json::for_each_field(usage, |k, v| fields.push((k, v)));
-        for (k, v) in fields {
-            // Names are plain ASCII but for a rare escape.
-            let key = match std::str::from_utf8(k) {
-                Ok(s) if !k.contains(&b'\\') => Cow::Borrowed(s),
-                _ => json::decode_string_body(k),
-            };
-            if key == "cost" {
-                u.cost = self.read_cost(v, what, line, d);
-                continue;
-            }
-            let known = TOKEN_FIELDS.iter().position(|f| *f == key);
-            let is_total = key == "totalTokens";
-            if known.is_none()
-                && !is_total
-                && !v.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-')
-            {
-                // Not a token field (a future object or string member): ignored.
-                continue;
-            }
-            match token_value(v) {
-                Ok(None) => {}
-                Ok(Some(n)) => {
-                    if let Some(i) = known {
-                        u.tokens[i] = n;
-                    } else if is_total {
-                        u.total = Some(n);
-                    } else {
-                        let ix = self.data.name(&key);
-                        u.other.push((ix, n));
-                    }
-                }
-                Err(why) => d.report(
-                    Some(line),
-                    Kind::BadField,
-                    format!("{what}usage.{key} {why}; not counted"),
-                ),
-            }
-        }
+        json::for_each_field(usage, |k, v| self.usage_member(&mut u, k, v, what, line, d));
         u
+    }
+
+    /// Member `k` (raw name) of a `usage` object, with value `v`, into `u`.
+    fn usage_member(
+        &mut self,
+        u: &mut UsageRead,
+        k: &[u8],
+        v: &[u8],
+        what: &str,
+        line: u64,
+        d: &mut Diags,
+    ) {
+        // Names are plain ASCII but for a rare escape.
+        let key = match std::str::from_utf8(k) {
+            Ok(s) if !k.contains(&b'\\') => Cow::Borrowed(s),
+            _ => json::decode_string_body(k),
+        };
+        if key == "cost" {
+            u.cost = self.read_cost(v, what, line, d);
+            return;
+        }
+        let known = TOKEN_FIELDS.iter().position(|f| *f == key);
+        let is_total = key == "totalTokens";
+        if known.is_none()
+            && !is_total
+            && !v.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-')
+        {
+            // Not a token field (a future object or string member): ignored.
+            return;
+        }
+        match token_value(v) {
+            Ok(None) => {}
+            Ok(Some(n)) => {
+                if let Some(i) = known {
+                    u.tokens[i] = n;
+                } else if is_total {
+                    u.total = Some(n);
+                } else {
+                    let ix = self.data.name(&key);
+                    u.other.push((ix, n));
+                }
+            }
+            Err(why) => d.report(
+                Some(line),
+                Kind::BadField,
+                format!("{what}usage.{key} {why}; not counted"),
+            ),
+        }
     }
 
     fn read_cost(&mut self, cost: &[u8], what: &str, line: u64, d: &mut Diags) -> Option<i128> {
@@ -703,12 +758,12 @@ impl Collector<'_, '_> {
     }
 
     /// The call's time: the entry's ISO timestamp, else the message's Unix milliseconds.
-    fn time(e: &Entry<'_>, msg_ts: Option<&[u8]>, d: &mut Diags) -> Option<(i64, Box<str>)> {
+    fn time(e: &Entry<'_>, msg_ts: Option<&[u8]>, d: &mut Diags) -> Option<(i64, Stamp)> {
         match e.get("timestamp") {
             None | Some(b"null") => {}
             Some(raw) => match json::as_str(raw) {
                 Some(s) => match entry_time_ms(&s) {
-                    Some(ms) => return Some((ms, s.as_ref().into())),
+                    Some(ms) => return Some((ms, Stamp::new(&s))),
                     None => d.report(
                         Some(e.line.no),
                         Kind::BadField,
@@ -731,7 +786,7 @@ impl Collector<'_, '_> {
         let ms = msg_ts
             .and_then(json::as_f64)
             .and_then(time::millis_from_number)?;
-        Some((ms, time::format_iso8601(ms).into()))
+        Some((ms, Stamp::new(&time::format_iso8601(ms))))
     }
 
     fn push_call(&mut self, e: &Entry<'_>, c: CallFields<'_>, d: &mut Diags) {
@@ -991,8 +1046,8 @@ pub struct Agg {
     pub messages: Sums,
     pub summarization: Sums,
     pub by_model: BTreeMap<(KeyVal, KeyVal), Sums>,
-    pub first: Option<(i64, Box<str>)>,
-    pub last: Option<(i64, Box<str>)>,
+    pub first: Option<(i64, Stamp)>,
+    pub last: Option<(i64, Stamp)>,
     pub duplicates: u64,
     pub sessions: u64,
     pub forks: u64,
@@ -1071,8 +1126,8 @@ impl Agg {
             .opt_str("month", l.month.as_deref())
             .opt_str("week", l.week.as_deref())
             .opt_str("day", l.day.as_deref())
-            .opt_str("first", self.first.as_ref().map(|f| &*f.1))
-            .opt_str("last", self.last.as_ref().map(|f| &*f.1))
+            .opt_str("first", self.first.as_ref().map(|f| f.1.as_str()))
+            .opt_str("last", self.last.as_ref().map(|f| f.1.as_str()))
             .u64("sessions", self.sessions)
             .u64("forks", self.forks)
             .u64("forks_unresolved", self.forks_unresolved)
