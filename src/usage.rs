@@ -434,11 +434,9 @@ impl FileData {
     fn model(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
         // Calls in a row mostly use one model: the last one found is tried first, without
         // building a key.
-        let last = self.models.len().checked_sub(1).map(|_| self.last_model);
-        if let Some(i) = last {
-            let (p, m) = &self.models[i as usize];
+        if let Some((p, m)) = self.models.get(self.last_model as usize) {
             if p.as_deref() == provider && m.as_deref() == model {
-                return i;
+                return self.last_model;
             }
         }
         let i = self.model_key(provider, model);
@@ -536,30 +534,10 @@ fn entry_time_ms(s: &str) -> Option<i64> {
         .map(|t| t.ms)
 }
 
+/// The sessions and calls of one input, read whole.
 fn collect(src: &Source, present: &InputSet, d: &mut Diags) -> Result<FileData, Stop> {
-    collect_with(present, src.name(), d, |d, v| {
-        reader::read_source(src, d, v)
-    })
-}
-
-/// The calls of one input named `file`, which `read` feeds to the visitor it is given.
-fn collect_with(
-    present: &InputSet,
-    file: String,
-    d: &mut Diags,
-    read: impl FnOnce(&mut Diags, &mut dyn Visitor) -> Result<reader::Stats, Stop>,
-) -> Result<FileData, Stop> {
-    let mut c = Collector {
-        present,
-        data: FileData {
-            file,
-            ..FileData::default()
-        },
-        sessions: 0,
-        sink: None,
-        scratch: Vec::new(),
-    };
-    read(d, &mut c)?;
+    let mut c = Collector::new(present, src.name(), None);
+    reader::read_source(src, d, &mut c)?;
     Ok(c.data)
 }
 
@@ -574,16 +552,7 @@ fn stream_with(
     read: impl FnOnce(&mut Diags, &mut dyn Visitor) -> Result<reader::Stats, Stop>,
 ) -> Result<(), Stop> {
     report.input(&file);
-    let mut c = Collector {
-        present,
-        data: FileData {
-            file,
-            ..FileData::default()
-        },
-        sessions: 0,
-        sink: Some((report, out)),
-        scratch: Vec::new(),
-    };
+    let mut c = Collector::new(present, file, Some((report, out)));
     read(d, &mut c)?;
     match c.sink {
         Some((report, out)) => report.end_input(out),
@@ -649,7 +618,24 @@ fn token_value(raw: &[u8]) -> Result<Option<u64>, String> {
     }
 }
 
-impl Collector<'_, '_> {
+impl<'a, 'w> Collector<'a, 'w> {
+    fn new(
+        present: &'a InputSet,
+        file: String,
+        sink: Option<(&'a mut Report, &'a mut Out<'w>)>,
+    ) -> Self {
+        Collector {
+            present,
+            data: FileData {
+                file,
+                ..FileData::default()
+            },
+            sessions: 0,
+            sink,
+            scratch: Vec::new(),
+        }
+    }
+
     fn read_usage(&mut self, usage: &[u8], what: &str, line: u64, d: &mut Diags) -> UsageRead {
         let mut u = UsageRead {
             tokens: [0; 4],
