@@ -126,6 +126,48 @@ where
     J: Fn(&Source, &mut Out, &mut Diags) -> Result<T, Stop> + Sync,
     F: FnMut(Option<T>, &mut Out) -> Result<(), Stop>,
 {
+    run_in_turn(tool, sources, threads, |s, o, d, _| job(s, o, d), finish)
+}
+
+/// An input's place in the output order, for a job that needs every earlier input finished
+/// before it goes on (see [`run_in_turn`]).
+pub struct Turn<'a> {
+    index: usize,
+    /// `None` when the input is the only one (always its turn).
+    order: Option<(&'a Mutex<usize>, &'a Condvar, &'a AtomicBool)>,
+}
+
+impl Turn<'_> {
+    /// Blocks until every earlier input has been handed to `finish`; then nothing else runs
+    /// `finish` until this input's job returns. `false` when the run stopped meanwhile
+    /// (stdout closed): the job should return at once.
+    pub fn wait(&self) -> bool {
+        let Some((written, gate, stopped)) = self.order else {
+            return true;
+        };
+        let mut w = written.lock().unwrap_or_else(|e| e.into_inner());
+        while *w < self.index && !stopped.load(Ordering::Relaxed) {
+            w = gate.wait(w).unwrap_or_else(|e| e.into_inner());
+        }
+        !stopped.load(Ordering::Relaxed)
+    }
+}
+
+/// [`run`] with each job given its input's [`Turn`]: a job may wait for it and then do, in
+/// the worker, what `finish` would do with its result (pi-usage streams a large input into
+/// its report this way instead of collecting it whole).
+pub fn run_in_turn<T, J, F>(
+    tool: &'static str,
+    sources: &[Source],
+    threads: Option<usize>,
+    job: J,
+    finish: F,
+) -> ExitCode
+where
+    T: Send,
+    J: Fn(&Source, &mut Out, &mut Diags, &Turn) -> Result<T, Stop> + Sync,
+    F: FnMut(Option<T>, &mut Out) -> Result<(), Stop>,
+{
     match drive(tool, sources, threads, job, finish) {
         Ok(()) => exit_status(),
         Err(Stop::BrokenPipe) => ExitCode::SUCCESS,
@@ -154,7 +196,7 @@ fn drive<T, J, F>(
 ) -> Result<(), Stop>
 where
     T: Send,
-    J: Fn(&Source, &mut Out, &mut Diags) -> Result<T, Stop> + Sync,
+    J: Fn(&Source, &mut Out, &mut Diags, &Turn) -> Result<T, Stop> + Sync,
     F: FnMut(Option<T>, &mut Out) -> Result<(), Stop>,
 {
     let stdout = io::stdout();
@@ -163,7 +205,11 @@ where
     let mut out = Out::direct(&mut lock, tty);
     if sources.len() == 1 {
         let mut diags = Diags::new(tool, &sources[0].name(), true);
-        let r = job(&sources[0], &mut out, &mut diags)?;
+        let turn = Turn {
+            index: 0,
+            order: None,
+        };
+        let r = job(&sources[0], &mut out, &mut diags, &turn)?;
         finish(Some(r), &mut out)?;
         finish(None, &mut out)?;
         return out.flush();
@@ -199,7 +245,11 @@ where
                 let src = &sources[i];
                 let mut held = Out::held();
                 let mut diags = Diags::new(tool, &src.name(), false);
-                let r = job(src, &mut held, &mut diags);
+                let turn = Turn {
+                    index: i,
+                    order: Some((written, gate, stopped)),
+                };
+                let r = job(src, &mut held, &mut diags, &turn);
                 if tx.send((i, r, held.buf, diags)).is_err() {
                     return;
                 }
@@ -232,4 +282,50 @@ where
     })?;
     finish(None, &mut out)?;
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A job that waits for its turn goes on only after every earlier input has been through
+    /// `finish`, however long the earlier jobs take; one that does not wait runs ahead.
+    #[test]
+    fn a_job_waits_for_its_turn() {
+        let sources: Vec<Source> = (0..6)
+            .map(|i| Source::Path(format!("in{i}").into()))
+            .collect();
+        let events = Mutex::new(Vec::new());
+        let log = |e: String| events.lock().unwrap().push(e);
+        run_in_turn(
+            "test",
+            &sources,
+            Some(2),
+            |src, _out, _d, turn| {
+                let name = src.name();
+                match name.as_str() {
+                    // Slow, so later inputs are taken while it runs.
+                    "in0" | "in3" => std::thread::sleep(Duration::from_millis(60)),
+                    "in2" | "in5" => {
+                        assert!(turn.wait());
+                        log(format!("{name} in turn"));
+                    }
+                    _ => {}
+                }
+                Ok(name)
+            },
+            |r, _out| {
+                if let Some(name) = r {
+                    log(format!("finish {name}"));
+                }
+                Ok(())
+            },
+        );
+        let events = events.into_inner().unwrap();
+        let at = |e: &str| events.iter().position(|x| x == e).unwrap();
+        assert!(at("finish in1") < at("in2 in turn"), "{events:?}");
+        assert!(at("in2 in turn") < at("finish in2"), "{events:?}");
+        assert!(at("finish in4") < at("in5 in turn"), "{events:?}");
+    }
 }

@@ -119,7 +119,7 @@ pub const MAN: ManPage = ManPage {
 By default it prints one `usage` record per session; `--by` groups instead by session, project (the header's cwd), provider, model (provider and model together), day, week (ISO 8601, weeks start on Monday) or month, and the dimensions combine (`--by day,model` is one record per day and model). `--total` prints one grand total of the same shape. Records of one session come together, in input order; other groups are sorted by their keys in the order the dimensions were given, unknown (null) values last.\n\n\
 Costs are the costs Pi recorded (usage.cost.total), never a price looked up or guessed: a call without a recorded cost is counted, its tokens are summed, and it is flagged in `cost_missing`; a record whose calls all lack a cost has cost null. Costs are summed exactly, as decimals of 18 places parsed from the number text Pi wrote (not as floating point), so totals do not depend on the order or grouping of the input or on --threads: pi-usage over several files equals the sum of pi-usage over each file when no call repeats across them.\n\n\
 Token counts are the recorded integers. totalTokens, when absent from a message, is taken as input + output + cacheRead + cacheWrite (the sum Pi records) and the message is counted in `total_tokens_computed`. Numeric usage fields other than those five (such as `reasoning`, which newer Pi versions write and which is part of output) are summed under their own names in `other`. A token field that is negative, fractional or not a number is reported (bad_field) and not counted; so is a cost that is not a non-negative number (the call then counts as cost missing). Zero-usage assistant messages (aborted requests, errors) count as messages with zero tokens; an assistant message without any `usage` counts as a message with zero tokens and a missing cost.\n\n\
-Each billed call counts once. Pi's /fork writes a new session file whose first entries replay the original's active path verbatim, and sub-agent extensions write child sessions that repeat usage, so counting every line inflates totals. A call's identity is its message's `responseId` when it has one, else its entry `id`, entry `timestamp` and the exact text of its `usage` (for a v1 entry without an id, the timestamp and usage); the first occurrence in input order is counted and later ones are left out and counted in `duplicates` of the record they would have fallen in. Repeats are found in any input, in any session, assistant messages and summarization calls alike. Not found as repeats, so counted: a call whose earlier copy is not in the input (when a fork's original, its header's parentSession, is not among the FILE arguments, nothing is removed and the record's `lineage` says \"unresolved\"; the original counts as present when a FILE argument is the same file or has the same file name, or when a session with the id in the original's file name, Pi's `<time>_<id>.jsonl`, came earlier in the input, as in a stream on stdin); a copy without responseId whose usage text differs from the original's (re-serialized with another key order or number format); an entry with neither responseId, id nor timestamp, which has no identity. --no-dedup counts every line; --context never removes repeats. Memory: the identities of the distinct calls (16 bytes each, up to 35 in the hash table: about 4 MB per GB of generated sessions), and, when several FILEs are read in parallel, the calls of the files read ahead of the output (about 200 bytes each); a single input (one FILE, or stdin) is read as a stream, its calls counted as they come, and never the files' text. Lines Pi cannot parse are not counted, as Pi skips them: a record glued to another on one line is reported (glued_records) and neither record counts, so a message repeated on a glued line is neither counted twice nor reported as a duplicate. Entries of a file without a session header are not counted either (Pi loads no session from such a file); they are reported as unreadable.\n\n\
+Each billed call counts once. Pi's /fork writes a new session file whose first entries replay the original's active path verbatim, and sub-agent extensions write child sessions that repeat usage, so counting every line inflates totals. A call's identity is its message's `responseId` when it has one, else its entry `id`, entry `timestamp` and the exact text of its `usage` (for a v1 entry without an id, the timestamp and usage); the first occurrence in input order is counted and later ones are left out and counted in `duplicates` of the record they would have fallen in. Repeats are found in any input, in any session, assistant messages and summarization calls alike. Not found as repeats, so counted: a call whose earlier copy is not in the input (when a fork's original, its header's parentSession, is not among the FILE arguments, nothing is removed and the record's `lineage` says \"unresolved\"; the original counts as present when a FILE argument is the same file or has the same file name, or when a session with the id in the original's file name, Pi's `<time>_<id>.jsonl`, came earlier in the input, as in a stream on stdin); a copy without responseId whose usage text differs from the original's (re-serialized with another key order or number format); an entry with neither responseId, id nor timestamp, which has no identity. --no-dedup counts every line; --context never removes repeats. Memory: the identities of the distinct calls (16 bytes each, up to 35 in the hash table: about 4 MB per GB of generated sessions), and the calls of the small files (under 16 MiB) read ahead of the output when several FILEs are read in parallel (about 200 bytes each); a single input, stdin, and any file of 16 MiB or more are read as a stream in their turn, their calls counted as they come; never the files' text. Lines Pi cannot parse are not counted, as Pi skips them: a record glued to another on one line is reported (glued_records) and neither record counts, so a message repeated on a glued line is neither counted twice nor reported as a duplicate. Entries of a file without a session header are not counted either (Pi loads no session from such a file); they are reported as unreadable.\n\n\
 Times: a call's time is its entry's `timestamp` (ISO 8601, offsets such as -05:00 honoured), else its message's numeric `timestamp` (Unix milliseconds); a call with neither counts in the groups with day, week and month null. An entry timestamp that is not ISO 8601 is reported. `first` and `last` are the times of the earliest and latest counted call, as written. Buckets follow --tz.\n\n\
 With --context, pi-usage prints one `context` record per assistant message instead (every line: these are per-session series, so repeats are not removed): the recorded context size (input + cacheRead + cacheWrite of that call), the configured context window of its model from Pi's models.json, the fill ratio, and an inferred drop where the context shrank sharply. The previous message is the previous assistant message on the same branch (through parentId), so moving between branches is not mistaken for a drop; a drop is inferred when the recorded context is below 70% of the previous one, and `after_compaction` says whether a compaction entry lies between the two. Zero-usage messages neither show nor hide a drop. The configured window is null when models.json configures none for the message's provider and model.\n\n",
     models::window_rule_text!(),
@@ -155,23 +155,25 @@ pub fn run(args: &Args) -> ExitCode {
     }
     let table = args.table || (!args.json && std::io::stdout().is_terminal());
     let present = InputSet::new(&sources);
-    // One input streams its calls into the report as it is read (memory does not grow with
-    // its size); several are read in parallel, each input's calls handed to the report in
-    // argument order.
-    let stream = sources.len() == 1;
     let report = Mutex::new(new_report(args, table));
     let lock = || report.lock().unwrap_or_else(|e| e.into_inner());
-    input::run(
+    input::run_in_turn(
         "pi-usage",
         &sources,
         args.inputs.threads(),
-        |src, out, d| {
-            if stream {
-                let read = |d: &mut Diags, v: &mut dyn Visitor| reader::read_source(src, d, v);
-                stream_with(&present, &mut lock(), src.name(), out, d, read).map(|()| None)
-            } else {
-                collect(src, &present, d).map(Some)
+        |src, out, d, turn| {
+            // Several inputs are read in parallel, each one's calls collected and handed to
+            // the report in argument order. A large input (or the only one) instead waits
+            // for its turn and streams its calls into the report as it reads them, so memory
+            // does not grow with its size.
+            if !streams(src, sources.len()) {
+                return collect(src, &present, d).map(Some);
             }
+            if !turn.wait() {
+                return Ok(None);
+            }
+            let read = |d: &mut Diags, v: &mut dyn Visitor| reader::read_source(src, d, v);
+            stream_with(&present, &mut lock(), src.name(), out, d, read).map(|()| None)
         },
         |r, out| match r {
             Some(Some(fd)) => lock().file(fd, out),
@@ -532,6 +534,20 @@ fn entry_time_ms(s: &str) -> Option<i64> {
     time::parse(s.trim())
         .filter(|t| !(t.end_of_day || t.leap_second || t.expanded_year))
         .map(|t| t.ms)
+}
+
+/// Inputs at least this large are streamed into the report in their turn rather than collected
+/// whole in parallel with the others (waiting for the turn costs less than their calls).
+const STREAM_AT: u64 = 16 << 20;
+
+/// Whether `src`, one of `inputs` inputs, is streamed: the only input, stdin (of unknown size)
+/// or a file of at least [`STREAM_AT`] bytes.
+fn streams(src: &Source, inputs: usize) -> bool {
+    match src {
+        _ if inputs == 1 => true,
+        Source::Stdin => true,
+        Source::Path(p) => std::fs::metadata(p).is_ok_and(|m| m.len() >= STREAM_AT),
+    }
 }
 
 /// The sessions and calls of one input, read whole.

@@ -891,24 +891,40 @@ fn fork_after_its_original_on_stdin_is_resolved_by_session_id() {
     assert_eq!(r[0]["lineage"], "unresolved");
 }
 
-/// One input is streamed into the report as it is read; several are read whole, in parallel,
-/// and handed over in order. Both give the same records: sessions back to back in one file
-/// against the same sessions one per file (the `file` label aside).
+/// One input is streamed into the report as it is read; of several, the small ones are read
+/// whole in parallel and handed over in order, and a large one (16 MiB or more) waits for its
+/// turn and streams. All give the same records: sessions back to back in one file against
+/// the same sessions one per file (the `file` label aside), with a generated 17 MB session
+/// among them twice (the second copy all duplicates) and small files on both sides of it.
 #[test]
 fn a_streamed_input_and_several_read_whole_agree() {
+    let t = TempDir::new("usage-stream");
+    let mut big = Vec::new();
+    pi_jsonl::gen::Gen::new(5)
+        .session(&pi_jsonl::gen::Shape::v3(17 << 20), &mut big)
+        .unwrap();
+    assert!(big.len() >= 16 << 20, "{} bytes", big.len());
+    let big = t.write("big.jsonl", big);
     let names = [
         "usage-basic.jsonl",
         "usage-response-id.jsonl",
+        "big",
         "usage-timestamps.jsonl",
         "usage-v1.jsonl",
         "usage-bad-fields.jsonl",
+        "big",
         "two-sessions.jsonl",
         "usage-basic.jsonl",
     ];
-    let t = TempDir::new("usage-stream");
-    let all: Vec<u8> = names.iter().flat_map(|n| read_fixture(n)).collect();
+    let files: Vec<_> = names
+        .iter()
+        .map(|&n| if n == "big" { big.clone() } else { fixture(n) })
+        .collect();
+    let all: Vec<u8> = files
+        .iter()
+        .flat_map(|f| std::fs::read(f).unwrap())
+        .collect();
     let one = t.write("all.jsonl", all);
-    let files: Vec<_> = names.iter().map(|n| fixture(n)).collect();
     let without_file = |o: Output| -> Vec<Value> {
         let mut r = o.records();
         for v in &mut r {
@@ -925,8 +941,14 @@ fn a_streamed_input_and_several_read_whole_agree() {
         &["--by", "project,month"],
     ] {
         let streamed = without_file(cmd("pi-usage").args(flags).arg(&one).run());
-        let whole = without_file(cmd("pi-usage").args(flags).args(&files).run());
-        assert!(!streamed.is_empty(), "{flags:?}");
-        assert_eq!(streamed, whole, "{flags:?}");
+        for threads in ["1", "2"] {
+            let parts = cmd("pi-usage")
+                .args(flags)
+                .args(["--threads", threads])
+                .args(&files);
+            let parts = without_file(parts.run());
+            assert!(!streamed.is_empty(), "{flags:?}");
+            assert_eq!(streamed, parts, "{flags:?} --threads {threads}");
+        }
     }
 }
