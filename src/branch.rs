@@ -19,10 +19,9 @@ use crate::output::{Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use clap::{CommandFactory, Parser};
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::{Seek, SeekFrom};
 use std::os::unix::fs::FileExt;
 use std::process::ExitCode;
 
@@ -113,11 +112,6 @@ pub fn run(args: &Args) -> ExitCode {
     )
 }
 
-thread_local! {
-    /// The bytes of the small file being processed on this thread (reused between files).
-    static WHOLE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
 fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
     let file = match src {
         Source::Stdin => None,
@@ -138,29 +132,25 @@ fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Res
             .metadata()
             .is_ok_and(|m| m.is_file() && m.len() < crate::mapped::MIN_LEN);
         if small {
-            let done = WHOLE.with(|w| {
-                let mut buf = w.borrow_mut();
-                buf.clear();
-                let mut r: &File = f;
-                r.read_to_end(&mut buf).ok()?;
+            let done = reader::with_whole(f, |buf, failed| {
+                if failed.is_some() {
+                    return None;
+                }
                 let mut v = Brancher {
                     args,
                     out: &mut *out,
                     file: file.as_ref(),
                     map: None,
-                    whole: Some(&buf),
+                    whole: Some(buf),
                     name: &name,
                     s: None,
                 };
-                let r = reader::read_slice(&buf, true, d, &mut v).map(|_| ());
-                if buf.capacity() > 4 * crate::mapped::MIN_LEN as usize {
-                    *buf = Vec::new();
-                }
-                Some(r)
+                Some(reader::read_slice(buf, true, d, &mut v).map(|_| ()))
             });
-            match done {
+            match done.flatten() {
                 Some(r) => return r,
-                // A read error: start again streaming, which reports it where it happens.
+                // A read error (or the buffer busy): start again streaming, which reports
+                // the error where it happens.
                 None => {
                     let mut r: &File = f;
                     let _ = r.seek(SeekFrom::Start(0));

@@ -134,7 +134,20 @@ where
 pub struct Turn<'a> {
     index: usize,
     /// `None` when the input is the only one (always its turn).
-    order: Option<(&'a Mutex<usize>, &'a Condvar, &'a AtomicBool)>,
+    order: Option<Order<'a>>,
+}
+
+/// The writer's progress as workers see it: how many inputs are written, the condition
+/// variable signalled when that changes or the run stops, and whether it stopped.
+type Order<'a> = (&'a Mutex<usize>, &'a Condvar, &'a AtomicBool);
+
+/// Blocks until `ready(inputs written)` or the run stops; `false` when it stopped.
+fn wait_for((written, gate, stopped): Order<'_>, ready: impl Fn(usize) -> bool) -> bool {
+    let mut w = written.lock().unwrap_or_else(|e| e.into_inner());
+    while !ready(*w) && !stopped.load(Ordering::Relaxed) {
+        w = gate.wait(w).unwrap_or_else(|e| e.into_inner());
+    }
+    !stopped.load(Ordering::Relaxed)
 }
 
 impl Turn<'_> {
@@ -142,14 +155,8 @@ impl Turn<'_> {
     /// `finish` until this input's job returns. `false` when the run stopped meanwhile
     /// (stdout closed): the job should return at once.
     pub fn wait(&self) -> bool {
-        let Some((written, gate, stopped)) = self.order else {
-            return true;
-        };
-        let mut w = written.lock().unwrap_or_else(|e| e.into_inner());
-        while *w < self.index && !stopped.load(Ordering::Relaxed) {
-            w = gate.wait(w).unwrap_or_else(|e| e.into_inner());
-        }
-        !stopped.load(Ordering::Relaxed)
+        self.order
+            .map_or(true, |order| wait_for(order, |w| w >= self.index))
     }
 }
 
@@ -233,13 +240,8 @@ where
                 if i >= sources.len() {
                     return;
                 }
-                {
-                    let mut w = written.lock().unwrap_or_else(|e| e.into_inner());
-                    while i >= *w + window && !stopped.load(Ordering::Relaxed) {
-                        w = gate.wait(w).unwrap_or_else(|e| e.into_inner());
-                    }
-                }
-                if stopped.load(Ordering::Relaxed) {
+                let order = (written, gate, stopped);
+                if !wait_for(order, |w| i < w + window) {
                     return;
                 }
                 let src = &sources[i];
@@ -247,7 +249,7 @@ where
                 let mut diags = Diags::new(tool, &src.name(), false);
                 let turn = Turn {
                     index: i,
-                    order: Some((written, gate, stopped)),
+                    order: Some(order),
                 };
                 let r = job(src, &mut held, &mut diags, &turn);
                 if tx.send((i, r, held.buf, diags)).is_err() {

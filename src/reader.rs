@@ -519,18 +519,33 @@ pub fn read_file(f: &File, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, 
     if !f.metadata().is_ok_and(|m| m.is_file()) {
         return read(f, true, d, v);
     }
-    WHOLE.with(|w| {
-        let Ok(mut buf) = w.try_borrow_mut() else {
-            // Only if a visitor read another file from inside this one: stream that one.
-            return read(f, true, d, v);
-        };
-        buf.clear();
-        let failed = (&*f).read_to_end(&mut buf).err();
-        let stats = read_slice(&buf, true, d, v)?;
+    let read_whole = with_whole(f, |buf, failed| {
+        let stats = read_slice(buf, true, d, v)?;
         if let Some(e) = failed {
             // As a stream reports it: after the lines read before the error.
             d.report(Some(stats.lines + 1), Kind::Io, format!("read error: {e}"));
         }
         Ok(stats)
+    });
+    // `None` only if a visitor read another file from inside this one: stream that one.
+    read_whole.unwrap_or_else(|| read(f, true, d, v))
+}
+
+/// Reads the small regular file `f` whole into this thread's reused buffer and hands `then`
+/// its bytes and the read error, if any (the bytes are those read before it). `None` when the
+/// buffer is already in use on this thread (a file read from inside another's reading).
+pub(crate) fn with_whole<R>(
+    f: &File,
+    then: impl FnOnce(&[u8], Option<io::Error>) -> R,
+) -> Option<R> {
+    WHOLE.with(|w| {
+        let mut buf = w.try_borrow_mut().ok()?;
+        buf.clear();
+        let failed = (&*f).read_to_end(&mut buf).err();
+        let r = then(&buf, failed);
+        if buf.capacity() > 4 * mapped::MIN_LEN as usize {
+            *buf = Vec::new();
+        }
+        Some(r)
     })
 }
