@@ -1,3 +1,3 @@
 fn main() -> std::process::ExitCode {
-    pi_jsonl::sessions::main()
+    pi_jsonl::tool::main::<pi_jsonl::cmd::sessions::Sessions>()
 }

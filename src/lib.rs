@@ -8,39 +8,37 @@
 //! Each tool is one module with its `Args`, `run` and `run_bytes` (the tool over bytes, for
 //! tests and fuzzing); the binaries in `bin/` only call `main`.
 
+pub use pi_jsonl_scan::{json, lines};
+
 pub mod calendar;
 pub mod cli;
+pub mod cmd;
 pub mod diag;
 pub mod discover;
 pub mod hash;
 pub mod input;
-pub mod json;
-pub mod lines;
 pub mod mapped;
 pub mod model;
 pub mod models;
+pub mod ordered;
 pub mod output;
 pub mod reader;
+pub mod record;
 pub mod time;
+pub mod tool;
 
-#[doc(hidden)]
-pub mod gen;
-
-pub mod branch;
-mod branch_tree;
-pub mod compactions;
-pub mod sessions;
-pub mod tools;
-pub mod usage;
-mod usage_table;
+use cmd::{
+    branch::Branch, compactions::Compactions, sessions::Sessions, tools::Tools, usage::Usage,
+};
+use tool::man;
 
 /// Every tool's man page, rendered (name, roff text).
 pub fn man_pages() -> Vec<(&'static str, String)> {
     vec![
-        ("pi-branch", branch::man()),
-        ("pi-compactions", compactions::man()),
-        ("pi-sessions", sessions::man()),
-        ("pi-tools", tools::man()),
-        ("pi-usage", usage::man()),
+        ("pi-branch", man::<Branch>()),
+        ("pi-compactions", man::<Compactions>()),
+        ("pi-sessions", man::<Sessions>()),
+        ("pi-tools", man::<Tools>()),
+        ("pi-usage", man::<Usage>()),
     ]
 }

@@ -146,6 +146,80 @@ pub trait Visitor {
     }
 }
 
+/// A tool's reading of sessions with its per-session state made explicit: the reader's
+/// [`Visitor`] for a tool that keeps state for the session being read. `header` makes the
+/// state, `entry` gets it, `end` consumes it; [`PerSession`] turns one into a [`Visitor`],
+/// so no tool keeps an `Option` of its state and asks whether it is in a session.
+pub trait SessionVisitor {
+    /// What the tool keeps about the session being read.
+    type Session;
+    /// A session begins: its state.
+    fn header(&mut self, h: &Header<'_>, d: &mut Diags) -> Result<Self::Session, Stop>;
+    /// An entry of the session, in file order.
+    fn entry(&mut self, s: &mut Self::Session, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop>;
+    /// The session ended (another header or the end of the input follows).
+    fn end(&mut self, s: Self::Session, d: &mut Diags) -> Result<(), Stop>;
+    /// As [`Visitor::outside`].
+    fn outside(&mut self, _e: &Entry<'_>, _d: &mut Diags) -> Result<(), Stop> {
+        Ok(())
+    }
+    /// As [`Visitor::reads_messages`].
+    fn reads_messages(&self) -> bool {
+        true
+    }
+}
+
+/// A [`SessionVisitor`] with the state of the session being read: the one [`Visitor`] that
+/// holds a tool's per-session state between the reader's calls.
+pub struct PerSession<V: SessionVisitor> {
+    pub visitor: V,
+    session: Option<V::Session>,
+}
+
+impl<V: SessionVisitor> PerSession<V> {
+    pub fn new(visitor: V) -> PerSession<V> {
+        PerSession {
+            visitor,
+            session: None,
+        }
+    }
+
+    /// The visitor back, once the input is read (the reader always ends the session it began).
+    pub fn into_inner(self) -> V {
+        self.visitor
+    }
+}
+
+impl<V: SessionVisitor> Visitor for PerSession<V> {
+    fn header(&mut self, h: &Header<'_>, d: &mut Diags) -> Result<(), Stop> {
+        self.session = Some(self.visitor.header(h, d)?);
+        Ok(())
+    }
+
+    fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+        // The reader calls `entry` only between a `header` and its `end`.
+        match self.session.as_mut() {
+            Some(s) => self.visitor.entry(s, e, d),
+            None => Ok(()),
+        }
+    }
+
+    fn end(&mut self, d: &mut Diags) -> Result<(), Stop> {
+        match self.session.take() {
+            Some(s) => self.visitor.end(s, d),
+            None => Ok(()),
+        }
+    }
+
+    fn outside(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+        self.visitor.outside(e, d)
+    }
+
+    fn reads_messages(&self) -> bool {
+        self.visitor.reads_messages()
+    }
+}
+
 /// Facts about the input as a whole.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Stats {

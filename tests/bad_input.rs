@@ -3,9 +3,7 @@
 //! every tool must report a reader problem with the same words; `same_reader_diagnostics_in_every_tool`
 //! checks that.
 
-mod util;
-
-use util::*;
+use crate::util::*;
 
 const H: &str =
     r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#;

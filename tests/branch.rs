@@ -1,8 +1,6 @@
 //! pi-branch: one test per fixture and rule, the reader's diagnostics, and the corpus checks.
 
-mod util;
-
-use util::*;
+use crate::util::*;
 
 /// The physical lines of a fixture (1-based numbers), each with its `\n`.
 fn lines_of(name: &str, nums: &[usize]) -> String {

@@ -1,10 +1,8 @@
 //! pi-compactions: one test per inference rule and option, each on a hand-written fixture, and
 //! the corpus checks.
 
-mod util;
-
+use crate::util::*;
 use serde_json::{json, Value};
-use util::*;
 
 fn reports(o: &Output) -> Vec<Value> {
     o.records()

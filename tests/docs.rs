@@ -2,10 +2,8 @@
 //! every described field is emitted by some run below), and every committed man page equals
 //! the one rendered from the tool's clap definitions.
 
-mod util;
-
+use crate::util::*;
 use std::collections::{BTreeMap, BTreeSet};
-use util::*;
 
 /// Runs that together emit every record type and field documented in docs/FORMAT.md.
 fn runs() -> Vec<(&'static str, Vec<String>)> {

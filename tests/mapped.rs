@@ -2,15 +2,13 @@
 //! are: the same sessions, entries, offsets and diagnostics, and pi-branch writes the same
 //! bytes from a mapped file as from the same bytes on stdin.
 
-mod util;
-
+use crate::util::{cmd, TempDir};
 use pi_jsonl::diag::Diags;
-use pi_jsonl::gen::{Gen, Shape};
 use pi_jsonl::mapped::{self, Map};
 use pi_jsonl::output::Stop;
 use pi_jsonl::reader::{self, Entry, Header, Visitor};
+use pi_jsonl_gen::{Gen, Shape};
 use std::fs::File;
-use util::{cmd, TempDir};
 
 #[derive(Default, PartialEq, Debug)]
 struct Record(Vec<(String, u64, u64, Vec<u8>, bool)>);
@@ -113,7 +111,7 @@ fn a_fifo_is_streamed_and_gives_the_same_output() {
         ("pi-tools", "tools-missing-result.jsonl"),
     ] {
         let dir = TempDir::new("fifo");
-        let fixture = util::read_fixture(name);
+        let fixture = crate::util::read_fixture(name);
         let regular = dir.write("regular.jsonl", &fixture);
         let fifo = dir.path().join("fifo.jsonl");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();

@@ -1,12 +1,10 @@
 //! The input driver with many files: output and diagnostics in argument order whatever the
 //! number of threads, and a closed stdout ends the run quietly.
 
-mod util;
-
-use pi_jsonl::gen::{Gen, Shape};
+use crate::util::{bin_dir, cmd, TempDir};
+use pi_jsonl_gen::{Gen, Shape};
 use std::io::Read;
 use std::process::{Command, Stdio};
-use util::{bin_dir, cmd, TempDir};
 
 /// 40 sessions of very different sizes (so workers finish out of order), every fifth with
 /// a glued line that is reported.

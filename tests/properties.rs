@@ -1,9 +1,10 @@
 //! Property tests on generated session trees and streams.
 
 use clap::Parser;
-use pi_jsonl::branch;
+use pi_jsonl::cmd::branch;
 use pi_jsonl::diag::Diags;
 use pi_jsonl::output::Out;
+use pi_jsonl::tool::Tool;
 use proptest::prelude::*;
 
 /// One generated entry: its id (None = id-less), its parent (an index into earlier entries, a
@@ -99,7 +100,7 @@ fn branch_of(args: &[&str], input: &[u8]) -> (Vec<u8>, String) {
     let a = branch::Args::try_parse_from(argv).unwrap();
     let mut out = Out::held();
     let mut d = Diags::new("pi-branch", "<stdin>", false);
-    branch::run_bytes(&a, input, &mut out, &mut d).unwrap();
+    branch::Branch::run_bytes(&a, input, &mut out, &mut d).unwrap();
     (out.buf, d.held().to_string())
 }
 

@@ -1,15 +1,14 @@
 //! Each tool's `run_bytes` (what the fuzz targets drive) does what the tool does with the same
 //! bytes on stdin: the same stdout and the same diagnostics, for every fixture.
 
-mod util;
-
+use crate::util::*;
 use clap::Parser;
+use pi_jsonl::cmd::{compactions, sessions, tools, usage};
 use pi_jsonl::diag::Diags;
 use pi_jsonl::output::{Out, Stop};
-use pi_jsonl::{compactions, sessions, tools, usage};
+use pi_jsonl::tool::Tool;
 use serde_json::Value;
 use std::path::PathBuf;
-use util::*;
 
 type RunBytes<A> = fn(&A, &[u8], &mut Out, &mut Diags) -> Result<(), Stop>;
 
@@ -61,7 +60,7 @@ fn tools_run_bytes_is_pi_tools_on_stdin() {
             &["--no-content", "--max-text", "10"],
             &["--errors", "--name", "bash"],
         ],
-        tools::run_bytes,
+        tools::Tools::run_bytes,
     );
 }
 
@@ -76,7 +75,7 @@ fn usage_run_bytes_is_pi_usage_on_stdin() {
             &["--table", "--no-dedup", "--by", "provider", "--total"],
             &["--context", "--models", &models],
         ],
-        usage::run_bytes,
+        usage::Usage::run_bytes,
     );
 }
 
@@ -97,7 +96,7 @@ fn compactions_run_bytes_is_pi_compactions_on_stdin() {
             ],
             &["--table", "--models", &models],
         ],
-        compactions::run_bytes,
+        compactions::Compactions::run_bytes,
     );
 }
 
@@ -116,7 +115,7 @@ fn sessions_run_bytes_describes_a_file_as_pi_sessions_does() {
             "pi-sessions",
             &["--json", "--prompts"],
             &input,
-            sessions::run_bytes,
+            sessions::Sessions::run_bytes,
         );
         assert_eq!(diags, "");
         let mut got: Value = serde_json::from_slice(&out).unwrap();
@@ -133,15 +132,25 @@ fn sessions_run_bytes_describes_a_file_as_pi_sessions_does() {
     }
     // The other outputs of pi-sessions come out of it too.
     let input = read_fixture("tools-session.jsonl");
-    let (out, _) = lib("pi-sessions", &["--paths"], &input, sessions::run_bytes);
+    let (out, _) = lib(
+        "pi-sessions",
+        &["--paths"],
+        &input,
+        sessions::Sessions::run_bytes,
+    );
     assert_eq!(out, b"<stdin>\n");
-    let (out, _) = lib("pi-sessions", &["--table"], &input, sessions::run_bytes);
+    let (out, _) = lib(
+        "pi-sessions",
+        &["--table"],
+        &input,
+        sessions::Sessions::run_bytes,
+    );
     assert!(String::from_utf8_lossy(&out).starts_with("AGE"));
     let (out, _) = lib(
         "pi-sessions",
         &["--json", "--status", "empty"],
         &input,
-        sessions::run_bytes,
+        sessions::Sessions::run_bytes,
     );
     assert!(out.is_empty());
 }

@@ -3,11 +3,9 @@
 //! that choose the sessions directory, filters, order and outputs, the corpus; and the default
 //! every tool shares: no FILE on a terminal reads the user's sessions.
 
-mod util;
-
+use crate::util::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use util::*;
 
 /// Pi's folder name for a cwd.
 fn enc(p: &Path) -> String {

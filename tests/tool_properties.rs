@@ -1,9 +1,7 @@
 //! Property tests of pi-tools and pi-usage over generated sessions, run through the binaries.
 
-mod util;
-
+use crate::util::*;
 use proptest::prelude::*;
-use util::*;
 
 fn header(id: &str) -> String {
     format!("{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-01-01T00:00:00Z\",\"cwd\":\"/p\"}}\n")

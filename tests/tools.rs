@@ -1,9 +1,7 @@
 //! pi-tools: one test per fixture and rule, the filters, and the corpus checks.
 
-mod util;
-
+use crate::util::*;
 use serde_json::{json, Value};
-use util::*;
 
 fn tools(args: &[&str], f: &str) -> Vec<Value> {
     cmd("pi-tools").args(args).arg(fixture(f)).ok().records()

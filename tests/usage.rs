@@ -1,10 +1,8 @@
 //! pi-usage: one test per fixture and rule, the comparisons with an independent sum over the
 //! corpus, and the corpus checks.
 
-mod util;
-
+use crate::util::*;
 use serde_json::{json, Value};
-use util::*;
 
 fn usage(args: &[&str]) -> Output {
     cmd("pi-usage").args(args).run()
@@ -506,7 +504,7 @@ fn several_sessions_on_stdin() {
 
 /// Parses the decimal text of a cost exactly (10^-18 units), as a check independent of floats.
 fn exact(v: &Value) -> i128 {
-    pi_jsonl::usage::parse_decimal(v.to_string().as_bytes()).unwrap()
+    pi_jsonl::cmd::usage::parse_decimal(v.to_string().as_bytes()).unwrap()
 }
 
 #[test]
@@ -900,8 +898,8 @@ fn fork_after_its_original_on_stdin_is_resolved_by_session_id() {
 fn a_streamed_input_and_several_read_whole_agree() {
     let t = TempDir::new("usage-stream");
     let mut big = Vec::new();
-    pi_jsonl::gen::Gen::new(5)
-        .session(&pi_jsonl::gen::Shape::v3(17 << 20), &mut big)
+    pi_jsonl_gen::Gen::new(5)
+        .session(&pi_jsonl_gen::Shape::v3(17 << 20), &mut big)
         .unwrap();
     assert!(big.len() >= 16 << 20, "{} bytes", big.len());
     let big = t.write("big.jsonl", big);

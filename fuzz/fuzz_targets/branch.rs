@@ -1,9 +1,10 @@
 //! The reader and pi-branch, in every output mode, never panic or hang on any input.
 #![no_main]
 
+use pi_jsonl::tool::Tool;
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
-use pi_jsonl::branch;
+use pi_jsonl::cmd::branch;
 use pi_jsonl::diag::Diags;
 use pi_jsonl::output::Out;
 
@@ -12,6 +13,6 @@ fuzz_target!(|data: &[u8]| {
         let a = branch::Args::try_parse_from(args).unwrap();
         let mut out = Out::held();
         let mut d = Diags::new("pi-branch", "<fuzz>", false);
-        let _ = branch::run_bytes(&a, data, &mut out, &mut d);
+        let _ = branch::Branch::run_bytes(&a, data, &mut out, &mut d);
     }
 });

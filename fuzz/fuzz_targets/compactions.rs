@@ -1,9 +1,10 @@
 //! pi-compactions, plain, with every option and as a table, never panics or hangs on any input.
 #![no_main]
 
+use pi_jsonl::tool::Tool;
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
-use pi_jsonl::compactions;
+use pi_jsonl::cmd::compactions;
 use pi_jsonl::diag::Diags;
 use pi_jsonl::output::Out;
 use std::sync::OnceLock;
@@ -38,6 +39,6 @@ fuzz_target!(|data: &[u8]| {
     for a in args() {
         let mut out = Out::held();
         let mut d = Diags::new("pi-compactions", "<fuzz>", false);
-        let _ = compactions::run_bytes(a, data, &mut out, &mut d);
+        let _ = compactions::Compactions::run_bytes(a, data, &mut out, &mut d);
     }
 });

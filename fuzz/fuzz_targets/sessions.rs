@@ -2,11 +2,12 @@
 //! table writers) never panics or hangs on any file content.
 #![no_main]
 
+use pi_jsonl::tool::Tool;
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 use pi_jsonl::diag::Diags;
 use pi_jsonl::output::Out;
-use pi_jsonl::sessions;
+use pi_jsonl::cmd::sessions;
 use std::sync::OnceLock;
 
 fn args() -> &'static [sessions::Args] {
@@ -34,6 +35,6 @@ fuzz_target!(|data: &[u8]| {
     for a in args() {
         let mut out = Out::held();
         let mut d = Diags::new("pi-sessions", "<fuzz>", false);
-        let _ = sessions::run_bytes(a, data, &mut out, &mut d);
+        let _ = sessions::Sessions::run_bytes(a, data, &mut out, &mut d);
     }
 });

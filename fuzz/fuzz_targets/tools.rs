@@ -1,11 +1,12 @@
 //! pi-tools, with and without content and filters, never panics or hangs on any input.
 #![no_main]
 
+use pi_jsonl::tool::Tool;
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 use pi_jsonl::diag::Diags;
 use pi_jsonl::output::Out;
-use pi_jsonl::tools;
+use pi_jsonl::cmd::tools;
 use std::sync::OnceLock;
 
 fn args() -> &'static [tools::Args] {
@@ -26,6 +27,6 @@ fuzz_target!(|data: &[u8]| {
     for a in args() {
         let mut out = Out::held();
         let mut d = Diags::new("pi-tools", "<fuzz>", false);
-        let _ = tools::run_bytes(a, data, &mut out, &mut d);
+        let _ = tools::Tools::run_bytes(a, data, &mut out, &mut d);
     }
 });

@@ -2,11 +2,12 @@
 //! or hangs on any input.
 #![no_main]
 
+use pi_jsonl::tool::Tool;
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 use pi_jsonl::diag::Diags;
 use pi_jsonl::output::Out;
-use pi_jsonl::usage;
+use pi_jsonl::cmd::usage;
 use std::sync::OnceLock;
 
 const MODELS: &str = concat!(
@@ -48,6 +49,6 @@ fuzz_target!(|data: &[u8]| {
     for a in args() {
         let mut out = Out::held();
         let mut d = Diags::new("pi-usage", "<fuzz>", false);
-        let _ = usage::run_bytes(a, data, &mut out, &mut d);
+        let _ = usage::Usage::run_bytes(a, data, &mut out, &mut d);
     }
 });

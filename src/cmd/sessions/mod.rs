@@ -8,7 +8,8 @@ use crate::cli::ManPage;
 use crate::diag::Diags;
 use crate::discover::{self, parse_iso, Described, FileMeta, Progress, ProjectCache, Status};
 use crate::output::{Out, Stop};
-use clap::{CommandFactory, Parser, ValueEnum};
+use crate::tool::Tool;
+use clap::{Parser, ValueEnum};
 use rayon::prelude::*;
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
@@ -162,16 +163,6 @@ pub struct Args {
     pub threads: Option<u16>,
 }
 
-/// The rendered man page.
-pub fn man() -> String {
-    crate::cli::render_man(&Args::command(), &MAN)
-}
-
-pub fn main() -> ExitCode {
-    let args = Args::parse();
-    run(&args)
-}
-
 const TOOL: &str = "pi-sessions";
 
 #[derive(PartialEq, Eq)]
@@ -196,110 +187,118 @@ impl Format {
     }
 }
 
-/// Describes `input` as pi-sessions describes each file it finds, as if it were a file named
-/// `<stdin>` outside any sessions directory, and writes what pi-sessions would write for it
-/// (for tests and fuzzing: the per-file core of pi-sessions without the walk). Bytes in memory
-/// cannot fail to be read, so nothing is reported to `_d`: what pi-sessions finds wrong with a
-/// file goes into its record.
-pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, _d: &mut Diags) -> Result<(), Stop> {
-    let format = Format::of(args, false);
-    let found = discover::Found {
-        path: "<stdin>".into(),
-        parent_file: None,
-        project_folder: None,
-    };
-    let want_prompt = args.prompts || format == Format::Table;
-    let m = discover::describe_bytes(&found, input, want_prompt, &ProjectCache::default());
-    let mut metas = vec![m];
-    metas.retain(|m| keep(args, &format, m));
-    write_to(out, args, &format, &metas)
-}
+/// sessions: the tool.
+pub struct Sessions;
 
-pub fn run(args: &Args) -> ExitCode {
-    let format = Format::of(args, io::stdout().is_terminal());
-    let roots = if args.dirs.is_empty() {
-        match discover::sessions_dir() {
-            Ok(d) => {
-                if !d.path.exists() {
-                    crate::diag::report_global(
-                        TOOL,
-                        format!(
-                            "no sessions directory {} (from {})",
-                            discover::display(&d.path),
-                            d.from
-                        ),
-                    );
+impl Tool for Sessions {
+    type Args = Args;
+    const MAN: ManPage = MAN;
+
+    fn run(args: &Args) -> ExitCode {
+        let format = Format::of(args, io::stdout().is_terminal());
+        let roots = if args.dirs.is_empty() {
+            match discover::sessions_dir() {
+                Ok(d) => {
+                    if !d.path.exists() {
+                        crate::diag::report_global(
+                            TOOL,
+                            format!(
+                                "no sessions directory {} (from {})",
+                                discover::display(&d.path),
+                                d.from
+                            ),
+                        );
+                        return crate::input::exit_status();
+                    }
+                    vec![d.path]
+                }
+                Err(e) => {
+                    crate::diag::report_global(TOOL, e);
                     return crate::input::exit_status();
                 }
-                vec![d.path]
             }
+        } else {
+            args.dirs.clone()
+        };
+        let exts: Vec<OsString> = args
+            .exts
+            .iter()
+            .map(|e| OsString::from(e.trim_start_matches('.')))
+            .collect();
+        let pool = match args.threads {
+            Some(n) => rayon::ThreadPoolBuilder::new()
+                .num_threads(n.into())
+                .build(),
+            None => rayon::ThreadPoolBuilder::new().build(),
+        };
+        let pool = match pool {
+            Ok(p) => p,
             Err(e) => {
-                crate::diag::report_global(TOOL, e);
+                crate::diag::report_global(TOOL, format!("cannot start threads: {e}"));
                 return crate::input::exit_status();
             }
-        }
-    } else {
-        args.dirs.clone()
-    };
-    let exts: Vec<OsString> = args
-        .exts
-        .iter()
-        .map(|e| OsString::from(e.trim_start_matches('.')))
-        .collect();
-    let pool = match args.threads {
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n.into())
-            .build(),
-        None => rayon::ThreadPoolBuilder::new().build(),
-    };
-    let pool = match pool {
-        Ok(p) => p,
-        Err(e) => {
-            crate::diag::report_global(TOOL, format!("cannot start threads: {e}"));
-            return crate::input::exit_status();
-        }
-    };
-    let want_prompt = args.prompts || format == Format::Table;
-    let (walked, described) = pool.install(|| {
-        let walked = Progress::run(TOOL, "found", |p| discover::walk(&roots, &exts, Some(p)));
-        let projects = ProjectCache::default();
-        let described: Vec<Described> = Progress::run(TOOL, "read", |p| {
-            p.set_total(walked.files.len());
-            walked
-                .files
-                .par_iter()
-                .map(|f| {
-                    let d = discover::describe(f, want_prompt, &projects);
-                    p.add(1);
-                    d
-                })
-                .collect()
+        };
+        let want_prompt = args.prompts || format == Format::Table;
+        let (walked, described) = pool.install(|| {
+            let walked = Progress::run(TOOL, "found", |p| discover::walk(&roots, &exts, Some(p)));
+            let projects = ProjectCache::default();
+            let described: Vec<Described> = Progress::run(TOOL, "read", |p| {
+                p.set_total(walked.files.len());
+                walked
+                    .files
+                    .par_iter()
+                    .map(|f| {
+                        let d = discover::describe(f, want_prompt, &projects);
+                        p.add(1);
+                        d
+                    })
+                    .collect()
+            });
+            (walked, described)
         });
-        (walked, described)
-    });
-    discover::report_problems(TOOL, &walked.problems);
-    let mut metas = Vec::with_capacity(described.len());
-    for (f, d) in walked.files.iter().zip(described) {
-        if let Some(p) = d.problem {
-            discover::report_problems(TOOL, &[(f.path.clone(), p)]);
+        discover::report_problems(TOOL, &walked.problems);
+        let mut metas = Vec::with_capacity(described.len());
+        for (f, d) in walked.files.iter().zip(described) {
+            if let Some(p) = d.problem {
+                discover::report_problems(TOOL, &[(f.path.clone(), p)]);
+            }
+            if let Some(m) = d.meta {
+                metas.push(m);
+            }
         }
-        if let Some(m) = d.meta {
-            metas.push(m);
+        metas.retain(|m| keep(args, &format, m));
+        let key = args.sort.unwrap_or(if format == Format::Table {
+            SortKey::Modified
+        } else {
+            SortKey::Path
+        });
+        sort(&mut metas, key, args.reverse);
+        match write(args, &format, &metas) {
+            Ok(()) | Err(Stop::BrokenPipe) => crate::input::exit_status(),
+            Err(Stop::Io(e)) => {
+                crate::diag::report_global(TOOL, format!("writing output: {e}"));
+                ExitCode::from(2)
+            }
         }
     }
-    metas.retain(|m| keep(args, &format, m));
-    let key = args.sort.unwrap_or(if format == Format::Table {
-        SortKey::Modified
-    } else {
-        SortKey::Path
-    });
-    sort(&mut metas, key, args.reverse);
-    match write(args, &format, &metas) {
-        Ok(()) | Err(Stop::BrokenPipe) => crate::input::exit_status(),
-        Err(Stop::Io(e)) => {
-            crate::diag::report_global(TOOL, format!("writing output: {e}"));
-            ExitCode::from(2)
-        }
+
+    /// Describes `input` as pi-sessions describes each file it finds, as if it were a file named
+    /// `<stdin>` outside any sessions directory, and writes what pi-sessions would write for it
+    /// (for tests and fuzzing: the per-file core of pi-sessions without the walk). Bytes in memory
+    /// cannot fail to be read, so nothing is reported to `_d`: what pi-sessions finds wrong with a
+    /// file goes into its record.
+    fn run_bytes(args: &Args, input: &[u8], out: &mut Out, _d: &mut Diags) -> Result<(), Stop> {
+        let format = Format::of(args, false);
+        let found = discover::Found {
+            path: "<stdin>".into(),
+            parent_file: None,
+            project_folder: None,
+        };
+        let want_prompt = args.prompts || format == Format::Table;
+        let m = discover::describe_bytes(&found, input, want_prompt, &ProjectCache::default());
+        let mut metas = vec![m];
+        metas.retain(|m| keep(args, &format, m));
+        write_to(out, args, &format, &metas)
     }
 }
 

@@ -1,6 +1,6 @@
 //! pi-usage --table: the usage records as an aligned table for a person.
 
-use crate::usage::{Agg, Dim, Sums};
+use super::{Agg, Dim, Sums};
 
 /// Thousands separators: `1234567` → `1,234,567`.
 pub fn thousands(n: u128) -> String {

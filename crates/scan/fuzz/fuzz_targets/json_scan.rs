@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use pi_jsonl::json;
+use pi_jsonl_scan::json;
 
 fuzz_target!(|data: &[u8]| {
     let start = json::skip_ws(data, 0);

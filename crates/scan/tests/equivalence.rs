@@ -11,10 +11,8 @@
 //! at the end: lone surrogate escapes, duplicate keys, numbers beyond f64, nesting deeper than
 //! serde_json's limit, and invalid UTF-8 (the reader reports it separately).
 
-mod util;
-
-use pi_jsonl::gen::{Gen, Rng, Shape};
-use pi_jsonl::json;
+use pi_jsonl_gen::{Gen, Rng, Shape};
+use pi_jsonl_scan::json;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
@@ -205,7 +203,7 @@ fn generated(seed: u64, bytes: u64) -> Vec<u8> {
 
 #[test]
 fn corpus_lines_agree_with_serde_json() {
-    let files = util::corpus_files();
+    let files = corpus_files();
     if files.is_empty() {
         eprintln!("corpus absent: skipped");
         return;
@@ -312,4 +310,27 @@ fn intended_differences_from_serde_json() {
     let bad = b"{\"text\":\"\xff\"}";
     assert!(ours_valid(bad));
     assert!(serde_json::from_slice::<serde_json::Value>(bad).is_err());
+}
+
+/// Every file of the shared corpus of real sessions (`../shared/corpus` beside the project),
+/// README excluded, sorted; empty when the corpus is absent.
+fn corpus_files() -> Vec<std::path::PathBuf> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let mut out = vec![];
+    let mut stack = vec![root];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n != "README.md") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
 }

@@ -1,15 +1,15 @@
 //! Micro-benchmarks of the parsing paths, on generated realistic sessions (see BENCHMARKS.md).
 //!
-//!     cargo bench --bench parse
+//!     cargo bench -p pi-jsonl-scan --bench parse
 //!
 //! Every variant validates each whole line (Pi skips lines `JSON.parse` rejects, so every
 //! tool must know) and extracts the few top-level fields a tool needs: `type`, `id`,
 //! `parentId` (what pi-branch reads of every entry).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use pi_jsonl::gen::{Gen, Shape};
-use pi_jsonl::json;
-use pi_jsonl::lines::{LineReader, SliceLines};
+use pi_jsonl_gen::{Gen, Shape};
+use pi_jsonl_scan::json;
+use pi_jsonl_scan::lines::{LineReader, SliceLines};
 use serde::Deserialize;
 use std::borrow::Cow;
 use std::hint::black_box;
@@ -180,37 +180,6 @@ fn line_splitting(c: &mut Criterion, data: &[u8]) {
     g.finish();
 }
 
-fn pi_branch(c: &mut Criterion, name: &str, data: &[u8]) {
-    use clap::Parser;
-    let args = pi_jsonl::branch::Args::parse_from(["pi-branch"]);
-    let mut g = c.benchmark_group(format!("pi-branch/{name}"));
-    g.throughput(Throughput::Bytes(data.len() as u64));
-    g.sample_size(20);
-    g.bench_function("in memory (stdin mode)", |b| {
-        b.iter(|| {
-            let mut d = pi_jsonl::diag::Diags::new("pi-branch", "<memory>", false);
-            let mut out = pi_jsonl::output::Out::held();
-            let _ = pi_jsonl::branch::run_bytes(&args, black_box(data), &mut out, &mut d);
-            out.buf.len()
-        })
-    });
-    let path = std::env::temp_dir().join(format!(
-        "pi-jsonl-bench-{}-{name}.jsonl",
-        std::process::id()
-    ));
-    std::fs::write(&path, data).unwrap();
-    g.bench_function("file (mapped)", |b| {
-        b.iter(|| {
-            let mut d = pi_jsonl::diag::Diags::new("pi-branch", "<file>", false);
-            pi_jsonl::branch::branch_file(&args, black_box(&path), &mut d)
-                .map(|v| v.len())
-                .unwrap_or(0)
-        })
-    });
-    let _ = std::fs::remove_file(&path);
-    g.finish();
-}
-
 fn benches(c: &mut Criterion) {
     let big = session();
     let small = small_entries();
@@ -218,8 +187,6 @@ fn benches(c: &mut Criterion) {
     parse_paths(c, "small-entries", &small);
     utf8(c, &big);
     line_splitting(c, &big);
-    pi_branch(c, "session", &big);
-    pi_branch(c, "small-entries", &small);
 }
 
 criterion_group!(parse, benches);

@@ -11,6 +11,8 @@
 //! Costs are summed as integers of 10^-18 dollars parsed from the number text Pi wrote, so
 //! sums are exact and associative: grouping or splitting the input never changes a total.
 
+mod table;
+
 use crate::calendar::Zone;
 use crate::cli::{Inputs, ManPage};
 use crate::diag::{Diags, Kind};
@@ -22,7 +24,8 @@ use crate::models::{self, Models};
 use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use crate::time;
-use clap::{CommandFactory, Parser, ValueEnum};
+use crate::tool::Tool;
+use clap::{Parser, ValueEnum};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ffi::OsString;
@@ -138,66 +141,64 @@ How these numbers compare with a jq sum over the same files and with ccusage's p
     ],
 };
 
-/// The rendered man page.
-pub fn man() -> String {
-    crate::cli::render_man(&Args::command(), &MAN)
-}
+/// usage: the tool.
+pub struct Usage;
 
-pub fn main() -> ExitCode {
-    let args = Args::parse();
-    run(&args)
-}
+impl Tool for Usage {
+    type Args = Args;
+    const MAN: ManPage = MAN;
 
-pub fn run(args: &Args) -> ExitCode {
-    let sources = args.inputs.sources();
-    if args.context {
-        return run_context(args, &sources);
+    fn run(args: &Args) -> ExitCode {
+        let sources = args.inputs.sources();
+        if args.context {
+            return run_context(args, &sources);
+        }
+        let table = args.table || (!args.json && std::io::stdout().is_terminal());
+        let present = InputSet::new(&sources);
+        let report = Mutex::new(new_report(args, table));
+        let lock = || report.lock().unwrap_or_else(|e| e.into_inner());
+        input::run_in_turn(
+            "pi-usage",
+            &sources,
+            args.inputs.threads(),
+            |src, out, d, turn| {
+                // Several inputs are read in parallel, each one's calls collected and handed to
+                // the report in argument order. A large input (or the only one) instead waits
+                // for its turn and streams its calls into the report as it reads them, so memory
+                // does not grow with its size.
+                if !streams(src, sources.len()) {
+                    return collect(src, &present, d).map(Some);
+                }
+                if !turn.wait() {
+                    return Ok(None);
+                }
+                let read = |d: &mut Diags, v: &mut dyn Visitor| reader::read_source(src, d, v);
+                stream_with(&present, &mut lock(), src.name(), out, d, read).map(|()| None)
+            },
+            |r, out| match r {
+                Some(Some(fd)) => lock().file(fd, out),
+                Some(None) => Ok(()),
+                None => lock().finish(out),
+            },
+        )
     }
-    let table = args.table || (!args.json && std::io::stdout().is_terminal());
-    let present = InputSet::new(&sources);
-    let report = Mutex::new(new_report(args, table));
-    let lock = || report.lock().unwrap_or_else(|e| e.into_inner());
-    input::run_in_turn(
-        "pi-usage",
-        &sources,
-        args.inputs.threads(),
-        |src, out, d, turn| {
-            // Several inputs are read in parallel, each one's calls collected and handed to
-            // the report in argument order. A large input (or the only one) instead waits
-            // for its turn and streams its calls into the report as it reads them, so memory
-            // does not grow with its size.
-            if !streams(src, sources.len()) {
-                return collect(src, &present, d).map(Some);
-            }
-            if !turn.wait() {
-                return Ok(None);
-            }
-            let read = |d: &mut Diags, v: &mut dyn Visitor| reader::read_source(src, d, v);
-            stream_with(&present, &mut lock(), src.name(), out, d, read).map(|()| None)
-        },
-        |r, out| match r {
-            Some(Some(fd)) => lock().file(fd, out),
-            Some(None) => Ok(()),
-            None => lock().finish(out),
-        },
-    )
-}
 
-/// Runs pi-usage over `input` as if it came on stdin, totals included (for tests and
-/// fuzzing). The table is printed only with --table (`out` is no terminal).
-pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-    if args.context {
-        let models = models::load_for("pi-usage", args.models.as_deref());
-        return write_contexts(&models, "<stdin>", out, d, |d, v| {
+    /// Runs pi-usage over `input` as if it came on stdin, totals included (for tests and
+    /// fuzzing). The table is printed only with --table (`out` is no terminal).
+    fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+        if args.context {
+            let models = models::load_for("pi-usage", args.models.as_deref());
+            return write_contexts(&models, "<stdin>", out, d, |d, v| {
+                reader::read(input, false, d, v)
+            });
+        }
+        let present = InputSet::new(&[Source::Stdin]);
+        let mut report = new_report(args, args.table);
+        stream_with(&present, &mut report, "<stdin>".into(), out, d, |d, v| {
             reader::read(input, false, d, v)
-        });
+        })?;
+        report.finish(out)
     }
-    let present = InputSet::new(&[Source::Stdin]);
-    let mut report = new_report(args, args.table);
-    stream_with(&present, &mut report, "<stdin>".into(), out, d, |d, v| {
-        reader::read(input, false, d, v)
-    })?;
-    report.finish(out)
 }
 
 /// The report `args` ask for: its groups, and the zone of its day, week and month buckets.
@@ -1354,7 +1355,7 @@ impl Report {
         self.flush(out)?;
         if self.table {
             let show_total = self.want_total || self.rows.len() != 1;
-            let text = crate::usage_table::render(&self.dims, &self.rows, &self.total, show_total);
+            let text = table::render(&self.dims, &self.rows, &self.total, show_total);
             return out.raw(text.as_bytes());
         }
         if self.want_total {

@@ -10,6 +10,8 @@
 //! map) at the end of each session, never held. From stdin the session's bytes are held, since
 //! they cannot be read twice.
 
+mod tree;
+
 use crate::cli::{Inputs, ManPage};
 use crate::diag::{Counts, Diags, Kind};
 use crate::input::{self, Source};
@@ -17,7 +19,8 @@ use crate::json;
 use crate::mapped::Map;
 use crate::output::{Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
-use clap::{CommandFactory, Parser};
+use crate::tool::Tool;
+use clap::Parser;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fs::File;
@@ -91,25 +94,39 @@ Given FILE arguments, pi-branch keeps per entry only its offset, length, line an
     ],
 };
 
-/// The rendered man page.
-pub fn man() -> String {
-    crate::cli::render_man(&Args::command(), &MAN)
-}
+/// branch: the tool.
+pub struct Branch;
 
-pub fn main() -> ExitCode {
-    let args = Args::parse();
-    run(&args)
-}
+impl Tool for Branch {
+    type Args = Args;
+    const MAN: ManPage = MAN;
 
-pub fn run(args: &Args) -> ExitCode {
-    let sources = args.inputs.sources();
-    input::run(
-        "pi-branch",
-        &sources,
-        args.inputs.threads(),
-        |src, out, d| branch_source(args, src, out, d),
-        |_, _| Ok(()),
-    )
+    fn run(args: &Args) -> ExitCode {
+        let sources = args.inputs.sources();
+        input::run(
+            "pi-branch",
+            &sources,
+            args.inputs.threads(),
+            |src, out, d| branch_source(args, src, out, d),
+            |_, _| Ok(()),
+        )
+    }
+
+    /// Runs pi-branch over `input` as if it came on stdin (for property tests, fuzzing and the
+    /// benchmarks; the binary goes through [`run`]).
+    fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+        let mut v = Brancher {
+            args,
+            out,
+            file: None,
+            map: None,
+            whole: None,
+            name: "<stdin>",
+            s: None,
+        };
+        reader::read(input, false, d, &mut v)?;
+        Ok(())
+    }
 }
 
 fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
@@ -176,22 +193,6 @@ fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Res
         (None, Some(f)) => reader::read(f, true, d, &mut v)?,
         (None, None) => reader::read(std::io::stdin().lock(), false, d, &mut v)?,
     };
-    Ok(())
-}
-
-/// Runs pi-branch over `input` as if it came on stdin (for property tests, fuzzing and the
-/// benchmarks; the binary goes through [`run`]).
-pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-    let mut v = Brancher {
-        args,
-        out,
-        file: None,
-        map: None,
-        whole: None,
-        name: "<stdin>",
-        s: None,
-    };
-    reader::read(input, false, d, &mut v)?;
     Ok(())
 }
 
@@ -597,7 +598,7 @@ impl Visitor for Brancher<'_, '_> {
         } else if self.args.leaves {
             write_leaves(self.out, &s, &tree, self.name, self.args, &payload, d)?;
         } else if self.args.tree {
-            crate::branch_tree::draw(self.out, &s, &tree, &payload, self.args.fold, d)?;
+            tree::draw(self.out, &s, &tree, &payload, self.args.fold, d)?;
         } else if tree.leaf.is_some() || (self.args.leaf.is_none() && self.args.label.is_none()) {
             write_branch(self.out, &s, &tree, &payload, d)?;
         }

@@ -22,7 +22,8 @@ use crate::model::{self, Message};
 use crate::models::{self, Models};
 use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
-use clap::{CommandFactory, Parser};
+use crate::tool::Tool;
+use clap::Parser;
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -100,47 +101,45 @@ Memory stays bounded by the session's entry count, not by its bytes: about 24 by
     ],
 };
 
-/// The rendered man page.
-pub fn man() -> String {
-    crate::cli::render_man(&Args::command(), &MAN)
-}
+/// compactions: the tool.
+pub struct Compactions;
 
-pub fn main() -> ExitCode {
-    let args = Args::parse();
-    run(&args)
-}
+impl Tool for Compactions {
+    type Args = Args;
+    const MAN: ManPage = MAN;
 
-pub fn run(args: &Args) -> ExitCode {
-    let windows = models::load_for(TOOL, args.models.as_deref());
-    let sources = args.inputs.sources();
-    let ctx = Ctx {
-        args,
-        windows: &windows,
-    };
-    input::run(
-        TOOL,
-        &sources,
-        args.inputs.threads(),
-        |src, out, d| {
-            report(&ctx, &src.name(), out, d, |d, v| {
-                reader::read_source(src, d, v)
-            })
-        },
-        |_, _| Ok(()),
-    )
-}
+    fn run(args: &Args) -> ExitCode {
+        let windows = models::load_for(TOOL, args.models.as_deref());
+        let sources = args.inputs.sources();
+        let ctx = Ctx {
+            args,
+            windows: &windows,
+        };
+        input::run(
+            TOOL,
+            &sources,
+            args.inputs.threads(),
+            |src, out, d| {
+                report(&ctx, &src.name(), out, d, |d, v| {
+                    reader::read_source(src, d, v)
+                })
+            },
+            |_, _| Ok(()),
+        )
+    }
 
-/// Runs pi-compactions over `input` as if it came on stdin (for tests and fuzzing); models.json
-/// is read as in [`run`].
-pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-    let windows = models::load_for(TOOL, args.models.as_deref());
-    let ctx = Ctx {
-        args,
-        windows: &windows,
-    };
-    report(&ctx, "<stdin>", out, d, |d, v| {
-        reader::read(input, false, d, v)
-    })
+    /// Runs pi-compactions over `input` as if it came on stdin (for tests and fuzzing); models.json
+    /// is read as in [`run`].
+    fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+        let windows = models::load_for(TOOL, args.models.as_deref());
+        let ctx = Ctx {
+            args,
+            windows: &windows,
+        };
+        report(&ctx, "<stdin>", out, d, |d, v| {
+            reader::read(input, false, d, v)
+        })
+    }
 }
 
 /// Reports the compactions of one input, which `read` feeds to the visitor it is given.

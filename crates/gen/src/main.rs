@@ -8,7 +8,7 @@
 //! in ten v1, laid out as Pi's sessions directory) and `DIR/many-entries.jsonl` (a session of
 //! N tiny entries, to measure memory per entry). The same seed gives the same bytes.
 
-use pi_jsonl::gen::{iso, Gen, Shape};
+use pi_jsonl_gen::{iso, Gen, Shape};
 use std::fs::{self, File};
 use std::io::BufWriter;
 use std::path::PathBuf;

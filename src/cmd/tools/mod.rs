@@ -19,7 +19,8 @@ use crate::json;
 use crate::model::Message;
 use crate::output::{self, Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
-use clap::{CommandFactory, Parser, ValueEnum};
+use crate::tool::Tool;
+use clap::{Parser, ValueEnum};
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fs::File;
@@ -128,32 +129,30 @@ impl Args {
     }
 }
 
-/// The rendered man page.
-pub fn man() -> String {
-    crate::cli::render_man(&Args::command(), &MAN)
-}
+/// tools: the tool.
+pub struct Tools;
 
-pub fn main() -> ExitCode {
-    let args = Args::parse();
-    run(&args)
-}
+impl Tool for Tools {
+    type Args = Args;
+    const MAN: ManPage = MAN;
 
-pub fn run(args: &Args) -> ExitCode {
-    let sources = args.inputs.sources();
-    input::run(
-        "pi-tools",
-        &sources,
-        args.inputs.threads(),
-        |src, out, d| tools_source(args, src, out, d),
-        |_, _| Ok(()),
-    )
-}
+    fn run(args: &Args) -> ExitCode {
+        let sources = args.inputs.sources();
+        input::run(
+            "pi-tools",
+            &sources,
+            args.inputs.threads(),
+            |src, out, d| tools_source(args, src, out, d),
+            |_, _| Ok(()),
+        )
+    }
 
-/// Runs pi-tools over `input` as if it came on stdin (for tests and fuzzing).
-pub fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-    let mut v = Joiner::new(args, out, None, "<stdin>");
-    reader::read(input, false, d, &mut v)?;
-    Ok(())
+    /// Runs pi-tools over `input` as if it came on stdin (for tests and fuzzing).
+    fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+        let mut v = Joiner::new(args, out, None, "<stdin>");
+        reader::read(input, false, d, &mut v)?;
+        Ok(())
+    }
 }
 
 fn tools_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {

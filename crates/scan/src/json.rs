@@ -71,7 +71,7 @@ pub fn skip_ws(b: &[u8], mut i: usize) -> usize {
 /// sixteen bytes per step with SSE2 on x86-64 (part of its baseline), eight per step with
 /// plain integer arithmetic elsewhere.
 #[inline]
-pub(crate) fn string_stop(b: &[u8], i: usize) -> usize {
+pub fn string_stop(b: &[u8], i: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
         string_stop_sse2(b, i)
@@ -841,7 +841,7 @@ mod tests {
 
     #[test]
     fn string_stop_paths_agree_with_a_plain_loop() {
-        let mut rng = crate::gen::Rng::new(3);
+        let mut rng = pi_jsonl_gen::Rng::new(3);
         let alphabet = b"ab \"\\\x00\x1f\x20\x7f\x80\xc3\xa9\xff\t\n";
         for _ in 0..20_000 {
             let len = rng.below(200) as usize;

@@ -5,7 +5,7 @@
 //! than `--fold` lose their uninteresting middle to a `… N entries …` line. Text from the
 //! session is cut short and its control characters escaped.
 
-use crate::branch::{Payload, Session, Tree, BAD, NONE};
+use super::{Payload, Session, Tree, BAD, NONE};
 use crate::diag::{sanitize, Diags};
 use crate::json;
 use crate::model::{content_text, truncate_chars};

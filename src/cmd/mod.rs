@@ -1,0 +1,7 @@
+//! One folder per tool: its command line, man page, `run` and `run_bytes`.
+
+pub mod branch;
+pub mod compactions;
+pub mod sessions;
+pub mod tools;
+pub mod usage;

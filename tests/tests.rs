@@ -1,0 +1,16 @@
+//! The integration tests, one test binary: each module below is one file beside this one.
+
+mod util;
+
+mod bad_input;
+mod branch;
+mod compactions;
+mod docs;
+mod mapped;
+mod parallel;
+mod properties;
+mod run_bytes;
+mod sessions;
+mod tool_properties;
+mod tools;
+mod usage;
