@@ -17,7 +17,7 @@ pub mod diag;
 pub mod discover;
 pub mod hash;
 pub mod input;
-pub mod mapped;
+pub use input::mapped;
 pub mod model;
 pub mod models;
 pub mod ordered;

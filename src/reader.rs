@@ -11,9 +11,9 @@
 //! - In a named file, a second header is reported (it still starts a new session).
 
 use crate::diag::{Diags, Kind};
+use crate::input::mapped::{self, Map};
 use crate::json;
 use crate::lines::{Line, LineReader, SliceLines};
-use crate::mapped::{self, Map};
 use crate::model::Message;
 use crate::output::Stop;
 use std::borrow::Cow;
@@ -564,45 +564,12 @@ pub fn read_source(
     d: &mut Diags,
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
-    if let crate::input::Source::Path(p) = src {
-        if let Ok(f) = std::fs::File::open(p) {
-            return read_file(&f, d, v);
-        }
-    }
-    match src.open() {
-        Ok(r) => read(r, !src.is_stdin(), d, v),
-        Err(e) => {
-            d.report(None, Kind::Io, format!("cannot open: {e}"));
-            Ok(Stats::default())
-        }
-    }
+    crate::input::open::read_source(src, d, v)
 }
 
 thread_local! {
     /// The bytes of the small file being read on this thread (reused from file to file).
     static WHOLE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Reads an open named file by the quickest way it allows: mapped when large, read whole
-/// into this thread's reused buffer when a small regular file (no fresh, zeroed buffer per
-/// file), else as a stream (a FIFO).
-pub fn read_file(f: &File, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
-    if let Some(map) = Map::new(f) {
-        return read_mapped(&map, true, d, v);
-    }
-    if !f.metadata().is_ok_and(|m| m.is_file()) {
-        return read(f, true, d, v);
-    }
-    let read_whole = with_whole(f, |buf, failed| {
-        let stats = read_slice(buf, true, d, v)?;
-        if let Some(e) = failed {
-            // As a stream reports it: after the lines read before the error.
-            d.report(Some(stats.lines + 1), Kind::Io, format!("read error: {e}"));
-        }
-        Ok(stats)
-    });
-    // `None` only if a visitor read another file from inside this one: stream that one.
-    read_whole.unwrap_or_else(|| read(f, true, d, v))
 }
 
 /// Reads the small regular file `f` whole into this thread's reused buffer and hands `then`

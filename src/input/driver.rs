@@ -1,107 +1,17 @@
-//! Inputs and the driver that runs a tool over them.
+//! The driver that runs a tool over its inputs.
 //!
 //! FILE arguments are read in parallel (one worker thread per core, at most a few inputs ahead
 //! of the writer), and their output is written in argument order; `-` or no FILE means stdin.
 //! A single input streams straight to stdout.
 
+use super::Source;
 use crate::diag::Diags;
 use crate::output::{Out, Stop};
-use crate::reader::{self, Stats, Visitor};
 use std::collections::BTreeMap;
-use std::ffi::OsString;
-use std::fs::File;
-use std::io::{self, IsTerminal, Read};
-use std::path::PathBuf;
+use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Source {
-    Stdin,
-    Path(PathBuf),
-}
-
-impl Source {
-    pub fn from_args(files: &[OsString]) -> Vec<Source> {
-        if files.is_empty() {
-            return vec![Source::Stdin];
-        }
-        files
-            .iter()
-            .map(|f| {
-                if f == "-" {
-                    Source::Stdin
-                } else {
-                    Source::Path(PathBuf::from(f))
-                }
-            })
-            .collect()
-    }
-
-    /// The name used in diagnostics and in records' `file` field.
-    pub fn name(&self) -> String {
-        match self {
-            Source::Stdin => "<stdin>".to_string(),
-            Source::Path(p) => p.to_string_lossy().into_owned(),
-        }
-    }
-
-    pub fn is_stdin(&self) -> bool {
-        matches!(self, Source::Stdin)
-    }
-
-    /// Opens the input for sequential reading.
-    pub fn open(&self) -> io::Result<Box<dyn Read + Send>> {
-        match self {
-            Source::Stdin => Ok(Box::new(io::stdin())),
-            Source::Path(p) => Ok(Box::new(File::open(p)?)),
-        }
-    }
-}
-
-/// An input opened for a tool that reads parts of a named file again by offset (pi-tools):
-/// a regular file stays open for that. Stdin, and a named file that is not a regular file
-/// (a FIFO, `<(...)`), can be read only once: they are read as a stream.
-pub enum Opened {
-    Stdin,
-    File(File),
-    Stream(File),
-}
-
-impl Opened {
-    /// Opens `src`; a file that cannot be opened is reported (`cannot open: …`) and gives
-    /// `None`.
-    pub fn open(src: &Source, d: &mut Diags) -> Option<Opened> {
-        match src {
-            Source::Stdin => Some(Opened::Stdin),
-            Source::Path(p) => match File::open(p) {
-                Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => Some(Opened::File(f)),
-                Ok(f) => Some(Opened::Stream(f)),
-                Err(e) => {
-                    d.report(None, crate::diag::Kind::Io, format!("cannot open: {e}"));
-                    None
-                }
-            },
-        }
-    }
-
-    /// The open regular file, to read again by offset; `None` for a stream.
-    pub fn file(&self) -> Option<&File> {
-        match self {
-            Opened::File(f) => Some(f),
-            Opened::Stdin | Opened::Stream(_) => None,
-        }
-    }
-
-    /// Reads the whole input through the session reader.
-    pub fn read(&self, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
-        match self {
-            Opened::Stdin => reader::read(io::stdin().lock(), false, d, v),
-            Opened::File(f) | Opened::Stream(f) => reader::read(f, true, d, v),
-        }
-    }
-}
 
 /// How far workers may run ahead of the writer (in inputs): enough to keep every thread
 /// busy, few enough that held output stays small.

@@ -1,0 +1,153 @@
+//! Opening an input once and reading it the cheapest way it allows. Every tool reads its
+//! inputs through [`Opened`]:
+//! - a regular file of at least [`mapped::MIN_LEN`] bytes is mapped (no copy; pages released
+//!   behind the scan);
+//! - a smaller regular file is read whole into this thread's reused buffer (one copy, no
+//!   fresh zeroed buffer per file);
+//! - stdin, and a named file that is not a regular file (a FIFO, `<(...)`, a directory), are
+//!   read as a stream: they can be read only once.
+//!
+//! A tool that reads parts of a file again by offset (pi-branch's kept lines, pi-tools'
+//! waiting records) gets the regular file from [`Opened::file`].
+
+use super::mapped::{self, Map};
+use super::Source;
+use crate::diag::{Diags, Kind};
+use crate::output::Stop;
+use crate::reader::{self, Stats, Visitor};
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+
+/// An input, opened.
+pub enum Opened {
+    Stdin,
+    /// A regular file: it can be mapped, read whole, and read again by offset.
+    Regular(File),
+    /// A named file that is not a regular file: read once, as a stream.
+    Stream(File),
+}
+
+/// The bytes of an input as a tool is handed them by [`Opened::contents`].
+pub enum Contents<'a> {
+    /// A large regular file, mapped.
+    Mapped(&'a Map),
+    /// A small regular file read whole (the bytes read before a read error, if one happened:
+    /// the reader reports it after them).
+    Whole(&'a [u8], Option<io::Error>),
+    /// A stream: stdin, a FIFO, or a regular file that could be neither mapped nor read whole.
+    Stream(&'a mut dyn Read),
+}
+
+thread_local! {
+    /// The bytes of the small file being read on this thread (reused from file to file).
+    static WHOLE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Opened {
+    /// Opens `src`; a file that cannot be opened is reported (`cannot open: …`) and gives
+    /// `None`.
+    pub fn open(src: &Source, d: &mut Diags) -> Option<Opened> {
+        match src {
+            Source::Stdin => Some(Opened::Stdin),
+            Source::Path(p) => match File::open(p) {
+                Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => Some(Opened::Regular(f)),
+                Ok(f) => Some(Opened::Stream(f)),
+                Err(e) => {
+                    d.report(None, Kind::Io, format!("cannot open: {e}"));
+                    None
+                }
+            },
+        }
+    }
+
+    /// The open regular file, to read again by offset; `None` for a stream.
+    pub fn file(&self) -> Option<&File> {
+        match self {
+            Opened::Regular(f) => Some(f),
+            Opened::Stdin | Opened::Stream(_) => None,
+        }
+    }
+
+    /// Whether the input is a named file (the reader's checks that only make sense for a
+    /// file: a second header, an empty file).
+    pub fn is_named(&self) -> bool {
+        !matches!(self, Opened::Stdin)
+    }
+
+    /// Hands `f` the input's bytes, by the cheapest way the input allows (see the module
+    /// docs).
+    pub fn contents<R>(&self, f: impl FnOnce(Contents<'_>) -> R) -> R {
+        let file = match self {
+            Opened::Stdin => return f(Contents::Stream(&mut io::stdin().lock())),
+            Opened::Stream(file) => return f(Contents::Stream(&mut &*file)),
+            Opened::Regular(file) => file,
+        };
+        // SAFETY: see `Map::new`. Session files are only ever appended to by Pi, and the map
+        // covers the length the file had when it was mapped; a file truncated by another
+        // process while it is read ends the run with SIGBUS, as with every tool that maps
+        // files (documented in the man pages).
+        if let Some(map) = Map::new(file) {
+            let r = f(Contents::Mapped(&map));
+            map.release(0, map.bytes().len());
+            return r;
+        }
+        let small = file.metadata().is_ok_and(|m| m.len() < mapped::MIN_LEN);
+        if small {
+            let mut f = Some(f);
+            let whole = WHOLE.with(|w| {
+                // Busy only when a tool reads another file from inside this one's reading.
+                let mut buf = w.try_borrow_mut().ok()?;
+                buf.clear();
+                let failed = (&*file).read_to_end(&mut buf).err();
+                let r = (f.take().expect("called once"))(Contents::Whole(&buf, failed));
+                if buf.capacity() > 4 * mapped::MIN_LEN as usize {
+                    *buf = Vec::new();
+                }
+                Some(r)
+            });
+            if let Some(r) = whole {
+                return r;
+            }
+            let _ = (&*file).seek(SeekFrom::Start(0));
+            return (f.take().expect("not called yet"))(Contents::Stream(&mut &*file));
+        }
+        f(Contents::Stream(&mut &*file))
+    }
+
+    /// Reads every session of the input through the session reader.
+    pub fn read(&self, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
+        let named = self.is_named();
+        self.contents(|c| read_contents(c, named, d, v))
+    }
+}
+
+/// Reads every session of `c` through the session reader; `named` as in
+/// [`Opened::is_named`].
+pub fn read_contents(
+    c: Contents<'_>,
+    named: bool,
+    d: &mut Diags,
+    v: &mut dyn Visitor,
+) -> Result<Stats, Stop> {
+    match c {
+        Contents::Mapped(map) => reader::read_mapped(map, named, d, v),
+        Contents::Whole(bytes, failed) => {
+            let stats = reader::read_slice(bytes, named, d, v)?;
+            if let Some(e) = failed {
+                // As a stream reports it: after the lines read before the error.
+                d.report(Some(stats.lines + 1), Kind::Io, format!("read error: {e}"));
+            }
+            Ok(stats)
+        }
+        Contents::Stream(r) => reader::read(r, named, d, v),
+    }
+}
+
+/// Opens `src` and reads every session of it; a file that cannot be opened is reported.
+pub fn read_source(src: &Source, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
+    match Opened::open(src, d) {
+        Some(input) => input.read(d, v),
+        None => Ok(Stats::default()),
+    }
+}
