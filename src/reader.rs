@@ -11,14 +11,11 @@
 //! - In a named file, a second header is reported (it still starts a new session).
 
 use crate::diag::{Diags, Kind};
-use crate::input::mapped::{self, Map};
 use crate::json;
 use crate::lines::{Line, LineReader, SliceLines};
 use crate::model::Message;
 use crate::output::Stop;
 use std::borrow::Cow;
-use std::cell::RefCell;
-use std::fs::File;
 use std::io::{self, Read};
 
 /// A session header.
@@ -251,8 +248,9 @@ struct Unreadable {
     after_bad_header: bool,
 }
 
-/// Where lines come from: a stream read into a buffer, or a mapped file.
-trait Lines {
+/// Where lines come from: a stream read into a buffer, bytes in memory, or a mapped file
+/// (`input::mapped`).
+pub trait Lines {
     fn next_line(&mut self) -> io::Result<Option<Line<'_>>>;
 }
 
@@ -270,26 +268,6 @@ impl Lines for SliceLines<'_> {
     }
 }
 
-/// The lines of a mapped file, releasing the pages behind the scan as it moves on.
-struct MappedLines<'a> {
-    map: &'a Map,
-    lines: SliceLines<'a>,
-    released: usize,
-}
-
-impl Lines for MappedLines<'_> {
-    #[inline]
-    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
-        // The previous line is done with when the next one is asked for.
-        let pos = self.lines.position();
-        if pos - self.released >= mapped::RELEASE_STEP {
-            self.map.release(self.released, pos);
-            self.released = pos;
-        }
-        Ok(self.lines.next_line())
-    }
-}
-
 /// Reads every session of `rdr`. `named_file` enables the checks that only make sense for a
 /// file (a second header, an empty file).
 pub fn read<R: Read>(
@@ -299,24 +277,6 @@ pub fn read<R: Read>(
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
     read_lines(LineReader::new(rdr), named_file, d, v)
-}
-
-/// [`read`] over a mapped file (see [`crate::mapped`]): the same sessions, entries and
-/// diagnostics, without copying the bytes. The map's pages are released behind the scan.
-pub fn read_mapped(
-    map: &Map,
-    named_file: bool,
-    d: &mut Diags,
-    v: &mut dyn Visitor,
-) -> Result<Stats, Stop> {
-    let lines = MappedLines {
-        map,
-        lines: SliceLines::new(map.bytes()),
-        released: 0,
-    };
-    let stats = read_lines(lines, named_file, d, v);
-    map.release(0, map.bytes().len());
-    stats
 }
 
 /// [`read`] over bytes already in memory (e.g. a small file read whole): the same sessions,
@@ -330,7 +290,8 @@ pub fn read_slice(
     read_lines(SliceLines::new(data), named_file, d, v)
 }
 
-fn read_lines<L: Lines>(
+/// Reads every session of the lines `lines` hands out; `named_file` as in [`read`].
+pub fn read_lines<L: Lines>(
     mut lines: L,
     named_file: bool,
     d: &mut Diags,
@@ -558,35 +519,8 @@ fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {
     })
 }
 
-/// Reads a whole input by source, reporting a failure to open it.
-pub fn read_source(
-    src: &crate::input::Source,
-    d: &mut Diags,
-    v: &mut dyn Visitor,
-) -> Result<Stats, Stop> {
-    crate::input::open::read_source(src, d, v)
-}
-
-thread_local! {
-    /// The bytes of the small file being read on this thread (reused from file to file).
-    static WHOLE: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-}
-
-/// Reads the small regular file `f` whole into this thread's reused buffer and hands `then`
-/// its bytes and the read error, if any (the bytes are those read before it). `None` when the
-/// buffer is already in use on this thread (a file read from inside another's reading).
-pub(crate) fn with_whole<R>(
-    f: &File,
-    then: impl FnOnce(&[u8], Option<io::Error>) -> R,
-) -> Option<R> {
-    WHOLE.with(|w| {
-        let mut buf = w.try_borrow_mut().ok()?;
-        buf.clear();
-        let failed = (&*f).read_to_end(&mut buf).err();
-        let r = then(&buf, failed);
-        if buf.capacity() > 4 * mapped::MIN_LEN as usize {
-            *buf = Vec::new();
-        }
-        Some(r)
-    })
-}
+// Transitional: the tools' input functions move to `crate::input` next; until then these
+// names keep them compiling.
+pub use crate::input::mapped::read_mapped;
+pub use crate::input::open::read_source;
+pub(crate) use crate::input::open::with_whole;

@@ -78,7 +78,7 @@ fn mapped_reading_matches_stream_reading() {
     let mut da = Diags::new("t", "s", false);
     let mut db = Diags::new("t", "s", false);
     let sa = reader::read(File::open(&path).unwrap(), true, &mut da, &mut a).unwrap();
-    let sb = reader::read_mapped(&map, true, &mut db, &mut b).unwrap();
+    let sb = mapped::read_mapped(&map, true, &mut db, &mut b).unwrap();
     assert!(a.0.len() > 300, "{} records", a.0.len());
     assert_eq!(a, b);
     assert_eq!(format!("{sa:?}"), format!("{sb:?}"));

@@ -11,8 +11,13 @@
 //! maps files (ripgrep, jaq), a file truncated by another process while it is being read can
 //! end the run with SIGBUS; Pi only ever appends to a session file.
 
+use crate::diag::Diags;
+use crate::lines::{Line, SliceLines};
+use crate::output::Stop;
+use crate::reader::{self, Lines, Stats, Visitor};
 use memmap2::{Mmap, UncheckedAdvice};
 use std::fs::File;
+use std::io;
 
 /// Files smaller than this are read, not mapped.
 pub const MIN_LEN: u64 = 1 << 20;
@@ -60,6 +65,44 @@ impl Map {
             };
         }
     }
+}
+
+/// The lines of a mapped file, releasing the pages behind the scan as it moves on.
+struct MappedLines<'a> {
+    map: &'a Map,
+    lines: SliceLines<'a>,
+    released: usize,
+}
+
+impl Lines for MappedLines<'_> {
+    #[inline]
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        // The previous line is done with when the next one is asked for.
+        let pos = self.lines.position();
+        if pos - self.released >= RELEASE_STEP {
+            self.map.release(self.released, pos);
+            self.released = pos;
+        }
+        Ok(self.lines.next_line())
+    }
+}
+
+/// [`reader::read`] over a mapped file: the same sessions, entries and
+/// diagnostics, without copying the bytes. The map's pages are released behind the scan.
+pub fn read_mapped(
+    map: &Map,
+    named_file: bool,
+    d: &mut Diags,
+    v: &mut dyn Visitor,
+) -> Result<Stats, Stop> {
+    let lines = MappedLines {
+        map,
+        lines: SliceLines::new(map.bytes()),
+        released: 0,
+    };
+    let stats = reader::read_lines(lines, named_file, d, v);
+    map.release(0, map.bytes().len());
+    stats
 }
 
 #[cfg(test)]
