@@ -1,6 +1,7 @@
 //! pi-usage --table: the usage records as an aligned table for a person.
 
-use super::{Agg, Dim, Sums};
+use super::args::Dim;
+use super::sums::{GroupUsage, Sums};
 
 /// Thousands separators: `1234567` → `1,234,567`.
 pub fn thousands(n: u128) -> String {
@@ -41,7 +42,7 @@ fn cost_cell(s: &Sums) -> String {
 }
 
 /// A label column: its heading and how to read it from a row.
-type Column = (&'static str, fn(&Agg) -> Option<&str>);
+type Column = (&'static str, fn(&GroupUsage) -> Option<&str>);
 
 fn label_columns(dims: &[Dim]) -> Vec<Column> {
     let mut cols: Vec<Column> = Vec::new();
@@ -77,7 +78,7 @@ const NUMBERS: [&str; 8] = [
     "Cost",
 ];
 
-fn number_cells(a: &Agg) -> Vec<String> {
+fn number_cells(a: &GroupUsage) -> Vec<String> {
     let t = a.total();
     vec![
         thousands(a.messages.count.into()),
@@ -92,7 +93,7 @@ fn number_cells(a: &Agg) -> Vec<String> {
 }
 
 /// Renders rows (and a total row) as text. Control characters in labels are escaped.
-pub fn render(dims: &[Dim], rows: &[Agg], total: &Agg, show_total: bool) -> String {
+pub fn render(dims: &[Dim], rows: &[GroupUsage], total: &GroupUsage, show_total: bool) -> String {
     let labels = label_columns(dims);
     let mut table: Vec<Vec<String>> = Vec::new();
     let mut header: Vec<String> = labels.iter().map(|c| c.0.to_string()).collect();

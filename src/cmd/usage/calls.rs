@@ -1,0 +1,149 @@
+//! What a job keeps of one input: its sessions, and per billed call a few numbers and
+//! indexes (tokens, recorded cost, time, model, identity), never the input's text.
+
+use std::collections::HashMap;
+
+/// Whether a session is a fork, and whether its original is in the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lineage {
+    None,
+    Resolved,
+    Unresolved,
+}
+
+impl Lineage {
+    /// The name a `usage` record gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Lineage::None => "none",
+            Lineage::Resolved => "resolved",
+            Lineage::Unresolved => "unresolved",
+        }
+    }
+}
+
+/// What a usage record says of a session: from its header, and its fork lineage.
+pub struct SessionFacts {
+    pub id: String,
+    pub cwd: Option<String>,
+    /// The header's `parentSession`.
+    pub parent: Option<String>,
+    pub lineage: Lineage,
+}
+
+/// A timestamp's text as written: inline up to 30 bytes (Pi writes 24), so a call and the
+/// first/last of a group need no allocation for it; on the heap beyond.
+#[derive(Debug, Clone)]
+pub enum TimeText {
+    Inline(u8, [u8; 30]),
+    Heap(Box<str>),
+}
+
+impl TimeText {
+    /// `s`, kept.
+    pub fn new(s: &str) -> TimeText {
+        let mut b = [0; 30];
+        match b.get_mut(..s.len()) {
+            Some(head) => {
+                head.copy_from_slice(s.as_bytes());
+                TimeText::Inline(s.len() as u8, b)
+            }
+            None => TimeText::Heap(s.into()),
+        }
+    }
+
+    /// The text kept.
+    pub fn as_str(&self) -> &str {
+        match self {
+            // Whole UTF-8 text copied in `new`: never fails.
+            TimeText::Inline(n, b) => {
+                std::str::from_utf8(&b[..usize::from(*n)]).unwrap_or_default()
+            }
+            TimeText::Heap(s) => s,
+        }
+    }
+}
+
+/// One billed call: a few numbers and indexes, no payload.
+pub struct BilledCall {
+    pub summarization: bool,
+    /// Index into `InputCalls::models`.
+    pub model: u32,
+    /// The call's time (ms since the epoch) and its text as written.
+    pub time: Option<(i64, TimeText)>,
+    pub identity: Option<u128>,
+    /// input, output, cacheRead, cacheWrite.
+    pub tokens: [u64; 4],
+    pub total_tokens: u64,
+    pub total_computed: bool,
+    /// 10^-18 dollars.
+    pub cost: Option<i128>,
+    /// (index into `InputCalls::names`, value) of other numeric usage fields.
+    pub other: Vec<(u32, u64)>,
+}
+
+/// (provider, model) of a call.
+pub type ModelKey = (Option<Box<str>>, Option<Box<str>>);
+
+/// The sessions and calls of one input (only its model and field names when it is streamed
+/// into the report): the calls point into `models` and `names`.
+#[derive(Default)]
+pub struct InputCalls {
+    pub file: String,
+    pub sessions: Vec<SessionFacts>,
+    pub models: Vec<ModelKey>,
+    model_index: HashMap<ModelKey, u32>,
+    /// The model of the last call.
+    last_model: u32,
+    /// Names of the other numeric usage fields.
+    pub names: Vec<Box<str>>,
+    name_index: HashMap<Box<str>, u32>,
+    /// (index into `sessions`, call), in input order.
+    pub calls: Vec<(u32, BilledCall)>,
+}
+
+impl InputCalls {
+    /// No calls yet of the input named `file`.
+    pub fn new(file: String) -> InputCalls {
+        InputCalls {
+            file,
+            ..InputCalls::default()
+        }
+    }
+
+    /// The index of (provider, model) in `models`, added when new.
+    pub fn model(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
+        // Calls in a row mostly use one model: the last one found is tried first, without
+        // building a key.
+        if let Some((p, m)) = self.models.get(self.last_model as usize) {
+            if p.as_deref() == provider && m.as_deref() == model {
+                return self.last_model;
+            }
+        }
+        let i = self.model_key(provider, model);
+        self.last_model = i;
+        i
+    }
+
+    fn model_key(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
+        let k: ModelKey = (provider.map(Into::into), model.map(Into::into));
+        if let Some(&i) = self.model_index.get(&k) {
+            return i;
+        }
+        let i = self.models.len() as u32;
+        self.models.push(k.clone());
+        self.model_index.insert(k, i);
+        i
+    }
+
+    /// The index of usage field name `n` in `names`, added when new.
+    pub fn name(&mut self, n: &str) -> u32 {
+        if let Some(&i) = self.name_index.get(n) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(n.into());
+        self.name_index.insert(n.into(), i);
+        i
+    }
+}

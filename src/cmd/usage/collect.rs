@@ -1,0 +1,440 @@
+//! Reading the billed calls of an input: the [`Collector`] visitor takes each assistant
+//! message's `usage` (and a summarization call's, on compaction and branch_summary entries),
+//! reads its token counts, recorded cost and time, gives the call its identity, and keeps it
+//! with the input's calls or hands it to the report.
+
+use super::calls::{BilledCall, InputCalls, Lineage, SessionFacts, TimeText};
+use super::decimal::parse_decimal;
+use super::report::{ReportedSession, UsageReport};
+use crate::diag::{Diags, Kind};
+use crate::hash;
+use crate::json;
+use crate::model::Message;
+use crate::output::{Out, Stop};
+use crate::reader::{Entry, Header, SessionVisitor};
+use crate::time;
+use std::borrow::Cow;
+
+/// Tells whether a fork's original is in the input.
+pub trait ForkOrigins {
+    /// The lineage of a session whose header's `parentSession` is `parent`.
+    fn lineage(&self, parent: Option<&str>) -> Lineage;
+}
+
+/// The reading of one input's calls (a [`SessionVisitor`]).
+pub struct Collector<'a, 'w> {
+    present: &'a dyn ForkOrigins,
+    /// The calls and sessions read (only the model and field names when streaming).
+    pub data: InputCalls,
+    /// Where calls go as they are read, when streaming.
+    pub sink: Option<(&'a mut UsageReport, &'a mut Out<'w>)>,
+    scratch: Vec<u8>,
+}
+
+/// Where the calls of the session being read go.
+pub enum SessionCalls {
+    /// Into the input's calls, as those of its session number.
+    Kept(u32),
+    /// Into the report (streaming), which counts them for this session.
+    Reported(ReportedSession),
+}
+
+/// The parts of an entry that make a call.
+struct BilledCallParts<'a> {
+    usage: Option<&'a [u8]>,
+    summarization: bool,
+    provider: Option<&'a str>,
+    model: Option<&'a str>,
+    response_id: Option<&'a str>,
+    /// The message's own (Unix-millisecond) timestamp.
+    message_timestamp: Option<&'a [u8]>,
+}
+
+/// What was read from one `usage` object.
+#[derive(Default)]
+struct UsageRead {
+    tokens: [u64; 4],
+    total: Option<u64>,
+    cost: Option<i128>,
+    other: Vec<(u32, u64)>,
+}
+
+/// The token fields of a `usage` object, in the order of [`BilledCall::tokens`].
+pub const TOKEN_FIELDS: [&str; 4] = ["input", "output", "cacheRead", "cacheWrite"];
+
+impl<'a, 'w> Collector<'a, 'w> {
+    pub fn new(
+        present: &'a dyn ForkOrigins,
+        file: String,
+        sink: Option<(&'a mut UsageReport, &'a mut Out<'w>)>,
+    ) -> Self {
+        Collector {
+            present,
+            data: InputCalls::new(file),
+            sink,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The `usage` value of a call (`what` names a summarization call's entry type in
+    /// diagnostics), its invalid members reported.
+    fn read_usage(&mut self, usage: &[u8], what: &str, line: u64, d: &mut Diags) -> UsageRead {
+        let mut u = UsageRead::default();
+        if usage.first() != Some(&b'{') {
+            d.report(
+                Some(line),
+                Kind::BadField,
+                format!(
+                    "{what}usage is a {}, not an object; counted with zero tokens and no cost",
+                    json::kind_name(usage)
+                ),
+            );
+            return u;
+        }
+        json::for_each_field(usage, |k, v| self.usage_member(&mut u, k, v, what, line, d));
+        u
+    }
+
+    /// Member `k` (raw name) of a `usage` object, with value `v`, into `u`.
+    fn usage_member(
+        &mut self,
+        u: &mut UsageRead,
+        k: &[u8],
+        v: &[u8],
+        what: &str,
+        line: u64,
+        d: &mut Diags,
+    ) {
+        // Names are plain ASCII but for a rare escape.
+        let key = match std::str::from_utf8(k) {
+            Ok(s) if !k.contains(&b'\\') => Cow::Borrowed(s),
+            _ => json::decode_string_body(k),
+        };
+        if key == "cost" {
+            u.cost = self.read_cost(v, what, line, d);
+            return;
+        }
+        let known = TOKEN_FIELDS.iter().position(|f| *f == key);
+        let is_total = key == "totalTokens";
+        if known.is_none()
+            && !is_total
+            && !v.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-')
+        {
+            // Not a token field (a future object or string member): ignored.
+            return;
+        }
+        match token_value(v) {
+            Ok(None) => {}
+            Ok(Some(n)) => {
+                if let Some(i) = known {
+                    u.tokens[i] = n;
+                } else if is_total {
+                    u.total = Some(n);
+                } else {
+                    let index = self.data.name(&key);
+                    u.other.push((index, n));
+                }
+            }
+            Err(why) => d.report(
+                Some(line),
+                Kind::BadField,
+                format!("{what}usage.{key} {why}; not counted"),
+            ),
+        }
+    }
+
+    /// The recorded `cost.total`, `None` when absent or invalid (reported).
+    fn read_cost(&mut self, cost: &[u8], what: &str, line: u64, d: &mut Diags) -> Option<i128> {
+        if cost == b"null" {
+            return None;
+        }
+        if cost.first() != Some(&b'{') {
+            d.report(
+                Some(line),
+                Kind::BadField,
+                format!(
+                    "{what}usage.cost is a {}, not an object; cost counted as missing",
+                    json::kind_name(cost)
+                ),
+            );
+            return None;
+        }
+        let total = json::get(cost, "total")?;
+        if total == b"null" {
+            return None;
+        }
+        let bad = |d: &mut Diags, why: String| {
+            d.report(
+                Some(line),
+                Kind::BadField,
+                format!("{what}usage.cost.total {why}; cost counted as missing"),
+            );
+            None
+        };
+        if json::as_f64(total).is_none() {
+            return bad(d, format!("is a {}, not a number", json::kind_name(total)));
+        }
+        match parse_decimal(total) {
+            Some(v) if v >= 0 => Some(v),
+            Some(_) => bad(d, format!("is negative ({})", short(total))),
+            None => bad(d, format!("is out of range ({})", short(total))),
+        }
+    }
+
+    /// The call's time: the entry's ISO timestamp, else the message's Unix milliseconds.
+    fn time(
+        e: &Entry<'_>,
+        message_timestamp: Option<&[u8]>,
+        d: &mut Diags,
+    ) -> Option<(i64, TimeText)> {
+        match e.get("timestamp") {
+            None | Some(b"null") => {}
+            Some(raw) => match json::as_str(raw) {
+                Some(s) => match entry_time_ms(&s) {
+                    Some(ms) => return Some((ms, TimeText::new(&s))),
+                    None => d.report(
+                        Some(e.line.no),
+                        Kind::BadField,
+                        format!(
+                            "timestamp {:?} is not ISO 8601; not used",
+                            short(s.as_bytes())
+                        ),
+                    ),
+                },
+                None => d.report(
+                    Some(e.line.no),
+                    Kind::BadField,
+                    format!(
+                        "timestamp is a {}, not an ISO 8601 string; not used",
+                        json::kind_name(raw)
+                    ),
+                ),
+            },
+        }
+        let ms = message_timestamp
+            .and_then(json::as_f64)
+            .and_then(time::millis_from_number)?;
+        Some((ms, TimeText::new(&time::format_iso8601(ms))))
+    }
+
+    /// The call's identity: its `responseId`, else its entry's `id` and `timestamp` and the
+    /// text of its `usage`; `None` when it has none of those.
+    fn identity(&mut self, e: &Entry<'_>, c: &BilledCallParts<'_>) -> Option<u128> {
+        if let Some(r) = c.response_id.filter(|r| !r.is_empty()) {
+            return Some(identity(&mut self.scratch, &[b"r", r.as_bytes()]));
+        }
+        let id = e.get("id").filter(|v| *v != b"null");
+        let timestamp = e.get("timestamp").filter(|v| *v != b"null");
+        (id.is_some() || timestamp.is_some()).then(|| {
+            identity(
+                &mut self.scratch,
+                &[
+                    if c.summarization { b"s" } else { b"e" },
+                    id.unwrap_or(b""),
+                    timestamp.unwrap_or(b""),
+                    c.usage.unwrap_or(b""),
+                ],
+            )
+        })
+    }
+
+    /// The call in entry `e`, made of `c`, into the session's calls.
+    fn push_call(
+        &mut self,
+        session: &SessionCalls,
+        e: &Entry<'_>,
+        c: BilledCallParts<'_>,
+        d: &mut Diags,
+    ) {
+        let what = if c.summarization {
+            format!("{} ", e.kind().as_deref().unwrap_or("entry"))
+        } else {
+            String::new()
+        };
+        let u = match c.usage {
+            Some(u) => self.read_usage(u, &what, e.line.no, d),
+            None => UsageRead::default(),
+        };
+        let identity = self.identity(e, &c);
+        let time = Self::time(e, c.message_timestamp, d);
+        let model = self.data.model(c.provider, c.model);
+        let computed = u.tokens.iter().fold(0u64, |a, &b| a.saturating_add(b));
+        let call = BilledCall {
+            summarization: c.summarization,
+            model,
+            time,
+            identity,
+            tokens: u.tokens,
+            total_tokens: u.total.unwrap_or(computed),
+            total_computed: u.total.is_none(),
+            cost: u.cost,
+            other: u.other,
+        };
+        match (session, &mut self.sink) {
+            (SessionCalls::Reported(s), Some((report, _))) => {
+                report.call(s, &call, &self.data.models, &self.data.names)
+            }
+            (SessionCalls::Kept(index), _) => self.data.calls.push((*index, call)),
+            // A reported session comes only with a report.
+            (SessionCalls::Reported(_), None) => {}
+        }
+    }
+}
+
+impl SessionVisitor for Collector<'_, '_> {
+    type Session = SessionCalls;
+
+    fn header(&mut self, h: &Header<'_>, _d: &mut Diags) -> Result<SessionCalls, Stop> {
+        let lineage = self.present.lineage(h.parent_session.as_deref());
+        let s = SessionFacts {
+            id: h.id.clone(),
+            cwd: h.cwd.clone(),
+            parent: h.parent_session.clone(),
+            lineage,
+        };
+        match &mut self.sink {
+            Some((report, out)) => report.session(s, out).map(SessionCalls::Reported),
+            None => {
+                self.data.sessions.push(s);
+                Ok(SessionCalls::Kept(self.data.sessions.len() as u32 - 1))
+            }
+        }
+    }
+
+    fn entry(
+        &mut self,
+        session: &mut SessionCalls,
+        e: &Entry<'_>,
+        d: &mut Diags,
+    ) -> Result<(), Stop> {
+        match e.get("type") {
+            Some(b"\"message\"") => {
+                let Some(message) = e.message().filter(Message::is_assistant) else {
+                    return Ok(());
+                };
+                let provider = message.provider.and_then(json::as_str);
+                let model = message.model.and_then(json::as_str);
+                let response_id = message.response_id.and_then(json::as_str);
+                let c = BilledCallParts {
+                    usage: message.usage.filter(|u| *u != b"null"),
+                    summarization: false,
+                    provider: provider.as_deref(),
+                    model: model.as_deref(),
+                    response_id: response_id.as_deref(),
+                    message_timestamp: message.timestamp,
+                };
+                self.push_call(session, e, c, d);
+            }
+            Some(b"\"compaction\"" | b"\"branch_summary\"") => {
+                if let Some(u) = e.get("usage").filter(|u| *u != b"null") {
+                    let provider = e.str("provider");
+                    let model = e.str("model");
+                    let c = BilledCallParts {
+                        usage: Some(u),
+                        summarization: true,
+                        provider: provider.as_deref(),
+                        model: model.as_deref(),
+                        response_id: None,
+                        message_timestamp: None,
+                    };
+                    self.push_call(session, e, c, d);
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn end(&mut self, _session: SessionCalls, _d: &mut Diags) -> Result<(), Stop> {
+        Ok(())
+    }
+}
+
+/// A 128-bit identity of byte strings (XXH3-128 of each part's length and bytes, so parts
+/// cannot run into each other): a collision among even billions of calls is not a practical
+/// concern. `buf` is scratch space.
+fn identity(buf: &mut Vec<u8>, parts: &[&[u8]]) -> u128 {
+    buf.clear();
+    for p in parts {
+        buf.extend_from_slice(&(p.len() as u64).to_le_bytes());
+        buf.extend_from_slice(p);
+    }
+    hash::hash128(buf)
+}
+
+/// An entry `timestamp` by pi-usage's rule: [`time::parse`] of the trimmed text, refusing
+/// `24:00`, leap seconds and expanded years (the rule pi-usage had before the parsers were
+/// merged into [`time`]).
+fn entry_time_ms(s: &str) -> Option<i64> {
+    time::parse(s.trim())
+        .filter(|t| !(t.end_of_day || t.leap_second || t.expanded_year))
+        .map(|t| t.ms)
+}
+
+/// A value's text for a diagnostic, cut to 32 characters.
+fn short(raw: &[u8]) -> String {
+    let s = String::from_utf8_lossy(raw);
+    if s.chars().count() > 32 {
+        let mut t: String = s.chars().take(31).collect();
+        t.push('…');
+        t
+    } else {
+        s.into_owned()
+    }
+}
+
+/// A token count, or why it is not one (for the diagnostic).
+pub fn token_value(raw: &[u8]) -> Result<Option<u64>, String> {
+    if raw == b"null" {
+        return Ok(None);
+    }
+    if let Some(v) = json::as_u64(raw) {
+        return Ok(Some(v));
+    }
+    match json::as_f64(raw) {
+        Some(f) if f < 0.0 => Err(format!("is negative ({})", short(raw))),
+        Some(_) => Err(format!("is not a whole number ({})", short(raw))),
+        None => Err(format!("is a {}, not a number", json::kind_name(raw))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entry_timestamps_by_the_usage_rule() {
+        let ms = |s: &str| entry_time_ms(s).unwrap_or_else(|| panic!("{s}"));
+        assert_eq!(ms("1970-01-01T00:00:00.000Z"), 0);
+        assert_eq!(ms("2026-05-01T10:00:00.123Z"), 1_777_629_600_123);
+        // The same instant written with an offset.
+        assert_eq!(ms("2026-05-01T05:00:00.123-05:00"), 1_777_629_600_123);
+        assert_eq!(ms("2026-05-01T15:30:00.123+0530"), 1_777_629_600_123);
+        assert_eq!(ms("2026-05-01T10:00:00.1234567Z"), 1_777_629_600_123);
+        assert_eq!(ms("2026-05-01T10:00:00Z"), 1_777_629_600_000);
+        assert_eq!(ms("2026-05-01T10:00Z"), 1_777_629_600_000);
+        assert_eq!(ms("2026-05-01"), 1_777_593_600_000);
+        assert_eq!(ms("2026-05-01T10:00:00"), 1_777_629_600_000);
+        for bad in [
+            "",
+            "yesterday",
+            "2026-13-01T00:00:00Z",
+            "2026-02-29T00:00:00Z",
+            "2026-05-01T24:00:00Z",
+            "2026-05-01T10:00:00.Z",
+            "2026-05-01T10:00:00+5",
+            "2026-05-01T10:00:00Zjunk",
+            "2026-05-01X10:00:00Z",
+            "1e12",
+        ] {
+            assert_eq!(entry_time_ms(bad), None, "{bad}");
+        }
+        assert!(entry_time_ms("2024-02-29T00:00:00Z").is_some());
+        // pi-usage's own rule on top of time::parse: padded text is trimmed; 24:00, leap
+        // seconds and expanded years are refused.
+        assert_eq!(ms(" 2026-05-01T10:00:00Z\n"), 1_777_629_600_000);
+        for bad in ["2016-12-31T23:59:60Z", "+002026-05-01T10:00:00Z"] {
+            assert_eq!(entry_time_ms(bad), None, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,237 @@
+//! The records pi-usage writes: `usage` (the sums of a group) and `context` (one assistant
+//! message's recorded context), each a type that writes itself. docs/FORMAT.md describes
+//! their fields, in the order of their `FIELDS`.
+
+use super::decimal::format_decimal;
+use super::sums::{label_of, GroupUsage, Sums};
+use crate::models::Window;
+use crate::output::Obj;
+use crate::record::Record;
+use std::borrow::Cow;
+
+/// A `usage` record: the sums of one group, or the grand total.
+pub struct UsageRecord<'a>(pub &'a GroupUsage);
+
+impl Record for UsageRecord<'_> {
+    const TYPE: &'static str = "usage";
+    const FIELDS: &'static [&'static str] = &[
+        "type",
+        "session",
+        "file",
+        "project",
+        "parent_session",
+        "lineage",
+        "provider",
+        "model",
+        "month",
+        "week",
+        "day",
+        "first",
+        "last",
+        "sessions",
+        "forks",
+        "forks_unresolved",
+        "duplicates",
+        "messages",
+        "messages.count",
+        "messages.input",
+        "messages.output",
+        "messages.cache_read",
+        "messages.cache_write",
+        "messages.total_tokens",
+        "messages.total_tokens_computed",
+        "messages.cost",
+        "messages.cost_missing",
+        "messages.other",
+        "summarization",
+        "summarization.count",
+        "summarization.input",
+        "summarization.output",
+        "summarization.cache_read",
+        "summarization.cache_write",
+        "summarization.total_tokens",
+        "summarization.total_tokens_computed",
+        "summarization.cost",
+        "summarization.cost_missing",
+        "summarization.other",
+        "total",
+        "total.count",
+        "total.input",
+        "total.output",
+        "total.cache_read",
+        "total.cache_write",
+        "total.total_tokens",
+        "total.total_tokens_computed",
+        "total.cost",
+        "total.cost_missing",
+        "total.other",
+        "by_model",
+        "by_model[].provider",
+        "by_model[].model",
+        "by_model[].count",
+        "by_model[].input",
+        "by_model[].output",
+        "by_model[].cache_read",
+        "by_model[].cache_write",
+        "by_model[].total_tokens",
+        "by_model[].total_tokens_computed",
+        "by_model[].cost",
+        "by_model[].cost_missing",
+        "by_model[].other",
+    ];
+
+    fn write_fields(&self, o: &mut Obj<'_>) {
+        let g = self.0;
+        let l = &g.labels;
+        let total = g.total();
+        o.opt_str("session", l.session.as_deref())
+            .opt_str("file", l.file.as_deref())
+            .opt_str("project", l.project.as_deref())
+            .opt_str("parent_session", l.parent_session.as_deref())
+            .opt_str("lineage", l.lineage)
+            .opt_str("provider", l.provider.as_deref())
+            .opt_str("model", l.model.as_deref())
+            .opt_str("month", l.month.as_deref())
+            .opt_str("week", l.week.as_deref())
+            .opt_str("day", l.day.as_deref())
+            .opt_str("first", g.first.as_ref().map(|f| f.1.as_str()))
+            .opt_str("last", g.last.as_ref().map(|f| f.1.as_str()))
+            .u64("sessions", g.sessions)
+            .u64("forks", g.forks)
+            .u64("forks_unresolved", g.forks_unresolved)
+            .u64("duplicates", g.duplicates)
+            .obj("messages", |o| write_sums(o, &g.messages))
+            .obj("summarization", |o| write_sums(o, &g.summarization))
+            .obj("total", |o| write_sums(o, &total))
+            .arr("by_model", |a| {
+                for ((p, m), s) in &g.by_model {
+                    a.obj(|o| {
+                        o.opt_str("provider", label_of(p))
+                            .opt_str("model", label_of(m));
+                        write_sums(o, s);
+                    });
+                }
+            });
+    }
+}
+
+/// The members of a sums object (`messages`, `summarization`, `total`, a `by_model` item).
+fn write_sums(o: &mut Obj<'_>, s: &Sums) {
+    o.u64("count", s.count)
+        .u64("input", s.input)
+        .u64("output", s.output)
+        .u64("cache_read", s.cache_read)
+        .u64("cache_write", s.cache_write)
+        .u64("total_tokens", s.total_tokens)
+        .u64("total_tokens_computed", s.total_tokens_computed);
+    match s.cost() {
+        Some(c) => o.raw("cost", format_decimal(c).as_bytes()),
+        None => o.null("cost"),
+    };
+    o.u64("cost_missing", s.cost_missing).obj("other", |m| {
+        for (k, v) in &s.other {
+            m.u64(k, *v);
+        }
+    });
+}
+
+/// A `context` record: one assistant message's recorded context, its model's configured
+/// window, and the drop inferred from the previous message on its branch.
+pub struct ContextRecord<'a> {
+    pub session: &'a str,
+    pub file: &'a str,
+    pub line: u64,
+    pub entry: Option<Cow<'a, str>>,
+    pub timestamp: Option<Cow<'a, str>>,
+    pub provider: Option<Cow<'a, str>>,
+    pub model: Option<Cow<'a, str>>,
+    pub stop_reason: Option<Cow<'a, str>>,
+    /// input, output, cacheRead, cacheWrite as recorded: `None` without a usage object or
+    /// for an invalid field.
+    pub recorded: [Option<u64>; 4],
+    pub recorded_context_tokens: Option<u64>,
+    pub configured_window: Option<Window>,
+    pub fill_ratio: Option<f64>,
+    pub previous_context_tokens: Option<u64>,
+    pub inferred_context_drop: Option<u64>,
+    pub after_compaction: bool,
+}
+
+impl Record for ContextRecord<'_> {
+    const TYPE: &'static str = "context";
+    const FIELDS: &'static [&'static str] = &[
+        "type",
+        "session",
+        "file",
+        "line",
+        "entry",
+        "timestamp",
+        "provider",
+        "model",
+        "stop_reason",
+        "recorded_input",
+        "recorded_output",
+        "recorded_cache_read",
+        "recorded_cache_write",
+        "recorded_context_tokens",
+        "configured_context_window",
+        "configured_window_source",
+        "fill_ratio",
+        "previous_context_tokens",
+        "inferred_context_drop",
+        "after_compaction",
+    ];
+
+    fn write_fields(&self, o: &mut Obj<'_>) {
+        let window = self.configured_window;
+        o.str("session", self.session)
+            .str("file", self.file)
+            .u64("line", self.line)
+            .opt_str("entry", self.entry.as_deref())
+            .opt_str("timestamp", self.timestamp.as_deref())
+            .opt_str("provider", self.provider.as_deref())
+            .opt_str("model", self.model.as_deref())
+            .opt_str("stop_reason", self.stop_reason.as_deref())
+            .opt_u64("recorded_input", self.recorded[0])
+            .opt_u64("recorded_output", self.recorded[1])
+            .opt_u64("recorded_cache_read", self.recorded[2])
+            .opt_u64("recorded_cache_write", self.recorded[3])
+            .opt_u64("recorded_context_tokens", self.recorded_context_tokens)
+            .opt_u64("configured_context_window", window.map(|w| w.tokens))
+            .opt_str("configured_window_source", window.map(|w| w.source.name()))
+            .opt_f64("fill_ratio", self.fill_ratio)
+            .opt_u64("previous_context_tokens", self.previous_context_tokens)
+            .opt_u64("inferred_context_drop", self.inferred_context_drop)
+            .bool("after_compaction", self.after_compaction);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `| \`field\` |` rows docs/FORMAT.md gives under `## \`type\``, in order.
+    fn documented(type_name: &str) -> Vec<String> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md");
+        let text = std::fs::read_to_string(path).unwrap();
+        let heading = format!("## `{type_name}`");
+        let mut lines = text
+            .lines()
+            .skip_while(|l| !l.starts_with(&heading))
+            .skip(1);
+        let section = lines
+            .by_ref()
+            .take_while(|l| !l.starts_with("# ") && !l.starts_with("## "));
+        section
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split('`').next())
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn record_fields_are_the_documented_rows() {
+        assert_eq!(UsageRecord::FIELDS, documented(UsageRecord::TYPE));
+        assert_eq!(ContextRecord::FIELDS, documented(ContextRecord::TYPE));
+    }
+}

@@ -1,0 +1,187 @@
+//! What a group of calls adds up to: token and cost [`Sums`], and a [`GroupUsage`] (the sums of
+//! its assistant messages and of its summarization calls, per model, with its labels, times,
+//! sessions and left-out repeats), which a `usage` record writes.
+
+use super::calls::{BilledCall, Lineage, ModelKey, SessionFacts, TimeText};
+use std::collections::BTreeMap;
+
+/// Token and cost sums of a set of calls.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Sums {
+    pub count: u64,
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub total_tokens: u64,
+    pub total_tokens_computed: u64,
+    /// 10^-18 dollars.
+    pub cost: i128,
+    pub cost_missing: u64,
+    pub other: BTreeMap<Box<str>, u64>,
+}
+
+impl Sums {
+    /// Adds call `c` (its other fields' names in `names`).
+    pub fn add_call(&mut self, c: &BilledCall, names: &[Box<str>]) {
+        self.count += 1;
+        self.input = self.input.saturating_add(c.tokens[0]);
+        self.output = self.output.saturating_add(c.tokens[1]);
+        self.cache_read = self.cache_read.saturating_add(c.tokens[2]);
+        self.cache_write = self.cache_write.saturating_add(c.tokens[3]);
+        self.total_tokens = self.total_tokens.saturating_add(c.total_tokens);
+        self.total_tokens_computed += u64::from(c.total_computed);
+        match c.cost {
+            Some(v) => self.cost = self.cost.saturating_add(v),
+            None => self.cost_missing += 1,
+        }
+        for (ix, v) in &c.other {
+            if let Some(n) = names.get(*ix as usize) {
+                match self.other.get_mut(n) {
+                    Some(e) => *e = e.saturating_add(*v),
+                    None => {
+                        self.other.insert(n.clone(), *v);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds the sums `o`.
+    pub fn merge(&mut self, o: &Sums) {
+        self.count += o.count;
+        self.input = self.input.saturating_add(o.input);
+        self.output = self.output.saturating_add(o.output);
+        self.cache_read = self.cache_read.saturating_add(o.cache_read);
+        self.cache_write = self.cache_write.saturating_add(o.cache_write);
+        self.total_tokens = self.total_tokens.saturating_add(o.total_tokens);
+        self.total_tokens_computed += o.total_tokens_computed;
+        self.cost = self.cost.saturating_add(o.cost);
+        self.cost_missing += o.cost_missing;
+        for (k, v) in &o.other {
+            let e = self.other.entry(k.clone()).or_insert(0);
+            *e = e.saturating_add(*v);
+        }
+    }
+
+    /// The summed cost, or `None` when no call had a recorded cost.
+    pub fn cost(&self) -> Option<i128> {
+        (self.count == 0 || self.cost_missing < self.count).then_some(self.cost)
+    }
+}
+
+/// A label as part of a group's key: unknown (null) sorts after every string.
+pub type KeyLabel = (bool, Box<str>);
+
+/// `v` as a key label.
+pub fn key_label(v: Option<&str>) -> KeyLabel {
+    match v {
+        Some(s) => (false, s.into()),
+        None => (true, "".into()),
+    }
+}
+
+/// The label a key label stands for.
+pub fn label_of(v: &KeyLabel) -> Option<&str> {
+    (!v.0).then_some(&*v.1)
+}
+
+/// What a record says about its group besides the sums.
+#[derive(Debug, Default, Clone)]
+pub struct GroupLabels {
+    pub session: Option<String>,
+    pub file: Option<String>,
+    pub project: Option<String>,
+    pub parent_session: Option<String>,
+    pub lineage: Option<&'static str>,
+    pub provider: Option<String>,
+    pub model: Option<String>,
+    pub month: Option<String>,
+    pub week: Option<String>,
+    pub day: Option<String>,
+}
+
+/// The sums of one group.
+#[derive(Debug, Default, Clone)]
+pub struct GroupUsage {
+    pub labels: GroupLabels,
+    pub messages: Sums,
+    pub summarization: Sums,
+    pub by_model: BTreeMap<(KeyLabel, KeyLabel), Sums>,
+    pub first: Option<(i64, TimeText)>,
+    pub last: Option<(i64, TimeText)>,
+    pub duplicates: u64,
+    pub sessions: u64,
+    pub forks: u64,
+    pub forks_unresolved: u64,
+    /// The last session occurrence counted in `sessions`, plus one.
+    seen_session: u64,
+}
+
+impl GroupUsage {
+    /// A group with `labels` and nothing counted yet.
+    pub fn new(labels: GroupLabels) -> GroupUsage {
+        GroupUsage {
+            labels,
+            ..GroupUsage::default()
+        }
+    }
+
+    /// Counts session `s`, occurrence `occ` of the input, unless already counted.
+    pub fn enter(&mut self, occ: u64, s: &SessionFacts) {
+        if self.seen_session == occ + 1 {
+            return;
+        }
+        self.seen_session = occ + 1;
+        self.sessions += 1;
+        if s.lineage != Lineage::None {
+            self.forks += 1;
+        }
+        if s.lineage == Lineage::Unresolved {
+            self.forks_unresolved += 1;
+        }
+    }
+
+    /// Adds call `c`, or counts it as left out when it is a repeat (`dup`).
+    pub fn add(&mut self, c: &BilledCall, dup: bool, models: &[ModelKey], names: &[Box<str>]) {
+        if dup {
+            self.duplicates += 1;
+            return;
+        }
+        if c.summarization {
+            self.summarization.add_call(c, names);
+        } else {
+            self.messages.add_call(c, names);
+        }
+        let (p, m) = &models[c.model as usize];
+        let (p, m) = (p.as_deref(), m.as_deref());
+        // A group has a few models: found without building a key.
+        let found = self
+            .by_model
+            .iter_mut()
+            .find(|((kp, km), _)| label_of(kp) == p && label_of(km) == m);
+        match found {
+            Some((_, s)) => s.add_call(c, names),
+            None => self
+                .by_model
+                .entry((key_label(p), key_label(m)))
+                .or_default()
+                .add_call(c, names),
+        }
+        if let Some((ms, text)) = &c.time {
+            if self.first.as_ref().map_or(true, |f| *ms < f.0) {
+                self.first = Some((*ms, text.clone()));
+            }
+            if self.last.as_ref().map_or(true, |l| *ms > l.0) {
+                self.last = Some((*ms, text.clone()));
+            }
+        }
+    }
+
+    /// `messages` + `summarization`.
+    pub fn total(&self) -> Sums {
+        let mut t = self.messages.clone();
+        t.merge(&self.summarization);
+        t
+    }
+}
