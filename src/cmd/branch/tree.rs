@@ -5,7 +5,9 @@
 //! than `--fold` lose their uninteresting middle to a `… N entries …` line. Text from the
 //! session is cut short and its control characters escaped.
 
-use super::{Payload, Session, Tree, BAD, NONE};
+use super::entries::{EntryTable, BAD, NONE};
+use super::resolve::ResolvedTree;
+use super::store::LineStore;
 use crate::diag::{sanitize, Diags};
 use crate::json;
 use crate::model::{content_text, truncate_chars};
@@ -13,15 +15,59 @@ use crate::output::{Out, Stop};
 
 const TEXT_CHARS: usize = 60;
 
+/// A branch of the drawing still to draw: its first entry, the prefix of its first line and
+/// the prefix of the lines below it.
+type Pending = (u32, String, String);
+
 pub(crate) fn draw(
     out: &mut Out,
-    s: &Session,
-    t: &Tree,
-    p: &Payload,
+    s: &EntryTable,
+    t: &ResolvedTree,
+    p: &LineStore,
     fold: usize,
     d: &mut Diags,
 ) -> Result<(), Stop> {
-    let n = s.nodes.len();
+    let (children, roots) = children_and_roots(s, t);
+    write_heading(out, s, t, &children)?;
+    let n = s.entries.len();
+    let mut drawing = Drawing {
+        s,
+        t,
+        p,
+        fold,
+        children,
+        visited: vec![false; n],
+        buf: Vec::new(),
+    };
+    let mut stack: Vec<Pending> = roots
+        .iter()
+        .rev()
+        .map(|&r| (r, String::new(), String::new()))
+        .collect();
+    let mut next_unvisited = 0;
+    loop {
+        let Some((start, first, cont)) = stack.pop() else {
+            // Entries no root reaches sit in a parentId cycle: draw them from their first.
+            while next_unvisited < n && drawing.visited[next_unvisited] {
+                next_unvisited += 1;
+            }
+            if next_unvisited == n {
+                break;
+            }
+            out.line("(entries in a parentId cycle:)".as_bytes())?;
+            stack.push((next_unvisited as u32, String::new(), String::new()));
+            continue;
+        };
+        let run = drawing.linear_run(start);
+        drawing.draw_run(out, &run, &first, &cont, d)?;
+        drawing.push_children(&run, &cont, &mut stack);
+    }
+    Ok(())
+}
+
+/// Each entry's children in file order, and the roots (a v1 log is a chain in file order).
+fn children_and_roots(s: &EntryTable, t: &ResolvedTree) -> (Vec<Vec<u32>>, Vec<u32>) {
+    let n = s.entries.len();
     let linear = s.version < 2;
     let parent = |i: usize| -> u32 {
         if linear {
@@ -42,7 +88,18 @@ pub(crate) fn draw(
             p => children[p as usize].push(i as u32),
         }
     }
-    let leaves = (0..n).filter(|&i| children[i].is_empty()).count();
+    (children, roots)
+}
+
+/// The first line: the session, its size, its leaves and the active branch's length.
+fn write_heading(
+    out: &mut Out,
+    s: &EntryTable,
+    t: &ResolvedTree,
+    children: &[Vec<u32>],
+) -> Result<(), Stop> {
+    let n = s.entries.len();
+    let leaves = children.iter().filter(|c| c.is_empty()).count();
     let kept = t.kept.len();
     let head = format!(
         "session {} (v{}): {n} entries, {leaves} {}, {kept} on the active branch",
@@ -50,57 +107,68 @@ pub(crate) fn draw(
         s.version,
         if leaves == 1 { "leaf" } else { "leaves" }
     );
-    out.line(head.as_bytes())?;
-    let mut visited = vec![false; n];
-    let mut buf = Vec::new();
-    let mut stack: Vec<(u32, String, String)> = roots
-        .iter()
-        .rev()
-        .map(|&r| (r, String::new(), String::new()))
-        .collect();
-    let mut next_unvisited = 0;
-    loop {
-        let Some((start, first, cont)) = stack.pop() else {
-            // Entries no root reaches sit in a parentId cycle: draw them from their first.
-            while next_unvisited < n && visited[next_unvisited] {
-                next_unvisited += 1;
-            }
-            if next_unvisited == n {
-                break;
-            }
-            out.line("(entries in a parentId cycle:)".as_bytes())?;
-            stack.push((next_unvisited as u32, String::new(), String::new()));
-            continue;
-        };
-        // The linear run from `start`.
+    out.line(head.as_bytes())
+}
+
+/// A session's tree being drawn.
+struct Drawing<'a> {
+    s: &'a EntryTable,
+    t: &'a ResolvedTree,
+    p: &'a LineStore<'a>,
+    /// `--fold`: linear runs longer than this lose their uninteresting middle (0: never).
+    fold: usize,
+    children: Vec<Vec<u32>>,
+    /// Entries drawn (or folded) already.
+    visited: Vec<bool>,
+    buf: Vec<u8>,
+}
+
+impl Drawing<'_> {
+    /// The linear run from `start`: it goes on while an entry has one child not yet drawn.
+    fn linear_run(&mut self, start: u32) -> Vec<u32> {
         let mut run = vec![start];
-        visited[start as usize] = true;
+        self.visited[start as usize] = true;
         loop {
             let last = *run.last().unwrap() as usize;
-            match children[last].as_slice() {
-                [only] if !visited[*only as usize] => {
-                    visited[*only as usize] = true;
+            match self.children[last].as_slice() {
+                [only] if !self.visited[*only as usize] => {
+                    self.visited[*only as usize] = true;
                     run.push(*only);
                 }
                 _ => break,
             }
         }
-        let interesting = |k: usize| {
-            let i = run[k] as usize;
-            k == 0
-                || k + 1 == run.len()
-                || s.labels.contains_key(&s.nodes[i].id)
-                || Some(run[k]) == t.leaf
-        };
+        run
+    }
+
+    /// Whether the `k`th entry of `run` is kept when the run is folded: its ends, a labelled
+    /// entry, the leaf.
+    fn interesting(&self, run: &[u32], k: usize) -> bool {
+        let i = run[k] as usize;
+        k == 0
+            || k + 1 == run.len()
+            || self.s.labels.contains_key(&self.s.entries[i].id)
+            || Some(run[k]) == self.t.leaf
+    }
+
+    /// One line per entry of `run`, or per folded stretch of it.
+    fn draw_run(
+        &mut self,
+        out: &mut Out,
+        run: &[u32],
+        first: &str,
+        cont: &str,
+        d: &mut Diags,
+    ) -> Result<(), Stop> {
         let mut k = 0;
         while k < run.len() {
-            let prefix = if k == 0 { &first } else { &cont };
-            if fold > 0 && !interesting(k) {
+            let prefix = if k == 0 { first } else { cont };
+            if self.fold > 0 && !self.interesting(run, k) {
                 let end = (k..run.len())
-                    .find(|&j| interesting(j))
+                    .find(|&j| self.interesting(run, j))
                     .unwrap_or(run.len());
-                if end - k > fold {
-                    let mark = if t.on_chain[run[k] as usize] {
+                if end - k > self.fold {
+                    let mark = if self.t.on_chain[run[k] as usize] {
                         '●'
                     } else {
                         '○'
@@ -111,15 +179,21 @@ pub(crate) fn draw(
                 }
             }
             let i = run[k] as usize;
-            let line = describe_node(s, t, p, i, children[i].is_empty(), &mut buf, d);
+            let is_leaf = self.children[i].is_empty();
+            let line = describe_entry(self.s, self.t, self.p, i, is_leaf, &mut self.buf, d);
             out.line(format!("{prefix}{line}").as_bytes())?;
             k += 1;
         }
+        Ok(())
+    }
+
+    /// The branches below the run's last entry, pushed so that they are drawn in file order.
+    fn push_children(&self, run: &[u32], cont: &str, stack: &mut Vec<Pending>) {
         let last = *run.last().unwrap() as usize;
-        let kids: Vec<u32> = children[last]
+        let kids: Vec<u32> = self.children[last]
             .iter()
             .copied()
-            .filter(|&c| !visited[c as usize])
+            .filter(|&c| !self.visited[c as usize])
             .collect();
         for (j, &c) in kids.iter().enumerate().rev() {
             let is_last = j + 1 == kids.len();
@@ -128,32 +202,32 @@ pub(crate) fn draw(
             stack.push((c, f, c2));
         }
     }
-    Ok(())
 }
 
-fn describe_node(
-    s: &Session,
-    t: &Tree,
-    p: &Payload,
+/// One entry's line: its mark, id, what it is, its label and whether it is a leaf.
+fn describe_entry(
+    s: &EntryTable,
+    t: &ResolvedTree,
+    p: &LineStore,
     i: usize,
     is_leaf: bool,
     buf: &mut Vec<u8>,
     d: &mut Diags,
 ) -> String {
-    let node = &s.nodes[i];
+    let entry = &s.entries[i];
     let mark = if t.on_chain[i] { '●' } else { '○' };
-    let id = if node.id < BAD {
-        s.ids.text(node.id).to_string()
+    let id = if entry.id < BAD {
+        s.ids.text(entry.id).to_string()
     } else {
-        format!("line {}", node.line())
+        format!("line {}", entry.line())
     };
-    let what = if p.line(node, buf, d) {
+    let what = if p.line(entry, buf, d) {
         describe(buf)
     } else {
         "(unreadable)".into()
     };
     let mut line = format!("{mark} {} {}", sanitize(&id), sanitize(&what));
-    if let Some((label, _)) = s.labels.get(&node.id).filter(|_| node.id < BAD) {
+    if let Some((label, _)) = s.labels.get(&entry.id).filter(|_| entry.id < BAD) {
         line.push_str(&format!(" [{}]", sanitize(label)));
     }
     if t.leaf == Some(i as u32) {
