@@ -13,7 +13,7 @@
 //! a compaction's parent chain back to the assistant message before it; and compaction
 //! records waiting for the first assistant message after them (at most [`MAX_WAIT`] entries).
 
-use crate::cli::{Inputs, ManPage};
+use crate::cli::ManPage;
 use crate::diag::{self, Diags, Kind};
 use crate::hash::{hash_str, FastMap, FastSet};
 use crate::input;
@@ -23,83 +23,16 @@ use crate::models::{self, Models};
 use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use crate::tool::Tool;
-use clap::Parser;
 use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::rc::Rc;
 
 const TOOL: &str = "pi-compactions";
 
-#[derive(Parser, Debug)]
-#[command(
-    name = "pi-compactions",
-    version,
-    about = "Report each compaction of Pi sessions: what Pi recorded, and its trigger with the evidence for it.",
-    long_about = None
-)]
-pub struct Args {
-    #[command(flatten)]
-    pub inputs: Inputs,
+mod args;
 
-    /// Include each summary's text (`summary`). Session text is private, so it is opt-in.
-    #[arg(long)]
-    pub summary: bool,
-
-    /// Include the file lists of `details` (`read_files`, `modified_files`).
-    #[arg(long = "files")]
-    pub file_lists: bool,
-
-    /// Also report `branch_summary` entries (the summary Pi writes when leaving a branch).
-    #[arg(long)]
-    pub branch_summaries: bool,
-
-    /// Also report ordinary assistant errors as `assistant_error` records (normalized kind,
-    /// HTTP status, retry attempt; never the error text).
-    #[arg(long)]
-    pub errors: bool,
-
-    /// Print one line per session with compactions or compaction failures, for a person,
-    /// instead of records.
-    #[arg(long)]
-    pub table: bool,
-
-    /// Read context windows from FILE (Pi's models.json format) instead of
-    /// $PI_CODING_AGENT_DIR/models.json or ~/.pi/agent/models.json.
-    #[arg(long, value_name = "FILE")]
-    pub models: Option<PathBuf>,
-
-    /// Pi's compaction reserve: a compaction is over the threshold when tokensBefore is
-    /// greater than the context window minus N.
-    #[arg(long, value_name = "N", default_value_t = 16384)]
-    pub reserve_tokens: u64,
-}
-
-pub const MAN: ManPage = ManPage {
-    name: "pi-compactions",
-    summary: "report the compactions of Pi sessions, what Pi recorded and why they happened",
-    description: concat!(
-    "When a conversation grows too long, Pi compacts it: it summarizes the older part and appends a compaction entry (summary, firstKeptEntryId, tokensBefore, optional details and fromHook; version 1 files use firstKeptEntryIndex). pi-compactions writes one compaction_report record per compaction entry, in input order, with the numbers Pi recorded and the trigger with its basis.\n\n\
-What Pi does not persist: no compaction start or end event, no durable failure event, no record of retries, and no trigger or reason. A compaction can therefore be exact while its trigger is unknown. The trigger is one of manual, threshold, overflow, automatic (automatic, kind unknown) or unknown; the basis says how we know: recorded (the entry's details state a trigger or reason, as an extension may write), inferred (from the rules below) or unknown.\n\n\
-The inference rules, strongest first; each that applies is listed in evidence, and the strongest decides the trigger. (1) overflow_error: the nearest assistant message before the compaction on its parent chain, with no user message or other compaction in between, ended with stopReason error and an error that says the context or prompt was too long (Pi's own overflow patterns): overflow. This is the clue Pi leaves when it compacts and retries after an overflow. (2) over_threshold: tokensBefore is greater than the context window of the model in effect minus the reserve (--reserve-tokens, 16384 as in Pi): threshold. The window comes from models.json (see below); without one the rule cannot apply. (3) length_stop: that nearest assistant message ended with stopReason length: automatic. (4) Otherwise unknown. The parent chain is followed through the last 4096 entries; in version 1 files (no ids), and for entries without a parentId, file order stands in for it. Only a message with role user counts as a user message. A compaction with fromHook true gets the evidence from_hook (written by an extension), which does not change the trigger. Being near the limit is never enough to call a compaction automatic. (Newer Pi also compacts, as overflow, after a response that succeeded although its input exceeded the window, and after a truncated response; with no reason persisted, these show as threshold when the window is configured, or automatic after a length stop.)\n\n",
-    models::window_rule_text!(),
-    "\n\n\
-context_after is the recorded context size (input + cacheRead + cacheWrite) of the first assistant message after the compaction on its branch (a descendant of the compaction entry), skipping messages that ended in error or aborted or whose usage is all zero, as Pi skips them; inferred_drop is tokens_before minus context_after. When another compaction comes first, or no such message follows within 10000 entries, both are null.\n\n\
-first_kept.found says whether the entry the compaction keeps from exists earlier in the session (Pi writes it before the compaction). For version 1 files, firstKeptEntryIndex is resolved as Pi's migration does: an index into the file's records, the header being 0, blank and unparseable lines not counted; index 0 (the header) resolves to nothing.\n\n\
-Compaction failures: Pi shows failures but does not persist them as events. When an assistant message's errorMessage starts with one of Pi's failure texts (Auto-compaction failed, Context overflow recovery failed, Truncated response recovery failed, Context overflow: from older Pi, Compaction failed, Summarization failed, Turn prefix summarization failed), it becomes a compaction_failure record with the trigger that text belongs to and a normalized error kind. Any other assistant error is an ordinary API error, never a compaction failure; with --errors it becomes an assistant_error record. Error kinds: context_overflow, rate_limit, timeout, connection, server, aborted, other; the HTTP status and retry attempt are added when the text holds them. Raw error text never goes into any record.\n\n\
-Memory stays bounded by the session's entry count, not by its bytes: about 24 bytes per entry for the id map, plus the last 4096 entries' links."
-    ),
-    output: "JSON Lines: compaction_report records, compaction_failure records, and with options branch_summary_report and assistant_error records, in input order; described field by field in docs/FORMAT.md. With --table: one line per session that has compactions or compaction failures, for a person (not JSON): the file, the session id, the count of compactions by trigger and basis, the failure count and the largest tokens_before.",
-    environment: "PI_CODING_AGENT_DIR: where models.json is looked for (default ~/.pi/agent, from HOME; a leading ~/ is expanded). HOME: the home directory.",
-    examples: &[
-        ("pi-compactions session.jsonl | jq '{line, trigger, basis, tokens_before, context_after}'", "Why and how much each compaction saved."),
-        ("pi-compactions --table ~/.pi/agent/sessions/*/*.jsonl", "Which sessions compacted, and how."),
-        ("pi-compactions --errors s.jsonl | jq -r 'select(.type==\"assistant_error\").error_kind' | sort | uniq -c", "What kinds of API errors a session hit."),
-        ("pi-branch s.jsonl | pi-compactions", "Only the compactions of the kept conversation."),
-        ("pi-compactions --summary --files s.jsonl | jq -r '.summary'", "Read the summaries."),
-    ],
-};
+pub use args::{Args, MAN};
 
 /// compactions: the tool.
 pub struct Compactions;
