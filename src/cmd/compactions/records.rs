@@ -1,0 +1,383 @@
+//! The records pi-compactions writes, each a type that writes itself (docs/FORMAT.md describes
+//! them field by field), and what a compaction report is made of while it waits for the
+//! message that gives its `context_after`.
+
+use super::errors::{ApiError, FailureText};
+use super::session::ModelIx;
+use super::trigger::{Basis, Evidence, Trigger};
+use crate::output::Obj;
+use crate::record::Record;
+
+/// The fields every pi-compactions record starts with: the session, the input and the entry.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct EntryPlace<'a> {
+    pub session: &'a str,
+    pub file: &'a str,
+    pub line: u64,
+    pub entry: Option<&'a str>,
+    pub timestamp: Option<&'a str>,
+}
+
+impl EntryPlace<'_> {
+    fn write(&self, o: &mut Obj<'_>) {
+        o.str("session", self.session)
+            .str("file", self.file)
+            .u64("line", self.line)
+            .opt_str("entry", self.entry)
+            .opt_str("timestamp", self.timestamp);
+    }
+}
+
+/// The opt-in fields a run writes (`--summary`, `--files`).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct OptIn {
+    pub summary: bool,
+    pub file_lists: bool,
+}
+
+/// What a compaction or branch_summary entry records of its summary and of the files.
+#[derive(Debug, Default)]
+pub(super) struct SummaryFacts {
+    /// The summary's size in UTF-8 bytes.
+    pub bytes: Option<u64>,
+    /// Its text, when `--summary` asks for it.
+    pub text: Option<String>,
+    /// `details.readFiles` and `details.modifiedFiles`.
+    pub read_files: Option<Vec<String>>,
+    pub modified_files: Option<Vec<String>>,
+    pub from_hook: Option<bool>,
+}
+
+impl SummaryFacts {
+    /// `summary_bytes`, `files` and `from_hook`.
+    fn write_counts(&self, o: &mut Obj<'_>) {
+        let count = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.len() as u64);
+        o.opt_u64("summary_bytes", self.bytes)
+            .obj("files", |f| {
+                f.opt_u64("read", count(&self.read_files))
+                    .opt_u64("modified", count(&self.modified_files));
+            })
+            .opt_bool("from_hook", self.from_hook);
+    }
+
+    /// The opt-in texts: `summary`, `read_files` and `modified_files`.
+    fn write_texts(&self, o: &mut Obj<'_>, opt_in: OptIn) {
+        if opt_in.summary {
+            o.opt_str("summary", self.text.as_deref());
+        }
+        if opt_in.file_lists {
+            write_list(o, "read_files", self.read_files.as_deref());
+            write_list(o, "modified_files", self.modified_files.as_deref());
+        }
+    }
+}
+
+fn write_list(o: &mut Obj<'_>, key: &str, v: Option<&[String]>) {
+    match v {
+        Some(v) => {
+            o.strs(key, v.iter().map(String::as_str));
+        }
+        None => {
+            o.null(key);
+        }
+    }
+}
+
+/// `a - b`, clamped to the range of i64 (counts are u64).
+fn signed_difference(a: u64, b: u64) -> i64 {
+    let d = i128::from(a) - i128::from(b);
+    d.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+}
+
+/// A compaction as read, with its trigger: a `compaction_report` once `context_after` is
+/// settled.
+pub(super) struct CompactionFacts {
+    pub line: u64,
+    pub entry: Option<String>,
+    pub timestamp: Option<String>,
+    pub tokens_before: Option<u64>,
+    /// `firstKeptEntryId` and `firstKeptEntryIndex` as recorded, and the line of that entry.
+    pub first_kept_entry: Option<String>,
+    pub first_kept_index: Option<u64>,
+    pub first_kept_line: Option<u64>,
+    pub summarized: SummaryFacts,
+    pub trigger: Trigger,
+    pub basis: Basis,
+    pub evidence: Vec<Evidence>,
+    /// The model in effect, in the session's model table.
+    pub model: ModelIx,
+    pub window: Option<u64>,
+    pub context_after: Option<u64>,
+    pub context_after_line: Option<u64>,
+}
+
+/// `compaction_report`: one compaction.
+pub(super) struct CompactionReport<'a> {
+    pub session: &'a str,
+    pub file: &'a str,
+    pub facts: &'a CompactionFacts,
+    /// The provider and model id in effect.
+    pub model: Option<(&'a str, &'a str)>,
+    pub reserve_tokens: u64,
+    pub opt_in: OptIn,
+}
+
+impl Record for CompactionReport<'_> {
+    const TYPE: &'static str = "compaction_report";
+    const FIELDS: &'static [&'static str] = &[
+        "type",
+        "session",
+        "file",
+        "line",
+        "entry",
+        "timestamp",
+        "tokens_before",
+        "first_kept",
+        "first_kept.entry",
+        "first_kept.index",
+        "first_kept.line",
+        "first_kept.found",
+        "summary_bytes",
+        "files",
+        "files.read",
+        "files.modified",
+        "from_hook",
+        "trigger",
+        "basis",
+        "evidence",
+        "evidence[].rule",
+        "evidence[].line",
+        "evidence[].entry",
+        "evidence[].detail",
+        "provider",
+        "model",
+        "configured_window",
+        "reserve_tokens",
+        "context_after",
+        "context_after_line",
+        "inferred_drop",
+        "summary",
+        "read_files",
+        "modified_files",
+    ];
+
+    fn write_fields(&self, o: &mut Obj<'_>) {
+        let r = self.facts;
+        EntryPlace {
+            session: self.session,
+            file: self.file,
+            line: r.line,
+            entry: r.entry.as_deref(),
+            timestamp: r.timestamp.as_deref(),
+        }
+        .write(o);
+        o.opt_u64("tokens_before", r.tokens_before)
+            .obj("first_kept", |f| {
+                f.opt_str("entry", r.first_kept_entry.as_deref())
+                    .opt_u64("index", r.first_kept_index)
+                    .opt_u64("line", r.first_kept_line)
+                    .bool("found", r.first_kept_line.is_some());
+            });
+        r.summarized.write_counts(o);
+        o.str("trigger", r.trigger.name())
+            .str("basis", r.basis.name())
+            .arr("evidence", |a| {
+                for e in &r.evidence {
+                    a.obj(|o| {
+                        o.str("rule", e.rule)
+                            .u64("line", e.line)
+                            .opt_str("entry", e.entry.as_deref())
+                            .str("detail", &e.detail);
+                    });
+                }
+            });
+        o.opt_str("provider", self.model.map(|m| m.0))
+            .opt_str("model", self.model.map(|m| m.1))
+            .opt_u64("configured_window", r.window)
+            .u64("reserve_tokens", self.reserve_tokens)
+            .opt_u64("context_after", r.context_after)
+            .opt_u64("context_after_line", r.context_after_line)
+            .opt_i64(
+                "inferred_drop",
+                match (r.tokens_before, r.context_after) {
+                    (Some(b), Some(a)) => Some(signed_difference(b, a)),
+                    _ => None,
+                },
+            );
+        r.summarized.write_texts(o, self.opt_in);
+    }
+}
+
+/// `compaction_failure`: an assistant message whose error text is one of Pi's
+/// compaction-failure texts.
+pub(super) struct CompactionFailure<'a> {
+    pub at: EntryPlace<'a>,
+    pub failure: &'a FailureText,
+    pub stop_reason: Option<&'a str>,
+    /// The provider and model id of the message (or in effect).
+    pub model: Option<(&'a str, &'a str)>,
+}
+
+impl Record for CompactionFailure<'_> {
+    const TYPE: &'static str = "compaction_failure";
+    const FIELDS: &'static [&'static str] = &[
+        "type",
+        "session",
+        "file",
+        "line",
+        "entry",
+        "timestamp",
+        "trigger",
+        "failure",
+        "summarization",
+        "error_kind",
+        "http_status",
+        "retry_attempt",
+        "stop_reason",
+        "provider",
+        "model",
+    ];
+
+    fn write_fields(&self, o: &mut Obj<'_>) {
+        let f = self.failure;
+        self.at.write(o);
+        o.str("trigger", f.trigger.name())
+            .str("failure", f.failure)
+            .opt_str("summarization", f.summarization)
+            .str("error_kind", f.kind.name())
+            .opt_u64("http_status", f.status.map(u64::from))
+            .opt_u64("retry_attempt", f.retry)
+            .opt_str("stop_reason", self.stop_reason)
+            .opt_str("provider", self.model.map(|m| m.0))
+            .opt_str("model", self.model.map(|m| m.1));
+    }
+}
+
+/// `assistant_error` (with `--errors`): an ordinary API error.
+pub(super) struct AssistantError<'a> {
+    pub at: EntryPlace<'a>,
+    pub error: &'a ApiError,
+    pub stop_reason: Option<&'a str>,
+    /// The provider and model id of the message (or in effect).
+    pub model: Option<(&'a str, &'a str)>,
+}
+
+impl Record for AssistantError<'_> {
+    const TYPE: &'static str = "assistant_error";
+    const FIELDS: &'static [&'static str] = &[
+        "type",
+        "session",
+        "file",
+        "line",
+        "entry",
+        "timestamp",
+        "stop_reason",
+        "error_kind",
+        "http_status",
+        "retry_attempt",
+        "provider",
+        "model",
+    ];
+
+    fn write_fields(&self, o: &mut Obj<'_>) {
+        self.at.write(o);
+        o.opt_str("stop_reason", self.stop_reason)
+            .str("error_kind", self.error.kind.name())
+            .opt_u64("http_status", self.error.status.map(u64::from))
+            .opt_u64("retry_attempt", self.error.retry)
+            .opt_str("provider", self.model.map(|m| m.0))
+            .opt_str("model", self.model.map(|m| m.1));
+    }
+}
+
+/// `branch_summary_report` (with `--branch-summaries`): one branch_summary entry.
+pub(super) struct BranchSummaryReport<'a> {
+    pub at: EntryPlace<'a>,
+    /// Its `parentId`: the entry navigated to.
+    pub target: Option<&'a str>,
+    pub from_id: Option<&'a str>,
+    /// Whether an entry with that id exists earlier in the session.
+    pub from_found: bool,
+    pub summarized: &'a SummaryFacts,
+    pub opt_in: OptIn,
+}
+
+impl Record for BranchSummaryReport<'_> {
+    const TYPE: &'static str = "branch_summary_report";
+    const FIELDS: &'static [&'static str] = &[
+        "type",
+        "session",
+        "file",
+        "line",
+        "entry",
+        "timestamp",
+        "target",
+        "from_id",
+        "from_found",
+        "summary_bytes",
+        "files",
+        "files.read",
+        "files.modified",
+        "from_hook",
+        "summary",
+        "read_files",
+        "modified_files",
+    ];
+
+    fn write_fields(&self, o: &mut Obj<'_>) {
+        self.at.write(o);
+        o.opt_str("target", self.target)
+            .opt_str("from_id", self.from_id)
+            .bool("from_found", self.from_found);
+        self.summarized.write_counts(o);
+        self.summarized.write_texts(o, self.opt_in);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::RECORDS;
+    use std::collections::BTreeMap;
+
+    /// (record type → its field rows, in order) from docs/FORMAT.md.
+    fn documented() -> BTreeMap<String, Vec<String>> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md");
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut current = None;
+        for line in text.lines() {
+            if let Some(h) = line.strip_prefix("## `") {
+                current = h.split('`').next().map(str::to_string);
+                continue;
+            }
+            if line.starts_with("## ") || line.starts_with("# ") {
+                current = None;
+            }
+            let (Some(t), Some(rest)) = (&current, line.strip_prefix("| `")) else {
+                continue;
+            };
+            let field = rest.split('`').next().unwrap_or("");
+            out.entry(t.clone()).or_default().push(field.to_string());
+        }
+        out
+    }
+
+    #[test]
+    fn each_record_lists_the_fields_format_md_gives_it() {
+        let docs = documented();
+        for r in RECORDS {
+            assert_eq!(
+                docs.get(r.type_name).map(Vec::as_slice),
+                Some(&r.fields.iter().map(|f| f.to_string()).collect::<Vec<_>>()[..]),
+                "{}",
+                r.type_name
+            );
+        }
+    }
+
+    #[test]
+    fn signed_differences_clamp() {
+        assert_eq!(super::signed_difference(3, 5), -2);
+        assert_eq!(super::signed_difference(u64::MAX, 0), i64::MAX);
+    }
+}

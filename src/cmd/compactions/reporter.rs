@@ -1,0 +1,390 @@
+//! The visitor: reads each session's entries in file order. For every entry it shows the
+//! entry to the compactions waiting for their `context_after`, queues the entry's own record
+//! (a compaction report, a compaction failure, with options an assistant error or a branch
+//! summary report), remembers the entry, and writes the front of the queue once it is settled.
+
+use super::args::Args;
+use super::errors::{api_error, failure_of, is_overflow_error};
+use super::read::{details, str_of, summary_facts, tokens_before, usage_context};
+use super::records::{
+    AssistantError, BranchSummaryReport, CompactionFacts, CompactionFailure, CompactionReport,
+    EntryPlace, OptIn,
+};
+use super::session::{ModelIx, ParentRef, RecentKind, SessionMemory};
+use super::table::SessionTally;
+use super::trigger::{infer_trigger, recorded_trigger, AssistantFacts, Clues, StopReason};
+use super::waiting::{see_entry, AwaitingContext, Step, Waiting};
+use crate::diag::Diags;
+use crate::json;
+use crate::model::Message;
+use crate::models::Models;
+use crate::ordered::Ordered;
+use crate::output::{Out, Stop};
+use crate::reader::{Entry, Header, SessionVisitor};
+use crate::record::Record;
+use std::borrow::Cow;
+use std::rc::Rc;
+
+/// What a run reports with: its arguments and the configured context windows.
+pub(super) struct Settings<'a> {
+    pub args: &'a Args,
+    pub windows: &'a Models,
+}
+
+/// Reports the compactions of one input named `file`, writing to `out`.
+pub(super) struct Reporter<'a, 'w> {
+    pub settings: &'a Settings<'a>,
+    pub out: &'a mut Out<'w>,
+    pub file: &'a str,
+}
+
+/// The reporter's state for the session being read.
+pub(super) struct SessionReport {
+    memory: SessionMemory,
+    /// Records in input order, waiting to be written.
+    waiting: Ordered<Waiting>,
+    /// The counts of its `--table` line.
+    tally: SessionTally,
+}
+
+/// What an entry is, once read: what it leaves for the waiting compactions, its record, and
+/// what is remembered of it.
+struct EntryRead {
+    kind: RecentKind,
+    /// The model in effect at the entry.
+    model: ModelIx,
+    /// An assistant message's recorded context size.
+    context: Option<u64>,
+    /// A record that is settled as soon as it is made.
+    record: Option<Vec<u8>>,
+    compaction: Option<CompactionFacts>,
+}
+
+impl SessionVisitor for Reporter<'_, '_> {
+    type Session = SessionReport;
+
+    fn header(&mut self, h: &Header<'_>, _d: &mut Diags) -> Result<SessionReport, Stop> {
+        Ok(SessionReport {
+            memory: SessionMemory::new(h.id.clone(), h.is_linear()),
+            waiting: Ordered::default(),
+            tally: SessionTally::default(),
+        })
+    }
+
+    fn entry(&mut self, s: &mut SessionReport, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+        self.read_entry(s, e, d);
+        self.write_waiting(s, false)
+    }
+
+    fn end(&mut self, mut s: SessionReport, _d: &mut Diags) -> Result<(), Stop> {
+        // Nothing more can settle the records still waiting.
+        self.write_waiting(&mut s, true)?;
+        if self.args().table {
+            if let Some(line) = s.tally.line(self.file, &s.memory.id) {
+                self.out.line(line.as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Reporter<'_, '_> {
+    fn args(&self) -> &Args {
+        self.settings.args
+    }
+
+    /// Whether records are written (with `--table`, only the sessions' lines are).
+    fn writes_records(&self) -> bool {
+        !self.args().table
+    }
+
+    fn opt_in(&self) -> OptIn {
+        OptIn {
+            summary: self.args().summary,
+            file_lists: self.args().file_lists,
+        }
+    }
+
+    /// Writes the records at the front of the queue that are settled, or, when `all`, every
+    /// record in it.
+    fn write_waiting(&mut self, s: &mut SessionReport, all: bool) -> Result<(), Stop> {
+        let (reserve_tokens, opt_in) = (self.args().reserve_tokens, self.opt_in());
+        let (out, file, memory) = (&mut *self.out, self.file, &s.memory);
+        let write = |w: Waiting| match w {
+            Waiting::Written(bytes) => out.line(&bytes),
+            Waiting::Compaction(c) => CompactionReport {
+                session: &memory.id,
+                file,
+                facts: &c.facts,
+                model: memory.models.get(c.facts.model),
+                reserve_tokens,
+                opt_in,
+            }
+            .write(out),
+        };
+        if all {
+            s.waiting.drain_all(write)
+        } else {
+            s.waiting.drain_settled(Waiting::settled, write)
+        }
+    }
+
+    /// One entry: read it, show it to the compactions waiting before it, queue its record and
+    /// remember it.
+    fn read_entry(&mut self, s: &mut SessionReport, e: &Entry<'_>, d: &mut Diags) {
+        let line = e.line.no;
+        s.memory.count_record();
+        let linear = s.memory.linear;
+        let id: Option<Rc<str>> = if linear {
+            None
+        } else {
+            e.str("id")
+                .filter(|i| !i.is_empty())
+                .as_deref()
+                .map(Rc::from)
+        };
+        let parent = ParentRef::of(e, linear);
+        let (inherited, parent_id) = s.memory.parent_link(&parent);
+        let read = self.read_kind(s, e, &parent, id.as_ref(), inherited, d);
+
+        see_entry(
+            &mut s.waiting,
+            &Step {
+                line,
+                id: id.as_deref(),
+                parent: parent.id(),
+                is_compaction: read.compaction.is_some(),
+                context: read.context,
+            },
+        );
+        if let Some(bytes) = read.record {
+            s.waiting.push(Waiting::Written(bytes));
+        }
+        if let Some(facts) = read.compaction {
+            s.tally
+                .count_compaction(facts.trigger, facts.basis, facts.tokens_before);
+            if self.writes_records() {
+                let waiting = AwaitingContext::new(facts, id.as_deref(), linear);
+                s.waiting.push(Waiting::Compaction(waiting));
+            }
+        }
+        s.memory
+            .remember(line, id, parent_id, read.kind, read.model);
+    }
+
+    /// Reads the entry with id `id` by its `type`; `inherited` is the model in effect at its
+    /// parent.
+    fn read_kind(
+        &self,
+        s: &mut SessionReport,
+        e: &Entry<'_>,
+        parent: &ParentRef<'_>,
+        id: Option<&Rc<str>>,
+        inherited: ModelIx,
+        d: &mut Diags,
+    ) -> EntryRead {
+        let mut read = EntryRead {
+            kind: RecentKind::Other,
+            model: inherited,
+            context: None,
+            record: None,
+            compaction: None,
+        };
+        match e.get("type") {
+            Some(b"\"message\"") => self.message(s, e, id, &mut read),
+            Some(b"\"model_change\"") => {
+                let p = e.str("provider");
+                let m = e.str("modelId").or_else(|| e.str("model"));
+                if let (Some(p), Some(m)) = (p, m) {
+                    read.model = s.memory.models.intern(&p, &m);
+                }
+            }
+            Some(b"\"compaction\"") => {
+                read.kind = RecentKind::Compaction;
+                let id = id.map(|i| &**i);
+                read.compaction = Some(self.compaction(&s.memory, e, parent, id, read.model, d));
+            }
+            Some(b"\"branch_summary\"")
+                if self.args().branch_summaries && self.writes_records() =>
+            {
+                let id = id.map(|i| &**i);
+                read.record = Some(self.branch_summary(&s.memory, e, id, parent));
+            }
+            _ => {}
+        }
+        read
+    }
+
+    /// A message: a user message ends the walk back from a compaction; an assistant message
+    /// is a clue for the compaction after it, may settle the one before it, and may report an
+    /// error.
+    fn message(
+        &self,
+        s: &mut SessionReport,
+        e: &Entry<'_>,
+        id: Option<&Rc<str>>,
+        read: &mut EntryRead,
+    ) {
+        let msg = e.message().unwrap_or_default();
+        match str_of(msg.role).as_deref() {
+            Some("user") => read.kind = RecentKind::User,
+            Some("assistant") => {
+                if let (Some(p), Some(m)) = (str_of(msg.provider), str_of(msg.model)) {
+                    read.model = s.memory.models.intern(&p, &m);
+                }
+                let stop = StopReason::of(str_of(msg.stop_reason).as_deref());
+                let failed = matches!(stop, StopReason::Error | StopReason::Aborted);
+                if !failed {
+                    read.context = usage_context(msg.usage);
+                }
+                if failed || msg.error_message.is_some() {
+                    let entry = id.map(|i| &**i);
+                    read.record = self.assistant_error(s, e, &msg, entry, stop, read.model);
+                }
+                read.kind = RecentKind::Assistant(Box::new(AssistantFacts {
+                    line: e.line.no,
+                    id: id.cloned(),
+                    stop,
+                    overflow: is_overflow_error(stop, str_of(msg.error_message).as_deref()),
+                }));
+            }
+            _ => {}
+        }
+    }
+
+    /// An assistant message with an error: a compaction failure (counted for the table), an
+    /// ordinary error record (with --errors), or nothing.
+    fn assistant_error(
+        &self,
+        s: &mut SessionReport,
+        e: &Entry<'_>,
+        msg: &Message<'_>,
+        id: Option<&str>,
+        stop: StopReason,
+        model: ModelIx,
+    ) -> Option<Vec<u8>> {
+        let text = str_of(msg.error_message);
+        let failure = text
+            .as_deref()
+            .and_then(|t| failure_of(t, stop == StopReason::Aborted));
+        if failure.is_some() {
+            s.tally.count_failure();
+        }
+        if !self.writes_records() {
+            return None;
+        }
+        let (timestamp, stop_reason) = (e.str("timestamp"), str_of(msg.stop_reason));
+        let (timestamp, stop_reason) = (timestamp.as_deref(), stop_reason.as_deref());
+        let at = EntryPlace {
+            session: &s.memory.id,
+            file: self.file,
+            line: e.line.no,
+            entry: id,
+            timestamp,
+        };
+        let model = s.memory.models.get(model);
+        let mut buf = Vec::new();
+        if let Some(failure) = &failure {
+            CompactionFailure {
+                at,
+                failure,
+                stop_reason,
+                model,
+            }
+            .write_to(&mut buf);
+        } else if self.args().errors {
+            let error = api_error(text.as_deref(), stop)?;
+            AssistantError {
+                at,
+                error: &error,
+                stop_reason,
+                model,
+            }
+            .write_to(&mut buf);
+        } else {
+            return None;
+        }
+        Some(buf)
+    }
+
+    /// A compaction entry, read and its trigger decided; `model` is the model in effect.
+    fn compaction(
+        &self,
+        m: &SessionMemory,
+        e: &Entry<'_>,
+        parent: &ParentRef<'_>,
+        id: Option<&str>,
+        model: ModelIx,
+        d: &mut Diags,
+    ) -> CompactionFacts {
+        let line = e.line.no;
+        let tokens_before = tokens_before(e, d);
+        let first_kept_entry = e.str("firstKeptEntryId").map(Cow::into_owned);
+        let first_kept_index = e.get("firstKeptEntryIndex").and_then(json::as_u64);
+        let first_kept_line = m.first_kept_line(first_kept_entry.as_deref(), first_kept_index);
+        let details = details(e);
+        let summarized = summary_facts(e, details, self.args().summary);
+        let nearest = m.nearest_assistant(parent);
+        let window = m
+            .models
+            .get(model)
+            .and_then(|(p, m)| self.settings.windows.window(p, m).map(|w| w.tokens));
+        let (trigger, basis, evidence) = infer_trigger(&Clues {
+            line,
+            entry: id,
+            recorded: details.and_then(recorded_trigger),
+            nearest: nearest.as_ref(),
+            window,
+            tokens_before,
+            reserve: self.args().reserve_tokens,
+            from_hook: summarized.from_hook,
+        });
+        CompactionFacts {
+            line,
+            entry: id.map(str::to_string),
+            timestamp: e.str("timestamp").map(Cow::into_owned),
+            tokens_before,
+            first_kept_entry,
+            first_kept_index,
+            first_kept_line,
+            summarized,
+            trigger,
+            basis,
+            evidence,
+            model,
+            window,
+            context_after: None,
+            context_after_line: None,
+        }
+    }
+
+    /// A branch_summary entry's record.
+    fn branch_summary(
+        &self,
+        m: &SessionMemory,
+        e: &Entry<'_>,
+        id: Option<&str>,
+        parent: &ParentRef<'_>,
+    ) -> Vec<u8> {
+        let summarized = summary_facts(e, details(e), self.args().summary);
+        let from = e.str("fromId");
+        let timestamp = e.str("timestamp");
+        let mut buf = Vec::new();
+        BranchSummaryReport {
+            at: EntryPlace {
+                session: &m.id,
+                file: self.file,
+                line: e.line.no,
+                entry: id,
+                timestamp: timestamp.as_deref(),
+            },
+            target: parent.id(),
+            from_id: from.as_deref(),
+            from_found: from.as_deref().is_some_and(|f| m.has_seen(f)),
+            summarized: &summarized,
+            opt_in: self.opt_in(),
+        }
+        .write_to(&mut buf);
+        buf
+    }
+}

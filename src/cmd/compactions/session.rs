@@ -1,0 +1,334 @@
+//! What pi-compactions remembers of the session being read, in bounded memory: each entry id
+//! (hashed to 64 bits) with its line, to say whether a compaction's first kept entry exists
+//! (v1: the line of each record, for `firstKeptEntryIndex`); the last [`RECENT`] entries'
+//! parent links, kinds and models, to walk a compaction's parent chain back to the assistant
+//! message before it and to know the model in effect; and the session's models, interned.
+
+use super::trigger::AssistantFacts;
+use crate::hash::{hash_str, FastMap};
+use crate::json;
+use crate::reader::Entry;
+use std::borrow::Cow;
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+/// Entries whose links and facts are kept for walking a compaction's parent chain.
+pub(super) const RECENT: usize = 4096;
+
+/// A model in the session's [`SeenModels`].
+pub(super) type ModelIx = u32;
+/// No model (yet) in effect.
+pub(super) const NO_MODEL: ModelIx = u32::MAX;
+
+/// The (provider, model id) pairs a session names, each stored once.
+#[derive(Default)]
+pub(super) struct SeenModels(Vec<(Box<str>, Box<str>)>);
+
+impl SeenModels {
+    /// The index of (`provider`, `model`), added when new.
+    pub fn intern(&mut self, provider: &str, model: &str) -> ModelIx {
+        if let Some(i) = self
+            .0
+            .iter()
+            .rposition(|(p, m)| &**p == provider && &**m == model)
+        {
+            return i as ModelIx;
+        }
+        self.0.push((provider.into(), model.into()));
+        (self.0.len() - 1) as ModelIx
+    }
+
+    /// The (provider, model id) at `ix`; `None` for [`NO_MODEL`].
+    pub fn get(&self, ix: ModelIx) -> Option<(&str, &str)> {
+        self.0.get(ix as usize).map(|(p, m)| (&**p, &**m))
+    }
+}
+
+/// How an entry names its parent.
+pub(super) enum ParentRef<'a> {
+    Id(Cow<'a, str>),
+    Root,
+    /// No usable `parentId` (v1 logs, odd entries): file order decides.
+    Unknown,
+}
+
+impl<'a> ParentRef<'a> {
+    /// The parent entry `e` names (a `linear` session's entries name none).
+    pub fn of(e: &Entry<'a>, linear: bool) -> ParentRef<'a> {
+        if linear {
+            return ParentRef::Unknown;
+        }
+        match e.get("parentId") {
+            Some(b"null") => ParentRef::Root,
+            Some(raw) => match json::as_str(raw) {
+                Some(p) if !p.is_empty() => ParentRef::Id(p),
+                Some(_) => ParentRef::Root,
+                None => ParentRef::Unknown,
+            },
+            None => ParentRef::Unknown,
+        }
+    }
+
+    /// The parent's id, when it names one.
+    pub fn id(&self) -> Option<&str> {
+        match self {
+            ParentRef::Id(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// What kind of entry a remembered one is, as far as the parent-chain walk cares.
+#[derive(Debug, Clone)]
+pub(super) enum RecentKind {
+    User,
+    Assistant(Box<AssistantFacts>),
+    Compaction,
+    Other,
+}
+
+/// A remembered entry.
+struct RecentEntry {
+    parent: Option<Rc<str>>,
+    kind: RecentKind,
+    /// The model in effect at it.
+    model: ModelIx,
+}
+
+/// The last [`RECENT`] entries with an id, by id.
+#[derive(Default)]
+struct RecentEntries {
+    by_id: FastMap<Rc<str>, RecentEntry>,
+    /// Their ids, oldest first.
+    order: VecDeque<Rc<str>>,
+}
+
+impl RecentEntries {
+    fn remember(&mut self, key: Rc<str>, entry: RecentEntry) {
+        if self.by_id.len() >= RECENT {
+            if let Some(old) = self.order.pop_front() {
+                self.by_id.remove(&old);
+            }
+        }
+        if self.by_id.insert(key.clone(), entry).is_none() {
+            self.order.push_back(key);
+        }
+    }
+
+    /// The nearest assistant message at or above the entry with id `parent` on its parent
+    /// chain; `None` past a user message or a compaction, or where the chain is forgotten.
+    fn nearest_assistant(&self, parent: &str) -> Option<AssistantFacts> {
+        let mut cur = parent;
+        for _ in 0..RECENT {
+            let entry = self.by_id.get(cur)?;
+            match &entry.kind {
+                RecentKind::User | RecentKind::Compaction => return None,
+                RecentKind::Assistant(a) => return Some((**a).clone()),
+                RecentKind::Other => cur = entry.parent.as_deref()?,
+            }
+        }
+        None
+    }
+}
+
+/// What pi-compactions remembers of one session while reading it.
+pub(super) struct SessionMemory {
+    pub id: String,
+    /// A version 1 log: no ids, file order is the chain.
+    pub linear: bool,
+    /// Records read so far, the header being record 0 (Pi's v1 index).
+    records: u64,
+    /// v2+: hash of each id seen → its line.
+    seen: FastMap<u64, u64>,
+    /// v1: line of record k at [k - 1].
+    v1_lines: Vec<u64>,
+    recent: RecentEntries,
+    /// The nearest assistant message in file order since the last user message or compaction.
+    file_last: Option<AssistantFacts>,
+    /// The model in effect at the last entry in file order.
+    file_model: ModelIx,
+    pub models: SeenModels,
+}
+
+impl SessionMemory {
+    /// A session with this id; `linear` for a version 1 log.
+    pub fn new(id: String, linear: bool) -> SessionMemory {
+        SessionMemory {
+            id,
+            linear,
+            records: 1,
+            seen: FastMap::default(),
+            v1_lines: Vec::new(),
+            recent: RecentEntries::default(),
+            file_last: None,
+            file_model: NO_MODEL,
+            models: SeenModels::default(),
+        }
+    }
+
+    /// Counts a record of the session (before it is looked at).
+    pub fn count_record(&mut self) {
+        self.records += 1;
+    }
+
+    /// The model in effect at an entry's parent, and the parent's id (shared with its
+    /// remembered entry when there is one).
+    pub fn parent_link(&self, parent: &ParentRef<'_>) -> (ModelIx, Option<Rc<str>>) {
+        match parent {
+            ParentRef::Id(p) => match self.recent.by_id.get_key_value(&**p) {
+                Some((k, n)) => (n.model, Some(k.clone())),
+                None => (self.file_model, Some(Rc::from(&**p))),
+            },
+            ParentRef::Root => (NO_MODEL, None),
+            ParentRef::Unknown => (self.file_model, None),
+        }
+    }
+
+    /// The nearest assistant message before an entry with this parent: on the parent chain
+    /// when there is one, else in file order; `None` past a user message or a compaction.
+    pub fn nearest_assistant(&self, parent: &ParentRef<'_>) -> Option<AssistantFacts> {
+        if self.linear {
+            return self.file_last.clone();
+        }
+        match parent {
+            ParentRef::Root => None,
+            ParentRef::Unknown => self.file_last.clone(),
+            ParentRef::Id(p) => self.recent.nearest_assistant(p),
+        }
+    }
+
+    /// The line of a compaction's first kept entry, when it exists earlier in the session:
+    /// by `firstKeptEntryId`, or in a v1 log by `firstKeptEntryIndex`.
+    pub fn first_kept_line(&self, entry: Option<&str>, index: Option<u64>) -> Option<u64> {
+        if self.linear {
+            // Pi's migration: entries[index], the header being 0; the header resolves to nothing.
+            index
+                .filter(|&k| k >= 1 && k < self.records)
+                .and_then(|k| self.v1_lines.get(k as usize - 1).copied())
+        } else {
+            entry.and_then(|f| self.seen.get(&hash_str(f)).copied())
+        }
+    }
+
+    /// Whether an entry with id `id` came earlier in the session.
+    pub fn has_seen(&self, id: &str) -> bool {
+        self.seen.contains_key(&hash_str(id))
+    }
+
+    /// Remembers the entry on `line` (its id, its parent's id, its kind and the model in effect
+    /// at it), once everything has looked at it.
+    pub fn remember(
+        &mut self,
+        line: u64,
+        id: Option<Rc<str>>,
+        parent: Option<Rc<str>>,
+        kind: RecentKind,
+        model: ModelIx,
+    ) {
+        match &kind {
+            RecentKind::User | RecentKind::Compaction => self.file_last = None,
+            RecentKind::Assistant(a) => self.file_last = Some((**a).clone()),
+            RecentKind::Other => {}
+        }
+        self.file_model = model;
+        if self.linear {
+            self.v1_lines.push(line);
+        } else if let Some(i) = id {
+            self.seen.insert(hash_str(&i), line);
+            self.recent.remember(
+                i,
+                RecentEntry {
+                    parent,
+                    kind,
+                    model,
+                },
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree() -> SessionMemory {
+        SessionMemory::new("s".into(), false)
+    }
+
+    fn assistant(line: u64) -> RecentKind {
+        RecentKind::Assistant(Box::new(AssistantFacts {
+            line,
+            id: None,
+            stop: super::super::trigger::StopReason::Stop,
+            overflow: false,
+        }))
+    }
+
+    fn id(s: &str) -> Option<Rc<str>> {
+        Some(Rc::from(s))
+    }
+
+    #[test]
+    fn the_walk_stops_at_an_assistant_a_user_or_a_compaction() {
+        let mut s = tree();
+        s.remember(2, id("a"), None, assistant(2), NO_MODEL);
+        s.remember(3, id("b"), id("a"), RecentKind::Other, NO_MODEL);
+        s.remember(4, id("u"), id("b"), RecentKind::User, NO_MODEL);
+        s.remember(5, id("c"), id("b"), RecentKind::Other, NO_MODEL);
+        let near = |p: &str| {
+            s.nearest_assistant(&ParentRef::Id(p.into()))
+                .map(|a| a.line)
+        };
+        assert_eq!(near("c"), Some(2));
+        assert_eq!(near("u"), None);
+        assert_eq!(near("gone"), None);
+        assert_eq!(s.nearest_assistant(&ParentRef::Root).map(|a| a.line), None);
+        assert_eq!(
+            s.nearest_assistant(&ParentRef::Unknown).map(|a| a.line),
+            None,
+            "file order: a user message came after the assistant"
+        );
+        assert!(s.has_seen("u") && !s.has_seen("gone"));
+        assert_eq!(s.first_kept_line(Some("b"), None), Some(3));
+    }
+
+    #[test]
+    fn models_are_interned_and_inherited_from_the_parent() {
+        let mut s = tree();
+        let m = s.models.intern("p", "m");
+        assert_eq!(s.models.intern("p", "n"), m + 1);
+        assert_eq!(s.models.intern("p", "m"), m);
+        assert_eq!(s.models.get(m), Some(("p", "m")));
+        assert_eq!(s.models.get(NO_MODEL), None);
+        s.remember(2, id("a"), None, RecentKind::Other, m);
+        s.remember(3, id("b"), id("a"), RecentKind::Other, m + 1);
+        assert_eq!(s.parent_link(&ParentRef::Id("a".into())).0, m);
+        assert_eq!(s.parent_link(&ParentRef::Unknown).0, m + 1, "file order");
+        assert_eq!(s.parent_link(&ParentRef::Root).0, NO_MODEL);
+        assert_eq!(
+            s.parent_link(&ParentRef::Id("gone".into())),
+            (m + 1, id("gone"))
+        );
+    }
+
+    #[test]
+    fn only_the_last_recent_entries_are_remembered() {
+        let mut s = tree();
+        for i in 0..=RECENT as u64 {
+            let kind = if i == 0 {
+                assistant(1)
+            } else {
+                RecentKind::Other
+            };
+            let parent = (i > 0).then(|| Rc::from((i - 1).to_string()));
+            s.remember(i + 1, id(&i.to_string()), parent, kind, NO_MODEL);
+        }
+        let last = ParentRef::Id(RECENT.to_string().into());
+        assert_eq!(
+            s.nearest_assistant(&last).map(|a| a.line),
+            None,
+            "forgotten"
+        );
+        assert!(s.has_seen("0"), "ids are never forgotten");
+    }
+}

@@ -1,0 +1,104 @@
+//! Records waiting to be written in input order: a compaction report waits for the first
+//! assistant message after it on its branch (its `context_after`), at most [`MAX_WAIT`]
+//! entries, and every record after it waits behind it. The queue is an [`Ordered`].
+
+use super::records::CompactionFacts;
+use crate::hash::FastSet;
+use crate::ordered::Ordered;
+
+/// Entries after a compaction within which its `context_after` is looked for.
+pub(super) const MAX_WAIT: u64 = 10_000;
+
+/// A record in the queue.
+pub(super) enum Waiting {
+    /// Written already; it waits only for the records before it.
+    Written(Vec<u8>),
+    Compaction(AwaitingContext),
+}
+
+impl Waiting {
+    /// Whether the record can be written once those before it are.
+    pub fn settled(&self) -> bool {
+        match self {
+            Waiting::Written(_) => true,
+            Waiting::Compaction(w) => w.done,
+        }
+    }
+}
+
+/// A compaction report waiting for the message that gives its `context_after`.
+pub(super) struct AwaitingContext {
+    pub facts: Box<CompactionFacts>,
+    /// Ids descending from the compaction; `None` when file order decides (no id).
+    descendants: Option<FastSet<Box<str>>>,
+    /// Entries seen since the compaction.
+    age: u64,
+    done: bool,
+}
+
+/// What an entry after a waiting compaction tells it.
+pub(super) struct Step<'a> {
+    pub line: u64,
+    pub id: Option<&'a str>,
+    /// Its parent's id, when it names one.
+    pub parent: Option<&'a str>,
+    pub is_compaction: bool,
+    /// The recorded context size of an assistant message (see `usage_context`).
+    pub context: Option<u64>,
+}
+
+impl AwaitingContext {
+    /// The compaction `facts` on the entry with id `id` (none in a `linear` log).
+    pub fn new(facts: CompactionFacts, id: Option<&str>, linear: bool) -> AwaitingContext {
+        let descendants = match (id, linear) {
+            (Some(i), false) => {
+                let mut set = FastSet::default();
+                set.insert(Box::<str>::from(i));
+                Some(set)
+            }
+            _ => None,
+        };
+        AwaitingContext {
+            facts: Box::new(facts),
+            descendants,
+            age: 0,
+            done: false,
+        }
+    }
+
+    /// Looks at the next entry: an assistant message with a context on the compaction's branch
+    /// settles it, as do another compaction there and [`MAX_WAIT`] entries.
+    fn see(&mut self, step: &Step<'_>) {
+        if self.done {
+            return;
+        }
+        self.age += 1;
+        let on_branch = match &self.descendants {
+            None => true,
+            Some(set) => step.parent.is_some_and(|p| set.contains(p)),
+        };
+        if on_branch {
+            if step.is_compaction {
+                self.done = true;
+            } else if let Some(c) = step.context {
+                self.facts.context_after = Some(c);
+                self.facts.context_after_line = Some(step.line);
+                self.done = true;
+            } else if let (Some(set), Some(i)) = (self.descendants.as_mut(), step.id) {
+                set.insert(i.into());
+            }
+        }
+        if !self.done && self.age >= MAX_WAIT {
+            self.done = true;
+        }
+    }
+}
+
+/// Shows the next entry to every compaction waiting in `queue`.
+pub(super) fn see_entry(queue: &mut Ordered<Waiting>, step: &Step<'_>) {
+    for waiting in queue.iter_mut() {
+        if let Waiting::Compaction(w) = waiting {
+            w.see(step);
+        }
+    }
+}
