@@ -1,0 +1,361 @@
+//! What the entries say and what pi-tools concludes from it: the parts of a message entry a
+//! record needs, the facts of a result, and the verdicts (status and evidence) on a call, a
+//! user command and a result. The verdicts are pure functions: facts in, verdict out.
+
+use super::args::{Args, CallStatus};
+use super::text::{string_body, ResultText};
+use crate::json;
+use crate::model::Message;
+use crate::reader::Entry;
+use std::borrow::Cow;
+
+/// What decided a record's status, as its `evidence` field writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum CallEvidence {
+    /// The result's isError is true.
+    IsError,
+    /// A recorded exit code (an error when non-zero).
+    ExitCode,
+    /// No result, and the assistant message ended with stopReason aborted or error.
+    AbortedTurn,
+    /// A user command marked cancelled.
+    Cancelled,
+    /// A result exists and nothing in it says error.
+    Result,
+    /// No result in the input.
+    NoResult,
+}
+
+impl CallEvidence {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            CallEvidence::IsError => "is_error",
+            CallEvidence::ExitCode => "exit_code",
+            CallEvidence::AbortedTurn => "aborted_turn",
+            CallEvidence::Cancelled => "cancelled",
+            CallEvidence::Result => "result",
+            CallEvidence::NoResult => "no_result",
+        }
+    }
+}
+
+/// Whether a raw value is the JSON string `s` (escapes decoded).
+pub(super) fn is_str(raw: Option<&[u8]>, s: &str) -> bool {
+    raw.and_then(json::as_str).is_some_and(|v| v == s)
+}
+
+/// A JSON number that is an integer (negative ones included).
+pub(super) fn as_i64(raw: &[u8]) -> Option<i64> {
+    if let Ok(s) = std::str::from_utf8(raw) {
+        if let Ok(n) = s.parse::<i64>() {
+            return Some(n);
+        }
+    }
+    let f = json::as_f64(raw)?;
+    (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64)
+}
+
+/// Whether an assistant message with this stopReason ran no tools (Pi does not run the tools
+/// of an aborted or failed turn).
+pub(super) fn turn_aborted(stop_reason: Option<&str>) -> bool {
+    matches!(stop_reason, Some("aborted" | "error"))
+}
+
+/// The verdict on a model's call: from its result when it has one, else from its turn.
+pub(super) fn call_verdict(
+    result: Option<&ResultFacts<'_>>,
+    turn_aborted: bool,
+) -> (CallStatus, CallEvidence) {
+    match result {
+        Some(f) => f.verdict(),
+        None if turn_aborted => (CallStatus::Error, CallEvidence::AbortedTurn),
+        None => (CallStatus::NoResult, CallEvidence::NoResult),
+    }
+}
+
+/// The verdict on a user's command (a bashExecution): its exit code and whether it was
+/// cancelled (Pi writes no exit code for a command it killed).
+pub(super) fn bash_verdict(
+    exit_code: Option<i64>,
+    cancelled: Option<bool>,
+) -> (CallStatus, CallEvidence) {
+    match (exit_code, cancelled) {
+        (Some(n), _) if n != 0 => (CallStatus::Error, CallEvidence::ExitCode),
+        (_, Some(true)) => (CallStatus::Ok, CallEvidence::Cancelled),
+        (Some(_), _) => (CallStatus::Ok, CallEvidence::ExitCode),
+        (None, _) => (CallStatus::Ok, CallEvidence::Result),
+    }
+}
+
+/// The time from a call (its entry's instant in milliseconds) to its result (the result
+/// entry's timestamp); `None` when either is unknown or the result is earlier.
+pub(super) fn duration_ms(call_ms: Option<i64>, result_timestamp: Option<&str>) -> Option<i64> {
+    let end = result_timestamp.and_then(crate::time::parse_iso8601)?;
+    let start = call_ms?;
+    (end >= start).then_some(end - start)
+}
+
+/// The parts of an entry a record needs, from the reader or from a line read again.
+pub(super) struct MessageLine<'a> {
+    pub(super) no: u64,
+    pub(super) entry: Option<Cow<'a, str>>,
+    pub(super) timestamp: Option<Cow<'a, str>>,
+    pub(super) msg: Message<'a>,
+}
+
+impl<'a> MessageLine<'a> {
+    pub(super) fn from_entry(e: &Entry<'a>, msg: Message<'a>) -> MessageLine<'a> {
+        MessageLine {
+            no: e.line.no,
+            entry: e.str("id"),
+            timestamp: e.str("timestamp"),
+            msg,
+        }
+    }
+
+    /// Scans a whole entry line again; `None` when it is not the object it was.
+    pub(super) fn parse(no: u64, bytes: &'a [u8]) -> Option<MessageLine<'a>> {
+        let (mut id, mut ts, mut msg) = (None, None, None);
+        let end = json::scan_object(bytes, 0, |k, v| {
+            if json::key_is(k, "id") {
+                id = Some(v);
+            } else if json::key_is(k, "timestamp") {
+                ts = Some(v);
+            } else if json::key_is(k, "message") {
+                msg = Some(v);
+            }
+        })
+        .ok()?;
+        (end == bytes.len()).then_some(())?;
+        Some(MessageLine {
+            no,
+            entry: id.and_then(json::as_str),
+            timestamp: ts.and_then(json::as_str),
+            msg: Message::read(msg?),
+        })
+    }
+}
+
+/// What a result says: a toolResult message, or the output of a user's command.
+pub(super) struct ResultFacts<'a> {
+    pub(super) call_id: Option<Cow<'a, str>>,
+    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) is_error: Option<bool>,
+    pub(super) exit_code: Option<i64>,
+    /// `None` when absent or left out (--no-content).
+    pub(super) details: Option<&'a [u8]>,
+    /// `None` when the message has no content.
+    pub(super) text: Option<ResultText<'a>>,
+    pub(super) images: u64,
+    pub(super) image_types: Vec<Option<Cow<'a, str>>>,
+}
+
+impl<'a> ResultFacts<'a> {
+    /// The facts of a toolResult message.
+    pub(super) fn read(m: &Message<'a>, args: &Args) -> ResultFacts<'a> {
+        let (call_id, name, content, is_error, details) = (
+            m.tool_call_id,
+            m.tool_name,
+            m.content,
+            m.is_error,
+            m.details,
+        );
+        let exit_code = details.and_then(|d| {
+            json::get(d, "exitCode")
+                .and_then(as_i64)
+                .or_else(|| json::get(d, "exit_code").and_then(as_i64))
+        });
+        let mut images = 0;
+        let mut image_types = Vec::new();
+        let text = content.and_then(|c| {
+            if let Some(t) = ResultText::of_string(c, args) {
+                return Some(t);
+            }
+            if c.first() != Some(&b'[') {
+                return None;
+            }
+            let mut parts = Vec::new();
+            json::for_each_element(c, |b| {
+                let (mut kind, mut t, mut mime) = (None, None, None);
+                json::for_each_field(b, |k, v| {
+                    if json::key_is(k, "type") {
+                        kind = Some(v);
+                    } else if json::key_is(k, "text") {
+                        t = Some(v);
+                    } else if json::key_is(k, "mimeType") {
+                        mime = Some(v);
+                    }
+                });
+                match kind.and_then(json::as_str).as_deref() {
+                    Some("text") => {
+                        if let Some(t) = t.and_then(string_body) {
+                            parts.push(t);
+                        }
+                    }
+                    Some("image") => {
+                        images += 1;
+                        image_types.push(mime.and_then(json::as_str));
+                    }
+                    _ => {}
+                }
+            });
+            Some(ResultText::of(parts, args))
+        });
+        ResultFacts {
+            call_id: call_id.and_then(json::as_str),
+            name: name.and_then(json::as_str),
+            is_error: is_error.and_then(json::as_bool),
+            exit_code,
+            details: details.filter(|d| !args.no_content && *d != b"null"),
+            text,
+            images,
+            image_types,
+        }
+    }
+
+    /// The result of a user's command (a bashExecution, `m`) whose exit code is `exit_code`:
+    /// its output as the text, no images, no isError, no details.
+    pub(super) fn of_bash(m: &Message<'a>, exit_code: Option<i64>, args: &Args) -> ResultFacts<'a> {
+        ResultFacts {
+            call_id: None,
+            name: Some(Cow::Borrowed("bash")),
+            is_error: None,
+            exit_code,
+            details: None,
+            text: m.output.and_then(|o| ResultText::of_string(o, args)),
+            images: 0,
+            image_types: Vec::new(),
+        }
+    }
+
+    /// The verdict the result gives its call: isError first, then the exit code.
+    pub(super) fn verdict(&self) -> (CallStatus, CallEvidence) {
+        if self.is_error == Some(true) {
+            (CallStatus::Error, CallEvidence::IsError)
+        } else {
+            match self.exit_code {
+                Some(0) => (CallStatus::Ok, CallEvidence::ExitCode),
+                Some(_) => (CallStatus::Error, CallEvidence::ExitCode),
+                None => (CallStatus::Ok, CallEvidence::Result),
+            }
+        }
+    }
+}
+
+/// What Pi recorded about the run of a user's command, besides its output.
+pub(super) struct BashRun<'a> {
+    pub(super) cancelled: Option<bool>,
+    pub(super) truncated: Option<bool>,
+    pub(super) full_output_path: Option<Cow<'a, str>>,
+    pub(super) exclude_from_context: Option<bool>,
+}
+
+impl<'a> BashRun<'a> {
+    pub(super) fn read(m: &Message<'a>, cancelled: Option<bool>) -> BashRun<'a> {
+        BashRun {
+            cancelled,
+            truncated: m.truncated.and_then(json::as_bool),
+            full_output_path: m.full_output_path.and_then(json::as_str),
+            exclude_from_context: m.exclude_from_context.and_then(json::as_bool),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn facts(message: &str, args: &[&str]) -> (CallStatus, CallEvidence) {
+        let args = Args::try_parse_from([&["pi-tools"], args].concat()).unwrap();
+        ResultFacts::read(&Message::read(message.as_bytes()), &args).verdict()
+    }
+
+    #[test]
+    fn a_result_is_an_error_by_is_error_first_then_by_exit_code() {
+        use CallStatus::{Error, Ok};
+        let r = |m| facts(m, &[]);
+        assert_eq!(
+            r(r#"{"isError":true,"details":{"exitCode":0}}"#),
+            (Error, CallEvidence::IsError)
+        );
+        assert_eq!(
+            r(r#"{"isError":false,"details":{"exitCode":2}}"#),
+            (Error, CallEvidence::ExitCode)
+        );
+        assert_eq!(
+            r(r#"{"details":{"exit_code":-1}}"#),
+            (Error, CallEvidence::ExitCode)
+        );
+        assert_eq!(
+            r(r#"{"details":{"exitCode":0,"exit_code":1}}"#),
+            (Ok, CallEvidence::ExitCode)
+        );
+        assert_eq!(
+            r(r#"{"details":{"exitCode":"1"}}"#),
+            (Ok, CallEvidence::Result)
+        );
+        assert_eq!(r(r#"{"content":[]}"#), (Ok, CallEvidence::Result));
+        // --no-content leaves details out of the record, not out of the verdict.
+        assert_eq!(
+            facts(r#"{"details":{"exitCode":3}}"#, &["--no-content"]),
+            (Error, CallEvidence::ExitCode)
+        );
+    }
+
+    #[test]
+    fn a_call_without_a_result_is_an_error_only_in_an_aborted_turn() {
+        assert!(turn_aborted(Some("aborted")) && turn_aborted(Some("error")));
+        assert!(!turn_aborted(Some("toolUse")) && !turn_aborted(None));
+        assert_eq!(
+            call_verdict(None, true),
+            (CallStatus::Error, CallEvidence::AbortedTurn)
+        );
+        assert_eq!(
+            call_verdict(None, false),
+            (CallStatus::NoResult, CallEvidence::NoResult)
+        );
+    }
+
+    #[test]
+    fn a_user_command_is_an_error_only_by_a_non_zero_exit_code() {
+        use CallStatus::{Error, Ok};
+        assert_eq!(
+            bash_verdict(Some(1), Some(true)),
+            (Error, CallEvidence::ExitCode)
+        );
+        assert_eq!(
+            bash_verdict(None, Some(true)),
+            (Ok, CallEvidence::Cancelled)
+        );
+        assert_eq!(
+            bash_verdict(Some(0), Some(true)),
+            (Ok, CallEvidence::Cancelled)
+        );
+        assert_eq!(
+            bash_verdict(Some(0), Some(false)),
+            (Ok, CallEvidence::ExitCode)
+        );
+        assert_eq!(bash_verdict(None, None), (Ok, CallEvidence::Result));
+    }
+
+    #[test]
+    fn integers_are_exit_codes_and_other_values_are_not() {
+        assert_eq!(as_i64(b"-3"), Some(-3));
+        assert_eq!(as_i64(b"2.0"), Some(2));
+        assert_eq!(as_i64(b"1e2"), Some(100));
+        assert_eq!(as_i64(b"2.5"), None);
+        assert_eq!(as_i64(b"\"1\""), None);
+    }
+
+    #[test]
+    fn a_duration_needs_both_instants_in_order() {
+        let at = crate::time::parse_iso8601("2026-01-01T00:00:00Z");
+        assert_eq!(duration_ms(at, Some("2026-01-01T00:00:01.5Z")), Some(1500));
+        assert_eq!(duration_ms(at, Some("2026-01-01T01:00:00+01:00")), Some(0));
+        assert_eq!(duration_ms(at, Some("2025-12-31T23:59:59Z")), None);
+        assert_eq!(duration_ms(None, Some("2026-01-01T00:00:01Z")), None);
+        assert_eq!(duration_ms(at, Some("yesterday")), None);
+        assert_eq!(duration_ms(at, None), None);
+    }
+}

@@ -1,0 +1,444 @@
+//! The records pi-tools writes ([`ToolCall`], [`ToolResult`]) and their rendering: a record is
+//! decided (status, evidence, filters) and written into the output buffer without its newline,
+//! borrowing what it writes, so writing allocates nothing of its own.
+
+use super::args::{Args, CallStatus};
+use super::facts::{
+    as_i64, bash_verdict, call_verdict, duration_ms, BashRun, CallEvidence, MessageLine,
+    ResultFacts,
+};
+use super::text::write_text;
+use super::waiting::{DuplicateOf, KeptBytes, PendingCall, WaitingRecord};
+use super::{changed, fetch};
+use crate::diag::Diags;
+use crate::json;
+use crate::output::{Obj, Out, Stop};
+use crate::reader::Entry;
+use crate::record::Record;
+use std::fs::File;
+
+/// A tool_call record: a model's call joined to its result, or a user's command.
+pub struct ToolCall<'a> {
+    session: &'a str,
+    file: &'a str,
+    line: u64,
+    entry: Option<&'a str>,
+    call_id: Option<&'a str>,
+    name: Option<&'a str>,
+    by_user: bool,
+    arguments: Option<CallArguments<'a>>,
+    arguments_bytes: Option<u64>,
+    status: CallStatus,
+    evidence: CallEvidence,
+    stop_reason: Option<&'a str>,
+    result: Option<JoinedResult<'a>>,
+    bash: Option<BashRun<'a>>,
+    duration_ms: Option<i64>,
+    model: Option<&'a str>,
+    provider: Option<&'a str>,
+    timestamp: Option<&'a str>,
+    /// How result text is written (--no-content, --max-text).
+    options: &'a Args,
+}
+
+/// A call's `arguments`.
+enum CallArguments<'a> {
+    /// A toolCall block's, copied as recorded.
+    Recorded(&'a [u8]),
+    /// A user command's: `{"command":…}` with the recorded command (a JSON string).
+    Command(&'a [u8]),
+}
+
+/// The `result` object of a tool_call.
+struct JoinedResult<'a> {
+    line: u64,
+    entry: Option<&'a str>,
+    facts: &'a ResultFacts<'a>,
+    timestamp: Option<&'a str>,
+}
+
+/// A tool_result record: a result that joins no call (an orphan, or a duplicate).
+pub struct ToolResult<'a> {
+    session: &'a str,
+    file: &'a str,
+    line: u64,
+    entry: Option<&'a str>,
+    status: CallStatus,
+    duplicate_of: Option<&'a DuplicateOf>,
+    facts: &'a ResultFacts<'a>,
+    timestamp: Option<&'a str>,
+    /// How result text is written (--no-content, --max-text).
+    options: &'a Args,
+}
+
+/// The result fields shared by tool_call.result and tool_result.
+fn write_result_facts(o: &mut Obj<'_>, f: &ResultFacts<'_>, a: &Args) {
+    o.opt_str("name", f.name.as_deref());
+    write_text(o, f.text.as_ref(), a);
+    o.u64("images", f.images)
+        .arr("image_types", |arr| {
+            for t in &f.image_types {
+                match t {
+                    Some(t) => arr.str(t),
+                    None => arr.raw(b"null"),
+                }
+            }
+        })
+        .opt_bool("is_error", f.is_error)
+        .opt_i64("exit_code", f.exit_code)
+        .opt_raw("details", f.details);
+}
+
+impl Record for ToolCall<'_> {
+    const TYPE: &'static str = "tool_call";
+    const FIELDS: &'static [&'static str] = &[
+        "type",
+        "session",
+        "file",
+        "line",
+        "entry",
+        "call_id",
+        "name",
+        "by_user",
+        "arguments",
+        "arguments_bytes",
+        "status",
+        "evidence",
+        "stop_reason",
+        "result",
+        "result.line",
+        "result.entry",
+        "result.name",
+        "result.text",
+        "result.text_truncated",
+        "result.bytes",
+        "result.images",
+        "result.image_types",
+        "result.is_error",
+        "result.exit_code",
+        "result.details",
+        "result.timestamp",
+        "bash",
+        "bash.cancelled",
+        "bash.truncated",
+        "bash.full_output_path",
+        "bash.exclude_from_context",
+        "duration_ms",
+        "model",
+        "provider",
+        "timestamp",
+    ];
+
+    fn write_fields(&self, o: &mut Obj<'_>) {
+        o.str("session", self.session)
+            .str("file", self.file)
+            .u64("line", self.line)
+            .opt_str("entry", self.entry)
+            .opt_str("call_id", self.call_id)
+            .opt_str("name", self.name)
+            .bool("by_user", self.by_user);
+        match self.arguments {
+            Some(CallArguments::Recorded(raw)) => o.raw("arguments", raw),
+            Some(CallArguments::Command(command)) => o.obj("arguments", |a| {
+                a.raw("command", command);
+            }),
+            None => o.null("arguments"),
+        };
+        o.opt_u64("arguments_bytes", self.arguments_bytes)
+            .str("status", self.status.name())
+            .str("evidence", self.evidence.name())
+            .opt_str("stop_reason", self.stop_reason);
+        match &self.result {
+            Some(r) => o.obj("result", |o| {
+                o.u64("line", r.line).opt_str("entry", r.entry);
+                write_result_facts(o, r.facts, self.options);
+                o.opt_str("timestamp", r.timestamp);
+            }),
+            None => o.null("result"),
+        };
+        match &self.bash {
+            Some(b) => o.obj("bash", |o| {
+                o.opt_bool("cancelled", b.cancelled)
+                    .opt_bool("truncated", b.truncated)
+                    .opt_str("full_output_path", b.full_output_path.as_deref())
+                    .opt_bool("exclude_from_context", b.exclude_from_context);
+            }),
+            None => o.null("bash"),
+        };
+        o.opt_i64("duration_ms", self.duration_ms)
+            .opt_str("model", self.model)
+            .opt_str("provider", self.provider)
+            .opt_str("timestamp", self.timestamp);
+    }
+}
+
+impl Record for ToolResult<'_> {
+    const TYPE: &'static str = "tool_result";
+    const FIELDS: &'static [&'static str] = &[
+        "type",
+        "session",
+        "file",
+        "line",
+        "entry",
+        "call_id",
+        "status",
+        "call_line",
+        "call_entry",
+        "first_result_line",
+        "name",
+        "text",
+        "text_truncated",
+        "bytes",
+        "images",
+        "image_types",
+        "is_error",
+        "exit_code",
+        "details",
+        "timestamp",
+    ];
+
+    fn write_fields(&self, o: &mut Obj<'_>) {
+        let dup = self.duplicate_of;
+        o.str("session", self.session)
+            .str("file", self.file)
+            .u64("line", self.line)
+            .opt_str("entry", self.entry)
+            .opt_str("call_id", self.facts.call_id.as_deref())
+            .str("status", self.status.name())
+            .opt_u64("call_line", dup.map(|a| a.call_line))
+            .opt_str("call_entry", dup.and_then(|a| a.call_entry.as_deref()))
+            .opt_u64("first_result_line", dup.map(|a| a.result_line));
+        write_result_facts(o, self.facts, self.options);
+        o.opt_str("timestamp", self.timestamp);
+    }
+}
+
+/// Where pi-tools' records go, and what every record needs: the options, the output, the file
+/// the waiting records are read again from (none from stdin) and its name.
+pub(super) struct RecordWriter<'a, 'w> {
+    pub(super) args: &'a Args,
+    pub(super) out: &'a mut Out<'w>,
+    pub(super) file: Option<&'a File>,
+    pub(super) name: &'a str,
+    /// A call's arguments, read again from the file.
+    arguments_buf: Vec<u8>,
+}
+
+impl<'a, 'w> RecordWriter<'a, 'w> {
+    pub(super) fn new(
+        args: &'a Args,
+        out: &'a mut Out<'w>,
+        file: Option<&'a File>,
+        name: &'a str,
+    ) -> RecordWriter<'a, 'w> {
+        RecordWriter {
+            args,
+            out,
+            file,
+            name,
+            arguments_buf: Vec::new(),
+        }
+    }
+
+    /// Ends the record just rendered into the output buffer, if one was.
+    pub(super) fn emit(&mut self, wrote: bool) -> Result<(), Stop> {
+        if wrote {
+            self.out.end_line()
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Renders a record now, to be written later.
+    fn held(&mut self, render: impl FnOnce(&mut Self) -> bool) -> WaitingRecord {
+        let start = self.out.buf.len();
+        let wrote = render(self);
+        let mut bytes = self.out.buf.split_off(start);
+        if wrote {
+            bytes.push(b'\n');
+        }
+        WaitingRecord::Ready(bytes.into_boxed_slice())
+    }
+
+    /// The record of the current entry `e` (about `item`), as it waits behind others: given a
+    /// FILE, made by `waiting` from where the line is (read again when it is written); from
+    /// stdin, rendered now by `render` and held.
+    pub(super) fn deferred<T>(
+        &mut self,
+        session: &str,
+        e: &Entry<'_>,
+        item: T,
+        waiting: impl FnOnce(T, KeptBytes) -> WaitingRecord,
+        render: impl FnOnce(&mut Self, &str, &T) -> bool,
+    ) -> WaitingRecord {
+        match self.file {
+            Some(file) => waiting(item, KeptBytes::keep(Some(file), e, e.line.bytes)),
+            None => self.held(|w| render(w, session, &item)),
+        }
+    }
+
+    /// Renders a tool_call record into the output buffer (without its newline); false when
+    /// the filters leave it out.
+    pub(super) fn render_call(
+        &mut self,
+        session: &str,
+        c: &PendingCall,
+        result: Option<MessageLine<'_>>,
+        d: &mut Diags,
+    ) -> bool {
+        let facts = result
+            .as_ref()
+            .map(|r| ResultFacts::read(&r.msg, self.args));
+        let (status, evidence) = call_verdict(facts.as_ref(), c.turn.aborted());
+        if !self.args.wanted(c.name.as_deref(), status) {
+            return false;
+        }
+        let arguments = match &c.arguments {
+            Some(kept) => match fetch(self.file, kept, &mut self.arguments_buf, d) {
+                Some(r) if json::skip_value(r, 0).ok() == Some(r.len()) => Some(r),
+                Some(_) => {
+                    changed(d, c.turn.line);
+                    None
+                }
+                None => None,
+            },
+            None => None,
+        };
+        let t = &c.turn;
+        let result = result
+            .as_ref()
+            .zip(facts.as_ref())
+            .map(|(r, facts)| JoinedResult {
+                line: r.no,
+                entry: r.entry.as_deref(),
+                facts,
+                timestamp: r.timestamp.as_deref(),
+            });
+        ToolCall {
+            session,
+            file: self.name,
+            line: t.line,
+            entry: t.entry.as_deref(),
+            call_id: c.id.as_deref(),
+            name: c.name.as_deref(),
+            by_user: false,
+            arguments: arguments.map(CallArguments::Recorded),
+            arguments_bytes: c.arguments_bytes,
+            status,
+            evidence,
+            stop_reason: t.stop_reason.as_deref(),
+            duration_ms: result.as_ref().and_then(|r| duration_ms(t.ms, r.timestamp)),
+            result,
+            bash: None,
+            model: t.model.as_deref(),
+            provider: t.provider.as_deref(),
+            timestamp: t.timestamp.as_deref(),
+            options: self.args,
+        }
+        .write_to(&mut self.out.buf);
+        true
+    }
+
+    /// Renders the tool_call record of a bashExecution, as [`Self::render_call`].
+    pub(super) fn render_bash(&mut self, session: &str, line: MessageLine<'_>) -> bool {
+        let m = &line.msg;
+        let exit_code = m.exit_code.and_then(as_i64);
+        let cancelled = m.cancelled.and_then(json::as_bool);
+        let (status, evidence) = bash_verdict(exit_code, cancelled);
+        if !self.args.wanted(Some("bash"), status) {
+            return false;
+        }
+        let command = m.command.filter(|c| c.first() == Some(&b'"'));
+        let facts = ResultFacts::of_bash(m, exit_code, self.args);
+        ToolCall {
+            session,
+            file: self.name,
+            line: line.no,
+            entry: line.entry.as_deref(),
+            call_id: None,
+            name: Some("bash"),
+            by_user: true,
+            arguments: command
+                .filter(|_| !self.args.no_content)
+                .map(CallArguments::Command),
+            // The size of {"command":…} as pi-tools writes it.
+            arguments_bytes: command.map(|c| c.len() as u64 + 12),
+            status,
+            evidence,
+            stop_reason: None,
+            result: Some(JoinedResult {
+                line: line.no,
+                entry: line.entry.as_deref(),
+                facts: &facts,
+                timestamp: line.timestamp.as_deref(),
+            }),
+            bash: Some(BashRun::read(m, cancelled)),
+            duration_ms: None,
+            model: None,
+            provider: None,
+            timestamp: line.timestamp.as_deref(),
+            options: self.args,
+        }
+        .write_to(&mut self.out.buf);
+        true
+    }
+
+    /// Renders a tool_result record (orphan or duplicate), as [`Self::render_call`].
+    pub(super) fn render_result(
+        &mut self,
+        session: &str,
+        line: MessageLine<'_>,
+        dup: Option<&DuplicateOf>,
+    ) -> bool {
+        let status = if dup.is_some() {
+            CallStatus::Duplicate
+        } else {
+            CallStatus::Orphan
+        };
+        let facts = ResultFacts::read(&line.msg, self.args);
+        if !self.args.wanted(facts.name.as_deref(), status) {
+            return false;
+        }
+        ToolResult {
+            session,
+            file: self.name,
+            line: line.no,
+            entry: line.entry.as_deref(),
+            status,
+            duplicate_of: dup,
+            facts: &facts,
+            timestamp: line.timestamp.as_deref(),
+            options: self.args,
+        }
+        .write_to(&mut self.out.buf);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The field rows docs/FORMAT.md gives under `## `type``, in its order.
+    fn documented(type_name: &str) -> Vec<String> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md");
+        let doc = std::fs::read_to_string(path).unwrap();
+        let heading = format!("## `{type_name}`");
+        let section = doc
+            .split("\n## ")
+            .map(|s| format!("## {s}"))
+            .find(|s| s.starts_with(&heading))
+            .unwrap_or_else(|| panic!("docs/FORMAT.md has no {heading}"));
+        section
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .map(|l| l.split('`').next().unwrap().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn the_fields_are_those_docs_format_md_describes() {
+        assert_eq!(ToolCall::FIELDS, documented(ToolCall::TYPE));
+        assert_eq!(ToolResult::FIELDS, documented(ToolResult::TYPE));
+    }
+}

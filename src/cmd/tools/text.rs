@@ -1,0 +1,90 @@
+//! A result's text: kept as the input escaped it when it can be copied as it is, decoded when
+//! it must be (escapes the output writes differently, or --max-text may cut it), and written
+//! with its size and whether it was cut.
+
+use super::args::Args;
+use crate::json;
+use crate::output::{self, Obj};
+
+/// The text between the quotes of a raw JSON string value.
+pub(super) fn string_body(raw: &[u8]) -> Option<&[u8]> {
+    (raw.len() >= 2 && raw[0] == b'"').then(|| &raw[1..raw.len() - 1])
+}
+
+/// A result's text: the text blocks (or the string content) joined by newlines.
+pub(super) enum ResultText<'a> {
+    /// The JSON string bodies of the parts, each already escaped as the output escapes (see
+    /// [`output::escaped_as_written`]): written as they are, never decoded. `bytes` is the
+    /// length of the joined text.
+    Escaped { parts: Vec<&'a [u8]>, bytes: u64 },
+    /// The joined text, decoded.
+    Decoded(String),
+}
+
+impl<'a> ResultText<'a> {
+    /// The text of `parts` (string bodies); kept escaped when every part is written as the
+    /// output would write it and --max-text cannot cut it (its characters are at most its
+    /// escaped bytes).
+    pub(super) fn of(parts: Vec<&'a [u8]>, a: &Args) -> ResultText<'a> {
+        let newlines = parts.len().saturating_sub(1);
+        let escaped_len = parts.iter().map(|p| p.len()).sum::<usize>() + newlines;
+        if a.max_text.map_or(true, |max| escaped_len <= max) {
+            let lens: Option<Vec<usize>> = parts
+                .iter()
+                .map(|p| output::escaped_as_written(p))
+                .collect();
+            if let Some(lens) = lens {
+                let bytes = (lens.iter().sum::<usize>() + newlines) as u64;
+                return ResultText::Escaped { parts, bytes };
+            }
+        }
+        let mut text = String::new();
+        for (i, p) in parts.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(&json::decode_string_body(p));
+        }
+        ResultText::Decoded(text)
+    }
+
+    /// The text of a raw JSON value, when it is a string.
+    pub(super) fn of_string(raw: &'a [u8], a: &Args) -> Option<ResultText<'a>> {
+        string_body(raw).map(|b| ResultText::of(vec![b], a))
+    }
+
+    /// The length of the text in bytes (UTF-8).
+    pub(super) fn bytes(&self) -> u64 {
+        match self {
+            ResultText::Escaped { bytes, .. } => *bytes,
+            ResultText::Decoded(t) => t.len() as u64,
+        }
+    }
+}
+
+/// `text`, `text_truncated` and `bytes` of a result text.
+pub(super) fn write_text(o: &mut Obj<'_>, text: Option<&ResultText<'_>>, a: &Args) {
+    if a.no_content {
+        o.null("text").bool("text_truncated", false);
+    } else {
+        match text {
+            None => {
+                o.null("text").bool("text_truncated", false);
+            }
+            Some(ResultText::Escaped { parts, .. }) => {
+                o.escaped_lines("text", parts).bool("text_truncated", false);
+            }
+            Some(ResultText::Decoded(t)) => {
+                match a.max_text.and_then(|max| t.char_indices().nth(max)) {
+                    Some((cut, _)) => {
+                        o.str("text", &t[..cut]).bool("text_truncated", true);
+                    }
+                    None => {
+                        o.str("text", t).bool("text_truncated", false);
+                    }
+                }
+            }
+        }
+    }
+    o.opt_u64("bytes", text.map(ResultText::bytes));
+}

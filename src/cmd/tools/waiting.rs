@@ -1,0 +1,188 @@
+//! The records that wait to be written, and what a session keeps while they wait: the queue in
+//! input order ([`Ordered`]) and, per call id, the latest call a result can still join.
+//!
+//! Given a FILE, a waiting record costs its ids and byte offsets ([`KeptBytes::At`]): its
+//! arguments and result are read again when it is written. From stdin, the bytes themselves
+//! are kept, or the record is rendered at once and held as it will be written.
+
+use super::facts::turn_aborted;
+use crate::hash::Hash128Map;
+use crate::json;
+use crate::model::Message;
+use crate::ordered::Ordered;
+use crate::reader::{Entry, Header};
+use std::borrow::Cow;
+use std::fs::File;
+use std::rc::Rc;
+
+/// Bytes kept for later: in memory (stdin), or where they are in the file.
+pub(super) enum KeptBytes {
+    Mem(Box<[u8]>),
+    At { offset: u64, len: u64 },
+}
+
+impl KeptBytes {
+    /// Keeps `bytes` (a slice of the current line of `e`): where they are when there is a
+    /// `file` to read them from again, else a copy.
+    pub(super) fn keep(file: Option<&File>, e: &Entry<'_>, bytes: &[u8]) -> KeptBytes {
+        match file {
+            Some(_) => KeptBytes::At {
+                offset: e.line.offset + (bytes.as_ptr() as u64 - e.line.bytes.as_ptr() as u64),
+                len: bytes.len() as u64,
+            },
+            None => KeptBytes::Mem(bytes.into()),
+        }
+    }
+}
+
+fn boxed(c: Option<Cow<'_, str>>) -> Option<Box<str>> {
+    c.map(|c| c.into())
+}
+
+/// What the calls of one assistant entry share.
+pub(super) struct CallingTurn {
+    pub(super) line: u64,
+    pub(super) entry: Option<Rc<str>>,
+    pub(super) timestamp: Option<Box<str>>,
+    pub(super) ms: Option<i64>,
+    pub(super) model: Option<Box<str>>,
+    pub(super) provider: Option<Box<str>>,
+    pub(super) stop_reason: Option<Box<str>>,
+}
+
+impl CallingTurn {
+    /// The turn of the assistant entry `e`, whose message is `msg`.
+    pub(super) fn read(e: &Entry<'_>, msg: &Message<'_>) -> CallingTurn {
+        let timestamp = e.str("timestamp");
+        CallingTurn {
+            line: e.line.no,
+            entry: e.str("id").map(|i| Rc::from(&*i)),
+            ms: timestamp.as_deref().and_then(crate::time::parse_iso8601),
+            timestamp: boxed(timestamp),
+            model: boxed(msg.model.and_then(json::as_str)),
+            provider: boxed(msg.provider.and_then(json::as_str)),
+            stop_reason: boxed(msg.stop_reason.and_then(json::as_str)),
+        }
+    }
+
+    pub(super) fn aborted(&self) -> bool {
+        turn_aborted(self.stop_reason.as_deref())
+    }
+}
+
+/// One toolCall block, waiting for its record to be written.
+pub(super) struct PendingCall {
+    pub(super) turn: Rc<CallingTurn>,
+    pub(super) id: Option<Box<str>>,
+    pub(super) name: Option<Box<str>>,
+    /// `None` when the block has no arguments or they are not written (--no-content, --name).
+    pub(super) arguments: Option<KeptBytes>,
+    pub(super) arguments_bytes: Option<u64>,
+    /// The result, once it arrived.
+    pub(super) answer: CallAnswer,
+}
+
+/// Whether a call got its result.
+pub(super) enum CallAnswer {
+    /// A result may still come.
+    Waiting,
+    /// No result can join this call any more (a later call took its id).
+    Closed,
+    /// The line number of the result, and the line.
+    Answered(u64, KeptBytes),
+}
+
+/// A record waiting for its turn to be written.
+pub(super) enum WaitingRecord {
+    Call(PendingCall),
+    /// A bashExecution entry (line number, the line).
+    Bash(u64, KeptBytes),
+    /// An orphan or duplicate toolResult (line number, the line, the call it duplicates).
+    Result(u64, KeptBytes, Option<DuplicateOf>),
+    /// A record already rendered, with its newline (empty when the filters left it out).
+    /// From stdin, records that wait behind an unanswered call are kept this way.
+    Ready(Box<[u8]>),
+}
+
+impl WaitingRecord {
+    /// Whether it can be written: all but a call that may still get its result.
+    pub(super) fn settled(&self) -> bool {
+        !matches!(
+            self,
+            WaitingRecord::Call(PendingCall {
+                answer: CallAnswer::Waiting,
+                ..
+            })
+        )
+    }
+}
+
+/// The call a duplicate result names, and the result it kept.
+pub(super) struct DuplicateOf {
+    pub(super) call_line: u64,
+    pub(super) call_entry: Option<Rc<str>>,
+    pub(super) result_line: u64,
+}
+
+/// The latest call with one id: the only one a result with that id can join.
+pub(super) struct LatestCall {
+    /// Its sequence number in the queue.
+    pub(super) seq: u64,
+    pub(super) call_line: u64,
+    /// The line of its result once it has one, else 0 (lines count from 1).
+    pub(super) result_line: u64,
+    /// Shared with the call's other records.
+    pub(super) call_entry: Option<Rc<str>>,
+}
+
+/// What pi-tools keeps about the session being read.
+pub(super) struct JoinSession {
+    pub(super) id: String,
+    pub(super) waiting: Ordered<WaitingRecord>,
+    /// Call id (its [`crate::hash::hash128`]) → the latest call with that id: the only one a
+    /// result can join. Kept for the whole session, so kept small.
+    pub(super) latest: Hash128Map<LatestCall>,
+}
+
+impl JoinSession {
+    pub(super) fn new(h: &Header<'_>) -> JoinSession {
+        JoinSession {
+            id: h.id.clone(),
+            waiting: Ordered::default(),
+            latest: Hash128Map::default(),
+        }
+    }
+
+    /// Whether the record `seq` (one that waits) is the oldest that waits. [`Ordered`] does not
+    /// say which sequence number is at its front; a record is at the front when the one before
+    /// it no longer waits.
+    pub(super) fn is_front(&mut self, seq: u64) -> bool {
+        seq.checked_sub(1)
+            .map_or(true, |before| self.waiting.get_mut(before).is_none())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ready() -> WaitingRecord {
+        WaitingRecord::Ready(Box::default())
+    }
+
+    #[test]
+    fn the_front_is_the_oldest_record_that_waits() {
+        let mut s = JoinSession {
+            id: String::new(),
+            waiting: Ordered::default(),
+            latest: Hash128Map::default(),
+        };
+        let (a, b) = (s.waiting.push(ready()), s.waiting.push(ready()));
+        assert!(s.is_front(a) && !s.is_front(b));
+        s.waiting
+            .drain_settled(|w| w.settled(), |_| Ok::<_, ()>(()))
+            .unwrap();
+        let c = s.waiting.push(ready());
+        assert!(s.is_front(c), "after a drain, the next pushed is the front");
+    }
+}
