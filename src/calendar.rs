@@ -1,63 +1,64 @@
-//! Calendar arithmetic for grouping by day, week and month (instants are read and the
-//! day-number arithmetic is done by [`crate::time`]).
+//! Time zones and the calendar labels pi-usage groups by: day, ISO week and month.
 //!
-//! - [`Zone`]: UTC, a fixed offset, or a zone read from the system's TZif files (`TZDIR` or
-//!   `/usr/share/zoneinfo`), including the POSIX TZ rule at the end of the file that covers
-//!   times past its table; [`Zone::local`] follows `TZ` and `/etc/localtime` as the C library
-//!   does.
-//! - [`Date`]: a civil date with its ISO week (`2026-W18`) and month (`2026-05`).
+//! - [`Zone`]: UTC, a fixed offset, or a zone from the system's TZif files (`TZDIR` or
+//!   `/usr/share/zoneinfo`) or a POSIX TZ string; [`Zone::local`] follows `TZ` and
+//!   `/etc/localtime` as the C library does. Which spec names which zone is decided here; the
+//!   TZif and POSIX TZ formats are read, and offsets found, by `jiff`.
+//! - [`Date`]: a local date with its labels `2026-05-01`, `2026-W18` and `2026-05`, for any
+//!   instant a JavaScript `Date` can hold (years −271821 to 275760).
 //!
-//! Everything here works on untrusted text and files: bad input is an `Err`/`None`, never a
-//! panic.
+//! Everything here works on untrusted text and files: bad input is an `Err`, never a panic.
+//!
+//! jiff's instants and dates stop at the years −9999 and 9999. The Gregorian calendar repeats
+//! every 400 years, weekdays included, and so does every zone's rule past its last transition
+//! (and its first time type before the first), so an instant outside is moved by whole
+//! 400-year cycles into jiff's range and its date moved back by as many years.
 
-use crate::time::{self, days_from_civil, days_in_month, is_leap};
+use crate::time;
+use jiff::civil;
+use jiff::tz::{Offset, TimeZone};
+use jiff::Timestamp;
 use std::path::{Path, PathBuf};
 
-const DAY_SECS: i64 = 86_400;
+/// Seconds in 400 Gregorian years: 146,097 days, a whole number of weeks.
+const CYCLE_SECS: i64 = 146_097 * 86_400;
 
-/// A civil (proleptic Gregorian) date.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// A local (proleptic Gregorian) date. (Not `PartialEq`: one date near jiff's ends can be held
+/// moved or not; compare [`Date::day_label`]s.)
+#[derive(Debug, Clone, Copy)]
 pub struct Date {
-    pub year: i64,
-    pub month: u32,
-    pub day: u32,
+    /// The date, moved into jiff's years by whole 400-year cycles when outside them.
+    civil: civil::Date,
+    /// The years it was moved by (a multiple of 400; 0 for years −9999 to 9999).
+    years_moved: i64,
 }
 
 impl Date {
-    /// The date of a day number (days since 1970-01-01).
-    pub fn from_days(z: i64) -> Date {
-        let (year, month, day) = time::civil_from_days(z);
-        Date { year, month, day }
+    pub fn year(&self) -> i64 {
+        i64::from(self.civil.year()) + self.years_moved
     }
 
-    fn days(&self) -> i64 {
-        days_from_civil(self.year, self.month, self.day)
+    pub fn month(&self) -> u32 {
+        self.civil.month().unsigned_abs().into()
     }
 
-    /// ISO weekday: Monday 1 … Sunday 7.
-    pub fn iso_weekday(&self) -> u32 {
-        // 1970-01-01 was a Thursday (4).
-        ((self.days() + 3).rem_euclid(7) + 1) as u32
+    pub fn day(&self) -> u32 {
+        self.civil.day().unsigned_abs().into()
     }
 
     /// The ISO 8601 week-numbering year and week (weeks start on Monday; week 1 holds the
     /// year's first Thursday).
     pub fn iso_week(&self) -> (i64, u32) {
-        let ordinal = self.days() - days_from_civil(self.year, 1, 1) + 1;
-        let wd = self.iso_weekday() as i64;
-        let week = (ordinal - wd + 10) / 7;
-        if week < 1 {
-            (self.year - 1, weeks_in_year(self.year - 1))
-        } else if week > weeks_in_year(self.year) as i64 {
-            (self.year + 1, 1)
-        } else {
-            (self.year, week as u32)
-        }
+        let w = self.civil.iso_week_date();
+        (
+            i64::from(w.year()) + self.years_moved,
+            w.week().unsigned_abs().into(),
+        )
     }
 
     /// `YYYY-MM-DD`.
     pub fn day_label(&self) -> String {
-        format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
+        format!("{:04}-{:02}-{:02}", self.year(), self.month(), self.day())
     }
 
     /// `YYYY-Www` (ISO week).
@@ -68,21 +69,7 @@ impl Date {
 
     /// `YYYY-MM`.
     pub fn month_label(&self) -> String {
-        format!("{:04}-{:02}", self.year, self.month)
-    }
-}
-
-fn weeks_in_year(y: i64) -> u32 {
-    let jan1 = Date {
-        year: y,
-        month: 1,
-        day: 1,
-    }
-    .iso_weekday();
-    if jan1 == 4 || (jan1 == 3 && is_leap(y)) {
-        53
-    } else {
-        52
+        format!("{:04}-{:02}", self.year(), self.month())
     }
 }
 
@@ -90,10 +77,10 @@ fn weeks_in_year(y: i64) -> u32 {
 #[derive(Debug, Clone)]
 pub enum Zone {
     Utc,
-    /// Seconds east of UTC.
-    Fixed(i32),
+    /// A UTC offset given as one (`+05:30`).
+    Fixed(Offset),
     /// A zone from a TZif file, or a POSIX TZ string.
-    Rules(Box<Tzif>),
+    Rules(TimeZone),
 }
 
 impl Zone {
@@ -110,6 +97,7 @@ impl Zone {
         }
         if s.starts_with('+') || s.starts_with('-') {
             return time::parse_utc_offset(s)
+                .and_then(|o| Offset::from_seconds(o).ok())
                 .map(Zone::Fixed)
                 .ok_or_else(|| format!("bad UTC offset `{s}` (expected e.g. +05:30 or -05:00)"));
         }
@@ -123,8 +111,8 @@ impl Zone {
             }
         }
         if s.bytes().any(|c| c.is_ascii_digit()) {
-            if let Some(p) = PosixTz::parse(s) {
-                return Ok(Zone::Rules(Box::new(Tzif::from_posix(p))));
+            if let Some(tz) = posix_zone(s) {
+                return Ok(Zone::Rules(tz));
             }
         }
         Err(format!(
@@ -135,9 +123,9 @@ impl Zone {
 
     fn from_file(path: &Path) -> Result<Zone, String> {
         let data = std::fs::read(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-        Tzif::parse(&data)
-            .map(|t| Zone::Rules(Box::new(t)))
-            .ok_or_else(|| format!("{} is not a valid TZif file", path.display()))
+        TimeZone::tzif(&path.to_string_lossy(), &data)
+            .map(Zone::Rules)
+            .map_err(|_| format!("{} is not a valid TZif file", path.display()))
     }
 
     /// The local zone as the C library finds it: `TZ` (a zone name, `:name`, an absolute path
@@ -167,19 +155,50 @@ impl Zone {
 
     /// Seconds east of UTC at the instant `secs` (seconds since the epoch).
     pub fn offset_at(&self, secs: i64) -> i32 {
+        self.offset(within_jiff(secs).0).seconds()
+    }
+
+    fn offset(&self, instant: Timestamp) -> Offset {
         match self {
-            Zone::Utc => 0,
+            Zone::Utc => Offset::UTC,
             Zone::Fixed(o) => *o,
-            Zone::Rules(t) => t.offset_at(secs),
+            Zone::Rules(tz) => tz.to_offset(instant),
         }
     }
 
     /// The local date at the instant `ms` (milliseconds since the epoch).
     pub fn date_of(&self, ms: i64) -> Date {
-        let secs = ms.div_euclid(1000);
-        let local = secs + i64::from(self.offset_at(secs));
-        Date::from_days(local.div_euclid(DAY_SECS))
+        let (instant, years_moved) = within_jiff(ms.div_euclid(1000));
+        Date {
+            civil: self.offset(instant).to_datetime(instant).date(),
+            years_moved,
+        }
     }
+}
+
+/// The instant `secs` seconds after the epoch, moved by whole 400-year cycles into jiff's
+/// range when outside it, and the years it was moved by.
+fn within_jiff(secs: i64) -> (Timestamp, i64) {
+    let (min, max) = (Timestamp::MIN.as_second(), Timestamp::MAX.as_second());
+    let cycles = if secs > max {
+        (secs - max).div_euclid(CYCLE_SECS) + 1
+    } else if secs < min {
+        -((min - secs).div_euclid(CYCLE_SECS) + 1)
+    } else {
+        0
+    };
+    let moved = secs - cycles * CYCLE_SECS;
+    // In range by construction: max - CYCLE_SECS < moved <= max, or min <= moved < min + CYCLE_SECS.
+    let instant = Timestamp::from_second(moved).expect("moved into jiff's range");
+    (instant, cycles * 400)
+}
+
+/// A POSIX TZ string as jiff reads it. One with a DST name but no rule (`EST5EDT`), which
+/// jiff refuses, takes the US rule, as most C libraries assume.
+fn posix_zone(s: &str) -> Option<TimeZone> {
+    TimeZone::posix(s)
+        .or_else(|_| TimeZone::posix(&format!("{s},M3.2.0,M11.1.0")))
+        .ok()
 }
 
 fn valid_zone_name(s: &str) -> bool {
@@ -203,371 +222,6 @@ fn zoneinfo_path(name: &str) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-/// The transitions of a TZif file, and the POSIX TZ rule for times after the last one.
-#[derive(Debug, Clone)]
-pub struct Tzif {
-    /// Transition instants (seconds since the epoch), ascending.
-    times: Vec<i64>,
-    /// For each transition, the index of its local time type.
-    types: Vec<u8>,
-    /// UT offset (seconds east) of each local time type.
-    offsets: Vec<i32>,
-    /// The footer rule (v2+ files), used after the last transition.
-    footer: Option<PosixTz>,
-}
-
-struct Cursor<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl Cursor<'_> {
-    fn take(&mut self, n: usize) -> Option<&[u8]> {
-        let s = self.b.get(self.i..self.i.checked_add(n)?)?;
-        self.i += n;
-        Some(s)
-    }
-    fn u32(&mut self) -> Option<u32> {
-        let s = self.take(4)?;
-        Some(u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
-    }
-}
-
-struct Counts {
-    isut: usize,
-    isstd: usize,
-    leap: usize,
-    time: usize,
-    typ: usize,
-    chars: usize,
-}
-
-fn header(c: &mut Cursor<'_>) -> Option<(u8, Counts)> {
-    if c.take(4)? != b"TZif" {
-        return None;
-    }
-    let version = c.take(1)?[0];
-    c.take(15)?;
-    let mut n = [0usize; 6];
-    for v in &mut n {
-        *v = c.u32()? as usize;
-    }
-    Some((
-        version,
-        Counts {
-            isut: n[0],
-            isstd: n[1],
-            leap: n[2],
-            time: n[3],
-            typ: n[4],
-            chars: n[5],
-        },
-    ))
-}
-
-impl Tzif {
-    fn from_posix(p: PosixTz) -> Tzif {
-        Tzif {
-            times: Vec::new(),
-            types: Vec::new(),
-            offsets: vec![p.std_offset],
-            footer: Some(p),
-        }
-    }
-
-    /// Parses a TZif file (RFC 8536, versions 1 to 4).
-    pub fn parse(b: &[u8]) -> Option<Tzif> {
-        let mut c = Cursor { b, i: 0 };
-        let (version, n) = header(&mut c)?;
-        let (n, time_size) = if version >= b'2' {
-            // Skip the 32-bit block; the 64-bit one follows with its own header.
-            let skip = n.time * 5 + n.typ * 6 + n.chars + n.leap * 8 + n.isstd + n.isut;
-            c.take(skip)?;
-            let (_, n2) = header(&mut c)?;
-            (n2, 8)
-        } else {
-            (n, 4)
-        };
-        if n.typ == 0 {
-            return None;
-        }
-        let mut times = Vec::with_capacity(n.time);
-        for _ in 0..n.time {
-            let s = c.take(time_size)?;
-            times.push(if time_size == 8 {
-                i64::from_be_bytes(s.try_into().ok()?)
-            } else {
-                i64::from(i32::from_be_bytes(s.try_into().ok()?))
-            });
-        }
-        let types = c.take(n.time)?.to_vec();
-        if types.iter().any(|&t| t as usize >= n.typ) {
-            return None;
-        }
-        let mut offsets = Vec::with_capacity(n.typ);
-        for _ in 0..n.typ {
-            let s = c.take(6)?;
-            offsets.push(i32::from_be_bytes([s[0], s[1], s[2], s[3]]));
-        }
-        c.take(n.chars + n.leap * (time_size + 4) + n.isstd + n.isut)?;
-        let mut footer = None;
-        if version >= b'2' {
-            let rest = &b[c.i.min(b.len())..];
-            if let Some(body) = rest.strip_prefix(b"\n") {
-                if let Some(end) = body.iter().position(|&x| x == b'\n') {
-                    let text = std::str::from_utf8(&body[..end]).ok()?;
-                    if !text.is_empty() {
-                        footer = PosixTz::parse(text);
-                    }
-                }
-            }
-        }
-        Some(Tzif {
-            times,
-            types,
-            offsets,
-            footer,
-        })
-    }
-
-    fn offset_at(&self, t: i64) -> i32 {
-        match self.times.last() {
-            None => match &self.footer {
-                Some(f) => f.offset_at(t),
-                None => self.offsets[0],
-            },
-            Some(&last) if t >= last && self.footer.is_some() => {
-                self.footer.as_ref().map_or(0, |f| f.offset_at(t))
-            }
-            Some(_) => {
-                let k = self.times.partition_point(|&x| x <= t);
-                if k == 0 {
-                    self.offsets[0]
-                } else {
-                    self.offsets[self.types[k - 1] as usize]
-                }
-            }
-        }
-    }
-}
-
-/// A POSIX TZ rule such as `EST5EDT,M3.2.0,M11.1.0` or `<+0530>-5:30`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PosixTz {
-    /// Seconds east of UTC in standard time.
-    std_offset: i32,
-    dst: Option<Dst>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Dst {
-    offset: i32,
-    start: (RuleDay, i32),
-    end: (RuleDay, i32),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum RuleDay {
-    /// `Jn`: day 1..=365, February 29 never counted.
-    Julian1(u32),
-    /// `n`: day 0..=365, February 29 counted.
-    Julian0(u32),
-    /// `Mm.w.d`: day `d` (0 = Sunday) of week `w` (5 = last) of month `m`.
-    Mwd(u32, u32, u32),
-}
-
-impl RuleDay {
-    fn day_number(self, y: i64) -> i64 {
-        let jan1 = days_from_civil(y, 1, 1);
-        match self {
-            RuleDay::Julian1(n) => {
-                let n = i64::from(n);
-                jan1 + n - 1 + i64::from(is_leap(y) && n >= 60)
-            }
-            RuleDay::Julian0(n) => jan1 + i64::from(n),
-            RuleDay::Mwd(m, w, d) => {
-                let first = days_from_civil(y, m, 1);
-                let wd_first = (first + 4).rem_euclid(7); // 0 = Sunday
-                let mut day =
-                    first + (i64::from(d) - wd_first).rem_euclid(7) + 7 * (i64::from(w) - 1);
-                let last = first + i64::from(days_in_month(y, m)) - 1;
-                while day > last {
-                    day -= 7;
-                }
-                day
-            }
-        }
-    }
-}
-
-struct P<'a> {
-    b: &'a [u8],
-    i: usize,
-}
-
-impl P<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.b.get(self.i).copied()
-    }
-    fn eat(&mut self, c: u8) -> bool {
-        if self.peek() == Some(c) {
-            self.i += 1;
-            true
-        } else {
-            false
-        }
-    }
-    fn num(&mut self, max_digits: usize) -> Option<u32> {
-        let start = self.i;
-        let mut v = 0u32;
-        while let Some(c) = self.peek().filter(u8::is_ascii_digit) {
-            if self.i - start == max_digits {
-                return None;
-            }
-            v = v * 10 + u32::from(c - b'0');
-            self.i += 1;
-        }
-        (self.i > start).then_some(v)
-    }
-    fn name(&mut self) -> Option<()> {
-        if self.eat(b'<') {
-            let start = self.i;
-            while self.peek()? != b'>' {
-                self.i += 1;
-            }
-            let ok = self.i - start >= 3;
-            self.i += 1;
-            ok.then_some(())
-        } else {
-            let start = self.i;
-            while self.peek().is_some_and(|c| c.is_ascii_alphabetic()) {
-                self.i += 1;
-            }
-            (self.i - start >= 3).then_some(())
-        }
-    }
-    /// `[+-]h[h][:mm[:ss]]` as seconds; `max_h` bounds the hours.
-    fn hms(&mut self, max_h: u32) -> Option<i32> {
-        let neg = if self.eat(b'-') {
-            true
-        } else {
-            self.eat(b'+');
-            false
-        };
-        let h = self.num(3)?;
-        let mut s = 0;
-        let mut m = 0;
-        if self.eat(b':') {
-            m = self.num(2)?;
-            if self.eat(b':') {
-                s = self.num(2)?;
-            }
-        }
-        if h > max_h || m > 59 || s > 59 {
-            return None;
-        }
-        let v = (h * 3600 + m * 60 + s) as i32;
-        Some(if neg { -v } else { v })
-    }
-    fn rule(&mut self) -> Option<(RuleDay, i32)> {
-        let day = if self.eat(b'J') {
-            let n = self.num(3)?;
-            if !(1..=365).contains(&n) {
-                return None;
-            }
-            RuleDay::Julian1(n)
-        } else if self.eat(b'M') {
-            let m = self.num(2)?;
-            if !self.eat(b'.') {
-                return None;
-            }
-            let w = self.num(1)?;
-            if !self.eat(b'.') {
-                return None;
-            }
-            let d = self.num(1)?;
-            if !(1..=12).contains(&m) || !(1..=5).contains(&w) || d > 6 {
-                return None;
-            }
-            RuleDay::Mwd(m, w, d)
-        } else {
-            let n = self.num(3)?;
-            if n > 365 {
-                return None;
-            }
-            RuleDay::Julian0(n)
-        };
-        let time = if self.eat(b'/') { self.hms(167)? } else { 7200 };
-        Some((day, time))
-    }
-}
-
-impl PosixTz {
-    /// Parses a POSIX TZ string (with RFC 8536's extensions: hours up to 167 in rule times).
-    pub fn parse(s: &str) -> Option<PosixTz> {
-        let mut p = P {
-            b: s.as_bytes(),
-            i: 0,
-        };
-        p.name()?;
-        // POSIX offsets are west of UTC; ours are east.
-        let std_offset = -p.hms(24)?;
-        if p.peek().is_none() {
-            return Some(PosixTz {
-                std_offset,
-                dst: None,
-            });
-        }
-        p.name()?;
-        let offset = match p.peek() {
-            Some(b',') | None => std_offset + 3600,
-            _ => -p.hms(24)?,
-        };
-        let (start, end) = if p.eat(b',') {
-            let a = p.rule()?;
-            if !p.eat(b',') {
-                return None;
-            }
-            (a, p.rule()?)
-        } else {
-            // No rule: the US rule, as most C libraries assume.
-            (
-                (RuleDay::Mwd(3, 2, 0), 7200),
-                (RuleDay::Mwd(11, 1, 0), 7200),
-            )
-        };
-        if p.peek().is_some() {
-            return None;
-        }
-        Some(PosixTz {
-            std_offset,
-            dst: Some(Dst { offset, start, end }),
-        })
-    }
-
-    fn offset_at(&self, t: i64) -> i32 {
-        let Some(dst) = &self.dst else {
-            return self.std_offset;
-        };
-        let year = Date::from_days((t + i64::from(self.std_offset)).div_euclid(DAY_SECS)).year;
-        // Transition instants in UTC: the start is given in standard time, the end in DST.
-        let start = dst.start.0.day_number(year) * DAY_SECS + i64::from(dst.start.1)
-            - i64::from(self.std_offset);
-        let end =
-            dst.end.0.day_number(year) * DAY_SECS + i64::from(dst.end.1) - i64::from(dst.offset);
-        let in_dst = if start < end {
-            start <= t && t < end
-        } else {
-            !(end <= t && t < start)
-        };
-        if in_dst {
-            dst.offset
-        } else {
-            self.std_offset
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -576,30 +230,60 @@ mod tests {
         time::parse_iso8601(s).unwrap_or_else(|| panic!("{s}"))
     }
 
-    #[test]
-    fn civil_round_trip() {
-        for z in [-800_000, -1, 0, 1, 59, 10_956, 20_000, 2_932_896] {
-            let d = Date::from_days(z);
-            assert_eq!(days_from_civil(d.year, d.month, d.day), z);
+    /// The day, week and month labels of the instant `ms` in `zone`.
+    fn labels(zone: &Zone, ms: i64) -> [String; 3] {
+        let d = zone.date_of(ms);
+        [d.day_label(), d.week_label(), d.month_label()]
+    }
+
+    fn system_zone(name: &str) -> Option<Zone> {
+        if !Path::new("/usr/share/zoneinfo").join(name).is_file() {
+            eprintln!("no system zoneinfo for {name}; skipped");
+            return None;
         }
-        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        Some(Zone::parse(name).unwrap())
     }
 
     #[test]
     fn iso_weeks() {
-        let w = |y, m, d| {
-            Date {
-                year: y,
-                month: m,
-                day: d,
-            }
-            .week_label()
-        };
-        assert_eq!(w(2026, 1, 1), "2026-W01"); // a Thursday
-        assert_eq!(w(2021, 1, 3), "2020-W53"); // a Sunday after a 53-week year
-        assert_eq!(w(2024, 12, 30), "2025-W01"); // a Monday
-        assert_eq!(w(2026, 5, 1), "2026-W18");
-        assert_eq!(w(2020, 12, 31), "2020-W53");
+        let w = |day: &str| Zone::Utc.date_of(ms(day)).week_label();
+        assert_eq!(w("2026-01-01"), "2026-W01"); // a Thursday
+        assert_eq!(w("2021-01-03"), "2020-W53"); // a Sunday after a 53-week year
+        assert_eq!(w("2024-12-30"), "2025-W01"); // a Monday
+        assert_eq!(w("2026-05-01"), "2026-W18");
+        assert_eq!(w("2020-12-31"), "2020-W53");
+    }
+
+    #[test]
+    fn labels_as_javascript_dates_reach() {
+        // The ends of a JavaScript Date's range and the years just past jiff's (±9999). The
+        // weeks as Python's isocalendar gives them for the dates whole 400-year cycles away
+        // (2160-09-13, 2179-04-20, 2000-01-01, 2000-12-31).
+        let utc = |ms| labels(&Zone::Utc, ms);
+        assert_eq!(
+            utc(time::JS_MAX_MS),
+            ["275760-09-13", "275760-W37", "275760-09"]
+        );
+        assert_eq!(
+            utc(-time::JS_MAX_MS),
+            ["-271821-04-20", "-271821-W16", "-271821-04"]
+        );
+        assert_eq!(utc(ms("9999-12-31T23:59:59.999Z"))[0], "9999-12-31");
+        // 10000-01-01 is a Saturday: still in week 52 of 9999.
+        assert_eq!(
+            utc(ms("+010000-01-01T00:00:00Z")),
+            ["10000-01-01", "9999-W52", "10000-01"]
+        );
+        assert_eq!(
+            utc(ms("-010000-12-31T23:59:59Z")),
+            ["-10000-12-31", "-10000-W52", "-10000-12"]
+        );
+        assert_eq!(utc(ms("-000001-01-01"))[0], "-001-01-01");
+        // Never a panic, whatever the number.
+        for ms in [i64::MIN, i64::MIN + 1, i64::MAX] {
+            let _ = utc(ms);
+            let _ = Zone::parse("EST5EDT,M3.2.0,M11.1.0").unwrap().date_of(ms);
+        }
     }
 
     #[test]
@@ -621,19 +305,26 @@ mod tests {
 
     #[test]
     fn posix_rules() {
-        let ny = PosixTz::parse("EST5EDT,M3.2.0,M11.1.0").unwrap();
+        let ny = posix_zone("EST5EDT,M3.2.0,M11.1.0")
+            .map(Zone::Rules)
+            .unwrap();
+        let at = |z: &Zone, t| z.offset_at(ms(t) / 1000);
         // 2026 DST: from 2026-03-08 07:00 UTC to 2026-11-01 06:00 UTC.
-        assert_eq!(ny.offset_at(ms("2026-03-08T06:59:59Z") / 1000), -5 * 3600);
-        assert_eq!(ny.offset_at(ms("2026-03-08T07:00:00Z") / 1000), -4 * 3600);
-        assert_eq!(ny.offset_at(ms("2026-11-01T05:59:59Z") / 1000), -4 * 3600);
-        assert_eq!(ny.offset_at(ms("2026-11-01T06:00:00Z") / 1000), -5 * 3600);
+        assert_eq!(at(&ny, "2026-03-08T06:59:59Z"), -5 * 3600);
+        assert_eq!(at(&ny, "2026-03-08T07:00:00Z"), -4 * 3600);
+        assert_eq!(at(&ny, "2026-11-01T05:59:59Z"), -4 * 3600);
+        assert_eq!(at(&ny, "2026-11-01T06:00:00Z"), -5 * 3600);
         // Southern hemisphere: DST spans the new year.
-        let syd = PosixTz::parse("AEST-10AEDT,M10.1.0,M4.1.0/3").unwrap();
-        assert_eq!(syd.offset_at(ms("2026-01-15T00:00:00Z") / 1000), 11 * 3600);
-        assert_eq!(syd.offset_at(ms("2026-07-15T00:00:00Z") / 1000), 10 * 3600);
-        let ist = PosixTz::parse("<+0530>-5:30").unwrap();
+        let syd = Zone::parse("AEST-10AEDT,M10.1.0,M4.1.0/3").unwrap();
+        assert_eq!(at(&syd, "2026-01-15T00:00:00Z"), 11 * 3600);
+        assert_eq!(at(&syd, "2026-07-15T00:00:00Z"), 10 * 3600);
+        let ist = Zone::parse("<+0530>-5:30").unwrap();
         assert_eq!(ist.offset_at(0), 5 * 3600 + 1800);
-        assert_eq!(PosixTz::parse("JST-9").unwrap().offset_at(0), 9 * 3600);
+        assert_eq!(Zone::parse("JST-9").unwrap().offset_at(0), 9 * 3600);
+        // A DST name without a rule takes the US rule.
+        let us = posix_zone("XST5XDT").map(Zone::Rules).unwrap();
+        assert_eq!(at(&us, "2026-03-08T07:00:00Z"), -4 * 3600);
+        assert_eq!(at(&us, "2026-11-01T06:00:00Z"), -5 * 3600);
         for bad in [
             "",
             "E5",
@@ -641,12 +332,19 @@ mod tests {
             "EST5EDT,M3.2.0",
             "EST5EDT,M13.2.0,M11.1.0",
             "EST5x",
+            "EST5,M3.2.0,M11.1.0",
         ] {
-            assert_eq!(PosixTz::parse(bad), None, "{bad}");
+            assert!(posix_zone(bad).is_none(), "{bad}");
         }
+        let e = Zone::parse("Mars/Olympus").unwrap_err();
+        assert!(
+            e.starts_with("unknown time zone `Mars/Olympus` (not in "),
+            "{e}"
+        );
     }
 
-    /// A hand-built TZif v2 file: one transition, two types, and a footer.
+    /// A hand-built TZif v2 file: one transition (at 1,000,000 s, from +1h to +2h), two
+    /// types, and a footer.
     fn tzif_v2(footer: &str) -> Vec<u8> {
         let mut b = Vec::new();
         let hdr = |b: &mut Vec<u8>, time: u32, typ: u32, chars: u32| {
@@ -661,14 +359,14 @@ mod tests {
         b.extend_from_slice(&0i32.to_be_bytes());
         b.extend_from_slice(&[0, 0]);
         b.extend_from_slice(b"UTC\0");
-        // v2 block: a transition at 1,000,000 s from +1h to +2h.
+        // v2 block.
         hdr(&mut b, 1, 2, 8);
         b.extend_from_slice(&1_000_000i64.to_be_bytes());
         b.push(1);
         b.extend_from_slice(&3600i32.to_be_bytes());
         b.extend_from_slice(&[0, 0]);
         b.extend_from_slice(&7200i32.to_be_bytes());
-        b.extend_from_slice(&[1, 4]);
+        b.extend_from_slice(&[0, 4]);
         b.extend_from_slice(b"ONE\0TWO\0");
         b.push(b'\n');
         b.extend_from_slice(footer.as_bytes());
@@ -678,35 +376,234 @@ mod tests {
 
     #[test]
     fn tzif_table_then_footer() {
-        let t = Tzif::parse(&tzif_v2("<+03>-3")).unwrap();
+        let dir = std::env::temp_dir().join(format!("pi-jsonl-tzif-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, data: &[u8]| {
+            let p = dir.join(name);
+            std::fs::write(&p, data).unwrap();
+            Zone::from_file(&p)
+        };
+        let t = file("rule", &tzif_v2("TWO-2THR,M3.5.0,M10.5.0/3")).unwrap();
         assert_eq!(t.offset_at(0), 3600);
         assert_eq!(t.offset_at(999_999), 3600);
-        // From the last transition on, the footer rule applies.
-        assert_eq!(t.offset_at(1_000_000), 3 * 3600);
-        let t = Tzif::parse(&tzif_v2("")).unwrap();
-        assert_eq!(t.offset_at(2_000_000), 7200);
+        assert_eq!(t.offset_at(1_000_000), 7200);
+        // After the last transition, the footer rule applies.
+        assert_eq!(t.offset_at(ms("1970-07-01T00:00:00Z") / 1000), 3 * 3600);
+        assert_eq!(t.offset_at(ms("2070-07-01T00:00:00Z") / 1000), 3 * 3600);
+        assert_eq!(t.offset_at(ms("2070-12-01T00:00:00Z") / 1000), 2 * 3600);
+        // No footer: the last type from then on.
+        let t = file("empty", &tzif_v2("")).unwrap();
+        assert_eq!(t.offset_at(ms("2070-07-01T00:00:00Z") / 1000), 7200);
         // Truncated or foreign files are errors, not panics.
-        let full = tzif_v2("<+03>-3");
+        let full = tzif_v2("TWO-2");
         for n in 0..full.len() - 10 {
-            let _ = Tzif::parse(&full[..n]);
+            let _ = file("cut", &full[..n]);
         }
-        assert!(Tzif::parse(b"not a tzif file at all, really not").is_none());
+        let e = file("junk", b"not a tzif file at all, really not").unwrap_err();
+        assert_eq!(
+            e,
+            format!("{} is not a valid TZif file", dir.join("junk").display())
+        );
+        let e = Zone::from_file(&dir.join("absent")).unwrap_err();
+        assert!(
+            e.starts_with(&format!("reading {}: ", dir.join("absent").display())),
+            "{e}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn system_zoneinfo_when_present() {
-        if !Path::new("/usr/share/zoneinfo/America/New_York").exists() {
+        let Some(z) = system_zone("America/New_York") else {
             return;
-        }
-        let z = Zone::Rules(Box::new(
-            Tzif::parse(&std::fs::read("/usr/share/zoneinfo/America/New_York").unwrap()).unwrap(),
-        ));
-        assert_eq!(z.offset_at(ms("2026-07-01T12:00:00Z") / 1000), -4 * 3600);
-        assert_eq!(z.offset_at(ms("2026-01-01T12:00:00Z") / 1000), -5 * 3600);
-        assert_eq!(z.offset_at(ms("2090-07-01T12:00:00Z") / 1000), -4 * 3600);
+        };
+        let at = |t| z.offset_at(ms(t) / 1000);
+        assert_eq!(at("2026-07-01T12:00:00Z"), -4 * 3600);
+        assert_eq!(at("2026-01-01T12:00:00Z"), -5 * 3600);
+        assert_eq!(at("2090-07-01T12:00:00Z"), -4 * 3600);
+        // Before the first transition: local mean time, -4:56:02.
+        assert_eq!(at("1800-01-01T00:00:00Z"), -(4 * 3600 + 56 * 60 + 2));
         assert_eq!(
             z.date_of(ms("2026-05-02T03:00:00Z")).day_label(),
             "2026-05-01"
         );
+    }
+
+    /// Expected labels worked out by hand from each zone's offsets (not by jiff): the last
+    /// second of a local day and the first of the next, on both sides of DST transitions.
+    #[test]
+    fn labels_around_transitions() {
+        /// An instant (UTC) and its local day, week and month labels.
+        type Labelled = (&'static str, [&'static str; 3]);
+        let cases: &[(&str, &[Labelled])] = &[
+            (
+                // CET +1, CEST +2; 2026: 03-29 01:00Z to 10-25 01:00Z.
+                "Europe/Berlin",
+                &[
+                    (
+                        "2026-03-28T22:59:59Z",
+                        ["2026-03-28", "2026-W13", "2026-03"],
+                    ),
+                    (
+                        "2026-03-28T23:00:00Z",
+                        ["2026-03-29", "2026-W13", "2026-03"],
+                    ),
+                    (
+                        "2026-03-29T21:59:59Z",
+                        ["2026-03-29", "2026-W13", "2026-03"],
+                    ),
+                    (
+                        "2026-03-29T22:00:00Z",
+                        ["2026-03-30", "2026-W14", "2026-03"],
+                    ),
+                    (
+                        "2026-03-31T21:59:59Z",
+                        ["2026-03-31", "2026-W14", "2026-03"],
+                    ),
+                    (
+                        "2026-03-31T22:00:00Z",
+                        ["2026-04-01", "2026-W14", "2026-04"],
+                    ),
+                    (
+                        "2026-10-24T21:59:59Z",
+                        ["2026-10-24", "2026-W43", "2026-10"],
+                    ),
+                    (
+                        "2026-10-24T22:00:00Z",
+                        ["2026-10-25", "2026-W43", "2026-10"],
+                    ),
+                    (
+                        "2026-10-25T22:59:59Z",
+                        ["2026-10-25", "2026-W43", "2026-10"],
+                    ),
+                    (
+                        "2026-10-25T23:00:00Z",
+                        ["2026-10-26", "2026-W44", "2026-10"],
+                    ),
+                    (
+                        "2020-12-31T22:59:59Z",
+                        ["2020-12-31", "2020-W53", "2020-12"],
+                    ),
+                    (
+                        "2020-12-31T23:00:00Z",
+                        ["2021-01-01", "2020-W53", "2021-01"],
+                    ),
+                ],
+            ),
+            (
+                // EST -5, EDT -4; 2026: 03-08 07:00Z to 11-01 06:00Z; 2006 (the old US rule,
+                // from the table): from 04-02 07:00Z.
+                "America/New_York",
+                &[
+                    (
+                        "2026-03-08T04:59:59Z",
+                        ["2026-03-07", "2026-W10", "2026-03"],
+                    ),
+                    (
+                        "2026-03-08T05:00:00Z",
+                        ["2026-03-08", "2026-W10", "2026-03"],
+                    ),
+                    (
+                        "2026-03-09T03:59:59Z",
+                        ["2026-03-08", "2026-W10", "2026-03"],
+                    ),
+                    (
+                        "2026-03-09T04:00:00Z",
+                        ["2026-03-09", "2026-W11", "2026-03"],
+                    ),
+                    (
+                        "2026-11-01T03:59:59Z",
+                        ["2026-10-31", "2026-W44", "2026-10"],
+                    ),
+                    (
+                        "2026-11-01T04:00:00Z",
+                        ["2026-11-01", "2026-W44", "2026-11"],
+                    ),
+                    (
+                        "2026-11-02T04:59:59Z",
+                        ["2026-11-01", "2026-W44", "2026-11"],
+                    ),
+                    (
+                        "2026-11-02T05:00:00Z",
+                        ["2026-11-02", "2026-W45", "2026-11"],
+                    ),
+                    (
+                        "2006-04-02T04:59:59Z",
+                        ["2006-04-01", "2006-W13", "2006-04"],
+                    ),
+                    (
+                        "2006-04-03T03:59:59Z",
+                        ["2006-04-02", "2006-W13", "2006-04"],
+                    ),
+                    (
+                        "2006-04-03T04:00:00Z",
+                        ["2006-04-03", "2006-W14", "2006-04"],
+                    ),
+                ],
+            ),
+            (
+                // +10:30 standard, +11 in DST (a half-hour change); 2026: DST until
+                // 04-04 15:00Z and from 10-03 15:30Z. 2100 is past the table: the footer rule.
+                "Australia/Lord_Howe",
+                &[
+                    (
+                        "2026-04-04T12:59:59Z",
+                        ["2026-04-04", "2026-W14", "2026-04"],
+                    ),
+                    (
+                        "2026-04-04T13:00:00Z",
+                        ["2026-04-05", "2026-W14", "2026-04"],
+                    ),
+                    (
+                        "2026-04-05T13:29:59Z",
+                        ["2026-04-05", "2026-W14", "2026-04"],
+                    ),
+                    (
+                        "2026-04-05T13:30:00Z",
+                        ["2026-04-06", "2026-W15", "2026-04"],
+                    ),
+                    (
+                        "2026-10-03T13:29:59Z",
+                        ["2026-10-03", "2026-W40", "2026-10"],
+                    ),
+                    (
+                        "2026-10-03T13:30:00Z",
+                        ["2026-10-04", "2026-W40", "2026-10"],
+                    ),
+                    (
+                        "2026-10-04T12:59:59Z",
+                        ["2026-10-04", "2026-W40", "2026-10"],
+                    ),
+                    (
+                        "2026-10-04T13:00:00Z",
+                        ["2026-10-05", "2026-W41", "2026-10"],
+                    ),
+                    (
+                        "2026-01-10T13:15:00Z",
+                        ["2026-01-11", "2026-W02", "2026-01"],
+                    ),
+                    (
+                        "2026-07-10T13:15:00Z",
+                        ["2026-07-10", "2026-W28", "2026-07"],
+                    ),
+                    (
+                        "2100-01-10T13:15:00Z",
+                        ["2100-01-11", "2100-W02", "2100-01"],
+                    ),
+                    (
+                        "2100-07-10T13:15:00Z",
+                        ["2100-07-10", "2100-W27", "2100-07"],
+                    ),
+                ],
+            ),
+        ];
+        for (name, instants) in cases {
+            let Some(zone) = system_zone(name) else {
+                continue;
+            };
+            for (utc, want) in *instants {
+                assert_eq!(labels(&zone, ms(utc)), *want, "{name} at {utc}");
+            }
+        }
     }
 }

@@ -159,11 +159,8 @@ impl<'b> Obj<'b> {
     }
 
     pub fn i64(&mut self, k: &str, v: i64) -> &mut Self {
-        let b = self.key(k);
-        if v < 0 {
-            b.push(b'-');
-        }
-        push_u64(b, v.unsigned_abs());
+        let mut digits = itoa::Buffer::new();
+        self.key(k).extend_from_slice(digits.format(v).as_bytes());
         self
     }
 
@@ -303,18 +300,8 @@ impl Arr<'_> {
 
 /// Appends the decimal digits of `v` (what `write!(buf, "{v}")` writes, without the
 /// formatting machinery: records are mostly numbers).
-pub fn push_u64(buf: &mut Vec<u8>, mut v: u64) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&digits[i..]);
+pub fn push_u64(buf: &mut Vec<u8>, v: u64) {
+    buf.extend_from_slice(itoa::Buffer::new().format(v).as_bytes());
 }
 
 /// Appends `s` as a JSON string, escaped exactly as `serde_json` escapes it: `"` and `\\`,
