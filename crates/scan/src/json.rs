@@ -10,9 +10,9 @@
 //! raw control characters inside strings are not. UTF-8 is checked separately by the reader.
 //!
 //! What each part may be given:
-//! - The validating entry points take any bytes: [`validate`] (a whole text), [`skip_value`]
-//!   (the value at an index), [`scan_members`] and [`scan_members_nested`] (an object, its
-//!   members handed out as they are validated).
+//! - The validating entry points take any bytes: [`validate`] (a whole text), [`value_at`]
+//!   and [`skip_value`] (the value at an index, whatever follows it), [`scan_members`] and
+//!   [`scan_members_nested`] (an object, its members handed out as they are validated).
 //! - A [`Raw`] is the text of one value they accepted, and only they make one. Its walkers
 //!   ([`Raw::get`], [`Raw::for_each_field`], [`Raw::for_each_element`]) read it a second time
 //!   without checking, which is only sound on validated text: taking a `Raw` is how they
@@ -277,6 +277,13 @@ impl Stack {
 /// past it. Iterative, so deep nesting cannot overflow the stack.
 pub fn skip_value(b: &[u8], i: usize) -> Result<usize, Error> {
     skip_value_within(b, i, MAX_DEPTH)
+}
+
+/// [`skip_value`], returning the value's text: the value that starts at `b[i]`, whatever
+/// follows it.
+pub fn value_at(b: &[u8], i: usize) -> Result<Raw<'_>, Error> {
+    let end = skip_value(b, i)?;
+    Ok(Raw(&b[i..end]))
 }
 
 /// Validates a whole text: one value, with only whitespace around it. Returns the value's
@@ -749,6 +756,8 @@ mod tests {
         assert_eq!(elements[1].kind_name(), "string");
         let glued = validate(b"{} {}").unwrap_err();
         assert_eq!((glued.kind, glued.pos), (ErrorKind::Unexpected, 3));
+        assert_eq!(value_at(b"{} {}", 0), Ok(Raw(b"{}")));
+        assert_eq!(value_at(b" {}", 0).unwrap_err().kind, ErrorKind::Unexpected);
         assert_eq!(validate(b"  ").unwrap_err().kind, ErrorKind::Eof);
         assert_eq!(
             format!("{:?}", validate(b"\"\xff\"").unwrap()),
