@@ -49,9 +49,9 @@ struct Few<'a> {
 
 fn ours(line: &[u8]) -> usize {
     let mut found = 0;
-    let end = json::scan_object(line, 0, |k, v| {
+    let end = json::scan_members(line, 0, |k, v| {
         if json::key_is(k, "type") || json::key_is(k, "id") || json::key_is(k, "parentId") {
-            found += json::as_str(v).map_or(0, |s| s.len());
+            found += v.as_str().map_or(0, |s| s.len());
         }
     });
     end.map_or(0, |_| found)

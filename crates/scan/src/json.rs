@@ -1,13 +1,37 @@
 //! A validating, allocation-free JSON scanner.
 //!
 //! Tools need a handful of fields from each line, but must still know whether the line is
-//! valid JSON (Pi skips lines that `JSON.parse` rejects, and so must we). [`scan_object`]
-//! validates a whole object in one pass and hands back the raw bytes of each top-level value;
-//! nested values are scanned the same way only when a tool asks for them. Strings are skipped
+//! valid JSON (Pi skips lines that `JSON.parse` rejects, and so must we). [`scan_members`]
+//! validates a whole object in one pass and hands out each top-level value as a [`Raw`];
+//! nested values are read the same way only when a tool asks for them. Strings are skipped
 //! with `memchr`, so long tool outputs cost little more than reading them.
 //!
 //! The grammar is RFC 8259, as `JSON.parse` accepts it: lone surrogate escapes are allowed,
 //! raw control characters inside strings are not. UTF-8 is checked separately by the reader.
+//!
+//! What each part may be given:
+//! - The validating entry points take any bytes: [`validate`] (a whole text), [`value_at`]
+//!   and [`skip_value`] (the value at an index, whatever follows it), [`scan_members`] and
+//!   [`scan_members_nested`] (an object, its members handed out as they are validated).
+//! - A [`Raw`] is the text of one value they accepted, and only they make one. Its walkers
+//!   ([`Raw::get`], [`Raw::for_each_field`], [`Raw::for_each_element`]) read it a second time
+//!   without checking, which is only sound on validated text: taking a `Raw` is how they
+//!   make sure of it.
+//! - [`as_str`], [`as_u64`], [`as_f64`], [`as_bool`], [`kind_name`], [`key_is`] and
+//!   [`decode_string_body`] stay free functions over bytes: each reads one value's own text
+//!   and never skips, so any bytes are safe to give them (what is not the value they expect
+//!   reads as `None`, or U+FFFD in a string). `Raw` has the same as methods.
+//!
+//! TRANSITIONAL: [`compat`] keeps the `&[u8]` API of before `Raw` (`scan_object`,
+//! `scan_object_nested`, `get`, `for_each_field`, `for_each_element`), re-exported here under
+//! those names, only until the pi-jsonl crate's call sites are converted; then it goes away.
+
+pub mod compat;
+mod raw;
+
+// TRANSITIONAL: the `&[u8]` API of before `Raw`, until the pi-jsonl crate is converted.
+pub use compat::{for_each_element, for_each_field, get, scan_object, scan_object_nested};
+pub use raw::Raw;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -255,6 +279,26 @@ pub fn skip_value(b: &[u8], i: usize) -> Result<usize, Error> {
     skip_value_within(b, i, MAX_DEPTH)
 }
 
+/// [`skip_value`], returning the value's text: the value that starts at `b[i]`, whatever
+/// follows it.
+pub fn value_at(b: &[u8], i: usize) -> Result<Raw<'_>, Error> {
+    let end = skip_value(b, i)?;
+    Ok(Raw(&b[i..end]))
+}
+
+/// Validates a whole text: one value, with only whitespace around it. Returns the value's
+/// text; an error when the text is not one value (at the first byte after it, when it is
+/// followed by more than whitespace).
+pub fn validate(b: &[u8]) -> Result<Raw<'_>, Error> {
+    let start = skip_ws(b, 0);
+    let end = skip_value(b, start)?;
+    let rest = skip_ws(b, end);
+    if rest != b.len() {
+        return err(ErrorKind::Unexpected, rest);
+    }
+    Ok(Raw(&b[start..end]))
+}
+
 /// [`skip_value`] for a value nested `MAX_DEPTH - limit` levels down already: at most
 /// `limit` more containers may open.
 fn skip_value_within(b: &[u8], i: usize, limit: usize) -> Result<usize, Error> {
@@ -353,18 +397,20 @@ fn object_key(b: &[u8], i: usize) -> Result<usize, Error> {
     Ok(skip_ws(b, i + 1))
 }
 
-/// Scans the object at `b[i]` (which must be `{`), calling `f(raw_key, raw_value)` for each
-/// member in order. `raw_key` is the key's text between its quotes, escapes undecoded (compare
-/// with [`key_is`]); `raw_value` is the exact text of the value. Returns the index past `}`.
-pub fn scan_object<'a>(
+/// Scans the object at `b[i]` (which must be `{`), calling `f(raw_key, value)` for each member
+/// in order. `raw_key` is the key's text between its quotes, escapes undecoded (compare with
+/// [`key_is`]); `value` is the exact text of the value. Returns the object's text: the index
+/// past its `}` is `i + object.len()`.
+pub fn scan_members<'a>(
     b: &'a [u8],
     i: usize,
-    mut f: impl FnMut(&'a [u8], &'a [u8]),
-) -> Result<usize, Error> {
-    scan_members(b, i, 0, &|_: &[u8]| false, &mut |_, k, v| f(k, v))
+    mut f: impl FnMut(&'a [u8], Raw<'a>),
+) -> Result<Raw<'a>, Error> {
+    let end = object_members(b, i, 0, &|_: &[u8]| false, &mut |_, k, v| f(k, v))?;
+    Ok(Raw(&b[i..end]))
 }
 
-/// Where a member handed out by [`scan_object_nested`] is.
+/// Where a member handed out by [`scan_members_nested`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Member {
     /// A top-level member whose value was not opened.
@@ -375,22 +421,45 @@ pub enum Member {
     Opened,
 }
 
-/// [`scan_object`], and in the same pass the members of the top-level values that are objects
-/// under a key `open` picks (by raw key): those are handed out first as [`Member::Nested`],
-/// then their holder as [`Member::Opened`]. The same validation, errors and nesting limit as
-/// [`scan_object`]; a reader gets two levels of members for the price of one scan.
-pub fn scan_object_nested<'a>(
+/// [`scan_members`], and in the same pass the members of the top-level values that are
+/// objects under a key `open` picks (by raw key): those are handed out first as
+/// [`Member::Nested`], then their holder as [`Member::Opened`]. The same validation, errors and
+/// nesting limit as [`scan_members`]; a reader gets two levels of members for the price of one
+/// scan.
+pub fn scan_members_nested<'a>(
     b: &'a [u8],
     i: usize,
     open: impl Fn(&[u8]) -> bool,
-    mut f: impl FnMut(Member, &'a [u8], &'a [u8]),
-) -> Result<usize, Error> {
-    scan_members(b, i, 0, &open, &mut f)
+    mut f: impl FnMut(Member, &'a [u8], Raw<'a>),
+) -> Result<Raw<'a>, Error> {
+    let end = object_members(b, i, 0, &open, &mut f)?;
+    Ok(Raw(&b[i..end]))
+}
+
+/// How [`object_members`] hands out a value it validated: as a [`Raw`], or as its bytes for
+/// [`compat`] (so the old API calls its callback directly, not through a wrapping closure: a
+/// wrapper costs a load per member). TRANSITIONAL: it goes with `compat`.
+trait ScannedValue<'a> {
+    fn scanned(text: &'a [u8]) -> Self;
+}
+
+impl<'a> ScannedValue<'a> for Raw<'a> {
+    #[inline(always)]
+    fn scanned(text: &'a [u8]) -> Raw<'a> {
+        Raw(text)
+    }
+}
+
+impl<'a> ScannedValue<'a> for &'a [u8] {
+    #[inline(always)]
+    fn scanned(text: &'a [u8]) -> &'a [u8] {
+        text
+    }
 }
 
 /// The object at `b[i]`, `depth` containers down (0 or 1): its members go to `f`, and at depth
-/// 0 those `open` picks are scanned the same way.
-fn scan_members<'a, O, F>(
+/// 0 those `open` picks are scanned the same way. Returns the index past its `}`.
+fn object_members<'a, V, O, F>(
     b: &'a [u8],
     i: usize,
     depth: usize,
@@ -398,8 +467,9 @@ fn scan_members<'a, O, F>(
     f: &mut F,
 ) -> Result<usize, Error>
 where
+    V: ScannedValue<'a>,
     O: Fn(&[u8]) -> bool,
-    F: FnMut(Member, &'a [u8], &'a [u8]),
+    F: FnMut(Member, &'a [u8], V),
 {
     if b.get(i) != Some(&b'{') {
         return err(ErrorKind::Unexpected, i);
@@ -434,7 +504,7 @@ where
         }
         i = skip_ws(b, i + 1);
         let (end, kind) = if depth == 0 && b.get(i) == Some(&b'{') && open(key) {
-            (scan_members(b, i, 1, open, f)?, Member::Opened)
+            (object_members(b, i, 1, open, f)?, Member::Opened)
         } else {
             // A value `depth` levels in may open `MAX_DEPTH - depth` containers, as it
             // could within `skip_value` of its holder.
@@ -448,7 +518,7 @@ where
                 },
             )
         };
-        f(kind, key, &b[i..end]);
+        f(kind, key, V::scanned(&b[i..end]));
         i = skip_ws(b, end);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
@@ -459,166 +529,7 @@ where
     }
 }
 
-/// `b[i]` is the opening quote of a string already validated; returns the index just past
-/// its closing quote (`b.len()` when there is none). Jumps from quote to quote with `memchr`:
-/// a quote ends the string unless an odd number of backslashes precedes it. Unlike
-/// [`skip_string`] this does not stop at every escape, which is what makes a second look at
-/// validated text (a message's members, a content array) cheap.
-#[inline]
-fn skip_valid_string(b: &[u8], i: usize) -> usize {
-    let start = i + 1;
-    let mut from = start;
-    while let Some(q) = next_quote(b, from) {
-        let backslashes = b[start..q]
-            .iter()
-            .rev()
-            .take_while(|&&c| c == b'\\')
-            .count();
-        if backslashes % 2 == 0 {
-            return q + 1;
-        }
-        from = q + 1;
-    }
-    b.len()
-}
-
-/// Index of the first `"` at or after `i`. Inline sixteen bytes a step: most strings of a
-/// message are short (keys, `type` values), where a `memchr` call costs more than it saves.
-#[inline]
-fn next_quote(b: &[u8], mut i: usize) -> Option<usize> {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-        };
-        const W: usize = 16;
-        // SAFETY: SSE2 is part of the x86-64 baseline; each load reads the 16 in-bounds
-        // bytes of `chunk` and needs no alignment.
-        unsafe {
-            let quote = _mm_set1_epi8(b'"' as i8);
-            while i + W <= b.len() {
-                let chunk = &b[i..i + W];
-                let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
-                let m = _mm_movemask_epi8(_mm_cmpeq_epi8(x, quote)) as u32;
-                if m != 0 {
-                    return Some(i + m.trailing_zeros() as usize);
-                }
-                i += W;
-            }
-        }
-    }
-    b.get(i..)?.iter().position(|&c| c == b'"').map(|p| i + p)
-}
-
-/// The index just past the value at `b[i]` (no leading whitespace), for text already
-/// validated (by [`scan_object`] / [`skip_value`]): brackets are counted, strings jumped over,
-/// nothing is checked. On text that is not valid JSON it returns some index within `b` and
-/// never panics, but the result means nothing.
-fn skip_valid(b: &[u8], i: usize) -> usize {
-    let mut i = i;
-    let mut depth = 0usize;
-    while let Some(&c) = b.get(i) {
-        match c {
-            b'"' => {
-                i = skip_valid_string(b, i);
-                if depth == 0 {
-                    return i;
-                }
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                i += 1;
-            }
-            b'}' | b']' => {
-                if depth == 0 {
-                    return i;
-                }
-                depth -= 1;
-                i += 1;
-                if depth == 0 {
-                    return i;
-                }
-            }
-            b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => {
-                if depth == 0 {
-                    return i;
-                }
-                i += 1;
-            }
-            _ => i += 1,
-        }
-    }
-    b.len()
-}
-
-/// [`scan_object`] for an object already validated: the same members, found with
-/// [`skip_valid`]. Stops quietly at anything unexpected.
-fn scan_valid_object<'a>(b: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8])) {
-    let mut i = skip_ws(b, 1);
-    while b.get(i) == Some(&b'"') {
-        let key_end = skip_valid_string(b, i);
-        let Some(key) = b.get(i + 1..key_end.saturating_sub(1)) else {
-            return;
-        };
-        i = skip_ws(b, key_end);
-        if b.get(i) != Some(&b':') {
-            return;
-        }
-        i = skip_ws(b, i + 1);
-        if i >= b.len() {
-            return;
-        }
-        let end = skip_valid(b, i);
-        f(key, &b[i..end]);
-        i = skip_ws(b, end);
-        if b.get(i) != Some(&b',') {
-            return;
-        }
-        i = skip_ws(b, i + 1);
-    }
-}
-
-/// Calls `f` with the raw text of each element of the array `raw` (already validated, e.g. a
-/// value handed out by [`scan_object`]). Does nothing when `raw` is not an array.
-pub fn for_each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
-    if raw.first() != Some(&b'[') {
-        return;
-    }
-    let mut i = skip_ws(raw, 1);
-    while i < raw.len() && raw[i] != b']' {
-        let end = skip_valid(raw, i);
-        if end == i {
-            return;
-        }
-        f(&raw[i..end]);
-        i = skip_ws(raw, end);
-        if raw.get(i) != Some(&b',') {
-            return;
-        }
-        i = skip_ws(raw, i + 1);
-    }
-}
-
-/// Calls `f(raw_key, raw_value)` for each member of the object `raw` (already validated).
-/// Does nothing when `raw` is not an object.
-pub fn for_each_field<'a>(raw: &'a [u8], f: impl FnMut(&'a [u8], &'a [u8])) {
-    if raw.first() == Some(&b'{') {
-        scan_valid_object(raw, f);
-    }
-}
-
-/// The raw value of member `key` of the object `raw` (the last one, as `JSON.parse` keeps).
-pub fn get<'a>(raw: &'a [u8], key: &str) -> Option<&'a [u8]> {
-    let mut found = None;
-    for_each_field(raw, |k, v| {
-        if key_is(k, key) {
-            found = Some(v);
-        }
-    });
-    found
-}
-
-/// Whether a raw key (as handed out by [`scan_object`]) spells `name`.
+/// Whether a raw key (as handed out by [`scan_members`]) spells `name`.
 #[inline]
 pub fn key_is(raw_key: &[u8], name: &str) -> bool {
     // An escape is always longer than what it stands for, so a raw key no longer than
@@ -750,7 +661,9 @@ mod tests {
 
     fn valid(s: &str) -> bool {
         let b = s.as_bytes();
-        matches!(skip_value(b, 0), Ok(end) if skip_ws(b, end) == b.len())
+        let by_skip = matches!(skip_value(b, 0), Ok(end) if skip_ws(b, end) == b.len());
+        assert_eq!(validate(b).is_ok(), by_skip, "{s}");
+        by_skip
     }
 
     #[test]
@@ -810,8 +723,8 @@ mod tests {
                 "]".repeat(n)
             );
             let b = line.as_bytes();
-            let flat = scan_object(b, 0, |_, _| {});
-            let nested = scan_object_nested(b, 0, |k| k == b"message", |_, _, _| {});
+            let flat = scan_members(b, 0, |_, _| {});
+            let nested = scan_members_nested(b, 0, |k| k == b"message", |_, _, _| {});
             assert_eq!(flat, nested, "{n} arrays");
             assert_eq!(flat.is_ok(), n < MAX_DEPTH, "{n} arrays");
         }
@@ -821,12 +734,70 @@ mod tests {
     fn scans_top_level_members_raw() {
         let line = br#"{"type":"message","id":"ab\u0063","n":12,"m":{"x":[1]}}"#;
         let mut seen = vec![];
-        scan_object(line, 0, |k, v| seen.push((k.to_vec(), v.to_vec()))).unwrap();
+        let object = scan_members(line, 0, |k, v| seen.push((k, v))).unwrap();
+        assert_eq!(object, &line[..]);
         assert_eq!(seen.len(), 4);
         assert_eq!(seen[1].1, br#""ab\u0063""#);
-        assert_eq!(as_str(&seen[1].1).unwrap(), "abc");
+        assert_eq!(seen[1].1.as_str().unwrap(), "abc");
+        assert_eq!(seen[2].1.as_u64(), Some(12));
         assert_eq!(seen[3].1, br#"{"x":[1]}"#);
-        assert_eq!(get(&seen[3].1, "x"), Some(&b"[1]"[..]));
+        assert_eq!(seen[3].1.get("x").map(Raw::bytes), Some(&b"[1]"[..]));
+        assert_eq!(object.get("m"), Some(seen[3].1));
+    }
+
+    #[test]
+    fn validates_a_whole_text() {
+        let raw = validate(b" \t{\"a\": [1, \"b\", null] }\r\n").unwrap();
+        assert_eq!(raw, br#"{"a": [1, "b", null] }"#);
+        let mut elements = vec![];
+        raw.get("a").unwrap().for_each_element(|e| elements.push(e));
+        assert_eq!(elements, [&b"1"[..], b"\"b\"", b"null"]);
+        assert!(elements[2].is_null() && !elements[1].is_null());
+        assert_eq!(elements[1].kind_name(), "string");
+        let glued = validate(b"{} {}").unwrap_err();
+        assert_eq!((glued.kind, glued.pos), (ErrorKind::Unexpected, 3));
+        assert_eq!(value_at(b"{} {}", 0), Ok(Raw(b"{}")));
+        assert_eq!(value_at(b" {}", 0).unwrap_err().kind, ErrorKind::Unexpected);
+        assert_eq!(validate(b"  ").unwrap_err().kind, ErrorKind::Eof);
+        assert_eq!(
+            format!("{:?}", validate(b"\"\xff\"").unwrap()),
+            "Raw(\"\\\"\u{fffd}\\\"\")"
+        );
+    }
+
+    #[test]
+    fn raw_walkers_keep_the_last_of_repeated_keys_and_skip_non_containers() {
+        let raw = validate(br#"{"id":"a","i\u0064":"b","x":{}}"#).unwrap();
+        assert_eq!(raw.get("id"), Some(Raw(br#""b""#)));
+        assert_eq!(raw.get("nope"), None);
+        let mut keys = vec![];
+        raw.for_each_field(|k, _| keys.push(k));
+        assert_eq!(keys, [&b"id"[..], br"i\u0064", b"x"]);
+        let string = raw.get("id").unwrap();
+        string.for_each_field(|_, _| panic!("a string has no members"));
+        string.for_each_element(|_| panic!("a string has no elements"));
+        assert_eq!(string.get("id"), None);
+    }
+
+    #[test]
+    fn compat_api_hands_out_the_same_bytes() {
+        let line = br#"{"a":{"b":[true,2]},"c":"d"}"#;
+        let (mut new, mut old) = (vec![], vec![]);
+        let object = scan_members_nested(line, 0, |_| true, |m, k, v| new.push((m, k, v.bytes())));
+        let end = compat::scan_object_nested(line, 0, |_| true, |m, k, v| old.push((m, k, v)));
+        assert_eq!((new, end), (old, Ok(object.unwrap().len())));
+        let (mut new, mut old) = (vec![], vec![]);
+        scan_members(line, 0, |k, v| new.push((k, v.bytes()))).unwrap();
+        compat::scan_object(line, 0, |k, v| old.push((k, v))).unwrap();
+        assert_eq!(new, old);
+        let a = compat::get(line, "a").unwrap();
+        assert_eq!(Some(a), validate(line).unwrap().get("a").map(Raw::bytes));
+        let mut fields = vec![];
+        compat::for_each_field(a, |k, v| fields.push((k, v)));
+        assert_eq!(fields, [(&b"b"[..], &b"[true,2]"[..])]);
+        let mut elements = vec![];
+        compat::for_each_element(fields[0].1, |e| elements.push(as_bool(e)));
+        assert_eq!(elements, [Some(true), None]);
     }
 
     #[test]

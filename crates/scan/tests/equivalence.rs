@@ -1,6 +1,7 @@
-//! The fast path agrees with the slow one: our validating scanner (`json::scan_object`,
-//! `skip_value`, `for_each_field`, `for_each_element`) against serde_json, on every line of the
-//! corpus (when present), on generated sessions, and on mutated copies of generated lines.
+//! The fast path agrees with the slow one: our validating scanner (`json::scan_members`,
+//! `skip_value`, `validate`, and the second look of `Raw::for_each_field`, `for_each_element`
+//! and `get`) against serde_json, on every line of the corpus (when present), on generated
+//! sessions, and on mutated copies of generated lines.
 //!
 //! - Verdict: a line is valid JSON for us exactly when serde_json accepts it as `IgnoredAny`.
 //! - Members: for a valid object, the same keys (decoded) in the same order, duplicates
@@ -12,15 +13,19 @@
 //! serde_json's limit, and invalid UTF-8 (the reader reports it separately).
 
 use pi_jsonl_gen::{Gen, Rng, Shape};
-use pi_jsonl_scan::json;
+use pi_jsonl_scan::json::{self, Raw};
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use std::fmt;
 
-/// Our verdict, as the reader decides it: one value, then only whitespace.
+/// Our verdict, as the reader decides it: one value, then only whitespace. `validate` says
+/// the same of the whole text.
 fn ours_valid(line: &[u8]) -> bool {
     let start = json::skip_ws(line, 0);
-    matches!(json::skip_value(line, start), Ok(end) if json::skip_ws(line, end) == line.len())
+    let valid =
+        matches!(json::skip_value(line, start), Ok(end) if json::skip_ws(line, end) == line.len());
+    assert_eq!(json::validate(line).is_ok(), valid);
+    valid
 }
 
 fn serde_valid(line: &[u8]) -> bool {
@@ -74,19 +79,19 @@ impl<'de> Deserialize<'de> for Elements<'de> {
 }
 
 /// Compares members (and, `depth` levels down, nested members and elements) of one value.
-fn compare_value(raw: &[u8], depth: usize, what: &str) {
+fn compare_value(raw: Raw, depth: usize, what: &str) {
     match raw.first() {
         Some(b'{') => {
-            let theirs: Members = serde_json::from_slice(raw)
+            let theirs: Members = serde_json::from_slice(raw.bytes())
                 .unwrap_or_else(|e| panic!("{what}: serde_json rejects an object we accept: {e}"));
             let mut ours = Vec::new();
-            json::for_each_field(raw, |k, v| ours.push((json::decode_string_body(k), v)));
+            raw.for_each_field(|k, v| ours.push((json::decode_string_body(k), v)));
             assert_eq!(ours.len(), theirs.0.len(), "{what}: member count");
             for ((ok, ov), (tk, tv)) in ours.iter().zip(&theirs.0) {
                 assert_eq!(ok, tk, "{what}: key");
                 assert_eq!(*ov, tv.get().as_bytes(), "{what}: value of {tk:?}");
                 if depth > 0 {
-                    compare_value(ov, depth - 1, &format!("{what}.{tk}"));
+                    compare_value(*ov, depth - 1, &format!("{what}.{tk}"));
                 }
             }
             // `get` keeps the last of repeated keys, as JSON.parse does.
@@ -98,20 +103,20 @@ fn compare_value(raw: &[u8], depth: usize, what: &str) {
                     .find(|(k, _)| k == tk)
                     .map(|(_, v)| v.get().as_bytes());
                 if !tk.contains('\\') && !tk.contains('"') {
-                    assert_eq!(json::get(raw, tk), last, "{what}: get({tk:?})");
+                    assert_eq!(raw.get(tk).map(Raw::bytes), last, "{what}: get({tk:?})");
                 }
             }
         }
         Some(b'[') => {
-            let theirs: Elements = serde_json::from_slice(raw)
+            let theirs: Elements = serde_json::from_slice(raw.bytes())
                 .unwrap_or_else(|e| panic!("{what}: serde_json rejects an array we accept: {e}"));
             let mut ours = Vec::new();
-            json::for_each_element(raw, |v| ours.push(v));
+            raw.for_each_element(|v| ours.push(v));
             assert_eq!(ours.len(), theirs.0.len(), "{what}: element count");
             for (i, (o, t)) in ours.iter().zip(&theirs.0).enumerate() {
                 assert_eq!(*o, t.get().as_bytes(), "{what}[{i}]");
                 if depth > 0 {
-                    compare_value(o, depth - 1, &format!("{what}[{i}]"));
+                    compare_value(*o, depth - 1, &format!("{what}[{i}]"));
                 }
             }
         }
@@ -119,25 +124,26 @@ fn compare_value(raw: &[u8], depth: usize, what: &str) {
     }
 }
 
-/// The reader's one-pass scan of an entry and its `message` (`json::scan_object_nested`) agrees
-/// with `scan_object` and a second look (`for_each_field`): the same result or error, the same
-/// top-level members, and an opened value's members exactly those of its text. Checked with
-/// `message` opened (what the reader does) and with every object-valued member opened.
+/// The reader's one-pass scan of an entry and its `message` (`json::scan_members_nested`)
+/// agrees with `scan_members` and a second look (`Raw::for_each_field`): the same result or
+/// error, the same top-level members, and an opened value's members exactly those of its text.
+/// Checked with `message` opened (what the reader does) and with every object-valued member
+/// opened.
 fn check_nested(line: &[u8], start: usize, what: &str) {
     let mut flat = Vec::new();
-    let flat_end = json::scan_object(line, start, |k, v| flat.push((k, v)));
+    let flat_end = json::scan_members(line, start, |k, v| flat.push((k, v)));
     let message = |k: &[u8]| k == b"message";
     let any = |_: &[u8]| true;
     for open in [&message as &dyn Fn(&[u8]) -> bool, &any] {
         let (mut top, mut nested, mut opened) = (Vec::new(), Vec::new(), 0);
-        let end = json::scan_object_nested(line, start, open, |m, k, v| match m {
+        let end = json::scan_members_nested(line, start, open, |m, k, v| match m {
             json::Member::Top => top.push((k, v)),
             json::Member::Nested => nested.push((k, v)),
             json::Member::Opened => {
                 top.push((k, v));
                 opened += 1;
                 let mut again = Vec::new();
-                json::for_each_field(v, |k, v| again.push((k, v)));
+                v.for_each_field(|k, v| again.push((k, v)));
                 assert_eq!(std::mem::take(&mut nested), again, "{what}: nested members");
             }
         });
@@ -178,9 +184,15 @@ fn check_line(line: &[u8], what: &str) {
     if line[start] == b'{' && std::str::from_utf8(line).is_ok() {
         // The reader's own entry point agrees with the value-level verdict.
         let mut ours = Vec::new();
-        let end = json::scan_object(line, start, |k, v| ours.push((k, v))).expect("valid object");
-        assert_eq!(json::skip_ws(line, end), line.len(), "{what}");
-        compare_value(&line[start..end], 2, what);
+        let object =
+            json::scan_members(line, start, |k, v| ours.push((k, v))).expect("valid object");
+        assert_eq!(
+            json::skip_ws(line, start + object.len()),
+            line.len(),
+            "{what}"
+        );
+        assert_eq!(json::validate(line), Ok(object), "{what}");
+        compare_value(object, 2, what);
     }
 }
 
@@ -277,15 +289,13 @@ fn intended_differences_from_serde_json() {
     let lone = br#"{"type":"message","text":"x\ud800y"}"#;
     assert!(ours_valid(lone) && serde_valid(lone));
     assert!(serde_json::from_slice::<serde_json::Value>(lone).is_err());
-    assert_eq!(
-        json::as_str(json::get(lone, "text").unwrap()).unwrap(),
-        "x\u{FFFD}y"
-    );
+    let lone_text = json::validate(lone).unwrap().get("text").unwrap();
+    assert_eq!(lone_text.as_str().unwrap(), "x\u{FFFD}y");
 
     // Duplicate keys: the last wins (JSON.parse); serde_json's derived structs reject them.
     let dup = br#"{"id":"a","id":"b"}"#;
     assert!(ours_valid(dup) && serde_valid(dup));
-    assert_eq!(json::get(dup, "id"), Some(&br#""b""#[..]));
+    assert_eq!(json::validate(dup).unwrap().get("id").unwrap(), br#""b""#);
     #[derive(serde::Deserialize)]
     #[allow(dead_code)]
     struct Id<'a> {
@@ -312,10 +322,14 @@ fn intended_differences_from_serde_json() {
     assert!(serde_json::from_slice::<serde_json::Value>(bad).is_err());
 }
 
-/// Every file of the shared corpus of real sessions (`../shared/corpus` beside the project),
-/// README excluded, sorted; empty when the corpus is absent.
+/// Every file of the shared corpus of real sessions (`$PI_JSONL_CORPUS`, else
+/// `../shared/corpus` beside the project), README excluded, sorted; empty when the corpus is
+/// absent.
 fn corpus_files() -> Vec<std::path::PathBuf> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    let root = match std::env::var_os("PI_JSONL_CORPUS") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
     let mut out = vec![];
     let mut stack = vec![root];
     while let Some(d) = stack.pop() {

@@ -1,6 +1,7 @@
 //! The scanner never panics, and agrees with serde_json on what is valid JSON, except where
 //! JSON.parse and serde_json differ (lone surrogate escapes, which JSON.parse accepts); the
-//! nested scan the reader uses agrees with the flat one.
+//! nested scan the reader uses agrees with the flat one, `validate` with `skip_value`, and the
+//! second look of a `Raw` (`for_each_field`) with the validating scan.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -10,6 +11,7 @@ fuzz_target!(|data: &[u8]| {
     let start = json::skip_ws(data, 0);
     let ours = json::skip_value(data, start).map(|end| json::skip_ws(data, end) == data.len());
     let ours = matches!(ours, Ok(true));
+    assert_eq!(json::validate(data).is_ok(), ours);
     if let Ok(text) = std::str::from_utf8(data) {
         let theirs = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
         let surrogates = text.contains("\\u");
@@ -22,23 +24,33 @@ fuzz_target!(|data: &[u8]| {
         // Opening every object member in the same pass changes neither the result nor the
         // top-level members.
         let mut flat = Vec::new();
-        let flat_end = json::scan_object(data, 0, |k, v| flat.push((k, v)));
+        let flat_end = json::scan_members(data, 0, |k, v| flat.push((k, v)));
         let mut top = Vec::new();
-        let end = json::scan_object_nested(data, 0, |_| true, |m, k, v| {
-            if m != json::Member::Nested {
-                top.push((k, v));
-            }
-        });
+        let end = json::scan_members_nested(
+            data,
+            0,
+            |_| true,
+            |m, k, v| {
+                if m != json::Member::Nested {
+                    top.push((k, v));
+                }
+            },
+        );
         assert_eq!(flat_end, end);
-        if end.is_ok() {
+        if let Ok(object) = end {
             assert_eq!(flat, top);
+            // The second look finds the members the validating scan handed out.
+            let mut again = Vec::new();
+            object.for_each_field(|k, v| again.push((k, v)));
+            assert_eq!(flat, again);
         }
-        let _ = json::scan_object(data, 0, |k, v| {
+        let _ = json::scan_members(data, 0, |k, v| {
             let _ = json::key_is(k, "id");
-            let _ = json::as_str(v);
-            let _ = json::as_u64(v);
-            json::for_each_element(v, |e| {
-                let _ = json::as_f64(e);
+            let _ = v.as_str();
+            let _ = v.as_u64();
+            let _ = v.get("id");
+            v.for_each_element(|e| {
+                let _ = e.as_f64();
             });
         });
     }

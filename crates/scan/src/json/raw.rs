@@ -1,0 +1,307 @@
+//! [`Raw`], the text of one value the validating scanner accepted, and the walkers that read
+//! such a text a second time without checking it again.
+//!
+//! The walkers count brackets and jump from quote to quote; on text that is not valid JSON
+//! their answers mean nothing. That is why they take a [`Raw`], which only the scanner makes
+//! (its field is visible to the `json` module alone): a caller cannot hand them other bytes.
+//! The `pub(super)` ones are also reached by [`compat`](super::compat), the `&[u8]` API kept
+//! until the pi-jsonl crate is converted; with it gone they become private to this module.
+
+use super::{as_bool, as_f64, as_str, as_u64, key_is, kind_name, skip_ws};
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Deref;
+
+/// The exact text of one JSON value that the validating scanner accepted: what
+/// [`validate`](super::validate) returns and [`scan_members`](super::scan_members) hands out,
+/// and what this type's walkers hand out of it in turn. A newtype over the slice, passed and
+/// returned as one.
+///
+/// It reads as bytes ([`Raw::bytes`], or through `Deref`: `raw.first()`, `raw.len()`,
+/// `&raw[..]`) and compares with byte strings (`raw == b"null"`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(transparent)]
+pub struct Raw<'a>(pub(super) &'a [u8]);
+
+impl<'a> Raw<'a> {
+    /// The value's text, for as long as the scanned text lives.
+    #[inline]
+    pub fn bytes(self) -> &'a [u8] {
+        self.0
+    }
+
+    /// The value of member `key` when this is an object (the last one when the key repeats,
+    /// as `JSON.parse` keeps); `None` when there is none or this is not an object.
+    #[inline]
+    pub fn get(self, key: &str) -> Option<Raw<'a>> {
+        last_member(self.0, key).map(Raw)
+    }
+
+    /// Calls `f(raw_key, value)` for each member in order when this is an object: `raw_key` is
+    /// the key's text between its quotes, escapes undecoded (compare with
+    /// [`key_is`](super::key_is)). Does nothing for other values.
+    #[inline]
+    pub fn for_each_field(self, mut f: impl FnMut(&'a [u8], Raw<'a>)) {
+        each_field(self.0, |k, v| f(k, Raw(v)));
+    }
+
+    /// Calls `f` with each element in order when this is an array; does nothing otherwise.
+    #[inline]
+    pub fn for_each_element(self, mut f: impl FnMut(Raw<'a>)) {
+        each_element(self.0, |v| f(Raw(v)));
+    }
+
+    /// The string, decoded ([`as_str`](super::as_str)); `None` when this is not a string.
+    #[inline]
+    pub fn as_str(self) -> Option<Cow<'a, str>> {
+        as_str(self.0)
+    }
+
+    /// [`as_u64`](super::as_u64) of this value.
+    #[inline]
+    pub fn as_u64(self) -> Option<u64> {
+        as_u64(self.0)
+    }
+
+    /// [`as_f64`](super::as_f64) of this value.
+    #[inline]
+    pub fn as_f64(self) -> Option<f64> {
+        as_f64(self.0)
+    }
+
+    /// [`as_bool`](super::as_bool) of this value.
+    #[inline]
+    pub fn as_bool(self) -> Option<bool> {
+        as_bool(self.0)
+    }
+
+    /// Whether this is `null`.
+    #[inline]
+    pub fn is_null(self) -> bool {
+        self.0 == b"null"
+    }
+
+    /// What kind of value this is ("string", "number", ...; [`kind_name`](super::kind_name)).
+    #[inline]
+    pub fn kind_name(self) -> &'static str {
+        kind_name(self.0)
+    }
+}
+
+impl Deref for Raw<'_> {
+    type Target = [u8];
+    #[inline]
+    fn deref(&self) -> &[u8] {
+        self.0
+    }
+}
+
+impl AsRef<[u8]> for Raw<'_> {
+    #[inline]
+    fn as_ref(&self) -> &[u8] {
+        self.0
+    }
+}
+
+impl<'a> From<Raw<'a>> for &'a [u8] {
+    #[inline]
+    fn from(raw: Raw<'a>) -> &'a [u8] {
+        raw.0
+    }
+}
+
+impl PartialEq<[u8]> for Raw<'_> {
+    #[inline]
+    fn eq(&self, other: &[u8]) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&[u8]> for Raw<'_> {
+    #[inline]
+    fn eq(&self, other: &&[u8]) -> bool {
+        self.0 == *other
+    }
+}
+
+impl<const N: usize> PartialEq<[u8; N]> for Raw<'_> {
+    #[inline]
+    fn eq(&self, other: &[u8; N]) -> bool {
+        self.0 == other
+    }
+}
+
+impl<const N: usize> PartialEq<&[u8; N]> for Raw<'_> {
+    #[inline]
+    fn eq(&self, other: &&[u8; N]) -> bool {
+        self.0 == *other
+    }
+}
+
+/// The text, as far as it is UTF-8 (a value holds any bytes the scanner accepts).
+impl fmt::Debug for Raw<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Raw")
+            .field(&String::from_utf8_lossy(self.0))
+            .finish()
+    }
+}
+
+/// `b[i]` is the opening quote of a string already validated; returns the index just past
+/// its closing quote (`b.len()` when there is none). Jumps from quote to quote with `memchr`:
+/// a quote ends the string unless an odd number of backslashes precedes it. Unlike the
+/// validating scanner this does not stop at every escape, which is what makes a second look at
+/// validated text (a message's members, a content array) cheap.
+#[inline]
+fn skip_valid_string(b: &[u8], i: usize) -> usize {
+    let start = i + 1;
+    let mut from = start;
+    while let Some(q) = next_quote(b, from) {
+        let backslashes = b[start..q]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b'\\')
+            .count();
+        if backslashes % 2 == 0 {
+            return q + 1;
+        }
+        from = q + 1;
+    }
+    b.len()
+}
+
+/// Index of the first `"` at or after `i`. Inline sixteen bytes a step: most strings of a
+/// message are short (keys, `type` values), where a `memchr` call costs more than it saves.
+#[inline]
+fn next_quote(b: &[u8], mut i: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        const W: usize = 16;
+        // SAFETY: SSE2 is part of the x86-64 baseline; each load reads the 16 in-bounds
+        // bytes of `chunk` and needs no alignment.
+        unsafe {
+            let quote = _mm_set1_epi8(b'"' as i8);
+            while i + W <= b.len() {
+                let chunk = &b[i..i + W];
+                let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+                let m = _mm_movemask_epi8(_mm_cmpeq_epi8(x, quote)) as u32;
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+                i += W;
+            }
+        }
+    }
+    b.get(i..)?.iter().position(|&c| c == b'"').map(|p| i + p)
+}
+
+/// The index just past the value at `b[i]` (no leading whitespace), for validated text:
+/// brackets are counted, strings jumped over, nothing is checked. On text that is not valid
+/// JSON it returns some index within `b` and never panics, but the result means nothing.
+fn skip_valid(b: &[u8], i: usize) -> usize {
+    let mut i = i;
+    let mut depth = 0usize;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => {
+                i = skip_valid_string(b, i);
+                if depth == 0 {
+                    return i;
+                }
+            }
+            b'{' | b'[' => {
+                depth += 1;
+                i += 1;
+            }
+            b'}' | b']' => {
+                if depth == 0 {
+                    return i;
+                }
+                depth -= 1;
+                i += 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+            b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => {
+                if depth == 0 {
+                    return i;
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    b.len()
+}
+
+/// The members of the validated object `b` (which starts with `{`), found with
+/// [`skip_valid`]. Stops quietly at anything unexpected.
+fn scan_valid_object<'a>(b: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8])) {
+    let mut i = skip_ws(b, 1);
+    while b.get(i) == Some(&b'"') {
+        let key_end = skip_valid_string(b, i);
+        let Some(key) = b.get(i + 1..key_end.saturating_sub(1)) else {
+            return;
+        };
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return;
+        }
+        i = skip_ws(b, i + 1);
+        if i >= b.len() {
+            return;
+        }
+        let end = skip_valid(b, i);
+        f(key, &b[i..end]);
+        i = skip_ws(b, end);
+        if b.get(i) != Some(&b',') {
+            return;
+        }
+        i = skip_ws(b, i + 1);
+    }
+}
+
+/// Calls `f` with the text of each element of the validated array `raw`; nothing when `raw`
+/// is not an array.
+pub(super) fn each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
+    if raw.first() != Some(&b'[') {
+        return;
+    }
+    let mut i = skip_ws(raw, 1);
+    while i < raw.len() && raw[i] != b']' {
+        let end = skip_valid(raw, i);
+        if end == i {
+            return;
+        }
+        f(&raw[i..end]);
+        i = skip_ws(raw, end);
+        if raw.get(i) != Some(&b',') {
+            return;
+        }
+        i = skip_ws(raw, i + 1);
+    }
+}
+
+/// Calls `f(raw_key, raw_value)` for each member of the validated object `raw`; nothing when
+/// `raw` is not an object.
+pub(super) fn each_field<'a>(raw: &'a [u8], f: impl FnMut(&'a [u8], &'a [u8])) {
+    if raw.first() == Some(&b'{') {
+        scan_valid_object(raw, f);
+    }
+}
+
+/// The value of member `key` of the validated object `raw` (the last one, as `JSON.parse`
+/// keeps).
+pub(super) fn last_member<'a>(raw: &'a [u8], key: &str) -> Option<&'a [u8]> {
+    let mut found = None;
+    each_field(raw, |k, v| {
+        if key_is(k, key) {
+            found = Some(v);
+        }
+    });
+    found
+}
