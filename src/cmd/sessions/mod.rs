@@ -6,7 +6,7 @@
 
 use crate::cli::ManPage;
 use crate::diag::Diags;
-use crate::discover::{self, parse_iso, Described, FileMeta, Progress, ProjectCache, Status};
+use crate::discover::{self, parse_iso, FileMeta, FileReport, FileStatus, Progress, ProjectCache};
 use crate::output::{Out, Stop};
 use crate::tool::Tool;
 use clap::{Parser, ValueEnum};
@@ -63,13 +63,13 @@ pub enum StatusArg {
 }
 
 impl StatusArg {
-    fn status(self) -> Status {
+    fn status(self) -> FileStatus {
         match self {
-            StatusArg::Ok => Status::Ok,
-            StatusArg::MetadataOnly => Status::MetadataOnly,
-            StatusArg::Unreadable => Status::Unreadable,
-            StatusArg::Empty => Status::Empty,
-            StatusArg::NotSession => Status::NotSession,
+            StatusArg::Ok => FileStatus::Ok,
+            StatusArg::MetadataOnly => FileStatus::MetadataOnly,
+            StatusArg::Unreadable => FileStatus::Unreadable,
+            StatusArg::Empty => FileStatus::Empty,
+            StatusArg::NotSession => FileStatus::NotSession,
         }
     }
 }
@@ -242,7 +242,7 @@ impl Tool for Sessions {
         let (walked, described) = pool.install(|| {
             let walked = Progress::run(TOOL, "found", |p| discover::walk(&roots, &exts, Some(p)));
             let projects = ProjectCache::default();
-            let described: Vec<Described> = Progress::run(TOOL, "read", |p| {
+            let described: Vec<FileReport> = Progress::run(TOOL, "read", |p| {
                 p.set_total(walked.files.len());
                 walked
                     .files
@@ -519,7 +519,7 @@ fn table(out: &mut Out, metas: &[FileMeta]) -> Result<(), Stop> {
                 }
             }
             let title = match m.status {
-                Status::Ok | Status::MetadataOnly => m
+                FileStatus::Ok | FileStatus::MetadataOnly => m
                     .name
                     .clone()
                     .or_else(|| m.first_prompt.clone())
