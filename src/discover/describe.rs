@@ -2,10 +2,10 @@
 //! streaming pass with the reader ([`describe`]) or from bytes in memory ([`describe_bytes`]).
 //! Memory is bounded by the ids of one session, never by the size of its lines.
 
+use super::layout::Found;
 use super::meter::Meter;
 use super::parse_iso_ms;
 use super::project::{ProjectCache, ProjectSource};
-use super::walk::Found;
 use crate::diag::{Diags, Kind};
 use crate::reader::{self, PerSession};
 use std::fs::{self, File};

@@ -6,8 +6,8 @@
 //!
 //! - [`location`]: [`sessions_dir`] is `PI_CODING_AGENT_SESSION_DIR`, else
 //!   `$PI_CODING_AGENT_DIR/sessions`, else `~/.pi/agent/sessions`; [`agent_dir`] likewise.
-//! - [`walk`](mod@walk): every file with a wanted extension below the roots, placed in Pi's
-//!   layout ([`Found`]).
+//! - [`walk`](mod@walk): every file with a wanted extension below the roots (walkdir), each
+//!   placed in Pi's layout by [`layout`] ([`Found`]).
 //! - [`project`]: the project path a `--<encoded cwd>--` folder name stands for.
 //! - [`probe`](mod@probe): the first record only, to tell files that are not sessions from the
 //!   others without reading everything.
@@ -18,6 +18,7 @@
 
 pub mod defaults;
 pub mod describe;
+pub mod layout;
 pub mod location;
 mod meter;
 pub mod probe;
@@ -27,11 +28,12 @@ pub mod walk;
 
 pub use defaults::{default_sources, report_problems, stdin_is_terminal, ASSUME_TTY_VAR};
 pub use describe::{describe, describe_bytes, FileMeta, FileReport, FileStatus, SessionCounts};
+pub use layout::Found;
 pub use location::{agent_dir, agent_dir_with, sessions_dir, sessions_dir_with, SessionsDir};
 pub use probe::{probe, Probe};
 pub use progress::Progress;
 pub use project::{decode_project, ProjectCache, ProjectSource};
-pub use walk::{walk, Found, Walk};
+pub use walk::{walk, Walk};
 
 use crate::time;
 use std::borrow::Cow;

@@ -1,31 +1,23 @@
-//! The walk: every file with a wanted extension below the roots, found in parallel (rayon),
-//! and each placed in Pi's layout: the `--<encoded cwd>--` folder it lies under, and the
-//! session it belongs to when it is nested in that session's own folder (`parent_file`).
-//! Symbolic links are followed; a link back to a directory above it, an unreadable directory,
-//! a broken link or an entry that vanished mid-scan is a problem to report, never a failure.
+//! The walk: every file with a wanted extension below the roots (walkdir), in byte order of
+//! their paths, each placed in Pi's layout ([`super::layout`]). Symbolic links are followed; a
+//! link back to a directory above it, an unreadable directory, a broken link or an entry that
+//! vanished mid-scan is a problem to report, never a failure.
+//!
+//! One thread walks; reading the files is what runs in parallel. Listing is a small part of a
+//! run: 1.9% of pi-sessions' instructions on 100 sessions, and on 10,000 empty files in 100
+//! folders (2 cores) walkdir on one thread took the wall time the former walk took on rayon's
+//! pool (0.18 s), for 0.2% more instructions.
 
+use super::layout::{place, Found};
 use super::progress::Progress;
-use super::project::is_project_folder;
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::fs;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::{DirEntryExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
-
-/// A file found by [`walk`], placed in Pi's layout.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Found {
-    pub path: PathBuf,
-    /// The session file this one is nested under: the nearest folder above it that has a
-    /// sibling of the same name plus `.jsonl` (Pi keeps a session's extras in a folder named
-    /// like the session file).
-    pub parent_file: Option<PathBuf>,
-    /// The name of the nearest folder above it (up to the root) named `--<encoded cwd>--`.
-    pub project_folder: Option<OsString>,
-}
+use walkdir::{DirEntryExt, WalkDir};
 
 /// What a walk found, and the problems it met (path, message), both in path order.
 #[derive(Debug, Default)]
@@ -34,62 +26,68 @@ pub struct Walk {
     pub problems: Vec<(PathBuf, String)>,
 }
 
-/// A file found: its path, the index of its root, and its identity (device, inode).
-type Hit = (PathBuf, usize, (u64, u64));
+/// A file's identity: device and inode. A file reached by several paths is kept once.
+type FileId = (u64, u64);
 
-struct Shared<'a> {
+/// What the walk of every root collects before it is sorted.
+struct Collected<'a> {
     exts: &'a [OsString],
-    files: Mutex<Vec<Hit>>,
-    problems: Mutex<Vec<(PathBuf, String)>>,
     progress: Option<&'a Progress>,
+    /// Each file: its path, the index of its root, its identity.
+    files: Vec<(PathBuf, usize, FileId)>,
+    problems: Vec<(PathBuf, String)>,
 }
 
-impl Shared<'_> {
-    fn problem(&self, p: &Path, msg: String) {
-        if let Ok(mut v) = self.problems.lock() {
-            v.push((p.to_path_buf(), msg));
+impl Collected<'_> {
+    fn problem(&mut self, p: &Path, msg: impl Into<String>) {
+        self.problems.push((p.to_path_buf(), msg.into()));
+    }
+
+    fn file(&mut self, path: PathBuf, root: usize, id: FileId) {
+        self.files.push((path, root, id));
+        if let Some(p) = self.progress {
+            p.add(1);
         }
+    }
+
+    fn wants(&self, p: &Path) -> bool {
+        p.extension()
+            .is_some_and(|e| self.exts.iter().any(|x| x == e))
     }
 }
 
-fn has_ext(p: &Path, exts: &[OsString]) -> bool {
-    p.extension().is_some_and(|e| exts.iter().any(|x| x == e))
-}
-
-/// Finds every file whose extension is one of `exts` (without the dot) below `roots`, on the
-/// current rayon pool, in byte order of their paths. A root that is a file is taken whatever
-/// its extension. A file reached by several paths (through symbolic links) is kept once, under
-/// its first path in that order.
+/// Finds every file whose extension is one of `exts` (without the dot) below `roots`, in
+/// byte order of their paths. A root that is a file is taken whatever its extension. A file
+/// reached by several paths (through symbolic links) is kept once, under its first path in
+/// that order.
 pub fn walk(roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Walk {
-    let sh = Shared {
+    let mut found = Collected {
         exts,
-        files: Mutex::new(Vec::new()),
-        problems: Mutex::new(Vec::new()),
         progress,
+        files: Vec::new(),
+        problems: Vec::new(),
     };
-    rayon::scope(|s| {
-        for (i, root) in roots.iter().enumerate() {
-            match fs::metadata(root) {
-                Ok(m) if m.is_dir() => {
-                    let key = (m.dev(), m.ino());
-                    let sh = &sh;
-                    let root = root.clone();
-                    s.spawn(move |s| walk_dir(sh, s, root, m.dev(), Arc::new(vec![key]), i));
-                }
-                Ok(m) => {
-                    if let Ok(mut f) = sh.files.lock() {
-                        f.push((root.clone(), i, (m.dev(), m.ino())));
-                    }
-                }
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    sh.problem(root, "no such directory".into())
-                }
-                Err(e) => sh.problem(root, format!("cannot read: {e}")),
+    for (i, root) in roots.iter().enumerate() {
+        match fs::metadata(root) {
+            Ok(m) if m.is_dir() => {
+                let top = Above {
+                    path: root.clone(),
+                    id: (m.dev(), m.ino()),
+                };
+                walk_tree(&mut found, root, i, &mut vec![top]);
             }
+            Ok(m) => found.files.push((root.clone(), i, (m.dev(), m.ino()))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                found.problem(root, "no such directory")
+            }
+            Err(e) => found.problem(root, format!("cannot read: {e}")),
         }
-    });
-    let mut files = sh.files.into_inner().unwrap_or_default();
-    let mut problems = sh.problems.into_inner().unwrap_or_default();
+    }
+    let Collected {
+        mut files,
+        mut problems,
+        ..
+    } = found;
     // Byte order of the whole path puts a session file before the folder of its extras
     // (`x.jsonl` < `x/...`).
     files.sort_by(|a, b| {
@@ -99,149 +97,181 @@ pub fn walk(roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -
     let mut seen = HashSet::new();
     files.retain(|(_, _, id)| seen.insert(*id));
     let set: HashSet<&Path> = files.iter().map(|(p, _, _)| p.as_path()).collect();
-    let found = files
+    let files = files
         .iter()
         .map(|(p, root, _)| place(p, &roots[*root], &set))
         .collect();
-    Walk {
-        files: found,
-        problems,
-    }
+    Walk { files, problems }
 }
 
-fn walk_dir<'s>(
-    sh: &'s Shared<'s>,
-    s: &rayon::Scope<'s>,
-    dir: PathBuf,
-    dev: u64,
-    ancestors: Arc<Vec<(u64, u64)>>,
-    root: usize,
-) {
-    let rd = match fs::read_dir(&dir) {
-        Ok(rd) => rd,
+/// A directory on the way down from a root: its path and identity. A directory whose
+/// identity is one of those above it is a loop.
+struct Above {
+    path: PathBuf,
+    id: FileId,
+}
+
+/// Lists the directory `top` and everything below it with walkdir, for the `index`th root.
+/// `above` ends with `top` itself. walkdir does not follow links here: [`follow`] does, each
+/// into a walk of its own, so that a link that cannot be followed or opened is reported under
+/// its own path (walkdir's own following reports a linked directory it cannot open without
+/// one).
+fn walk_tree(found: &mut Collected<'_>, top: &Path, index: usize, above: &mut Vec<Above>) {
+    let base = above.len();
+    // walkdir opens a directory when it yields it (`top` before anything): a failure to list
+    // it comes next, as an error naming it.
+    let mut just_opened = true;
+    let mut entries = WalkDir::new(top).min_depth(1).into_iter();
+    while let Some(next) = entries.next() {
+        let entry = match next {
+            Ok(entry) => entry,
+            Err(e) => {
+                let (path, msg) = walk_problem(&e, just_opened, &above[base - 1..]);
+                found.problem(&path, msg);
+                just_opened = false;
+                continue;
+            }
+        };
+        above.truncate(base + entry.depth() - 1);
+        let kind = entry.file_type();
+        just_opened = false;
+        if kind.is_symlink() {
+            follow(found, entry.path(), index, above);
+        } else if kind.is_dir() {
+            let enter = match entry.metadata() {
+                Ok(m) => enter(found, entry.path(), (m.dev(), m.ino()), above),
+                Err(e) => {
+                    found.problem(entry.path(), directory_problem(e.io_error()));
+                    false
+                }
+            };
+            if enter {
+                just_opened = true;
+            } else {
+                entries.skip_current_dir();
+            }
+        } else if kind.is_file() && found.wants(entry.path()) {
+            let dev = above.last().map_or(0, |d| d.id.0);
+            let id = (dev, entry.ino());
+            found.file(entry.into_path(), index, id);
+        }
+        // Anything else (a socket, a fifo, a device) is no session file.
+    }
+    above.truncate(base);
+}
+
+/// Follows the link `link`: a directory is walked (unless it is a loop), anything else is
+/// taken as a file when its name has a wanted extension.
+fn follow(found: &mut Collected<'_>, link: &Path, index: usize, above: &mut Vec<Above>) {
+    let m = match fs::metadata(link) {
+        Ok(m) => m,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            return sh.problem(&dir, "directory vanished during the scan".into())
+            return found.problem(link, "broken symbolic link; skipped")
         }
-        Err(e) => return sh.problem(&dir, format!("cannot read directory: {e}")),
+        Err(e) => return found.problem(link, format!("cannot follow symbolic link: {e}; skipped")),
     };
-    let mut local = Vec::new();
-    for ent in rd {
-        let ent = match ent {
-            Ok(e) => e,
-            Err(e) => {
-                sh.problem(&dir, format!("reading the directory failed: {e}"));
-                continue;
-            }
-        };
-        let path = ent.path();
-        let ft = match ent.file_type() {
-            Ok(t) => t,
-            Err(e) => {
-                sh.problem(&path, format!("cannot tell what it is: {e}"));
-                continue;
-            }
-        };
-        let (is_dir, meta) = if ft.is_symlink() {
-            match fs::metadata(&path) {
-                Ok(m) => (m.is_dir(), Some(m)),
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    sh.problem(&path, "broken symbolic link; skipped".into());
-                    continue;
-                }
-                Err(e) => {
-                    sh.problem(&path, format!("cannot follow symbolic link: {e}; skipped"));
-                    continue;
-                }
-            }
-        } else if ft.is_dir() || ft.is_file() {
-            (ft.is_dir(), None)
-        } else {
-            continue; // sockets, fifos, devices
-        };
-        if !is_dir {
-            if has_ext(&path, sh.exts) {
-                let id = match &meta {
-                    Some(m) => (m.dev(), m.ino()),
-                    None => (dev, ent.ino()),
-                };
-                local.push((path, root, id));
-            }
-            continue;
+    if !m.is_dir() {
+        if found.wants(link) {
+            found.file(link.to_path_buf(), index, (m.dev(), m.ino()));
         }
-        let m = match meta {
-            Some(m) => m,
-            None => match fs::metadata(&path) {
-                Ok(m) => m,
-                Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                    sh.problem(&path, "directory vanished during the scan".into());
-                    continue;
-                }
-                Err(e) => {
-                    sh.problem(&path, format!("cannot read directory: {e}"));
-                    continue;
-                }
-            },
-        };
-        let key = (m.dev(), m.ino());
-        if ancestors.contains(&key) {
-            sh.problem(
-                &path,
-                "symbolic link loop: it leads back to a directory above it; not followed".into(),
-            );
-            continue;
+    } else if enter(found, link, (m.dev(), m.ino()), above) {
+        walk_tree(found, link, index, above);
+    }
+}
+
+/// Whether to go down into the directory `dir` (identity `id`): not when it is one of those
+/// above it. Adds it to `above` when so.
+fn enter(found: &mut Collected<'_>, dir: &Path, id: FileId, above: &mut Vec<Above>) -> bool {
+    if above.iter().any(|a| a.id == id) {
+        found.problem(
+            dir,
+            "symbolic link loop: it leads back to a directory above it; not followed",
+        );
+        return false;
+    }
+    above.push(Above {
+        path: dir.to_path_buf(),
+        id,
+    });
+    true
+}
+
+/// What to say about a directory that cannot be looked at or listed.
+fn directory_problem(e: Option<&io::Error>) -> String {
+    match e {
+        Some(e) if e.kind() == io::ErrorKind::NotFound => {
+            "directory vanished during the scan".into()
         }
-        let mut anc = Vec::with_capacity(ancestors.len() + 1);
-        anc.extend_from_slice(&ancestors);
-        anc.push(key);
-        let anc = Arc::new(anc);
-        s.spawn(move |s| walk_dir(sh, s, path, m.dev(), anc, root));
+        Some(e) => format!("cannot read directory: {e}"),
+        None => "cannot read directory".into(),
     }
-    if let Some(p) = sh.progress {
-        p.add(local.len());
-    }
-    if !local.is_empty() {
-        if let Ok(mut f) = sh.files.lock() {
-            f.extend(local);
+}
+
+/// The path and message of an error of walkdir's. `tree`: the directories from the walk's
+/// top down to the one being listed; `just_opened`: the last of them was yielded last, and
+/// opened then, so an error naming it is the failure to list it.
+fn walk_problem(e: &walkdir::Error, just_opened: bool, tree: &[Above]) -> (PathBuf, String) {
+    let cause = e.io_error();
+    let text = cause.map_or_else(|| "unknown error".into(), |c| c.to_string());
+    match e.path() {
+        Some(p) if (just_opened || e.depth() == 0) && tree.last().is_some_and(|d| d.path == p) => {
+            (p.to_path_buf(), directory_problem(cause))
+        }
+        Some(p) => (p.to_path_buf(), format!("cannot tell what it is: {text}")),
+        // Listing the directory at depth - 1 failed midway.
+        None => {
+            let dir = tree.get(e.depth().saturating_sub(1)).or(tree.last());
+            let dir = dir.map_or_else(PathBuf::new, |d| d.path.clone());
+            (dir, format!("reading the directory failed: {text}"))
         }
     }
 }
 
-fn place(path: &Path, root: &Path, found: &HashSet<&Path>) -> Found {
-    let mut parent_file = None;
-    let mut project_folder = None;
-    // The folders above the file, up to the root (or the root's folder when the root is the
-    // file itself).
-    let top = if path == root {
-        root.parent()
-    } else {
-        Some(root)
-    };
-    let mut cur = path.parent();
-    while let Some(dir) = cur {
-        let name = dir.file_name();
-        if parent_file.is_none() && Some(dir) != top {
-            if let Some(n) = name {
-                let mut sib = n.to_os_string();
-                sib.push(".jsonl");
-                let cand = dir.with_file_name(sib);
-                if found.contains(cand.as_path()) {
-                    parent_file = Some(cand);
-                }
-            }
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn links_are_followed_files_kept_once_and_loops_reported() {
+        let base = std::env::temp_dir().join(format!("pi-jsonl-walk-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        fs::create_dir_all(base.join("a/deep")).unwrap();
+        fs::create_dir_all(base.join("b")).unwrap();
+        for f in ["a/deep/x.jsonl", "b/y.jsonl", "b/notes.txt"] {
+            fs::write(base.join(f), "{}\n").unwrap();
         }
-        if project_folder.is_none() {
-            if let Some(n) = name.filter(|n| is_project_folder(n)) {
-                project_folder = Some(n.to_os_string());
-            }
-        }
-        if Some(dir) == top || top.is_none() {
-            break;
-        }
-        cur = dir.parent();
-    }
-    Found {
-        path: path.to_path_buf(),
-        parent_file,
-        project_folder,
+        symlink("../b", base.join("a/to-b")).unwrap(); // b/y.jsonl a second time
+        symlink("..", base.join("a/deep/up")).unwrap(); // back to a: a loop
+        symlink("nowhere", base.join("gone.jsonl")).unwrap();
+        symlink("b/y.jsonl", base.join("z.jsonl")).unwrap(); // y.jsonl a third time
+        let exts = [OsString::from("jsonl")];
+        let w = walk(&[base.clone(), base.join("missing")], &exts, None);
+        let rel = |p: &Path| {
+            p.strip_prefix(&base)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        };
+        let files: Vec<String> = w.files.iter().map(|f| rel(&f.path)).collect();
+        // In byte order; y.jsonl under its first path in that order.
+        assert_eq!(files, ["a/deep/x.jsonl", "a/to-b/y.jsonl"]);
+        let problems: Vec<(String, &str)> = w
+            .problems
+            .iter()
+            .map(|(p, m)| (rel(p), m.as_str()))
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                (
+                    "a/deep/up".to_string(),
+                    "symbolic link loop: it leads back to a directory above it; not followed"
+                ),
+                ("gone.jsonl".to_string(), "broken symbolic link; skipped"),
+                ("missing".to_string(), "no such directory"),
+            ]
+        );
+        let _ = fs::remove_dir_all(&base);
     }
 }
