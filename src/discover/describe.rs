@@ -234,8 +234,8 @@ fn mtime_ms(md: &fs::Metadata) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::probe;
     use super::*;
+    use crate::discover::probe;
     use std::path::PathBuf;
 
     #[test]
