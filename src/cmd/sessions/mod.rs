@@ -2,8 +2,8 @@
 //!
 //! The walk, the layout rules and the per-file pass live in [`crate::discover`], which every
 //! tool shares (it is how they default to the user's sessions). This folder is the command:
-//! [`args`] (command line and man page), [`select`] (filters and order), [`record`] (the
-//! `session_file` record), [`table`] (the table for people), and here the wiring: find,
+//! [`args`] (command line and man page), `select` (filters and order), [`record`] (the
+//! `session_file` record), `table` (the table for people), and here the wiring: find,
 //! describe, select, write.
 
 pub mod args;
