@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-/// A file found by [`super::walk`], placed in Pi's layout.
+/// A file found by [`super::walk()`], placed in Pi's layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Found {
     pub path: PathBuf,
