@@ -1,0 +1,157 @@
+//! pi-sessions' command line and man page (its prose in `man/*.txt`).
+
+use crate::cli::ManPage;
+use crate::discover::{parse_iso, FileStatus};
+use clap::{Parser, ValueEnum};
+use std::path::PathBuf;
+
+pub const MAN: ManPage = ManPage {
+    name: "pi-sessions",
+    summary: "find Pi session files and describe each one",
+    description: include_str!("man/description.txt"),
+    output: include_str!("man/output.txt"),
+    environment: include_str!("man/environment.txt"),
+    examples: &[
+        ("pi-sessions", "On a terminal: a table of every session, newest first."),
+        ("pi-sessions --paths0 | xargs -0 pi-usage --total", "Sum usage over every session."),
+        ("pi-sessions --project pi-jsonl --since 2026-04-01 --paths", "The sessions of one project since April."),
+        ("pi-sessions --json | jq -r 'select(.status==\"unreadable\") | \"\\(.path): \\(.reason)\"'", "Which files Pi cannot load, and why."),
+        ("pi-sessions --sort size --json | jq -r '.path' | head", "The largest session files."),
+        ("pi-sessions --dir ./backup --ext jsonl --ext json --status ok --paths", "Sessions kept under another folder, with either extension."),
+    ],
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SortKey {
+    Created,
+    Modified,
+    Size,
+    Path,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[value(rename_all = "snake_case")]
+pub enum StatusArg {
+    Ok,
+    MetadataOnly,
+    Unreadable,
+    Empty,
+    NotSession,
+}
+
+impl StatusArg {
+    pub(super) fn status(self) -> FileStatus {
+        match self {
+            StatusArg::Ok => FileStatus::Ok,
+            StatusArg::MetadataOnly => FileStatus::MetadataOnly,
+            StatusArg::Unreadable => FileStatus::Unreadable,
+            StatusArg::Empty => FileStatus::Empty,
+            StatusArg::NotSession => FileStatus::NotSession,
+        }
+    }
+}
+
+/// A time bound from the command line: a date (the whole day, UTC) or a full ISO time.
+#[derive(Debug, Clone, Copy)]
+pub struct Bound {
+    ms: i64,
+    date_only: bool,
+}
+
+impl Bound {
+    /// The first millisecond it admits as `--since`: the start of a date.
+    pub(super) fn first_ms(self) -> i64 {
+        self.ms
+    }
+
+    /// The last millisecond it admits as `--until`: the end of a date.
+    pub(super) fn last_ms(self) -> i64 {
+        if self.date_only {
+            self.ms + 86_400_000 - 1
+        } else {
+            self.ms
+        }
+    }
+}
+
+fn parse_bound(s: &str) -> Result<Bound, String> {
+    parse_iso(s)
+        .map(|(ms, date_only)| Bound { ms, date_only })
+        .ok_or_else(|| {
+            format!("not a date or time: {s:?} (use YYYY-MM-DD or an ISO time such as 2026-04-21T08:59:18Z)")
+        })
+}
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pi-sessions",
+    version,
+    about = "Find Pi session files and describe each one: status, id, project, name, times, size, counts.",
+    long_about = None
+)]
+pub struct Args {
+    /// Walk DIR instead of the sessions directory (repeatable). A DIR that is a file is
+    /// described itself.
+    #[arg(long = "dir", value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
+
+    /// Take files whose name ends in .EXT (repeatable; default: jsonl).
+    #[arg(long = "ext", value_name = "EXT", default_value = "jsonl")]
+    pub exts: Vec<String>,
+
+    /// Print only the paths, one a line.
+    #[arg(long, group = "format")]
+    pub paths: bool,
+
+    /// Print only the paths, each followed by a NUL byte (for xargs -0).
+    #[arg(short = '0', long, group = "format")]
+    pub paths0: bool,
+
+    /// Print a table for people (the default when stdout is a terminal).
+    #[arg(long, group = "format")]
+    pub table: bool,
+
+    /// Print session_file records even on a terminal.
+    #[arg(long, group = "format")]
+    pub json: bool,
+
+    /// Order by KEY: path (byte order), created, modified or size (newest or largest first).
+    /// Default: path, or modified for the table.
+    #[arg(long, value_enum, value_name = "KEY")]
+    pub sort: Option<SortKey>,
+
+    /// Reverse the order.
+    #[arg(short = 'r', long)]
+    pub reverse: bool,
+
+    /// Keep sessions whose project contains SUBSTR (case-sensitive).
+    #[arg(long, value_name = "SUBSTR")]
+    pub project: Option<String>,
+
+    /// Keep sessions modified at or after WHEN: a date YYYY-MM-DD (its start, UTC) or an ISO
+    /// time (no offset means UTC).
+    #[arg(long, value_name = "WHEN", value_parser = parse_bound)]
+    pub since: Option<Bound>,
+
+    /// Keep sessions modified at or before WHEN: a date YYYY-MM-DD (the whole day, UTC) or an
+    /// ISO time (no offset means UTC).
+    #[arg(long, value_name = "WHEN", value_parser = parse_bound)]
+    pub until: Option<Bound>,
+
+    /// Keep files with this status (repeatable).
+    #[arg(long, value_enum, value_name = "STATUS")]
+    pub status: Vec<StatusArg>,
+
+    /// Add each session's first user prompt (first_prompt) to its record. Session files hold
+    /// private text, so nothing of it is printed without this.
+    #[arg(long)]
+    pub prompts: bool,
+
+    /// With --prompts: keep at most N characters of the prompt.
+    #[arg(long, value_name = "N", default_value_t = 100, requires = "prompts")]
+    pub prompt_chars: usize,
+
+    /// Read at most N files at once (default: one per CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+}

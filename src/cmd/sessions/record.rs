@@ -1,0 +1,118 @@
+//! The `session_file` record: one per file, as docs/FORMAT.md describes it.
+
+use crate::discover::FileMeta;
+use crate::output::Obj;
+use crate::record::Record;
+
+/// What pi-sessions says about one file.
+pub struct SessionFile<'a> {
+    pub file: &'a FileMeta,
+    /// With `--prompts`: the first user prompt is written, cut to this many characters.
+    pub prompt_chars: Option<usize>,
+}
+
+impl Record for SessionFile<'_> {
+    const TYPE: &'static str = "session_file";
+    const FIELDS: &'static [&'static str] = &[
+        "path",
+        "session",
+        "version",
+        "status",
+        "reason",
+        "parent_file",
+        "cwd",
+        "project",
+        "project_source",
+        "name",
+        "parent_session",
+        "created",
+        "modified",
+        "modified_source",
+        "bytes",
+        "lines",
+        "headers",
+        "entries",
+        "messages",
+        "user_messages",
+        "assistant_messages",
+        "leaves",
+        "compactions",
+        "models",
+        "bad_lines",
+        "first_prompt",
+    ];
+
+    fn write_fields(&self, r: &mut Obj<'_>) {
+        let m = self.file;
+        let path = m.found.path.to_string_lossy();
+        let parent = m.found.parent_file.as_ref().map(|p| p.to_string_lossy());
+        let c = m.counts.as_ref();
+        r.str("path", &path)
+            .opt_str("session", m.session.as_deref())
+            .opt_u64("version", m.version)
+            .str("status", m.status.name())
+            .opt_str("reason", m.reason.as_deref())
+            .opt_str("parent_file", parent.as_deref())
+            .opt_str("cwd", m.cwd.as_deref())
+            .opt_str("project", m.project.as_deref())
+            .opt_str("project_source", m.project_source.map(|s| s.name()))
+            .opt_str("name", m.name.as_deref())
+            .opt_str("parent_session", m.parent_session.as_deref())
+            .opt_str(
+                "created",
+                m.created.map(crate::time::format_iso8601).as_deref(),
+            )
+            .opt_str(
+                "modified",
+                m.modified.map(crate::time::format_iso8601).as_deref(),
+            )
+            .opt_str("modified_source", m.modified_source)
+            .u64("bytes", m.bytes)
+            .u64("lines", m.lines)
+            .u64("headers", m.headers)
+            .opt_u64("entries", c.map(|c| c.entries))
+            .opt_u64("messages", c.map(|c| c.messages))
+            .opt_u64("user_messages", c.map(|c| c.user_messages))
+            .opt_u64("assistant_messages", c.map(|c| c.assistant_messages))
+            .opt_u64("leaves", c.map(|c| c.leaves))
+            .opt_u64("compactions", c.map(|c| c.compactions));
+        if c.is_some() {
+            r.strs("models", m.models.iter().map(String::as_str));
+        } else {
+            r.null("models");
+        }
+        r.u64("bad_lines", m.bad_lines);
+        if let Some(n) = self.prompt_chars {
+            let p = m
+                .first_prompt
+                .as_deref()
+                .map(|t| crate::model::truncate_chars(t, n));
+            r.opt_str("first_prompt", p.as_deref());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The field names of the `## \`session_file\`` table of docs/FORMAT.md, `type` left out.
+    fn documented_fields() -> Vec<String> {
+        let doc = include_str!("../../../docs/FORMAT.md");
+        let section = doc
+            .split("\n## ")
+            .find(|s| s.starts_with("`session_file`"))
+            .expect("docs/FORMAT.md has a session_file section");
+        section
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `"))
+            .filter_map(|l| l.split_once('`').map(|(name, _)| name.to_string()))
+            .filter(|name| name != "type")
+            .collect()
+    }
+
+    #[test]
+    fn fields_are_the_documented_ones_in_their_order() {
+        assert_eq!(SessionFile::FIELDS, documented_fields());
+    }
+}

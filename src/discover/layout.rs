@@ -1,0 +1,60 @@
+//! Where a found file stands in Pi's layout: the `--<encoded cwd>--` folder it lies under, and
+//! the session it belongs to when it is nested in that session's own folder (`parent_file`).
+
+use super::project::is_project_folder;
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+/// A file found by [`super::walk()`], placed in Pi's layout.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub path: PathBuf,
+    /// The session file this one is nested under: the nearest folder above it that has a
+    /// sibling of the same name plus `.jsonl` (Pi keeps a session's extras in a folder named
+    /// like the session file).
+    pub parent_file: Option<PathBuf>,
+    /// The name of the nearest folder above it (up to the root) named `--<encoded cwd>--`.
+    pub project_folder: Option<OsString>,
+}
+
+/// `path` (found below `root`, or the root itself) placed among the other files `found`.
+pub(crate) fn place(path: &Path, root: &Path, found: &HashSet<&Path>) -> Found {
+    let mut parent_file = None;
+    let mut project_folder = None;
+    // The folders above the file, up to the root (or the root's folder when the root is the
+    // file itself).
+    let top = if path == root {
+        root.parent()
+    } else {
+        Some(root)
+    };
+    let mut cur = path.parent();
+    while let Some(dir) = cur {
+        let name = dir.file_name();
+        if parent_file.is_none() && Some(dir) != top {
+            if let Some(n) = name {
+                let mut sib = n.to_os_string();
+                sib.push(".jsonl");
+                let cand = dir.with_file_name(sib);
+                if found.contains(cand.as_path()) {
+                    parent_file = Some(cand);
+                }
+            }
+        }
+        if project_folder.is_none() {
+            if let Some(n) = name.filter(|n| is_project_folder(n)) {
+                project_folder = Some(n.to_os_string());
+            }
+        }
+        if Some(dir) == top || top.is_none() {
+            break;
+        }
+        cur = dir.parent();
+    }
+    Found {
+        path: path.to_path_buf(),
+        parent_file,
+        project_folder,
+    }
+}

@@ -1,0 +1,277 @@
+//! The walk: every file with a wanted extension below the roots (walkdir), in byte order of
+//! their paths, each placed in Pi's layout ([`super::layout`]). Symbolic links are followed; a
+//! link back to a directory above it, an unreadable directory, a broken link or an entry that
+//! vanished mid-scan is a problem to report, never a failure.
+//!
+//! One thread walks; reading the files is what runs in parallel. Listing is a small part of a
+//! run: 1.9% of pi-sessions' instructions on 100 sessions, and on 10,000 empty files in 100
+//! folders (2 cores) walkdir on one thread took the wall time the former walk took on rayon's
+//! pool (0.18 s), for 0.2% more instructions.
+
+use super::layout::{place, Found};
+use super::progress::Progress;
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use walkdir::{DirEntryExt, WalkDir};
+
+/// What a walk found, and the problems it met (path, message), both in path order.
+#[derive(Debug, Default)]
+pub struct Walk {
+    pub files: Vec<Found>,
+    pub problems: Vec<(PathBuf, String)>,
+}
+
+/// A file's identity: device and inode. A file reached by several paths is kept once.
+type FileId = (u64, u64);
+
+/// What the walk of every root collects before it is sorted.
+struct Collected<'a> {
+    exts: &'a [OsString],
+    progress: Option<&'a Progress>,
+    /// Each file: its path, the index of its root, its identity.
+    files: Vec<(PathBuf, usize, FileId)>,
+    problems: Vec<(PathBuf, String)>,
+}
+
+impl Collected<'_> {
+    fn problem(&mut self, p: &Path, msg: impl Into<String>) {
+        self.problems.push((p.to_path_buf(), msg.into()));
+    }
+
+    fn file(&mut self, path: PathBuf, root: usize, id: FileId) {
+        self.files.push((path, root, id));
+        if let Some(p) = self.progress {
+            p.add(1);
+        }
+    }
+
+    fn wants(&self, p: &Path) -> bool {
+        p.extension()
+            .is_some_and(|e| self.exts.iter().any(|x| x == e))
+    }
+}
+
+/// Finds every file whose extension is one of `exts` (without the dot) below `roots`, in
+/// byte order of their paths. A root that is a file is taken whatever its extension. A file
+/// reached by several paths (through symbolic links) is kept once, under its first path in
+/// that order.
+pub fn walk(roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Walk {
+    let mut found = Collected {
+        exts,
+        progress,
+        files: Vec::new(),
+        problems: Vec::new(),
+    };
+    for (i, root) in roots.iter().enumerate() {
+        match fs::metadata(root) {
+            Ok(m) if m.is_dir() => {
+                let top = Above {
+                    path: root.clone(),
+                    id: (m.dev(), m.ino()),
+                };
+                walk_tree(&mut found, root, i, &mut vec![top]);
+            }
+            Ok(m) => found.files.push((root.clone(), i, (m.dev(), m.ino()))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                found.problem(root, "no such directory")
+            }
+            Err(e) => found.problem(root, format!("cannot read: {e}")),
+        }
+    }
+    let Collected {
+        mut files,
+        mut problems,
+        ..
+    } = found;
+    // Byte order of the whole path puts a session file before the folder of its extras
+    // (`x.jsonl` < `x/...`).
+    files.sort_by(|a, b| {
+        (a.0.as_os_str().as_bytes(), a.1, a.2).cmp(&(b.0.as_os_str().as_bytes(), b.1, b.2))
+    });
+    problems.sort_by(|a, b| a.0.as_os_str().as_bytes().cmp(b.0.as_os_str().as_bytes()));
+    let mut seen = HashSet::new();
+    files.retain(|(_, _, id)| seen.insert(*id));
+    let set: HashSet<&Path> = files.iter().map(|(p, _, _)| p.as_path()).collect();
+    let files = files
+        .iter()
+        .map(|(p, root, _)| place(p, &roots[*root], &set))
+        .collect();
+    Walk { files, problems }
+}
+
+/// A directory on the way down from a root: its path and identity. A directory whose
+/// identity is one of those above it is a loop.
+struct Above {
+    path: PathBuf,
+    id: FileId,
+}
+
+/// Lists the directory `top` and everything below it with walkdir, for the `index`th root.
+/// `above` ends with `top` itself. walkdir does not follow links here: [`follow`] does, each
+/// into a walk of its own, so that a link that cannot be followed or opened is reported under
+/// its own path (walkdir's own following reports a linked directory it cannot open without
+/// one).
+fn walk_tree(found: &mut Collected<'_>, top: &Path, index: usize, above: &mut Vec<Above>) {
+    let base = above.len();
+    // walkdir opens a directory when it yields it (`top` before anything): a failure to list
+    // it comes next, as an error naming it.
+    let mut just_opened = true;
+    let mut entries = WalkDir::new(top).min_depth(1).into_iter();
+    while let Some(next) = entries.next() {
+        let entry = match next {
+            Ok(entry) => entry,
+            Err(e) => {
+                let (path, msg) = walk_problem(&e, just_opened, &above[base - 1..]);
+                found.problem(&path, msg);
+                just_opened = false;
+                continue;
+            }
+        };
+        above.truncate(base + entry.depth() - 1);
+        let kind = entry.file_type();
+        just_opened = false;
+        if kind.is_symlink() {
+            follow(found, entry.path(), index, above);
+        } else if kind.is_dir() {
+            let enter = match entry.metadata() {
+                Ok(m) => enter(found, entry.path(), (m.dev(), m.ino()), above),
+                Err(e) => {
+                    found.problem(entry.path(), directory_problem(e.io_error()));
+                    false
+                }
+            };
+            if enter {
+                just_opened = true;
+            } else {
+                entries.skip_current_dir();
+            }
+        } else if kind.is_file() && found.wants(entry.path()) {
+            let dev = above.last().map_or(0, |d| d.id.0);
+            let id = (dev, entry.ino());
+            found.file(entry.into_path(), index, id);
+        }
+        // Anything else (a socket, a fifo, a device) is no session file.
+    }
+    above.truncate(base);
+}
+
+/// Follows the link `link`: a directory is walked (unless it is a loop), anything else is
+/// taken as a file when its name has a wanted extension.
+fn follow(found: &mut Collected<'_>, link: &Path, index: usize, above: &mut Vec<Above>) {
+    let m = match fs::metadata(link) {
+        Ok(m) => m,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            return found.problem(link, "broken symbolic link; skipped")
+        }
+        Err(e) => return found.problem(link, format!("cannot follow symbolic link: {e}; skipped")),
+    };
+    if !m.is_dir() {
+        if found.wants(link) {
+            found.file(link.to_path_buf(), index, (m.dev(), m.ino()));
+        }
+    } else if enter(found, link, (m.dev(), m.ino()), above) {
+        walk_tree(found, link, index, above);
+    }
+}
+
+/// Whether to go down into the directory `dir` (identity `id`): not when it is one of those
+/// above it. Adds it to `above` when so.
+fn enter(found: &mut Collected<'_>, dir: &Path, id: FileId, above: &mut Vec<Above>) -> bool {
+    if above.iter().any(|a| a.id == id) {
+        found.problem(
+            dir,
+            "symbolic link loop: it leads back to a directory above it; not followed",
+        );
+        return false;
+    }
+    above.push(Above {
+        path: dir.to_path_buf(),
+        id,
+    });
+    true
+}
+
+/// What to say about a directory that cannot be looked at or listed.
+fn directory_problem(e: Option<&io::Error>) -> String {
+    match e {
+        Some(e) if e.kind() == io::ErrorKind::NotFound => {
+            "directory vanished during the scan".into()
+        }
+        Some(e) => format!("cannot read directory: {e}"),
+        None => "cannot read directory".into(),
+    }
+}
+
+/// The path and message of an error of walkdir's. `tree`: the directories from the walk's
+/// top down to the one being listed; `just_opened`: the last of them was yielded last, and
+/// opened then, so an error naming it is the failure to list it.
+fn walk_problem(e: &walkdir::Error, just_opened: bool, tree: &[Above]) -> (PathBuf, String) {
+    let cause = e.io_error();
+    let text = cause.map_or_else(|| "unknown error".into(), |c| c.to_string());
+    match e.path() {
+        Some(p) if (just_opened || e.depth() == 0) && tree.last().is_some_and(|d| d.path == p) => {
+            (p.to_path_buf(), directory_problem(cause))
+        }
+        Some(p) => (p.to_path_buf(), format!("cannot tell what it is: {text}")),
+        // Listing the directory at depth - 1 failed midway.
+        None => {
+            let dir = tree.get(e.depth().saturating_sub(1)).or(tree.last());
+            let dir = dir.map_or_else(PathBuf::new, |d| d.path.clone());
+            (dir, format!("reading the directory failed: {text}"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn links_are_followed_files_kept_once_and_loops_reported() {
+        let base = std::env::temp_dir().join(format!("pi-jsonl-walk-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&base);
+        fs::create_dir_all(base.join("a/deep")).unwrap();
+        fs::create_dir_all(base.join("b")).unwrap();
+        for f in ["a/deep/x.jsonl", "b/y.jsonl", "b/notes.txt"] {
+            fs::write(base.join(f), "{}\n").unwrap();
+        }
+        symlink("../b", base.join("a/to-b")).unwrap(); // b/y.jsonl a second time
+        symlink("..", base.join("a/deep/up")).unwrap(); // back to a: a loop
+        symlink("nowhere", base.join("gone.jsonl")).unwrap();
+        symlink("b/y.jsonl", base.join("z.jsonl")).unwrap(); // y.jsonl a third time
+        let exts = [OsString::from("jsonl")];
+        let w = walk(&[base.clone(), base.join("missing")], &exts, None);
+        let rel = |p: &Path| {
+            p.strip_prefix(&base)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        };
+        let files: Vec<String> = w.files.iter().map(|f| rel(&f.path)).collect();
+        // In byte order; y.jsonl under its first path in that order.
+        assert_eq!(files, ["a/deep/x.jsonl", "a/to-b/y.jsonl"]);
+        let problems: Vec<(String, &str)> = w
+            .problems
+            .iter()
+            .map(|(p, m)| (rel(p), m.as_str()))
+            .collect();
+        assert_eq!(
+            problems,
+            [
+                (
+                    "a/deep/up".to_string(),
+                    "symbolic link loop: it leads back to a directory above it; not followed"
+                ),
+                ("gone.jsonl".to_string(), "broken symbolic link; skipped"),
+                ("missing".to_string(), "no such directory"),
+            ]
+        );
+        let _ = fs::remove_dir_all(&base);
+    }
+}
