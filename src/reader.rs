@@ -113,6 +113,19 @@ impl<'a> Entry<'a> {
         self.str("type")
     }
 
+    /// What the entry's `parentId` says: the one reading of it every tool shares.
+    pub fn parent(&self) -> ParentLink<'a> {
+        match self.get("parentId") {
+            None => ParentLink::Absent,
+            Some(b"null") => ParentLink::Root,
+            Some(raw) => match json::as_str(raw) {
+                Some(p) if p.is_empty() => ParentLink::Root,
+                Some(p) => ParentLink::Id(p),
+                None => ParentLink::NotString(raw),
+            },
+        }
+    }
+
     /// The raw members, in order.
     pub fn members(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> + '_ {
         let b = self.line.bytes;
@@ -120,6 +133,19 @@ impl<'a> Entry<'a> {
             .iter()
             .map(move |s| (&b[s.key.0..s.key.1], &b[s.value.0..s.value.1]))
     }
+}
+
+/// What an entry's `parentId` says ([`Entry::parent`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParentLink<'a> {
+    /// No `parentId` member (v1 entries have none).
+    Absent,
+    /// `null`, or an empty string, which names no entry: the entry starts a tree.
+    Root,
+    /// The id of its parent.
+    Id(Cow<'a, str>),
+    /// A value that is not a string (its raw JSON): the link is broken.
+    NotString(&'a [u8]),
 }
 
 /// What a tool does with the sessions of one input.
@@ -518,9 +544,3 @@ fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {
         parent_session: s("parentSession"),
     })
 }
-
-// Transitional: the tools' input functions move to `crate::input` next; until then these
-// names keep them compiling.
-pub use crate::input::mapped::read_mapped;
-pub use crate::input::open::read_source;
-pub(crate) use crate::input::open::with_whole;

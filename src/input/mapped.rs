@@ -25,20 +25,37 @@ pub const MIN_LEN: u64 = 1 << 20;
 /// How far the scan moves on before the pages behind it are released.
 pub const RELEASE_STEP: usize = 4 << 20;
 
+/// The system's page size, read once at run time (4 KiB on most machines, 16 or 64 KiB on
+/// some ARM systems): only whole pages can be released.
+fn page_size() -> usize {
+    static PAGE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *PAGE.get_or_init(|| {
+        // SAFETY: sysconf only reads a system constant.
+        let n = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+        usize::try_from(n).ok().filter(|&n| n > 0).unwrap_or(4096)
+    })
+}
+
 pub struct Map {
     map: Mmap,
 }
 
 impl Map {
     /// Maps `file` when it is a regular file of at least [`MIN_LEN`] bytes.
-    pub fn new(file: &File) -> Option<Map> {
+    ///
+    /// # Safety
+    ///
+    /// The bytes of the map are the file's: the caller accepts that another process that
+    /// changes the file changes what the returned slices hold, and that one that truncates it
+    /// while it is mapped makes a read of the lost pages raise SIGBUS. Call it only where
+    /// that is the stated contract (see `input::open`).
+    pub unsafe fn new(file: &File) -> Option<Map> {
         let meta = file.metadata().ok()?;
         if !meta.is_file() || meta.len() < MIN_LEN || usize::try_from(meta.len()).is_err() {
             return None;
         }
-        // SAFETY: a read-only shared map of a file we opened. Another process changing the
-        // file while it is mapped changes what we read (as a concurrent `read` could) and
-        // truncating it raises SIGBUS (see the module docs); we never write through it.
+        // SAFETY: a read-only shared map of a file we opened, never written through; what
+        // another process may do to the file is the caller's contract (above).
         let map = unsafe { Mmap::map(file) }.ok()?;
         let _ = map.advise(memmap2::Advice::Sequential);
         Some(Map { map })
@@ -51,9 +68,9 @@ impl Map {
     /// Drops the whole pages inside `[from, to)` from this process's resident memory. They
     /// stay in the page cache, and touching them again reads them back from there.
     pub fn release(&self, from: usize, to: usize) {
-        const PAGE: usize = 4096;
-        let a = from.div_ceil(PAGE) * PAGE;
-        let b = to.min(self.map.len()) / PAGE * PAGE;
+        let page = page_size();
+        let a = from.div_ceil(page) * page;
+        let b = to.min(self.map.len()) / page * page;
         if b > a {
             // SAFETY: MADV_DONTNEED on a shared, read-only file mapping only unmaps the pages:
             // the next access faults them in again from the file, with the same contents, so
@@ -116,7 +133,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let small = dir.join("small");
         std::fs::write(&small, b"{}\n").unwrap();
-        assert!(Map::new(&File::open(&small).unwrap()).is_none());
+        // SAFETY (here and below): test files nothing else changes.
+        assert!(unsafe { Map::new(&File::open(&small).unwrap()) }.is_none());
         let big = dir.join("big");
         let mut f = File::create(&big).unwrap();
         let data: Vec<u8> = (0..(MIN_LEN as usize * 3))
@@ -124,7 +142,7 @@ mod tests {
             .collect();
         f.write_all(&data).unwrap();
         drop(f);
-        let m = Map::new(&File::open(&big).unwrap()).unwrap();
+        let m = unsafe { Map::new(&File::open(&big).unwrap()) }.unwrap();
         assert_eq!(m.bytes(), &data[..]);
         m.release(0, data.len());
         m.release(10, 5);

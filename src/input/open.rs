@@ -87,7 +87,7 @@ impl Opened {
         // covers the length the file had when it was mapped; a file truncated by another
         // process while it is read ends the run with SIGBUS, as with every tool that maps
         // files (documented in the man pages).
-        if let Some(map) = Map::new(file) {
+        if let Some(map) = unsafe { Map::new(file) } {
             let r = f(Contents::Mapped(&map));
             map.release(0, map.bytes().len());
             return r;
@@ -142,26 +142,6 @@ pub fn read_contents(
         }
         Contents::Stream(r) => reader::read(r, named, d, v),
     }
-}
-
-/// Reads the small regular file `f` whole into this thread's reused buffer and hands `then`
-/// its bytes and the read error, if any. `None` when the buffer is already in use on this
-/// thread (a file read from inside another's reading). Transitional: pi-branch's input moves
-/// to [`Opened::contents`].
-pub(crate) fn with_whole<R>(
-    f: &File,
-    then: impl FnOnce(&[u8], Option<io::Error>) -> R,
-) -> Option<R> {
-    WHOLE.with(|w| {
-        let mut buf = w.try_borrow_mut().ok()?;
-        buf.clear();
-        let failed = (&*f).read_to_end(&mut buf).err();
-        let r = then(&buf, failed);
-        if buf.capacity() > 4 * mapped::MIN_LEN as usize {
-            *buf = Vec::new();
-        }
-        Some(r)
-    })
 }
 
 /// Opens `src` and reads every session of it; a file that cannot be opened is reported.

@@ -6,7 +6,7 @@ use super::ids::Ids;
 use crate::diag::{Counts, Diags, Kind};
 use crate::json;
 use crate::lines::Line;
-use crate::reader::{Entry, Header};
+use crate::reader::{Entry, Header, ParentLink};
 use std::collections::HashMap;
 
 /// No id, or no parent.
@@ -183,23 +183,20 @@ impl EntryTable {
 
     /// The entry's interned `parentId`; `NONE` for a root, `BAD` when it is not a string.
     fn parent_of(&mut self, e: &Entry<'_>, d: &mut Diags) -> u32 {
-        match e.get("parentId") {
-            None | Some(b"null") => NONE,
-            Some(raw) => match json::as_str(raw) {
-                Some(p) if p.is_empty() => NONE,
-                Some(p) => self.ids.intern(&p),
-                None => {
-                    d.report(
-                        Some(e.line.no),
-                        Kind::BadId,
-                        format!(
-                            "parentId is a {}, not a string; the chain ends here",
-                            json::kind_name(raw)
-                        ),
-                    );
-                    BAD
-                }
-            },
+        match e.parent() {
+            ParentLink::Absent | ParentLink::Root => NONE,
+            ParentLink::Id(p) => self.ids.intern(&p),
+            ParentLink::NotString(raw) => {
+                d.report(
+                    Some(e.line.no),
+                    Kind::BadId,
+                    format!(
+                        "parentId is a {}, not a string; the chain ends here",
+                        json::kind_name(raw)
+                    ),
+                );
+                BAD
+            }
         }
     }
 

@@ -32,9 +32,10 @@ pub use args::{Args, MAN};
 pub use records::{BranchInfo, Leaf};
 
 use crate::cli::ManPage;
-use crate::diag::{Diags, Kind};
-use crate::input::{self, Source};
-use crate::mapped::Map;
+use crate::diag::Diags;
+use crate::input::mapped::Map;
+use crate::input::open::read_contents;
+use crate::input::{self, Contents, Opened, Source};
 use crate::output::{Out, Stop};
 use crate::reader::{self, Entry, Header, PerSession, SessionVisitor};
 use crate::record::{describe, Described};
@@ -42,7 +43,6 @@ use crate::tool::Tool;
 use entries::EntryTable;
 use resolve::ResolvedTree;
 use std::fs::File;
-use std::io::{Seek, SeekFrom};
 use std::process::ExitCode;
 use store::LineStore;
 
@@ -84,68 +84,29 @@ impl Tool for Branch {
 }
 
 fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-    let file = match src {
-        Source::Stdin => None,
-        Source::Path(p) => match File::open(p) {
-            Ok(f) => Some(f),
-            Err(e) => {
-                d.report(None, Kind::Io, format!("cannot open: {e}"));
-                return Ok(());
-            }
-        },
+    let Some(input) = Opened::open(src, d) else {
+        return Ok(());
     };
     let name = src.name();
-    let map = file.as_ref().and_then(Map::new);
-    if let (None, Some(f)) = (&map, &file) {
-        // A small regular file is read whole into this thread's reused buffer: one copy
-        // instead of a streamed read plus a pread of every kept line.
-        let small = f
-            .metadata()
-            .is_ok_and(|m| m.is_file() && m.len() < crate::mapped::MIN_LEN);
-        if small {
-            let done = reader::with_whole(f, |buf, failed| {
-                if failed.is_some() {
-                    return None;
-                }
-                let mut v = PerSession::new(Brancher {
-                    args,
-                    out: &mut *out,
-                    file: file.as_ref(),
-                    map: None,
-                    whole: Some(buf),
-                    name: &name,
-                });
-                Some(reader::read_slice(buf, true, d, &mut v).map(|_| ()))
-            });
-            match done.flatten() {
-                Some(r) => return r,
-                // A read error (or the buffer busy): start again streaming, which reports
-                // the error where it happens.
-                None => {
-                    let mut r: &File = f;
-                    let _ = r.seek(SeekFrom::Start(0));
-                }
-            }
-        }
-    }
-    // A FIFO or `<(...)` cannot be read twice: its sessions are held as from stdin.
-    let regular = file
-        .as_ref()
-        .filter(|f| f.metadata().is_ok_and(|m| m.is_file()));
-    let mut v = PerSession::new(Brancher {
-        args,
-        out,
-        file: regular,
-        map: map.as_ref(),
-        whole: None,
-        name: &name,
-    });
-    match (&map, &file) {
-        (Some(m), _) => reader::read_mapped(m, true, d, &mut v)?,
-        (None, Some(f)) => reader::read(f, true, d, &mut v)?,
-        (None, None) => reader::read(std::io::stdin().lock(), false, d, &mut v)?,
-    };
-    Ok(())
+    input.contents(|c| {
+        // Kept lines are copied from the map or the whole-read bytes when there are some,
+        // else read again from the regular file; from stdin or a FIFO, which cannot be read
+        // twice, the sessions' bytes are held.
+        let (map, whole) = match &c {
+            Contents::Mapped(m) => (Some(*m), None),
+            Contents::Whole(b, _) => (None, Some(*b)),
+            Contents::Stream(_) => (None, None),
+        };
+        let mut v = PerSession::new(Brancher {
+            args,
+            out,
+            file: input.file(),
+            map,
+            whole,
+            name: &name,
+        });
+        read_contents(c, input.is_named(), d, &mut v).map(|_| ())
+    })
 }
 
 /// Runs pi-branch over the file at `path` (mapped when large) and returns what it writes

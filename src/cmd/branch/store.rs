@@ -3,7 +3,7 @@
 
 use super::entries::{EntryTable, PackedEntry};
 use crate::diag::{Diags, Kind};
-use crate::mapped::Map;
+use crate::input::mapped::Map;
 use std::collections::HashMap;
 use std::fs::File;
 use std::os::unix::fs::FileExt;

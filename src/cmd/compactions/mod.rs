@@ -68,7 +68,7 @@ impl Tool for Compactions {
             args.inputs.threads(),
             |src, out, d| {
                 report(&settings, &src.name(), out, d, |d, v| {
-                    reader::read_source(src, d, v)
+                    input::open::read_source(src, d, v)
                 })
             },
             |_, _| Ok(()),

@@ -6,8 +6,7 @@
 
 use super::trigger::AssistantFacts;
 use crate::hash::{hash_str, FastMap};
-use crate::json;
-use crate::reader::Entry;
+use crate::reader::{Entry, ParentLink};
 use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::rc::Rc;
@@ -58,14 +57,10 @@ impl<'a> ParentRef<'a> {
         if linear {
             return ParentRef::Unknown;
         }
-        match e.get("parentId") {
-            Some(b"null") => ParentRef::Root,
-            Some(raw) => match json::as_str(raw) {
-                Some(p) if !p.is_empty() => ParentRef::Id(p),
-                Some(_) => ParentRef::Root,
-                None => ParentRef::Unknown,
-            },
-            None => ParentRef::Unknown,
+        match e.parent() {
+            ParentLink::Root => ParentRef::Root,
+            ParentLink::Id(p) => ParentRef::Id(p),
+            ParentLink::Absent | ParentLink::NotString(_) => ParentRef::Unknown,
         }
     }
 

@@ -9,7 +9,7 @@ use crate::json;
 use crate::model::{self, Message};
 use crate::models::Models;
 use crate::output::{Out, Stop};
-use crate::reader::{Entry, Header, SessionVisitor};
+use crate::reader::{Entry, Header, ParentLink, SessionVisitor};
 use crate::record::Record;
 use std::collections::HashMap;
 
@@ -68,12 +68,10 @@ impl SessionVisitor for ContextWriter<'_, '_> {
 
     fn entry(&mut self, s: &mut SessionContexts, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
         // The state this entry continues from: its parent's, else the previous entry's.
-        let mut before = match e.get("parentId") {
-            Some(b"null") => ContextBefore::default(),
-            Some(raw) => json::as_str(raw)
-                .and_then(|p| s.by_id.get(p.as_ref()).copied())
-                .unwrap_or(s.last),
-            None => s.last,
+        let mut before = match e.parent() {
+            ParentLink::Root => ContextBefore::default(),
+            ParentLink::Id(p) => s.by_id.get(p.as_ref()).copied().unwrap_or(s.last),
+            ParentLink::Absent | ParentLink::NotString(_) => s.last,
         };
         match e.get("type") {
             Some(b"\"compaction\"") => before.compaction = true,

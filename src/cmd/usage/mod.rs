@@ -88,7 +88,7 @@ impl Tool for Usage {
                 if !turn.wait() {
                     return Ok(None);
                 }
-                let read = |d: &mut Diags, v: &mut dyn Visitor| reader::read_source(src, d, v);
+                let read = |d: &mut Diags, v: &mut dyn Visitor| input::open::read_source(src, d, v);
                 stream_with(&present, &mut lock(), src.name(), out, d, read).map(|()| None)
             },
             |r, out| match r {
@@ -202,7 +202,7 @@ fn streams(src: &Source, inputs: usize) -> bool {
 /// The sessions and calls of one input, read whole.
 fn collect(src: &Source, present: &InputSet, d: &mut Diags) -> Result<InputCalls, Stop> {
     let mut c = PerSession::new(Collector::new(present, src.name(), None));
-    reader::read_source(src, d, &mut c)?;
+    input::open::read_source(src, d, &mut c)?;
     Ok(c.into_inner().data)
 }
 
@@ -236,7 +236,7 @@ fn run_context(args: &Args, sources: &[Source]) -> ExitCode {
         args.inputs.threads(),
         |src, out, d| {
             write_contexts(&models, &src.name(), out, d, |d, v| {
-                reader::read_source(src, d, v)
+                input::open::read_source(src, d, v)
             })
         },
         |_, _| Ok(()),
