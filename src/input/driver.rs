@@ -13,6 +13,27 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
+/// How many workers read inputs: as many as asked (default: one per CPU), but no more than
+/// there are inputs, and few enough that the files they hold open (at most two each) stay
+/// well inside the process's open-file limit: more would fail with "Too many open files".
+fn worker_count(asked: Option<usize>, inputs: usize) -> usize {
+    let asked = asked.unwrap_or_else(rayon::current_num_threads);
+    let files = open_file_limit().map_or(usize::MAX, |n| n.saturating_sub(64) / 2);
+    asked.min(inputs).min(files).max(1)
+}
+
+/// The soft limit on open files, when there is one.
+fn open_file_limit() -> Option<usize> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the limit into the struct it is given and nothing else.
+    let ok = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0;
+    (ok && lim.rlim_cur != libc::RLIM_INFINITY)
+        .then(|| usize::try_from(lim.rlim_cur).unwrap_or(usize::MAX))
+}
+
 /// How far workers may run ahead of the writer (in inputs): enough to keep every thread
 /// busy, few enough that held output stays small.
 fn batch_size(threads: usize) -> usize {
@@ -44,20 +65,7 @@ where
 pub struct Turn<'a> {
     index: usize,
     /// `None` when the input is the only one (always its turn).
-    order: Option<Order<'a>>,
-}
-
-/// The writer's progress as workers see it: how many inputs are written, the condition
-/// variable signalled when that changes or the run stops, and whether it stopped.
-type Order<'a> = (&'a Mutex<usize>, &'a Condvar, &'a AtomicBool);
-
-/// Blocks until `ready(inputs written)` or the run stops; `false` when it stopped.
-fn wait_for((written, gate, stopped): Order<'_>, ready: impl Fn(usize) -> bool) -> bool {
-    let mut w = written.lock().unwrap_or_else(|e| e.into_inner());
-    while !ready(*w) && !stopped.load(Ordering::Relaxed) {
-        w = gate.wait(w).unwrap_or_else(|e| e.into_inner());
-    }
-    !stopped.load(Ordering::Relaxed)
+    progress: Option<&'a Progress>,
 }
 
 impl Turn<'_> {
@@ -65,8 +73,95 @@ impl Turn<'_> {
     /// `finish` until this input's job returns. `false` when the run stopped meanwhile
     /// (stdout closed): the job should return at once.
     pub fn wait(&self) -> bool {
-        self.order
-            .map_or(true, |order| wait_for(order, |w| w >= self.index))
+        self.progress.is_none_or(|p| p.wait_for_turn(self.index))
+    }
+}
+
+/// The writer's progress as the workers see it. A worker may start input `i` once fewer than
+/// `window` inputs separate it from the writer; when the writer moves on by one input,
+/// exactly one more input may start, so the writer wakes only the worker waiting for that
+/// one (its slot, `i % window`), never every worker: with hundreds of threads, waking them
+/// all on every written input costs more than the work.
+pub struct Progress {
+    /// Inputs written; the mutex orders the waits against the writer's updates.
+    written: Mutex<usize>,
+    /// The same count, read without the lock on the fast path.
+    written_now: AtomicUsize,
+    window: usize,
+    /// Where the worker holding input `i` waits for its start: `slots[i % window]`.
+    slots: Vec<Condvar>,
+    /// Where jobs wait for their turn ([`Turn::wait`]), and how many do.
+    turns: Condvar,
+    turn_waiters: AtomicUsize,
+    stopped: AtomicBool,
+}
+
+impl Progress {
+    fn new(window: usize) -> Progress {
+        Progress {
+            written: Mutex::new(0),
+            written_now: AtomicUsize::new(0),
+            window,
+            slots: (0..window).map(|_| Condvar::new()).collect(),
+            turns: Condvar::new(),
+            turn_waiters: AtomicUsize::new(0),
+            stopped: AtomicBool::new(false),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, usize> {
+        self.written.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Relaxed)
+    }
+
+    /// Blocks until input `i` may start; `false` when the run stopped.
+    fn wait_for_start(&self, i: usize) -> bool {
+        if i < self.written_now.load(Ordering::Acquire) + self.window {
+            return !self.stopped();
+        }
+        let mut w = self.lock();
+        while i >= *w + self.window && !self.stopped() {
+            w = self.slots[i % self.window]
+                .wait(w)
+                .unwrap_or_else(|e| e.into_inner());
+        }
+        !self.stopped()
+    }
+
+    /// Blocks until every input before `i` is written; `false` when the run stopped.
+    fn wait_for_turn(&self, i: usize) -> bool {
+        let mut w = self.lock();
+        self.turn_waiters.fetch_add(1, Ordering::Relaxed);
+        while *w < i && !self.stopped() {
+            w = self.turns.wait(w).unwrap_or_else(|e| e.into_inner());
+        }
+        self.turn_waiters.fetch_sub(1, Ordering::Relaxed);
+        !self.stopped()
+    }
+
+    /// The writer has written `written` inputs: input `written - 1 + window` may start.
+    fn wrote(&self, written: usize) {
+        let mut w = self.lock();
+        *w = written;
+        self.written_now.store(written, Ordering::Release);
+        self.slots[(written - 1) % self.window].notify_all();
+        if self.turn_waiters.load(Ordering::Relaxed) > 0 {
+            self.turns.notify_all();
+        }
+    }
+
+    /// The run stops (stdout closed): every waiting worker returns.
+    fn stop(&self) {
+        // Under the lock, so a worker between its check and its wait cannot miss it.
+        let _w = self.lock();
+        self.stopped.store(true, Ordering::Relaxed);
+        for slot in &self.slots {
+            slot.notify_all();
+        }
+        self.turns.notify_all();
     }
 }
 
@@ -124,34 +219,27 @@ where
         let mut diags = Diags::new(tool, &sources[0].name(), true);
         let turn = Turn {
             index: 0,
-            order: None,
+            progress: None,
         };
         let r = job(&sources[0], &mut out, &mut diags, &turn)?;
         finish(Some(r), &mut out)?;
         finish(None, &mut out)?;
         return out.flush();
     }
-    let threads = threads.unwrap_or_else(rayon::current_num_threads).max(1);
-    let window = batch_size(threads);
+    let threads = worker_count(threads, sources.len());
     // Workers take inputs in argument order as long as they are at most `window` inputs
     // ahead of the writer; this thread writes each result as soon as all earlier ones are
     // written. No barrier between groups of inputs: a large input holds up only itself.
     let next = AtomicUsize::new(0);
-    let stopped = AtomicBool::new(false);
-    let written = Mutex::new(0usize);
-    let gate = Condvar::new();
+    let progress = Progress::new(batch_size(threads));
     std::thread::scope(|scope| -> Result<(), Stop> {
         let (tx, rx) = mpsc::channel::<(usize, Result<T, Stop>, Vec<u8>, Diags)>();
-        for _ in 0..threads.min(sources.len()) {
+        for k in 0..threads {
             let tx = tx.clone();
-            let (next, stopped, written, gate, job) = (&next, &stopped, &written, &gate, &job);
-            scope.spawn(move || loop {
+            let (next, progress, job) = (&next, &progress, &job);
+            let worker = move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= sources.len() {
-                    return;
-                }
-                let order = (written, gate, stopped);
-                if !wait_for(order, |w| i < w + window) {
+                if i >= sources.len() || !progress.wait_for_start(i) {
                     return;
                 }
                 let src = &sources[i];
@@ -159,20 +247,25 @@ where
                 let mut diags = Diags::new(tool, &src.name(), false);
                 let turn = Turn {
                     index: i,
-                    order: Some(order),
+                    progress: Some(progress),
                 };
                 let r = job(src, &mut held, &mut diags, &turn);
                 if tx.send((i, r, held.buf, diags)).is_err() {
                     return;
                 }
-            });
+            };
+            // The system may refuse more threads (a process limit): the ones started do the
+            // work. Without any, this thread could not write: that is an error.
+            if let Err(e) = std::thread::Builder::new().spawn_scoped(scope, worker) {
+                if k == 0 {
+                    return Err(Stop::Io(e));
+                }
+                break;
+            }
         }
         drop(tx);
         let stop = |e: Stop| {
-            // Under the lock, so a worker between its check and its wait cannot miss it.
-            let _w = written.lock().unwrap_or_else(|e| e.into_inner());
-            stopped.store(true, Ordering::Relaxed);
-            gate.notify_all();
+            progress.stop();
             e
         };
         let mut pending = BTreeMap::new();
@@ -186,8 +279,7 @@ where
                 diags.flush();
                 finish(Some(r.map_err(stop)?), &mut out).map_err(stop)?;
                 want += 1;
-                *written.lock().unwrap_or_else(|e| e.into_inner()) = want;
-                gate.notify_all();
+                progress.wrote(want);
             }
         }
         Ok(())
