@@ -1,12 +1,14 @@
 //! pi-jsonl: fast, composable filters for the session logs of the Pi coding agent.
 //!
-//! The library holds what every tool shares: a validating JSON scanner ([`json`]), a line
-//! splitter ([`lines`]), the session reader ([`reader`]), diagnostics ([`diag`]), output
-//! ([`output`]), hash tables ([`hash`]), the input driver ([`input`]), session discovery ([`discover`]), the shared
-//! command line ([`cli`]), instants and calendar arithmetic ([`time`], [`calendar`]), the
-//! members of Pi messages ([`model`]) and the context windows of models.json ([`models`]).
-//! Each tool is one module with its `Args`, `run` and `run_bytes` (the tool over bytes, for
-//! tests and fuzzing); the binaries in `bin/` only call `main`.
+//! The data path is read → classify → tool → write (docs/ARCHITECTURE.md): [`input`] opens
+//! each input once and runs a tool over many in parallel; [`reader`] turns lines, validated by
+//! the scanner crate ([`json`], [`lines`]), into sessions; each tool in [`cmd`] is a
+//! [`tool::Tool`] whose visitor keeps per-session state and writes typed [`record`]s through
+//! [`output`]; problems go to [`diag`]. Beside them: Pi's message members ([`model`]),
+//! models.json's context windows ([`models`]), session discovery ([`discover`]), times and
+//! calendar buckets ([`time`], [`calendar`]), hash tables ([`hash`]), the queue of records
+//! waiting for their turn ([`ordered`]) and the shared command line and man pages ([`cli`]).
+//! The binaries in `bin/` only call [`tool::main`].
 
 pub use pi_jsonl_scan::{json, lines};
 
@@ -17,7 +19,6 @@ pub mod diag;
 pub mod discover;
 pub mod hash;
 pub mod input;
-pub use input::mapped;
 pub mod model;
 pub mod models;
 pub mod ordered;
@@ -31,6 +32,19 @@ use cmd::{
     branch::Branch, compactions::Compactions, sessions::Sessions, tools::Tools, usage::Usage,
 };
 use tool::man;
+
+/// Every record type the tools write, with its fields (the docs test compares them with
+/// docs/FORMAT.md).
+pub fn records() -> Vec<record::Described> {
+    [
+        cmd::branch::RECORDS,
+        cmd::compactions::RECORDS,
+        cmd::sessions::RECORDS,
+        cmd::tools::RECORDS,
+        cmd::usage::RECORDS,
+    ]
+    .concat()
+}
 
 /// Every tool's man page, rendered (name, roff text).
 pub fn man_pages() -> Vec<(&'static str, String)> {

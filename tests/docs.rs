@@ -102,10 +102,10 @@ fn runs() -> Vec<(&'static str, Vec<String>)> {
     ]
 }
 
-/// (record type → field path → type cell) from docs/FORMAT.md.
-fn documented() -> BTreeMap<String, BTreeMap<String, String>> {
+/// (record type → its (field path, type cell) rows, in the doc's order) from docs/FORMAT.md.
+fn documented_rows() -> BTreeMap<String, Vec<(String, String)>> {
     let text = std::fs::read_to_string(root().join("docs/FORMAT.md")).unwrap();
-    let mut out: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut out: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
     let mut current: Option<String> = None;
     for line in text.lines() {
         if let Some(h) = line.strip_prefix("## `") {
@@ -130,9 +130,38 @@ fn documented() -> BTreeMap<String, BTreeMap<String, String>> {
             .trim_end_matches('`')
             .to_string();
         let ty = cells.next().unwrap_or("").trim().to_string();
-        out.get_mut(t).unwrap().insert(path, ty);
+        out.get_mut(t).unwrap().push((path, ty));
     }
     out
+}
+
+/// (record type → field path → type cell) from docs/FORMAT.md.
+fn documented() -> BTreeMap<String, BTreeMap<String, String>> {
+    documented_rows()
+        .into_iter()
+        .map(|(t, rows)| (t, rows.into_iter().collect()))
+        .collect()
+}
+
+/// Every record type the tools declare (`pi_jsonl::records`) lists exactly the fields
+/// docs/FORMAT.md gives it, in the doc's order, and every documented type is declared.
+#[test]
+fn every_record_type_declares_the_documented_fields() {
+    let docs = documented_rows();
+    let declared = pi_jsonl::records();
+    for r in &declared {
+        let rows = docs
+            .get(r.type_name)
+            .unwrap_or_else(|| panic!("record type `{}` is not in docs/FORMAT.md", r.type_name));
+        let doc_fields: Vec<&str> = rows.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(r.fields, &doc_fields[..], "fields of `{}`", r.type_name);
+    }
+    for t in docs.keys() {
+        assert!(
+            declared.iter().any(|r| r.type_name == t),
+            "documented record `{t}` is declared by no tool's RECORDS"
+        );
+    }
 }
 
 fn opaque(ty: &str) -> bool {
@@ -227,7 +256,7 @@ fn man_pages_are_current() {
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             committed == page,
-            "man/{name}.1 is stale; regenerate with: PI_JSONL_BLESS=1 cargo test --test docs"
+            "man/{name}.1 is stale; regenerate with: PI_JSONL_BLESS=1 cargo test --test tests docs::man_pages"
         );
     }
 }

@@ -103,34 +103,3 @@ impl Record for Leaf<'_> {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use crate::cmd::branch::RECORDS;
-
-    /// The field rows docs/FORMAT.md gives under `## \`type\``, in order.
-    fn documented_fields(doc: &str, type_name: &str) -> Vec<String> {
-        let heading = format!("## `{type_name}`");
-        let mut lines = doc.lines().skip_while(|l| !l.starts_with(&heading));
-        lines.next();
-        lines
-            .take_while(|l| !l.starts_with("## "))
-            .filter_map(|l| l.strip_prefix("| `"))
-            .filter_map(|rest| rest.split('`').next())
-            .map(str::to_string)
-            .collect()
-    }
-
-    #[test]
-    fn each_record_has_the_fields_the_format_doc_lists() {
-        let doc = include_str!("../../../docs/FORMAT.md");
-        for r in RECORDS {
-            assert_eq!(
-                r.fields,
-                documented_fields(doc, r.type_name),
-                "{}",
-                r.type_name
-            );
-        }
-    }
-}

@@ -336,45 +336,6 @@ impl Record for BranchSummaryReport<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::RECORDS;
-    use std::collections::BTreeMap;
-
-    /// (record type → its field rows, in order) from docs/FORMAT.md.
-    fn documented() -> BTreeMap<String, Vec<String>> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md");
-        let text = std::fs::read_to_string(path).unwrap();
-        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
-        let mut current = None;
-        for line in text.lines() {
-            if let Some(h) = line.strip_prefix("## `") {
-                current = h.split('`').next().map(str::to_string);
-                continue;
-            }
-            if line.starts_with("## ") || line.starts_with("# ") {
-                current = None;
-            }
-            let (Some(t), Some(rest)) = (&current, line.strip_prefix("| `")) else {
-                continue;
-            };
-            let field = rest.split('`').next().unwrap_or("");
-            out.entry(t.clone()).or_default().push(field.to_string());
-        }
-        out
-    }
-
-    #[test]
-    fn each_record_lists_the_fields_format_md_gives_it() {
-        let docs = documented();
-        for r in RECORDS {
-            assert_eq!(
-                docs.get(r.type_name).map(Vec::as_slice),
-                Some(&r.fields.iter().map(|f| f.to_string()).collect::<Vec<_>>()[..]),
-                "{}",
-                r.type_name
-            );
-        }
-    }
-
     #[test]
     fn signed_differences_clamp() {
         assert_eq!(super::signed_difference(3, 5), -2);

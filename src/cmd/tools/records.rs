@@ -414,31 +414,3 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         true
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The field rows docs/FORMAT.md gives under `## `type``, in its order.
-    fn documented(type_name: &str) -> Vec<String> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md");
-        let doc = std::fs::read_to_string(path).unwrap();
-        let heading = format!("## `{type_name}`");
-        let section = doc
-            .split("\n## ")
-            .map(|s| format!("## {s}"))
-            .find(|s| s.starts_with(&heading))
-            .unwrap_or_else(|| panic!("docs/FORMAT.md has no {heading}"));
-        section
-            .lines()
-            .filter_map(|l| l.strip_prefix("| `"))
-            .map(|l| l.split('`').next().unwrap().to_string())
-            .collect()
-    }
-
-    #[test]
-    fn the_fields_are_those_docs_format_md_describes() {
-        assert_eq!(ToolCall::FIELDS, documented(ToolCall::TYPE));
-        assert_eq!(ToolResult::FIELDS, documented(ToolResult::TYPE));
-    }
-}

@@ -205,33 +205,3 @@ impl Record for ContextRecord<'_> {
             .bool("after_compaction", self.after_compaction);
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The `| \`field\` |` rows docs/FORMAT.md gives under `## \`type\``, in order.
-    fn documented(type_name: &str) -> Vec<String> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/FORMAT.md");
-        let text = std::fs::read_to_string(path).unwrap();
-        let heading = format!("## `{type_name}`");
-        let mut lines = text
-            .lines()
-            .skip_while(|l| !l.starts_with(&heading))
-            .skip(1);
-        let section = lines
-            .by_ref()
-            .take_while(|l| !l.starts_with("# ") && !l.starts_with("## "));
-        section
-            .filter_map(|l| l.strip_prefix("| `"))
-            .filter_map(|l| l.split('`').next())
-            .map(str::to_string)
-            .collect()
-    }
-
-    #[test]
-    fn record_fields_are_the_documented_rows() {
-        assert_eq!(UsageRecord::FIELDS, documented(UsageRecord::TYPE));
-        assert_eq!(ContextRecord::FIELDS, documented(ContextRecord::TYPE));
-    }
-}
