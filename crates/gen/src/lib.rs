@@ -370,7 +370,7 @@ impl Gen {
                 x >>= 6;
             }
         }
-        while s.len() % 4 != 0 {
+        while !s.len().is_multiple_of(4) {
             s.push('=');
         }
         s

@@ -26,12 +26,12 @@ pub(super) fn keep(args: &Args, paths: bool, m: &FileMeta) -> bool {
         }
     }
     if let Some(b) = args.since {
-        if !m.modified.is_some_and(|t| t >= b.first_ms()) {
+        if m.modified.is_none_or(|t| t < b.first_ms()) {
             return false;
         }
     }
     if let Some(b) = args.until {
-        if !m.modified.is_some_and(|t| t <= b.last_ms()) {
+        if m.modified.is_none_or(|t| t > b.last_ms()) {
             return false;
         }
     }

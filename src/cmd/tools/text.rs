@@ -28,7 +28,7 @@ impl<'a> ResultText<'a> {
     pub(super) fn of(parts: Vec<&'a [u8]>, a: &Args) -> ResultText<'a> {
         let newlines = parts.len().saturating_sub(1);
         let escaped_len = parts.iter().map(|p| p.len()).sum::<usize>() + newlines;
-        if a.max_text.map_or(true, |max| escaped_len <= max) {
+        if a.max_text.is_none_or(|max| escaped_len <= max) {
             let lens: Option<Vec<usize>> = parts
                 .iter()
                 .map(|p| output::escaped_as_written(p))

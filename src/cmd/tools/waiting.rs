@@ -158,7 +158,7 @@ impl JoinSession {
     /// it no longer waits.
     pub(super) fn is_front(&mut self, seq: u64) -> bool {
         seq.checked_sub(1)
-            .map_or(true, |before| self.waiting.get_mut(before).is_none())
+            .is_none_or(|before| self.waiting.get_mut(before).is_none())
     }
 }
 

@@ -169,10 +169,10 @@ impl GroupUsage {
                 .add_call(c, names),
         }
         if let Some((ms, text)) = &c.time {
-            if self.first.as_ref().map_or(true, |f| *ms < f.0) {
+            if self.first.as_ref().is_none_or(|f| *ms < f.0) {
                 self.first = Some((*ms, text.clone()));
             }
-            if self.last.as_ref().map_or(true, |l| *ms > l.0) {
+            if self.last.as_ref().is_none_or(|l| *ms > l.0) {
                 self.last = Some((*ms, text.clone()));
             }
         }
