@@ -2,7 +2,7 @@
 //!
 //! The man pages in `man/` are rendered from the same clap definitions as `--help`, plus the
 //! prose in each tool's [`ManPage`]; `tests/docs.rs` fails when a committed page is stale
-//! (`PI_JSONL_BLESS=1 cargo test --test docs` rewrites them).
+//! (`PI_JSONL_BLESS=1 cargo test --test tests docs::man_pages` rewrites them).
 
 use clap::Args;
 use std::ffi::OsString;
@@ -100,6 +100,63 @@ fn paragraphs(out: &mut String, text: &str) {
     }
 }
 
+/// One option of the OPTIONS section: its names and value, then its help, default and
+/// possible values.
+fn option_entry(m: &mut String, arg: &clap::Arg) {
+    let mut names = Vec::new();
+    if let Some(s) = arg.get_short() {
+        names.push(format!("\\fB\\-{s}\\fR"));
+    }
+    if let Some(l) = arg.get_long() {
+        names.push(format!("\\fB\\-\\-{}\\fR", roff_escape(l)));
+    }
+    let takes_value = arg
+        .get_num_args()
+        .map(|n| n.takes_values())
+        .unwrap_or(false);
+    let value = arg
+        .get_value_names()
+        .map(|v| {
+            v.iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_default();
+    let head = if names.is_empty() {
+        format!("\\fI{}\\fR...", roff_escape(&value))
+    } else if takes_value && !value.is_empty() {
+        format!("{} \\fI{}\\fR", names.join(", "), roff_escape(&value))
+    } else {
+        names.join(", ")
+    };
+    m.push_str(&format!(".TP\n{head}\n"));
+    let help = arg
+        .get_long_help()
+        .or(arg.get_help())
+        .map(|h| h.to_string())
+        .unwrap_or_default();
+    let help = help.trim();
+    m.push_str(&roff_escape(help));
+    if !help.is_empty() && !help.ends_with(['.', '!', '?']) {
+        m.push('.');
+    }
+    let defaults: Vec<_> = arg
+        .get_default_values()
+        .iter()
+        .map(|v| v.to_string_lossy().into_owned())
+        .collect();
+    if takes_value && !defaults.is_empty() && !help.contains("default") {
+        m.push_str(&format!(" Default: {}.", roff_escape(&defaults.join(", "))));
+    }
+    let pv = arg.get_possible_values();
+    if takes_value && !pv.is_empty() && !help.contains("one of") {
+        let names: Vec<_> = pv.iter().map(|p| p.get_name().to_string()).collect();
+        m.push_str(&format!(" One of: {}.", roff_escape(&names.join(", "))));
+    }
+    m.push('\n');
+}
+
 /// Renders the man page of a tool from its clap command and prose.
 pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
     let mut m = String::new();
@@ -137,62 +194,8 @@ pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
     m.push_str(".SH DESCRIPTION\n");
     paragraphs(&mut m, page.description);
     m.push_str(".SH OPTIONS\n");
-    for arg in cmd.get_arguments() {
-        if arg.is_hide_set() {
-            continue;
-        }
-        let mut names = Vec::new();
-        if let Some(s) = arg.get_short() {
-            names.push(format!("\\fB\\-{s}\\fR"));
-        }
-        if let Some(l) = arg.get_long() {
-            names.push(format!("\\fB\\-\\-{}\\fR", roff_escape(l)));
-        }
-        let takes_value = arg
-            .get_num_args()
-            .map(|n| n.takes_values())
-            .unwrap_or(false);
-        let value = arg
-            .get_value_names()
-            .map(|v| {
-                v.iter()
-                    .map(|s| s.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .unwrap_or_default();
-        let head = if names.is_empty() {
-            format!("\\fI{}\\fR...", roff_escape(&value))
-        } else if takes_value && !value.is_empty() {
-            format!("{} \\fI{}\\fR", names.join(", "), roff_escape(&value))
-        } else {
-            names.join(", ")
-        };
-        m.push_str(&format!(".TP\n{head}\n"));
-        let help = arg
-            .get_long_help()
-            .or(arg.get_help())
-            .map(|h| h.to_string())
-            .unwrap_or_default();
-        let help = help.trim();
-        m.push_str(&roff_escape(help));
-        if !help.is_empty() && !help.ends_with(['.', '!', '?']) {
-            m.push('.');
-        }
-        let defaults: Vec<_> = arg
-            .get_default_values()
-            .iter()
-            .map(|v| v.to_string_lossy().into_owned())
-            .collect();
-        if takes_value && !defaults.is_empty() && !help.contains("default") {
-            m.push_str(&format!(" Default: {}.", roff_escape(&defaults.join(", "))));
-        }
-        let pv = arg.get_possible_values();
-        if takes_value && !pv.is_empty() && !help.contains("one of") {
-            let names: Vec<_> = pv.iter().map(|p| p.get_name().to_string()).collect();
-            m.push_str(&format!(" One of: {}.", roff_escape(&names.join(", "))));
-        }
-        m.push('\n');
+    for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+        option_entry(&mut m, arg);
     }
     m.push_str(".SH OUTPUT\n");
     paragraphs(&mut m, page.output);
