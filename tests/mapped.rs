@@ -137,3 +137,76 @@ fn a_fifo_is_streamed_and_gives_the_same_output() {
         assert_eq!(fifo_out, from_file.out(), "{tool}");
     }
 }
+
+/// Counts entries, and truncates the file it reads to `keep` bytes at the first entry, as
+/// another program rewriting the file would.
+struct Truncating {
+    path: std::path::PathBuf,
+    keep: u64,
+    entries: u64,
+}
+
+impl Visitor for Truncating {
+    fn header(&mut self, _: &Header<'_>, _: &mut Diags) -> Result<(), Stop> {
+        Ok(())
+    }
+    fn entry(&mut self, _: &Entry<'_>, _: &mut Diags) -> Result<(), Stop> {
+        if self.entries == 0 {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&self.path)
+                .unwrap();
+            f.set_len(self.keep).unwrap();
+        }
+        self.entries += 1;
+        Ok(())
+    }
+    fn end(&mut self, _: &mut Diags) -> Result<(), Stop> {
+        Ok(())
+    }
+}
+
+/// Issue 19, item 5: a mapped file that shrinks while it is read gives a read error, never
+/// SIGBUS; the entries before the new end are read.
+#[test]
+fn a_file_that_shrinks_while_mapped_is_a_diagnostic_not_a_crash() {
+    let dir = TempDir::new("shrinks");
+    let data = defective_session();
+    let path = dir.write("s.jsonl", &data);
+    let keep = mapped::MIN_LEN / 4;
+    let input = pi_jsonl::input::Opened::open(
+        &pi_jsonl::input::Source::Path(path.clone()),
+        &mut Diags::new("t", "s", false),
+    )
+    .unwrap();
+    let mut v = Truncating {
+        path: path.clone(),
+        keep,
+        entries: 0,
+    };
+    let mut d = Diags::new("t", "s", false);
+    input.read(&mut d, &mut v).unwrap();
+    assert!(v.entries > 10, "the entries before the new end are read");
+    assert_eq!(d.counts().get(pi_jsonl::diag::Kind::Io), 1, "{}", d.held());
+    assert!(
+        d.held().contains("the file shrank while it was read"),
+        "{}",
+        d.held()
+    );
+
+    // A map whose file shrank: the lost pages read as zeros, and the map says so.
+    std::fs::write(&path, &data).unwrap();
+    let f = File::open(&path).unwrap();
+    // SAFETY: the test truncates the file on purpose, which the guard is for.
+    let map = unsafe { Map::new(&f) }.expect("large enough to be mapped");
+    assert!(map.still_readable(0, map.bytes().len()) && !map.faulted());
+    let writer = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    writer.set_len(keep).unwrap();
+    assert!(
+        map.still_readable(0, keep as usize - 1),
+        "bytes before the end"
+    );
+    assert!(!map.still_readable(0, map.bytes().len()));
+    assert!(map.faulted());
+    assert!(map.bytes()[keep as usize + 4096..].iter().all(|&b| b == 0));
+}

@@ -7,9 +7,15 @@
 //! ([`Map::release`]), so the resident memory stays small whatever the file size.
 //!
 //! Only regular files of at least [`MIN_LEN`] bytes are mapped (for small files a plain read
-//! is as fast); anything else, or a failed map, falls back to reading. As with every tool that
-//! maps files (ripgrep, jaq), a file truncated by another process while it is being read can
-//! end the run with SIGBUS; Pi only ever appends to a session file.
+//! is as fast); anything else, or a failed map, falls back to reading.
+//!
+//! A file can shrink while it is mapped: Pi rewrites old session files when it opens them,
+//! and people truncate or rewrite files while a tool reads them. Reading a mapped page past the
+//! new end raises SIGBUS, which would end the process. The [`guard`] catches SIGBUS on the
+//! maps it knows, puts zeros in place of the lost pages so the read goes on, and marks the map
+//! as faulted; the lines of a faulted map end with a read error (`the file shrank while it was
+//! read`), reported like any other, and pi-branch checks the mark before it writes lines it
+//! copied from the map. A SIGBUS anywhere else keeps its default action.
 
 use crate::diag::Diags;
 use crate::lines::{Line, SliceLines};
@@ -38,6 +44,8 @@ fn page_size() -> usize {
 
 pub struct Map {
     map: Mmap,
+    /// The map's slot in the [`guard`]'s table.
+    slot: usize,
 }
 
 impl Map {
@@ -57,12 +65,41 @@ impl Map {
         // SAFETY: a read-only shared map of a file we opened, never written through; what
         // another process may do to the file is the caller's contract (above).
         let map = unsafe { Mmap::map(file) }.ok()?;
+        // Without a slot in the guard (more maps at once than it holds, or no handler), a
+        // shrinking file could not be survived: read it instead.
+        let slot = guard::register(map.as_ptr() as usize, map.len())?;
         let _ = map.advise(memmap2::Advice::Sequential);
-        Some(Map { map })
+        Some(Map { map, slot })
     }
 
     pub fn bytes(&self) -> &[u8] {
         &self.map
+    }
+
+    /// Whether a read of the map found its file shorter than when it was mapped: the bytes
+    /// past the new end read as zeros, not as the file's.
+    pub fn faulted(&self) -> bool {
+        guard::faulted(self.slot)
+    }
+
+    /// Whether the bytes `[from, to)` are still the file's: reads one byte of each page
+    /// there (a page past a shrunk file's end faults and reads as zeros), then asks
+    /// [`Map::faulted`]. For bytes read again after the scan passed them (pi-branch's kept
+    /// lines), before they are written.
+    pub fn still_readable(&self, from: usize, to: usize) -> bool {
+        let bytes = &self.map[..to.min(self.map.len())];
+        let page = page_size();
+        let mut at = from / page * page;
+        while at < bytes.len() {
+            // SAFETY: `at` is inside the map; a volatile read so the touch is not elided.
+            unsafe { std::ptr::read_volatile(bytes.as_ptr().add(at)) };
+            at += page;
+        }
+        if let Some(last) = bytes.len().checked_sub(1).filter(|&l| l >= from) {
+            // SAFETY: as above.
+            unsafe { std::ptr::read_volatile(bytes.as_ptr().add(last)) };
+        }
+        !self.faulted()
     }
 
     /// Drops the whole pages inside `[from, to)` from this process's resident memory. They
@@ -84,6 +121,129 @@ impl Map {
     }
 }
 
+impl Drop for Map {
+    fn drop(&mut self) {
+        // The slot is freed before the pages are unmapped (the field drops after this).
+        guard::unregister(self.slot);
+    }
+}
+
+/// Surviving SIGBUS on the maps of files that shrink while they are read (see the module
+/// docs). A fixed table of the live maps' address ranges is read by the signal handler, which
+/// uses nothing but atomics and `mmap`.
+mod guard {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Once;
+
+    /// How many maps may be live at once (one per worker thread is what the tools use).
+    const SLOTS: usize = 256;
+    /// `end` of a slot being claimed: the handler skips it.
+    const CLAIMING: usize = usize::MAX;
+
+    struct Slot {
+        start: AtomicUsize,
+        /// 0 when the slot is free.
+        end: AtomicUsize,
+        faulted: AtomicBool,
+    }
+
+    #[allow(clippy::declare_interior_mutable_const)]
+    const FREE: Slot = Slot {
+        start: AtomicUsize::new(0),
+        end: AtomicUsize::new(0),
+        faulted: AtomicBool::new(false),
+    };
+    static TABLE: [Slot; SLOTS] = [FREE; SLOTS];
+    static PAGE: AtomicUsize = AtomicUsize::new(4096);
+    static INSTALL: Once = Once::new();
+    static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+    /// Puts the map at `[start, start + len)` under the guard; its slot, or `None` when the
+    /// handler could not be installed or every slot is taken.
+    pub fn register(start: usize, len: usize) -> Option<usize> {
+        install();
+        if !INSTALLED.load(Ordering::Acquire) || len == 0 {
+            return None;
+        }
+        let i = TABLE.iter().position(|s| {
+            s.end
+                .compare_exchange(0, CLAIMING, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        })?;
+        let s = &TABLE[i];
+        s.faulted.store(false, Ordering::Relaxed);
+        s.start.store(start, Ordering::Release);
+        s.end.store(start + len, Ordering::Release);
+        Some(i)
+    }
+
+    pub fn unregister(i: usize) {
+        TABLE[i].end.store(0, Ordering::Release);
+    }
+
+    pub fn faulted(i: usize) -> bool {
+        TABLE[i].faulted.load(Ordering::Acquire)
+    }
+
+    fn install() {
+        INSTALL.call_once(|| {
+            PAGE.store(super::page_size(), Ordering::Relaxed);
+            // SAFETY: a zeroed sigaction is a valid empty one; the handler below is
+            // async-signal-safe (atomics, mmap, signal).
+            let ok = unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = on_sigbus as *const () as usize;
+                sa.sa_flags = libc::SA_SIGINFO;
+                libc::sigemptyset(&mut sa.sa_mask);
+                libc::sigaction(libc::SIGBUS, &sa, std::ptr::null_mut()) == 0
+            };
+            INSTALLED.store(ok, Ordering::Release);
+        });
+    }
+
+    /// A read of a guarded map past its file's end: map zeros over the rest of that map, from
+    /// the faulting page on, mark it, and let the read go on. Any other SIGBUS: restore the
+    /// default action, so that returning faults again and ends the process as it would have.
+    extern "C" fn on_sigbus(
+        _sig: libc::c_int,
+        info: *mut libc::siginfo_t,
+        _ctx: *mut libc::c_void,
+    ) {
+        // SAFETY: the kernel hands a valid siginfo_t to an SA_SIGINFO handler.
+        let addr = unsafe { (*info).si_addr() } as usize;
+        let page = PAGE.load(Ordering::Relaxed);
+        for s in &TABLE {
+            let end = s.end.load(Ordering::Acquire);
+            let start = s.start.load(Ordering::Acquire);
+            if end == 0 || end == CLAIMING || addr < start || addr >= end {
+                continue;
+            }
+            let from = addr & !(page - 1);
+            // SAFETY: the range lies inside a live map of ours (its slot is not freed before
+            // it is unmapped); replacing its pages by private zero pages changes only what
+            // later reads of it see, which the faulted mark tells the reader.
+            let zeros = unsafe {
+                libc::mmap(
+                    from as *mut libc::c_void,
+                    end - from,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                    -1,
+                    0,
+                )
+            };
+            if zeros != libc::MAP_FAILED {
+                s.faulted.store(true, Ordering::Release);
+                return;
+            }
+        }
+        // SAFETY: resetting a signal's action is async-signal-safe.
+        unsafe {
+            libc::signal(libc::SIGBUS, libc::SIG_DFL);
+        }
+    }
+}
+
 /// The lines of a mapped file, releasing the pages behind the scan as it moves on.
 struct MappedLines<'a> {
     map: &'a Map,
@@ -100,7 +260,14 @@ impl Lines for MappedLines<'_> {
             self.map.release(self.released, pos);
             self.released = pos;
         }
-        Ok(self.lines.next_line())
+        let line = self.lines.next_line();
+        // Finding the line's end read every byte of it: a shrunk file shows here.
+        if self.map.faulted() {
+            return Err(io::Error::other(
+                "the file shrank while it was read (another program truncated or rewrote it); the rest is not read",
+            ));
+        }
+        Ok(line)
     }
 }
 

@@ -83,10 +83,9 @@ impl Opened {
             Opened::Stream(file) => return f(Contents::Stream(&mut &*file)),
             Opened::Regular(file) => file,
         };
-        // SAFETY: see `Map::new`. Session files are only ever appended to by Pi, and the map
-        // covers the length the file had when it was mapped; a file truncated by another
-        // process while it is read ends the run with SIGBUS, as with every tool that maps
-        // files (documented in the man pages).
+        // SAFETY: see `Map::new`. A file that changes while it is mapped changes what the
+        // tool reads, as with a read; one that shrinks is caught by the map's guard (a read
+        // error, `the file shrank while it was read`, instead of SIGBUS).
         if let Some(map) = unsafe { Map::new(file) } {
             let r = f(Contents::Mapped(&map));
             map.release(0, map.bytes().len());

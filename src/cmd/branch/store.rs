@@ -17,6 +17,8 @@ pub(crate) struct LineStore<'a> {
     whole: Option<&'a [u8]>,
     mem: &'a [u8],
     long_lens: &'a HashMap<u64, u64>,
+    /// Whether the map's file was found shorter (reported once).
+    shrank: std::cell::Cell<bool>,
 }
 
 impl<'a> LineStore<'a> {
@@ -34,6 +36,7 @@ impl<'a> LineStore<'a> {
             whole,
             mem: &s.mem,
             long_lens: &s.long_lens,
+            shrank: std::cell::Cell::new(false),
         }
     }
 
@@ -53,7 +56,22 @@ impl<'a> LineStore<'a> {
         d: &mut Diags,
     ) -> Option<&'b [u8]> {
         let n = usize::try_from(len).ok()?;
-        if let Some(bytes) = self.map.map(Map::bytes).or(self.whole) {
+        if let Some(m) = self.map {
+            let a = usize::try_from(offset).ok()?;
+            let b = a.checked_add(n)?;
+            if !m.still_readable(a, b) {
+                if !self.shrank.replace(true) {
+                    d.report(
+                        None,
+                        Kind::Io,
+                        "the file shrank while it was read (another program truncated or rewrote it); lines past its new end are not written",
+                    );
+                }
+                return None;
+            }
+            return m.bytes().get(a..b);
+        }
+        if let Some(bytes) = self.whole {
             let a = usize::try_from(offset).ok()?;
             return bytes.get(a..a.checked_add(n)?);
         }
