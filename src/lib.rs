@@ -8,7 +8,7 @@
 //! models.json's context windows ([`models`]), session discovery ([`discover`]), times and
 //! calendar buckets ([`time`], [`calendar`]), hash tables ([`hash`]), the queue of records
 //! waiting for their turn ([`ordered`]) and the shared command line and man pages ([`cli`]).
-//! The binaries in `bin/` only call [`tool::main`].
+//! The binaries in `bin/` only call [`tool::process_main`].
 
 pub use pi_jsonl_scan::{json, lines};
 

@@ -24,6 +24,39 @@ pub fn main<T: Tool>() -> ExitCode {
     T::run(&T::Args::parse())
 }
 
+/// The process entry point of every binary (`bin/*.rs` are `#![no_main]`), in place of Rust's
+/// own start-up, which would replace a closed stdout by /dev/null: `tool FILE >&-` would then
+/// end with status 0 and its output silently lost. Here a closed stdout is an error (status 2)
+/// before anything is opened; a closed stdin or stderr is given /dev/null, as Rust does (so no
+/// input file can take their place); SIGPIPE is ignored, as Rust does, so that a reader that
+/// goes away (`| head`) is a write error the tools end on quietly.
+pub fn process_main<T: Tool>() -> i32 {
+    // SAFETY: fcntl(F_GETFD) reads a descriptor's flags; open and signal are called before
+    // any other thread exists.
+    unsafe {
+        let closed = |fd| libc::fcntl(fd, libc::F_GETFD) == -1;
+        for fd in [libc::STDIN_FILENO, libc::STDERR_FILENO] {
+            if closed(fd) {
+                libc::open(c"/dev/null".as_ptr(), libc::O_RDWR);
+            }
+        }
+        if closed(libc::STDOUT_FILENO) {
+            crate::diag::report_global(
+                T::MAN.name,
+                "standard output is closed: nothing can be written",
+            );
+            return 2;
+        }
+        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
+    }
+    // The tools' statuses are 0 and 2 (clap exits by itself on a usage error).
+    if main::<T>() == ExitCode::SUCCESS {
+        0
+    } else {
+        2
+    }
+}
+
 /// The tool's man page, rendered.
 pub fn man<T: Tool>() -> String {
     render_man(&T::Args::command(), &T::MAN)

@@ -342,3 +342,33 @@ fn tables_escape_session_text_too() {
         );
     }
 }
+
+/// Issue 19, item 11: a closed stdout (`tool FILE >&-`) is an error with status 2, never a
+/// run that ends with status 0 and its output lost.
+#[test]
+fn a_closed_stdout_is_an_error_not_lost_output() {
+    for (bin, arg) in [
+        ("pi-branch", fixture_str("branched.jsonl")),
+        ("pi-tools", fixture_str("tools-session.jsonl")),
+        ("pi-usage", fixture_str("usage-basic.jsonl")),
+        ("pi-compactions", fixture_str("compaction-overflow.jsonl")),
+        (
+            "pi-sessions",
+            format!("--dir={}", fixture_str("sessions-tree")),
+        ),
+    ] {
+        let o = std::process::Command::new("sh")
+            .arg("-c")
+            .arg("exec \"$0\" \"$1\" >&-")
+            .arg(bin_dir().join(bin))
+            .arg(&arg)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{bin}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(
+            err,
+            format!("{bin}: standard output is closed: nothing can be written\n")
+        );
+    }
+}
