@@ -204,7 +204,10 @@ pub fn report_global(tool: &str, msg: impl AsRef<str>) {
     );
 }
 
-/// Escapes control characters (C0, DEL, C1) so text from a session cannot drive a terminal.
+/// Escapes what could drive a terminal or hide what text says, so that text from a session
+/// shows as it is in everything meant for a person (diagnostics, tables, the tree): control
+/// characters (C0, DEL, C1), and the invisible and bidirectional format characters (see
+/// [`is_invisible`]), each as `\u{…}`.
 pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.chars().any(is_control) {
         return s.into();
@@ -225,7 +228,40 @@ pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 fn is_control(c: char) -> bool {
-    c.is_control()
+    c.is_control() || is_invisible(c)
+}
+
+/// Unicode's format characters (general category Cf: bidirectional embeddings, overrides and
+/// isolates, zero-width spaces and joiners, the byte order mark, the soft hyphen, tag
+/// characters, …) and the line and paragraph separators (Zl, Zp): they change how the text
+/// around them displays (U+202E shows `/home/u/\u{202e}terces` reversed) or do not display at
+/// all. The ranges are those of Unicode 16.
+pub fn is_invisible(c: char) -> bool {
+    const FORMAT: &[(u32, u32)] = &[
+        (0x00AD, 0x00AD),
+        (0x0600, 0x0605),
+        (0x061C, 0x061C),
+        (0x06DD, 0x06DD),
+        (0x070F, 0x070F),
+        (0x0890, 0x0891),
+        (0x08E2, 0x08E2),
+        (0x180E, 0x180E),
+        (0x200B, 0x200F),
+        (0x2028, 0x202E),
+        (0x2060, 0x2064),
+        (0x2066, 0x206F),
+        (0xFEFF, 0xFEFF),
+        (0xFFF9, 0xFFFB),
+        (0x110BD, 0x110BD),
+        (0x110CD, 0x110CD),
+        (0x13430, 0x1343F),
+        (0x1BCA0, 0x1BCA3),
+        (0x1D173, 0x1D17A),
+        (0xE0001, 0xE0001),
+        (0xE0020, 0xE007F),
+    ];
+    let c = c as u32;
+    c >= 0xAD && FORMAT.iter().any(|&(a, b)| (a..=b).contains(&c))
 }
 
 #[cfg(test)]
@@ -239,5 +275,24 @@ mod tests {
             "a\\u{1b}[31mb\\u{9b}c\\n"
         );
         assert_eq!(sanitize("plain é"), "plain é");
+    }
+
+    /// Issue 19, item 9: invisible and bidirectional characters reach no terminal raw.
+    #[test]
+    fn sanitize_escapes_invisible_and_bidirectional_characters() {
+        for c in [
+            '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}', '\u{200b}', '\u{2028}',
+            '\u{2029}', '\u{feff}', '\u{061c}', '\u{00ad}', '\u{e0041}', '\u{200e}', '\u{2060}',
+        ] {
+            let s = format!("/home/u/{c}terces");
+            assert_eq!(
+                sanitize(&s),
+                format!("/home/u/\\u{{{:x}}}terces", c as u32),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+        // Visible text outside those ranges is left alone.
+        assert_eq!(sanitize("日本語 ☃ \u{2027} \u{2030}"), "日本語 ☃ \u{2027} \u{2030}");
     }
 }
