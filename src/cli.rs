@@ -15,7 +15,8 @@ pub struct Inputs {
     #[arg(value_name = "FILE")]
     pub files: Vec<OsString>,
 
-    /// Read at most N files at once (default: one per CPU).
+    /// Read at most N files at once (default: one per CPU; never more than 8 per CPU, or 64 on
+    /// a small machine, nor so many that the open-file limit is reached).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 }
@@ -28,7 +29,18 @@ impl Inputs {
         if self.files.is_empty() && crate::discover::stdin_is_terminal() {
             return crate::discover::default_sources(tool_name());
         }
-        crate::input::Source::from_args(&self.files)
+        let mut sources = crate::input::Source::from_args(&self.files);
+        let stdins = sources.iter().filter(|s| s.is_stdin()).count();
+        if stdins > 1 {
+            // Stdin can be read once: the later `-` would read nothing, silently.
+            crate::diag::report_global(
+                tool_name(),
+                format!("stdin (-) is given {stdins} times; it is read once, at the first"),
+            );
+            let mut first = true;
+            sources.retain(|s| !s.is_stdin() || std::mem::take(&mut first));
+        }
+        sources
     }
     pub fn threads(&self) -> Option<usize> {
         self.threads.map(usize::from)

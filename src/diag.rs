@@ -281,8 +281,20 @@ mod tests {
     #[test]
     fn sanitize_escapes_invisible_and_bidirectional_characters() {
         for c in [
-            '\u{202e}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}', '\u{200b}', '\u{2028}',
-            '\u{2029}', '\u{feff}', '\u{061c}', '\u{00ad}', '\u{e0041}', '\u{200e}', '\u{2060}',
+            '\u{202e}',
+            '\u{2066}',
+            '\u{2067}',
+            '\u{2068}',
+            '\u{2069}',
+            '\u{200b}',
+            '\u{2028}',
+            '\u{2029}',
+            '\u{feff}',
+            '\u{061c}',
+            '\u{00ad}',
+            '\u{e0041}',
+            '\u{200e}',
+            '\u{2060}',
         ] {
             let s = format!("/home/u/{c}terces");
             assert_eq!(
@@ -293,6 +305,9 @@ mod tests {
             );
         }
         // Visible text outside those ranges is left alone.
-        assert_eq!(sanitize("日本語 ☃ \u{2027} \u{2030}"), "日本語 ☃ \u{2027} \u{2030}");
+        assert_eq!(
+            sanitize("日本語 ☃ \u{2027} \u{2030}"),
+            "日本語 ☃ \u{2027} \u{2030}"
+        );
     }
 }

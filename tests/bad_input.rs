@@ -372,3 +372,17 @@ fn a_closed_stdout_is_an_error_not_lost_output() {
         );
     }
 }
+
+/// Issue 19, item 11: `-` given twice is said, not silently read once.
+#[test]
+fn stdin_given_twice_is_reported_and_read_once() {
+    let input = format!("{H}\n{A}\n");
+    let once = cmd("pi-branch").arg("-").stdin(input.clone()).run();
+    let twice = cmd("pi-branch").args(["-", "-"]).stdin(input).run();
+    assert_eq!((once.status, twice.status), (0, 2));
+    assert_eq!(twice.stdout, once.stdout);
+    assert_eq!(
+        twice.stderr,
+        "pi-branch: stdin (-) is given 2 times; it is read once, at the first\n"
+    );
+}

@@ -865,3 +865,44 @@ fn committed_tree_fixture_places_nested_files() {
         assert_eq!(rec(&recs, nested)["parent_file"], top["path"], "{nested}");
     }
 }
+
+/// Issue 19, item 11: `--paths` (one path a line) never prints a name that holds a newline or
+/// a control character: it would split in two for xargs or drive a terminal. It reports it and
+/// points to `--paths0`, which lists it.
+#[test]
+fn paths_leave_out_names_with_newlines_and_say_so() {
+    let dir = TempDir::new("sessions-odd-names");
+    dir.write("ok.jsonl", session("s-ok", Some("/p")));
+    dir.write("bad\nname.jsonl", session("s-nl", Some("/p")));
+    dir.write("esc\u{1b}[31m.jsonl", session("s-esc", Some("/p")));
+    let d = dir.path().to_string_lossy().into_owned();
+    let o = cmd("pi-sessions").args(["--paths", "--dir", &d]).run();
+    assert_eq!(o.status, 2);
+    assert_eq!(o.out(), format!("{d}/ok.jsonl\n"));
+    assert_eq!(o.stderr.matches("use --paths0").count(), 2, "{}", o.stderr);
+    assert!(
+        o.stderr.contains("bad\\nname.jsonl: not listed"),
+        "{}",
+        o.stderr
+    );
+    assert!(!o.stderr.contains('\u{1b}'), "{}", o.stderr);
+    let o = cmd("pi-sessions").args(["--paths0", "--dir", &d]).run();
+    assert_eq!((o.status, o.stdout.split(|&c| c == 0).count()), (0, 4));
+}
+
+/// Issue 19, item 3: any --threads value works and costs little more than the best one: the
+/// threads are capped (8 per CPU, at least 64, within the open-file limit).
+#[test]
+fn a_huge_thread_count_is_capped() {
+    let o = cmd("pi-sessions")
+        .args([
+            "--threads",
+            "16384",
+            "--paths",
+            "--dir",
+            &fixture_str("sessions-tree"),
+        ])
+        .run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    assert_eq!(o.out().lines().count(), 2);
+}

@@ -14,13 +14,23 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 
 /// How many workers read inputs: as many as asked (default: one per CPU), but no more than
-/// there are inputs, and few enough that the files they hold open (at most two each) stay
-/// well inside the process's open-file limit: more would fail with "Too many open files".
-fn worker_count(asked: Option<usize>, inputs: usize) -> usize {
-    let asked = asked.unwrap_or_else(rayon::current_num_threads);
+/// there are inputs, no more than [`MAX_PER_CPU`] per CPU (at least [`MAX_ANYWAY`]): more
+/// threads than that only cost their start and their switches), and few enough that the
+/// files they hold open (at most two each) stay well inside the process's open-file limit:
+/// more would fail with "Too many open files".
+pub fn worker_count(asked: Option<usize>, inputs: usize) -> usize {
+    let cpus = rayon::current_num_threads();
+    let asked = asked.unwrap_or(cpus);
+    let useful = (cpus * MAX_PER_CPU).max(MAX_ANYWAY);
     let files = open_file_limit().map_or(usize::MAX, |n| n.saturating_sub(64) / 2);
-    asked.min(inputs).min(files).max(1)
+    asked.min(inputs).min(useful).min(files).max(1)
 }
+
+/// Threads per CPU past which more only wait (reading is CPU-bound, and the page cache or a
+/// disk's queue is kept busy well before this).
+const MAX_PER_CPU: usize = 8;
+/// The cap on small machines, for inputs on slow storage.
+const MAX_ANYWAY: usize = 64;
 
 /// The soft limit on open files, when there is one.
 fn open_file_limit() -> Option<usize> {

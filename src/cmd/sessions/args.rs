@@ -99,7 +99,8 @@ pub struct Args {
     #[arg(long = "ext", value_name = "EXT", default_value = "jsonl")]
     pub exts: Vec<String>,
 
-    /// Print only the paths, one a line.
+    /// Print only the paths, one a line. A name that holds a newline or another control
+    /// character is left out and reported (use --paths0).
     #[arg(long, group = "format")]
     pub paths: bool,
 
@@ -151,7 +152,8 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 100, requires = "prompts")]
     pub prompt_chars: usize,
 
-    /// Read at most N files at once (default: one per CPU).
+    /// Read at most N files at once (default: one per CPU; never more than 8 per CPU, or 64 on
+    /// a small machine, nor so many that the open-file limit is reached).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 }

@@ -71,12 +71,10 @@ impl Tool for Sessions {
             .iter()
             .map(|e| OsString::from(e.trim_start_matches('.')))
             .collect();
-        let pool = match args.threads {
-            Some(n) => rayon::ThreadPoolBuilder::new()
-                .num_threads(n.into())
-                .build(),
-            None => rayon::ThreadPoolBuilder::new().build(),
-        };
+        // As many threads as asked, within the open-file limit (the file count is not known
+        // before the walk): thousands of threads would cost more than the files.
+        let threads = crate::input::driver::worker_count(args.threads.map(usize::from), usize::MAX);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
         let pool = match pool {
             Ok(p) => p,
             Err(e) => {
@@ -197,8 +195,19 @@ fn write_to(out: &mut Out, args: &Args, format: &Format, metas: &[FileMeta]) -> 
         }
         Format::Paths(sep) => {
             for m in metas {
-                out.buf
-                    .extend_from_slice(m.found.path.as_os_str().as_bytes());
+                let path = m.found.path.as_os_str().as_bytes();
+                if *sep == b'\n' && path.iter().any(|&c| c < 0x20 || c == 0x7f) {
+                    // Printed as it is, it would split in two for xargs or drive a terminal.
+                    crate::diag::report_global(
+                        TOOL,
+                        format!(
+                            "{}: not listed: its name holds a newline or control character; use --paths0",
+                            m.found.path.to_string_lossy()
+                        ),
+                    );
+                    continue;
+                }
+                out.buf.extend_from_slice(path);
                 if *sep == b'\n' {
                     out.end_line()?;
                 } else {
