@@ -13,7 +13,7 @@
 use crate::diag::{Diags, Kind};
 use crate::json;
 use crate::lines::{Line, LineReader, SliceLines};
-use crate::model::Message;
+use crate::message::Message;
 use crate::output::Stop;
 use std::borrow::Cow;
 use std::io::{self, Read};

@@ -132,7 +132,7 @@ impl Meter {
                 FileStatus::Unreadable,
                 Some(format!(
                     "no session header: the first record (line {n}) is a {:?} entry{pi}{later}",
-                    crate::model::truncate_chars(t, 40)
+                    crate::message::truncate_chars(t, 40)
                 )),
             ),
             Some((n, FirstRecord::Foreign(keys))) => (
@@ -215,7 +215,7 @@ impl Meter {
     fn message(&mut self, e: &Entry<'_>) {
         self.counts.messages += 1;
         let Some(msg) = e.message() else { return };
-        let crate::model::Message {
+        let crate::message::Message {
             role,
             timestamp: ts,
             model,
@@ -247,7 +247,8 @@ impl Meter {
         }
         if user && self.want_prompt && self.first_prompt.is_none() {
             if let Some(c) = content {
-                self.first_prompt = crate::model::content_text(c).filter(|t| !t.trim().is_empty());
+                self.first_prompt =
+                    crate::message::content_text(c).filter(|t| !t.trim().is_empty());
             }
         }
     }

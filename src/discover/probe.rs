@@ -40,7 +40,7 @@ fn keys(raw: &[u8]) -> Vec<String> {
     json::for_each_field(raw, |k, _| {
         if out.len() < 6 {
             let k = json::decode_string_body(k);
-            out.push(crate::model::truncate_chars(&k, 24));
+            out.push(crate::message::truncate_chars(&k, 24));
         }
     });
     out

@@ -10,7 +10,7 @@ use super::resolve::ResolvedTree;
 use super::store::LineStore;
 use crate::diag::{sanitize, Diags};
 use crate::json;
-use crate::model::{content_text, truncate_chars};
+use crate::message::{content_text, truncate_chars};
 use crate::output::{Out, Stop};
 
 const TEXT_CHARS: usize = 60;

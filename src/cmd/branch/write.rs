@@ -158,8 +158,8 @@ fn last_user_text(
         steps += 1;
         let entry = &s.entries[cur as usize];
         if p.line(entry, &mut buf, d) {
-            if let Some(text) = crate::model::user_text(&buf) {
-                return Some(crate::model::truncate_chars(&text, max));
+            if let Some(text) = crate::message::user_text(&buf) {
+                return Some(crate::message::truncate_chars(&text, max));
             }
         }
         cur = t.parent_of[cur as usize];

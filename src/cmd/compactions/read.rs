@@ -4,7 +4,7 @@
 use super::records::SummaryFacts;
 use crate::diag::{Diags, Kind};
 use crate::json;
-use crate::model;
+use crate::message;
 use crate::reader::Entry;
 use std::borrow::Cow;
 
@@ -34,7 +34,7 @@ pub(super) fn usage_context(usage: Option<&[u8]>) -> Option<u64> {
     if i.is_none() && r.is_none() && w.is_none() {
         return None;
     }
-    let sum = model::context_tokens(i.unwrap_or(0), r.unwrap_or(0), w.unwrap_or(0));
+    let sum = message::context_tokens(i.unwrap_or(0), r.unwrap_or(0), w.unwrap_or(0));
     (sum > 0).then_some(sum)
 }
 

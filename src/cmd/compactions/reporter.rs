@@ -16,8 +16,8 @@ use super::trigger::{infer_trigger, recorded_trigger, AssistantFacts, Clues, Sto
 use super::waiting::{see_entry, AwaitingContext, Step, Waiting};
 use crate::diag::Diags;
 use crate::json;
-use crate::model::Message;
-use crate::models::Models;
+use crate::message::Message;
+use crate::models_json::Models;
 use crate::ordered::Ordered;
 use crate::output::{Out, Stop};
 use crate::reader::{Entry, Header, SessionVisitor};

@@ -5,7 +5,7 @@
 use super::args::{Args, CallStatus};
 use super::text::{string_body, ResultText};
 use crate::json;
-use crate::model::Message;
+use crate::message::Message;
 use crate::reader::Entry;
 use std::borrow::Cow;
 

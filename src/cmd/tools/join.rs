@@ -13,7 +13,7 @@ use super::{changed, fetch, Args};
 use crate::diag::{Diags, Kind};
 use crate::hash;
 use crate::json;
-use crate::model::Message;
+use crate::message::Message;
 use crate::output::{Out, Stop};
 use crate::reader::{Entry, Header, SessionVisitor};
 use std::fs::File;

@@ -8,7 +8,7 @@
 use super::facts::turn_aborted;
 use crate::hash::Hash128Map;
 use crate::json;
-use crate::model::Message;
+use crate::message::Message;
 use crate::ordered::Ordered;
 use crate::reader::{Entry, Header};
 use std::borrow::Cow;

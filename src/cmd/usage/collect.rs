@@ -9,7 +9,7 @@ use super::report::{ReportedSession, UsageReport};
 use crate::diag::{Diags, Kind};
 use crate::hash;
 use crate::json;
-use crate::model::Message;
+use crate::message::Message;
 use crate::output::{Out, Stop};
 use crate::reader::{Entry, Header, SessionVisitor};
 use crate::time;

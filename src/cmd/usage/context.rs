@@ -6,8 +6,8 @@ use super::collect::{token_value, TOKEN_FIELDS};
 use super::records::ContextRecord;
 use crate::diag::{Diags, Kind};
 use crate::json;
-use crate::model::{self, Message};
-use crate::models::Models;
+use crate::message::{self, Message};
+use crate::models_json::Models;
 use crate::output::{Out, Stop};
 use crate::reader::{Entry, Header, ParentLink, SessionVisitor};
 use crate::record::Record;
@@ -164,8 +164,8 @@ fn recorded_tokens(usage: &[u8], line: u64, d: &mut Diags) -> ([Option<u64>; 4],
             }
         }
     }
-    let context =
-        ok.then(|| model::context_tokens(t[0].unwrap_or(0), t[2].unwrap_or(0), t[3].unwrap_or(0)));
+    let context = ok
+        .then(|| message::context_tokens(t[0].unwrap_or(0), t[2].unwrap_or(0), t[3].unwrap_or(0)));
     (t, context)
 }
 
