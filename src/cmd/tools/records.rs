@@ -44,7 +44,7 @@ pub struct ToolCall<'a> {
 /// A call's `arguments`.
 enum CallArguments<'a> {
     /// A toolCall block's, copied as recorded.
-    Recorded(&'a [u8]),
+    Recorded(Raw<'a>),
     /// A user command's: `{"command":…}` with the recorded command (a JSON string).
     Command(Raw<'a>),
 }
@@ -138,7 +138,7 @@ impl Record for ToolCall<'_> {
             .opt_str("name", self.name)
             .bool("by_user", self.by_user);
         match self.arguments {
-            Some(CallArguments::Recorded(raw)) => o.raw("arguments", raw),
+            Some(CallArguments::Recorded(raw)) => o.raw("arguments", raw.bytes()),
             Some(CallArguments::Command(command)) => o.obj("arguments", |a| {
                 a.raw("command", command.bytes());
             }),
@@ -295,10 +295,13 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         }
         let arguments = match &c.arguments {
             Some(kept) => match fetch(self.file, kept, &mut self.arguments_buf, d) {
-                Some(r) if json::skip_value(r, 0).ok() == Some(r.len()) => Some(r),
-                Some(_) => {
-                    changed(d, c.turn.line);
-                    None
+                // Read again from the file: recorded only when it is still one JSON value.
+                Some(r) => {
+                    let value = json::value_at(r, 0).ok().filter(|v| v.len() == r.len());
+                    if value.is_none() {
+                        changed(d, c.turn.line);
+                    }
+                    value
                 }
                 None => None,
             },
