@@ -124,13 +124,22 @@ pub fn content_text(content: Raw<'_>) -> Option<String> {
 }
 
 /// The text of a user message entry (a whole line, read again from its file), when it is one
-/// and has text. The line is validated first: it is bytes from the file, not a scanned value.
+/// and has text. The line is bytes from the file, not a scanned value: one validating scan
+/// finds its `type` and `message` (the last of each, as `Raw::get` finds them).
 pub fn user_text(line: &[u8]) -> Option<String> {
-    let entry = json::value_at(line, 0).ok()?;
-    if entry.get("type").as_deref() != Some(b"\"message\"") {
+    let (mut kind, mut message) = (None, None);
+    json::scan_members(line, 0, |k, v| {
+        if json::key_is(k, "type") {
+            kind = Some(v);
+        } else if json::key_is(k, "message") {
+            message = Some(v);
+        }
+    })
+    .ok()?;
+    if kind.as_deref() != Some(b"\"message\"") {
         return None;
     }
-    let msg = entry.get("message")?;
+    let msg = message?;
     if msg.get("role").as_deref() != Some(b"\"user\"") {
         return None;
     }
