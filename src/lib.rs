@@ -4,8 +4,8 @@
 //! each input once and runs a tool over many in parallel; [`reader`] turns lines, validated by
 //! the scanner crate ([`json`], [`lines`]), into sessions; each tool in [`cmd`] is a
 //! [`tool::Tool`] whose visitor keeps per-session state and writes typed [`record`]s through
-//! [`output`]; problems go to [`diag`]. Beside them: Pi's message members ([`model`]),
-//! models.json's context windows ([`models`]), session discovery ([`discover`]), times and
+//! [`output`]; problems go to [`diag`]. Beside them: Pi's message members ([`message`]),
+//! models.json's context windows ([`models_json`]), session discovery ([`discover`]), times and
 //! calendar buckets ([`time`], [`calendar`]), hash tables ([`hash`]), the queue of records
 //! waiting for their turn ([`ordered`]) and the shared command line and man pages ([`cli`]).
 //! The binaries in `bin/` only call [`tool::process_main`].
@@ -19,8 +19,8 @@ pub mod diag;
 pub mod discover;
 pub mod hash;
 pub mod input;
-pub mod model;
-pub mod models;
+pub mod message;
+pub mod models_json;
 pub mod ordered;
 pub mod output;
 pub mod reader;

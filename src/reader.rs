@@ -11,9 +11,9 @@
 //! - In a named file, a second header is reported (it still starts a new session).
 
 use crate::diag::{Diags, Kind};
-use crate::json;
+use crate::json::{self, Raw};
 use crate::lines::{Line, LineReader, SliceLines};
-use crate::model::Message;
+use crate::message::Message;
 use crate::output::Stop;
 use std::borrow::Cow;
 use std::io::{self, Read};
@@ -37,33 +37,31 @@ impl Header<'_> {
     }
 }
 
-/// Where a member's key and value are in the line, and whether the key has an escape (so
-/// most lookups compare bytes only).
+/// A top-level member of a line: its key as written (escapes undecoded), its value, and whether
+/// the key has an escape (so most lookups compare bytes only).
 #[derive(Clone, Copy)]
-struct Span {
-    key: (usize, usize),
-    value: (usize, usize),
+struct Field<'a> {
+    key: &'a [u8],
+    value: Raw<'a>,
     escaped: bool,
 }
 
-impl Span {
-    fn new(b: &[u8], k: &[u8], v: &[u8]) -> Span {
-        let base = b.as_ptr() as usize;
-        let ks = k.as_ptr() as usize - base;
-        let vs = v.as_ptr() as usize - base;
-        Span {
-            key: (ks, ks + k.len()),
-            value: (vs, vs + v.len()),
-            escaped: k.contains(&b'\\'),
+impl<'a> Field<'a> {
+    #[inline]
+    fn new(key: &'a [u8], value: Raw<'a>) -> Field<'a> {
+        Field {
+            key,
+            value,
+            escaped: key.contains(&b'\\'),
         }
     }
 
-    fn is(&self, b: &[u8], key: &str) -> bool {
-        let k = &b[self.key.0..self.key.1];
+    #[inline]
+    fn is(&self, key: &str) -> bool {
         if self.escaped {
-            json::key_is(k, key)
+            json::key_is(self.key, key)
         } else {
-            k == key.as_bytes()
+            self.key == key.as_bytes()
         }
     }
 }
@@ -72,40 +70,39 @@ impl Span {
 /// of its `message` when that is an object (found in the same scan).
 pub struct Entry<'a> {
     pub line: Line<'a>,
-    fields: &'a [Span],
+    /// The record: the line's object as the scanner validated it (the line without the blanks
+    /// around it).
+    pub object: Raw<'a>,
+    fields: &'a [Field<'a>],
     /// `None` when the visitor does not read messages (not noted in the scan).
-    message: Option<&'a [Span]>,
+    message: Option<&'a [Field<'a>]>,
 }
 
 impl<'a> Entry<'a> {
-    /// The raw JSON text of top-level member `key` (the last one when repeated, as in JS).
-    pub fn get(&self, key: &str) -> Option<&'a [u8]> {
-        let b = self.line.bytes;
+    /// The value of top-level member `key` (the last one when repeated, as in JS).
+    pub fn get(&self, key: &str) -> Option<Raw<'a>> {
         self.fields
             .iter()
             .rev()
-            .find(|s| s.is(b, key))
-            .map(|s| &b[s.value.0..s.value.1])
+            .find(|f| f.is(key))
+            .map(|f| f.value)
     }
 
-    /// The members of the `message` member, as [`Message::read`] of its raw value gives
-    /// them (without a second pass over it): `None` when the entry has no `message`.
+    /// The members of the `message` member, as [`Message::read`] of its value gives them
+    /// (without a second pass over it): `None` when the entry has no `message`.
     pub fn message(&self) -> Option<Message<'a>> {
         let raw = self.get("message")?;
         let Some(members) = self.message.filter(|_| raw.first() == Some(&b'{')) else {
             return Some(Message::read(raw));
         };
-        let b = self.line.bytes;
         Some(Message::from_members(
-            members
-                .iter()
-                .map(|s| (&b[s.key.0..s.key.1], &b[s.value.0..s.value.1])),
+            members.iter().map(|f| (f.key, f.value)),
         ))
     }
 
     /// Member `key` as a string, when it is one.
     pub fn str(&self, key: &str) -> Option<Cow<'a, str>> {
-        self.get(key).and_then(json::as_str)
+        self.get(key).and_then(Raw::as_str)
     }
 
     /// The entry's `type`, when it is a string.
@@ -117,8 +114,8 @@ impl<'a> Entry<'a> {
     pub fn parent(&self) -> ParentLink<'a> {
         match self.get("parentId") {
             None => ParentLink::Absent,
-            Some(b"null") => ParentLink::Root,
-            Some(raw) => match json::as_str(raw) {
+            Some(raw) if raw.is_null() => ParentLink::Root,
+            Some(raw) => match raw.as_str() {
                 Some(p) if p.is_empty() => ParentLink::Root,
                 Some(p) => ParentLink::Id(p),
                 None => ParentLink::NotString(raw),
@@ -126,12 +123,9 @@ impl<'a> Entry<'a> {
         }
     }
 
-    /// The raw members, in order.
-    pub fn members(&self) -> impl Iterator<Item = (&'a [u8], &'a [u8])> + '_ {
-        let b = self.line.bytes;
-        self.fields
-            .iter()
-            .map(move |s| (&b[s.key.0..s.key.1], &b[s.value.0..s.value.1]))
+    /// The members (raw key, value), in order.
+    pub fn members(&self) -> impl Iterator<Item = (&'a [u8], Raw<'a>)> + '_ {
+        self.fields.iter().map(|f| (f.key, f.value))
     }
 }
 
@@ -145,7 +139,7 @@ pub enum ParentLink<'a> {
     /// The id of its parent.
     Id(Cow<'a, str>),
     /// A value that is not a string (its raw JSON): the link is broken.
-    NotString(&'a [u8]),
+    NotString(Raw<'a>),
 }
 
 /// What a tool does with the sessions of one input.
@@ -257,23 +251,6 @@ pub struct Stats {
     pub unreadable: u64,
 }
 
-#[derive(PartialEq, Eq)]
-enum State {
-    /// Before any header.
-    Before,
-    /// Inside a session with a valid header.
-    In,
-    /// After a header without a string id: entries are unreadable until the next header.
-    BadHeader,
-}
-
-/// Entries skipped because no valid header precedes them, reported when the run of them ends.
-struct Unreadable {
-    first_line: u64,
-    count: u64,
-    after_bad_header: bool,
-}
-
 /// Where lines come from: a stream read into a buffer, bytes in memory, or a mapped file
 /// (`input::mapped`).
 pub trait Lines {
@@ -323,39 +300,206 @@ pub fn read_lines<L: Lines>(
     d: &mut Diags,
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
-    let mut fields: Vec<Span> = Vec::new();
-    let mut nested: Vec<Span> = Vec::new();
-    let reads_messages = v.reads_messages();
-    let mut stats = Stats::default();
-    let mut state = State::Before;
-    let mut unreadable: Option<Unreadable> = None;
-    let mut saw_record = false;
-    loop {
-        let line = match lines.next_line() {
-            Ok(Some(l)) => l,
-            Ok(None) => break,
-            Err(e) => {
-                d.report(Some(stats.lines + 1), Kind::Io, format!("read error: {e}"));
-                break;
-            }
-        };
-        stats.lines = line.no;
-        stats.bytes = line.offset + line.len_with_eol;
-        let mut line = line;
-        if line.no == 1 && line.bytes.starts_with(b"\xEF\xBB\xBF") {
-            d.report(
-                Some(1),
-                Kind::ByteOrderMark,
-                "byte-order mark at the start of the input ignored",
-            );
-            line.bytes = &line.bytes[3..];
-            line.offset += 3;
-            line.len_with_eol -= 3;
+    let mut classifier = Classifier::new(v, named_file);
+    // The members of every line go in one pair of vectors: a line's members borrow that line
+    // alone, so the vectors are emptied and handed on to the next line (`recycle`).
+    let mut spare = LineMembers::default();
+    while let Some(line) = next_line(&mut lines, &mut classifier.stats, d) {
+        let mut members = std::mem::take(&mut spare).recycle();
+        let read = classifier.line(line, &mut members, d);
+        spare = members.recycle();
+        read?;
+    }
+    classifier.finish(d)
+}
+
+/// The next line, counted in `stats`, a byte-order mark at the start of the input reported
+/// and left out; `None` at the end, or on a read error (reported).
+#[inline(always)]
+fn next_line<'l, L: Lines>(lines: &'l mut L, stats: &mut Stats, d: &mut Diags) -> Option<Line<'l>> {
+    let mut line = match lines.next_line() {
+        Ok(Some(l)) => l,
+        Ok(None) => return None,
+        Err(e) => {
+            d.report(Some(stats.lines + 1), Kind::Io, format!("read error: {e}"));
+            return None;
         }
+    };
+    stats.lines = line.no;
+    stats.bytes = line.offset + line.len_with_eol;
+    if line.no == 1 && line.bytes.starts_with(b"\xEF\xBB\xBF") {
+        d.report(
+            Some(1),
+            Kind::ByteOrderMark,
+            "byte-order mark at the start of the input ignored",
+        );
+        line.bytes = &line.bytes[3..];
+        line.offset += 3;
+        line.len_with_eol -= 3;
+    }
+    Some(line)
+}
+
+/// Turns a vector of one line's members into an empty one for another line's, keeping its
+/// allocation: the in-place `collect` of a vector's own `into_iter` reuses it (std does this
+/// for element types of one size and alignment, as here), and the map never runs.
+#[inline(always)]
+fn recycle<'b>(mut v: Vec<Field<'_>>) -> Vec<Field<'b>> {
+    v.clear();
+    v.into_iter().map(|_| unreachable!()).collect()
+}
+
+/// The members of one line as the scanner hands them out: the top-level ones, and those of
+/// its `message` objects.
+#[derive(Default)]
+struct LineMembers<'a> {
+    fields: Vec<Field<'a>>,
+    nested: Vec<Field<'a>>,
+}
+
+impl<'a> LineMembers<'a> {
+    /// These vectors, emptied, for members of another lifetime ([`recycle`]).
+    #[inline(always)]
+    fn recycle<'b>(self) -> LineMembers<'b> {
+        LineMembers {
+            fields: recycle(self.fields),
+            nested: recycle(self.nested),
+        }
+    }
+
+    /// Validates the object at `b[start]`, noting its members, and those of its `message`
+    /// when `reads_messages`: the object, and where the members of its last `message` object
+    /// (as `get` finds the last) are in `nested`.
+    #[inline(always)]
+    fn scan(
+        &mut self,
+        b: &'a [u8],
+        start: usize,
+        reads_messages: bool,
+    ) -> Result<(Raw<'a>, (usize, usize)), json::Error> {
+        let (fields, nested) = (&mut self.fields, &mut self.nested);
+        let mut message = (0, 0);
+        let is_message = |k: &[u8]| {
+            reads_messages
+                && (k == b"message" || (k.contains(&b'\\') && json::key_is(k, "message")))
+        };
+        let object = json::scan_members_nested(b, start, is_message, |m, k, value| match m {
+            json::Member::Nested => nested.push(Field::new(k, value)),
+            json::Member::Opened => {
+                message = (message.1, nested.len());
+                fields.push(Field::new(k, value));
+            }
+            json::Member::Top => fields.push(Field::new(k, value)),
+        })?;
+        Ok((object, message))
+    }
+}
+
+/// Reports why the line is not one JSON object, its first non-blank byte at `start`: what
+/// scanning an object there gave (`Ok` with the index past the object when text follows it).
+#[cold]
+#[inline(never)]
+fn report_bad_line(
+    line: &Line<'_>,
+    start: usize,
+    scanned: Result<usize, json::Error>,
+    d: &mut Diags,
+) {
+    let b = line.bytes;
+    let (kind, msg) = match scanned {
+        Ok(end) => {
+            let rest = json::skip_ws(b, end);
+            if json::skip_value(b, rest).is_ok() {
+                (
+                    Kind::Glued,
+                    format!(
+                        "two records glued on one line (the second starts at byte {}); line skipped, as Pi skips it",
+                        rest + 1
+                    ),
+                )
+            } else {
+                (
+                    Kind::MalformedJson,
+                    format!(
+                        "malformed JSON: unexpected text after the object at byte {}; line skipped",
+                        rest + 1
+                    ),
+                )
+            }
+        }
+        Err(e) => match (b[start] != b'{').then(|| json::value_at(b, start)) {
+            Some(Ok(value)) if json::skip_ws(b, start + value.len()) == b.len() => (
+                Kind::NotObject,
+                format!("a JSON {}, not an object; line skipped", value.kind_name()),
+            ),
+            _ if e.kind == json::ErrorKind::Eof && !line.has_newline => (
+                Kind::MalformedJson,
+                format!("truncated last line (malformed JSON: {e}); line skipped"),
+            ),
+            _ => (
+                Kind::MalformedJson,
+                format!("malformed JSON: {e}; line skipped"),
+            ),
+        },
+    };
+    d.report(Some(line.no), kind, msg);
+}
+
+/// Where the reader is in the input.
+#[derive(PartialEq, Eq)]
+enum Position {
+    /// Before any header.
+    BeforeHeader,
+    /// Inside a session with a valid header.
+    InSession,
+    /// After a header without a string id: entries are unreadable until the next header.
+    AfterBadHeader,
+}
+
+/// Entries skipped because no valid header precedes them, reported when the run of them ends.
+struct Unreadable {
+    first_line: u64,
+    count: u64,
+    after_bad_header: bool,
+}
+
+/// The classify step: what the reader knows of the input so far, and the tool it hands the
+/// sessions to.
+struct Classifier<'v> {
+    visitor: &'v mut dyn Visitor,
+    reads_messages: bool,
+    named_file: bool,
+    stats: Stats,
+    position: Position,
+    unreadable: Option<Unreadable>,
+    saw_record: bool,
+}
+
+impl<'v> Classifier<'v> {
+    fn new(visitor: &'v mut dyn Visitor, named_file: bool) -> Classifier<'v> {
+        Classifier {
+            reads_messages: visitor.reads_messages(),
+            visitor,
+            named_file,
+            stats: Stats::default(),
+            position: Position::BeforeHeader,
+            unreadable: None,
+            saw_record: false,
+        }
+    }
+
+    /// One line: nothing when blank, reported when it is not one JSON object, else a record.
+    #[inline(always)]
+    fn line<'a>(
+        &mut self,
+        line: Line<'a>,
+        members: &mut LineMembers<'a>,
+        d: &mut Diags,
+    ) -> Result<(), Stop> {
         let b = line.bytes;
         let start = json::skip_ws(b, 0);
         if start == b.len() {
-            continue;
+            return Ok(());
         }
         if simdutf8::basic::from_utf8(b).is_err() {
             d.report(
@@ -364,126 +508,91 @@ pub fn read_lines<L: Lines>(
                 "invalid UTF-8 (read as U+FFFD, as Pi reads it)",
             );
         }
-        fields.clear();
-        nested.clear();
-        // The members of the last `message` object (as `get` finds the last) are
-        // `nested[message.0..message.1]`.
-        let mut message = (0, 0);
-        let is_message = |k: &[u8]| {
-            reads_messages
-                && (k == b"message" || (k.contains(&b'\\') && json::key_is(k, "message")))
-        };
-        let scanned = json::scan_object_nested(b, start, is_message, |m, k, val| match m {
-            json::Member::Nested => nested.push(Span::new(b, k, val)),
-            json::Member::Opened => {
-                message = (message.1, nested.len());
-                fields.push(Span::new(b, k, val));
-            }
-            json::Member::Top => fields.push(Span::new(b, k, val)),
-        });
-        match scanned {
-            Ok(end) => {
-                let rest = json::skip_ws(b, end);
-                if rest != b.len() {
-                    stats.bad_lines += 1;
-                    let msg = if json::skip_value(b, rest).is_ok() {
-                        format!(
-                            "two records glued on one line (the second starts at byte {}); line skipped, as Pi skips it",
-                            rest + 1
-                        )
-                    } else {
-                        format!("malformed JSON: unexpected text after the object at byte {}; line skipped", rest + 1)
-                    };
-                    let kind = if msg.starts_with("two") {
-                        Kind::Glued
-                    } else {
-                        Kind::MalformedJson
-                    };
-                    d.report(Some(line.no), kind, msg);
-                    continue;
-                }
-            }
-            Err(e) => {
-                stats.bad_lines += 1;
-                if b[start] != b'{' {
-                    if let Ok(end) = json::skip_value(b, start) {
-                        if json::skip_ws(b, end) == b.len() {
-                            let what = json::kind_name(&b[start..]);
-                            d.report(
-                                Some(line.no),
-                                Kind::NotObject,
-                                format!("a JSON {what}, not an object; line skipped"),
-                            );
-                            continue;
-                        }
-                    }
-                }
-                let msg = if e.kind == json::ErrorKind::Eof && !line.has_newline {
-                    format!("truncated last line (malformed JSON: {e}); line skipped")
-                } else {
-                    format!("malformed JSON: {e}; line skipped")
+        match members.scan(b, start, self.reads_messages) {
+            Ok((object, message)) if json::skip_ws(b, start + object.len()) == b.len() => {
+                let entry = Entry {
+                    line,
+                    object,
+                    fields: &members.fields,
+                    message: self
+                        .reads_messages
+                        .then(|| &members.nested[message.0..message.1]),
                 };
-                d.report(Some(line.no), Kind::MalformedJson, msg);
-                continue;
+                self.record(&entry, d)
+            }
+            scanned => {
+                self.stats.bad_lines += 1;
+                report_bad_line(&line, start, scanned.map(|(o, _)| start + o.len()), d);
+                Ok(())
             }
         }
-        saw_record = true;
-        let entry = Entry {
-            line,
-            fields: &fields,
-            message: reads_messages.then(|| &nested[message.0..message.1]),
-        };
-        if entry.get("type") == Some(b"\"session\"") {
-            if state == State::In {
-                v.end(d)?;
-            }
-            flush_unreadable(&mut unreadable, d);
-            match header(&entry) {
-                Ok(h) => {
-                    if named_file && stats.sessions > 0 {
-                        d.report(
-                            Some(line.no),
-                            Kind::SecondHeader,
-                            "a second session header in this file; it starts a new session",
-                        );
-                    }
-                    stats.sessions += 1;
-                    state = State::In;
-                    v.header(&h, d)?;
-                }
-                Err(why) => {
+    }
+
+    /// A record: a header starts a session; anything else belongs to the session being read,
+    /// or to none.
+    #[inline(always)]
+    fn record(&mut self, entry: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+        self.saw_record = true;
+        if entry.get("type").as_deref() == Some(b"\"session\"") {
+            return self.header(entry, d);
+        }
+        if self.position == Position::InSession {
+            return self.visitor.entry(entry, d);
+        }
+        self.visitor.outside(entry, d)?;
+        self.stats.unreadable += 1;
+        let u = self.unreadable.get_or_insert(Unreadable {
+            first_line: entry.line.no,
+            count: 0,
+            after_bad_header: self.position == Position::AfterBadHeader,
+        });
+        u.count += 1;
+        Ok(())
+    }
+
+    /// A record of type `session`: the session being read ends, a valid header starts the
+    /// next one, an invalid one makes what follows unreadable.
+    fn header(&mut self, entry: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+        if self.position == Position::InSession {
+            self.visitor.end(d)?;
+        }
+        flush_unreadable(&mut self.unreadable, d);
+        match header(entry) {
+            Ok(h) => {
+                if self.named_file && self.stats.sessions > 0 {
                     d.report(
-                        Some(line.no),
-                        Kind::MalformedHeader,
-                        format!("malformed session header: {why}; session unreadable"),
+                        Some(entry.line.no),
+                        Kind::SecondHeader,
+                        "a second session header in this file; it starts a new session",
                     );
-                    state = State::BadHeader;
-                    v.outside(&entry, d)?;
                 }
+                self.stats.sessions += 1;
+                self.position = Position::InSession;
+                self.visitor.header(&h, d)
             }
-            continue;
-        }
-        if state == State::In {
-            v.entry(&entry, d)?;
-        } else {
-            v.outside(&entry, d)?;
-            stats.unreadable += 1;
-            let u = unreadable.get_or_insert(Unreadable {
-                first_line: line.no,
-                count: 0,
-                after_bad_header: state == State::BadHeader,
-            });
-            u.count += 1;
+            Err(why) => {
+                d.report(
+                    Some(entry.line.no),
+                    Kind::MalformedHeader,
+                    format!("malformed session header: {why}; session unreadable"),
+                );
+                self.position = Position::AfterBadHeader;
+                self.visitor.outside(entry, d)
+            }
         }
     }
-    if state == State::In {
-        v.end(d)?;
+
+    /// The end of the input: the last session ends, what is left is reported.
+    fn finish(mut self, d: &mut Diags) -> Result<Stats, Stop> {
+        if self.position == Position::InSession {
+            self.visitor.end(d)?;
+        }
+        flush_unreadable(&mut self.unreadable, d);
+        if self.named_file && !self.saw_record && self.stats.bad_lines == 0 {
+            d.report(None, Kind::MissingHeader, "empty file: no session header");
+        }
+        Ok(self.stats)
     }
-    flush_unreadable(&mut unreadable, d);
-    if named_file && !saw_record && stats.bad_lines == 0 {
-        d.report(None, Kind::MissingHeader, "empty file: no session header");
-    }
-    Ok(stats)
 }
 
 fn flush_unreadable(u: &mut Option<Unreadable>, d: &mut Diags) {
@@ -512,24 +621,30 @@ fn flush_unreadable(u: &mut Option<Unreadable>, d: &mut Diags) {
 }
 
 /// The id and version of a header, or why it is not a valid one. `get` looks a member up.
-fn check_header<'a>(get: impl Fn(&str) -> Option<&'a [u8]>) -> Result<(Cow<'a, str>, u64), String> {
+fn check_header<'a>(get: impl Fn(&str) -> Option<Raw<'a>>) -> Result<(Cow<'a, str>, u64), String> {
     let id = match get("id") {
-        Some(raw) => json::as_str(raw)
-            .ok_or_else(|| format!("id is a {}, not a string", json::kind_name(raw)))?,
+        Some(raw) => raw
+            .as_str()
+            .ok_or_else(|| format!("id is a {}, not a string", raw.kind_name()))?,
         None => return Err("no id".into()),
     };
     let version = match get("version") {
-        None | Some(b"null") => 1,
-        Some(raw) => json::as_u64(raw)
-            .ok_or_else(|| format!("version is not a number ({})", String::from_utf8_lossy(raw)))?,
+        None => 1,
+        Some(raw) if raw.is_null() => 1,
+        Some(raw) => raw.as_u64().ok_or_else(|| {
+            format!(
+                "version is not a number ({})",
+                String::from_utf8_lossy(&raw)
+            )
+        })?,
     };
     Ok((id, version))
 }
 
-/// Why the record `raw` (a JSON object with `"type":"session"`) is not a valid session header,
-/// by the reader's own rule; `None` when it is one.
-pub fn header_problem(raw: &[u8]) -> Option<String> {
-    check_header(|k| json::get(raw, k)).err()
+/// Why the record `object` (a JSON object with `"type":"session"`) is not a valid session
+/// header, by the reader's own rule; `None` when it is one.
+pub fn header_problem(object: Raw<'_>) -> Option<String> {
+    check_header(|k| object.get(k)).err()
 }
 
 fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {

@@ -5,7 +5,7 @@ use super::describe::{FileStatus, SessionCounts};
 use super::parse_iso_ms;
 use super::probe::{classify_first, FirstRecord};
 use crate::diag::{Diags, Kind};
-use crate::json;
+use crate::json::Raw;
 use crate::output::Stop;
 use crate::reader::{Entry, Header, SessionVisitor};
 use std::collections::HashSet;
@@ -132,7 +132,7 @@ impl Meter {
                 FileStatus::Unreadable,
                 Some(format!(
                     "no session header: the first record (line {n}) is a {:?} entry{pi}{later}",
-                    crate::model::truncate_chars(t, 40)
+                    crate::message::truncate_chars(t, 40)
                 )),
             ),
             Some((n, FirstRecord::Foreign(keys))) => (
@@ -175,18 +175,18 @@ impl SessionVisitor for Meter {
         self.counts.entries += 1;
         s.entries += 1;
         if !s.linear {
-            if let Some(id) = e.get("id").and_then(json::as_str) {
+            if let Some(id) = e.get("id").and_then(Raw::as_str) {
                 if !s.ids.contains(id.as_bytes()) {
                     s.ids.insert(id.as_bytes().into());
                 }
             }
-            if let Some(p) = e.get("parentId").and_then(json::as_str) {
+            if let Some(p) = e.get("parentId").and_then(Raw::as_str) {
                 if !p.is_empty() && !s.parents.contains(p.as_bytes()) {
                     s.parents.insert(p.as_bytes().into());
                 }
             }
         }
-        match e.get("type") {
+        match e.get("type").as_deref() {
             Some(b"\"message\"") => self.message(e),
             Some(b"\"compaction\"") => self.counts.compactions += 1,
             Some(b"\"session_info\"") => {
@@ -206,7 +206,7 @@ impl SessionVisitor for Meter {
     }
 
     fn outside(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
-        self.saw_first(e.line.no, || classify_first(e.line.bytes), d);
+        self.saw_first(e.line.no, || classify_first(e.object), d);
         Ok(())
     }
 }
@@ -215,20 +215,20 @@ impl Meter {
     fn message(&mut self, e: &Entry<'_>) {
         self.counts.messages += 1;
         let Some(msg) = e.message() else { return };
-        let crate::model::Message {
+        let crate::message::Message {
             role,
             timestamp: ts,
             model,
             content,
             ..
         } = msg;
-        let user = role == Some(b"\"user\"");
-        let assistant = role == Some(b"\"assistant\"");
+        let user = role.as_deref() == Some(b"\"user\"");
+        let assistant = role.as_deref() == Some(b"\"assistant\"");
         if user {
             self.counts.user_messages += 1;
         } else if assistant {
             self.counts.assistant_messages += 1;
-            if let Some(m) = model.and_then(json::as_str) {
+            if let Some(m) = model.and_then(Raw::as_str) {
                 if !self.models.iter().any(|x| *x == m) {
                     self.models.push(m.into_owned());
                 }
@@ -237,7 +237,7 @@ impl Meter {
         // Pi's last activity: user and assistant messages with content, by the message's own
         // numeric timestamp (ms), else the entry's.
         if (user || assistant) && content.is_some() {
-            let t = match ts.and_then(json::as_f64) {
+            let t = match ts.and_then(Raw::as_f64) {
                 Some(ms) if ms.is_finite() => Some(ms as i64),
                 _ => e.str("timestamp").as_deref().and_then(parse_iso_ms),
             };
@@ -247,7 +247,8 @@ impl Meter {
         }
         if user && self.want_prompt && self.first_prompt.is_none() {
             if let Some(c) = content {
-                self.first_prompt = crate::model::content_text(c).filter(|t| !t.trim().is_empty());
+                self.first_prompt =
+                    crate::message::content_text(c).filter(|t| !t.trim().is_empty());
             }
         }
     }

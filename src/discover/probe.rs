@@ -2,7 +2,7 @@
 //! valid, an entry of a session without its header, or something that is no Pi session at all.
 //! [`probe`] reads a file only that far.
 
-use crate::json;
+use crate::json::{self, Raw};
 use crate::lines::LineReader;
 use crate::reader;
 use std::fs::File;
@@ -20,27 +20,28 @@ pub(crate) enum FirstRecord {
     Foreign(Vec<String>),
 }
 
-pub(crate) fn classify_first(raw: &[u8]) -> FirstRecord {
-    let raw = &raw[json::skip_ws(raw, 0)..];
-    match json::get(raw, "type") {
-        Some(b"\"session\"") => match reader::header_problem(raw) {
+/// What the first record, `object`, says about its file.
+pub(crate) fn classify_first(object: Raw<'_>) -> FirstRecord {
+    match object.get("type") {
+        Some(t) if t == b"\"session\"" => match reader::header_problem(object) {
             None => FirstRecord::Header,
             Some(why) => FirstRecord::BadHeader(why),
         },
-        Some(t) => match json::as_str(t) {
+        Some(t) => match t.as_str() {
             Some(s) => FirstRecord::Entry(s.into_owned()),
-            None => FirstRecord::Foreign(keys(raw)),
+            None => FirstRecord::Foreign(keys(object)),
         },
-        None => FirstRecord::Foreign(keys(raw)),
+        None => FirstRecord::Foreign(keys(object)),
     }
 }
 
-fn keys(raw: &[u8]) -> Vec<String> {
+/// The first keys of `object`, decoded and cut short, to say what it is.
+fn keys(object: Raw<'_>) -> Vec<String> {
     let mut out = Vec::new();
-    json::for_each_field(raw, |k, _| {
+    object.for_each_field(|k, _| {
         if out.len() < 6 {
             let k = json::decode_string_body(k);
-            out.push(crate::model::truncate_chars(&k, 24));
+            out.push(crate::message::truncate_chars(&k, 24));
         }
     });
     out
@@ -71,9 +72,9 @@ pub fn probe(path: &Path) -> io::Result<Probe> {
         if start == b.len() {
             continue;
         }
-        match json::scan_object(b, start, |_, _| {}) {
-            Ok(end) if json::skip_ws(b, end) == b.len() => {
-                return Ok(match classify_first(&b[start..]) {
+        match json::scan_members(b, start, |_, _| {}) {
+            Ok(object) if json::skip_ws(b, start + object.len()) == b.len() => {
+                return Ok(match classify_first(object) {
                     FirstRecord::Foreign(_) => Probe::NotSession,
                     _ => Probe::Other,
                 });
@@ -96,22 +97,26 @@ pub fn probe(path: &Path) -> io::Result<Probe> {
 mod tests {
     use super::*;
 
+    fn object(text: &[u8]) -> Raw<'_> {
+        json::validate(text).unwrap()
+    }
+
     #[test]
     fn classifies_first_records() {
         assert_eq!(
-            classify_first(br#"{"type":"session","id":"x"}"#),
+            classify_first(object(br#"{"type":"session","id":"x"}"#)),
             FirstRecord::Header
         );
         assert!(matches!(
-            classify_first(br#"{"type":"session","id":3}"#),
+            classify_first(object(br#"{"type":"session","id":3}"#)),
             FirstRecord::BadHeader(_)
         ));
         assert_eq!(
-            classify_first(br#"{"type":"message","id":"a"}"#),
+            classify_first(object(br#"{"type":"message","id":"a"}"#)),
             FirstRecord::Entry("message".into())
         );
         assert_eq!(
-            classify_first(br#"{"version":1,"recordType":"message"}"#),
+            classify_first(object(br#"{"version":1,"recordType":"message"}"#)),
             FirstRecord::Foreign(vec!["version".into(), "recordType".into()])
         );
     }

@@ -1,6 +1,6 @@
 //! A deterministic generator of realistic Pi sessions, for benchmarks and tests.
 //!
-//! Not part of the tools: `examples/gen.rs` drives it to write benchmark data, and the
+//! Not part of the tools: its `pi-jsonl-gen` binary writes benchmark data with it, and the
 //! scanner-equivalence test uses it to make lines to compare. The same seed gives the same
 //! bytes on every machine (a xorshift generator, no platform randomness).
 //!
@@ -276,6 +276,23 @@ pub fn iso(ms: u64) -> String {
     )
 }
 
+/// The members of an assistant message after its content: api, provider and model, the
+/// `usage` of `tokens` (input, output, cacheRead, cacheWrite) with its cost at the prices of
+/// model `model`, `stopReason` and `timestamp`; closes the message.
+fn push_usage(l: &mut Vec<u8>, model: usize, tokens: [u64; 4], stop: &str, ms: u64) {
+    let (p, m, api, pin, pout) = MODELS[model];
+    let [input, output, cache_read, cache_write] = tokens;
+    let c_in = input as f64 * pin / 1e6;
+    let c_out = output as f64 * pout / 1e6;
+    let c_cr = cache_read as f64 * pin / 10.0 / 1e6;
+    let c_cw = cache_write as f64 * pin * 1.25 / 1e6;
+    l.extend_from_slice(format!(
+        ",\"api\":\"{api}\",\"provider\":\"{p}\",\"model\":\"{m}\",\"usage\":{{\"input\":{input},\"output\":{output},\"cacheRead\":{cache_read},\"cacheWrite\":{cache_write},\"totalTokens\":{},\"cost\":{{\"input\":{c_in:?},\"output\":{c_out:?},\"cacheRead\":{c_cr:?},\"cacheWrite\":{c_cw:?},\"total\":{:?}}}}},\"stopReason\":\"{stop}\",\"timestamp\":{ms}}}",
+        input + output + cache_read + cache_write,
+        c_in + c_out + c_cr + c_cw
+    ).as_bytes());
+}
+
 /// The state of one session being written.
 struct Tree {
     version: Version,
@@ -416,12 +433,7 @@ impl Gen {
         self.flush(&mut t, &mut line, w)?;
 
         if shape.version == Version::V3 {
-            let (p, m, ..) = MODELS[t.model];
-            self.entry(&mut t, &mut line, "model_change", 0, 50, |_, l| {
-                l.extend_from_slice(
-                    format!(",\"provider\":\"{p}\",\"modelId\":\"{m}\"").as_bytes(),
-                );
-            });
+            self.model_change(&mut t, &mut line, 0, 50);
             self.flush(&mut t, &mut line, w)?;
             self.entry(&mut t, &mut line, "thinking_level_change", 0, 50, |_, l| {
                 l.extend_from_slice(b",\"thinkingLevel\":\"high\"");
@@ -476,7 +488,16 @@ impl Gen {
         line.extend_from_slice(b"}\n");
     }
 
-    /// One user prompt and the agent's work on it.
+    /// A model_change entry to the session's current model.
+    fn model_change(&mut self, t: &mut Tree, line: &mut Vec<u8>, dt_lo: u64, dt_hi: u64) {
+        let (p, m, ..) = MODELS[t.model];
+        self.entry(t, line, "model_change", dt_lo, dt_hi, |_, l| {
+            l.extend_from_slice(format!(",\"provider\":\"{p}\",\"modelId\":\"{m}\"").as_bytes());
+        });
+    }
+
+    /// One user prompt and the agent's work on it, with the entries that come now and then
+    /// around them. The order of the random draws is the data: keep it.
     fn turn(
         &mut self,
         t: &mut Tree,
@@ -486,30 +507,8 @@ impl Gen {
         w: &mut dyn Write,
     ) -> io::Result<()> {
         let v3 = t.version == Version::V3;
-        // Going back in the tree: the next entries start a new branch.
         if v3 && t.path.len() > 8 && self.rng.chance(shape.branch_rate) {
-            let back = self.rng.range(1, (t.path.len() as u64 - 1).min(40)) as usize;
-            let keep = t.path.len() - back;
-            t.path.truncate(keep);
-            t.leaf = t.path.last().copied();
-            if self.rng.chance(0.5) {
-                let from = t.id_text(t.leaf.unwrap_or(0));
-                let summary = {
-                    let n = self.rng.range(200, 2000);
-                    self.prose(n)
-                };
-                let files = self.rng.chance(0.5);
-                self.entry(t, line, "branch_summary", 1000, 60_000, |g, l| {
-                    l.extend_from_slice(b",\"fromId\":");
-                    push_json_str(l, &from);
-                    l.extend_from_slice(b",\"summary\":");
-                    push_json_str(l, &summary);
-                    if files {
-                        g.details(l);
-                    }
-                });
-                self.flush(t, line, w)?;
-            }
+            self.branch_back(t, line, w)?;
         }
         if v3 && turn % 17 == 3 {
             let name = self.prose(30);
@@ -521,40 +520,102 @@ impl Gen {
         }
         if v3 && self.rng.chance(0.03) {
             t.model = self.rng.below(MODELS.len() as u64) as usize;
-            let (p, m, ..) = MODELS[t.model];
-            self.entry(t, line, "model_change", 100, 5000, |_, l| {
-                l.extend_from_slice(
-                    format!(",\"provider\":\"{p}\",\"modelId\":\"{m}\"").as_bytes(),
-                );
-            });
+            self.model_change(t, line, 100, 5000);
             self.flush(t, line, w)?;
         }
-        // A user `!` command now and then.
         if self.rng.chance(0.05) {
-            let cmd = format!(
-                "{} {}",
-                self.rng
-                    .pick(&["git status", "ls -la", "cargo test", "npm run build"]),
-                self.prose(10)
-            );
-            let out = {
-                let n = self.rng.log_range(0, 20_000);
-                self.code(n)
-            };
-            let code = if self.rng.chance(0.2) { 1 } else { 0 };
-            let ms = self.clock;
-            self.entry(t, line, "message", 2000, 30_000, |_, l| {
-                l.extend_from_slice(b",\"message\":{\"role\":\"bashExecution\",\"command\":");
-                push_json_str(l, &cmd);
-                l.extend_from_slice(b",\"output\":");
-                push_json_str(l, &out);
+            self.user_command(t, line, w)?;
+        }
+        self.prompt(t, shape, line, w)?;
+        self.agent_loop(t, shape, line, w)?;
+        if v3 && self.rng.chance(0.04) {
+            self.label(t, turn, line, w)?;
+        }
+        if v3 && self.rng.chance(0.05) {
+            let n = self.rng.below(1000);
+            self.entry(t, line, "custom", 0, 100, |_, l| {
                 l.extend_from_slice(
-                    format!(",\"exitCode\":{code},\"cancelled\":false,\"truncated\":false,\"timestamp\":{ms},\"excludeFromContext\":false}}").as_bytes(),
+                    format!(",\"customType\":\"agent_end\",\"data\":{{\"turns\":{n},\"ok\":true,\"tags\":[\"a\",\"b\"]}}")
+                        .as_bytes(),
                 );
             });
             self.flush(t, line, w)?;
         }
-        // The prompt.
+        Ok(())
+    }
+
+    /// Going back in the tree (Pi's `/tree`): the leaf moves up to 40 entries back, so the
+    /// next entries start a new branch; half the time a branch_summary says what was left.
+    fn branch_back(
+        &mut self,
+        t: &mut Tree,
+        line: &mut Vec<u8>,
+        w: &mut dyn Write,
+    ) -> io::Result<()> {
+        let back = self.rng.range(1, (t.path.len() as u64 - 1).min(40)) as usize;
+        let keep = t.path.len() - back;
+        t.path.truncate(keep);
+        t.leaf = t.path.last().copied();
+        if self.rng.chance(0.5) {
+            let from = t.id_text(t.leaf.unwrap_or(0));
+            let summary = {
+                let n = self.rng.range(200, 2000);
+                self.prose(n)
+            };
+            let files = self.rng.chance(0.5);
+            self.entry(t, line, "branch_summary", 1000, 60_000, |g, l| {
+                l.extend_from_slice(b",\"fromId\":");
+                push_json_str(l, &from);
+                l.extend_from_slice(b",\"summary\":");
+                push_json_str(l, &summary);
+                if files {
+                    g.details(l);
+                }
+            });
+            self.flush(t, line, w)?;
+        }
+        Ok(())
+    }
+
+    /// A user `!` command (a bashExecution message) and its output.
+    fn user_command(
+        &mut self,
+        t: &mut Tree,
+        line: &mut Vec<u8>,
+        w: &mut dyn Write,
+    ) -> io::Result<()> {
+        let cmd = format!(
+            "{} {}",
+            self.rng
+                .pick(&["git status", "ls -la", "cargo test", "npm run build"]),
+            self.prose(10)
+        );
+        let out = {
+            let n = self.rng.log_range(0, 20_000);
+            self.code(n)
+        };
+        let code = if self.rng.chance(0.2) { 1 } else { 0 };
+        let ms = self.clock;
+        self.entry(t, line, "message", 2000, 30_000, |_, l| {
+            l.extend_from_slice(b",\"message\":{\"role\":\"bashExecution\",\"command\":");
+            push_json_str(l, &cmd);
+            l.extend_from_slice(b",\"output\":");
+            push_json_str(l, &out);
+            l.extend_from_slice(
+                format!(",\"exitCode\":{code},\"cancelled\":false,\"truncated\":false,\"timestamp\":{ms},\"excludeFromContext\":false}}").as_bytes(),
+            );
+        });
+        self.flush(t, line, w)
+    }
+
+    /// The user's prompt: text, sometimes with an image.
+    fn prompt(
+        &mut self,
+        t: &mut Tree,
+        shape: &Shape,
+        line: &mut Vec<u8>,
+        w: &mut dyn Write,
+    ) -> io::Result<()> {
         let prompt = {
             let n = self.rng.log_range(20, 3000);
             self.prose(n)
@@ -584,8 +645,18 @@ impl Gen {
         });
         self.flush(t, line, w)?;
         t.context += prompt.len() as u64 / 4 + img.as_ref().map_or(0, |_| 1500);
+        Ok(())
+    }
 
-        // The agent loop: assistant turns with tool calls and their results.
+    /// The agent loop: assistant messages with tool calls and their results, the last one
+    /// without calls; a compaction first whenever the context has outgrown the shape's limit.
+    fn agent_loop(
+        &mut self,
+        t: &mut Tree,
+        shape: &Shape,
+        line: &mut Vec<u8>,
+        w: &mut dyn Write,
+    ) -> io::Result<()> {
         let steps = self.rng.log_range(1, 12);
         for step in 0..steps {
             if t.context > shape.compact_at {
@@ -604,34 +675,32 @@ impl Gen {
                 self.flush(t, line, w)?;
             }
         }
-        if v3 && self.rng.chance(0.04) {
-            let target = t.id_text(*self.rng.pick(&t.path));
-            let label = if self.rng.chance(0.8) {
-                Some(format!("checkpoint-{turn}"))
-            } else {
-                None
-            };
-            self.entry(t, line, "label", 0, 100, |_, l| {
-                l.extend_from_slice(b",\"targetId\":");
-                push_json_str(l, &target);
-                if let Some(label) = &label {
-                    l.extend_from_slice(b",\"label\":");
-                    push_json_str(l, label);
-                }
-            });
-            self.flush(t, line, w)?;
-        }
-        if v3 && self.rng.chance(0.05) {
-            let n = self.rng.below(1000);
-            self.entry(t, line, "custom", 0, 100, |_, l| {
-                l.extend_from_slice(
-                    format!(",\"customType\":\"agent_end\",\"data\":{{\"turns\":{n},\"ok\":true,\"tags\":[\"a\",\"b\"]}}")
-                        .as_bytes(),
-                );
-            });
-            self.flush(t, line, w)?;
-        }
         Ok(())
+    }
+
+    /// A label on an entry of the current branch (now and then an empty one, which clears).
+    fn label(
+        &mut self,
+        t: &mut Tree,
+        turn: u64,
+        line: &mut Vec<u8>,
+        w: &mut dyn Write,
+    ) -> io::Result<()> {
+        let target = t.id_text(*self.rng.pick(&t.path));
+        let label = if self.rng.chance(0.8) {
+            Some(format!("checkpoint-{turn}"))
+        } else {
+            None
+        };
+        self.entry(t, line, "label", 0, 100, |_, l| {
+            l.extend_from_slice(b",\"targetId\":");
+            push_json_str(l, &target);
+            if let Some(label) = &label {
+                l.extend_from_slice(b",\"label\":");
+                push_json_str(l, label);
+            }
+        });
+        self.flush(t, line, w)
     }
 
     fn details(&mut self, l: &mut Vec<u8>) {
@@ -714,6 +783,8 @@ impl Gen {
         Ok(())
     }
 
+    /// An assistant message: thinking and text now and then, the tool calls `ids`/`names`,
+    /// and usage with its cost at the model's prices.
     fn assistant(
         &mut self,
         t: &mut Tree,
@@ -722,7 +793,6 @@ impl Gen {
         names: &[&str],
         last: bool,
     ) -> io::Result<()> {
-        let (p, m, api, pin, pout) = MODELS[t.model];
         let thinking = self.rng.chance(0.6).then(|| {
             let n = self.rng.log_range(50, 4000);
             self.prose(n)
@@ -735,59 +805,7 @@ impl Gen {
             let n = self.rng.log_range(20, 5000);
             self.prose(n)
         });
-        let mut args = Vec::new();
-        for name in names {
-            let mut a = Vec::new();
-            match *name {
-                "bash" => {
-                    a.extend_from_slice(b"{\"command\":");
-                    let c = format!(
-                        "cd /home/dev/project && {} | head -n 50",
-                        self.rng.pick(&[
-                            "rg -n \"fn main\" src",
-                            "cargo test 2>&1",
-                            "ls -la",
-                            "git diff --stat"
-                        ])
-                    );
-                    push_json_str(&mut a, &c);
-                    a.extend_from_slice(b",\"timeout\":120}");
-                }
-                "edit" => {
-                    a.extend_from_slice(
-                        b"{\"path\":\"/home/dev/project/src/main.rs\",\"oldText\":",
-                    );
-                    let o = {
-                        let n = self.rng.log_range(20, 2000);
-                        self.code(n)
-                    };
-                    push_json_str(&mut a, &o);
-                    a.extend_from_slice(b",\"newText\":");
-                    let n = {
-                        let n = self.rng.log_range(20, 2000);
-                        self.code(n)
-                    };
-                    push_json_str(&mut a, &n);
-                    a.push(b'}');
-                }
-                "write" => {
-                    a.extend_from_slice(b"{\"path\":\"/home/dev/project/src/new.ts\",\"content\":");
-                    let c = {
-                        let n = self.rng.log_range(100, 8000);
-                        self.code(n)
-                    };
-                    push_json_str(&mut a, &c);
-                    a.push(b'}');
-                }
-                _ => {
-                    a.extend_from_slice(b"{\"path\":");
-                    let p = format!("/home/dev/project/src/{}.ts", *self.rng.pick(WORDS));
-                    push_json_str(&mut a, &p);
-                    a.push(b'}');
-                }
-            }
-            args.push(a);
-        }
+        let args: Vec<Vec<u8>> = names.iter().map(|name| self.tool_arguments(name)).collect();
         let input = self.rng.range(1, 30);
         let output = self.rng.log_range(5, 8000);
         let cache_read = t.context;
@@ -802,6 +820,7 @@ impl Gen {
             "stop"
         };
         let ms = self.clock;
+        let model = t.model;
         self.entry(t, line, "message", 2000, 90_000, |_, l| {
             l.extend_from_slice(b",\"message\":{\"role\":\"assistant\",\"content\":[");
             let mut first = true;
@@ -834,18 +853,63 @@ impl Gen {
                 l.extend_from_slice(a);
                 l.push(b'}');
             }
-            let c_in = input as f64 * pin / 1e6;
-            let c_out = output as f64 * pout / 1e6;
-            let c_cr = cache_read as f64 * pin / 10.0 / 1e6;
-            let c_cw = cache_write as f64 * pin * 1.25 / 1e6;
-            l.extend_from_slice(format!(
-                "],\"api\":\"{api}\",\"provider\":\"{p}\",\"model\":\"{m}\",\"usage\":{{\"input\":{input},\"output\":{output},\"cacheRead\":{cache_read},\"cacheWrite\":{cache_write},\"totalTokens\":{},\"cost\":{{\"input\":{c_in:?},\"output\":{c_out:?},\"cacheRead\":{c_cr:?},\"cacheWrite\":{c_cw:?},\"total\":{:?}}}}},\"stopReason\":\"{stop}\",\"timestamp\":{ms}}}",
-                input + output + cache_read + cache_write,
-                c_in + c_out + c_cr + c_cw
-            ).as_bytes());
+            l.push(b']');
+            push_usage(l, model, [input, output, cache_read, cache_write], stop, ms);
         });
         t.context += output / 2 + cache_write / 4;
         Ok(())
+    }
+
+    /// The `arguments` object of a call of tool `name`.
+    fn tool_arguments(&mut self, name: &str) -> Vec<u8> {
+        let mut a = Vec::new();
+        match name {
+            "bash" => {
+                a.extend_from_slice(b"{\"command\":");
+                let c = format!(
+                    "cd /home/dev/project && {} | head -n 50",
+                    self.rng.pick(&[
+                        "rg -n \"fn main\" src",
+                        "cargo test 2>&1",
+                        "ls -la",
+                        "git diff --stat"
+                    ])
+                );
+                push_json_str(&mut a, &c);
+                a.extend_from_slice(b",\"timeout\":120}");
+            }
+            "edit" => {
+                a.extend_from_slice(b"{\"path\":\"/home/dev/project/src/main.rs\",\"oldText\":");
+                let o = {
+                    let n = self.rng.log_range(20, 2000);
+                    self.code(n)
+                };
+                push_json_str(&mut a, &o);
+                a.extend_from_slice(b",\"newText\":");
+                let n = {
+                    let n = self.rng.log_range(20, 2000);
+                    self.code(n)
+                };
+                push_json_str(&mut a, &n);
+                a.push(b'}');
+            }
+            "write" => {
+                a.extend_from_slice(b"{\"path\":\"/home/dev/project/src/new.ts\",\"content\":");
+                let c = {
+                    let n = self.rng.log_range(100, 8000);
+                    self.code(n)
+                };
+                push_json_str(&mut a, &c);
+                a.push(b'}');
+            }
+            _ => {
+                a.extend_from_slice(b"{\"path\":");
+                let p = format!("/home/dev/project/src/{}.ts", *self.rng.pick(WORDS));
+                push_json_str(&mut a, &p);
+                a.push(b'}');
+            }
+        }
+        a
     }
 
     fn tool_result(

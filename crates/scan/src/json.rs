@@ -21,16 +21,9 @@
 //!   [`decode_string_body`] stay free functions over bytes: each reads one value's own text
 //!   and never skips, so any bytes are safe to give them (what is not the value they expect
 //!   reads as `None`, or U+FFFD in a string). `Raw` has the same as methods.
-//!
-//! TRANSITIONAL: [`compat`] keeps the `&[u8]` API of before `Raw` (`scan_object`,
-//! `scan_object_nested`, `get`, `for_each_field`, `for_each_element`), re-exported here under
-//! those names, only until the pi-jsonl crate's call sites are converted; then it goes away.
 
-pub mod compat;
 mod raw;
 
-// TRANSITIONAL: the `&[u8]` API of before `Raw`, until the pi-jsonl crate is converted.
-pub use compat::{for_each_element, for_each_field, get, scan_object, scan_object_nested};
 pub use raw::Raw;
 
 use std::borrow::Cow;
@@ -436,30 +429,9 @@ pub fn scan_members_nested<'a>(
     Ok(Raw(&b[i..end]))
 }
 
-/// How [`object_members`] hands out a value it validated: as a [`Raw`], or as its bytes for
-/// [`compat`] (so the old API calls its callback directly, not through a wrapping closure: a
-/// wrapper costs a load per member). TRANSITIONAL: it goes with `compat`.
-trait ScannedValue<'a> {
-    fn scanned(text: &'a [u8]) -> Self;
-}
-
-impl<'a> ScannedValue<'a> for Raw<'a> {
-    #[inline(always)]
-    fn scanned(text: &'a [u8]) -> Raw<'a> {
-        Raw(text)
-    }
-}
-
-impl<'a> ScannedValue<'a> for &'a [u8] {
-    #[inline(always)]
-    fn scanned(text: &'a [u8]) -> &'a [u8] {
-        text
-    }
-}
-
 /// The object at `b[i]`, `depth` containers down (0 or 1): its members go to `f`, and at depth
 /// 0 those `open` picks are scanned the same way. Returns the index past its `}`.
-fn object_members<'a, V, O, F>(
+fn object_members<'a, O, F>(
     b: &'a [u8],
     i: usize,
     depth: usize,
@@ -467,9 +439,8 @@ fn object_members<'a, V, O, F>(
     f: &mut F,
 ) -> Result<usize, Error>
 where
-    V: ScannedValue<'a>,
     O: Fn(&[u8]) -> bool,
-    F: FnMut(Member, &'a [u8], V),
+    F: FnMut(Member, &'a [u8], Raw<'a>),
 {
     if b.get(i) != Some(&b'{') {
         return err(ErrorKind::Unexpected, i);
@@ -518,7 +489,7 @@ where
                 },
             )
         };
-        f(kind, key, V::scanned(&b[i..end]));
+        f(kind, key, Raw(&b[i..end]));
         i = skip_ws(b, end);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
@@ -777,27 +748,6 @@ mod tests {
         string.for_each_field(|_, _| panic!("a string has no members"));
         string.for_each_element(|_| panic!("a string has no elements"));
         assert_eq!(string.get("id"), None);
-    }
-
-    #[test]
-    fn compat_api_hands_out_the_same_bytes() {
-        let line = br#"{"a":{"b":[true,2]},"c":"d"}"#;
-        let (mut new, mut old) = (vec![], vec![]);
-        let object = scan_members_nested(line, 0, |_| true, |m, k, v| new.push((m, k, v.bytes())));
-        let end = compat::scan_object_nested(line, 0, |_| true, |m, k, v| old.push((m, k, v)));
-        assert_eq!((new, end), (old, Ok(object.unwrap().len())));
-        let (mut new, mut old) = (vec![], vec![]);
-        scan_members(line, 0, |k, v| new.push((k, v.bytes()))).unwrap();
-        compat::scan_object(line, 0, |k, v| old.push((k, v))).unwrap();
-        assert_eq!(new, old);
-        let a = compat::get(line, "a").unwrap();
-        assert_eq!(Some(a), validate(line).unwrap().get("a").map(Raw::bytes));
-        let mut fields = vec![];
-        compat::for_each_field(a, |k, v| fields.push((k, v)));
-        assert_eq!(fields, [(&b"b"[..], &b"[true,2]"[..])]);
-        let mut elements = vec![];
-        compat::for_each_element(fields[0].1, |e| elements.push(as_bool(e)));
-        assert_eq!(elements, [Some(true), None]);
     }
 
     #[test]

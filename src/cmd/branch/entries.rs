@@ -4,7 +4,6 @@
 
 use super::ids::Ids;
 use crate::diag::{Counts, Diags, Kind};
-use crate::json;
 use crate::lines::Line;
 use crate::reader::{Entry, Header, ParentLink};
 use std::collections::HashMap;
@@ -153,7 +152,7 @@ impl EntryTable {
         if self.version >= 2 {
             n.id = self.id_of(e, d);
             n.parent = self.parent_of(e, d);
-            if e.get("type") == Some(b"\"label\"") {
+            if e.get("type").as_deref() == Some(b"\"label\"") {
                 self.note_label(e);
             }
         }
@@ -163,8 +162,9 @@ impl EntryTable {
     /// The entry's interned `id`; `NONE` when it has none or it is not a string.
     fn id_of(&mut self, e: &Entry<'_>, d: &mut Diags) -> u32 {
         match e.get("id") {
-            None | Some(b"null") => NONE,
-            Some(raw) => match json::as_str(raw) {
+            None => NONE,
+            Some(raw) if raw.is_null() => NONE,
+            Some(raw) => match raw.as_str() {
                 Some(id) => self.ids.intern(&id),
                 None => {
                     d.report(
@@ -172,7 +172,7 @@ impl EntryTable {
                         Kind::BadId,
                         format!(
                             "id is a {}, not a string; entry treated as id-less",
-                            json::kind_name(raw)
+                            raw.kind_name()
                         ),
                     );
                     NONE
@@ -192,7 +192,7 @@ impl EntryTable {
                     Kind::BadId,
                     format!(
                         "parentId is a {}, not a string; the chain ends here",
-                        json::kind_name(raw)
+                        raw.kind_name()
                     ),
                 );
                 BAD

@@ -9,8 +9,8 @@ use super::entries::{EntryTable, BAD, NONE};
 use super::resolve::ResolvedTree;
 use super::store::LineStore;
 use crate::diag::{sanitize, Diags};
-use crate::json;
-use crate::model::{content_text, truncate_chars};
+use crate::json::{self, Raw};
+use crate::message::{content_text, truncate_chars};
 use crate::output::{Out, Stop};
 
 const TEXT_CHARS: usize = 60;
@@ -238,38 +238,37 @@ fn describe_entry(
     line
 }
 
-/// A few words saying what an entry is.
+/// A few words saying what an entry is. `line` is read again from the file, so it is
+/// validated here before its members are read.
 fn describe(line: &[u8]) -> String {
-    let get = |k: &str| json::get(line, k);
-    let s = |raw: Option<&[u8]>| {
-        raw.and_then(json::as_str)
+    let entry = json::value_at(line, 0).ok();
+    let get = |k: &str| entry.and_then(|e| e.get(k));
+    let s = |raw: Option<Raw<'_>>| {
+        raw.and_then(Raw::as_str)
             .map(|c| c.into_owned())
             .unwrap_or_default()
     };
     let kind = s(get("type"));
     match kind.as_str() {
         "message" => {
-            let msg = get("message").unwrap_or(b"{}");
-            let role = s(json::get(msg, "role"));
+            let msg = get("message");
+            let member = |k: &str| msg.and_then(|m| m.get(k));
+            let role = s(member("role"));
             match role.as_str() {
                 "user" | "custom" => {
-                    let text = json::get(msg, "content")
-                        .and_then(content_text)
-                        .unwrap_or_default();
+                    let text = member("content").and_then(content_text).unwrap_or_default();
                     format!("{role}: {}", quote(&text))
                 }
                 "assistant" => {
                     let mut tools = Vec::new();
-                    if let Some(c) = json::get(msg, "content") {
-                        json::for_each_element(c, |b| {
-                            if json::get(b, "type") == Some(b"\"toolCall\"") {
-                                tools.push(s(json::get(b, "name")));
+                    if let Some(c) = member("content") {
+                        c.for_each_element(|b| {
+                            if b.get("type").as_deref() == Some(b"\"toolCall\"") {
+                                tools.push(s(b.get("name")));
                             }
                         });
                     }
-                    let text = json::get(msg, "content")
-                        .and_then(content_text)
-                        .unwrap_or_default();
+                    let text = member("content").and_then(content_text).unwrap_or_default();
                     let mut out = "assistant".to_string();
                     if !text.trim().is_empty() {
                         out.push_str(&format!(": {}", quote(&text)));
@@ -277,28 +276,27 @@ fn describe(line: &[u8]) -> String {
                     if !tools.is_empty() {
                         out.push_str(&format!(" → {}", tools.join(", ")));
                     }
-                    let stop = s(json::get(msg, "stopReason"));
+                    let stop = s(member("stopReason"));
                     if stop == "error" || stop == "aborted" || stop == "length" {
                         out.push_str(&format!(" ({stop})"));
                     }
                     out
                 }
                 "toolResult" => {
-                    let err = json::get(msg, "isError") == Some(b"true");
+                    let err = member("isError").as_deref() == Some(b"true");
                     format!(
                         "toolResult {}{}",
-                        s(json::get(msg, "toolName")),
+                        s(member("toolName")),
                         if err { " (error)" } else { "" }
                     )
                 }
-                "bashExecution" => format!(
-                    "!{}",
-                    truncate_chars(&s(json::get(msg, "command")), TEXT_CHARS)
-                ),
+                "bashExecution" => {
+                    format!("!{}", truncate_chars(&s(member("command")), TEXT_CHARS))
+                }
                 other => format!("message ({other})"),
             }
         }
-        "compaction" => match get("tokensBefore").and_then(json::as_u64) {
+        "compaction" => match get("tokensBefore").and_then(Raw::as_u64) {
             Some(n) => format!("compaction ({n} tokens before)"),
             None => "compaction".into(),
         },

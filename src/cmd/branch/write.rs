@@ -7,7 +7,7 @@ use super::records::{BranchInfo, Leaf};
 use super::resolve::ResolvedTree;
 use super::store::LineStore;
 use crate::diag::{Counts, Diags};
-use crate::json;
+use crate::json::{self, Raw};
 use crate::output::{Out, Stop};
 use crate::record::Record;
 
@@ -115,6 +115,8 @@ pub(crate) fn write_leaves(
     for leaf in t.leaves(s) {
         let entry = &s.entries[leaf as usize];
         let read = p.line(entry, &mut buf, d);
+        // The line as read again from the file, validated before its members are read.
+        let object = json::value_at(&buf, 0).ok();
         let preview = args
             .preview
             .then(|| last_user_text(s, t, leaf, p, d, args.preview_chars));
@@ -123,10 +125,12 @@ pub(crate) fn write_leaves(
             file: name,
             entry: (entry.id < BAD).then(|| s.ids.text(entry.id)),
             line: entry.line(),
-            entry_type: json::get(&buf, "type").and_then(json::as_str),
+            entry_type: object.and_then(|o| o.get("type")).and_then(Raw::as_str),
             depth: depths[leaf as usize],
             timestamp: if read {
-                json::get(&buf, "timestamp").and_then(json::as_str)
+                object
+                    .and_then(|o| o.get("timestamp"))
+                    .and_then(Raw::as_str)
             } else {
                 None
             },
@@ -158,8 +162,8 @@ fn last_user_text(
         steps += 1;
         let entry = &s.entries[cur as usize];
         if p.line(entry, &mut buf, d) {
-            if let Some(text) = crate::model::user_text(&buf) {
-                return Some(crate::model::truncate_chars(&text, max));
+            if let Some(text) = crate::message::user_text(&buf) {
+                return Some(crate::message::truncate_chars(&text, max));
             }
         }
         cur = t.parent_of[cur as usize];

@@ -1,7 +1,7 @@
 //! pi-compactions' command line and man page (the prose is in `man/*.txt`).
 
 use crate::cli::{Inputs, ManPage};
-use crate::models;
+use crate::models_json;
 use clap::Parser;
 use std::path::PathBuf;
 
@@ -55,7 +55,7 @@ pub const MAN: ManPage = ManPage {
     description: concat!(
         include_str!("man/description.txt"),
         "\n\n",
-        models::window_rule_text!(),
+        models_json::window_rule_text!(),
         "\n\n",
         include_str!("man/description-after-windows.txt"),
     ),

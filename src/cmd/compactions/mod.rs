@@ -30,7 +30,7 @@ pub use args::{Args, MAN};
 use crate::cli::ManPage;
 use crate::diag::Diags;
 use crate::input;
-use crate::models;
+use crate::models_json;
 use crate::output::{Out, Stop};
 use crate::reader::{self, PerSession, Visitor};
 use crate::record::{describe, Described};
@@ -56,7 +56,7 @@ impl Tool for Compactions {
     const MAN: ManPage = MAN;
 
     fn run(args: &Args) -> ExitCode {
-        let windows = models::load_for(TOOL, args.models.as_deref());
+        let windows = models_json::load_for(TOOL, args.models.as_deref());
         let sources = args.inputs.sources();
         let settings = Settings {
             args,
@@ -78,7 +78,7 @@ impl Tool for Compactions {
     /// Runs pi-compactions over `input` as if it came on stdin (for tests and fuzzing); models.json
     /// is read as in [`run`].
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-        let windows = models::load_for(TOOL, args.models.as_deref());
+        let windows = models_json::load_for(TOOL, args.models.as_deref());
         let settings = Settings {
             args,
             windows: &windows,

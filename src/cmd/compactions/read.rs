@@ -3,24 +3,24 @@
 
 use super::records::SummaryFacts;
 use crate::diag::{Diags, Kind};
-use crate::json;
-use crate::model;
+use crate::json::{self, Raw};
+use crate::message;
 use crate::reader::Entry;
 use std::borrow::Cow;
 
-/// The string a raw member holds, decoded.
-pub(super) fn str_of(raw: Option<&[u8]>) -> Option<Cow<'_, str>> {
-    raw.and_then(json::as_str)
+/// The string a member holds, decoded.
+pub(super) fn str_of(raw: Option<Raw<'_>>) -> Option<Cow<'_, str>> {
+    raw.and_then(Raw::as_str)
 }
 
 /// The recorded context size of an assistant message's usage: `None` when none of input,
 /// cacheRead and cacheWrite is a count, or when they sum to zero (a member that is not a
 /// count counts as zero).
-pub(super) fn usage_context(usage: Option<&[u8]>) -> Option<u64> {
+pub(super) fn usage_context(usage: Option<Raw<'_>>) -> Option<u64> {
     let u = usage?;
-    // One pass over the members (as json::get: the last of repeated members wins).
+    // One pass over the members (as `Raw::get`: the last of repeated members wins).
     let (mut iv, mut rv, mut wv) = (None, None, None);
-    json::for_each_field(u, |k, v| {
+    u.for_each_field(|k, v| {
         if json::key_is(k, "input") {
             iv = Some(v);
         } else if json::key_is(k, "cacheRead") {
@@ -29,21 +29,21 @@ pub(super) fn usage_context(usage: Option<&[u8]>) -> Option<u64> {
             wv = Some(v);
         }
     });
-    let n = |v: Option<&[u8]>| v.and_then(json::as_u64);
+    let n = |v: Option<Raw<'_>>| v.and_then(Raw::as_u64);
     let (i, r, w) = (n(iv), n(rv), n(wv));
     if i.is_none() && r.is_none() && w.is_none() {
         return None;
     }
-    let sum = model::context_tokens(i.unwrap_or(0), r.unwrap_or(0), w.unwrap_or(0));
+    let sum = message::context_tokens(i.unwrap_or(0), r.unwrap_or(0), w.unwrap_or(0));
     (sum > 0).then_some(sum)
 }
 
 /// The strings of a JSON array (other elements left out); `None` when `raw` is no array.
-fn string_list(raw: Option<&[u8]>) -> Option<Vec<String>> {
+fn string_list(raw: Option<Raw<'_>>) -> Option<Vec<String>> {
     let raw = raw.filter(|r| r.first() == Some(&b'['))?;
     let mut v = Vec::new();
-    json::for_each_element(raw, |e| {
-        if let Some(s) = json::as_str(e) {
+    raw.for_each_element(|e| {
+        if let Some(s) = e.as_str() {
             v.push(s.into_owned());
         }
     });
@@ -51,7 +51,7 @@ fn string_list(raw: Option<&[u8]>) -> Option<Vec<String>> {
 }
 
 /// An entry's `details`, when it is an object.
-pub(super) fn details<'a>(e: &Entry<'a>) -> Option<&'a [u8]> {
+pub(super) fn details<'a>(e: &Entry<'a>) -> Option<Raw<'a>> {
     e.get("details").filter(|d| d.first() == Some(&b'{'))
 }
 
@@ -59,7 +59,7 @@ pub(super) fn details<'a>(e: &Entry<'a>) -> Option<&'a [u8]> {
 /// `keep_text`) and of the files (from its `details`).
 pub(super) fn summary_facts(
     e: &Entry<'_>,
-    details: Option<&[u8]>,
+    details: Option<Raw<'_>>,
     keep_text: bool,
 ) -> SummaryFacts {
     let summary = e.str("summary");
@@ -70,9 +70,9 @@ pub(super) fn summary_facts(
         } else {
             None
         },
-        read_files: details.and_then(|d| string_list(json::get(d, "readFiles"))),
-        modified_files: details.and_then(|d| string_list(json::get(d, "modifiedFiles"))),
-        from_hook: e.get("fromHook").and_then(json::as_bool),
+        read_files: details.and_then(|d| string_list(d.get("readFiles"))),
+        modified_files: details.and_then(|d| string_list(d.get("modifiedFiles"))),
+        from_hook: e.get("fromHook").and_then(Raw::as_bool),
     }
 }
 
@@ -80,16 +80,17 @@ pub(super) fn summary_facts(
 /// (which is reported).
 pub(super) fn tokens_before(e: &Entry<'_>, d: &mut Diags) -> Option<u64> {
     match e.get("tokensBefore") {
-        None | Some(b"null") => None,
+        None => None,
+        Some(raw) if raw.is_null() => None,
         Some(raw) => {
-            let n = json::as_u64(raw);
+            let n = raw.as_u64();
             if n.is_none() {
                 d.report(
                     Some(e.line.no),
                     Kind::BadField,
                     format!(
                         "compaction tokensBefore is a {}, not a count; treated as unknown",
-                        json::kind_name(raw)
+                        raw.kind_name()
                     ),
                 );
             }
@@ -104,7 +105,7 @@ mod tests {
 
     #[test]
     fn context_is_input_plus_cache_and_never_zero() {
-        let c = |u: &str| usage_context(Some(u.as_bytes()));
+        let c = |u: &str| usage_context(Some(json::validate(u.as_bytes()).unwrap()));
         assert_eq!(
             c(r#"{"input":3000,"output":9,"cacheRead":0,"cacheWrite":1000}"#),
             Some(4000)
@@ -122,11 +123,12 @@ mod tests {
 
     #[test]
     fn string_lists_keep_only_strings() {
+        let list = |text: &'static [u8]| string_list(Some(json::validate(text).unwrap()));
         assert_eq!(
-            string_list(Some(br#"["a",1,"b"]"#)),
+            list(br#"["a",1,"b"]"#),
             Some(vec!["a".to_string(), "b".to_string()])
         );
-        assert_eq!(string_list(Some(b"{}")), None);
+        assert_eq!(list(b"{}"), None);
         assert_eq!(string_list(None), None);
     }
 }

@@ -15,9 +15,9 @@ use super::table::SessionTally;
 use super::trigger::{infer_trigger, recorded_trigger, AssistantFacts, Clues, StopReason};
 use super::waiting::{see_entry, AwaitingContext, Step, Waiting};
 use crate::diag::Diags;
-use crate::json;
-use crate::model::Message;
-use crate::models::Models;
+use crate::json::Raw;
+use crate::message::Message;
+use crate::models_json::Models;
 use crate::ordered::Ordered;
 use crate::output::{Out, Stop};
 use crate::reader::{Entry, Header, SessionVisitor};
@@ -190,7 +190,7 @@ impl Reporter<'_, '_> {
             record: None,
             compaction: None,
         };
-        match e.get("type") {
+        match e.get("type").as_deref() {
             Some(b"\"message\"") => self.message(s, e, id, &mut read),
             Some(b"\"model_change\"") => {
                 let p = e.str("provider");
@@ -320,7 +320,7 @@ impl Reporter<'_, '_> {
         let line = e.line.no;
         let tokens_before = tokens_before(e, d);
         let first_kept_entry = e.str("firstKeptEntryId").map(Cow::into_owned);
-        let first_kept_index = e.get("firstKeptEntryIndex").and_then(json::as_u64);
+        let first_kept_index = e.get("firstKeptEntryIndex").and_then(Raw::as_u64);
         let first_kept_line = m.first_kept_line(first_kept_entry.as_deref(), first_kept_index);
         let details = details(e);
         let summarized = summary_facts(e, details, self.args().summary);

@@ -3,7 +3,7 @@
 //! compaction, `tokensBefore` against the configured window). [`infer_trigger`] is the whole
 //! decision, a pure function of those clues.
 
-use crate::json;
+use crate::json::Raw;
 use std::rc::Rc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,10 +132,11 @@ pub(super) struct Recorded {
 
 /// The trigger a compaction's `details` object records: its `trigger`, else its `reason`, when
 /// that is a trigger's name.
-pub(super) fn recorded_trigger(details: &[u8]) -> Option<Recorded> {
+pub(super) fn recorded_trigger(details: Raw<'_>) -> Option<Recorded> {
     ["trigger", "reason"].into_iter().find_map(|key| {
-        json::get(details, key)
-            .and_then(json::as_str)
+        details
+            .get(key)
+            .and_then(Raw::as_str)
             .and_then(|v| Trigger::from_recorded(&v))
             .map(|trigger| Recorded { key, trigger })
     })
@@ -382,7 +383,7 @@ mod tests {
 
     #[test]
     fn recorded_triggers_are_read_from_trigger_then_reason() {
-        let r = |d: &str| recorded_trigger(d.as_bytes());
+        let r = |d: &str| recorded_trigger(crate::json::validate(d.as_bytes()).unwrap());
         assert_eq!(
             r(r#"{"reason":"Overflow","trigger":"auto"}"#),
             Some(Recorded {

@@ -87,7 +87,7 @@ impl Record for SessionFile<'_> {
             let p = m
                 .first_prompt
                 .as_deref()
-                .map(|t| crate::model::truncate_chars(t, n));
+                .map(|t| crate::message::truncate_chars(t, n));
             r.opt_str("first_prompt", p.as_deref());
         }
     }

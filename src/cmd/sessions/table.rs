@@ -112,7 +112,7 @@ pub(super) fn table(out: &mut Out, metas: &[FileMeta]) -> Result<(), Stop> {
     let used: usize = w.iter().sum::<usize>() + 8;
     let name_w = width.saturating_sub(used).max(10);
     let mut line = |r: &[String]| -> Result<(), Stop> {
-        let name = crate::model::truncate_chars(&r[4], name_w);
+        let name = crate::message::truncate_chars(&r[4], name_w);
         let s = format!(
             "{:<a$}  {:>b$}  {:>c$}  {:<d$}  {}",
             r[0],

@@ -4,8 +4,8 @@
 
 use super::args::{Args, CallStatus};
 use super::text::{string_body, ResultText};
-use crate::json;
-use crate::model::Message;
+use crate::json::{self, Raw};
+use crate::message::Message;
 use crate::reader::Entry;
 use std::borrow::Cow;
 
@@ -39,19 +39,19 @@ impl CallEvidence {
     }
 }
 
-/// Whether a raw value is the JSON string `s` (escapes decoded).
-pub(super) fn is_str(raw: Option<&[u8]>, s: &str) -> bool {
-    raw.and_then(json::as_str).is_some_and(|v| v == s)
+/// Whether a value is the JSON string `s` (escapes decoded).
+pub(super) fn is_str(raw: Option<Raw<'_>>, s: &str) -> bool {
+    raw.and_then(Raw::as_str).is_some_and(|v| v == s)
 }
 
 /// A JSON number that is an integer (negative ones included).
-pub(super) fn as_i64(raw: &[u8]) -> Option<i64> {
-    if let Ok(s) = std::str::from_utf8(raw) {
+pub(super) fn as_i64(raw: Raw<'_>) -> Option<i64> {
+    if let Ok(s) = std::str::from_utf8(&raw) {
         if let Ok(n) = s.parse::<i64>() {
             return Some(n);
         }
     }
-    let f = json::as_f64(raw)?;
+    let f = raw.as_f64()?;
     (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64)
 }
 
@@ -116,7 +116,7 @@ impl<'a> MessageLine<'a> {
     /// Scans a whole entry line again; `None` when it is not the object it was.
     pub(super) fn parse(no: u64, bytes: &'a [u8]) -> Option<MessageLine<'a>> {
         let (mut id, mut ts, mut msg) = (None, None, None);
-        let end = json::scan_object(bytes, 0, |k, v| {
+        let object = json::scan_members(bytes, 0, |k, v| {
             if json::key_is(k, "id") {
                 id = Some(v);
             } else if json::key_is(k, "timestamp") {
@@ -126,11 +126,11 @@ impl<'a> MessageLine<'a> {
             }
         })
         .ok()?;
-        (end == bytes.len()).then_some(())?;
+        (object.len() == bytes.len()).then_some(())?;
         Some(MessageLine {
             no,
-            entry: id.and_then(json::as_str),
-            timestamp: ts.and_then(json::as_str),
+            entry: id.and_then(Raw::as_str),
+            timestamp: ts.and_then(Raw::as_str),
             msg: Message::read(msg?),
         })
     }
@@ -143,7 +143,7 @@ pub(super) struct ResultFacts<'a> {
     pub(super) is_error: Option<bool>,
     pub(super) exit_code: Option<i64>,
     /// `None` when absent or left out (--no-content).
-    pub(super) details: Option<&'a [u8]>,
+    pub(super) details: Option<Raw<'a>>,
     /// `None` when the message has no content.
     pub(super) text: Option<ResultText<'a>>,
     pub(super) images: u64,
@@ -161,9 +161,9 @@ impl<'a> ResultFacts<'a> {
             m.details,
         );
         let exit_code = details.and_then(|d| {
-            json::get(d, "exitCode")
+            d.get("exitCode")
                 .and_then(as_i64)
-                .or_else(|| json::get(d, "exit_code").and_then(as_i64))
+                .or_else(|| d.get("exit_code").and_then(as_i64))
         });
         let mut images = 0;
         let mut image_types = Vec::new();
@@ -175,9 +175,9 @@ impl<'a> ResultFacts<'a> {
                 return None;
             }
             let mut parts = Vec::new();
-            json::for_each_element(c, |b| {
+            c.for_each_element(|b| {
                 let (mut kind, mut t, mut mime) = (None, None, None);
-                json::for_each_field(b, |k, v| {
+                b.for_each_field(|k, v| {
                     if json::key_is(k, "type") {
                         kind = Some(v);
                     } else if json::key_is(k, "text") {
@@ -186,7 +186,7 @@ impl<'a> ResultFacts<'a> {
                         mime = Some(v);
                     }
                 });
-                match kind.and_then(json::as_str).as_deref() {
+                match kind.and_then(Raw::as_str).as_deref() {
                     Some("text") => {
                         if let Some(t) = t.and_then(string_body) {
                             parts.push(t);
@@ -194,7 +194,7 @@ impl<'a> ResultFacts<'a> {
                     }
                     Some("image") => {
                         images += 1;
-                        image_types.push(mime.and_then(json::as_str));
+                        image_types.push(mime.and_then(Raw::as_str));
                     }
                     _ => {}
                 }
@@ -202,11 +202,11 @@ impl<'a> ResultFacts<'a> {
             Some(ResultText::of(parts, args))
         });
         ResultFacts {
-            call_id: call_id.and_then(json::as_str),
-            name: name.and_then(json::as_str),
-            is_error: is_error.and_then(json::as_bool),
+            call_id: call_id.and_then(Raw::as_str),
+            name: name.and_then(Raw::as_str),
+            is_error: is_error.and_then(Raw::as_bool),
             exit_code,
-            details: details.filter(|d| !args.no_content && *d != b"null"),
+            details: details.filter(|d| !args.no_content && !d.is_null()),
             text,
             images,
             image_types,
@@ -254,9 +254,9 @@ impl<'a> BashRun<'a> {
     pub(super) fn read(m: &Message<'a>, cancelled: Option<bool>) -> BashRun<'a> {
         BashRun {
             cancelled,
-            truncated: m.truncated.and_then(json::as_bool),
-            full_output_path: m.full_output_path.and_then(json::as_str),
-            exclude_from_context: m.exclude_from_context.and_then(json::as_bool),
+            truncated: m.truncated.and_then(Raw::as_bool),
+            full_output_path: m.full_output_path.and_then(Raw::as_str),
+            exclude_from_context: m.exclude_from_context.and_then(Raw::as_bool),
         }
     }
 }
@@ -268,7 +268,8 @@ mod tests {
 
     fn facts(message: &str, args: &[&str]) -> (CallStatus, CallEvidence) {
         let args = Args::try_parse_from([&["pi-tools"], args].concat()).unwrap();
-        ResultFacts::read(&Message::read(message.as_bytes()), &args).verdict()
+        let message = json::validate(message.as_bytes()).unwrap();
+        ResultFacts::read(&Message::read(message), &args).verdict()
     }
 
     #[test]
@@ -341,11 +342,12 @@ mod tests {
 
     #[test]
     fn integers_are_exit_codes_and_other_values_are_not() {
-        assert_eq!(as_i64(b"-3"), Some(-3));
-        assert_eq!(as_i64(b"2.0"), Some(2));
-        assert_eq!(as_i64(b"1e2"), Some(100));
-        assert_eq!(as_i64(b"2.5"), None);
-        assert_eq!(as_i64(b"\"1\""), None);
+        let n = |text: &[u8]| as_i64(json::validate(text).unwrap());
+        assert_eq!(n(b"-3"), Some(-3));
+        assert_eq!(n(b"2.0"), Some(2));
+        assert_eq!(n(b"1e2"), Some(100));
+        assert_eq!(n(b"2.5"), None);
+        assert_eq!(n(b"\"1\""), None);
     }
 
     #[test]

@@ -12,8 +12,8 @@ use super::waiting::{
 use super::{changed, fetch, Args};
 use crate::diag::{Diags, Kind};
 use crate::hash;
-use crate::json;
-use crate::model::Message;
+use crate::json::{self, Raw};
+use crate::message::Message;
 use crate::output::{Out, Stop};
 use crate::reader::{Entry, Header, SessionVisitor};
 use std::fs::File;
@@ -50,9 +50,9 @@ impl<'a, 'w> Joiner<'a, 'w> {
             return Ok(());
         };
         let mut turn: Option<Rc<CallingTurn>> = None;
-        let mut blocks: Vec<&[u8]> = Vec::new();
-        json::for_each_element(content, |b| {
-            if is_str(json::get(b, "type"), "toolCall") {
+        let mut blocks: Vec<Raw<'_>> = Vec::new();
+        content.for_each_element(|b| {
+            if is_str(b.get("type"), "toolCall") {
                 blocks.push(b);
             }
         });
@@ -84,9 +84,9 @@ impl<'a, 'w> Joiner<'a, 'w> {
     }
 
     /// The call of the toolCall block `b` of the assistant entry `e`.
-    fn call(&self, e: &Entry<'_>, turn: Rc<CallingTurn>, b: &[u8], d: &mut Diags) -> PendingCall {
-        let (mut id, mut name, mut arguments): (_, _, Option<&[u8]>) = (None, None, None);
-        json::for_each_field(b, |k, v| {
+    fn call(&self, e: &Entry<'_>, turn: Rc<CallingTurn>, b: Raw<'_>, d: &mut Diags) -> PendingCall {
+        let (mut id, mut name, mut arguments): (_, _, Option<Raw<'_>>) = (None, None, None);
+        b.for_each_field(|k, v| {
             if json::key_is(k, "id") {
                 id = Some(v);
             } else if json::key_is(k, "name") {
@@ -95,8 +95,8 @@ impl<'a, 'w> Joiner<'a, 'w> {
                 arguments = Some(v);
             }
         });
-        let arguments = arguments.filter(|a| *a != b"null");
-        let id_str = id.and_then(json::as_str);
+        let arguments = arguments.filter(|a| !a.is_null());
+        let id_str = id.and_then(Raw::as_str);
         if id_str.is_none() {
             let what = id.map_or("no id", |_| "an id that is not a string");
             d.report(
@@ -105,7 +105,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
                 format!("a toolCall block with {what}: it cannot be joined to a result"),
             );
         }
-        let name: Option<Box<str>> = name.and_then(json::as_str).map(|n| n.into());
+        let name: Option<Box<str>> = name.and_then(Raw::as_str).map(|n| n.into());
         let args = self.records.args;
         let keep_arguments = !args.no_content && args.name_wanted(name.as_deref());
         PendingCall {
@@ -114,7 +114,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
             name,
             arguments: arguments
                 .filter(|_| keep_arguments)
-                .map(|a| KeptBytes::keep(self.records.file, e, a)),
+                .map(|a| KeptBytes::keep(self.records.file, e, a.bytes())),
             arguments_bytes: arguments.map(|a| a.len() as u64),
             answer: CallAnswer::Waiting,
         }
@@ -128,7 +128,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
         d: &mut Diags,
     ) -> Result<(), Stop> {
         let raw_id = msg.tool_call_id;
-        let id = raw_id.and_then(json::as_str);
+        let id = raw_id.and_then(Raw::as_str);
         if id.is_none() {
             let what = raw_id.map_or("no toolCallId", |_| "a toolCallId that is not a string");
             d.report(
@@ -305,7 +305,7 @@ impl SessionVisitor for Joiner<'_, '_> {
         let Some(msg) = e.message() else {
             return Ok(());
         };
-        match msg.role.and_then(json::as_str).as_deref() {
+        match msg.role.and_then(Raw::as_str).as_deref() {
             Some("assistant") => self.assistant(s, e, msg, d),
             Some("toolResult") => self.tool_result(s, e, msg, d),
             Some("bashExecution") => self.bash(s, e, msg),

@@ -11,7 +11,7 @@ use super::text::write_text;
 use super::waiting::{DuplicateOf, KeptBytes, PendingCall, WaitingRecord};
 use super::{changed, fetch};
 use crate::diag::Diags;
-use crate::json;
+use crate::json::{self, Raw};
 use crate::output::{Obj, Out, Stop};
 use crate::reader::Entry;
 use crate::record::Record;
@@ -44,9 +44,9 @@ pub struct ToolCall<'a> {
 /// A call's `arguments`.
 enum CallArguments<'a> {
     /// A toolCall block's, copied as recorded.
-    Recorded(&'a [u8]),
+    Recorded(Raw<'a>),
     /// A user command's: `{"command":…}` with the recorded command (a JSON string).
-    Command(&'a [u8]),
+    Command(Raw<'a>),
 }
 
 /// The `result` object of a tool_call.
@@ -86,7 +86,7 @@ fn write_result_facts(o: &mut Obj<'_>, f: &ResultFacts<'_>, a: &Args) {
         })
         .opt_bool("is_error", f.is_error)
         .opt_i64("exit_code", f.exit_code)
-        .opt_raw("details", f.details);
+        .opt_raw("details", f.details.map(Raw::bytes));
 }
 
 impl Record for ToolCall<'_> {
@@ -138,9 +138,9 @@ impl Record for ToolCall<'_> {
             .opt_str("name", self.name)
             .bool("by_user", self.by_user);
         match self.arguments {
-            Some(CallArguments::Recorded(raw)) => o.raw("arguments", raw),
+            Some(CallArguments::Recorded(raw)) => o.raw("arguments", raw.bytes()),
             Some(CallArguments::Command(command)) => o.obj("arguments", |a| {
-                a.raw("command", command);
+                a.raw("command", command.bytes());
             }),
             None => o.null("arguments"),
         };
@@ -295,10 +295,13 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         }
         let arguments = match &c.arguments {
             Some(kept) => match fetch(self.file, kept, &mut self.arguments_buf, d) {
-                Some(r) if json::skip_value(r, 0).ok() == Some(r.len()) => Some(r),
-                Some(_) => {
-                    changed(d, c.turn.line);
-                    None
+                // Read again from the file: recorded only when it is still one JSON value.
+                Some(r) => {
+                    let value = json::value_at(r, 0).ok().filter(|v| v.len() == r.len());
+                    if value.is_none() {
+                        changed(d, c.turn.line);
+                    }
+                    value
                 }
                 None => None,
             },
@@ -343,7 +346,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
     pub(super) fn render_bash(&mut self, session: &str, line: MessageLine<'_>) -> bool {
         let m = &line.msg;
         let exit_code = m.exit_code.and_then(as_i64);
-        let cancelled = m.cancelled.and_then(json::as_bool);
+        let cancelled = m.cancelled.and_then(Raw::as_bool);
         let (status, evidence) = bash_verdict(exit_code, cancelled);
         if !self.args.wanted(Some("bash"), status) {
             return false;

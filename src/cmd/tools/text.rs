@@ -3,11 +3,12 @@
 //! with its size and whether it was cut.
 
 use super::args::Args;
-use crate::json;
+use crate::json::{self, Raw};
 use crate::output::{self, Obj};
 
-/// The text between the quotes of a raw JSON string value.
-pub(super) fn string_body(raw: &[u8]) -> Option<&[u8]> {
+/// The text between the quotes of a JSON string value.
+pub(super) fn string_body(raw: Raw<'_>) -> Option<&[u8]> {
+    let raw = raw.bytes();
     (raw.len() >= 2 && raw[0] == b'"').then(|| &raw[1..raw.len() - 1])
 }
 
@@ -48,8 +49,8 @@ impl<'a> ResultText<'a> {
         ResultText::Decoded(text)
     }
 
-    /// The text of a raw JSON value, when it is a string.
-    pub(super) fn of_string(raw: &'a [u8], a: &Args) -> Option<ResultText<'a>> {
+    /// The text of a JSON value, when it is a string.
+    pub(super) fn of_string(raw: Raw<'a>, a: &Args) -> Option<ResultText<'a>> {
         string_body(raw).map(|b| ResultText::of(vec![b], a))
     }
 

@@ -7,8 +7,8 @@
 
 use super::facts::turn_aborted;
 use crate::hash::Hash128Map;
-use crate::json;
-use crate::model::Message;
+use crate::json::Raw;
+use crate::message::Message;
 use crate::ordered::Ordered;
 use crate::reader::{Entry, Header};
 use std::borrow::Cow;
@@ -59,9 +59,9 @@ impl CallingTurn {
             entry: e.str("id").map(|i| Rc::from(&*i)),
             ms: timestamp.as_deref().and_then(crate::time::parse_iso8601),
             timestamp: boxed(timestamp),
-            model: boxed(msg.model.and_then(json::as_str)),
-            provider: boxed(msg.provider.and_then(json::as_str)),
-            stop_reason: boxed(msg.stop_reason.and_then(json::as_str)),
+            model: boxed(msg.model.and_then(Raw::as_str)),
+            provider: boxed(msg.provider.and_then(Raw::as_str)),
+            stop_reason: boxed(msg.stop_reason.and_then(Raw::as_str)),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use crate::calendar::Zone;
 use crate::cli::{Inputs, ManPage};
-use crate::models;
+use crate::models_json;
 use clap::{Parser, ValueEnum};
 use std::path::PathBuf;
 
@@ -98,7 +98,7 @@ pub const MAN: ManPage = ManPage {
     description: concat!(
         include_str!("man/description.txt"),
         "\n\n",
-        models::window_rule_text!(),
+        models_json::window_rule_text!(),
         "\n\n",
         include_str!("man/comparison.txt")
     ),

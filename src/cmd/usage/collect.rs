@@ -8,8 +8,8 @@ use super::decimal::parse_decimal;
 use super::report::{ReportedSession, UsageReport};
 use crate::diag::{Diags, Kind};
 use crate::hash;
-use crate::json;
-use crate::model::Message;
+use crate::json::{self, Raw};
+use crate::message::Message;
 use crate::output::{Out, Stop};
 use crate::reader::{Entry, Header, SessionVisitor};
 use crate::time;
@@ -41,13 +41,13 @@ pub enum SessionCalls {
 
 /// The parts of an entry that make a call.
 struct BilledCallParts<'a> {
-    usage: Option<&'a [u8]>,
+    usage: Option<Raw<'a>>,
     summarization: bool,
     provider: Option<&'a str>,
     model: Option<&'a str>,
     response_id: Option<&'a str>,
     /// The message's own (Unix-millisecond) timestamp.
-    message_timestamp: Option<&'a [u8]>,
+    message_timestamp: Option<Raw<'a>>,
 }
 
 /// What was read from one `usage` object.
@@ -78,7 +78,7 @@ impl<'a, 'w> Collector<'a, 'w> {
 
     /// The `usage` value of a call (`what` names a summarization call's entry type in
     /// diagnostics), its invalid members reported.
-    fn read_usage(&mut self, usage: &[u8], what: &str, line: u64, d: &mut Diags) -> UsageRead {
+    fn read_usage(&mut self, usage: Raw<'_>, what: &str, line: u64, d: &mut Diags) -> UsageRead {
         let mut u = UsageRead::default();
         if usage.first() != Some(&b'{') {
             d.report(
@@ -86,12 +86,12 @@ impl<'a, 'w> Collector<'a, 'w> {
                 Kind::BadField,
                 format!(
                     "{what}usage is a {}, not an object; counted with zero tokens and no cost",
-                    json::kind_name(usage)
+                    usage.kind_name()
                 ),
             );
             return u;
         }
-        json::for_each_field(usage, |k, v| self.usage_member(&mut u, k, v, what, line, d));
+        usage.for_each_field(|k, v| self.usage_member(&mut u, k, v, what, line, d));
         u
     }
 
@@ -100,7 +100,7 @@ impl<'a, 'w> Collector<'a, 'w> {
         &mut self,
         u: &mut UsageRead,
         k: &[u8],
-        v: &[u8],
+        v: Raw<'_>,
         what: &str,
         line: u64,
         d: &mut Diags,
@@ -144,8 +144,8 @@ impl<'a, 'w> Collector<'a, 'w> {
     }
 
     /// The recorded `cost.total`, `None` when absent or invalid (reported).
-    fn read_cost(&mut self, cost: &[u8], what: &str, line: u64, d: &mut Diags) -> Option<i128> {
-        if cost == b"null" {
+    fn read_cost(&mut self, cost: Raw<'_>, what: &str, line: u64, d: &mut Diags) -> Option<i128> {
+        if cost.is_null() {
             return None;
         }
         if cost.first() != Some(&b'{') {
@@ -154,13 +154,13 @@ impl<'a, 'w> Collector<'a, 'w> {
                 Kind::BadField,
                 format!(
                     "{what}usage.cost is a {}, not an object; cost counted as missing",
-                    json::kind_name(cost)
+                    cost.kind_name()
                 ),
             );
             return None;
         }
-        let total = json::get(cost, "total")?;
-        if total == b"null" {
+        let total = cost.get("total")?;
+        if total.is_null() {
             return None;
         }
         let bad = |d: &mut Diags, why: String| {
@@ -171,25 +171,26 @@ impl<'a, 'w> Collector<'a, 'w> {
             );
             None
         };
-        if json::as_f64(total).is_none() {
-            return bad(d, format!("is a {}, not a number", json::kind_name(total)));
+        if total.as_f64().is_none() {
+            return bad(d, format!("is a {}, not a number", total.kind_name()));
         }
-        match parse_decimal(total) {
+        match parse_decimal(total.bytes()) {
             Some(v) if v >= 0 => Some(v),
-            Some(_) => bad(d, format!("is negative ({})", short(total))),
-            None => bad(d, format!("is out of range ({})", short(total))),
+            Some(_) => bad(d, format!("is negative ({})", short(&total))),
+            None => bad(d, format!("is out of range ({})", short(&total))),
         }
     }
 
     /// The call's time: the entry's ISO timestamp, else the message's Unix milliseconds.
     fn time(
         e: &Entry<'_>,
-        message_timestamp: Option<&[u8]>,
+        message_timestamp: Option<Raw<'_>>,
         d: &mut Diags,
     ) -> Option<(i64, TimeText)> {
         match e.get("timestamp") {
-            None | Some(b"null") => {}
-            Some(raw) => match json::as_str(raw) {
+            None => {}
+            Some(raw) if raw.is_null() => {}
+            Some(raw) => match raw.as_str() {
                 Some(s) => match entry_time_ms(&s) {
                     Some(ms) => return Some((ms, TimeText::new(&s))),
                     None => d.report(
@@ -206,13 +207,13 @@ impl<'a, 'w> Collector<'a, 'w> {
                     Kind::BadField,
                     format!(
                         "timestamp is a {}, not an ISO 8601 string; not used",
-                        json::kind_name(raw)
+                        raw.kind_name()
                     ),
                 ),
             },
         }
         let ms = message_timestamp
-            .and_then(json::as_f64)
+            .and_then(Raw::as_f64)
             .and_then(time::millis_from_number)?;
         Some((ms, TimeText::new(&time::format_iso8601(ms))))
     }
@@ -223,16 +224,16 @@ impl<'a, 'w> Collector<'a, 'w> {
         if let Some(r) = c.response_id.filter(|r| !r.is_empty()) {
             return Some(identity(&mut self.scratch, &[b"r", r.as_bytes()]));
         }
-        let id = e.get("id").filter(|v| *v != b"null");
-        let timestamp = e.get("timestamp").filter(|v| *v != b"null");
+        let id = e.get("id").filter(|v| !v.is_null());
+        let timestamp = e.get("timestamp").filter(|v| !v.is_null());
         (id.is_some() || timestamp.is_some()).then(|| {
             identity(
                 &mut self.scratch,
                 &[
                     if c.summarization { b"s" } else { b"e" },
-                    id.unwrap_or(b""),
-                    timestamp.unwrap_or(b""),
-                    c.usage.unwrap_or(b""),
+                    id.as_deref().unwrap_or(b""),
+                    timestamp.as_deref().unwrap_or(b""),
+                    c.usage.as_deref().unwrap_or(b""),
                 ],
             )
         })
@@ -307,16 +308,16 @@ impl SessionVisitor for Collector<'_, '_> {
         e: &Entry<'_>,
         d: &mut Diags,
     ) -> Result<(), Stop> {
-        match e.get("type") {
+        match e.get("type").as_deref() {
             Some(b"\"message\"") => {
                 let Some(message) = e.message().filter(Message::is_assistant) else {
                     return Ok(());
                 };
-                let provider = message.provider.and_then(json::as_str);
-                let model = message.model.and_then(json::as_str);
-                let response_id = message.response_id.and_then(json::as_str);
+                let provider = message.provider.and_then(Raw::as_str);
+                let model = message.model.and_then(Raw::as_str);
+                let response_id = message.response_id.and_then(Raw::as_str);
                 let c = BilledCallParts {
-                    usage: message.usage.filter(|u| *u != b"null"),
+                    usage: message.usage.filter(|u| !u.is_null()),
                     summarization: false,
                     provider: provider.as_deref(),
                     model: model.as_deref(),
@@ -326,7 +327,7 @@ impl SessionVisitor for Collector<'_, '_> {
                 self.push_call(session, e, c, d);
             }
             Some(b"\"compaction\"" | b"\"branch_summary\"") => {
-                if let Some(u) = e.get("usage").filter(|u| *u != b"null") {
+                if let Some(u) = e.get("usage").filter(|u| !u.is_null()) {
                     let provider = e.str("provider");
                     let model = e.str("model");
                     let c = BilledCallParts {
@@ -384,17 +385,17 @@ fn short(raw: &[u8]) -> String {
 }
 
 /// A token count, or why it is not one (for the diagnostic).
-pub fn token_value(raw: &[u8]) -> Result<Option<u64>, String> {
-    if raw == b"null" {
+pub fn token_value(raw: Raw<'_>) -> Result<Option<u64>, String> {
+    if raw.is_null() {
         return Ok(None);
     }
-    if let Some(v) = json::as_u64(raw) {
+    if let Some(v) = raw.as_u64() {
         return Ok(Some(v));
     }
-    match json::as_f64(raw) {
-        Some(f) if f < 0.0 => Err(format!("is negative ({})", short(raw))),
-        Some(_) => Err(format!("is not a whole number ({})", short(raw))),
-        None => Err(format!("is a {}, not a number", json::kind_name(raw))),
+    match raw.as_f64() {
+        Some(f) if f < 0.0 => Err(format!("is negative ({})", short(&raw))),
+        Some(_) => Err(format!("is not a whole number ({})", short(&raw))),
+        None => Err(format!("is a {}, not a number", raw.kind_name())),
     }
 }
 

@@ -5,9 +5,9 @@
 use super::collect::{token_value, TOKEN_FIELDS};
 use super::records::ContextRecord;
 use crate::diag::{Diags, Kind};
-use crate::json;
-use crate::model::{self, Message};
-use crate::models::Models;
+use crate::json::Raw;
+use crate::message::{self, Message};
+use crate::models_json::Models;
 use crate::output::{Out, Stop};
 use crate::reader::{Entry, Header, ParentLink, SessionVisitor};
 use crate::record::Record;
@@ -73,7 +73,7 @@ impl SessionVisitor for ContextWriter<'_, '_> {
             ParentLink::Id(p) => s.by_id.get(p.as_ref()).copied().unwrap_or(s.last),
             ParentLink::Absent | ParentLink::NotString(_) => s.last,
         };
-        match e.get("type") {
+        match e.get("type").as_deref() {
             Some(b"\"compaction\"") => before.compaction = true,
             Some(b"\"message\"") => {
                 if let Some(message) = e.message().filter(Message::is_assistant) {
@@ -113,8 +113,8 @@ fn context_record<'a>(
         Some(u) => recorded_tokens(u, e.line.no, d),
         None => ([None; 4], None),
     };
-    let provider = m.provider.and_then(json::as_str);
-    let model = m.model.and_then(json::as_str);
+    let provider = m.provider.and_then(Raw::as_str);
+    let model = m.model.and_then(Raw::as_str);
     let window = match (&provider, &model) {
         (Some(p), Some(id)) => models.window(p, id),
         _ => None,
@@ -132,7 +132,7 @@ fn context_record<'a>(
         timestamp: e.str("timestamp"),
         provider,
         model,
-        stop_reason: m.stop_reason.and_then(json::as_str),
+        stop_reason: m.stop_reason.and_then(Raw::as_str),
         recorded,
         recorded_context_tokens: context,
         configured_window: window,
@@ -145,11 +145,11 @@ fn context_record<'a>(
 
 /// The token fields of `usage` (an object), each `None` when invalid (reported), and the
 /// recorded context: input + cacheRead + cacheWrite, `None` when one of them is invalid.
-fn recorded_tokens(usage: &[u8], line: u64, d: &mut Diags) -> ([Option<u64>; 4], Option<u64>) {
+fn recorded_tokens(usage: Raw<'_>, line: u64, d: &mut Diags) -> ([Option<u64>; 4], Option<u64>) {
     let mut t: [Option<u64>; 4] = [None; 4];
     let mut ok = true;
     for (i, f) in TOKEN_FIELDS.iter().enumerate() {
-        match json::get(usage, f).map(token_value) {
+        match usage.get(f).map(token_value) {
             None | Some(Ok(None)) => t[i] = Some(0),
             Some(Ok(Some(n))) => t[i] = Some(n),
             Some(Err(why)) => {
@@ -164,8 +164,8 @@ fn recorded_tokens(usage: &[u8], line: u64, d: &mut Diags) -> ([Option<u64>; 4],
             }
         }
     }
-    let context =
-        ok.then(|| model::context_tokens(t[0].unwrap_or(0), t[2].unwrap_or(0), t[3].unwrap_or(0)));
+    let context = ok
+        .then(|| message::context_tokens(t[0].unwrap_or(0), t[2].unwrap_or(0), t[3].unwrap_or(0)));
     (t, context)
 }
 

@@ -37,7 +37,7 @@ use crate::calendar::Zone;
 use crate::cli::ManPage;
 use crate::diag::Diags;
 use crate::input::{self, Source};
-use crate::models::{self, Models};
+use crate::models_json::{self, Models};
 use crate::output::{Out, Stop};
 use crate::reader::{self, PerSession, Visitor};
 use crate::record::{describe, Described};
@@ -103,7 +103,7 @@ impl Tool for Usage {
     /// fuzzing). The table is printed only with --table (`out` is no terminal).
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
         if args.context {
-            let models = models::load_for("pi-usage", args.models.as_deref());
+            let models = models_json::load_for("pi-usage", args.models.as_deref());
             return write_contexts(&models, "<stdin>", out, d, |d, v| {
                 reader::read(input, false, d, v)
             });
@@ -229,7 +229,7 @@ fn stream_with(
 // --context
 
 fn run_context(args: &Args, sources: &[Source]) -> ExitCode {
-    let models = models::load_for("pi-usage", args.models.as_deref());
+    let models = models_json::load_for("pi-usage", args.models.as_deref());
     input::run(
         "pi-usage",
         sources,

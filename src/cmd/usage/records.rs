@@ -4,7 +4,7 @@
 
 use super::decimal::format_decimal;
 use super::sums::{label_of, GroupUsage, Sums};
-use crate::models::Window;
+use crate::models_json::Window;
 use crate::output::Obj;
 use crate::record::Record;
 use std::borrow::Cow;

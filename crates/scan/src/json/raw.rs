@@ -4,8 +4,6 @@
 //! The walkers count brackets and jump from quote to quote; on text that is not valid JSON
 //! their answers mean nothing. That is why they take a [`Raw`], which only the scanner makes
 //! (its field is visible to the `json` module alone): a caller cannot hand them other bytes.
-//! The `pub(super)` ones are also reached by [`compat`](super::compat), the `&[u8]` API kept
-//! until the pi-jsonl crate is converted; with it gone they become private to this module.
 
 use super::{as_bool, as_f64, as_str, as_u64, key_is, kind_name, skip_ws};
 use std::borrow::Cow;
@@ -267,7 +265,7 @@ fn scan_valid_object<'a>(b: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8])) {
 
 /// Calls `f` with the text of each element of the validated array `raw`; nothing when `raw`
 /// is not an array.
-pub(super) fn each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
+fn each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
     if raw.first() != Some(&b'[') {
         return;
     }
@@ -288,7 +286,7 @@ pub(super) fn each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
 
 /// Calls `f(raw_key, raw_value)` for each member of the validated object `raw`; nothing when
 /// `raw` is not an object.
-pub(super) fn each_field<'a>(raw: &'a [u8], f: impl FnMut(&'a [u8], &'a [u8])) {
+fn each_field<'a>(raw: &'a [u8], f: impl FnMut(&'a [u8], &'a [u8])) {
     if raw.first() == Some(&b'{') {
         scan_valid_object(raw, f);
     }
@@ -296,7 +294,7 @@ pub(super) fn each_field<'a>(raw: &'a [u8], f: impl FnMut(&'a [u8], &'a [u8])) {
 
 /// The value of member `key` of the validated object `raw` (the last one, as `JSON.parse`
 /// keeps).
-pub(super) fn last_member<'a>(raw: &'a [u8], key: &str) -> Option<&'a [u8]> {
+fn last_member<'a>(raw: &'a [u8], key: &str) -> Option<&'a [u8]> {
     let mut found = None;
     each_field(raw, |k, v| {
         if key_is(k, key) {

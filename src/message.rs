@@ -1,7 +1,7 @@
 //! Reading the parts of Pi entries that several tools need: a message's members, its text,
 //! and the context size of an assistant call.
 
-use crate::json;
+use crate::json::{self, Raw};
 
 /// The members of a Pi `message` object the tools read, found in one pass over it. Each is the
 /// raw JSON value (exact input bytes), `None` when absent. As in `JSON.parse`, the last of
@@ -14,38 +14,38 @@ use crate::json;
 /// `fullOutputPath` and `excludeFromContext`.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Message<'a> {
-    pub role: Option<&'a [u8]>,
-    pub content: Option<&'a [u8]>,
-    pub timestamp: Option<&'a [u8]>,
-    pub provider: Option<&'a [u8]>,
-    pub model: Option<&'a [u8]>,
-    pub usage: Option<&'a [u8]>,
-    pub stop_reason: Option<&'a [u8]>,
-    pub error_message: Option<&'a [u8]>,
-    pub response_id: Option<&'a [u8]>,
-    pub tool_call_id: Option<&'a [u8]>,
-    pub tool_name: Option<&'a [u8]>,
-    pub is_error: Option<&'a [u8]>,
-    pub details: Option<&'a [u8]>,
-    pub command: Option<&'a [u8]>,
-    pub output: Option<&'a [u8]>,
-    pub exit_code: Option<&'a [u8]>,
-    pub cancelled: Option<&'a [u8]>,
-    pub truncated: Option<&'a [u8]>,
-    pub full_output_path: Option<&'a [u8]>,
-    pub exclude_from_context: Option<&'a [u8]>,
+    pub role: Option<Raw<'a>>,
+    pub content: Option<Raw<'a>>,
+    pub timestamp: Option<Raw<'a>>,
+    pub provider: Option<Raw<'a>>,
+    pub model: Option<Raw<'a>>,
+    pub usage: Option<Raw<'a>>,
+    pub stop_reason: Option<Raw<'a>>,
+    pub error_message: Option<Raw<'a>>,
+    pub response_id: Option<Raw<'a>>,
+    pub tool_call_id: Option<Raw<'a>>,
+    pub tool_name: Option<Raw<'a>>,
+    pub is_error: Option<Raw<'a>>,
+    pub details: Option<Raw<'a>>,
+    pub command: Option<Raw<'a>>,
+    pub output: Option<Raw<'a>>,
+    pub exit_code: Option<Raw<'a>>,
+    pub cancelled: Option<Raw<'a>>,
+    pub truncated: Option<Raw<'a>>,
+    pub full_output_path: Option<Raw<'a>>,
+    pub exclude_from_context: Option<Raw<'a>>,
 }
 
 impl<'a> Message<'a> {
     /// Reads the members of `raw`, a `message` value (anything else gives no members).
-    pub fn read(raw: &'a [u8]) -> Message<'a> {
+    pub fn read(raw: Raw<'a>) -> Message<'a> {
         let mut m = Message::default();
-        json::for_each_field(raw, |k, v| m.set(k, v));
+        raw.for_each_field(|k, v| m.set(k, v));
         m
     }
 
-    /// The message whose members (raw key, raw value) are `members`, in order.
-    pub fn from_members(members: impl IntoIterator<Item = (&'a [u8], &'a [u8])>) -> Message<'a> {
+    /// The message whose members (raw key, value) are `members`, in order.
+    pub fn from_members(members: impl IntoIterator<Item = (&'a [u8], Raw<'a>)>) -> Message<'a> {
         let mut m = Message::default();
         for (k, v) in members {
             m.set(k, v);
@@ -54,7 +54,7 @@ impl<'a> Message<'a> {
     }
 
     /// Takes member `k` (raw name) with value `v`, when it is one the tools read.
-    fn set(&mut self, k: &'a [u8], v: &'a [u8]) {
+    fn set(&mut self, k: &'a [u8], v: Raw<'a>) {
         // Rare: a name written with escapes (no member name has a backslash of its own).
         let decoded;
         let name = if k.contains(&b'\\') {
@@ -68,7 +68,7 @@ impl<'a> Message<'a> {
         }
     }
 
-    fn slot(&mut self, name: &[u8]) -> Option<&mut Option<&'a [u8]>> {
+    fn slot(&mut self, name: &[u8]) -> Option<&mut Option<Raw<'a>>> {
         Some(match name {
             b"role" => &mut self.role,
             b"content" => &mut self.content,
@@ -96,7 +96,7 @@ impl<'a> Message<'a> {
 
     /// Whether `role` is the string `"assistant"` as written (unescaped).
     pub fn is_assistant(&self) -> bool {
-        self.role == Some(b"\"assistant\"")
+        self.role.as_deref() == Some(b"\"assistant\"")
     }
 }
 
@@ -108,14 +108,14 @@ pub fn context_tokens(input: u64, cache_read: u64, cache_write: u64) -> u64 {
 }
 
 /// Joins the text of a message `content` (a string, or blocks of which `text` ones count).
-pub fn content_text(content: &[u8]) -> Option<String> {
-    if let Some(s) = json::as_str(content) {
+pub fn content_text(content: Raw<'_>) -> Option<String> {
+    if let Some(s) = content.as_str() {
         return Some(s.into_owned());
     }
     let mut parts: Vec<String> = Vec::new();
-    json::for_each_element(content, |block| {
-        if json::get(block, "type") == Some(b"\"text\"") {
-            if let Some(t) = json::get(block, "text").and_then(json::as_str) {
+    content.for_each_element(|block| {
+        if block.get("type").as_deref() == Some(b"\"text\"") {
+            if let Some(t) = block.get("text").and_then(Raw::as_str) {
                 parts.push(t.into_owned());
             }
         }
@@ -123,16 +123,27 @@ pub fn content_text(content: &[u8]) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join(" "))
 }
 
-/// The text of a user message entry (a whole line), when it is one and has text.
+/// The text of a user message entry (a whole line, read again from its file), when it is one
+/// and has text. The line is bytes from the file, not a scanned value: one validating scan
+/// finds its `type` and `message` (the last of each, as `Raw::get` finds them).
 pub fn user_text(line: &[u8]) -> Option<String> {
-    if json::get(line, "type") != Some(b"\"message\"") {
+    let (mut kind, mut message) = (None, None);
+    json::scan_members(line, 0, |k, v| {
+        if json::key_is(k, "type") {
+            kind = Some(v);
+        } else if json::key_is(k, "message") {
+            message = Some(v);
+        }
+    })
+    .ok()?;
+    if kind.as_deref() != Some(b"\"message\"") {
         return None;
     }
-    let msg = json::get(line, "message")?;
-    if json::get(msg, "role") != Some(b"\"user\"") {
+    let msg = message?;
+    if msg.get("role").as_deref() != Some(b"\"user\"") {
         return None;
     }
-    content_text(json::get(msg, "content")?).filter(|t| !t.trim().is_empty())
+    content_text(msg.get("content")?).filter(|t| !t.trim().is_empty())
 }
 
 /// At most `max` characters of `s` (whitespace runs folded to one space), with `…` when cut.
@@ -163,18 +174,21 @@ mod tests {
     #[test]
     fn message_fields_in_one_pass_escaped_keys_too() {
         let m = br#"{"r\u006fle":"assistant","content":[{"type":"text","text":"usage"}],"model":"a","model":"b","stopReason":"stop"}"#;
-        let f = Message::read(m);
+        let f = Message::read(json::validate(m).unwrap());
         assert!(f.is_assistant());
-        assert_eq!(f.model, Some(&b"\"b\""[..]));
-        assert_eq!(f.stop_reason, Some(&b"\"stop\""[..]));
+        assert_eq!(f.model.as_deref(), Some(&b"\"b\""[..]));
+        assert_eq!(f.stop_reason.as_deref(), Some(&b"\"stop\""[..]));
         assert_eq!(f.usage, None);
-        assert_eq!(f.content, Some(&br#"[{"type":"text","text":"usage"}]"#[..]));
+        assert_eq!(
+            f.content.as_deref(),
+            Some(&br#"[{"type":"text","text":"usage"}]"#[..])
+        );
         // Every member, in any order, the last of repeats winning.
         let t = br#"{"toolCallId":"c1","toolName":"bash","isError":false,"details":{"exitCode":2},"exitCode":1,"cancelled":true,"truncated":false,"fullOutputPath":"/t","excludeFromContext":true,"command":"ls","output":"x","timestamp":1,"responseId":"r","errorMessage":"e","provider":"p","usage":{},"role":"toolResult","role":"bashExecution"}"#;
-        let f = Message::read(t);
+        let f = Message::read(json::validate(t).unwrap());
         assert!(!f.is_assistant());
-        assert_eq!(f.role, Some(&b"\"bashExecution\""[..]));
-        assert_eq!(f.details, Some(&br#"{"exitCode":2}"#[..]));
+        assert_eq!(f.role.as_deref(), Some(&b"\"bashExecution\""[..]));
+        assert_eq!(f.details.as_deref(), Some(&br#"{"exitCode":2}"#[..]));
         for (got, want) in [
             (f.tool_call_id, "\"c1\""),
             (f.tool_name, "\"bash\""),
@@ -192,9 +206,9 @@ mod tests {
             (f.provider, "\"p\""),
             (f.usage, "{}"),
         ] {
-            assert_eq!(got, Some(want.as_bytes()));
+            assert_eq!(got.as_deref(), Some(want.as_bytes()));
         }
-        assert_eq!(Message::read(b"[1]").role, None);
+        assert_eq!(Message::read(json::validate(b"[1]").unwrap()).role, None);
     }
 
     #[test]
