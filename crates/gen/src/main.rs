@@ -1,6 +1,6 @@
 //! Writes deterministic, realistic Pi sessions for benchmarks.
 //!
-//!     cargo run --release --example gen -- --out DIR [--big-mb N] [--small-files N]
+//!     cargo run --release -p pi-jsonl-gen -- --out DIR [--big-mb N] [--small-files N]
 //!         [--many-entries N] [--seed S]
 //!
 //! Writes `DIR/big.jsonl` (one v3 session of about N MB, branches and compactions included),
