@@ -75,7 +75,7 @@ where
 pub struct Turn<'a> {
     index: usize,
     /// `None` when the input is the only one (always its turn).
-    progress: Option<&'a Progress>,
+    order: Option<&'a WriteOrder>,
 }
 
 impl Turn<'_> {
@@ -83,16 +83,16 @@ impl Turn<'_> {
     /// `finish` until this input's job returns. `false` when the run stopped meanwhile
     /// (stdout closed): the job should return at once.
     pub fn wait(&self) -> bool {
-        self.progress.is_none_or(|p| p.wait_for_turn(self.index))
+        self.order.is_none_or(|p| p.wait_for_turn(self.index))
     }
 }
 
-/// The writer's progress as the workers see it. A worker may start input `i` once fewer than
+/// The writer's progress through the argument order, as the workers see it. A worker may start input `i` once fewer than
 /// `window` inputs separate it from the writer; when the writer moves on by one input,
 /// exactly one more input may start, so the writer wakes only the worker waiting for that
 /// one (its slot, `i % window`), never every worker: with hundreds of threads, waking them
 /// all on every written input costs more than the work.
-pub struct Progress {
+pub struct WriteOrder {
     /// Inputs written; the mutex orders the waits against the writer's updates.
     written: Mutex<usize>,
     /// The same count, read without the lock on the fast path.
@@ -106,9 +106,9 @@ pub struct Progress {
     stopped: AtomicBool,
 }
 
-impl Progress {
-    fn new(window: usize) -> Progress {
-        Progress {
+impl WriteOrder {
+    fn new(window: usize) -> WriteOrder {
+        WriteOrder {
             written: Mutex::new(0),
             written_now: AtomicUsize::new(0),
             window,
@@ -229,7 +229,7 @@ where
         let mut diags = Diags::new(tool, &sources[0].name(), true);
         let turn = Turn {
             index: 0,
-            progress: None,
+            order: None,
         };
         let r = job(&sources[0], &mut out, &mut diags, &turn)?;
         finish(Some(r), &mut out)?;
@@ -241,29 +241,13 @@ where
     // ahead of the writer; this thread writes each result as soon as all earlier ones are
     // written. No barrier between groups of inputs: a large input holds up only itself.
     let next = AtomicUsize::new(0);
-    let progress = Progress::new(batch_size(threads));
+    let order = WriteOrder::new(batch_size(threads));
     std::thread::scope(|scope| -> Result<(), Stop> {
-        let (tx, rx) = mpsc::channel::<(usize, Result<T, Stop>, Vec<u8>, Diags)>();
+        let (tx, rx) = mpsc::channel::<Done<T>>();
         for k in 0..threads {
             let tx = tx.clone();
-            let (next, progress, job) = (&next, &progress, &job);
-            let worker = move || loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= sources.len() || !progress.wait_for_start(i) {
-                    return;
-                }
-                let src = &sources[i];
-                let mut held = Out::held();
-                let mut diags = Diags::new(tool, &src.name(), false);
-                let turn = Turn {
-                    index: i,
-                    progress: Some(progress),
-                };
-                let r = job(src, &mut held, &mut diags, &turn);
-                if tx.send((i, r, held.buf, diags)).is_err() {
-                    return;
-                }
-            };
+            let (next, order, job) = (&next, &order, &job);
+            let worker = move || work(tool, sources, next, order, job, tx);
             // The system may refuse more threads (a process limit): the ones started do the
             // work. Without any, this thread could not write: that is an error.
             if let Err(e) = std::thread::Builder::new().spawn_scoped(scope, worker) {
@@ -274,28 +258,76 @@ where
             }
         }
         drop(tx);
-        let stop = |e: Stop| {
-            progress.stop();
-            e
-        };
-        let mut pending = BTreeMap::new();
-        let mut want = 0;
-        for (i, r, buf, diags) in rx.iter() {
-            pending.insert(i, (r, buf, diags));
-            while let Some((r, buf, mut diags)) = pending.remove(&want) {
-                out.raw(&buf).map_err(stop)?;
-                // Diagnostics follow the input's output, so a reader of both sees them in order.
-                out.flush().map_err(stop)?;
-                diags.flush();
-                finish(Some(r.map_err(stop)?), &mut out).map_err(stop)?;
-                want += 1;
-                progress.wrote(want);
-            }
-        }
-        Ok(())
+        write_in_order(rx, &mut out, &mut finish, &order)
     })?;
     finish(None, &mut out)?;
     out.flush()
+}
+
+/// An input done by a worker: its index, the job's result, its held output and diagnostics.
+type Done<T> = (usize, Result<T, Stop>, Vec<u8>, Diags);
+
+/// A worker: takes the next input in argument order once it may start, runs the job on it
+/// with held output, and sends the result to the writer, until none is left or the run stops.
+fn work<T, J>(
+    tool: &'static str,
+    sources: &[Source],
+    next: &AtomicUsize,
+    order: &WriteOrder,
+    job: &J,
+    tx: mpsc::Sender<Done<T>>,
+) where
+    J: Fn(&Source, &mut Out, &mut Diags, &Turn) -> Result<T, Stop>,
+{
+    loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        if i >= sources.len() || !order.wait_for_start(i) {
+            return;
+        }
+        let src = &sources[i];
+        let mut held = Out::held();
+        let mut diags = Diags::new(tool, &src.name(), false);
+        let turn = Turn {
+            index: i,
+            order: Some(order),
+        };
+        let r = job(src, &mut held, &mut diags, &turn);
+        if tx.send((i, r, held.buf, diags)).is_err() {
+            return;
+        }
+    }
+}
+
+/// The writer: each input's output, then its diagnostics, then `finish` with its result, in
+/// argument order as the workers' results arrive in any order. A write error stops the run.
+fn write_in_order<T, F>(
+    rx: mpsc::Receiver<Done<T>>,
+    out: &mut Out,
+    finish: &mut F,
+    order: &WriteOrder,
+) -> Result<(), Stop>
+where
+    F: FnMut(Option<T>, &mut Out) -> Result<(), Stop>,
+{
+    let stop = |e: Stop| {
+        order.stop();
+        e
+    };
+    let mut pending = BTreeMap::new();
+    let mut want = 0;
+    for (i, r, buf, diags) in rx.iter() {
+        pending.insert(i, (r, buf, diags));
+        while let Some((r, buf, mut diags)) = pending.remove(&want) {
+            out.raw(&buf).map_err(stop)?;
+            // Diagnostics follow the input's output, so a reader of both sees them in order.
+            out.flush().map_err(stop)?;
+            diags.flush();
+            finish(Some(r.map_err(stop)?), out).map_err(stop)?;
+            want += 1;
+            order.wrote(want);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
