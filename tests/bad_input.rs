@@ -386,3 +386,84 @@ fn stdin_given_twice_is_reported_and_read_once() {
         "pi-branch: stdin (-) is given 2 times; it is read once, at the first\n"
     );
 }
+
+/// Issue 19, item 10: Pi trims the whole file (`String.prototype.trim`: form feed, vertical
+/// tab, NBSP, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000) before it splits
+/// lines, and skips a line that trims to nothing. Such whitespace before the header, after the
+/// last record and alone on a line is therefore no problem, in every tool, from a file and
+/// from a stream; before or after a record inside the file `JSON.parse` refuses the line,
+/// and so does the reader.
+#[test]
+fn item_10_whitespace_pi_trims_is_trimmed_where_pi_trims_it() {
+    let t = TempDir::new("pi-trim");
+    let want = format!("{H}\n{A}\n{B}\n");
+    for w in [
+        "\u{b}", "\u{c}", "\u{a0}", "\u{1680}", "\u{2000}", "\u{200a}", "\u{2028}", "\u{2029}",
+        "\u{202f}", "\u{205f}", "\u{3000}",
+    ] {
+        let input = format!("{w}\n {w}{H}\n{A}\n{w}\n{B}{w} \n{w}\r\n\n{w}");
+        let f = t.write("trim.jsonl", &input);
+        let from_file = cmd("pi-branch").arg(&f).run();
+        let from_stdin = cmd("pi-branch").stdin(input.clone()).run();
+        for o in [&from_file, &from_stdin] {
+            assert_eq!((o.status, o.stderr.as_str()), (0, ""), "{w:?}");
+            assert_eq!(o.out(), want, "{w:?}");
+        }
+        for tool in tools() {
+            let o = cmd(tool).arg(&f).run();
+            assert_eq!((o.status, o.stderr.as_str()), (0, ""), "{tool} {w:?}");
+        }
+        // Inside the file: the line is malformed, and the record after it still read.
+        let input = format!("{H}\n{A}{w}\n{B}\n");
+        let f = t.write("inside.jsonl", &input);
+        let o = cmd("pi-branch").arg(&f).run();
+        assert_eq!(o.status, 2, "{w:?}");
+        assert!(
+            o.stderr
+                .contains(":2: malformed JSON: unexpected text after the object"),
+            "{w:?}: {}",
+            o.stderr
+        );
+        let input = format!("{H}\n{w}{A}\n{B}\n");
+        let o = cmd("pi-branch").stdin(input).run();
+        assert!(
+            o.stderr.contains(":2: malformed JSON"),
+            "{w:?}: {}",
+            o.stderr
+        );
+    }
+}
+
+/// Issue 19, item 11: in `cat a b | tool`, a byte-order mark at the start of b does not hide
+/// b's header: b's entries stay in b's session (the mark is reported, as at the start of the
+/// input), for every tool.
+#[test]
+fn item_11_a_bom_before_a_later_header_still_starts_its_session() {
+    let second = H.replace(r#""id":"s""#, r#""id":"t""#);
+    let b1 = A.replace("a1", "b1");
+    let input = format!("{H}\n{A}\n\u{feff}{second}\n{b1}\n");
+    let o = cmd("pi-branch").arg("--info").stdin(input.clone()).run();
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr,
+        "pi-branch: <stdin>:3: byte-order mark before a session header ignored\n"
+    );
+    let sessions: Vec<_> = o.records().iter().map(|r| r["session"].clone()).collect();
+    assert_eq!(sessions, ["s", "t"]);
+    assert_eq!(o.records()[1]["leaf"], "b1");
+    for tool in tools() {
+        let o = cmd(tool).stdin(input.clone()).run();
+        assert_eq!(
+            o.stderr_lines(),
+            [format!(
+                "{tool}: <stdin>:3: byte-order mark before a session header ignored"
+            )],
+            "{tool}"
+        );
+    }
+    // The same before a header that follows blank lines at the start of the input.
+    let o = cmd("pi-branch")
+        .stdin(format!("\n\u{feff}{H}\n{A}\n"))
+        .run();
+    assert_eq!(o.out(), format!("{H}\n{A}\n"));
+}
