@@ -310,7 +310,7 @@ pub fn read_lines<L: Lines>(
     // copied, until the next line that is not blank says whether it ends a file.
     let mut held: Option<HeldLine> = None;
     while let Some(line) = next_line(&mut lines, &mut classifier.stats, d) {
-        if held.is_some() && !is_pi_blank(line.bytes) {
+        if held.is_some() && (line.too_long || !is_pi_blank(line.bytes)) {
             let ends_a_file = starts_session(line.bytes);
             classifier.settle(held.take().expect("held"), ends_a_file, d)?;
         }
@@ -407,6 +407,7 @@ impl HeldLine {
             bytes: &self.bytes,
             len_with_eol: self.len_with_eol,
             has_newline: self.has_newline,
+            too_long: false,
         }
     }
 }
@@ -436,6 +437,9 @@ fn next_line<'l, L: Lines>(lines: &'l mut L, stats: &mut Stats, d: &mut Diags) -
     };
     stats.lines = line.no;
     stats.bytes = line.offset + line.len_with_eol;
+    if line.too_long {
+        report_long_line(&line, stats, d);
+    }
     if line.no == 1 && line.bytes.starts_with(b"\xEF\xBB\xBF") {
         d.report(
             Some(1),
@@ -447,6 +451,23 @@ fn next_line<'l, L: Lines>(lines: &'l mut L, stats: &mut Stats, d: &mut Diags) -
         line.len_with_eol -= 3;
     }
     Some(line)
+}
+
+/// A line longer than [`crate::lines::MAX_LINE`]: never held, reported, then read as blank
+/// (it has no bytes). Issue 19, item 6.
+#[cold]
+#[inline(never)]
+fn report_long_line(line: &Line<'_>, stats: &mut Stats, d: &mut Diags) {
+    stats.bad_lines += 1;
+    d.report(
+        Some(line.no),
+        Kind::MalformedJson,
+        format!(
+            "line of {} bytes, longer than the {} MiB a line may have (Pi cannot load it either); line skipped",
+            line.len_with_eol,
+            crate::lines::MAX_LINE >> 20
+        ),
+    );
 }
 
 /// Turns a vector of one line's members into an empty one for another line's, keeping its

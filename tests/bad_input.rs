@@ -227,6 +227,29 @@ fn a_100_mb_line_is_read() {
     assert_eq!(o.records()[0]["kept"], 3);
 }
 
+/// Issue 19, item 6: a line longer than the limit (512 MiB) is reported and skipped without
+/// being held: 1.2 GB of zeros on stdin, read in 1.5 GB of address space (a buffer that grew
+/// to hold the line would need 2 GiB), and the records around it are read.
+#[test]
+fn item_6_a_line_over_the_limit_is_skipped_not_held() {
+    let script = format!(
+        "ulimit -v 1500000; (printf '%s\\n' '{H}'; head -c 1200000000 /dev/zero; printf '\\n%s\\n' '{A}') | \"$0\" --info",
+    );
+    let o = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .arg(bin_dir().join("pi-branch"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        stderr,
+        "pi-branch: <stdin>:2: line of 1200000001 bytes, longer than the 512 MiB a line may have (Pi cannot load it either); line skipped\n"
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(r#""kept":1,"#), "{out}");
+    assert_eq!(o.status.code(), Some(2));
+}
+
 #[test]
 fn a_100_000_way_branch_point() {
     let mut s = lines(&[H, A]);
@@ -466,4 +489,63 @@ fn item_11_a_bom_before_a_later_header_still_starts_its_session() {
         .stdin(format!("\n\u{feff}{H}\n{A}\n"))
         .run();
     assert_eq!(o.out(), format!("{H}\n{A}\n"));
+}
+
+/// Issue 19, item 6: only regular files are read as session files found by a walk and as
+/// models.json. A FIFO named like a session, and links to endless devices, are listed as
+/// unreadable with the reason, at once (nothing waits on the FIFO, nothing reads the device);
+/// a FIFO or a device given as models.json is refused. A FILE argument that is a FIFO is still
+/// read as a stream (tests/mapped.rs).
+#[test]
+fn item_6_only_regular_files_are_read_as_sessions_found_or_models_json() {
+    let t = TempDir::new("not-regular");
+    let dir = t.path().join("sessions");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.jsonl"), lines(&[H, A])).unwrap();
+    let fifo = dir.join("f.jsonl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo unavailable: skipped");
+        return;
+    }
+    std::os::unix::fs::symlink("/dev/zero", dir.join("z.jsonl")).unwrap();
+    std::os::unix::fs::symlink("/dev/urandom", dir.join("u.jsonl")).unwrap();
+    let o = cmd("pi-sessions").arg("--dir").arg(&dir).run();
+    let reasons: Vec<_> = o
+        .records()
+        .iter()
+        .map(|r| (r["status"].clone(), r["reason"].clone()))
+        .collect();
+    let device = (
+        "unreadable",
+        "a character device, not a regular file; not read",
+    );
+    assert_eq!(
+        reasons,
+        [
+            ("ok".into(), serde_json::Value::Null),
+            (
+                "unreadable".into(),
+                "a FIFO, not a regular file; not read".into()
+            ),
+            (device.0.into(), device.1.into()),
+            (device.0.into(), device.1.into()),
+        ]
+    );
+    assert_eq!(o.status, 2);
+    let session = dir.join("a.jsonl");
+    for models in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
+        let o = cmd("pi-compactions")
+            .arg("--models")
+            .arg(models)
+            .arg(&session)
+            .run();
+        assert_eq!(o.status, 2);
+        assert!(
+            o.stderr
+                .contains(", not a regular file; not read; no configured context windows"),
+            "{}",
+            o.stderr
+        );
+    }
 }
