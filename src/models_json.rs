@@ -19,13 +19,16 @@
 /// models.json say it (one text, so that they cannot say different things).
 macro_rules! window_rule_text {
     () => {
-        "Context windows come from Pi's models.json (--models FILE, else models.json in PI_CODING_AGENT_DIR, else ~/.pi/agent/models.json) and are matched on provider and model id, as current Pi resolves them: providers.P.modelOverrides.M.contextWindow when it is set (Pi applies modelOverrides last, over custom and built-in models alike); else the contextWindow of the providers.P.models[] entry with id M (the last one when the id repeats), or Pi's default 128000 when that entry has none. A built-in model that models.json does not mention has no configured window here, since Pi's built-in catalogue is not read. A contextWindow that is not a positive integer is reported and ignored. A missing default models.json is not an error; an unreadable or invalid one, or a missing --models FILE, is reported and no windows are used. Nothing but context window sizes is ever read from models.json, which holds API keys, and no diagnostic quotes it."
+        "Context windows come from Pi's models.json (--models FILE, else models.json in PI_CODING_AGENT_DIR, else ~/.pi/agent/models.json) and are matched on provider and model id, as current Pi resolves them: providers.P.modelOverrides.M.contextWindow when it is set (Pi applies modelOverrides last, over custom and built-in models alike); else the contextWindow of the providers.P.models[] entry with id M (the last one when the id repeats), or Pi's default 128000 when that entry has none. A built-in model that models.json does not mention has no configured window here, since Pi's built-in catalogue is not read. A contextWindow that is not a positive integer is reported and ignored. A missing default models.json is not an error; an unreadable or invalid one, one that is not a regular file (a FIFO, a device) or is larger than 64 MiB, or a missing --models FILE, is reported and no windows are used. Nothing but context window sizes is ever read from models.json, which holds API keys, and no diagnostic quotes it."
     };
 }
 pub(crate) use window_rule_text;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+/// The largest models.json read (64 MiB): a real one is a few kilobytes.
+pub const MAX_LEN: u64 = 64 << 20;
 
 /// Pi's default `contextWindow` for a custom model that does not set one.
 pub const PI_DEFAULT_CONTEXT_WINDOW: u64 = 128_000;
@@ -105,9 +108,22 @@ impl Models {
 
     /// Reads `path`. Problems with single entries (a `contextWindow` that is not a positive
     /// integer) are returned as warnings naming provider and model only; the entry is ignored.
+    /// Only a regular file is read, and at most [`MAX_LEN`] bytes of it: a FIFO, a device
+    /// or a file larger than that is refused, not waited for or held (issue 19, item 6).
     pub fn load(path: &Path) -> Result<(Models, Vec<String>), String> {
-        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        Models::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+        use std::io::Read;
+        let at = |e: String| format!("{}: {e}", path.display());
+        let file = crate::input::open::open_regular(path)
+            .map_err(|e| at(e.to_string()))?
+            .map_err(|kind| at(format!("{kind}, not a regular file; not read")))?;
+        let mut text = Vec::new();
+        file.take(MAX_LEN + 1)
+            .read_to_end(&mut text)
+            .map_err(|e| at(e.to_string()))?;
+        if text.len() as u64 > MAX_LEN {
+            return Err(at(format!("larger than {} MiB; not read", MAX_LEN >> 20)));
+        }
+        Models::parse(&text).map_err(at)
     }
 
     /// Parses the text of a `models.json`.
@@ -258,6 +274,33 @@ mod tests {
         assert_eq!(w("b", "z"), Some(128_000));
         assert!(Models::parse(b"[1]").is_err());
         assert!(Models::parse(b"{\"providers\":3}").is_err());
+    }
+
+    /// Issue 19, item 6: a FIFO, a device or an endless file as models.json is refused
+    /// at once, never waited for or read without end.
+    #[test]
+    fn item_6_only_a_regular_models_json_of_bounded_size_is_read() {
+        for dev in ["/dev/zero", "/dev/null"] {
+            let e = Models::load(Path::new(dev)).unwrap_err();
+            assert_eq!(
+                e,
+                format!("{dev}: a character device, not a regular file; not read")
+            );
+        }
+        let dir = std::env::temp_dir().join(format!("pi-jsonl-models-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("models.json");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let e = Models::load(&fifo).unwrap_err();
+            assert!(e.ends_with(": a FIFO, not a regular file; not read"), "{e}");
+        }
+        let big = dir.join("big.json");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(MAX_LEN + 1).unwrap();
+        let e = Models::load(&big).unwrap_err();
+        assert!(e.ends_with(": larger than 64 MiB; not read"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

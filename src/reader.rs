@@ -3,7 +3,9 @@
 //! Every tool reads through here, so every tool agrees on what a session is:
 //! - A session starts at a header (`"type":"session"` with a string `id`, Pi's own test) and
 //!   runs to the next header or the end of the input. A stream may hold several.
-//! - Blank lines are skipped. A line Pi's `JSON.parse` would reject (malformed JSON, two records
+//! - Blank lines are skipped. Whitespace Pi trims off a whole file (JavaScript's `trim`: form
+//!   feed, NBSP, U+2028, the byte-order mark, ...) is ignored before a file's first record and
+//!   after its last, a session header starting a file in a stream; a line of it is blank. A line Pi's `JSON.parse` would reject (malformed JSON, two records
 //!   glued together) and a line that is JSON but not an object are reported and skipped, as Pi
 //!   skips them. Invalid UTF-8 is reported and read as U+FFFD, as Pi reads it.
 //! - Records before the first header, or after a header without a string `id`, belong to no
@@ -304,13 +306,121 @@ pub fn read_lines<L: Lines>(
     // The members of every line go in one pair of vectors: a line's members borrow that line
     // alone, so the vectors are emptied and handed on to the next line (`recycle`).
     let mut spare = LineMembers::default();
+    // A record followed by whitespace only Pi trims (form feed, NBSP, U+2028, ...) waits here,
+    // copied, until the next line that is not blank says whether it ends a file.
+    let mut held: Option<HeldLine> = None;
     while let Some(line) = next_line(&mut lines, &mut classifier.stats, d) {
+        if held.is_some() && (line.too_long || !is_pi_blank(line.bytes)) {
+            let ends_a_file = starts_session(line.bytes);
+            classifier.settle(held.take().expect("held"), ends_a_file, d)?;
+        }
         let mut members = std::mem::take(&mut spare).recycle();
         let read = classifier.line(line, &mut members, d);
         spare = members.recycle();
         read?;
+        if classifier.hold {
+            classifier.hold = false;
+            held = Some(HeldLine::copy(&line));
+        }
+    }
+    if let Some(h) = held {
+        classifier.settle(h, true, d)?;
     }
     classifier.finish(d)
+}
+
+/// Length of the whitespace or line terminator JavaScript's `String.prototype.trim` removes
+/// that starts `b` (UTF-8), 0 when `b` starts with none: JSON's four, vertical tab, form feed,
+/// U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000 and U+FEFF.
+fn pi_space_len(b: &[u8]) -> usize {
+    match b {
+        [b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C, ..] => 1,
+        [0xC2, 0xA0, ..] => 2,
+        [0xE1, 0x9A, 0x80, ..]
+        | [0xE2, 0x80, 0x80..=0x8A | 0xA8 | 0xA9 | 0xAF, ..]
+        | [0xE2, 0x81, 0x9F, ..]
+        | [0xE3, 0x80, 0x80, ..]
+        | [0xEF, 0xBB, 0xBF, ..] => 3,
+        _ => 0,
+    }
+}
+
+/// `b` without the whitespace Pi trims at either end: the range `start..end` of what is left.
+fn pi_trim(b: &[u8]) -> (usize, usize) {
+    let mut start = 0;
+    loop {
+        match pi_space_len(&b[start..]) {
+            0 => break,
+            n => start += n,
+        }
+    }
+    let mut end = b.len();
+    // A lead byte of a multi-byte character is never a continuation byte, so a match of a
+    // whole character at the end is that character.
+    while end > start {
+        match (1..=3).find(|&n| end - start >= n && pi_space_len(&b[end - n..end]) == n) {
+            Some(n) => end -= n,
+            None => break,
+        }
+    }
+    (start, end)
+}
+
+/// Whether the line is blank as Pi sees it (`!line.trim()`): nothing but whitespace it trims.
+fn is_pi_blank(b: &[u8]) -> bool {
+    let (start, end) = pi_trim(b);
+    start == end
+}
+
+/// Whether the line, trimmed as Pi trims a file, is a record of type `session`: the start of
+/// another file in a concatenated stream.
+fn starts_session(b: &[u8]) -> bool {
+    let (start, end) = pi_trim(b);
+    json::validate(&b[start..end])
+        .is_ok_and(|o| o.first() == Some(&b'{') && o.get("type").as_deref() == Some(b"\"session\""))
+}
+
+/// A line kept past its turn ([`read_lines`]): its bytes copied and where it was.
+struct HeldLine {
+    bytes: Vec<u8>,
+    no: u64,
+    offset: u64,
+    len_with_eol: u64,
+    has_newline: bool,
+}
+
+impl HeldLine {
+    fn copy(line: &Line<'_>) -> HeldLine {
+        HeldLine {
+            bytes: line.bytes.to_vec(),
+            no: line.no,
+            offset: line.offset,
+            len_with_eol: line.len_with_eol,
+            has_newline: line.has_newline,
+        }
+    }
+
+    fn line(&self) -> Line<'_> {
+        Line {
+            no: self.no,
+            offset: self.offset,
+            bytes: &self.bytes,
+            len_with_eol: self.len_with_eol,
+            has_newline: self.has_newline,
+            too_long: false,
+        }
+    }
+}
+
+/// What may be done with whitespace Pi trims after a record ([`Classifier::trimmed`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Trailing {
+    /// Not known yet: hold the line until the next one that is not blank.
+    Hold,
+    /// The line ends a file (the input, or the next line starts a session): trimmed.
+    Trim,
+    /// More of the same file follows: the line is malformed, as `JSON.parse` finds it.
+    Keep,
 }
 
 /// The next line, counted in `stats`, a byte-order mark at the start of the input reported
@@ -327,6 +437,9 @@ fn next_line<'l, L: Lines>(lines: &'l mut L, stats: &mut Stats, d: &mut Diags) -
     };
     stats.lines = line.no;
     stats.bytes = line.offset + line.len_with_eol;
+    if line.too_long {
+        report_long_line(&line, stats, d);
+    }
     if line.no == 1 && line.bytes.starts_with(b"\xEF\xBB\xBF") {
         d.report(
             Some(1),
@@ -338,6 +451,23 @@ fn next_line<'l, L: Lines>(lines: &'l mut L, stats: &mut Stats, d: &mut Diags) -
         line.len_with_eol -= 3;
     }
     Some(line)
+}
+
+/// A line longer than [`crate::lines::MAX_LINE`]: never held, reported, then read as blank
+/// (it has no bytes). Issue 19, item 6.
+#[cold]
+#[inline(never)]
+fn report_long_line(line: &Line<'_>, stats: &mut Stats, d: &mut Diags) {
+    stats.bad_lines += 1;
+    d.report(
+        Some(line.no),
+        Kind::MalformedJson,
+        format!(
+            "line of {} bytes, longer than the {} MiB a line may have (Pi cannot load it either); line skipped",
+            line.len_with_eol,
+            crate::lines::MAX_LINE >> 20
+        ),
+    );
 }
 
 /// Turns a vector of one line's members into an empty one for another line's, keeping its
@@ -473,6 +603,8 @@ struct Classifier<'v> {
     position: Position,
     unreadable: Option<Unreadable>,
     saw_record: bool,
+    /// Set by [`Classifier::line`] when the line must wait ([`Trailing::Hold`]).
+    hold: bool,
 }
 
 impl<'v> Classifier<'v> {
@@ -485,6 +617,7 @@ impl<'v> Classifier<'v> {
             position: Position::BeforeHeader,
             unreadable: None,
             saw_record: false,
+            hold: false,
         }
     }
 
@@ -508,6 +641,20 @@ impl<'v> Classifier<'v> {
                 "invalid UTF-8 (read as U+FFFD, as Pi reads it)",
             );
         }
+        self.scan(line, start, members, Trailing::Hold, d)
+    }
+
+    /// A line that is not blank, its first non-blank byte at `start`: a record, or reported.
+    #[inline(always)]
+    fn scan<'a>(
+        &mut self,
+        line: Line<'a>,
+        start: usize,
+        members: &mut LineMembers<'a>,
+        trailing: Trailing,
+        d: &mut Diags,
+    ) -> Result<(), Stop> {
+        let b = line.bytes;
         match members.scan(b, start, self.reads_messages) {
             Ok((object, message)) if json::skip_ws(b, start + object.len()) == b.len() => {
                 let entry = Entry {
@@ -521,11 +668,112 @@ impl<'v> Classifier<'v> {
                 self.record(&entry, d)
             }
             scanned => {
+                let scanned = scanned.map(|(o, _)| start + o.len());
+                self.trimmed(line, start, scanned, members, trailing, d)
+            }
+        }
+    }
+
+    /// A line that is not one JSON object as it stands: blank, or a record, once the
+    /// whitespace Pi trims is off it where Pi trims it (Pi trims the whole file, so before
+    /// the first record of a file and after its last; in a stream, a session header starts
+    /// a file); else reported as `scanned` says. Issue 19, items 10 and 11.
+    #[cold]
+    #[inline(never)]
+    fn trimmed<'a>(
+        &mut self,
+        line: Line<'a>,
+        start: usize,
+        scanned: Result<usize, json::Error>,
+        members: &mut LineMembers<'a>,
+        trailing: Trailing,
+        d: &mut Diags,
+    ) -> Result<(), Stop> {
+        let b = line.bytes;
+        let (from, to) = pi_trim(b);
+        if from == to {
+            return Ok(());
+        }
+        let first_of_input = !self.saw_record && self.stats.bad_lines == 0;
+        // Whitespace JSON does not allow (what it allows the scan skipped) before or after.
+        let lead_trimmed = from > start;
+        let tail_trimmed = json::skip_ws(b, to) < b.len();
+        members.fields.clear();
+        members.nested.clear();
+        let record = (lead_trimmed || tail_trimmed)
+            .then(|| members.scan(&b[..to], from, self.reads_messages).ok())
+            .flatten()
+            .filter(|(object, _)| from + object.len() == to);
+        let is_header =
+            record.is_some_and(|(object, _)| object.get("type").as_deref() == Some(b"\"session\""));
+        let lead_ok = !lead_trimmed || first_of_input || is_header;
+        match record {
+            Some(_) if lead_ok && tail_trimmed && trailing == Trailing::Hold => {
+                self.hold = true;
+                Ok(())
+            }
+            Some((object, message)) if lead_ok && (!tail_trimmed || trailing == Trailing::Trim) => {
+                let bom = b[start..from].windows(3).any(|w| w == b"\xEF\xBB\xBF");
+                // The line as the record: what Pi trimmed is not part of it (pi-branch copies it).
+                let line = if tail_trimmed {
+                    Line {
+                        bytes: &b[from..to],
+                        offset: line.offset + from as u64,
+                        len_with_eol: (to - from) as u64,
+                        has_newline: false,
+                        ..line
+                    }
+                } else {
+                    Line {
+                        bytes: &b[from..],
+                        offset: line.offset + from as u64,
+                        len_with_eol: line.len_with_eol - from as u64,
+                        ..line
+                    }
+                };
+                let entry = Entry {
+                    line,
+                    object,
+                    fields: &members.fields,
+                    message: self
+                        .reads_messages
+                        .then(|| &members.nested[message.0..message.1]),
+                };
+                self.record(&entry, d)?;
+                // After the header, so that the file it starts counts it.
+                if bom {
+                    d.report(
+                        Some(entry.line.no),
+                        Kind::ByteOrderMark,
+                        if is_header {
+                            "byte-order mark before a session header ignored"
+                        } else {
+                            "byte-order mark at the start of the input ignored"
+                        },
+                    );
+                }
+                Ok(())
+            }
+            _ => {
                 self.stats.bad_lines += 1;
-                report_bad_line(&line, start, scanned.map(|(o, _)| start + o.len()), d);
+                report_bad_line(&line, start, scanned, d);
                 Ok(())
             }
         }
+    }
+
+    /// A line held because whitespace Pi trims follows its record: read now that the line
+    /// after it says whether it `ends_a_file`.
+    fn settle(&mut self, held: HeldLine, ends_a_file: bool, d: &mut Diags) -> Result<(), Stop> {
+        let line = held.line();
+        let start = json::skip_ws(line.bytes, 0);
+        let trailing = if ends_a_file {
+            Trailing::Trim
+        } else {
+            Trailing::Keep
+        };
+        let mut members = LineMembers::default();
+        self.scan(line, start, &mut members, trailing, d)
     }
 
     /// A record: a header starts a session; anything else belongs to the session being read,
@@ -658,4 +906,25 @@ fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {
         cwd: s("cwd"),
         parent_session: s("parentSession"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 19, item 10: the whitespace Pi trims is JavaScript's: Unicode's White_Space
+    /// without U+0085, and the byte-order mark.
+    #[test]
+    fn item_10_pi_trims_javascripts_whitespace() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let mut buf = [0; 4];
+            let s = c.encode_utf8(&mut buf).as_bytes();
+            let js = (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}';
+            assert_eq!(pi_space_len(s), if js { s.len() } else { 0 }, "{c:?}");
+        }
+        let b = "\u{a0}\u{c} {} \u{2028}\u{3000}\n".as_bytes();
+        assert_eq!(&b[pi_trim(b).0..pi_trim(b).1], b"{}");
+        assert!(is_pi_blank("\u{b}\u{feff}\r".as_bytes()));
+        assert!(!is_pi_blank("\u{85}".as_bytes()));
+    }
 }

@@ -227,6 +227,29 @@ fn a_100_mb_line_is_read() {
     assert_eq!(o.records()[0]["kept"], 3);
 }
 
+/// Issue 19, item 6: a line longer than the limit (512 MiB) is reported and skipped without
+/// being held: 1.2 GB of zeros on stdin, read in 1.5 GB of address space (a buffer that grew
+/// to hold the line would need 2 GiB), and the records around it are read.
+#[test]
+fn item_6_a_line_over_the_limit_is_skipped_not_held() {
+    let script = format!(
+        "ulimit -v 1500000; (printf '%s\\n' '{H}'; head -c 1200000000 /dev/zero; printf '\\n%s\\n' '{A}') | \"$0\" --info",
+    );
+    let o = std::process::Command::new("sh")
+        .args(["-c", &script])
+        .arg(bin_dir().join("pi-branch"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        stderr,
+        "pi-branch: <stdin>:2: line of 1200000001 bytes, longer than the 512 MiB a line may have (Pi cannot load it either); line skipped\n"
+    );
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains(r#""kept":1,"#), "{out}");
+    assert_eq!(o.status.code(), Some(2));
+}
+
 #[test]
 fn a_100_000_way_branch_point() {
     let mut s = lines(&[H, A]);
@@ -385,4 +408,144 @@ fn stdin_given_twice_is_reported_and_read_once() {
         twice.stderr,
         "pi-branch: stdin (-) is given 2 times; it is read once, at the first\n"
     );
+}
+
+/// Issue 19, item 10: Pi trims the whole file (`String.prototype.trim`: form feed, vertical
+/// tab, NBSP, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F, U+3000) before it splits
+/// lines, and skips a line that trims to nothing. Such whitespace before the header, after the
+/// last record and alone on a line is therefore no problem, in every tool, from a file and
+/// from a stream; before or after a record inside the file `JSON.parse` refuses the line,
+/// and so does the reader.
+#[test]
+fn item_10_whitespace_pi_trims_is_trimmed_where_pi_trims_it() {
+    let t = TempDir::new("pi-trim");
+    let want = format!("{H}\n{A}\n{B}\n");
+    for w in [
+        "\u{b}", "\u{c}", "\u{a0}", "\u{1680}", "\u{2000}", "\u{200a}", "\u{2028}", "\u{2029}",
+        "\u{202f}", "\u{205f}", "\u{3000}",
+    ] {
+        let input = format!("{w}\n {w}{H}\n{A}\n{w}\n{B}{w} \n{w}\r\n\n{w}");
+        let f = t.write("trim.jsonl", &input);
+        let from_file = cmd("pi-branch").arg(&f).run();
+        let from_stdin = cmd("pi-branch").stdin(input.clone()).run();
+        for o in [&from_file, &from_stdin] {
+            assert_eq!((o.status, o.stderr.as_str()), (0, ""), "{w:?}");
+            assert_eq!(o.out(), want, "{w:?}");
+        }
+        for tool in tools() {
+            let o = cmd(tool).arg(&f).run();
+            assert_eq!((o.status, o.stderr.as_str()), (0, ""), "{tool} {w:?}");
+        }
+        // Inside the file: the line is malformed, and the record after it still read.
+        let input = format!("{H}\n{A}{w}\n{B}\n");
+        let f = t.write("inside.jsonl", &input);
+        let o = cmd("pi-branch").arg(&f).run();
+        assert_eq!(o.status, 2, "{w:?}");
+        assert!(
+            o.stderr
+                .contains(":2: malformed JSON: unexpected text after the object"),
+            "{w:?}: {}",
+            o.stderr
+        );
+        let input = format!("{H}\n{w}{A}\n{B}\n");
+        let o = cmd("pi-branch").stdin(input).run();
+        assert!(
+            o.stderr.contains(":2: malformed JSON"),
+            "{w:?}: {}",
+            o.stderr
+        );
+    }
+}
+
+/// Issue 19, item 11: in `cat a b | tool`, a byte-order mark at the start of b does not hide
+/// b's header: b's entries stay in b's session (the mark is reported, as at the start of the
+/// input), for every tool.
+#[test]
+fn item_11_a_bom_before_a_later_header_still_starts_its_session() {
+    let second = H.replace(r#""id":"s""#, r#""id":"t""#);
+    let b1 = A.replace("a1", "b1");
+    let input = format!("{H}\n{A}\n\u{feff}{second}\n{b1}\n");
+    let o = cmd("pi-branch").arg("--info").stdin(input.clone()).run();
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr,
+        "pi-branch: <stdin>:3: byte-order mark before a session header ignored\n"
+    );
+    let sessions: Vec<_> = o.records().iter().map(|r| r["session"].clone()).collect();
+    assert_eq!(sessions, ["s", "t"]);
+    assert_eq!(o.records()[1]["leaf"], "b1");
+    for tool in tools() {
+        let o = cmd(tool).stdin(input.clone()).run();
+        assert_eq!(
+            o.stderr_lines(),
+            [format!(
+                "{tool}: <stdin>:3: byte-order mark before a session header ignored"
+            )],
+            "{tool}"
+        );
+    }
+    // The same before a header that follows blank lines at the start of the input.
+    let o = cmd("pi-branch")
+        .stdin(format!("\n\u{feff}{H}\n{A}\n"))
+        .run();
+    assert_eq!(o.out(), format!("{H}\n{A}\n"));
+}
+
+/// Issue 19, item 6: only regular files are read as session files found by a walk and as
+/// models.json. A FIFO named like a session, and links to endless devices, are listed as
+/// unreadable with the reason, at once (nothing waits on the FIFO, nothing reads the device);
+/// a FIFO or a device given as models.json is refused. A FILE argument that is a FIFO is still
+/// read as a stream (tests/mapped.rs).
+#[test]
+fn item_6_only_regular_files_are_read_as_sessions_found_or_models_json() {
+    let t = TempDir::new("not-regular");
+    let dir = t.path().join("sessions");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.jsonl"), lines(&[H, A])).unwrap();
+    let fifo = dir.join("f.jsonl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo unavailable: skipped");
+        return;
+    }
+    std::os::unix::fs::symlink("/dev/zero", dir.join("z.jsonl")).unwrap();
+    std::os::unix::fs::symlink("/dev/urandom", dir.join("u.jsonl")).unwrap();
+    let o = cmd("pi-sessions").arg("--dir").arg(&dir).run();
+    let reasons: Vec<_> = o
+        .records()
+        .iter()
+        .map(|r| (r["status"].clone(), r["reason"].clone()))
+        .collect();
+    let device = (
+        "unreadable",
+        "a character device, not a regular file; not read",
+    );
+    assert_eq!(
+        reasons,
+        [
+            ("ok".into(), serde_json::Value::Null),
+            (
+                "unreadable".into(),
+                "a FIFO, not a regular file; not read".into()
+            ),
+            (device.0.into(), device.1.into()),
+            (device.0.into(), device.1.into()),
+        ]
+    );
+    assert_eq!(o.status, 2);
+    let session = dir.join("a.jsonl");
+    for models in [fifo.as_path(), std::path::Path::new("/dev/zero")] {
+        let o = cmd("pi-compactions")
+            .arg("--models")
+            .arg(models)
+            .arg(&session)
+            .run();
+        assert_eq!(o.status, 2);
+        assert!(
+            o.stderr
+                .contains(", not a regular file; not read; no configured context windows"),
+            "{}",
+            o.stderr
+        );
+    }
 }

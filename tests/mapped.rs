@@ -210,3 +210,25 @@ fn a_file_that_shrinks_while_mapped_is_a_diagnostic_not_a_crash() {
     assert!(map.faulted());
     assert!(map.bytes()[keep as usize + 4096..].iter().all(|&b| b == 0));
 }
+
+/// Issue 19, item 10: whitespace Pi trims (here NBSP, form feed, U+2028, U+3000) before the
+/// header and after the last record of a mapped file is trimmed, as from a stream.
+#[test]
+fn item_10_a_mapped_file_is_trimmed_as_pi_trims_it() {
+    let dir = TempDir::new("mapped-trim");
+    let mut session = Vec::new();
+    Gen::new(7)
+        .session(&Shape::v3(mapped::MIN_LEN + 100_000), &mut session)
+        .unwrap();
+    let mut data = "\u{a0}\n\u{c}".as_bytes().to_vec();
+    data.extend_from_slice(&session[..session.len() - 1]);
+    data.extend_from_slice("\u{2028}\n\u{3000}".as_bytes());
+    let path = dir.write("s.jsonl", &data);
+    let from_file = cmd("pi-branch").arg(&path).run();
+    let from_stdin = cmd("pi-branch").stdin(data).run();
+    let plain = cmd("pi-branch").stdin(session).run();
+    assert_eq!((from_file.status, from_file.stderr.as_str()), (0, ""));
+    assert!(plain.stdout.len() > 1000);
+    assert_eq!(from_file.stdout, plain.stdout);
+    assert_eq!(from_stdin.stdout, plain.stdout);
+}

@@ -67,6 +67,13 @@ pub fn default_sources(tool: &'static str) -> Vec<Source> {
             Ok(Probe::Empty) => empty += 1,
             Ok(Probe::NotSession) => foreign += 1,
             Ok(Probe::Other) => out.push(Source::Path(f.path.clone())),
+            Ok(Probe::NotRegular(kind)) => report_problems(
+                tool,
+                &[(
+                    f.path.clone(),
+                    format!("{kind}, not a regular file; not read"),
+                )],
+            ),
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 report_problems(tool, &[(f.path.clone(), "vanished during the scan".into())])
             }

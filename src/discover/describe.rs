@@ -8,7 +8,7 @@ use super::parse_iso_ms;
 use super::project::{ProjectCache, ProjectSource};
 use crate::diag::{Diags, Kind};
 use crate::reader::{self, PerSession};
-use std::fs::{self, File};
+use std::fs;
 use std::io;
 use std::time::UNIX_EPOCH;
 
@@ -98,8 +98,19 @@ pub struct FileReport {
 /// Reads one file through and describes it. `prompt` asks for the first user prompt.
 pub fn describe(found: &Found, prompt: bool, projects: &ProjectCache) -> FileReport {
     let path = &found.path;
-    let file = match File::open(path) {
-        Ok(f) => f,
+    // Only a regular file is read: a FIFO would block, a device never end (issue 19, item 6).
+    let file = match crate::input::open::open_regular(path) {
+        Ok(Ok(f)) => f,
+        Ok(Err(kind)) => {
+            let why = format!("{kind}, not a regular file; not read");
+            let mut m = blank(found.clone());
+            m.status = FileStatus::Unreadable;
+            m.reason = Some(why.clone());
+            return FileReport {
+                meta: Some(m),
+                problem: Some(why),
+            };
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
             return FileReport {
                 meta: None,

@@ -5,7 +5,6 @@
 use crate::json::{self, Raw};
 use crate::lines::LineReader;
 use crate::reader;
-use std::fs::File;
 use std::io;
 use std::path::Path;
 
@@ -52,13 +51,18 @@ fn keys(object: Raw<'_>) -> Vec<String> {
 pub enum Probe {
     Empty,
     NotSession,
+    /// Not a regular file (what it is): never read (issue 19, item 6).
+    NotRegular(&'static str),
     /// Anything else: a session, or something the tools will report as unreadable.
     Other,
 }
 
 /// Reads a file only up to its first record, to tell whether tools should read it.
 pub fn probe(path: &Path) -> io::Result<Probe> {
-    let f = File::open(path)?;
+    let f = match crate::input::open::open_regular(path)? {
+        Ok(f) => f,
+        Err(kind) => return Ok(Probe::NotRegular(kind)),
+    };
     if f.metadata()?.len() == 0 {
         return Ok(Probe::Empty);
     }

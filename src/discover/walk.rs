@@ -150,12 +150,13 @@ fn walk_tree(found: &mut Collected<'_>, top: &Path, index: usize, above: &mut Ve
             } else {
                 entries.skip_current_dir();
             }
-        } else if kind.is_file() && found.wants(entry.path()) {
+        } else if found.wants(entry.path()) {
+            // A FIFO, socket or device with a session file's name is listed too: describing
+            // it says it is not a regular file, without reading it.
             let dev = above.last().map_or(0, |d| d.id.0);
             let id = (dev, entry.ino());
             found.file(entry.into_path(), index, id);
         }
-        // Anything else (a socket, a fifo, a device) is no session file.
     }
     above.truncate(base);
 }

@@ -150,3 +150,67 @@ pub fn read_source(src: &Source, d: &mut Diags, v: &mut dyn Visitor) -> Result<S
         None => Ok(Stats::default()),
     }
 }
+
+/// Opens `path` to read it only when it is a regular file: `Ok(Err(kind))` says what else it
+/// is ("a FIFO", "a character device", ...), found without waiting or reading (opened with
+/// `O_NONBLOCK`, so that a FIFO with no writer does not block the open, and `O_NOCTTY`; then
+/// `fstat`). For what must be a file (a session file found by a walk, models.json), never for a
+/// FILE argument, which may be a FIFO read as a stream. Issue 19, item 6.
+pub fn open_regular(path: &std::path::Path) -> io::Result<Result<File, &'static str>> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let t = file.metadata()?.file_type();
+    Ok(if t.is_file() {
+        Ok(file)
+    } else if t.is_fifo() {
+        Err("a FIFO")
+    } else if t.is_char_device() {
+        Err("a character device")
+    } else if t.is_block_device() {
+        Err("a block device")
+    } else if t.is_socket() {
+        Err("a socket")
+    } else if t.is_dir() {
+        Err("a directory")
+    } else {
+        Err("not a regular file")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 19, item 6: what is not a regular file is named, never read, and a FIFO without
+    /// a writer does not block.
+    #[test]
+    fn item_6_only_regular_files_are_opened_as_files() {
+        let dir = std::env::temp_dir().join(format!("pi-jsonl-open-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("f.jsonl");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            assert_eq!(open_regular(&fifo).unwrap().err(), Some("a FIFO"));
+        }
+        let null = std::path::Path::new("/dev/null");
+        assert_eq!(
+            open_regular(null).unwrap().err(),
+            Some("a character device")
+        );
+        assert_eq!(open_regular(&dir).unwrap().err(), Some("a directory"));
+        let file = dir.join("r.jsonl");
+        std::fs::write(&file, b"{}\n").unwrap();
+        let mut text = String::new();
+        open_regular(&file)
+            .unwrap()
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(text, "{}\n");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -29,9 +29,6 @@ pub use raw::Raw;
 use std::borrow::Cow;
 use std::fmt;
 
-/// Deepest nesting accepted (`JSON.parse` goes deeper, but no real session does).
-pub const MAX_DEPTH: usize = 1024;
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     /// The text ended inside a value.
@@ -44,8 +41,6 @@ pub enum ErrorKind {
     ControlChar,
     /// A malformed number.
     BadNumber,
-    /// Nesting deeper than [`MAX_DEPTH`].
-    TooDeep,
 }
 
 /// A syntax error at byte offset `pos` of the scanned text.
@@ -63,7 +58,6 @@ impl fmt::Display for Error {
             ErrorKind::BadEscape => "invalid escape in string",
             ErrorKind::ControlChar => "control character in string",
             ErrorKind::BadNumber => "invalid number",
-            ErrorKind::TooDeep => "nesting too deep",
         };
         write!(f, "{what} at byte {}", self.pos + 1)
     }
@@ -234,42 +228,72 @@ fn skip_literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, Error> {
     }
 }
 
-/// A stack of open containers, one bit each (set = object), without allocating.
+/// Open containers kept without spilling to the heap; a deeper value spills the rest.
+const INLINE_DEPTH: usize = 1024;
+
+/// A stack of open containers, one bit each (set = object). Validation needs nothing else of
+/// an open container than its kind, so any depth costs one bit a level: the first
+/// [`INLINE_DEPTH`] levels in place, deeper ones in a vector that only such a value allocates.
+/// `JSON.parse` accepts any depth its memory allows, and so does this.
 struct Stack {
-    bits: [u64; MAX_DEPTH / 64],
+    bits: [u64; INLINE_DEPTH / 64],
+    deeper: Vec<u64>,
     len: usize,
 }
 
 impl Stack {
     fn new() -> Stack {
         Stack {
-            bits: [0; MAX_DEPTH / 64],
+            bits: [0; INLINE_DEPTH / 64],
+            deeper: Vec::new(),
             len: 0,
         }
     }
-    fn push(&mut self, object: bool, pos: usize, limit: usize) -> Result<(), Error> {
-        if self.len == limit {
-            return err(ErrorKind::TooDeep, pos);
-        }
-        let (w, m) = (self.len / 64, 1u64 << (self.len % 64));
-        if object {
-            self.bits[w] |= m;
+    #[inline]
+    fn push(&mut self, object: bool) {
+        let n = self.len;
+        let m = 1u64 << (n % 64);
+        let word = if n < INLINE_DEPTH {
+            &mut self.bits[n / 64]
         } else {
-            self.bits[w] &= !m;
+            let w = (n - INLINE_DEPTH) / 64;
+            if w == self.deeper.len() {
+                self.deeper.push(0);
+            }
+            &mut self.deeper[w]
+        };
+        if object {
+            *word |= m;
+        } else {
+            *word &= !m;
         }
         self.len += 1;
-        Ok(())
     }
+    #[inline]
     fn top_is_object(&self) -> bool {
         let n = self.len - 1;
-        self.bits[n / 64] & (1 << (n % 64)) != 0
+        let word = if n < INLINE_DEPTH {
+            self.bits[n / 64]
+        } else {
+            self.deeper[(n - INLINE_DEPTH) / 64]
+        };
+        word & (1 << (n % 64)) != 0
     }
 }
 
 /// Validates the value starting at `b[i]` (no leading whitespace) and returns the index just
-/// past it. Iterative, so deep nesting cannot overflow the stack.
+/// past it. Iterative, so any depth is accepted and none can overflow the stack.
 pub fn skip_value(b: &[u8], i: usize) -> Result<usize, Error> {
-    skip_value_within(b, i, MAX_DEPTH)
+    // Scalars directly: most values are, and they need no container stack.
+    match b.get(i) {
+        Some(b'"') => return skip_string(b, i),
+        Some(b'-' | b'0'..=b'9') => return skip_number(b, i),
+        Some(b't') => return skip_literal(b, i, b"true"),
+        Some(b'f') => return skip_literal(b, i, b"false"),
+        Some(b'n') => return skip_literal(b, i, b"null"),
+        _ => {}
+    }
+    skip_container(b, i)
 }
 
 /// [`skip_value`], returning the value's text: the value that starts at `b[i]`, whatever
@@ -292,22 +316,7 @@ pub fn validate(b: &[u8]) -> Result<Raw<'_>, Error> {
     Ok(Raw(&b[start..end]))
 }
 
-/// [`skip_value`] for a value nested `MAX_DEPTH - limit` levels down already: at most
-/// `limit` more containers may open.
-fn skip_value_within(b: &[u8], i: usize, limit: usize) -> Result<usize, Error> {
-    // Scalars directly: most values are, and they need no container stack.
-    match b.get(i) {
-        Some(b'"') => return skip_string(b, i),
-        Some(b'-' | b'0'..=b'9') => return skip_number(b, i),
-        Some(b't') => return skip_literal(b, i, b"true"),
-        Some(b'f') => return skip_literal(b, i, b"false"),
-        Some(b'n') => return skip_literal(b, i, b"null"),
-        _ => {}
-    }
-    skip_container(b, i, limit)
-}
-
-fn skip_container(b: &[u8], i: usize, limit: usize) -> Result<usize, Error> {
+fn skip_container(b: &[u8], i: usize) -> Result<usize, Error> {
     let mut i = i;
     let mut stack = Stack::new();
     'value: loop {
@@ -319,7 +328,7 @@ fn skip_container(b: &[u8], i: usize, limit: usize) -> Result<usize, Error> {
             b'"' => i = skip_string(b, i)?,
             b'{' | b'[' => {
                 let object = c == b'{';
-                stack.push(object, i, limit)?;
+                stack.push(object);
                 i = skip_ws(b, i + 1);
                 let close = if object { b'}' } else { b']' };
                 if b.get(i) == Some(&close) {
@@ -416,8 +425,8 @@ pub enum Member {
 
 /// [`scan_members`], and in the same pass the members of the top-level values that are
 /// objects under a key `open` picks (by raw key): those are handed out first as
-/// [`Member::Nested`], then their holder as [`Member::Opened`]. The same validation, errors and
-/// nesting limit as [`scan_members`]; a reader gets two levels of members for the price of one
+/// [`Member::Nested`], then their holder as [`Member::Opened`]. The same validation and errors
+/// as [`scan_members`]; a reader gets two levels of members for the price of one
 /// scan.
 pub fn scan_members_nested<'a>(
     b: &'a [u8],
@@ -477,9 +486,7 @@ where
         let (end, kind) = if depth == 0 && b.get(i) == Some(&b'{') && open(key) {
             (object_members(b, i, 1, open, f)?, Member::Opened)
         } else {
-            // A value `depth` levels in may open `MAX_DEPTH - depth` containers, as it
-            // could within `skip_value` of its holder.
-            let end = skip_value_within(b, i, MAX_DEPTH - depth)?;
+            let end = skip_value(b, i)?;
             (
                 end,
                 if depth == 0 {
@@ -673,21 +680,38 @@ mod tests {
         }
     }
 
+    /// Issue 19, item 7: any depth is valid (as `JSON.parse` takes it), without recursion;
+    /// the kinds of the open containers are still checked at every depth, in place and
+    /// spilled alike.
     #[test]
-    fn deep_nesting_is_an_error_not_a_crash() {
-        let deep = "[".repeat(100_000);
-        assert_eq!(
-            skip_value(deep.as_bytes(), 0).unwrap_err().kind,
-            ErrorKind::TooDeep
-        );
-        let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-        assert!(valid(&ok));
-    }
-
-    #[test]
-    fn opening_a_member_keeps_the_nesting_limit() {
-        // `{"message":{"a":` then n arrays: the message object is one level of a member value.
-        for n in [MAX_DEPTH - 2, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1] {
+    fn item_7_any_nesting_depth_is_accepted() {
+        for n in [1, 63, 64, 65, 1023, 1024, 1025, 1100, 5000, 1_000_000] {
+            let arrays = format!("{}{}", "[".repeat(n), "]".repeat(n));
+            assert!(valid(&arrays), "{n} arrays");
+            let mixed: String = (0..n)
+                .map(|k| if k % 3 == 0 { "{\"a\":" } else { "[" })
+                .collect();
+            let closed: String = (0..n)
+                .rev()
+                .map(|k| if k % 3 == 0 { "}" } else { "]" })
+                .collect();
+            assert!(valid(&format!("{mixed}1{closed}")), "{n} mixed");
+            // The wrong closer at the deepest level, or one too few, is still an error.
+            let wrong: String = (0..n)
+                .rev()
+                .map(|k| if k % 3 == 0 { "]" } else { "}" })
+                .collect();
+            assert!(
+                !valid(&format!("{mixed}1{wrong}")),
+                "{n} mixed, wrong closers"
+            );
+            assert!(
+                !valid(&format!("{mixed}1{}", &closed[1..])),
+                "{n} mixed, unclosed"
+            );
+        }
+        // Nested under a member a reader opens: the same verdict as the flat scan.
+        for n in [1022, 1023, 1024, 1025, 100_000] {
             let line = format!(
                 r#"{{"message":{{"a":{}{}}}}}"#,
                 "[".repeat(n),
@@ -697,7 +721,7 @@ mod tests {
             let flat = scan_members(b, 0, |_, _| {});
             let nested = scan_members_nested(b, 0, |k| k == b"message", |_, _, _| {});
             assert_eq!(flat, nested, "{n} arrays");
-            assert_eq!(flat.is_ok(), n < MAX_DEPTH, "{n} arrays");
+            assert!(flat.is_ok(), "{n} arrays");
         }
     }
 

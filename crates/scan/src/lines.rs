@@ -3,11 +3,19 @@
 //! The buffer starts at 64 KiB and rolls the partial last line to its front when it needs more
 //! input; it grows only for a line longer than itself. `\n` ends a line; a `\r` before it is
 //! not part of the line; a last line without `\n` is still a line.
+//!
+//! A line longer than [`MAX_LINE`] is never held: the stream reader discards it up to the next
+//! newline, and both readers hand it out as [`Line::too_long`], without its bytes.
 
 use memchr::memchr;
 use std::io::{self, Read};
 
 const INITIAL: usize = 64 * 1024;
+
+/// The longest line read, in bytes (512 MiB). Pi reads a session file into one JavaScript
+/// string, and V8's longest string is 2^29 − 24 UTF-16 units: Pi cannot load a file with a
+/// longer line of one-byte characters, and no line of Pi's comes near it.
+pub const MAX_LINE: usize = 512 << 20;
 
 pub struct LineReader<R> {
     rdr: R,
@@ -19,10 +27,14 @@ pub struct LineReader<R> {
     /// Stream offset of `buf[0]`.
     base: u64,
     line_no: u64,
+    /// [`MAX_LINE`], smaller in tests.
+    limit: usize,
 }
 
 /// One line: its 1-based number, the stream offset of its first byte, and its bytes without
 /// the line terminator. `len_with_eol` counts the terminator (`\n` or `\r\n`) when present.
+/// A line longer than [`MAX_LINE`] has `too_long` set and no bytes (`len_with_eol` is still
+/// its length).
 #[derive(Debug, Clone, Copy)]
 pub struct Line<'a> {
     pub no: u64,
@@ -30,6 +42,7 @@ pub struct Line<'a> {
     pub bytes: &'a [u8],
     pub len_with_eol: u64,
     pub has_newline: bool,
+    pub too_long: bool,
 }
 
 impl<R: Read> LineReader<R> {
@@ -42,6 +55,7 @@ impl<R: Read> LineReader<R> {
             eof: false,
             base: 0,
             line_no: 0,
+            limit: MAX_LINE,
         }
     }
 
@@ -68,8 +82,12 @@ impl<R: Read> LineReader<R> {
                 self.end -= self.start;
                 self.start = 0;
             }
+            // Longer than the limit even without a `\r` at its end: not held.
+            if self.end > self.limit + 1 {
+                return self.skip_long_line().map(Some);
+            }
             if self.end == self.buf.len() {
-                let n = self.buf.len() * 2;
+                let n = (self.buf.len() * 2).min(self.limit + 2).max(self.end + 1);
                 self.buf.resize(n, 0);
             }
             match self.rdr.read(&mut self.buf[self.end..]) {
@@ -78,6 +96,41 @@ impl<R: Read> LineReader<R> {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
+        }
+    }
+
+    /// The line at the front of the buffer is longer than the limit: read on to its end
+    /// (the next newline, or the end of the stream), keeping nothing of it.
+    #[cold]
+    fn skip_long_line(&mut self) -> io::Result<Line<'_>> {
+        let offset = self.base;
+        let mut len = self.end as u64;
+        loop {
+            self.base += self.end as u64;
+            self.end = 0;
+            let n = match self.rdr.read(&mut self.buf) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            self.end = n;
+            let newline = memchr(b'\n', &self.buf[..n]);
+            if n == 0 {
+                self.eof = true;
+            } else if newline.is_none() {
+                len += n as u64;
+                continue;
+            }
+            self.start = newline.map_or(0, |i| i + 1);
+            self.line_no += 1;
+            return Ok(Line {
+                no: self.line_no,
+                offset,
+                bytes: &[],
+                len_with_eol: len + self.start as u64,
+                has_newline: newline.is_some(),
+                too_long: true,
+            });
         }
     }
 
@@ -92,12 +145,14 @@ impl<R: Read> LineReader<R> {
                 bytes = rest;
             }
         }
+        let too_long = bytes.len() > self.limit;
         Line {
             no: self.line_no,
             offset: self.base + from as u64,
-            bytes,
+            bytes: if too_long { &[] } else { bytes },
             len_with_eol: (stop - from) as u64,
             has_newline,
+            too_long,
         }
     }
 }
@@ -108,6 +163,8 @@ pub struct SliceLines<'a> {
     data: &'a [u8],
     pos: usize,
     line_no: u64,
+    /// [`MAX_LINE`], smaller in tests.
+    limit: usize,
 }
 
 impl<'a> SliceLines<'a> {
@@ -116,6 +173,7 @@ impl<'a> SliceLines<'a> {
             data,
             pos: 0,
             line_no: 0,
+            limit: MAX_LINE,
         }
     }
 
@@ -137,12 +195,14 @@ impl<'a> SliceLines<'a> {
         }
         self.pos += len;
         self.line_no += 1;
+        let too_long = bytes.len() > self.limit;
         Some(Line {
             no: self.line_no,
             offset: from as u64,
-            bytes,
+            bytes: if too_long { &[] } else { bytes },
             len_with_eol: len as u64,
             has_newline,
+            too_long,
         })
     }
 
@@ -194,6 +254,61 @@ mod tests {
             assert_eq!(got, lines(input, 3), "{input:?}");
             assert_eq!(s.position(), input.len());
         }
+    }
+
+    /// Issue 19, item 6: a line over the limit is handed out without its bytes, at its place,
+    /// with its length, by both readers alike; the stream reader never holds it (its buffer
+    /// stays within the limit and two bytes).
+    #[test]
+    fn item_6_a_line_over_the_limit_is_not_held() {
+        let limit = 8;
+        let input =
+            b"short\n0123456789abcdef\r\n12345678\n123456789\nxx\n1234567\r\n0123456789abcdef";
+        let want: Vec<(u64, u64, Vec<u8>, bool, bool, u64)> = vec![
+            (1, 0, b"short".to_vec(), true, false, 6),
+            (2, 6, vec![], true, true, 18),
+            (3, 24, b"12345678".to_vec(), true, false, 9),
+            (4, 33, vec![], true, true, 10),
+            (5, 43, b"xx".to_vec(), true, false, 3),
+            (6, 46, b"1234567".to_vec(), true, false, 9),
+            (7, 55, vec![], false, true, 16),
+        ];
+        for cap in [1, 2, 3, 7, 16, 64] {
+            let mut r = LineReader::new(&input[..]);
+            r.buf = vec![0; cap];
+            r.limit = limit;
+            let mut got = vec![];
+            while let Some(l) = r.next_line().unwrap() {
+                got.push((
+                    l.no,
+                    l.offset,
+                    l.bytes.to_vec(),
+                    l.has_newline,
+                    l.too_long,
+                    l.len_with_eol,
+                ));
+            }
+            assert_eq!(got, want, "capacity {cap}");
+            assert!(
+                r.buf.len() <= cap.max(limit + 2),
+                "capacity {cap}: {}",
+                r.buf.len()
+            );
+        }
+        let mut s = SliceLines::new(input);
+        s.limit = limit;
+        let mut got = vec![];
+        while let Some(l) = s.next_line() {
+            got.push((
+                l.no,
+                l.offset,
+                l.bytes.to_vec(),
+                l.has_newline,
+                l.too_long,
+                l.len_with_eol,
+            ));
+        }
+        assert_eq!(got, want);
     }
 
     #[test]
