@@ -1,7 +1,9 @@
 //! The documentation is tested: every field a tool emits is described in docs/FORMAT.md (and
-//! every described field is emitted by some run below), and every committed man page equals
-//! the one rendered from the tool's clap definitions.
+//! every described field is emitted by some run below) with the type the doc gives it (the
+//! records of tests/util/records.rs), and every committed man page equals the one rendered
+//! from the tool's clap definitions.
 
+use crate::util::records::parse_records;
 use crate::util::*;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -212,6 +214,9 @@ fn every_emitted_field_is_documented_and_every_documented_field_is_emitted() {
             "{bin} {args:?} printed nothing; stderr: {}",
             o.stderr
         );
+        // The types: every record fits its struct in tests/util/records.rs.
+        parse_records(&o.out());
+        // The names: every field path is a row of the doc, and each row appears in some run.
         for rec in o.records() {
             let t = rec["type"]
                 .as_str()

@@ -9,6 +9,7 @@ mod docs;
 mod mapped;
 mod parallel;
 mod properties;
+mod records;
 mod run_bytes;
 mod sessions;
 mod tool_properties;

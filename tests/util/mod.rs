@@ -2,6 +2,8 @@
 //! environment, and assert on its status, stdout and stderr.
 #![allow(dead_code)]
 
+pub mod records;
+
 use std::ffi::OsStr;
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,707 @@
+//! The output records of the tools as docs/FORMAT.md describes them, typed: one struct per
+//! record type, each rejecting a field the doc does not give it (`deny_unknown_fields`), a
+//! value of another type, a documented field that is missing, and a string outside the set
+//! of values the doc lists. Reading a tool's stdout into `Record` is the doc as a test.
+//!
+//! Field types follow the doc's type column: "or null" is `Option` (read with `nullable`, so
+//! the field must be present), "only with `--flag`" is `Option` that may be absent, "as
+//! recorded" is a `serde_json::Value` (the input's bytes, any JSON), and objects are structs.
+
+use serde::{Deserialize, Deserializer};
+use std::collections::BTreeMap;
+
+/// A field the doc types "… or null": always present, its value may be null. (A plain
+/// `Option` field would also accept a missing one.)
+fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    Option::deserialize(d)
+}
+
+/// Any output record, told apart by its `type`.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Record {
+    BranchInfo(BranchInfo),
+    Leaf(Leaf),
+    CompactionReport(CompactionReport),
+    CompactionFailure(CompactionFailure),
+    AssistantError(AssistantError),
+    BranchSummaryReport(BranchSummaryReport),
+    SessionFile(SessionFile),
+    ToolCall(ToolCall),
+    ToolResult(ToolResult),
+    Usage(Usage),
+    Context(Context),
+}
+
+/// Every line of a tool's stdout as a `Record`; panics naming the line that does not fit.
+pub fn parse_records(stdout: &str) -> Vec<Record> {
+    stdout
+        .lines()
+        .map(|line| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("record does not fit docs/FORMAT.md ({e}): {line}"))
+        })
+        .collect()
+}
+
+/// `branch_info` (pi-branch --info).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BranchInfo {
+    pub session: String,
+    pub file: String,
+    pub version: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub leaf: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub leaf_line: Option<u64>,
+    pub entries: u64,
+    pub kept: u64,
+    pub omitted: u64,
+    pub leaves: u64,
+    pub diagnostics: BTreeMap<DiagnosticKind, u64>,
+}
+
+/// The kinds of problems the doc lists (the keys of `diagnostics`).
+#[derive(Debug, Deserialize, PartialEq, Eq, PartialOrd, Ord, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum DiagnosticKind {
+    IoError,
+    InvalidUtf8,
+    ByteOrderMark,
+    MalformedJson,
+    NotObject,
+    GluedRecords,
+    MissingHeader,
+    MalformedHeader,
+    SecondHeader,
+    ParentCycle,
+    MissingParent,
+    DuplicateId,
+    BadId,
+    IdlessLeaf,
+    BadField,
+    NotFound,
+}
+
+/// `leaf` (pi-branch --leaves).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Leaf {
+    pub session: String,
+    pub file: String,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry_type: Option<String>,
+    pub depth: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub timestamp: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub label: Option<String>,
+    pub active: bool,
+    /// Only with `--preview`.
+    #[serde(default)]
+    pub preview: Option<String>,
+}
+
+/// `compaction_report` (pi-compactions).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactionReport {
+    pub session: String,
+    pub file: String,
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub timestamp: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub tokens_before: Option<u64>,
+    pub first_kept: FirstKept,
+    #[serde(deserialize_with = "nullable")]
+    pub summary_bytes: Option<u64>,
+    pub files: FileCounts,
+    #[serde(deserialize_with = "nullable")]
+    pub from_hook: Option<bool>,
+    pub trigger: Trigger,
+    pub basis: Basis,
+    pub evidence: Vec<Evidence>,
+    #[serde(deserialize_with = "nullable")]
+    pub provider: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub model: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub configured_window: Option<u64>,
+    pub reserve_tokens: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub context_after: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub context_after_line: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub inferred_drop: Option<i64>,
+    /// Only with `--summary`.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// Only with `--files`.
+    #[serde(default)]
+    pub read_files: Option<Vec<String>>,
+    /// Only with `--files`.
+    #[serde(default)]
+    pub modified_files: Option<Vec<String>>,
+}
+
+/// `compaction_report.first_kept`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FirstKept {
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub index: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub line: Option<u64>,
+    pub found: bool,
+}
+
+/// `files` of `compaction_report` and `branch_summary_report`: counts from `details`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileCounts {
+    #[serde(deserialize_with = "nullable")]
+    pub read: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub modified: Option<u64>,
+}
+
+/// `compaction_report.trigger`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum Trigger {
+    Manual,
+    Threshold,
+    Overflow,
+    Automatic,
+    Unknown,
+}
+
+/// `compaction_report.basis`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    Recorded,
+    Inferred,
+    Unknown,
+}
+
+/// `compaction_report.evidence[]`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    pub rule: EvidenceRule,
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    pub detail: String,
+}
+
+/// `compaction_report.evidence[].rule`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum EvidenceRule {
+    Recorded,
+    OverflowError,
+    OverThreshold,
+    LengthStop,
+    FromHook,
+}
+
+/// `compaction_failure` (pi-compactions).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactionFailure {
+    pub session: String,
+    pub file: String,
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub timestamp: Option<String>,
+    pub trigger: FailureTrigger,
+    pub failure: Failure,
+    #[serde(deserialize_with = "nullable")]
+    pub summarization: Option<Summarization>,
+    pub error_kind: ErrorKind,
+    #[serde(deserialize_with = "nullable")]
+    pub http_status: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub retry_attempt: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub stop_reason: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub provider: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub model: Option<String>,
+}
+
+/// `compaction_failure.trigger`: what the failure text belongs to.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureTrigger {
+    Threshold,
+    Overflow,
+    Manual,
+    Unknown,
+}
+
+/// `compaction_failure.failure`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum Failure {
+    AutoCompaction,
+    OverflowRecovery,
+    TruncationRecovery,
+    ManualCompaction,
+    Summarization,
+    TurnPrefixSummarization,
+}
+
+/// `compaction_failure.summarization`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum Summarization {
+    History,
+    TurnPrefix,
+}
+
+/// `error_kind` of `compaction_failure` and `assistant_error`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    ContextOverflow,
+    RateLimit,
+    Timeout,
+    Connection,
+    Server,
+    Aborted,
+    Other,
+}
+
+/// `assistant_error` (pi-compactions --errors).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AssistantError {
+    pub session: String,
+    pub file: String,
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub timestamp: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub stop_reason: Option<String>,
+    pub error_kind: ErrorKind,
+    #[serde(deserialize_with = "nullable")]
+    pub http_status: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub retry_attempt: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub provider: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub model: Option<String>,
+}
+
+/// `branch_summary_report` (pi-compactions --branch-summaries).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BranchSummaryReport {
+    pub session: String,
+    pub file: String,
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub timestamp: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub target: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub from_id: Option<String>,
+    pub from_found: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub summary_bytes: Option<u64>,
+    pub files: FileCounts,
+    #[serde(deserialize_with = "nullable")]
+    pub from_hook: Option<bool>,
+    /// Only with `--summary`.
+    #[serde(default)]
+    pub summary: Option<String>,
+    /// Only with `--files`.
+    #[serde(default)]
+    pub read_files: Option<Vec<String>>,
+    /// Only with `--files`.
+    #[serde(default)]
+    pub modified_files: Option<Vec<String>>,
+}
+
+/// `session_file` (pi-sessions).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionFile {
+    pub path: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub version: Option<u64>,
+    pub status: FileStatus,
+    #[serde(deserialize_with = "nullable")]
+    pub reason: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub parent_file: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub cwd: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub project: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub project_source: Option<ProjectSource>,
+    #[serde(deserialize_with = "nullable")]
+    pub name: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub parent_session: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub created: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub modified: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub modified_source: Option<ModifiedSource>,
+    pub bytes: u64,
+    pub lines: u64,
+    pub headers: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entries: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub messages: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub user_messages: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub assistant_messages: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub leaves: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub compactions: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub models: Option<Vec<String>>,
+    pub bad_lines: u64,
+    /// Only with `--prompts`.
+    #[serde(default)]
+    pub first_prompt: Option<String>,
+}
+
+/// `session_file.status`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum FileStatus {
+    Ok,
+    MetadataOnly,
+    Unreadable,
+    Empty,
+    NotSession,
+}
+
+/// `session_file.project_source`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum ProjectSource {
+    Header,
+    Decoded,
+    DecodedPartial,
+}
+
+/// `session_file.modified_source`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum ModifiedSource {
+    Message,
+    Header,
+    Mtime,
+}
+
+/// `tool_call` (pi-tools).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    pub session: String,
+    pub file: String,
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub call_id: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub name: Option<String>,
+    pub by_user: bool,
+    /// As recorded: any JSON the call held.
+    #[serde(deserialize_with = "nullable")]
+    pub arguments: Option<serde_json::Value>,
+    #[serde(deserialize_with = "nullable")]
+    pub arguments_bytes: Option<u64>,
+    pub status: CallStatus,
+    pub evidence: CallEvidence,
+    #[serde(deserialize_with = "nullable")]
+    pub stop_reason: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub result: Option<JoinedResult>,
+    #[serde(deserialize_with = "nullable")]
+    pub bash: Option<BashRun>,
+    #[serde(deserialize_with = "nullable")]
+    pub duration_ms: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub model: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub provider: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub timestamp: Option<String>,
+}
+
+/// `tool_call.status`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum CallStatus {
+    Ok,
+    Error,
+    NoResult,
+}
+
+/// `tool_call.evidence`: what decided `status`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum CallEvidence {
+    IsError,
+    ExitCode,
+    AbortedTurn,
+    Cancelled,
+    Result,
+    NoResult,
+}
+
+/// `tool_call.result`: the result joined to the call.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinedResult {
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub name: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub text: Option<String>,
+    pub text_truncated: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub bytes: Option<u64>,
+    pub images: u64,
+    pub image_types: Vec<Option<String>>,
+    #[serde(deserialize_with = "nullable")]
+    pub is_error: Option<bool>,
+    #[serde(deserialize_with = "nullable")]
+    pub exit_code: Option<i64>,
+    /// As recorded: any JSON the result held.
+    #[serde(deserialize_with = "nullable")]
+    pub details: Option<serde_json::Value>,
+    #[serde(deserialize_with = "nullable")]
+    pub timestamp: Option<String>,
+}
+
+/// `tool_call.bash`: what Pi recorded about a user command.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BashRun {
+    #[serde(deserialize_with = "nullable")]
+    pub cancelled: Option<bool>,
+    #[serde(deserialize_with = "nullable")]
+    pub truncated: Option<bool>,
+    #[serde(deserialize_with = "nullable")]
+    pub full_output_path: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub exclude_from_context: Option<bool>,
+}
+
+/// `tool_result` (pi-tools): a result that joins no call.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolResult {
+    pub session: String,
+    pub file: String,
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub call_id: Option<String>,
+    pub status: UnjoinedStatus,
+    #[serde(deserialize_with = "nullable")]
+    pub call_line: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub call_entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub first_result_line: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub name: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub text: Option<String>,
+    pub text_truncated: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub bytes: Option<u64>,
+    pub images: u64,
+    pub image_types: Vec<Option<String>>,
+    #[serde(deserialize_with = "nullable")]
+    pub is_error: Option<bool>,
+    #[serde(deserialize_with = "nullable")]
+    pub exit_code: Option<i64>,
+    /// As recorded: any JSON the result held.
+    #[serde(deserialize_with = "nullable")]
+    pub details: Option<serde_json::Value>,
+    #[serde(deserialize_with = "nullable")]
+    pub timestamp: Option<String>,
+}
+
+/// `tool_result.status`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum UnjoinedStatus {
+    Orphan,
+    Duplicate,
+}
+
+/// `usage` (pi-usage).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Usage {
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub file: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub project: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub parent_session: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub lineage: Option<Lineage>,
+    #[serde(deserialize_with = "nullable")]
+    pub provider: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub model: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub month: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub week: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub day: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub first: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub last: Option<String>,
+    pub sessions: u64,
+    pub forks: u64,
+    pub forks_unresolved: u64,
+    pub duplicates: u64,
+    pub messages: UsageSums,
+    pub summarization: UsageSums,
+    pub total: UsageSums,
+    pub by_model: Vec<ModelSums>,
+}
+
+/// `usage.lineage`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum Lineage {
+    None,
+    Resolved,
+    Unresolved,
+}
+
+/// `usage.messages`, `usage.summarization`, `usage.total`: sums over calls.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsageSums {
+    pub count: u64,
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub total_tokens: u64,
+    pub total_tokens_computed: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub cost: Option<f64>,
+    pub cost_missing: u64,
+    pub other: BTreeMap<String, u64>,
+}
+
+/// `usage.by_model[]`: the sums of one provider and model. (Written out rather than
+/// flattening `UsageSums`: serde's `flatten` cannot be combined with `deny_unknown_fields`.)
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSums {
+    #[serde(deserialize_with = "nullable")]
+    pub provider: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub model: Option<String>,
+    pub count: u64,
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub total_tokens: u64,
+    pub total_tokens_computed: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub cost: Option<f64>,
+    pub cost_missing: u64,
+    pub other: BTreeMap<String, u64>,
+}
+
+/// `context` (pi-usage --context).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Context {
+    pub session: String,
+    pub file: String,
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub timestamp: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub provider: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub model: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub stop_reason: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub recorded_input: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub recorded_output: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub recorded_cache_read: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub recorded_cache_write: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub recorded_context_tokens: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub configured_context_window: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub configured_window_source: Option<WindowSource>,
+    #[serde(deserialize_with = "nullable")]
+    pub fill_ratio: Option<f64>,
+    #[serde(deserialize_with = "nullable")]
+    pub previous_context_tokens: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub inferred_context_drop: Option<i64>,
+    pub after_compaction: bool,
+}
+
+/// `context.configured_window_source`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowSource {
+    Models,
+    ModelsDefault,
+    ModelOverrides,
+}
