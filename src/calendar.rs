@@ -58,18 +58,38 @@ impl Date {
 
     /// `YYYY-MM-DD`.
     pub fn day_label(&self) -> String {
-        format!("{:04}-{:02}-{:02}", self.year(), self.month(), self.day())
+        format!(
+            "{}-{:02}-{:02}",
+            Year(self.year()),
+            self.month(),
+            self.day()
+        )
     }
 
     /// `YYYY-Www` (ISO week).
     pub fn week_label(&self) -> String {
         let (y, w) = self.iso_week();
-        format!("{y:04}-W{w:02}")
+        format!("{}-W{w:02}", Year(y))
     }
 
     /// `YYYY-MM`.
     pub fn month_label(&self) -> String {
-        format!("{:04}-{:02}", self.year(), self.month())
+        format!("{}-{:02}", Year(self.year()), self.month())
+    }
+}
+
+/// A year in a label: at least four digits, after a minus sign when it is before year 0
+/// (ISO 8601's expanded form: `-0001` for 2 BC, not `-001`; year 0 is `0000`). Issue 19,
+/// item 11: the week of 0000-01-01 belongs to week-year -1 and was labelled `-001-W52`.
+struct Year(i64);
+
+impl std::fmt::Display for Year {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.0 < 0 {
+            write!(f, "-{:04}", self.0.unsigned_abs())
+        } else {
+            write!(f, "{:04}", self.0)
+        }
     }
 }
 
@@ -278,12 +298,101 @@ mod tests {
             utc(ms("-010000-12-31T23:59:59Z")),
             ["-10000-12-31", "-10000-W52", "-10000-12"]
         );
-        assert_eq!(utc(ms("-000001-01-01"))[0], "-001-01-01");
+        assert_eq!(utc(ms("-000001-01-01"))[0], "-0001-01-01");
         // Never a panic, whatever the number.
         for ms in [i64::MIN, i64::MIN + 1, i64::MAX] {
             let _ = utc(ms);
             let _ = Zone::parse("EST5EDT,M3.2.0,M11.1.0").unwrap().date_of(ms);
         }
+    }
+
+    /// Days from 1970-01-01 to the proleptic Gregorian date `y-m-d` (any year).
+    fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+        let y = if m <= 2 { y - 1 } else { y };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = (m + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        era * 146_097 + doe - 719_468
+    }
+
+    /// The proleptic Gregorian date `days` after 1970-01-01.
+    fn civil_from_days(days: i64) -> (i64, i64, i64) {
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let d = doy - (153 * mp + 2) / 5 + 1;
+        let m = if mp < 10 { mp + 3 } else { mp - 9 };
+        (
+            if m <= 2 {
+                yoe + era * 400 + 1
+            } else {
+                yoe + era * 400
+            },
+            m,
+            d,
+        )
+    }
+
+    /// ISO 8601 by its rule: a week is Monday to Sunday and belongs to the year its Thursday
+    /// is in; week 1 is the one holding that year's first Thursday.
+    fn iso_week_by_rule(days: i64) -> (i64, u32) {
+        let monday_based = (days + 3).rem_euclid(7); // 1970-01-01 was a Thursday
+        let thursday = days - monday_based + 3;
+        let (year, _, _) = civil_from_days(thursday);
+        let week = (thursday - days_from_civil(year, 1, 1)) / 7 + 1;
+        (year, week as u32)
+    }
+
+    /// Issue 19, item 11: week labels around year 0 and in negative years are the ISO 8601
+    /// proleptic Gregorian ones, as are day labels, for every day of years -802 to 802, the
+    /// years around jiff's ends and around a JavaScript Date's.
+    #[test]
+    fn item_11_week_labels_of_year_0_and_negative_years() {
+        let day_ms = 86_400_000i64;
+        let mut ranges = vec![(days_from_civil(-802, 1, 1), days_from_civil(802, 12, 31))];
+        for y in [-10_400, -10_000, -9_999, 9_999, 10_000, 10_400] {
+            ranges.push((days_from_civil(y - 1, 12, 1), days_from_civil(y + 1, 1, 31)));
+        }
+        let js_days = time::JS_MAX_MS / day_ms;
+        ranges.push((-js_days, -js_days + 800));
+        ranges.push((js_days - 800, js_days));
+        for (from, to) in ranges {
+            for days in from..=to {
+                let d = Zone::Utc.date_of(days * day_ms + 12 * 3_600_000);
+                let (y, m, dd) = civil_from_days(days);
+                assert_eq!((d.year(), d.month(), d.day()), (y, m as u32, dd as u32));
+                let want = iso_week_by_rule(days);
+                assert_eq!(d.iso_week(), want, "{}", d.day_label());
+                // Labels: a sign only before year 0, then at least four digits.
+                let (wy, ww) = want;
+                let year = |y: i64| {
+                    let digits = format!("{:04}", y.unsigned_abs());
+                    if y < 0 {
+                        format!("-{digits}")
+                    } else {
+                        digits
+                    }
+                };
+                assert_eq!(d.week_label(), format!("{}-W{ww:02}", year(wy)));
+                assert_eq!(d.day_label(), format!("{}-{m:02}-{dd:02}", year(y)));
+                assert_eq!(d.month_label(), format!("{}-{m:02}", year(y)));
+            }
+        }
+        let labels = |day: &str| labels(&Zone::Utc, ms(day));
+        // 0000-01-01 is a Saturday: in the last week of year -1 (1 BC is year 0, 2 BC is -1).
+        assert_eq!(labels("0000-01-01"), ["0000-01-01", "-0001-W52", "0000-01"]);
+        assert_eq!(labels("0000-01-03"), ["0000-01-03", "0000-W01", "0000-01"]);
+        assert_eq!(labels("0000-12-31"), ["0000-12-31", "0000-W52", "0000-12"]);
+        assert_eq!(
+            labels("-000001-12-31"),
+            ["-0001-12-31", "-0001-W52", "-0001-12"]
+        );
+        assert_eq!(labels("0001-01-01"), ["0001-01-01", "0001-W01", "0001-01"]);
     }
 
     #[test]

@@ -204,8 +204,9 @@ impl<'b> Obj<'b> {
     }
 
     /// A value copied as it is: `raw` must be one valid JSON value (e.g. from the scanner).
+    /// Invalid UTF-8 in it is repaired as [`push_value`] says, so every record is UTF-8.
     pub fn raw(&mut self, k: &str, raw: &[u8]) -> &mut Self {
-        self.key(k).extend_from_slice(raw);
+        push_value(self.key(k), raw);
         self
     }
 
@@ -293,8 +294,33 @@ impl Arr<'_> {
     pub fn str(&mut self, s: &str) {
         write_str(self.sep(), s);
     }
+    /// One JSON value copied as [`Obj::raw`] copies it.
     pub fn raw(&mut self, raw: &[u8]) {
-        self.sep().extend_from_slice(raw);
+        push_value(self.sep(), raw);
+    }
+}
+
+/// Appends one JSON value copied from the input. Valid UTF-8 (the common case, checked once)
+/// is copied byte for byte; otherwise each invalid sequence becomes U+FFFD, as JavaScript's
+/// decoder (and so Pi) reads it: maximal subparts, one replacement each. A replacement
+/// character is never structural in JSON, so the value stays the same JSON value. Issue 19,
+/// item 8.
+#[inline]
+pub fn push_value(buf: &mut Vec<u8>, raw: &[u8]) {
+    if simdutf8::basic::from_utf8(raw).is_ok() {
+        buf.extend_from_slice(raw);
+    } else {
+        push_repaired(buf, raw);
+    }
+}
+
+#[cold]
+fn push_repaired(buf: &mut Vec<u8>, raw: &[u8]) {
+    for chunk in raw.utf8_chunks() {
+        buf.extend_from_slice(chunk.valid().as_bytes());
+        if !chunk.invalid().is_empty() {
+            buf.extend_from_slice("\u{fffd}".as_bytes());
+        }
     }
 }
 
@@ -499,6 +525,28 @@ mod tests {
             let mut ours = Vec::new();
             write_str(&mut ours, &s);
             assert_eq!(ours, serde_json::to_vec(&s).unwrap(), "{s:?}");
+        }
+    }
+
+    /// Issue 19, item 8: a copied value with invalid UTF-8 comes out as UTF-8, each invalid
+    /// sequence one U+FFFD as JavaScript decodes it; a valid one is copied byte for byte.
+    #[test]
+    fn item_8_copied_values_are_repaired_to_utf8() {
+        let cases: [(&[u8], &str); 6] = [
+            (b"{\"a\":\"x\xffy\"}", "{\"a\":\"x\u{fffd}y\"}"),
+            (b"\"\xe2\x82\"", "\"\u{fffd}\""),
+            (b"\"\xed\xa0\x80\"", "\"\u{fffd}\u{fffd}\u{fffd}\""),
+            (b"\"\xf0\x9f\x8e\"", "\"\u{fffd}\""),
+            (b"[\"\xc0\xaf\",1]", "[\"\u{fffd}\u{fffd}\",1]"),
+            ("\"é 🎉\"".as_bytes(), "\"é 🎉\""),
+        ];
+        for (raw, want) in cases {
+            let mut b = Vec::new();
+            Obj::nested(&mut b).raw("v", raw).end();
+            assert_eq!(String::from_utf8(b).unwrap(), format!("{{\"v\":{want}}}"));
+            let mut b = Vec::new();
+            push_value(&mut b, raw);
+            assert_eq!(b, String::from_utf8_lossy(raw).as_bytes());
         }
     }
 

@@ -583,3 +583,121 @@ fn v1_has_one_leaf_without_an_id_and_no_leaf_option() {
         o.stderr
     );
 }
+
+/// A session whose ids are odd: empty, duplicated, a number, absent, a number as parentId, an
+/// empty parentId.
+const ODD_IDS: &str = concat!(
+    r#"{"type":"session","version":3,"id":"s-odd","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#,
+    "\n",
+    r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"user","content":"one"}}"#,
+    "\n",
+    r#"{"type":"message","id":"","parentId":"a","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":"empty id"}}"#,
+    "\n",
+    r#"{"type":"message","id":"dup","parentId":"a","timestamp":"2026-01-01T00:00:03Z","message":{"role":"user","content":"first dup"}}"#,
+    "\n",
+    r#"{"type":"message","id":7,"parentId":"a","timestamp":"2026-01-01T00:00:04Z","message":{"role":"user","content":"number id"}}"#,
+    "\n",
+    r#"{"type":"message","parentId":"a","timestamp":"2026-01-01T00:00:05Z","message":{"role":"user","content":"no id"}}"#,
+    "\n",
+    r#"{"type":"message","id":"b","parentId":7,"timestamp":"2026-01-01T00:00:06Z","message":{"role":"user","content":"number parent"}}"#,
+    "\n",
+    r#"{"type":"message","id":"dup","parentId":"a","timestamp":"2026-01-01T00:00:07Z","message":{"role":"user","content":"second dup"}}"#,
+    "\n",
+    r#"{"type":"message","id":"c","parentId":"","timestamp":"2026-01-01T00:00:08Z","message":{"role":"user","content":"child of empty"}}"#,
+    "\n",
+    r#"{"type":"message","id":"d","parentId":"dup","timestamp":"2026-01-01T00:00:09Z","message":{"role":"user","content":"child of dup"}}"#,
+    "\n",
+);
+
+/// Issue 19, item 11: `branch_info.leaves`, the `--tree` heading, the `← leaf` marks of the
+/// drawing and the `--leaves` records count the same leaves, for a session with odd ids and
+/// for every fixture.
+#[test]
+fn item_11_leaves_counted_by_one_rule() {
+    let t = TempDir::new("odd-ids");
+    let mut files = vec![t.write("odd-ids.jsonl", ODD_IDS)];
+    for e in std::fs::read_dir(root().join("fixtures")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "jsonl") {
+            files.push(p);
+        }
+    }
+    for f in &files {
+        let infos: Vec<u64> = branch(&["--info", f.to_str().unwrap()])
+            .records()
+            .iter()
+            .map(|r| r["leaves"].as_u64().unwrap())
+            .collect();
+        let leaf_records = branch(&["--leaves", f.to_str().unwrap()]).records();
+        let tree = branch(&["--tree", "--fold", "0", f.to_str().unwrap()]).out();
+        let mut headings = Vec::new();
+        // Lines marked `← leaf`; the chosen leaf is marked `← leaf (active)` whether or not
+        // it is a leaf (`--leaf` may name any entry; a cycle gives it a child).
+        let mut marks = 0;
+        for line in tree.lines() {
+            if let Some(rest) = line.strip_prefix("session ") {
+                let n = rest.split(", ").nth(1).unwrap().split(' ').next().unwrap();
+                headings.push(n.parse::<u64>().unwrap());
+            } else if line.ends_with("  ← leaf") {
+                marks += 1;
+            }
+        }
+        let active = leaf_records.iter().filter(|r| r["active"] == true).count();
+        assert_eq!(headings, infos, "{}: --tree heading vs --info", f.display());
+        let total: u64 = infos.iter().sum();
+        assert_eq!(
+            leaf_records.len() as u64,
+            total,
+            "{}: --leaves",
+            f.display()
+        );
+        assert_eq!(marks + active as u64, total, "{}: marks", f.display());
+    }
+    let tree = branch(&["--tree", files[0].to_str().unwrap()]).out();
+    assert!(
+        tree.starts_with("session s-odd (v3): 9 entries, 4 leaves,"),
+        "{tree}"
+    );
+}
+
+/// A comb: each branch point one level below the one before, its other child a leaf.
+fn comb(points: usize) -> String {
+    let mut s = String::from(
+        r#"{"type":"session","version":3,"id":"comb","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#,
+    );
+    s.push('\n');
+    let entry = |id: &str, parent: Option<&str>| {
+        let parent = parent.map_or("null".to_string(), |p| format!("\"{p}\""));
+        format!(
+            r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:00Z","message":{{"role":"user","content":"x"}}}}"#
+        ) + "\n"
+    };
+    s.push_str(&entry("a0", None));
+    for i in 1..points {
+        let parent = format!("a{}", i - 1);
+        s.push_str(&entry(&format!("a{i}"), Some(&parent)));
+        s.push_str(&entry(&format!("l{i}"), Some(&parent)));
+    }
+    s
+}
+
+/// Issue 19, item 4: `--tree` of a comb-shaped tree writes lines of bounded width (deeper
+/// levels are counted, `(+N levels)`), so its size grows with the entries, not with their
+/// square; no entry is lost.
+#[test]
+fn item_4_tree_indentation_is_bounded() {
+    let t = TempDir::new("comb");
+    let points = 3_000;
+    let f = t.write("comb.jsonl", comb(points));
+    let out = branch(&["--tree", "--fold", "0", f.to_str().unwrap()]).out();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 1 + 2 * points - 1);
+    let widest = lines.iter().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest < 120, "a line of {widest} characters");
+    assert!(out.len() < 200 * lines.len(), "{} bytes", out.len());
+    let deepest = format!("(+{} levels) ├─○ a{} ", points - 2 - 32, points - 1);
+    assert!(out.contains(&deepest), "{deepest} missing");
+    // Shallow trees are drawn in full, as before.
+    let out = branch(&["--tree", fixture("branched.jsonl").to_str().unwrap()]).out();
+    assert!(!out.contains("levels)"));
+}

@@ -164,3 +164,84 @@ proptest! {
         prop_assert_eq!(counted_twice["input"].as_u64().unwrap(), 2 * input);
     }
 }
+
+/// The string tokens of a JSON Lines text (keys and values): where each one's body starts.
+fn string_starts(text: &[u8]) -> Vec<usize> {
+    let mut starts = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == b'"' {
+            starts.push(i + 1);
+            i += 1;
+            while text[i] != b'"' {
+                i += if text[i] == b'\\' { 2 } else { 1 };
+            }
+        }
+        i += 1;
+    }
+    starts
+}
+
+/// Issue 19, item 8: every record line every tool writes is valid UTF-8 JSON, whatever string
+/// of the input holds invalid UTF-8. Each variant of each base fixture has invalid sequences
+/// (a lone byte, a truncated sequence, an encoded surrogate, an overlong form) in one string,
+/// key or value, so every field is one in some variant.
+#[test]
+fn item_8_every_record_line_is_utf8_json() {
+    const BAD: &[u8] = b"\xff<\xe2\x82>\xed\xa0\x80<\xc0\xaf>";
+    let t = TempDir::new("invalid-utf8-everywhere");
+    let mut files = Vec::new();
+    for base in [
+        "tools-session.jsonl",
+        "tools-bash-execution.jsonl",
+        "tools-image.jsonl",
+        "tools-odd-values.jsonl",
+        "compaction-recorded.jsonl",
+        "branch-summary.jsonl",
+        "labels.jsonl",
+        "session-meta.jsonl",
+        "branched.jsonl",
+    ] {
+        let text = read_fixture(base);
+        for (k, at) in string_starts(&text).into_iter().enumerate() {
+            let mut variant = text[..at].to_vec();
+            variant.extend_from_slice(BAD);
+            variant.extend_from_slice(&text[at..]);
+            files.push(t.write(&format!("{base}.{k}.jsonl"), variant));
+        }
+    }
+    assert!(files.len() > 500, "{} variants", files.len());
+    let runs: &[(&str, &[&str])] = &[
+        ("pi-tools", &[]),
+        ("pi-tools", &["--no-content"]),
+        ("pi-usage", &[]),
+        ("pi-usage", &["--by", "session,model,provider,day"]),
+        ("pi-usage", &["--context"]),
+        (
+            "pi-compactions",
+            &["--summary", "--files", "--branch-summaries"],
+        ),
+        ("pi-compactions", &["--errors"]),
+        ("pi-branch", &["--info"]),
+        ("pi-branch", &["--leaves", "--preview"]),
+    ];
+    let check = |what: &str, o: &Output| {
+        assert!(!o.stdout.is_empty(), "{what}: no output; {}", o.stderr);
+        for line in o.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            let text = std::str::from_utf8(line).unwrap_or_else(|e| {
+                panic!("{what}: not UTF-8 ({e}): {}", String::from_utf8_lossy(line))
+            });
+            serde_json::from_str::<serde_json::Value>(text)
+                .unwrap_or_else(|e| panic!("{what}: not JSON ({e}): {text}"));
+        }
+    };
+    for (bin, args) in runs {
+        let o = cmd(bin).args(*args).args(&files).run();
+        check(&format!("{bin} {args:?}"), &o);
+    }
+    let o = cmd("pi-sessions")
+        .args(["--json", "--prompts", "--dir"])
+        .arg(t.path())
+        .run();
+    check("pi-sessions", &o);
+}

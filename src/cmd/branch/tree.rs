@@ -4,6 +4,11 @@
 //! and its label. Branch points open `├─`/`└─` children (in file order); linear runs longer
 //! than `--fold` lose their uninteresting middle to a `… N entries …` line. Text from the
 //! session is cut short and its control characters escaped.
+//!
+//! Indentation is bounded: below [`MAX_INDENT`] levels a line keeps the guides of the first
+//! levels and says how many it leaves out (`(+N levels)`), so a comb-shaped tree (every branch
+//! point one level deeper) draws lines of bounded width, not ones as wide as the tree is deep.
+//! Leaves are counted and marked by the rule `--info` counts them by ([`ResolvedTree::leaves`]).
 
 use super::entries::{EntryTable, BAD, NONE};
 use super::resolve::ResolvedTree;
@@ -15,9 +20,35 @@ use crate::output::{Out, Stop};
 
 const TEXT_CHARS: usize = 60;
 
-/// A branch of the drawing still to draw: its first entry, the prefix of its first line and
-/// the prefix of the lines below it.
-type Pending = (u32, String, String);
+/// Levels of indentation drawn in full; deeper ones are drawn as a count. Issue 19, item 4.
+const MAX_INDENT: usize = 32;
+
+/// A branch of the drawing still to draw.
+struct PendingBranch {
+    /// Its first entry.
+    start: u32,
+    /// The prefix of its first line.
+    first: String,
+    /// The prefix of the lines below it.
+    cont: String,
+    /// How many levels deep the branch is (the cells `cont` stands for).
+    depth: usize,
+    /// The guides of its first levels: `cont` while it is at most [`MAX_INDENT`] levels deep,
+    /// then those of the first [`MAX_INDENT`] levels.
+    guides: String,
+}
+
+impl PendingBranch {
+    fn root(start: u32) -> PendingBranch {
+        PendingBranch {
+            start,
+            first: String::new(),
+            cont: String::new(),
+            depth: 0,
+            guides: String::new(),
+        }
+    }
+}
 
 pub(crate) fn draw(
     out: &mut Out,
@@ -28,25 +59,31 @@ pub(crate) fn draw(
     d: &mut Diags,
 ) -> Result<(), Stop> {
     let (children, roots) = children_and_roots(s, t);
-    write_heading(out, s, t, &children)?;
     let n = s.entries.len();
+    let mut is_leaf = vec![false; n];
+    let leaves = t.leaves(s);
+    for &i in &leaves {
+        is_leaf[i as usize] = true;
+    }
+    write_heading(out, s, t, leaves.len())?;
     let mut drawing = Drawing {
         s,
         t,
         p,
         fold,
         children,
+        is_leaf,
         visited: vec![false; n],
         buf: Vec::new(),
     };
-    let mut stack: Vec<Pending> = roots
+    let mut stack: Vec<PendingBranch> = roots
         .iter()
         .rev()
-        .map(|&r| (r, String::new(), String::new()))
+        .map(|&r| PendingBranch::root(r))
         .collect();
     let mut next_unvisited = 0;
     loop {
-        let Some((start, first, cont)) = stack.pop() else {
+        let Some(branch) = stack.pop() else {
             // Entries no root reaches sit in a parentId cycle: draw them from their first.
             while next_unvisited < n && drawing.visited[next_unvisited] {
                 next_unvisited += 1;
@@ -55,12 +92,12 @@ pub(crate) fn draw(
                 break;
             }
             out.line("(entries in a parentId cycle:)".as_bytes())?;
-            stack.push((next_unvisited as u32, String::new(), String::new()));
+            stack.push(PendingBranch::root(next_unvisited as u32));
             continue;
         };
-        let run = drawing.linear_run(start);
-        drawing.draw_run(out, &run, &first, &cont, d)?;
-        drawing.push_children(&run, &cont, &mut stack);
+        let run = drawing.linear_run(branch.start);
+        drawing.draw_run(out, &run, &branch.first, &branch.cont, d)?;
+        drawing.push_children(&run, &branch, &mut stack);
     }
     Ok(())
 }
@@ -96,10 +133,9 @@ fn write_heading(
     out: &mut Out,
     s: &EntryTable,
     t: &ResolvedTree,
-    children: &[Vec<u32>],
+    leaves: usize,
 ) -> Result<(), Stop> {
     let n = s.entries.len();
-    let leaves = children.iter().filter(|c| c.is_empty()).count();
     let kept = t.kept.len();
     let head = format!(
         "session {} (v{}): {n} entries, {leaves} {}, {kept} on the active branch",
@@ -118,6 +154,8 @@ struct Drawing<'a> {
     /// `--fold`: linear runs longer than this lose their uninteresting middle (0: never).
     fold: usize,
     children: Vec<Vec<u32>>,
+    /// Entries marked `← leaf`: the leaves `--info` counts.
+    is_leaf: Vec<bool>,
     /// Entries drawn (or folded) already.
     visited: Vec<bool>,
     buf: Vec<u8>,
@@ -179,7 +217,7 @@ impl Drawing<'_> {
                 }
             }
             let i = run[k] as usize;
-            let is_leaf = self.children[i].is_empty();
+            let is_leaf = self.is_leaf[i];
             let line = describe_entry(self.s, self.t, self.p, i, is_leaf, &mut self.buf, d);
             out.line(format!("{prefix}{line}").as_bytes())?;
             k += 1;
@@ -188,18 +226,37 @@ impl Drawing<'_> {
     }
 
     /// The branches below the run's last entry, pushed so that they are drawn in file order.
-    fn push_children(&self, run: &[u32], cont: &str, stack: &mut Vec<Pending>) {
+    /// Below [`MAX_INDENT`] levels the hidden ones are counted, not drawn.
+    fn push_children(&self, run: &[u32], parent: &PendingBranch, stack: &mut Vec<PendingBranch>) {
         let last = *run.last().unwrap() as usize;
         let kids: Vec<u32> = self.children[last]
             .iter()
             .copied()
             .filter(|&c| !self.visited[c as usize])
             .collect();
+        let depth = parent.depth + 1;
+        let hidden = parent.depth.saturating_sub(MAX_INDENT);
+        let base = match hidden {
+            0 => parent.cont.clone(),
+            1 => format!("{}(+1 level) ", parent.guides),
+            _ => format!("{}(+{hidden} levels) ", parent.guides),
+        };
         for (j, &c) in kids.iter().enumerate().rev() {
             let is_last = j + 1 == kids.len();
-            let f = format!("{cont}{}", if is_last { "└─" } else { "├─" });
-            let c2 = format!("{cont}{}", if is_last { "  " } else { "│ " });
-            stack.push((c, f, c2));
+            let first = format!("{base}{}", if is_last { "└─" } else { "├─" });
+            let cont = format!("{base}{}", if is_last { "  " } else { "│ " });
+            let guides = if depth <= MAX_INDENT {
+                cont.clone()
+            } else {
+                parent.guides.clone()
+            };
+            stack.push(PendingBranch {
+                start: c,
+                first,
+                cont,
+                depth,
+                guides,
+            });
         }
     }
 }
