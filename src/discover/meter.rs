@@ -56,7 +56,10 @@ pub(super) struct Meter {
     pub headers: u64,
     pub counts: SessionCounts,
     pub name: Option<String>,
+    /// The assistant messages' models, in the order first seen.
     pub models: Vec<String>,
+    /// The same models, for the lookup (hashed: a file may name very many).
+    seen_models: crate::hash::FastSet<Box<str>>,
     pub last_activity: Option<i64>,
     pub first_prompt: Option<String>,
 }
@@ -73,6 +76,7 @@ impl Meter {
             counts: SessionCounts::default(),
             name: None,
             models: Vec::new(),
+            seen_models: Default::default(),
             last_activity: None,
             first_prompt: None,
         }
@@ -229,7 +233,8 @@ impl Meter {
         } else if assistant {
             self.counts.assistant_messages += 1;
             if let Some(m) = model.and_then(Raw::as_str) {
-                if !self.models.iter().any(|x| *x == m) {
+                if !self.seen_models.contains(m.as_ref()) {
+                    self.seen_models.insert(m.as_ref().into());
                     self.models.push(m.into_owned());
                 }
             }
