@@ -346,11 +346,26 @@ fn response_id_or_id_timestamp_usage_identify_a_call() {
         .arg(fixture("usage-response-id.jsonl"))
         .ok()
         .records()[0];
-    // x2 repeats x1's responseId; the last line repeats `dup` exactly; the other `dup`
-    // has the same id and timestamp but different usage: a different call.
-    assert_eq!(r["total"]["count"], 3);
-    assert_eq!(r["total"]["cost"], 0.7);
-    assert_eq!(r["duplicates"], 2);
+    // x2 repeats x1's responseId at another time: providers reuse response ids, so a
+    // responseId alone would merge two billed calls (issue 19, item 1); they differ in time,
+    // so both count. The last line repeats `dup` exactly; the other `dup` has the same id and
+    // timestamp but different usage: a different call.
+    assert_eq!(r["total"]["count"], 4);
+    assert_eq!(r["total"]["cost"], 0.8);
+    assert_eq!(r["duplicates"], 1);
+}
+
+/// Issue 19, item 1: providers reuse response ids (Ollama's `chatcmpl-<n>`), so a call's
+/// identity is its responseId with its time and usage text: 31 distinct calls share 7 ids
+/// (one has the time of another but other usage) and all count; the 5 copies with the same
+/// message time and usage (a sub-agent's copies, under other entry ids and times) are repeats.
+#[test]
+fn item_1_reused_response_ids_never_merge_distinct_calls() {
+    let t = &usage(&["--total", &f("usage-reused-response-ids.jsonl")]).records()[0];
+    assert_eq!(t["total"]["count"], 31);
+    assert_eq!(t["total"]["input"], 429);
+    assert_eq!(t["total"]["cost"], 0.31);
+    assert_eq!(t["duplicates"], 5);
 }
 
 #[test]

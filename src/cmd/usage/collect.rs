@@ -218,14 +218,27 @@ impl<'a, 'w> Collector<'a, 'w> {
         Some((ms, TimeText::new(&time::format_iso8601(ms))))
     }
 
-    /// The call's identity: its `responseId`, else its entry's `id` and `timestamp` and the
-    /// text of its `usage`; `None` when it has none of those.
+    /// The call's identity: its `responseId` with its time (the message's numeric `timestamp`,
+    /// else its entry's `timestamp`) and the text of its `usage`; without a `responseId`, its
+    /// entry's `id` and `timestamp` and the text of its `usage`; `None` when it has none of
+    /// those. Providers reuse response ids (Ollama's `chatcmpl-<n>`, Pi's chunk ids), and an
+    /// identity must never merge two calls that differ in anything a bill depends on; a fork's
+    /// or a sub-agent's copy of a message keeps its time and usage text, so it still repeats.
     fn identity(&mut self, e: &Entry<'_>, c: &BilledCallParts<'_>) -> Option<u128> {
+        let timestamp = e.get("timestamp").filter(|v| !v.is_null());
+        let usage = c.usage.as_deref().unwrap_or(b"");
         if let Some(r) = c.response_id.filter(|r| !r.is_empty()) {
-            return Some(identity(&mut self.scratch, &[b"r", r.as_bytes()]));
+            let numeric = |t: &Raw<'_>| t.first().is_some_and(|b| b.is_ascii_digit() || *b == b'-');
+            let time = match c.message_timestamp.filter(numeric) {
+                Some(t) => t.bytes(),
+                None => timestamp.map_or(&b""[..], Raw::bytes),
+            };
+            return Some(identity(
+                &mut self.scratch,
+                &[b"r", r.as_bytes(), time, usage],
+            ));
         }
         let id = e.get("id").filter(|v| !v.is_null());
-        let timestamp = e.get("timestamp").filter(|v| !v.is_null());
         (id.is_some() || timestamp.is_some()).then(|| {
             identity(
                 &mut self.scratch,
@@ -233,7 +246,7 @@ impl<'a, 'w> Collector<'a, 'w> {
                     if c.summarization { b"s" } else { b"e" },
                     id.as_deref().unwrap_or(b""),
                     timestamp.as_deref().unwrap_or(b""),
-                    c.usage.as_deref().unwrap_or(b""),
+                    usage,
                 ],
             )
         })
