@@ -3,44 +3,47 @@
 //! sessions and left-out repeats), which a `usage` record writes.
 
 use super::calls::{BilledCall, Lineage, ModelKey, SessionFacts, TimeText};
+use super::decimal::Amount;
 use std::collections::BTreeMap;
 
-/// Token and cost sums of a set of calls.
+/// Token and cost sums of a set of calls, exact: a token sum is a u128 of u64 counts (at most
+/// u64::MAX calls, so it cannot overflow), a cost an [`Amount`] (issue 19, item 2).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Sums {
     pub count: u64,
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub total_tokens: u64,
+    pub input: u128,
+    pub output: u128,
+    pub cache_read: u128,
+    pub cache_write: u128,
+    pub total_tokens: u128,
     pub total_tokens_computed: u64,
     /// 10^-18 dollars.
-    pub cost: i128,
+    pub cost: Amount,
     pub cost_missing: u64,
-    pub other: BTreeMap<Box<str>, u64>,
+    pub other: BTreeMap<Box<str>, u128>,
 }
 
 impl Sums {
     /// Adds call `c` (its other fields' names in `names`).
     pub fn add_call(&mut self, c: &BilledCall, names: &[Box<str>]) {
         self.count += 1;
-        self.input = self.input.saturating_add(c.tokens[0]);
-        self.output = self.output.saturating_add(c.tokens[1]);
-        self.cache_read = self.cache_read.saturating_add(c.tokens[2]);
-        self.cache_write = self.cache_write.saturating_add(c.tokens[3]);
-        self.total_tokens = self.total_tokens.saturating_add(c.total_tokens);
+        self.input += u128::from(c.tokens[0]);
+        self.output += u128::from(c.tokens[1]);
+        self.cache_read += u128::from(c.tokens[2]);
+        self.cache_write += u128::from(c.tokens[3]);
+        self.total_tokens += c.total_tokens;
         self.total_tokens_computed += u64::from(c.total_computed);
         match c.cost {
-            Some(v) => self.cost = self.cost.saturating_add(v),
+            // Costs are never negative (`read_cost` refuses them).
+            Some(v) => self.cost.add(v.unsigned_abs()),
             None => self.cost_missing += 1,
         }
         for (ix, v) in &c.other {
             if let Some(n) = names.get(*ix as usize) {
                 match self.other.get_mut(n) {
-                    Some(e) => *e = e.saturating_add(*v),
+                    Some(e) => *e += u128::from(*v),
                     None => {
-                        self.other.insert(n.clone(), *v);
+                        self.other.insert(n.clone(), u128::from(*v));
                     }
                 }
             }
@@ -50,22 +53,21 @@ impl Sums {
     /// Adds the sums `o`.
     pub fn merge(&mut self, o: &Sums) {
         self.count += o.count;
-        self.input = self.input.saturating_add(o.input);
-        self.output = self.output.saturating_add(o.output);
-        self.cache_read = self.cache_read.saturating_add(o.cache_read);
-        self.cache_write = self.cache_write.saturating_add(o.cache_write);
-        self.total_tokens = self.total_tokens.saturating_add(o.total_tokens);
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.total_tokens += o.total_tokens;
         self.total_tokens_computed += o.total_tokens_computed;
-        self.cost = self.cost.saturating_add(o.cost);
+        self.cost.merge(o.cost);
         self.cost_missing += o.cost_missing;
         for (k, v) in &o.other {
-            let e = self.other.entry(k.clone()).or_insert(0);
-            *e = e.saturating_add(*v);
+            *self.other.entry(k.clone()).or_insert(0) += *v;
         }
     }
 
     /// The summed cost, or `None` when no call had a recorded cost.
-    pub fn cost(&self) -> Option<i128> {
+    pub fn cost(&self) -> Option<Amount> {
         (self.count == 0 || self.cost_missing < self.count).then_some(self.cost)
     }
 }
