@@ -88,6 +88,56 @@ pub fn label_of(v: &KeyLabel) -> Option<&str> {
     (!v.0).then_some(&*v.1)
 }
 
+/// A (provider, model) pair as labels, owned (a `by_model` key) or borrowed (a call's), so
+/// that the map is searched with a borrowed one.
+pub trait LabelPair {
+    fn labels(&self) -> (Option<&str>, Option<&str>);
+}
+
+impl LabelPair for (KeyLabel, KeyLabel) {
+    fn labels(&self) -> (Option<&str>, Option<&str>) {
+        (label_of(&self.0), label_of(&self.1))
+    }
+}
+
+impl LabelPair for (Option<&str>, Option<&str>) {
+    fn labels(&self) -> (Option<&str>, Option<&str>) {
+        (self.0, self.1)
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn LabelPair + 'a> for (KeyLabel, KeyLabel) {
+    fn borrow(&self) -> &(dyn LabelPair + 'a) {
+        self
+    }
+}
+
+/// The order of [`KeyLabel`]s: unknown (null) after every string.
+fn label_order(v: Option<&str>) -> (bool, &str) {
+    (v.is_none(), v.unwrap_or(""))
+}
+
+impl Ord for dyn LabelPair + '_ {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        let ((p, m), (op, om)) = (self.labels(), o.labels());
+        (label_order(p), label_order(m)).cmp(&(label_order(op), label_order(om)))
+    }
+}
+
+impl PartialOrd for dyn LabelPair + '_ {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl PartialEq for dyn LabelPair + '_ {
+    fn eq(&self, o: &Self) -> bool {
+        self.labels() == o.labels()
+    }
+}
+
+impl Eq for dyn LabelPair + '_ {}
+
 /// What a record says about its group besides the sums.
 #[derive(Debug, Default, Clone)]
 pub struct GroupLabels {
@@ -156,17 +206,14 @@ impl GroupUsage {
             self.messages.add_call(c, names);
         }
         let (p, m) = &models[c.model as usize];
-        let (p, m) = (p.as_deref(), m.as_deref());
-        // A group has a few models: found without building a key.
-        let found = self
-            .by_model
-            .iter_mut()
-            .find(|((kp, km), _)| label_of(kp) == p && label_of(km) == m);
-        match found {
-            Some((_, s)) => s.add_call(c, names),
+        let pair = (p.as_deref(), m.as_deref());
+        // Found by a search of the sorted map without building a key (issue 19, item 4: a
+        // scan made a group of 100,000 models quadratic).
+        match self.by_model.get_mut(&pair as &dyn LabelPair) {
+            Some(s) => s.add_call(c, names),
             None => self
                 .by_model
-                .entry((key_label(p), key_label(m)))
+                .entry((key_label(pair.0), key_label(pair.1)))
                 .or_default()
                 .add_call(c, names),
         }
@@ -185,5 +232,43 @@ impl GroupUsage {
         let mut t = self.messages.clone();
         t.merge(&self.summarization);
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 19, item 4: a group's models are found by a search of its sorted map, not by a
+    /// scan: 100,000 distinct models, each called twice, take seconds (a scan: minutes).
+    #[test]
+    fn item_4_many_models_in_a_group_are_found_by_search() {
+        let started = std::time::Instant::now();
+        let models: Vec<ModelKey> = (0..100_000)
+            .map(|i| (Some("p".into()), Some(format!("model-{i:06}").into())))
+            .chain([(None, None)])
+            .collect();
+        let call = |model: u32| BilledCall {
+            summarization: false,
+            model,
+            time: None,
+            identity: None,
+            tokens: [1, 0, 0, 0],
+            total_tokens: 1,
+            total_computed: false,
+            cost: None,
+            other: Vec::new(),
+        };
+        let mut g = GroupUsage::default();
+        for i in (0..models.len() as u32).chain(0..models.len() as u32) {
+            g.add(&call(i), false, &models, &[]);
+        }
+        assert_eq!(g.by_model.len(), models.len());
+        assert!(g.by_model.values().all(|s| s.count == 2 && s.input == 2));
+        // Sorted as before: by provider then model, unknown (null) last.
+        let keys: Vec<_> = g.by_model.keys().map(|k| k.labels()).collect();
+        assert_eq!(keys[0], (Some("p"), Some("model-000000")));
+        assert_eq!(keys[models.len() - 1], (None, None));
+        assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
     }
 }

@@ -27,6 +27,25 @@ pub fn dollars(v: Amount) -> String {
     format!("${}.{places:04}", group_digits(&whole.digits()))
 }
 
+/// The widest a label cell is, in characters: a longer label (a 1 MB `cwd`) would pad every
+/// row of its column to its width (issue 19, item 4).
+pub const MAX_LABEL: usize = 120;
+
+/// `label`, cut to [`MAX_LABEL`] characters when longer: its start and its end (where a path
+/// names its folder) around an ellipsis.
+fn bounded(label: &str) -> String {
+    let n = label.chars().count();
+    if n <= MAX_LABEL {
+        return label.to_string();
+    }
+    let head = (MAX_LABEL - 1) / 2;
+    let tail = MAX_LABEL - 1 - head;
+    let mut out: String = label.chars().take(head).collect();
+    out.push('…');
+    out.extend(label.chars().skip(n - tail));
+    out
+}
+
 fn cost_cell(s: &Sums) -> String {
     match s.cost() {
         None => "-".into(),
@@ -96,7 +115,7 @@ pub fn render(dims: &[Dim], rows: &[GroupUsage], total: &GroupUsage, show_total:
     for a in rows {
         let mut r: Vec<String> = labels
             .iter()
-            .map(|c| crate::diag::sanitize(c.1(a).unwrap_or("(none)")).into_owned())
+            .map(|c| bounded(&crate::diag::sanitize(c.1(a).unwrap_or("(none)"))))
             .collect();
         r.extend(number_cells(a));
         table.push(r);
@@ -168,6 +187,28 @@ pub fn render(dims: &[Dim], rows: &[GroupUsage], total: &GroupUsage, show_total:
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 19, item 4: a label cell is at most MAX_LABEL characters, so one huge `cwd`
+    /// cannot pad every row of the table to its size.
+    #[test]
+    fn item_4_label_cells_are_bounded() {
+        assert_eq!(bounded("/home/u/proj"), "/home/u/proj");
+        let exact = "x".repeat(MAX_LABEL);
+        assert_eq!(bounded(&exact), exact);
+        let long = format!("/{}/tail", "é".repeat(1_000_000));
+        let b = bounded(&long);
+        assert_eq!(b.chars().count(), MAX_LABEL);
+        assert!(b.starts_with("/éé") && b.ends_with("éé/tail") && b.contains('…'));
+        let row = |cwd: &str| {
+            let mut g = GroupUsage::default();
+            g.labels.session = Some("s".into());
+            g.labels.project = Some(cwd.into());
+            g
+        };
+        let rows: Vec<GroupUsage> = (0..100).map(|_| row("/p")).chain([row(&long)]).collect();
+        let text = render(&[Dim::Session], &rows, &GroupUsage::default(), true);
+        assert!(text.len() < 102 * 400, "{} bytes", text.len());
+    }
 
     #[test]
     fn numbers_for_people() {
