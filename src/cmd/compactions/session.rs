@@ -364,6 +364,12 @@ mod tests {
         }
         assert_eq!(m.intern("q", "model-0"), 100_000);
         assert_eq!(m.get(100_000), Some(("q", "model-0")));
-        assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+        // The scan took many seconds in a release build; unoptimized builds get room.
+        let limit = if cfg!(debug_assertions) { 30 } else { 3 };
+        assert!(
+            started.elapsed().as_secs() < limit,
+            "{:?}",
+            started.elapsed()
+        );
     }
 }

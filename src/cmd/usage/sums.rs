@@ -269,6 +269,12 @@ mod tests {
         let keys: Vec<_> = g.by_model.keys().map(|k| k.labels()).collect();
         assert_eq!(keys[0], (Some("p"), Some("model-000000")));
         assert_eq!(keys[models.len() - 1], (None, None));
-        assert!(started.elapsed().as_secs() < 20, "{:?}", started.elapsed());
+        // The scan took many seconds in a release build; unoptimized builds get room.
+        let limit = if cfg!(debug_assertions) { 30 } else { 3 };
+        assert!(
+            started.elapsed().as_secs() < limit,
+            "{:?}",
+            started.elapsed()
+        );
     }
 }
