@@ -156,8 +156,11 @@ fn windows_are_resolved_as_current_pi_and_pi_usage_resolve_them() {
     assert_eq!(windows, [json!(65536), json!(128000)]);
 }
 
+/// Issue 19, item 2: a context that does not fit in 64 bits, and the drop from tokensBefore
+/// to it, are exact: neither wrapped nor clamped (they were u64::MAX and i64::MIN), as
+/// pi-usage --context writes them.
 #[test]
-fn huge_numbers_neither_wrap_nor_panic() {
+fn item_2_huge_numbers_are_exact_neither_wrapped_nor_clamped() {
     let o = compactions(&[
         "--models",
         &fixture_str("models.json"),
@@ -165,9 +168,21 @@ fn huge_numbers_neither_wrap_nor_panic() {
     ]);
     assert_eq!(o.status, 0, "{}", o.stderr);
     let r = reports(&o);
-    // A context that does not fit in 64 bits is the largest count, not a wrapped zero.
-    assert_eq!(r[0]["context_after"], json!(u64::MAX));
-    assert_eq!(r[0]["inferred_drop"], json!(i64::MIN));
+    // u64::MAX + 1, and 2^63 - 1 minus that.
+    let text = o.out();
+    assert!(
+        text.contains("\"context_after\":18446744073709551616,"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"inferred_drop\":-9223372036854775809"),
+        "{text}"
+    );
+    let c = &usage_context(&fixture_str("compaction-huge-numbers.jsonl"));
+    assert!(
+        c.contains("\"recorded_context_tokens\":18446744073709551616,"),
+        "{c}"
+    );
     // tokensBefore beyond i64 is still over the threshold.
     assert_eq!(r[1]["tokens_before"], json!(u64::MAX));
     assert_eq!(r[1]["trigger"], "threshold");
@@ -711,4 +726,30 @@ fn corpus_overflow_compactions_are_found() {
     for x in &r {
         assert_eq!(x["trigger"], "overflow", "{x}");
     }
+}
+
+/// The `pi-usage --context` output of `file`.
+fn usage_context(file: &str) -> String {
+    cmd("pi-usage").args(["--context", file]).ok().out()
+}
+
+/// Issue 19, item 11: a bad `firstKeptEntryIndex` or `fromHook` is reported (bad_field) as
+/// other bad fields are, not made null silently; a whole `tokensBefore` written with an
+/// exponent is the count it stands for.
+#[test]
+fn item_11_bad_first_kept_index_and_from_hook_are_reported() {
+    let file = fixture_str("compaction-bad-fields.jsonl");
+    let o = compactions(&["--branch-summaries", &file]);
+    assert_eq!(o.status, 2, "{}", o.stderr);
+    assert_eq!(
+        o.stderr_lines(),
+        [
+            format!("pi-compactions: {file}:6: compaction firstKeptEntryIndex is a string, not a number; treated as unknown"),
+            format!("pi-compactions: {file}:6: compaction fromHook is a string, not a boolean; treated as unknown"),
+            format!("pi-compactions: {file}:7: branch_summary fromHook is a number, not a boolean; treated as unknown"),
+        ]
+    );
+    let r = &reports(&o)[0];
+    assert_eq!(r["tokens_before"], 1234);
+    assert_eq!(r["first_kept"]["index"], Value::Null);
 }

@@ -346,11 +346,26 @@ fn response_id_or_id_timestamp_usage_identify_a_call() {
         .arg(fixture("usage-response-id.jsonl"))
         .ok()
         .records()[0];
-    // x2 repeats x1's responseId; the last line repeats `dup` exactly; the other `dup`
-    // has the same id and timestamp but different usage: a different call.
-    assert_eq!(r["total"]["count"], 3);
-    assert_eq!(r["total"]["cost"], 0.7);
-    assert_eq!(r["duplicates"], 2);
+    // x2 repeats x1's responseId at another time: providers reuse response ids, so a
+    // responseId alone would merge two billed calls (issue 19, item 1); they differ in time,
+    // so both count. The last line repeats `dup` exactly; the other `dup` has the same id and
+    // timestamp but different usage: a different call.
+    assert_eq!(r["total"]["count"], 4);
+    assert_eq!(r["total"]["cost"], 0.8);
+    assert_eq!(r["duplicates"], 1);
+}
+
+/// Issue 19, item 1: providers reuse response ids (Ollama's `chatcmpl-<n>`), so a call's
+/// identity is its responseId with its time and usage text: 31 distinct calls share 7 ids
+/// (one has the time of another but other usage) and all count; the 5 copies with the same
+/// message time and usage (a sub-agent's copies, under other entry ids and times) are repeats.
+#[test]
+fn item_1_reused_response_ids_never_merge_distinct_calls() {
+    let t = &usage(&["--total", &f("usage-reused-response-ids.jsonl")]).records()[0];
+    assert_eq!(t["total"]["count"], 31);
+    assert_eq!(t["total"]["input"], 429);
+    assert_eq!(t["total"]["cost"], 0.31);
+    assert_eq!(t["duplicates"], 5);
 }
 
 #[test]
@@ -949,4 +964,44 @@ fn a_streamed_input_and_several_read_whole_agree() {
             assert_eq!(streamed, parts, "{flags:?} --threads {threads}");
         }
     }
+}
+
+/// Issue 19, item 2: token and cost sums are exact past u64::MAX and i128::MAX (they
+/// saturated there with exit 0).
+#[test]
+fn item_2_token_sums_never_saturate() {
+    let o = usage(&["--total", &f("usage-huge-sums.jsonl")]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    // 3 × u64::MAX, 6 × u64::MAX, 3 × 10^20 dollars.
+    for want in [
+        "\"input\":55340232221128654845,",
+        "\"total_tokens\":110680464442257309690,",
+        "\"cost\":300000000000000000000,",
+        "\"reasoning\":55340232221128654845}",
+    ] {
+        assert!(o.out().contains(want), "{want} in {}", o.out());
+    }
+    let t = usage(&["--table", &f("usage-huge-sums.jsonl")]).out();
+    assert!(t.contains("110,680,464,442,257,309,690"), "{t}");
+    assert!(t.contains("$300,000,000,000,000,000,000.0000"), "{t}");
+}
+
+/// Issue 19, item 11: `1e30` and `18446744073709551616` are whole numbers: too large to
+/// count (said so), not "not a whole number"; `1e3` and `2.50e1` are 1000 and 25.
+#[test]
+fn item_11_large_whole_token_values_are_called_too_large() {
+    let file = f("usage-whole-numbers.jsonl");
+    let o = usage(&["--total", &file]);
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr_lines(),
+        [
+            format!("pi-usage: {file}:2: usage.input is too large to count (over 18446744073709551615: 1e30); not counted"),
+            format!("pi-usage: {file}:2: usage.output is too large to count (over 18446744073709551615: 18446744073709551616); not counted"),
+            format!("pi-usage: {file}:2: usage.totalTokens is not a whole number (1.5); not counted"),
+        ]
+    );
+    let m = &o.records()[0]["messages"];
+    assert_eq!(m["cache_read"], 1000);
+    assert_eq!(m["cache_write"], 25);
 }

@@ -2,9 +2,9 @@
 //! one diagnostic, for a `tokensBefore` that is not a count, goes to the [`Diags`] given).
 
 use super::records::SummaryFacts;
+use crate::cmd::usage::token_value;
 use crate::diag::{Diags, Kind};
 use crate::json::{self, Raw};
-use crate::message;
 use crate::reader::Entry;
 use std::borrow::Cow;
 
@@ -16,7 +16,7 @@ pub(super) fn str_of(raw: Option<Raw<'_>>) -> Option<Cow<'_, str>> {
 /// The recorded context size of an assistant message's usage: `None` when none of input,
 /// cacheRead and cacheWrite is a count, or when they sum to zero (a member that is not a
 /// count counts as zero).
-pub(super) fn usage_context(usage: Option<Raw<'_>>) -> Option<u64> {
+pub(super) fn usage_context(usage: Option<Raw<'_>>) -> Option<u128> {
     let u = usage?;
     // One pass over the members (as `Raw::get`: the last of repeated members wins).
     let (mut iv, mut rv, mut wv) = (None, None, None);
@@ -29,12 +29,15 @@ pub(super) fn usage_context(usage: Option<Raw<'_>>) -> Option<u64> {
             wv = Some(v);
         }
     });
-    let n = |v: Option<Raw<'_>>| v.and_then(Raw::as_u64);
+    // Counts as pi-usage reads them (`1e3` is 1000); an invalid one is left out.
+    let n = |v: Option<Raw<'_>>| v.and_then(|v| token_value(v).ok().flatten());
     let (i, r, w) = (n(iv), n(rv), n(wv));
     if i.is_none() && r.is_none() && w.is_none() {
         return None;
     }
-    let sum = message::context_tokens(i.unwrap_or(0), r.unwrap_or(0), w.unwrap_or(0));
+    // input + cacheRead + cacheWrite as message::context_tokens adds them, but exact: the
+    // sum may pass u64::MAX, where that one saturates (issue 19, item 2).
+    let sum: u128 = [i, r, w].iter().map(|v| u128::from(v.unwrap_or(0))).sum();
     (sum > 0).then_some(sum)
 }
 
@@ -61,6 +64,7 @@ pub(super) fn summary_facts(
     e: &Entry<'_>,
     details: Option<Raw<'_>>,
     keep_text: bool,
+    d: &mut Diags,
 ) -> SummaryFacts {
     let summary = e.str("summary");
     SummaryFacts {
@@ -72,8 +76,42 @@ pub(super) fn summary_facts(
         },
         read_files: details.and_then(|d| string_list(d.get("readFiles"))),
         modified_files: details.and_then(|d| string_list(d.get("modifiedFiles"))),
-        from_hook: e.get("fromHook").and_then(Raw::as_bool),
+        from_hook: from_hook(e, d),
     }
+}
+
+/// An entry's `fromHook`: `None` when absent or null, and when it is not a boolean (which
+/// is reported, as other bad fields are: issue 19, item 11).
+fn from_hook(e: &Entry<'_>, d: &mut Diags) -> Option<bool> {
+    let raw = e.get("fromHook").filter(|v| !v.is_null())?;
+    let b = raw.as_bool();
+    if b.is_none() {
+        d.report(
+            Some(e.line.no),
+            Kind::BadField,
+            format!(
+                "{} fromHook is a {}, not a boolean; treated as unknown",
+                e.kind().as_deref().unwrap_or("entry"),
+                raw.kind_name()
+            ),
+        );
+    }
+    b
+}
+
+/// A compaction's `firstKeptEntryIndex` (v1): `None` when absent or null, and when it is not
+/// a count (which is reported, as other bad fields are: issue 19, item 11).
+pub(super) fn first_kept_index(e: &Entry<'_>, d: &mut Diags) -> Option<u64> {
+    let raw = e.get("firstKeptEntryIndex").filter(|v| !v.is_null())?;
+    let n = token_value(raw);
+    if let Err(why) = &n {
+        d.report(
+            Some(e.line.no),
+            Kind::BadField,
+            format!("compaction firstKeptEntryIndex {why}; treated as unknown"),
+        );
+    }
+    n.ok().flatten()
 }
 
 /// A compaction's `tokensBefore`: `None` when absent or null, and when it is not a count
@@ -83,18 +121,15 @@ pub(super) fn tokens_before(e: &Entry<'_>, d: &mut Diags) -> Option<u64> {
         None => None,
         Some(raw) if raw.is_null() => None,
         Some(raw) => {
-            let n = raw.as_u64();
-            if n.is_none() {
+            let n = token_value(raw);
+            if let Err(why) = &n {
                 d.report(
                     Some(e.line.no),
                     Kind::BadField,
-                    format!(
-                        "compaction tokensBefore is a {}, not a count; treated as unknown",
-                        raw.kind_name()
-                    ),
+                    format!("compaction tokensBefore {why}; treated as unknown"),
                 );
             }
-            n
+            n.ok().flatten()
         }
     }
 }

@@ -83,10 +83,11 @@ fn write_list(o: &mut Obj<'_>, key: &str, v: Option<&[String]>) {
     }
 }
 
-/// `a - b`, clamped to the range of i64 (counts are u64).
-fn signed_difference(a: u64, b: u64) -> i64 {
-    let d = i128::from(a) - i128::from(b);
-    d.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+/// `a - b`, exact (issue 19, item 2: it was clamped to the range of i64, while pi-usage
+/// --context wrote its drop exactly).
+fn signed_difference(a: u128, b: u128) -> i128 {
+    // Context sizes are sums of three u64 counts: below 2^66, so the difference fits.
+    a as i128 - b as i128
 }
 
 /// A compaction as read, with its trigger: a `compaction_report` once `context_after` is
@@ -107,7 +108,7 @@ pub(super) struct CompactionFacts {
     /// The model in effect, in the session's model table.
     pub model: ModelIx,
     pub window: Option<u64>,
-    pub context_after: Option<u64>,
+    pub context_after: Option<u128>,
     pub context_after_line: Option<u64>,
 }
 
@@ -162,6 +163,7 @@ impl Record for CompactionReport<'_> {
     ];
 
     fn write_fields(&self, o: &mut Obj<'_>) {
+        let (mut after, mut digits) = (itoa::Buffer::new(), itoa::Buffer::new());
         let r = self.facts;
         EntryPlace {
             session: self.session,
@@ -195,14 +197,18 @@ impl Record for CompactionReport<'_> {
             .opt_str("model", self.model.map(|m| m.1))
             .opt_u64("configured_window", r.window)
             .u64("reserve_tokens", self.reserve_tokens)
-            .opt_u64("context_after", r.context_after)
+            .opt_raw(
+                "context_after",
+                r.context_after.map(|c| after.format(c).as_bytes()),
+            )
             .opt_u64("context_after_line", r.context_after_line)
-            .opt_i64(
+            .opt_raw(
                 "inferred_drop",
                 match (r.tokens_before, r.context_after) {
-                    (Some(b), Some(a)) => Some(signed_difference(b, a)),
+                    (Some(b), Some(a)) => Some(digits.format(signed_difference(b.into(), a))),
                     _ => None,
-                },
+                }
+                .map(str::as_bytes),
             );
         r.summarized.write_texts(o, self.opt_in);
     }
@@ -337,8 +343,16 @@ impl Record for BranchSummaryReport<'_> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn signed_differences_clamp() {
+    /// Issue 19, item 2: a drop is exact, never clamped to the range of i64.
+    fn item_2_signed_differences_are_exact() {
         assert_eq!(super::signed_difference(3, 5), -2);
-        assert_eq!(super::signed_difference(u64::MAX, 0), i64::MAX);
+        assert_eq!(
+            super::signed_difference(u64::MAX.into(), 0),
+            i128::from(u64::MAX)
+        );
+        assert_eq!(
+            super::signed_difference(0, u64::MAX.into()),
+            -i128::from(u64::MAX)
+        );
     }
 }

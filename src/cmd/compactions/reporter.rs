@@ -5,7 +5,7 @@
 
 use super::args::Args;
 use super::errors::{api_error, failure_of, is_overflow_error};
-use super::read::{details, str_of, summary_facts, tokens_before, usage_context};
+use super::read::{details, first_kept_index, str_of, summary_facts, tokens_before, usage_context};
 use super::records::{
     AssistantError, BranchSummaryReport, CompactionFacts, CompactionFailure, CompactionReport,
     EntryPlace, OptIn,
@@ -15,7 +15,6 @@ use super::table::SessionTally;
 use super::trigger::{infer_trigger, recorded_trigger, AssistantFacts, Clues, StopReason};
 use super::waiting::{see_entry, AwaitingContext, Step, Waiting};
 use crate::diag::Diags;
-use crate::json::Raw;
 use crate::message::Message;
 use crate::models_json::Models;
 use crate::ordered::Ordered;
@@ -54,7 +53,7 @@ struct EntryRead {
     /// The model in effect at the entry.
     model: ModelIx,
     /// An assistant message's recorded context size.
-    context: Option<u64>,
+    context: Option<u128>,
     /// A record that is settled as soon as it is made.
     record: Option<Vec<u8>>,
     compaction: Option<CompactionFacts>,
@@ -208,7 +207,7 @@ impl Reporter<'_, '_> {
                 if self.args().branch_summaries && self.writes_records() =>
             {
                 let id = id.map(|i| &**i);
-                read.record = Some(self.branch_summary(&s.memory, e, id, parent));
+                read.record = Some(self.branch_summary(&s.memory, e, id, parent, d));
             }
             _ => {}
         }
@@ -320,10 +319,10 @@ impl Reporter<'_, '_> {
         let line = e.line.no;
         let tokens_before = tokens_before(e, d);
         let first_kept_entry = e.str("firstKeptEntryId").map(Cow::into_owned);
-        let first_kept_index = e.get("firstKeptEntryIndex").and_then(Raw::as_u64);
+        let first_kept_index = first_kept_index(e, d);
         let first_kept_line = m.first_kept_line(first_kept_entry.as_deref(), first_kept_index);
         let details = details(e);
-        let summarized = summary_facts(e, details, self.args().summary);
+        let summarized = summary_facts(e, details, self.args().summary, d);
         let nearest = m.nearest_assistant(parent);
         let window = m
             .models
@@ -365,8 +364,9 @@ impl Reporter<'_, '_> {
         e: &Entry<'_>,
         id: Option<&str>,
         parent: &ParentRef<'_>,
+        d: &mut Diags,
     ) -> Vec<u8> {
-        let summarized = summary_facts(e, details(e), self.args().summary);
+        let summarized = summary_facts(e, details(e), self.args().summary, d);
         let from = e.str("fromId");
         let timestamp = e.str("timestamp");
         let mut buf = Vec::new();

@@ -19,27 +19,49 @@ pub(super) type ModelIx = u32;
 /// No model (yet) in effect.
 pub(super) const NO_MODEL: ModelIx = u32::MAX;
 
-/// The (provider, model id) pairs a session names, each stored once.
+/// The (provider, model id) pairs a session names, each stored once, found by a hash of the
+/// pair (issue 19, item 4: a linear search made 100,000 models quadratic).
 #[derive(Default)]
-pub(super) struct SeenModels(Vec<(Box<str>, Box<str>)>);
+pub(super) struct SeenModels {
+    pairs: Vec<(Box<str>, Box<str>)>,
+    /// [`pair_hash`] → index of the first pair with that hash (another pair with the same
+    /// hash is found by a scan).
+    by_hash: FastMap<u64, ModelIx>,
+}
+
+/// A hash of (provider, model id).
+fn pair_hash(provider: &str, model: &str) -> u64 {
+    hash_str(provider).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ hash_str(model)
+}
 
 impl SeenModels {
     /// The index of (`provider`, `model`), added when new.
     pub fn intern(&mut self, provider: &str, model: &str) -> ModelIx {
-        if let Some(i) = self
-            .0
-            .iter()
-            .rposition(|(p, m)| &**p == provider && &**m == model)
-        {
-            return i as ModelIx;
+        let same = |(p, m): &(Box<str>, Box<str>)| &**p == provider && &**m == model;
+        // Calls in a row mostly use the model named last.
+        if self.pairs.last().is_some_and(same) {
+            return (self.pairs.len() - 1) as ModelIx;
         }
-        self.0.push((provider.into(), model.into()));
-        (self.0.len() - 1) as ModelIx
+        let h = pair_hash(provider, model);
+        match self.by_hash.get(&h) {
+            Some(&i) if same(&self.pairs[i as usize]) => return i,
+            // Two pairs with one hash: the rare case, scanned.
+            Some(_) => {
+                if let Some(i) = self.pairs.iter().rposition(same) {
+                    return i as ModelIx;
+                }
+            }
+            None => {
+                self.by_hash.insert(h, self.pairs.len() as ModelIx);
+            }
+        }
+        self.pairs.push((provider.into(), model.into()));
+        (self.pairs.len() - 1) as ModelIx
     }
 
     /// The (provider, model id) at `ix`; `None` for [`NO_MODEL`].
     pub fn get(&self, ix: ModelIx) -> Option<(&str, &str)> {
-        self.0.get(ix as usize).map(|(p, m)| (&**p, &**m))
+        self.pairs.get(ix as usize).map(|(p, m)| (&**p, &**m))
     }
 }
 
@@ -325,5 +347,29 @@ mod tests {
             "forgotten"
         );
         assert!(s.has_seen("0"), "ids are never forgotten");
+    }
+
+    /// Issue 19, item 4: models are found by hash, not by a scan: 100,000 distinct models
+    /// (each named twice) take a moment; the scan took minutes.
+    #[test]
+    fn item_4_many_models_are_interned_by_hash() {
+        let started = std::time::Instant::now();
+        let mut m = SeenModels::default();
+        let names: Vec<String> = (0..100_000).map(|i| format!("model-{i}")).collect();
+        for (i, n) in names.iter().enumerate() {
+            assert_eq!(m.intern("p", n), i as ModelIx);
+        }
+        for (i, n) in names.iter().enumerate().rev() {
+            assert_eq!(m.intern("p", n), i as ModelIx);
+        }
+        assert_eq!(m.intern("q", "model-0"), 100_000);
+        assert_eq!(m.get(100_000), Some(("q", "model-0")));
+        // The scan took many seconds in a release build; unoptimized builds get room.
+        let limit = if cfg!(debug_assertions) { 30 } else { 3 };
+        assert!(
+            started.elapsed().as_secs() < limit,
+            "{:?}",
+            started.elapsed()
+        );
     }
 }

@@ -44,7 +44,7 @@ pub(super) struct Step<'a> {
     pub parent: Option<&'a str>,
     pub is_compaction: bool,
     /// The recorded context size of an assistant message (see `usage_context`).
-    pub context: Option<u64>,
+    pub context: Option<u128>,
 }
 
 impl AwaitingContext {

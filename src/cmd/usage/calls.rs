@@ -74,7 +74,8 @@ pub struct BilledCall {
     pub identity: Option<u128>,
     /// input, output, cacheRead, cacheWrite.
     pub tokens: [u64; 4],
-    pub total_tokens: u64,
+    /// As recorded, else the sum of `tokens` (exact: it may pass u64::MAX).
+    pub total_tokens: u128,
     pub total_computed: bool,
     /// 10^-18 dollars.
     pub cost: Option<i128>,

@@ -218,14 +218,27 @@ impl<'a, 'w> Collector<'a, 'w> {
         Some((ms, TimeText::new(&time::format_iso8601(ms))))
     }
 
-    /// The call's identity: its `responseId`, else its entry's `id` and `timestamp` and the
-    /// text of its `usage`; `None` when it has none of those.
+    /// The call's identity: its `responseId` with its time (the message's numeric `timestamp`,
+    /// else its entry's `timestamp`) and the text of its `usage`; without a `responseId`, its
+    /// entry's `id` and `timestamp` and the text of its `usage`; `None` when it has none of
+    /// those. Providers reuse response ids (Ollama's `chatcmpl-<n>`, Pi's chunk ids), and an
+    /// identity must never merge two calls that differ in anything a bill depends on; a fork's
+    /// or a sub-agent's copy of a message keeps its time and usage text, so it still repeats.
     fn identity(&mut self, e: &Entry<'_>, c: &BilledCallParts<'_>) -> Option<u128> {
+        let timestamp = e.get("timestamp").filter(|v| !v.is_null());
+        let usage = c.usage.as_deref().unwrap_or(b"");
         if let Some(r) = c.response_id.filter(|r| !r.is_empty()) {
-            return Some(identity(&mut self.scratch, &[b"r", r.as_bytes()]));
+            let numeric = |t: &Raw<'_>| t.first().is_some_and(|b| b.is_ascii_digit() || *b == b'-');
+            let time = match c.message_timestamp.filter(numeric) {
+                Some(t) => t.bytes(),
+                None => timestamp.map_or(&b""[..], Raw::bytes),
+            };
+            return Some(identity(
+                &mut self.scratch,
+                &[b"r", r.as_bytes(), time, usage],
+            ));
         }
         let id = e.get("id").filter(|v| !v.is_null());
-        let timestamp = e.get("timestamp").filter(|v| !v.is_null());
         (id.is_some() || timestamp.is_some()).then(|| {
             identity(
                 &mut self.scratch,
@@ -233,7 +246,7 @@ impl<'a, 'w> Collector<'a, 'w> {
                     if c.summarization { b"s" } else { b"e" },
                     id.as_deref().unwrap_or(b""),
                     timestamp.as_deref().unwrap_or(b""),
-                    c.usage.as_deref().unwrap_or(b""),
+                    usage,
                 ],
             )
         })
@@ -259,14 +272,14 @@ impl<'a, 'w> Collector<'a, 'w> {
         let identity = self.identity(e, &c);
         let time = Self::time(e, c.message_timestamp, d);
         let model = self.data.model(c.provider, c.model);
-        let computed = u.tokens.iter().fold(0u64, |a, &b| a.saturating_add(b));
+        let computed: u128 = u.tokens.iter().map(|&t| u128::from(t)).sum();
         let call = BilledCall {
             summarization: c.summarization,
             model,
             time,
             identity,
             tokens: u.tokens,
-            total_tokens: u.total.unwrap_or(computed),
+            total_tokens: u.total.map_or(computed, u128::from),
             total_computed: u.total.is_none(),
             cost: u.cost,
             other: u.other,
@@ -384,7 +397,10 @@ fn short(raw: &[u8]) -> String {
     }
 }
 
-/// A token count, or why it is not one (for the diagnostic).
+/// A token count, or why it is not one (for the diagnostic). A whole number written with an
+/// exponent or a zero fraction (`1e3`, `1000.0`) is the count it stands for, as Pi's
+/// JavaScript reads it; a whole number past u64::MAX is "too large", never "not a whole
+/// number" (issue 19, item 11).
 pub fn token_value(raw: Raw<'_>) -> Result<Option<u64>, String> {
     if raw.is_null() {
         return Ok(None);
@@ -394,14 +410,98 @@ pub fn token_value(raw: Raw<'_>) -> Result<Option<u64>, String> {
     }
     match raw.as_f64() {
         Some(f) if f < 0.0 => Err(format!("is negative ({})", short(&raw))),
-        Some(_) => Err(format!("is not a whole number ({})", short(&raw))),
+        Some(_) => match whole_number(&raw) {
+            Some(Some(v)) => Ok(Some(v)),
+            Some(None) => Err(format!(
+                "is too large to count (over {}: {})",
+                u64::MAX,
+                short(&raw)
+            )),
+            None => Err(format!("is not a whole number ({})", short(&raw))),
+        },
         None => Err(format!("is a {}, not a number", raw.kind_name())),
     }
+}
+
+/// The whole number a non-negative JSON number's text stands for, exactly: `Some(Some(n))`,
+/// `Some(None)` when it is whole but past u64::MAX, `None` when it has a fraction.
+pub fn whole_number(text: &[u8]) -> Option<Option<u64>> {
+    let text = text.strip_prefix(b"-").unwrap_or(text);
+    let (mantissa, exponent) = match text.iter().position(|&c| c == b'e' || c == b'E') {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => (text, &b""[..]),
+    };
+    let (int, frac) = match mantissa.iter().position(|&c| c == b'.') {
+        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
+        None => (mantissa, &b""[..]),
+    };
+    let digits: Vec<u8> = int.iter().chain(frac).copied().collect();
+    let digits = match digits.iter().position(|&c| c != b'0') {
+        Some(first) => &digits[first..],
+        None => return Some(Some(0)),
+    };
+    let zeros = digits.iter().rev().take_while(|&&c| c == b'0').count();
+    let digits = &digits[..digits.len() - zeros];
+    // The power of ten the significant digits are scaled by; an exponent too long for i64 is
+    // past any count either way.
+    let exp = std::str::from_utf8(exponent).ok().and_then(|e| {
+        let e = e.strip_prefix('+').unwrap_or(e);
+        if e.is_empty() {
+            Some(0)
+        } else {
+            e.parse::<i64>().ok()
+        }
+    });
+    let exp = match exp {
+        Some(e) => e,
+        None if exponent.first() == Some(&b'-') => return None,
+        None => return Some(None),
+    };
+    let scale = i128::from(exp) - frac.len() as i128 + zeros as i128;
+    if scale < 0 {
+        return None;
+    }
+    if digits.len() as i128 + scale > 20 {
+        return Some(None);
+    }
+    let mut v: u128 = 0;
+    for &c in digits {
+        v = v * 10 + u128::from(c - b'0');
+    }
+    v *= 10u128.pow(scale as u32);
+    Some(u64::try_from(v).ok())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 19, item 11: `1e30` and `18446744073709551616` are whole numbers, too large to
+    /// count; `1e3` and `1000.0` are 1000.
+    #[test]
+    fn item_11_whole_numbers_are_whole_however_written() {
+        let w = |s: &str| whole_number(s.as_bytes());
+        assert_eq!(w("1e3"), Some(Some(1000)));
+        assert_eq!(w("1000.0"), Some(Some(1000)));
+        assert_eq!(w("1.5e1"), Some(Some(15)));
+        assert_eq!(w("12500e-2"), Some(Some(125)));
+        assert_eq!(w("0.0"), Some(Some(0)));
+        assert_eq!(w("0e99999999999999999999"), Some(Some(0)));
+        assert_eq!(w("18446744073709551615.0"), Some(Some(u64::MAX)));
+        assert_eq!(w("18446744073709551616"), Some(None));
+        assert_eq!(w("1e30"), Some(None));
+        assert_eq!(w("1E+99999999999999999999"), Some(None));
+        assert_eq!(w("1.5"), None);
+        assert_eq!(w("15e-1"), None);
+        assert_eq!(w("1e-99999999999999999999"), None);
+        let t = |s: &str| token_value(json::validate(s.as_bytes()).unwrap());
+        assert_eq!(t("1e3"), Ok(Some(1000)));
+        assert!(t("1e30").unwrap_err().starts_with("is too large to count"));
+        assert!(t("18446744073709551616")
+            .unwrap_err()
+            .starts_with("is too large to count"));
+        assert!(t("1.5").unwrap_err().starts_with("is not a whole number"));
+    }
 
     #[test]
     fn entry_timestamps_by_the_usage_rule() {

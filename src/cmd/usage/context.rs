@@ -6,7 +6,7 @@ use super::collect::{token_value, TOKEN_FIELDS};
 use super::records::ContextRecord;
 use crate::diag::{Diags, Kind};
 use crate::json::Raw;
-use crate::message::{self, Message};
+use crate::message::Message;
 use crate::models_json::Models;
 use crate::output::{Out, Stop};
 use crate::reader::{Entry, Header, ParentLink, SessionVisitor};
@@ -20,7 +20,7 @@ const DROP_RATIO: f64 = 0.7;
 #[derive(Debug, Clone, Copy, Default)]
 struct ContextBefore {
     /// The recorded context of the last assistant message with non-zero usage.
-    prev: Option<u64>,
+    prev: Option<u128>,
     /// Whether a compaction came after that message.
     compaction: bool,
 }
@@ -145,7 +145,7 @@ fn context_record<'a>(
 
 /// The token fields of `usage` (an object), each `None` when invalid (reported), and the
 /// recorded context: input + cacheRead + cacheWrite, `None` when one of them is invalid.
-fn recorded_tokens(usage: Raw<'_>, line: u64, d: &mut Diags) -> ([Option<u64>; 4], Option<u64>) {
+fn recorded_tokens(usage: Raw<'_>, line: u64, d: &mut Diags) -> ([Option<u64>; 4], Option<u128>) {
     let mut t: [Option<u64>; 4] = [None; 4];
     let mut ok = true;
     for (i, f) in TOKEN_FIELDS.iter().enumerate() {
@@ -164,19 +164,25 @@ fn recorded_tokens(usage: Raw<'_>, line: u64, d: &mut Diags) -> ([Option<u64>; 4
             }
         }
     }
-    let context = ok
-        .then(|| message::context_tokens(t[0].unwrap_or(0), t[2].unwrap_or(0), t[3].unwrap_or(0)));
+    // input + cacheRead + cacheWrite as message::context_tokens adds them, but exact: the
+    // sum may pass u64::MAX, where that one saturates (issue 19, item 2).
+    let context = ok.then(|| {
+        [0, 2, 3]
+            .iter()
+            .map(|&i| u128::from(t[i].unwrap_or(0)))
+            .sum()
+    });
     (t, context)
 }
 
 /// The recorded context when it shows one: zero-usage messages neither show nor hide a drop.
-fn live(context: Option<u64>) -> Option<u64> {
+fn live(context: Option<u128>) -> Option<u128> {
     context.filter(|&c| c > 0)
 }
 
 /// The drop from the previous recorded context `prev` to `live`, when it fell below
 /// [`DROP_RATIO`] of it.
-fn inferred_drop(live: Option<u64>, prev: Option<u64>) -> Option<u64> {
+fn inferred_drop(live: Option<u128>, prev: Option<u128>) -> Option<u128> {
     match (live, prev) {
         (Some(c), Some(p)) if (c as f64) < (p as f64) * DROP_RATIO => Some(p - c),
         _ => None,

@@ -95,17 +95,92 @@ fn general_decimal(raw: &[u8]) -> Option<i128> {
     Some(if neg { -v } else { v })
 }
 
-/// The fixed-point value as decimal text without trailing zeros (`0.00835896`, `12`).
-pub fn format_decimal(v: i128) -> String {
-    let sign = if v < 0 { "-" } else { "" };
-    let a = v.unsigned_abs();
-    let int = a / ONE as u128;
-    let frac = a % ONE as u128;
-    if frac == 0 {
-        return format!("{sign}{int}");
+/// A sum of non-negative fixed-point costs (10^-18 dollars), exact: 192 bits, `hi` * 2^128 +
+/// `lo`. A sum of at most u64::MAX values each below 2^128 (a count of calls is a u64) cannot
+/// overflow it, so it never clamps and never wraps (issue 19, item 2).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Amount {
+    lo: u128,
+    hi: u64,
+}
+
+impl Amount {
+    /// Adds `v`.
+    #[inline]
+    pub fn add(&mut self, v: u128) {
+        let (lo, carry) = self.lo.overflowing_add(v);
+        self.lo = lo;
+        self.hi += u64::from(carry);
     }
-    let f = format!("{frac:018}");
-    format!("{sign}{int}.{}", f.trim_end_matches('0'))
+
+    /// Adds the sum `o`.
+    pub fn merge(&mut self, o: Amount) {
+        self.add(o.lo);
+        self.hi += o.hi;
+    }
+
+    /// `self / d` and `self % d`.
+    fn div_rem(self, d: u64) -> (Amount, u64) {
+        let limbs = [self.hi, (self.lo >> 64) as u64, self.lo as u64];
+        let (mut q, mut r) = ([0u64; 3], 0u128);
+        for (i, l) in limbs.iter().enumerate() {
+            let cur = (r << 64) | u128::from(*l);
+            q[i] = (cur / u128::from(d)) as u64;
+            r = cur % u128::from(d);
+        }
+        let lo = (u128::from(q[1]) << 64) | u128::from(q[2]);
+        (Amount { lo, hi: q[0] }, r as u64)
+    }
+
+    /// The integer (in units of 10^-18 dollars) as decimal digits.
+    pub fn digits(self) -> String {
+        if self.hi == 0 {
+            return self.lo.to_string();
+        }
+        let (mut rest, mut chunks) = (self, Vec::new());
+        while rest.hi != 0 {
+            let (q, r) = rest.div_rem(10_000_000_000_000_000_000);
+            chunks.push(r);
+            rest = q;
+        }
+        let mut s = rest.lo.to_string();
+        for c in chunks.iter().rev() {
+            s.push_str(&format!("{c:019}"));
+        }
+        s
+    }
+
+    /// Rounded half to even to units of 10^-`places` dollars (`places` at most 18): the count
+    /// of those units.
+    pub fn rounded(self, places: u32) -> Amount {
+        let unit = 10u64.pow(SCALE - places);
+        let (mut q, r) = self.div_rem(unit);
+        if 2 * u128::from(r) > u128::from(unit)
+            || (2 * u128::from(r) == u128::from(unit) && q.lo % 2 == 1)
+        {
+            q.add(1);
+        }
+        q
+    }
+
+    /// `self / d` and `self % d` of a small `d`.
+    pub fn split(self, d: u64) -> (Amount, u64) {
+        self.div_rem(d)
+    }
+}
+
+/// The exact sum as decimal text without trailing zeros (`0.00835896`, `12`).
+pub fn format_decimal(v: Amount) -> String {
+    let digits = v.digits();
+    let cut = digits.len().saturating_sub(SCALE as usize);
+    let int = if cut == 0 { "0" } else { &digits[..cut] };
+    let frac = format!("{:0>18}", &digits[cut..]);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() {
+        int.to_string()
+    } else {
+        format!("{int}.{frac}")
+    }
 }
 
 #[cfg(test)]
@@ -173,12 +248,38 @@ mod tests {
             .iter()
             .map(|s| parse_decimal(s.as_bytes()).unwrap())
             .collect();
-        let a: i128 = v.iter().sum();
-        let b: i128 = v.iter().rev().sum();
-        assert_eq!(a, b);
+        let sum = |v: &mut dyn Iterator<Item = &i128>| {
+            let mut a = Amount::default();
+            v.for_each(|c| a.add(*c as u128));
+            a
+        };
+        let a = sum(&mut v.iter());
+        assert_eq!(a, sum(&mut v.iter().rev()));
         assert_eq!(format_decimal(a), "0.600000011");
-        assert_eq!(format_decimal(0), "0");
-        assert_eq!(format_decimal(12 * ONE), "12");
-        assert_eq!(format_decimal(-ONE / 2), "-0.5");
+        assert_eq!(format_decimal(Amount::default()), "0");
+        let mut twelve = Amount::default();
+        twelve.add(12 * ONE as u128);
+        assert_eq!(format_decimal(twelve), "12");
+    }
+
+    /// Issue 19, item 2: cost sums are exact past i128::MAX (they saturated there).
+    #[test]
+    fn item_2_cost_sums_never_saturate() {
+        let mut a = Amount::default();
+        let big = i128::MAX as u128;
+        for _ in 0..4 {
+            a.add(big);
+        }
+        // 4 * (2^127 - 1) = 2^129 - 4.
+        let want = "680564733841876926926749214863536422908";
+        assert_eq!(a.digits(), want);
+        assert_eq!(
+            format_decimal(a),
+            "680564733841876926926.749214863536422908"
+        );
+        let mut b = a;
+        b.merge(a);
+        assert_eq!(b.digits(), "1361129467683753853853498429727072845816");
+        assert_eq!(b.split(10).1, 6);
     }
 }

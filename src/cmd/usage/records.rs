@@ -117,22 +117,32 @@ impl Record for UsageRecord<'_> {
 
 /// The members of a sums object (`messages`, `summarization`, `total`, a `by_model` item).
 fn write_sums(o: &mut Obj<'_>, s: &Sums) {
-    o.u64("count", s.count)
-        .u64("input", s.input)
-        .u64("output", s.output)
-        .u64("cache_read", s.cache_read)
-        .u64("cache_write", s.cache_write)
-        .u64("total_tokens", s.total_tokens)
-        .u64("total_tokens_computed", s.total_tokens_computed);
+    o.u64("count", s.count);
+    wide(o, "input", s.input);
+    wide(o, "output", s.output);
+    wide(o, "cache_read", s.cache_read);
+    wide(o, "cache_write", s.cache_write);
+    wide(o, "total_tokens", s.total_tokens);
+    o.u64("total_tokens_computed", s.total_tokens_computed);
     match s.cost() {
         Some(c) => o.raw("cost", format_decimal(c).as_bytes()),
         None => o.null("cost"),
     };
     o.u64("cost_missing", s.cost_missing).obj("other", |m| {
         for (k, v) in &s.other {
-            m.u64(k, *v);
+            wide(m, k, *v);
         }
     });
+}
+
+/// The text of `v`, written in `buf`.
+fn digits(buf: &mut itoa::Buffer, v: Option<u128>) -> Option<&[u8]> {
+    v.map(|v| buf.format(v).as_bytes())
+}
+
+/// Member `k`, the exact integer `v` (a sum may pass u64::MAX).
+pub fn wide(o: &mut Obj<'_>, k: &str, v: u128) {
+    o.raw(k, itoa::Buffer::new().format(v).as_bytes());
 }
 
 /// A `context` record: one assistant message's recorded context, its model's configured
@@ -149,11 +159,12 @@ pub struct ContextRecord<'a> {
     /// input, output, cacheRead, cacheWrite as recorded: `None` without a usage object or
     /// for an invalid field.
     pub recorded: [Option<u64>; 4],
-    pub recorded_context_tokens: Option<u64>,
+    /// Exact sums (they may pass u64::MAX).
+    pub recorded_context_tokens: Option<u128>,
     pub configured_window: Option<Window>,
     pub fill_ratio: Option<f64>,
-    pub previous_context_tokens: Option<u64>,
-    pub inferred_context_drop: Option<u64>,
+    pub previous_context_tokens: Option<u128>,
+    pub inferred_context_drop: Option<u128>,
     pub after_compaction: bool,
 }
 
@@ -183,6 +194,11 @@ impl Record for ContextRecord<'_> {
     ];
 
     fn write_fields(&self, o: &mut Obj<'_>) {
+        let mut buf = [
+            itoa::Buffer::new(),
+            itoa::Buffer::new(),
+            itoa::Buffer::new(),
+        ];
         let window = self.configured_window;
         o.str("session", self.session)
             .str("file", self.file)
@@ -196,12 +212,21 @@ impl Record for ContextRecord<'_> {
             .opt_u64("recorded_output", self.recorded[1])
             .opt_u64("recorded_cache_read", self.recorded[2])
             .opt_u64("recorded_cache_write", self.recorded[3])
-            .opt_u64("recorded_context_tokens", self.recorded_context_tokens)
+            .opt_raw(
+                "recorded_context_tokens",
+                digits(&mut buf[0], self.recorded_context_tokens),
+            )
             .opt_u64("configured_context_window", window.map(|w| w.tokens))
             .opt_str("configured_window_source", window.map(|w| w.source.name()))
             .opt_f64("fill_ratio", self.fill_ratio)
-            .opt_u64("previous_context_tokens", self.previous_context_tokens)
-            .opt_u64("inferred_context_drop", self.inferred_context_drop)
+            .opt_raw(
+                "previous_context_tokens",
+                digits(&mut buf[1], self.previous_context_tokens),
+            )
+            .opt_raw(
+                "inferred_context_drop",
+                digits(&mut buf[2], self.inferred_context_drop),
+            )
             .bool("after_compaction", self.after_compaction);
     }
 }

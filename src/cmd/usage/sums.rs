@@ -3,44 +3,47 @@
 //! sessions and left-out repeats), which a `usage` record writes.
 
 use super::calls::{BilledCall, Lineage, ModelKey, SessionFacts, TimeText};
+use super::decimal::Amount;
 use std::collections::BTreeMap;
 
-/// Token and cost sums of a set of calls.
+/// Token and cost sums of a set of calls, exact: a token sum is a u128 of u64 counts (at most
+/// u64::MAX calls, so it cannot overflow), a cost an [`Amount`] (issue 19, item 2).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Sums {
     pub count: u64,
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub total_tokens: u64,
+    pub input: u128,
+    pub output: u128,
+    pub cache_read: u128,
+    pub cache_write: u128,
+    pub total_tokens: u128,
     pub total_tokens_computed: u64,
     /// 10^-18 dollars.
-    pub cost: i128,
+    pub cost: Amount,
     pub cost_missing: u64,
-    pub other: BTreeMap<Box<str>, u64>,
+    pub other: BTreeMap<Box<str>, u128>,
 }
 
 impl Sums {
     /// Adds call `c` (its other fields' names in `names`).
     pub fn add_call(&mut self, c: &BilledCall, names: &[Box<str>]) {
         self.count += 1;
-        self.input = self.input.saturating_add(c.tokens[0]);
-        self.output = self.output.saturating_add(c.tokens[1]);
-        self.cache_read = self.cache_read.saturating_add(c.tokens[2]);
-        self.cache_write = self.cache_write.saturating_add(c.tokens[3]);
-        self.total_tokens = self.total_tokens.saturating_add(c.total_tokens);
+        self.input += u128::from(c.tokens[0]);
+        self.output += u128::from(c.tokens[1]);
+        self.cache_read += u128::from(c.tokens[2]);
+        self.cache_write += u128::from(c.tokens[3]);
+        self.total_tokens += c.total_tokens;
         self.total_tokens_computed += u64::from(c.total_computed);
         match c.cost {
-            Some(v) => self.cost = self.cost.saturating_add(v),
+            // Costs are never negative (`read_cost` refuses them).
+            Some(v) => self.cost.add(v.unsigned_abs()),
             None => self.cost_missing += 1,
         }
         for (ix, v) in &c.other {
             if let Some(n) = names.get(*ix as usize) {
                 match self.other.get_mut(n) {
-                    Some(e) => *e = e.saturating_add(*v),
+                    Some(e) => *e += u128::from(*v),
                     None => {
-                        self.other.insert(n.clone(), *v);
+                        self.other.insert(n.clone(), u128::from(*v));
                     }
                 }
             }
@@ -50,22 +53,21 @@ impl Sums {
     /// Adds the sums `o`.
     pub fn merge(&mut self, o: &Sums) {
         self.count += o.count;
-        self.input = self.input.saturating_add(o.input);
-        self.output = self.output.saturating_add(o.output);
-        self.cache_read = self.cache_read.saturating_add(o.cache_read);
-        self.cache_write = self.cache_write.saturating_add(o.cache_write);
-        self.total_tokens = self.total_tokens.saturating_add(o.total_tokens);
+        self.input += o.input;
+        self.output += o.output;
+        self.cache_read += o.cache_read;
+        self.cache_write += o.cache_write;
+        self.total_tokens += o.total_tokens;
         self.total_tokens_computed += o.total_tokens_computed;
-        self.cost = self.cost.saturating_add(o.cost);
+        self.cost.merge(o.cost);
         self.cost_missing += o.cost_missing;
         for (k, v) in &o.other {
-            let e = self.other.entry(k.clone()).or_insert(0);
-            *e = e.saturating_add(*v);
+            *self.other.entry(k.clone()).or_insert(0) += *v;
         }
     }
 
     /// The summed cost, or `None` when no call had a recorded cost.
-    pub fn cost(&self) -> Option<i128> {
+    pub fn cost(&self) -> Option<Amount> {
         (self.count == 0 || self.cost_missing < self.count).then_some(self.cost)
     }
 }
@@ -85,6 +87,56 @@ pub fn key_label(v: Option<&str>) -> KeyLabel {
 pub fn label_of(v: &KeyLabel) -> Option<&str> {
     (!v.0).then_some(&*v.1)
 }
+
+/// A (provider, model) pair as labels, owned (a `by_model` key) or borrowed (a call's), so
+/// that the map is searched with a borrowed one.
+pub trait LabelPair {
+    fn labels(&self) -> (Option<&str>, Option<&str>);
+}
+
+impl LabelPair for (KeyLabel, KeyLabel) {
+    fn labels(&self) -> (Option<&str>, Option<&str>) {
+        (label_of(&self.0), label_of(&self.1))
+    }
+}
+
+impl LabelPair for (Option<&str>, Option<&str>) {
+    fn labels(&self) -> (Option<&str>, Option<&str>) {
+        (self.0, self.1)
+    }
+}
+
+impl<'a> std::borrow::Borrow<dyn LabelPair + 'a> for (KeyLabel, KeyLabel) {
+    fn borrow(&self) -> &(dyn LabelPair + 'a) {
+        self
+    }
+}
+
+/// The order of [`KeyLabel`]s: unknown (null) after every string.
+fn label_order(v: Option<&str>) -> (bool, &str) {
+    (v.is_none(), v.unwrap_or(""))
+}
+
+impl Ord for dyn LabelPair + '_ {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        let ((p, m), (op, om)) = (self.labels(), o.labels());
+        (label_order(p), label_order(m)).cmp(&(label_order(op), label_order(om)))
+    }
+}
+
+impl PartialOrd for dyn LabelPair + '_ {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+impl PartialEq for dyn LabelPair + '_ {
+    fn eq(&self, o: &Self) -> bool {
+        self.labels() == o.labels()
+    }
+}
+
+impl Eq for dyn LabelPair + '_ {}
 
 /// What a record says about its group besides the sums.
 #[derive(Debug, Default, Clone)]
@@ -154,17 +206,14 @@ impl GroupUsage {
             self.messages.add_call(c, names);
         }
         let (p, m) = &models[c.model as usize];
-        let (p, m) = (p.as_deref(), m.as_deref());
-        // A group has a few models: found without building a key.
-        let found = self
-            .by_model
-            .iter_mut()
-            .find(|((kp, km), _)| label_of(kp) == p && label_of(km) == m);
-        match found {
-            Some((_, s)) => s.add_call(c, names),
+        let pair = (p.as_deref(), m.as_deref());
+        // Found by a search of the sorted map without building a key (issue 19, item 4: a
+        // scan made a group of 100,000 models quadratic).
+        match self.by_model.get_mut(&pair as &dyn LabelPair) {
+            Some(s) => s.add_call(c, names),
             None => self
                 .by_model
-                .entry((key_label(p), key_label(m)))
+                .entry((key_label(pair.0), key_label(pair.1)))
                 .or_default()
                 .add_call(c, names),
         }
@@ -183,5 +232,49 @@ impl GroupUsage {
         let mut t = self.messages.clone();
         t.merge(&self.summarization);
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 19, item 4: a group's models are found by a search of its sorted map, not by a
+    /// scan: 100,000 distinct models, each called twice, take seconds (a scan: minutes).
+    #[test]
+    fn item_4_many_models_in_a_group_are_found_by_search() {
+        let started = std::time::Instant::now();
+        let models: Vec<ModelKey> = (0..100_000)
+            .map(|i| (Some("p".into()), Some(format!("model-{i:06}").into())))
+            .chain([(None, None)])
+            .collect();
+        let call = |model: u32| BilledCall {
+            summarization: false,
+            model,
+            time: None,
+            identity: None,
+            tokens: [1, 0, 0, 0],
+            total_tokens: 1,
+            total_computed: false,
+            cost: None,
+            other: Vec::new(),
+        };
+        let mut g = GroupUsage::default();
+        for i in (0..models.len() as u32).chain(0..models.len() as u32) {
+            g.add(&call(i), false, &models, &[]);
+        }
+        assert_eq!(g.by_model.len(), models.len());
+        assert!(g.by_model.values().all(|s| s.count == 2 && s.input == 2));
+        // Sorted as before: by provider then model, unknown (null) last.
+        let keys: Vec<_> = g.by_model.keys().map(|k| k.labels()).collect();
+        assert_eq!(keys[0], (Some("p"), Some("model-000000")));
+        assert_eq!(keys[models.len() - 1], (None, None));
+        // The scan took many seconds in a release build; unoptimized builds get room.
+        let limit = if cfg!(debug_assertions) { 30 } else { 3 };
+        assert!(
+            started.elapsed().as_secs() < limit,
+            "{:?}",
+            started.elapsed()
+        );
     }
 }

@@ -1,11 +1,16 @@
 //! pi-usage --table: the usage records as an aligned table for a person.
 
 use super::args::Dim;
+use super::decimal::Amount;
 use super::sums::{GroupUsage, Sums};
 
 /// Thousands separators: `1234567` → `1,234,567`.
 pub fn thousands(n: u128) -> String {
-    let s = n.to_string();
+    group_digits(&n.to_string())
+}
+
+/// Decimal digits with thousands separators.
+fn group_digits(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {
         if i > 0 && (s.len() - i).is_multiple_of(3) {
@@ -16,21 +21,29 @@ pub fn thousands(n: u128) -> String {
     out
 }
 
-/// A fixed-point cost (10^-18 dollars) as `$1,234.5678` (rounded half to even to 4 places).
-pub fn dollars(v: i128) -> String {
-    let unit: i128 = 100_000_000_000_000; // 10^-4 dollars in 10^-18
-    let (q, r) = (v.abs() / unit, v.abs() % unit);
-    let q = if 2 * r > unit || (2 * r == unit && q % 2 == 1) {
-        q + 1
-    } else {
-        q
-    };
-    let sign = if v < 0 { "-" } else { "" };
-    format!(
-        "{sign}${}.{:04}",
-        thousands((q / 10_000) as u128),
-        q % 10_000
-    )
+/// A cost sum as `$1,234.5678` (rounded half to even to 4 places).
+pub fn dollars(v: Amount) -> String {
+    let (whole, places) = v.rounded(4).split(10_000);
+    format!("${}.{places:04}", group_digits(&whole.digits()))
+}
+
+/// The widest a label cell is, in characters: a longer label (a 1 MB `cwd`) would pad every
+/// row of its column to its width (issue 19, item 4).
+pub const MAX_LABEL: usize = 120;
+
+/// `label`, cut to [`MAX_LABEL`] characters when longer: its start and its end (where a path
+/// names its folder) around an ellipsis.
+fn bounded(label: &str) -> String {
+    let n = label.chars().count();
+    if n <= MAX_LABEL {
+        return label.to_string();
+    }
+    let head = (MAX_LABEL - 1) / 2;
+    let tail = MAX_LABEL - 1 - head;
+    let mut out: String = label.chars().take(head).collect();
+    out.push('…');
+    out.extend(label.chars().skip(n - tail));
+    out
 }
 
 fn cost_cell(s: &Sums) -> String {
@@ -83,11 +96,11 @@ fn number_cells(a: &GroupUsage) -> Vec<String> {
     vec![
         thousands(a.messages.count.into()),
         thousands(a.summarization.count.into()),
-        thousands(t.input.into()),
-        thousands(t.output.into()),
-        thousands(t.cache_read.into()),
-        thousands(t.cache_write.into()),
-        thousands(t.total_tokens.into()),
+        thousands(t.input),
+        thousands(t.output),
+        thousands(t.cache_read),
+        thousands(t.cache_write),
+        thousands(t.total_tokens),
         cost_cell(&t),
     ]
 }
@@ -102,7 +115,7 @@ pub fn render(dims: &[Dim], rows: &[GroupUsage], total: &GroupUsage, show_total:
     for a in rows {
         let mut r: Vec<String> = labels
             .iter()
-            .map(|c| crate::diag::sanitize(c.1(a).unwrap_or("(none)")).into_owned())
+            .map(|c| bounded(&crate::diag::sanitize(c.1(a).unwrap_or("(none)"))))
             .collect();
         r.extend(number_cells(a));
         table.push(r);
@@ -175,18 +188,49 @@ pub fn render(dims: &[Dim], rows: &[GroupUsage], total: &GroupUsage, show_total:
 mod tests {
     use super::*;
 
+    /// Issue 19, item 4: a label cell is at most MAX_LABEL characters, so one huge `cwd`
+    /// cannot pad every row of the table to its size.
+    #[test]
+    fn item_4_label_cells_are_bounded() {
+        assert_eq!(bounded("/home/u/proj"), "/home/u/proj");
+        let exact = "x".repeat(MAX_LABEL);
+        assert_eq!(bounded(&exact), exact);
+        let long = format!("/{}/tail", "é".repeat(1_000_000));
+        let b = bounded(&long);
+        assert_eq!(b.chars().count(), MAX_LABEL);
+        assert!(b.starts_with("/éé") && b.ends_with("éé/tail") && b.contains('…'));
+        let row = |cwd: &str| {
+            let mut g = GroupUsage::default();
+            g.labels.session = Some("s".into());
+            g.labels.project = Some(cwd.into());
+            g
+        };
+        let rows: Vec<GroupUsage> = (0..100).map(|_| row("/p")).chain([row(&long)]).collect();
+        let text = render(&[Dim::Session], &rows, &GroupUsage::default(), true);
+        assert!(text.len() < 102 * 400, "{} bytes", text.len());
+    }
+
     #[test]
     fn numbers_for_people() {
         assert_eq!(thousands(0), "0");
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1_234_567), "1,234,567");
-        let one = 1_000_000_000_000_000_000i128;
-        assert_eq!(dollars(1234 * one + one / 2), "$1,234.5000");
-        assert_eq!(dollars(8_358_960_000_000_000), "$0.0084");
-        assert_eq!(dollars(0), "$0.0000");
+        let amount = |v: u128| {
+            let mut a = Amount::default();
+            a.add(v);
+            a
+        };
+        let one = 1_000_000_000_000_000_000u128;
+        assert_eq!(dollars(amount(1234 * one + one / 2)), "$1,234.5000");
+        assert_eq!(dollars(amount(8_358_960_000_000_000)), "$0.0084");
+        assert_eq!(dollars(amount(0)), "$0.0000");
         // Half to even at the fourth place.
-        assert_eq!(dollars(50_000_000_000_000), "$0.0000");
-        assert_eq!(dollars(150_000_000_000_000), "$0.0002");
+        assert_eq!(dollars(amount(50_000_000_000_000)), "$0.0000");
+        assert_eq!(dollars(amount(150_000_000_000_000)), "$0.0002");
+        // Past i128::MAX (issue 19, item 2).
+        let mut big = amount(u128::MAX);
+        big.add(u128::MAX);
+        assert_eq!(dollars(big), "$680,564,733,841,876,926,926.7492");
     }
 }
