@@ -12,6 +12,24 @@ use std::collections::BTreeMap;
 
 /// A field the doc types "… or null": always present, its value may be null. (A plain
 /// `Option` field would also accept a missing one.)
+/// A whole number of any size: token sums, context sizes and drops are exact integers that can
+/// pass u64 (issue 19, item 2), which serde_json's `Value` holds as a float.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Whole(pub f64);
+
+impl<'de> Deserialize<'de> for Whole {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Whole, D::Error> {
+        let n = serde_json::Number::deserialize(d)?;
+        match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() != 0.0 => Err(serde::de::Error::custom(format!(
+                "{n} is not a whole number"
+            ))),
+            Some(f) => Ok(Whole(f)),
+            None => Err(serde::de::Error::custom(format!("{n} is not a number"))),
+        }
+    }
+}
+
 fn nullable<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
     Option::deserialize(d)
 }
@@ -136,11 +154,11 @@ pub struct CompactionReport {
     pub configured_window: Option<u64>,
     pub reserve_tokens: u64,
     #[serde(deserialize_with = "nullable")]
-    pub context_after: Option<u64>,
+    pub context_after: Option<Whole>,
     #[serde(deserialize_with = "nullable")]
     pub context_after_line: Option<u64>,
     #[serde(deserialize_with = "nullable")]
-    pub inferred_drop: Option<i64>,
+    pub inferred_drop: Option<Whole>,
     /// Only with `--summary`.
     #[serde(default)]
     pub summary: Option<String>,
@@ -623,16 +641,16 @@ pub enum Lineage {
 #[serde(deny_unknown_fields)]
 pub struct UsageSums {
     pub count: u64,
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub total_tokens: u64,
+    pub input: Whole,
+    pub output: Whole,
+    pub cache_read: Whole,
+    pub cache_write: Whole,
+    pub total_tokens: Whole,
     pub total_tokens_computed: u64,
     #[serde(deserialize_with = "nullable")]
     pub cost: Option<f64>,
     pub cost_missing: u64,
-    pub other: BTreeMap<String, u64>,
+    pub other: BTreeMap<String, Whole>,
 }
 
 /// `usage.by_model[]`: the sums of one provider and model. (Written out rather than
@@ -645,16 +663,16 @@ pub struct ModelSums {
     #[serde(deserialize_with = "nullable")]
     pub model: Option<String>,
     pub count: u64,
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub total_tokens: u64,
+    pub input: Whole,
+    pub output: Whole,
+    pub cache_read: Whole,
+    pub cache_write: Whole,
+    pub total_tokens: Whole,
     pub total_tokens_computed: u64,
     #[serde(deserialize_with = "nullable")]
     pub cost: Option<f64>,
     pub cost_missing: u64,
-    pub other: BTreeMap<String, u64>,
+    pub other: BTreeMap<String, Whole>,
 }
 
 /// `context` (pi-usage --context).
@@ -675,15 +693,15 @@ pub struct Context {
     #[serde(deserialize_with = "nullable")]
     pub stop_reason: Option<String>,
     #[serde(deserialize_with = "nullable")]
-    pub recorded_input: Option<u64>,
+    pub recorded_input: Option<Whole>,
     #[serde(deserialize_with = "nullable")]
-    pub recorded_output: Option<u64>,
+    pub recorded_output: Option<Whole>,
     #[serde(deserialize_with = "nullable")]
-    pub recorded_cache_read: Option<u64>,
+    pub recorded_cache_read: Option<Whole>,
     #[serde(deserialize_with = "nullable")]
-    pub recorded_cache_write: Option<u64>,
+    pub recorded_cache_write: Option<Whole>,
     #[serde(deserialize_with = "nullable")]
-    pub recorded_context_tokens: Option<u64>,
+    pub recorded_context_tokens: Option<Whole>,
     #[serde(deserialize_with = "nullable")]
     pub configured_context_window: Option<u64>,
     #[serde(deserialize_with = "nullable")]
@@ -691,9 +709,9 @@ pub struct Context {
     #[serde(deserialize_with = "nullable")]
     pub fill_ratio: Option<f64>,
     #[serde(deserialize_with = "nullable")]
-    pub previous_context_tokens: Option<u64>,
+    pub previous_context_tokens: Option<Whole>,
     #[serde(deserialize_with = "nullable")]
-    pub inferred_context_drop: Option<i64>,
+    pub inferred_context_drop: Option<Whole>,
     pub after_compaction: bool,
 }
 

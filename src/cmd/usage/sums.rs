@@ -240,10 +240,10 @@ mod tests {
     use super::*;
 
     /// Issue 19, item 4: a group's models are found by a search of its sorted map, not by a
-    /// scan: 100,000 distinct models, each called twice, take seconds (a scan: minutes).
+    /// scan (a scan took minutes on 100,000 distinct models): each of them, called twice, is
+    /// found again and summed once. (Speed is measured in docs/TESTING.md, not asserted.)
     #[test]
     fn item_4_many_models_in_a_group_are_found_by_search() {
-        let started = std::time::Instant::now();
         let models: Vec<ModelKey> = (0..100_000)
             .map(|i| (Some("p".into()), Some(format!("model-{i:06}").into())))
             .chain([(None, None)])
@@ -269,12 +269,5 @@ mod tests {
         let keys: Vec<_> = g.by_model.keys().map(|k| k.labels()).collect();
         assert_eq!(keys[0], (Some("p"), Some("model-000000")));
         assert_eq!(keys[models.len() - 1], (None, None));
-        // The scan took many seconds in a release build; unoptimized builds get room.
-        let limit = if cfg!(debug_assertions) { 30 } else { 3 };
-        assert!(
-            started.elapsed().as_secs() < limit,
-            "{:?}",
-            started.elapsed()
-        );
     }
 }
