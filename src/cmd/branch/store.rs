@@ -59,7 +59,15 @@ impl<'a> LineStore<'a> {
         if let Some(m) = self.map {
             let a = usize::try_from(offset).ok()?;
             let b = a.checked_add(n)?;
-            if !m.still_readable(a, b) {
+            // The file must still reach `b`. Asked of the file, not by touching the map's pages:
+            // touching them costs a page fault each where writing straight from the map costs
+            // none. A file that shrinks after the question fails the write (EFAULT) or reads
+            // zeros under the map's guard, never SIGBUS.
+            let shrank = self
+                .file
+                .and_then(|f| f.metadata().ok())
+                .is_some_and(|md| md.len() < b as u64);
+            if shrank || m.faulted() {
                 if !self.shrank.replace(true) {
                     d.report(
                         None,
