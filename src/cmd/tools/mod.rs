@@ -69,7 +69,7 @@ fn tools_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Resu
     };
     let name = src.name();
     let mut v = PerSession::new(Joiner::new(args, out, input.file(), &name));
-    input.read(d, &mut v)?;
+    input.read_streamed(d, &mut v)?;
     Ok(())
 }
 
