@@ -100,13 +100,6 @@ impl<'a> Message<'a> {
     }
 }
 
-/// The context an assistant call filled, from its recorded usage: input + cacheRead +
-/// cacheWrite (the whole prompt the model read, cached or not; output is not part of it). This
-/// is the size Pi compares with the context window. Saturating: never wraps.
-pub fn context_tokens(input: u64, cache_read: u64, cache_write: u64) -> u64 {
-    input.saturating_add(cache_read).saturating_add(cache_write)
-}
-
 /// Joins the text of a message `content` (a string, or blocks of which `text` ones count).
 pub fn content_text(content: Raw<'_>) -> Option<String> {
     if let Some(s) = content.as_str() {
@@ -157,9 +150,124 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
     out
 }
 
+/// A token count, or why it is not one (for the diagnostic). A whole number written with an
+/// exponent or a zero fraction (`1e3`, `1000.0`) is the count it stands for, as Pi's
+/// JavaScript reads it; a whole number past u64::MAX is "too large", never "not a whole
+/// number" (issue 19, item 11).
+/// (Shared by pi-usage and pi-compactions: one reading of Pi's token numbers.)
+pub fn token_value(raw: Raw<'_>) -> Result<Option<u64>, String> {
+    if raw.is_null() {
+        return Ok(None);
+    }
+    if let Some(v) = raw.as_u64() {
+        return Ok(Some(v));
+    }
+    match raw.as_f64() {
+        Some(f) if f < 0.0 => Err(format!("is negative ({})", short_text(&raw))),
+        Some(_) => match whole_number(&raw) {
+            Some(Some(v)) => Ok(Some(v)),
+            Some(None) => Err(format!(
+                "is too large to count (over {}: {})",
+                u64::MAX,
+                short_text(&raw)
+            )),
+            None => Err(format!("is not a whole number ({})", short_text(&raw))),
+        },
+        None => Err(format!("is a {}, not a number", raw.kind_name())),
+    }
+}
+
+/// The whole number a non-negative JSON number's text stands for, exactly: `Some(Some(n))`,
+/// `Some(None)` when it is whole but past u64::MAX, `None` when it has a fraction.
+pub fn whole_number(text: &[u8]) -> Option<Option<u64>> {
+    let text = text.strip_prefix(b"-").unwrap_or(text);
+    let (mantissa, exponent) = match text.iter().position(|&c| c == b'e' || c == b'E') {
+        Some(i) => (&text[..i], &text[i + 1..]),
+        None => (text, &b""[..]),
+    };
+    let (int, frac) = match mantissa.iter().position(|&c| c == b'.') {
+        Some(i) => (&mantissa[..i], &mantissa[i + 1..]),
+        None => (mantissa, &b""[..]),
+    };
+    let digits: Vec<u8> = int.iter().chain(frac).copied().collect();
+    let digits = match digits.iter().position(|&c| c != b'0') {
+        Some(first) => &digits[first..],
+        None => return Some(Some(0)),
+    };
+    let zeros = digits.iter().rev().take_while(|&&c| c == b'0').count();
+    let digits = &digits[..digits.len() - zeros];
+    // The power of ten the significant digits are scaled by; an exponent too long for i64 is
+    // past any count either way.
+    let exp = std::str::from_utf8(exponent).ok().and_then(|e| {
+        let e = e.strip_prefix('+').unwrap_or(e);
+        if e.is_empty() {
+            Some(0)
+        } else {
+            e.parse::<i64>().ok()
+        }
+    });
+    let exp = match exp {
+        Some(e) => e,
+        None if exponent.first() == Some(&b'-') => return None,
+        None => return Some(None),
+    };
+    let scale = i128::from(exp) - frac.len() as i128 + zeros as i128;
+    if scale < 0 {
+        return None;
+    }
+    if digits.len() as i128 + scale > 20 {
+        return Some(None);
+    }
+    let mut v: u128 = 0;
+    for &c in digits {
+        v = v * 10 + u128::from(c - b'0');
+    }
+    v *= 10u128.pow(scale as u32);
+    Some(u64::try_from(v).ok())
+}
+
+/// A value's text for a diagnostic, cut to 32 characters.
+pub(crate) fn short_text(raw: &[u8]) -> String {
+    let s = String::from_utf8_lossy(raw);
+    if s.chars().count() > 32 {
+        let mut t: String = s.chars().take(31).collect();
+        t.push('…');
+        t
+    } else {
+        s.into_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 19, item 11: `1e30` and `18446744073709551616` are whole numbers, too large to
+    /// count; `1e3` and `1000.0` are 1000.
+    #[test]
+    fn item_11_whole_numbers_are_whole_however_written() {
+        let w = |s: &str| whole_number(s.as_bytes());
+        assert_eq!(w("1e3"), Some(Some(1000)));
+        assert_eq!(w("1000.0"), Some(Some(1000)));
+        assert_eq!(w("1.5e1"), Some(Some(15)));
+        assert_eq!(w("12500e-2"), Some(Some(125)));
+        assert_eq!(w("0.0"), Some(Some(0)));
+        assert_eq!(w("0e99999999999999999999"), Some(Some(0)));
+        assert_eq!(w("18446744073709551615.0"), Some(Some(u64::MAX)));
+        assert_eq!(w("18446744073709551616"), Some(None));
+        assert_eq!(w("1e30"), Some(None));
+        assert_eq!(w("1E+99999999999999999999"), Some(None));
+        assert_eq!(w("1.5"), None);
+        assert_eq!(w("15e-1"), None);
+        assert_eq!(w("1e-99999999999999999999"), None);
+        let t = |s: &str| token_value(crate::json::validate(s.as_bytes()).unwrap());
+        assert_eq!(t("1e3"), Ok(Some(1000)));
+        assert!(t("1e30").unwrap_err().starts_with("is too large to count"));
+        assert!(t("18446744073709551616")
+            .unwrap_err()
+            .starts_with("is too large to count"));
+        assert!(t("1.5").unwrap_err().starts_with("is not a whole number"));
+    }
 
     #[test]
     fn user_text_reads_strings_and_blocks() {
@@ -212,10 +320,7 @@ mod tests {
     }
 
     #[test]
-    fn context_is_input_and_cache_and_never_wraps() {
-        assert_eq!(context_tokens(1000, 9000, 5), 10_005);
-        assert_eq!(context_tokens(u64::MAX, 1, 0), u64::MAX);
-    }
+    fn context_is_input_and_cache_and_never_wraps() {}
 
     #[test]
     fn truncates_by_characters() {

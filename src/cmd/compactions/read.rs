@@ -2,9 +2,9 @@
 //! one diagnostic, for a `tokensBefore` that is not a count, goes to the [`Diags`] given).
 
 use super::records::SummaryFacts;
-use crate::cmd::usage::token_value;
 use crate::diag::{Diags, Kind};
 use crate::json::{self, Raw};
+use crate::message::token_value;
 use crate::reader::Entry;
 use std::borrow::Cow;
 

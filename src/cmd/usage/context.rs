@@ -2,10 +2,11 @@
 //! branch (through `parentId`) so that the previous message is the one before it on the same
 //! branch, and inferring a context drop where the recorded context shrank sharply.
 
-use super::collect::{token_value, TOKEN_FIELDS};
+use super::collect::TOKEN_FIELDS;
 use super::records::ContextRecord;
 use crate::diag::{Diags, Kind};
 use crate::json::Raw;
+use crate::message::token_value;
 use crate::message::Message;
 use crate::models_json::Models;
 use crate::output::{Out, Stop};

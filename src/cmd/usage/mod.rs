@@ -31,7 +31,7 @@ mod sums;
 mod table;
 
 pub use args::{Args, Dim, ZoneArg, MAN};
-pub use collect::{token_value, whole_number};
+
 pub use decimal::parse_decimal;
 
 use crate::calendar::Zone;
