@@ -2,6 +2,7 @@
 //! corpus, and the corpus checks.
 
 use crate::util::*;
+use pi_jsonl::cmd::usage::{format_decimal, parse_cost, Amount, Cost};
 use serde_json::{json, Value};
 
 fn usage(args: &[&str]) -> Output {
@@ -517,9 +518,9 @@ fn several_sessions_on_stdin() {
     assert_eq!(r[1]["session"], "s-v1-usage");
 }
 
-/// Parses the decimal text of a cost exactly (10^-18 units), as a check independent of floats.
-fn exact(v: &Value) -> i128 {
-    pi_jsonl::cmd::usage::parse_decimal(v.to_string().as_bytes()).unwrap()
+/// Parses the decimal text of a cost exactly, as a check independent of floats.
+fn exact(v: &Value) -> Cost {
+    parse_cost(v.to_string().as_bytes()).unwrap()
 }
 
 #[test]
@@ -568,14 +569,14 @@ fn results_do_not_depend_on_threads_or_splitting() {
         .args(&files)
         .run()
         .records()[0];
-    let mut sum = 0i128;
+    let mut sum = Amount::default();
     let mut count = 0;
     for file in &files {
         let t = &usage(&["--total", file]).records()[0];
-        sum += exact(&t["total"]["cost"]);
+        sum.add(&exact(&t["total"]["cost"]));
         count += t["total"]["count"].as_u64().unwrap();
     }
-    assert_eq!(exact(&all["total"]["cost"]), sum);
+    assert_eq!(all["total"]["cost"].to_string(), format_decimal(&sum));
     assert_eq!(all["total"]["count"].as_u64().unwrap(), count);
 }
 
@@ -1004,4 +1005,28 @@ fn item_11_large_whole_token_values_are_called_too_large() {
     let m = &o.records()[0]["messages"];
     assert_eq!(m["cache_read"], 1000);
     assert_eq!(m["cache_write"], 25);
+}
+
+/// Issue 19, item 11: ten costs of 1e-19 sum to 1e-18 (they summed to 0), and a float's long
+/// tail is kept: the sum is exact at whatever places the recorded costs need.
+#[test]
+fn item_11_tiny_costs_add_up_exactly() {
+    let mut input = String::from(
+        r#"{"type":"session","version":3,"id":"s-tiny","timestamp":"2026-05-01T09:59:00.000Z","cwd":"/p"}"#,
+    );
+    input.push('\n');
+    let mut parent = "null".to_string();
+    for (i, cost) in ["1e-19"; 10]
+        .iter()
+        .chain(&["0.0010530000000000001"])
+        .enumerate()
+    {
+        input.push_str(&format!(
+            r#"{{"type":"message","id":"a{i}","parentId":{parent},"timestamp":"2026-05-01T10:00:{i:02}.000Z","message":{{"role":"assistant","content":[],"provider":"p","model":"m","usage":{{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{{"total":{cost}}}}},"stopReason":"stop","timestamp":{i}}}}}"#
+        ));
+        input.push('\n');
+        parent = format!("\"a{i}\"");
+    }
+    let out = cmd("pi-usage").args(["--total"]).stdin(input).ok().out();
+    assert!(out.contains(r#""cost":0.0010530000000000011,"#), "{out}");
 }

@@ -1,6 +1,7 @@
 //! What a job keeps of one input: its sessions, and per billed call a few numbers and
 //! indexes (tokens, recorded cost, time, model, identity), never the input's text.
 
+use super::decimal::Cost;
 use std::collections::HashMap;
 
 /// Whether a session is a fork, and whether its original is in the input.
@@ -77,8 +78,8 @@ pub struct BilledCall {
     /// As recorded, else the sum of `tokens` (exact: it may pass u64::MAX).
     pub total_tokens: u128,
     pub total_computed: bool,
-    /// 10^-18 dollars.
-    pub cost: Option<i128>,
+    /// The recorded `cost.total`.
+    pub cost: Option<Cost>,
     /// (index into `InputCalls::names`, value) of other numeric usage fields.
     pub other: Vec<(u32, u64)>,
 }

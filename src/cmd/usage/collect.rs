@@ -4,7 +4,7 @@
 //! with the input's calls or hands it to the report.
 
 use super::calls::{BilledCall, InputCalls, Lineage, SessionFacts, TimeText};
-use super::decimal::parse_decimal;
+use super::decimal::{parse_cost, Cost, NotACost};
 use super::report::{ReportedSession, UsageReport};
 use crate::diag::{Diags, Kind};
 use crate::hash;
@@ -56,7 +56,7 @@ struct BilledCallParts<'a> {
 struct UsageRead {
     tokens: [u64; 4],
     total: Option<u64>,
-    cost: Option<i128>,
+    cost: Option<Cost>,
     other: Vec<(u32, u64)>,
 }
 
@@ -145,7 +145,7 @@ impl<'a, 'w> Collector<'a, 'w> {
     }
 
     /// The recorded `cost.total`, `None` when absent or invalid (reported).
-    fn read_cost(&mut self, cost: Raw<'_>, what: &str, line: u64, d: &mut Diags) -> Option<i128> {
+    fn read_cost(&mut self, cost: Raw<'_>, what: &str, line: u64, d: &mut Diags) -> Option<Cost> {
         if cost.is_null() {
             return None;
         }
@@ -175,10 +175,12 @@ impl<'a, 'w> Collector<'a, 'w> {
         if total.as_f64().is_none() {
             return bad(d, format!("is a {}, not a number", total.kind_name()));
         }
-        match parse_decimal(total.bytes()) {
-            Some(v) if v >= 0 => Some(v),
-            Some(_) => bad(d, format!("is negative ({})", short_text(&total))),
-            None => bad(d, format!("is out of range ({})", short_text(&total))),
+        match parse_cost(total.bytes()) {
+            Ok(v) => Some(v),
+            Err(NotACost::Negative) => bad(d, format!("is negative ({})", short_text(&total))),
+            Err(NotACost::OutOfRange | NotACost::NotANumber) => {
+                bad(d, format!("is out of range ({})", short_text(&total)))
+            }
         }
     }
 

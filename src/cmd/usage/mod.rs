@@ -8,8 +8,8 @@
 //! by the number of distinct calls (16 bytes each for the identities) plus the calls of the
 //! files being read, never by file size.
 //!
-//! Costs are summed as integers of 10^-18 dollars parsed from the number text Pi wrote, so
-//! sums are exact and associative: grouping or splitting the input never changes a total.
+//! Costs are summed as exact decimals parsed from the number text Pi wrote, so sums are exact
+//! and associative: grouping or splitting the input never changes a total.
 //!
 //! This module wires the tool and opens its inputs. The rest, by job:
 //! - `args`: the command line and the man page (its prose in `man/`).
@@ -32,7 +32,7 @@ mod table;
 
 pub use args::{Args, Dim, ZoneArg, MAN};
 
-pub use decimal::parse_decimal;
+pub use decimal::{format_decimal, parse_cost, Amount, Cost};
 
 use crate::calendar::Zone;
 use crate::cli::ManPage;

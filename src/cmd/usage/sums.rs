@@ -17,7 +17,6 @@ pub struct Sums {
     pub cache_write: u128,
     pub total_tokens: u128,
     pub total_tokens_computed: u64,
-    /// 10^-18 dollars.
     pub cost: Amount,
     pub cost_missing: u64,
     pub other: BTreeMap<Box<str>, u128>,
@@ -33,9 +32,8 @@ impl Sums {
         self.cache_write += u128::from(c.tokens[3]);
         self.total_tokens += c.total_tokens;
         self.total_tokens_computed += u64::from(c.total_computed);
-        match c.cost {
-            // Costs are never negative (`read_cost` refuses them).
-            Some(v) => self.cost.add(v.unsigned_abs()),
+        match &c.cost {
+            Some(v) => self.cost.add(v),
             None => self.cost_missing += 1,
         }
         for (ix, v) in &c.other {
@@ -59,7 +57,7 @@ impl Sums {
         self.cache_write += o.cache_write;
         self.total_tokens += o.total_tokens;
         self.total_tokens_computed += o.total_tokens_computed;
-        self.cost.merge(o.cost);
+        self.cost.merge(&o.cost);
         self.cost_missing += o.cost_missing;
         for (k, v) in &o.other {
             *self.other.entry(k.clone()).or_insert(0) += *v;
@@ -67,8 +65,8 @@ impl Sums {
     }
 
     /// The summed cost, or `None` when no call had a recorded cost.
-    pub fn cost(&self) -> Option<Amount> {
-        (self.count == 0 || self.cost_missing < self.count).then_some(self.cost)
+    pub fn cost(&self) -> Option<&Amount> {
+        (self.count == 0 || self.cost_missing < self.count).then_some(&self.cost)
     }
 }
 

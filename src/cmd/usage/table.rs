@@ -2,6 +2,8 @@
 
 use super::args::Dim;
 use super::decimal::Amount;
+#[cfg(test)]
+use super::decimal::Cost;
 use super::sums::{GroupUsage, Sums};
 
 /// Thousands separators: `1234567` → `1,234,567`.
@@ -22,9 +24,10 @@ fn group_digits(s: &str) -> String {
 }
 
 /// A cost sum as `$1,234.5678` (rounded half to even to 4 places).
-pub fn dollars(v: Amount) -> String {
-    let (whole, places) = v.rounded(4).split(10_000);
-    format!("${}.{places:04}", group_digits(&whole.digits()))
+pub fn dollars(v: &Amount) -> String {
+    let digits = format!("{:0>5}", v.rounded(4));
+    let (whole, places) = digits.split_at(digits.len() - 4);
+    format!("${}.{places}", group_digits(whole))
 }
 
 /// The widest a label cell is, in characters: a longer label (a 1 MB `cwd`) would pad every
@@ -218,19 +221,19 @@ mod tests {
         assert_eq!(thousands(1_234_567), "1,234,567");
         let amount = |v: u128| {
             let mut a = Amount::default();
-            a.add(v);
+            a.add(&Cost::Units(v));
             a
         };
         let one = 1_000_000_000_000_000_000u128;
-        assert_eq!(dollars(amount(1234 * one + one / 2)), "$1,234.5000");
-        assert_eq!(dollars(amount(8_358_960_000_000_000)), "$0.0084");
-        assert_eq!(dollars(amount(0)), "$0.0000");
+        assert_eq!(dollars(&amount(1234 * one + one / 2)), "$1,234.5000");
+        assert_eq!(dollars(&amount(8_358_960_000_000_000)), "$0.0084");
+        assert_eq!(dollars(&amount(0)), "$0.0000");
         // Half to even at the fourth place.
-        assert_eq!(dollars(amount(50_000_000_000_000)), "$0.0000");
-        assert_eq!(dollars(amount(150_000_000_000_000)), "$0.0002");
+        assert_eq!(dollars(&amount(50_000_000_000_000)), "$0.0000");
+        assert_eq!(dollars(&amount(150_000_000_000_000)), "$0.0002");
         // Past i128::MAX (issue 19, item 2).
         let mut big = amount(u128::MAX);
-        big.add(u128::MAX);
-        assert_eq!(dollars(big), "$680,564,733,841,876,926,926.7492");
+        big.add(&Cost::Units(u128::MAX));
+        assert_eq!(dollars(&big), "$680,564,733,841,876,926,926.7492");
     }
 }
