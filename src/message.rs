@@ -461,6 +461,64 @@ mod tests {
     #[test]
     fn context_is_input_and_cache_and_never_wraps() {}
 
+    /// Pi 1.x: one reading of a `usage` object (its token fields, `reasoning` and
+    /// `cacheWrite1h` among them, `cost` and other numbers), of `cost`, of `nestedCalls`, and
+    /// the model usage is keyed by (`responseModel ?? model`).
+    #[test]
+    fn pi1_usage_members_nested_calls_and_the_billed_model() {
+        let u = br#"{"input":1,"output":"x","reasoning":2,"cacheWrite1h":null,"cacheR\u0065ad":3,"audio":4,"note":"n","cost":{"total":0.5,"totalFromProvider":true}}"#;
+        let mut seen = Vec::new();
+        for_each_usage_member(json::validate(u).unwrap(), |m| {
+            seen.push(match m {
+                UsageMember::Token(f, Ok(n)) => format!("{}={n:?}", f.name()),
+                UsageMember::Token(f, Err(_)) => format!("{}=bad", f.name()),
+                UsageMember::Cost(c) => {
+                    let (t, p) = cost_total(c);
+                    format!(
+                        "cost={:?}/{:?}",
+                        t.and_then(Raw::as_f64),
+                        p.and_then(Raw::as_bool)
+                    )
+                }
+                UsageMember::OtherNumber(n, v) => format!("{n}:{}", String::from_utf8_lossy(&v)),
+            })
+        });
+        assert_eq!(
+            seen,
+            [
+                "input=Some(1)",
+                "output=bad",
+                "reasoning=Some(2)",
+                "cacheWrite1h=None",
+                "cacheRead=Some(3)",
+                "audio:4",
+                "cost=Some(0.5)/Some(true)"
+            ]
+        );
+        let n = |s: &str| NestedCalls::read(json::validate(s.as_bytes()).unwrap());
+        assert_eq!(
+            n(
+                r#"{"calls":[{"status":"ok"},{"status":"error"},{"status":"unfinished"},{}],"complete":false}"#
+            ),
+            Some(NestedCalls {
+                count: 4,
+                errors: 1,
+                unfinished: 1,
+                complete: Some(false)
+            })
+        );
+        assert_eq!(n(r#"{"complete":true}"#).map(|c| c.count), Some(0));
+        assert_eq!(n("[1]"), None);
+        fn m(s: &str) -> Message<'_> {
+            Message::read(json::validate(s.as_bytes()).unwrap())
+        }
+        let a = m(r#"{"role":"assistant","model":"m","responseModel":"m-2026"}"#);
+        assert_eq!(a.billed_model().as_deref(), Some("m-2026"));
+        let b = m(r#"{"role":"assistant","model":"m","responseModel":null}"#);
+        assert_eq!(b.billed_model().as_deref(), Some("m"));
+        assert!(m(r#"{"role":"toolResult"}"#).is_tool_result());
+    }
+
     #[test]
     fn truncates_by_characters() {
         assert_eq!(truncate_chars("héllo  wörld", 5), "héll…");
