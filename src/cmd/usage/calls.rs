@@ -77,7 +77,7 @@ pub enum CallSource {
     ToolResult,
 }
 
-/// One billed call: a few numbers and indexes, no payload.
+/// One billed call: a few numbers and indexes, no payload (240 bytes on 64-bit targets).
 pub struct BilledCall {
     pub source: CallSource,
     /// Index into [`CallTables::models`].
