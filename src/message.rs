@@ -9,8 +9,9 @@ use crate::json::{self, Raw};
 ///
 /// Which role writes which: every message has `role`, `content` and a numeric `timestamp`
 /// (Unix milliseconds); an assistant message `provider`, `model`, `usage`, `stopReason`,
-/// `errorMessage` and `responseId`; a `toolResult` `toolCallId`, `toolName`, `isError` and
-/// `details`; a `bashExecution` `command`, `output`, `exitCode`, `cancelled`, `truncated`,
+/// `errorMessage` and `responseId` (Pi 1.x also `responseModel`, the model that answered); a
+/// `toolResult` `toolCallId`, `toolName`, `isError` and `details` (Pi 1.x also `usage`, the
+/// tool's own model calls, and `nestedCalls`, the tools it called); a `bashExecution` `command`, `output`, `exitCode`, `cancelled`, `truncated`,
 /// `fullOutputPath` and `excludeFromContext`.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Message<'a> {
@@ -19,6 +20,7 @@ pub struct Message<'a> {
     pub timestamp: Option<Raw<'a>>,
     pub provider: Option<Raw<'a>>,
     pub model: Option<Raw<'a>>,
+    pub response_model: Option<Raw<'a>>,
     pub usage: Option<Raw<'a>>,
     pub stop_reason: Option<Raw<'a>>,
     pub error_message: Option<Raw<'a>>,
@@ -27,6 +29,7 @@ pub struct Message<'a> {
     pub tool_name: Option<Raw<'a>>,
     pub is_error: Option<Raw<'a>>,
     pub details: Option<Raw<'a>>,
+    pub nested_calls: Option<Raw<'a>>,
     pub command: Option<Raw<'a>>,
     pub output: Option<Raw<'a>>,
     pub exit_code: Option<Raw<'a>>,
@@ -75,6 +78,7 @@ impl<'a> Message<'a> {
             b"timestamp" => &mut self.timestamp,
             b"provider" => &mut self.provider,
             b"model" => &mut self.model,
+            b"responseModel" => &mut self.response_model,
             b"usage" => &mut self.usage,
             b"stopReason" => &mut self.stop_reason,
             b"errorMessage" => &mut self.error_message,
@@ -83,6 +87,7 @@ impl<'a> Message<'a> {
             b"toolName" => &mut self.tool_name,
             b"isError" => &mut self.is_error,
             b"details" => &mut self.details,
+            b"nestedCalls" => &mut self.nested_calls,
             b"command" => &mut self.command,
             b"output" => &mut self.output,
             b"exitCode" => &mut self.exit_code,
@@ -97,6 +102,140 @@ impl<'a> Message<'a> {
     /// Whether `role` is the string `"assistant"` as written (unescaped).
     pub fn is_assistant(&self) -> bool {
         self.role.as_deref() == Some(b"\"assistant\"")
+    }
+
+    /// Whether `role` is the string `"toolResult"` as written (unescaped).
+    pub fn is_tool_result(&self) -> bool {
+        self.role.as_deref() == Some(b"\"toolResult\"")
+    }
+
+    /// The model Pi attributes an assistant message's usage to: `responseModel ?? model` (Pi
+    /// 1.6.0's usage-totals.js), a `responseModel` that is not a string counting as absent.
+    pub fn billed_model(&self) -> Option<std::borrow::Cow<'a, str>> {
+        self.response_model
+            .and_then(Raw::as_str)
+            .or_else(|| self.model.and_then(Raw::as_str))
+    }
+}
+
+/// A token member of a Pi `usage` object. `input`, `output`, `cacheRead` and `cacheWrite` add
+/// up to Pi's session total; `reasoning` is a part of `output` and `cacheWrite1h` a part of
+/// `cacheWrite` (pi-ai's `Usage`), never added on top; `totalTokens` is the provider's total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenField {
+    Input,
+    Output,
+    CacheRead,
+    CacheWrite,
+    TotalTokens,
+    Reasoning,
+    CacheWrite1h,
+}
+
+impl TokenField {
+    /// Every token field, with its name in a `usage` object.
+    pub const ALL: [(TokenField, &'static str); 7] = [
+        (TokenField::Input, "input"),
+        (TokenField::Output, "output"),
+        (TokenField::CacheRead, "cacheRead"),
+        (TokenField::CacheWrite, "cacheWrite"),
+        (TokenField::TotalTokens, "totalTokens"),
+        (TokenField::Reasoning, "reasoning"),
+        (TokenField::CacheWrite1h, "cacheWrite1h"),
+    ];
+
+    /// The field named `name`.
+    pub fn named(name: &str) -> Option<TokenField> {
+        Self::ALL.iter().find(|(_, n)| *n == name).map(|(f, _)| *f)
+    }
+
+    /// Its name in a `usage` object.
+    pub fn name(self) -> &'static str {
+        Self::ALL[self as usize].1
+    }
+}
+
+/// One member of a Pi `usage` object, as [`for_each_usage_member`] hands it out.
+pub enum UsageMember<'a> {
+    /// A token field: its count, `Ok(None)` for null, or why it is not a count.
+    Token(TokenField, Result<Option<u64>, String>),
+    /// `cost`, as written.
+    Cost(Raw<'a>),
+    /// Any other member that holds a number (its name decoded).
+    OtherNumber(std::borrow::Cow<'a, str>, Raw<'a>),
+}
+
+/// Hands out the members of the `usage` object `usage` that matter for billing: the token
+/// fields, `cost`, and other numbers; members of other kinds are skipped. One reading of a
+/// `usage` object for pi-usage and pi-tools.
+pub fn for_each_usage_member<'a>(usage: Raw<'a>, mut f: impl FnMut(UsageMember<'a>)) {
+    usage.for_each_field(|k, v| {
+        // Names are plain ASCII but for a rare escape.
+        let key = match std::str::from_utf8(k) {
+            Ok(s) if !k.contains(&b'\\') => std::borrow::Cow::Borrowed(s),
+            _ => json::decode_string_body(k),
+        };
+        if key == "cost" {
+            return f(UsageMember::Cost(v));
+        }
+        match TokenField::named(&key) {
+            Some(field) => f(UsageMember::Token(field, token_value(v))),
+            None if v.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-') => {
+                f(UsageMember::OtherNumber(key, v))
+            }
+            // Not a number (a future object or string member): skipped.
+            None => {}
+        }
+    });
+}
+
+/// The members of a `usage.cost` object that matter: `total` (the best total Pi had) and
+/// `totalFromProvider` (whether that total is the provider's billed cost, not a catalog
+/// estimate), each as written; `None` when absent.
+pub fn cost_total<'a>(cost: Raw<'a>) -> (Option<Raw<'a>>, Option<Raw<'a>>) {
+    let (mut total, mut from_provider) = (None, None);
+    cost.for_each_field(|k, v| {
+        if json::key_is(k, "total") {
+            total = Some(v);
+        } else if json::key_is(k, "totalFromProvider") {
+            from_provider = Some(v);
+        }
+    });
+    (total, from_provider)
+}
+
+/// What a tool result's `nestedCalls` (`{calls: [{status, …}], complete}`) says: how many calls
+/// it lists, how many of them failed or had not finished, and whether it is `complete` (false:
+/// Pi dropped calls or arguments from the record, so the counts are a lower bound).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct NestedCalls {
+    pub count: u64,
+    pub errors: u64,
+    pub unfinished: u64,
+    pub complete: Option<bool>,
+}
+
+impl NestedCalls {
+    /// The summary of `nested`, a `nestedCalls` value; `None` when it is not an object.
+    pub fn read(nested: Raw<'_>) -> Option<NestedCalls> {
+        if nested.first() != Some(&b'{') {
+            return None;
+        }
+        let mut n = NestedCalls {
+            complete: nested.get("complete").and_then(Raw::as_bool),
+            ..NestedCalls::default()
+        };
+        if let Some(calls) = nested.get("calls") {
+            calls.for_each_element(|c| {
+                n.count += 1;
+                match c.get("status").and_then(Raw::as_str).as_deref() {
+                    Some("error") => n.errors += 1,
+                    Some("unfinished") => n.unfinished += 1,
+                    _ => {}
+                }
+            });
+        }
+        Some(n)
     }
 }
 
@@ -321,6 +460,64 @@ mod tests {
 
     #[test]
     fn context_is_input_and_cache_and_never_wraps() {}
+
+    /// Pi 1.x: one reading of a `usage` object (its token fields, `reasoning` and
+    /// `cacheWrite1h` among them, `cost` and other numbers), of `cost`, of `nestedCalls`, and
+    /// the model usage is keyed by (`responseModel ?? model`).
+    #[test]
+    fn pi1_usage_members_nested_calls_and_the_billed_model() {
+        let u = br#"{"input":1,"output":"x","reasoning":2,"cacheWrite1h":null,"cacheR\u0065ad":3,"audio":4,"note":"n","cost":{"total":0.5,"totalFromProvider":true}}"#;
+        let mut seen = Vec::new();
+        for_each_usage_member(json::validate(u).unwrap(), |m| {
+            seen.push(match m {
+                UsageMember::Token(f, Ok(n)) => format!("{}={n:?}", f.name()),
+                UsageMember::Token(f, Err(_)) => format!("{}=bad", f.name()),
+                UsageMember::Cost(c) => {
+                    let (t, p) = cost_total(c);
+                    format!(
+                        "cost={:?}/{:?}",
+                        t.and_then(Raw::as_f64),
+                        p.and_then(Raw::as_bool)
+                    )
+                }
+                UsageMember::OtherNumber(n, v) => format!("{n}:{}", String::from_utf8_lossy(&v)),
+            })
+        });
+        assert_eq!(
+            seen,
+            [
+                "input=Some(1)",
+                "output=bad",
+                "reasoning=Some(2)",
+                "cacheWrite1h=None",
+                "cacheRead=Some(3)",
+                "audio:4",
+                "cost=Some(0.5)/Some(true)"
+            ]
+        );
+        let n = |s: &str| NestedCalls::read(json::validate(s.as_bytes()).unwrap());
+        assert_eq!(
+            n(
+                r#"{"calls":[{"status":"ok"},{"status":"error"},{"status":"unfinished"},{}],"complete":false}"#
+            ),
+            Some(NestedCalls {
+                count: 4,
+                errors: 1,
+                unfinished: 1,
+                complete: Some(false)
+            })
+        );
+        assert_eq!(n(r#"{"complete":true}"#).map(|c| c.count), Some(0));
+        assert_eq!(n("[1]"), None);
+        fn m(s: &str) -> Message<'_> {
+            Message::read(json::validate(s.as_bytes()).unwrap())
+        }
+        let a = m(r#"{"role":"assistant","model":"m","responseModel":"m-2026"}"#);
+        assert_eq!(a.billed_model().as_deref(), Some("m-2026"));
+        let b = m(r#"{"role":"assistant","model":"m","responseModel":null}"#);
+        assert_eq!(b.billed_model().as_deref(), Some("m"));
+        assert!(m(r#"{"role":"toolResult"}"#).is_tool_result());
+    }
 
     #[test]
     fn truncates_by_characters() {

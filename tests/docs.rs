@@ -27,6 +27,7 @@ fn runs() -> Vec<(&'static str, Vec<String>)> {
                 f("usage-basic.jsonl"),
                 f("usage-fork.jsonl"),
                 f("usage-bad-fields.jsonl"),
+                f("usage-pi1-sources.jsonl"),
             ],
         ),
         (
@@ -99,6 +100,7 @@ fn runs() -> Vec<(&'static str, Vec<String>)> {
                 f("tools-duplicate.jsonl"),
                 f("tools-image.jsonl"),
                 f("tools-bash-execution.jsonl"),
+                f("tools-pi1-usage-nested.jsonl"),
             ],
         ),
     ]

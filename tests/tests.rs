@@ -14,4 +14,6 @@ mod run_bytes;
 mod sessions;
 mod tool_properties;
 mod tools;
+mod tools_pi1;
 mod usage;
+mod usage_pi1;

@@ -253,8 +253,13 @@ fn bad_fields_are_reported_and_not_counted() {
     assert_eq!(nums(m), json!([6, 70, 0, 0, 3, 73, 0.01, 5]));
     // totalTokens absent in f1, f5 (no usage) and f6 (usage not an object).
     assert_eq!(m["total_tokens_computed"], 3);
-    // Unknown numeric fields pass through; a non-numeric one (details) does not.
-    assert_eq!(m["other"], json!({"reasoning": 10}));
+    // `reasoning` (part of output) is a breakdown of its own, no longer in `other`; a
+    // non-numeric unknown field (details) is not summed.
+    assert_eq!(m["other"], json!({}));
+    assert_eq!(
+        (&m["reasoning"], &m["reasoning_calls"]),
+        (&json!(10), &json!(2))
+    );
     // Provider absent: null in by_model, not guessed.
     let bm = r["by_model"].as_array().unwrap();
     assert_eq!(bm[0]["provider"], "p");
@@ -978,7 +983,7 @@ fn item_2_token_sums_never_saturate() {
         "\"input\":55340232221128654845,",
         "\"total_tokens\":110680464442257309690,",
         "\"cost\":300000000000000000000,",
-        "\"reasoning\":55340232221128654845}",
+        "\"reasoning\":55340232221128654845,",
     ] {
         assert!(o.out().contains(want), "{want} in {}", o.out());
     }

@@ -45,9 +45,9 @@ pub enum Record {
     AssistantError(AssistantError),
     BranchSummaryReport(BranchSummaryReport),
     SessionFile(SessionFile),
-    ToolCall(ToolCall),
+    ToolCall(Box<ToolCall>),
     ToolResult(ToolResult),
-    Usage(Usage),
+    Usage(Box<Usage>),
     Context(Context),
 }
 
@@ -457,6 +457,8 @@ pub struct ToolCall {
     pub call_id: Option<String>,
     #[serde(deserialize_with = "nullable")]
     pub name: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub namespace: Option<String>,
     pub by_user: bool,
     /// As recorded: any JSON the call held.
     #[serde(deserialize_with = "nullable")]
@@ -526,7 +528,48 @@ pub struct JoinedResult {
     #[serde(deserialize_with = "nullable")]
     pub details: Option<serde_json::Value>,
     #[serde(deserialize_with = "nullable")]
+    pub usage: Option<ResultUsage>,
+    #[serde(deserialize_with = "nullable")]
+    pub nested_calls: Option<NestedCalls>,
+    #[serde(deserialize_with = "nullable")]
     pub timestamp: Option<String>,
+}
+
+/// `tool_call.result.usage`, `tool_result.usage`: a tool result's own usage (Pi 1.x).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultUsage {
+    #[serde(deserialize_with = "nullable")]
+    pub input: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub output: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub cache_read: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub cache_write: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub tokens: Option<Whole>,
+    #[serde(deserialize_with = "nullable")]
+    pub total_tokens: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub reasoning: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub cache_write_1h: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub cost: Option<f64>,
+    #[serde(deserialize_with = "nullable")]
+    pub cost_from_provider: Option<bool>,
+}
+
+/// `tool_call.result.nested_calls`, `tool_result.nested_calls` (Pi 1.x).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NestedCalls {
+    pub count: u64,
+    pub errors: u64,
+    pub unfinished: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub complete: Option<bool>,
 }
 
 /// `tool_call.bash`: what Pi recorded about a user command.
@@ -578,6 +621,10 @@ pub struct ToolResult {
     #[serde(deserialize_with = "nullable")]
     pub details: Option<serde_json::Value>,
     #[serde(deserialize_with = "nullable")]
+    pub usage: Option<ResultUsage>,
+    #[serde(deserialize_with = "nullable")]
+    pub nested_calls: Option<NestedCalls>,
+    #[serde(deserialize_with = "nullable")]
     pub timestamp: Option<String>,
 }
 
@@ -621,9 +668,14 @@ pub struct Usage {
     pub forks: u64,
     pub forks_unresolved: u64,
     pub duplicates: u64,
+    pub nested_calls: u64,
+    pub nested_calls_incomplete: u64,
     pub messages: UsageSums,
     pub summarization: UsageSums,
+    pub usage_entries: UsageSums,
+    pub tool_results: UsageSums,
     pub total: UsageSums,
+    pub usage_kinds: Vec<KindSums>,
     pub by_model: Vec<ModelSums>,
 }
 
@@ -645,11 +697,51 @@ pub struct UsageSums {
     pub output: Whole,
     pub cache_read: Whole,
     pub cache_write: Whole,
+    pub tokens: Whole,
     pub total_tokens: Whole,
     pub total_tokens_computed: u64,
     #[serde(deserialize_with = "nullable")]
+    pub reasoning: Option<Whole>,
+    pub reasoning_calls: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub cache_write_1h: Option<Whole>,
+    pub cache_write_1h_calls: u64,
+    #[serde(deserialize_with = "nullable")]
     pub cost: Option<f64>,
     pub cost_missing: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub cost_from_provider: Option<f64>,
+    pub cost_from_provider_calls: u64,
+    pub other: BTreeMap<String, Whole>,
+}
+
+/// `usage.usage_kinds[]`: the sums of the usage entries of one `kind`. (Written out, as
+/// `ModelSums` is.)
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KindSums {
+    #[serde(deserialize_with = "nullable")]
+    pub kind: Option<String>,
+    pub count: u64,
+    pub input: Whole,
+    pub output: Whole,
+    pub cache_read: Whole,
+    pub cache_write: Whole,
+    pub tokens: Whole,
+    pub total_tokens: Whole,
+    pub total_tokens_computed: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub reasoning: Option<Whole>,
+    pub reasoning_calls: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub cache_write_1h: Option<Whole>,
+    pub cache_write_1h_calls: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub cost: Option<f64>,
+    pub cost_missing: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub cost_from_provider: Option<f64>,
+    pub cost_from_provider_calls: u64,
     pub other: BTreeMap<String, Whole>,
 }
 
@@ -667,11 +759,21 @@ pub struct ModelSums {
     pub output: Whole,
     pub cache_read: Whole,
     pub cache_write: Whole,
+    pub tokens: Whole,
     pub total_tokens: Whole,
     pub total_tokens_computed: u64,
     #[serde(deserialize_with = "nullable")]
+    pub reasoning: Option<Whole>,
+    pub reasoning_calls: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub cache_write_1h: Option<Whole>,
+    pub cache_write_1h_calls: u64,
+    #[serde(deserialize_with = "nullable")]
     pub cost: Option<f64>,
     pub cost_missing: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub cost_from_provider: Option<f64>,
+    pub cost_from_provider_calls: u64,
     pub other: BTreeMap<String, Whole>,
 }
 

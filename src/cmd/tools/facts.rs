@@ -5,7 +5,8 @@
 use super::args::{Args, CallStatus};
 use super::text::{string_body, ResultText};
 use crate::json::{self, Raw};
-use crate::message::Message;
+use crate::message::{cost_total, for_each_usage_member, Message, NestedCalls};
+use crate::message::{TokenField, UsageMember};
 use crate::reader::Entry;
 use std::borrow::Cow;
 
@@ -148,6 +149,54 @@ pub(super) struct ResultFacts<'a> {
     pub(super) text: Option<ResultText<'a>>,
     pub(super) images: u64,
     pub(super) image_types: Vec<Option<Cow<'a, str>>>,
+    /// Pi 1.x: the `usage` of the tool's own model calls, when recorded.
+    pub(super) usage: Option<ResultUsage<'a>>,
+    /// Pi 1.x: what `nestedCalls` lists, when recorded.
+    pub(super) nested_calls: Option<NestedCalls>,
+}
+
+/// A tool result's `usage`: its token fields (`None` when absent or not a count), and its
+/// `cost.total` as written (a number) with `cost.totalFromProvider`.
+#[derive(Default)]
+pub(super) struct ResultUsage<'a> {
+    /// input, output, cacheRead, cacheWrite, totalTokens, reasoning, cacheWrite1h (in the
+    /// order of [`TokenField::ALL`]).
+    pub(super) tokens: [Option<u64>; 7],
+    pub(super) cost: Option<Raw<'a>>,
+    pub(super) cost_from_provider: Option<bool>,
+}
+
+impl<'a> ResultUsage<'a> {
+    /// The usage `u` records; `None` when it is not an object.
+    pub(super) fn read(u: Raw<'a>) -> Option<ResultUsage<'a>> {
+        if u.first() != Some(&b'{') {
+            return None;
+        }
+        let mut r = ResultUsage::default();
+        for_each_usage_member(u, |m| match m {
+            UsageMember::Token(field, Ok(n)) => r.tokens[field as usize] = n,
+            UsageMember::Cost(c) => {
+                let (total, from_provider) = cost_total(c);
+                r.cost = total.filter(|t| t.as_f64().is_some());
+                r.cost_from_provider = from_provider.and_then(Raw::as_bool);
+            }
+            UsageMember::Token(_, Err(_)) | UsageMember::OtherNumber(..) => {}
+        });
+        Some(r)
+    }
+
+    /// The count of `field`.
+    pub(super) fn get(&self, field: TokenField) -> Option<u64> {
+        self.tokens[field as usize]
+    }
+
+    /// input + output + cacheRead + cacheWrite (Pi's session-stats total), `None` when one
+    /// of them is unknown.
+    pub(super) fn tokens_sum(&self) -> Option<u128> {
+        self.tokens[..4]
+            .iter()
+            .try_fold(0u128, |sum, t| t.map(|t| sum + u128::from(t)))
+    }
 }
 
 impl<'a> ResultFacts<'a> {
@@ -210,6 +259,8 @@ impl<'a> ResultFacts<'a> {
             text,
             images,
             image_types,
+            usage: m.usage.and_then(ResultUsage::read),
+            nested_calls: m.nested_calls.and_then(NestedCalls::read),
         }
     }
 
@@ -225,6 +276,8 @@ impl<'a> ResultFacts<'a> {
             text: m.output.and_then(|o| ResultText::of_string(o, args)),
             images: 0,
             image_types: Vec::new(),
+            usage: None,
+            nested_calls: None,
         }
     }
 

@@ -86,6 +86,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
     /// The call of the toolCall block `b` of the assistant entry `e`.
     fn call(&self, e: &Entry<'_>, turn: Rc<CallingTurn>, b: Raw<'_>, d: &mut Diags) -> PendingCall {
         let (mut id, mut name, mut arguments): (_, _, Option<Raw<'_>>) = (None, None, None);
+        let mut namespace = None;
         b.for_each_field(|k, v| {
             if json::key_is(k, "id") {
                 id = Some(v);
@@ -93,6 +94,8 @@ impl<'a, 'w> Joiner<'a, 'w> {
                 name = Some(v);
             } else if json::key_is(k, "arguments") {
                 arguments = Some(v);
+            } else if json::key_is(k, "namespace") {
+                namespace = Some(v);
             }
         });
         let arguments = arguments.filter(|a| !a.is_null());
@@ -112,6 +115,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
             turn,
             id: id_str.map(|i| i.into()),
             name,
+            namespace: namespace.and_then(Raw::as_str).map(|n| n.into()),
             arguments: arguments
                 .filter(|_| keep_arguments)
                 .map(|a| KeptBytes::keep(self.records.file, e, a.bytes())),

@@ -5,13 +5,14 @@
 use super::args::{Args, CallStatus};
 use super::facts::{
     as_i64, bash_verdict, call_verdict, duration_ms, BashRun, CallEvidence, MessageLine,
-    ResultFacts,
+    ResultFacts, ResultUsage,
 };
 use super::text::write_text;
 use super::waiting::{DuplicateOf, KeptBytes, PendingCall, WaitingRecord};
 use super::{changed, fetch};
 use crate::diag::Diags;
 use crate::json::{self, Raw};
+use crate::message::TokenField;
 use crate::output::{Obj, Out, Stop};
 use crate::reader::Entry;
 use crate::record::Record;
@@ -25,6 +26,7 @@ pub struct ToolCall<'a> {
     entry: Option<&'a str>,
     call_id: Option<&'a str>,
     name: Option<&'a str>,
+    namespace: Option<&'a str>,
     by_user: bool,
     arguments: Option<CallArguments<'a>>,
     arguments_bytes: Option<u64>,
@@ -87,6 +89,34 @@ fn write_result_facts(o: &mut Obj<'_>, f: &ResultFacts<'_>, a: &Args) {
         .opt_bool("is_error", f.is_error)
         .opt_i64("exit_code", f.exit_code)
         .opt_raw("details", f.details.map(Raw::bytes));
+    match &f.usage {
+        Some(u) => o.obj("usage", |o| write_usage(o, u)),
+        None => o.null("usage"),
+    };
+    match &f.nested_calls {
+        Some(n) => o.obj("nested_calls", |o| {
+            o.u64("count", n.count)
+                .u64("errors", n.errors)
+                .u64("unfinished", n.unfinished)
+                .opt_bool("complete", n.complete);
+        }),
+        None => o.null("nested_calls"),
+    };
+}
+
+/// The members of a result's `usage` object.
+fn write_usage(o: &mut Obj<'_>, u: &ResultUsage<'_>) {
+    let mut sum = itoa::Buffer::new();
+    o.opt_u64("input", u.get(TokenField::Input))
+        .opt_u64("output", u.get(TokenField::Output))
+        .opt_u64("cache_read", u.get(TokenField::CacheRead))
+        .opt_u64("cache_write", u.get(TokenField::CacheWrite))
+        .opt_raw("tokens", u.tokens_sum().map(|t| sum.format(t).as_bytes()))
+        .opt_u64("total_tokens", u.get(TokenField::TotalTokens))
+        .opt_u64("reasoning", u.get(TokenField::Reasoning))
+        .opt_u64("cache_write_1h", u.get(TokenField::CacheWrite1h))
+        .opt_raw("cost", u.cost.map(Raw::bytes))
+        .opt_bool("cost_from_provider", u.cost_from_provider);
 }
 
 impl Record for ToolCall<'_> {
@@ -99,6 +129,7 @@ impl Record for ToolCall<'_> {
         "entry",
         "call_id",
         "name",
+        "namespace",
         "by_user",
         "arguments",
         "arguments_bytes",
@@ -117,6 +148,22 @@ impl Record for ToolCall<'_> {
         "result.is_error",
         "result.exit_code",
         "result.details",
+        "result.usage",
+        "result.usage.input",
+        "result.usage.output",
+        "result.usage.cache_read",
+        "result.usage.cache_write",
+        "result.usage.tokens",
+        "result.usage.total_tokens",
+        "result.usage.reasoning",
+        "result.usage.cache_write_1h",
+        "result.usage.cost",
+        "result.usage.cost_from_provider",
+        "result.nested_calls",
+        "result.nested_calls.count",
+        "result.nested_calls.errors",
+        "result.nested_calls.unfinished",
+        "result.nested_calls.complete",
         "result.timestamp",
         "bash",
         "bash.cancelled",
@@ -136,6 +183,7 @@ impl Record for ToolCall<'_> {
             .opt_str("entry", self.entry)
             .opt_str("call_id", self.call_id)
             .opt_str("name", self.name)
+            .opt_str("namespace", self.namespace)
             .bool("by_user", self.by_user);
         match self.arguments {
             Some(CallArguments::Recorded(raw)) => o.raw("arguments", raw.bytes()),
@@ -194,6 +242,22 @@ impl Record for ToolResult<'_> {
         "is_error",
         "exit_code",
         "details",
+        "usage",
+        "usage.input",
+        "usage.output",
+        "usage.cache_read",
+        "usage.cache_write",
+        "usage.tokens",
+        "usage.total_tokens",
+        "usage.reasoning",
+        "usage.cache_write_1h",
+        "usage.cost",
+        "usage.cost_from_provider",
+        "nested_calls",
+        "nested_calls.count",
+        "nested_calls.errors",
+        "nested_calls.unfinished",
+        "nested_calls.complete",
         "timestamp",
     ];
 
@@ -324,6 +388,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             entry: t.entry.as_deref(),
             call_id: c.id.as_deref(),
             name: c.name.as_deref(),
+            namespace: c.namespace.as_deref(),
             by_user: false,
             arguments: arguments.map(CallArguments::Recorded),
             arguments_bytes: c.arguments_bytes,
@@ -360,6 +425,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             entry: line.entry.as_deref(),
             call_id: None,
             name: Some("bash"),
+            namespace: None,
             by_user: true,
             arguments: command
                 .filter(|_| !self.args.no_content)

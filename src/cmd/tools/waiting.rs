@@ -75,6 +75,8 @@ pub(super) struct PendingCall {
     pub(super) turn: Rc<CallingTurn>,
     pub(super) id: Option<Box<str>>,
     pub(super) name: Option<Box<str>>,
+    /// The block's `namespace` (Pi 1.x: the group a tool belongs to, such as an MCP server's).
+    pub(super) namespace: Option<Box<str>>,
     /// `None` when the block has no arguments or they are not written (--no-content, --name).
     pub(super) arguments: Option<KeptBytes>,
     pub(super) arguments_bytes: Option<u64>,

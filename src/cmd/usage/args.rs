@@ -34,8 +34,8 @@ pub struct Args {
     #[arg(long, value_name = "ZONE", value_parser = parse_zone, allow_hyphen_values = true)]
     pub tz: Option<ZoneArg>,
 
-    /// Count every assistant line, repeats included (by default a call repeated in the
-    /// input, as in a fork or a sub-agent transcript, counts once).
+    /// Count every billed line, repeats included (by default a call repeated in the input,
+    /// as in a fork or a sub-agent transcript, counts once).
     #[arg(long)]
     pub no_dedup: bool,
 

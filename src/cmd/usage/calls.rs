@@ -65,10 +65,23 @@ impl TimeText {
     }
 }
 
-/// One billed call: a few numbers and indexes, no payload.
+/// Where a billed call was recorded: the sources Pi 1.6.0's session stats add up, kept apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallSource {
+    /// An assistant message's `usage`.
+    Message,
+    /// A `compaction` or `branch_summary` entry's `usage`.
+    Summarization,
+    /// A `usage` entry (Pi 1.x), its `kind` an index into [`CallTables::kinds`].
+    UsageEntry(u32),
+    /// A `toolResult` message's `usage` (Pi 1.x: the tool's own model calls).
+    ToolResult,
+}
+
+/// One billed call: a few numbers and indexes, no payload (240 bytes on 64-bit targets).
 pub struct BilledCall {
-    pub summarization: bool,
-    /// Index into `InputCalls::models`.
+    pub source: CallSource,
+    /// Index into [`CallTables::models`].
     pub model: u32,
     /// The call's time (ms since the epoch) and its text as written.
     pub time: Option<(i64, TimeText)>,
@@ -78,21 +91,26 @@ pub struct BilledCall {
     /// As recorded, else the sum of `tokens` (exact: it may pass u64::MAX).
     pub total_tokens: u128,
     pub total_computed: bool,
+    /// `reasoning` (part of output) and `cacheWrite1h` (part of cacheWrite), when written.
+    pub reasoning: Option<u64>,
+    pub cache_write_1h: Option<u64>,
     /// The recorded `cost.total`.
     pub cost: Option<Cost>,
-    /// (index into `InputCalls::names`, value) of other numeric usage fields.
+    /// Whether `cost.totalFromProvider` is true: the cost is the provider's bill.
+    pub cost_from_provider: bool,
+    /// A tool result's `nestedCalls`: the calls it lists, and whether the list is incomplete.
+    pub nested: Option<(u64, bool)>,
+    /// (index into [`CallTables::names`], value) of other numeric usage fields.
     pub other: Vec<(u32, u64)>,
 }
 
 /// (provider, model) of a call.
 pub type ModelKey = (Option<Box<str>>, Option<Box<str>>);
 
-/// The sessions and calls of one input (only its model and field names when it is streamed
-/// into the report): the calls point into `models` and `names`.
+/// The names an input's calls point to: their models, the names of other usage fields, and
+/// the kinds of usage entries, each stored once.
 #[derive(Default)]
-pub struct InputCalls {
-    pub file: String,
-    pub sessions: Vec<SessionFacts>,
+pub struct CallTables {
     pub models: Vec<ModelKey>,
     model_index: HashMap<ModelKey, u32>,
     /// The model of the last call.
@@ -100,6 +118,18 @@ pub struct InputCalls {
     /// Names of the other numeric usage fields.
     pub names: Vec<Box<str>>,
     name_index: HashMap<Box<str>, u32>,
+    /// `kind`s of usage entries (`None`: absent or not a string).
+    pub kinds: Vec<Option<Box<str>>>,
+    kind_index: HashMap<Option<Box<str>>, u32>,
+}
+
+/// The sessions and calls of one input (only its tables when it is streamed into the report):
+/// the calls point into `tables`.
+#[derive(Default)]
+pub struct InputCalls {
+    pub file: String,
+    pub sessions: Vec<SessionFacts>,
+    pub tables: CallTables,
     /// (index into `sessions`, call), in input order.
     pub calls: Vec<(u32, BilledCall)>,
 }
@@ -112,7 +142,24 @@ impl InputCalls {
             ..InputCalls::default()
         }
     }
+}
 
+/// The index of `k` in `list`, added when new.
+fn intern<K: Clone + Eq + std::hash::Hash>(
+    list: &mut Vec<K>,
+    index: &mut HashMap<K, u32>,
+    k: K,
+) -> u32 {
+    if let Some(&i) = index.get(&k) {
+        return i;
+    }
+    let i = list.len() as u32;
+    list.push(k.clone());
+    index.insert(k, i);
+    i
+}
+
+impl CallTables {
     /// The index of (provider, model) in `models`, added when new.
     pub fn model(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
         // Calls in a row mostly use one model: the last one found is tried first, without
@@ -122,30 +169,22 @@ impl InputCalls {
                 return self.last_model;
             }
         }
-        let i = self.model_key(provider, model);
-        self.last_model = i;
-        i
-    }
-
-    fn model_key(&mut self, provider: Option<&str>, model: Option<&str>) -> u32 {
         let k: ModelKey = (provider.map(Into::into), model.map(Into::into));
-        if let Some(&i) = self.model_index.get(&k) {
-            return i;
-        }
-        let i = self.models.len() as u32;
-        self.models.push(k.clone());
-        self.model_index.insert(k, i);
+        let i = intern(&mut self.models, &mut self.model_index, k);
+        self.last_model = i;
         i
     }
 
     /// The index of usage field name `n` in `names`, added when new.
     pub fn name(&mut self, n: &str) -> u32 {
-        if let Some(&i) = self.name_index.get(n) {
-            return i;
+        match self.name_index.get(n) {
+            Some(&i) => i,
+            None => intern(&mut self.names, &mut self.name_index, n.into()),
         }
-        let i = self.names.len() as u32;
-        self.names.push(n.into());
-        self.name_index.insert(n.into(), i);
-        i
+    }
+
+    /// The index of usage entry kind `k` in `kinds`, added when new.
+    pub fn kind(&mut self, k: Option<&str>) -> u32 {
+        intern(&mut self.kinds, &mut self.kind_index, k.map(Into::into))
     }
 }

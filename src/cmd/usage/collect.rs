@@ -1,20 +1,20 @@
 //! Reading the billed calls of an input: the [`Collector`] visitor takes each assistant
-//! message's `usage` (and a summarization call's, on compaction and branch_summary entries),
+//! message's `usage`, and kept apart a summarization call's (compaction and branch_summary
+//! entries), a `usage` entry's and a tool result's (Pi 1.x),
 //! reads its token counts, recorded cost and time, gives the call its identity, and keeps it
 //! with the input's calls or hands it to the report.
 
-use super::calls::{BilledCall, InputCalls, Lineage, SessionFacts, TimeText};
+use super::calls::{BilledCall, CallSource, InputCalls, Lineage, SessionFacts, TimeText};
 use super::decimal::{parse_cost, Cost, NotACost};
 use super::report::{ReportedSession, UsageReport};
 use crate::diag::{Diags, Kind};
 use crate::hash;
-use crate::json::{self, Raw};
-use crate::message::Message;
+use crate::json::Raw;
+use crate::message::{cost_total, for_each_usage_member, NestedCalls, TokenField, UsageMember};
 use crate::message::{short_text, token_value};
 use crate::output::{Out, Stop};
 use crate::reader::{Entry, Header, SessionVisitor};
 use crate::time;
-use std::borrow::Cow;
 
 /// Tells whether a fork's original is in the input.
 pub trait ForkOrigins {
@@ -43,12 +43,14 @@ pub enum SessionCalls {
 /// The parts of an entry that make a call.
 struct BilledCallParts<'a> {
     usage: Option<Raw<'a>>,
-    summarization: bool,
+    source: CallSource,
     provider: Option<&'a str>,
     model: Option<&'a str>,
     response_id: Option<&'a str>,
     /// The message's own (Unix-millisecond) timestamp.
     message_timestamp: Option<Raw<'a>>,
+    /// A tool result's `nestedCalls`.
+    nested_calls: Option<Raw<'a>>,
 }
 
 /// What was read from one `usage` object.
@@ -56,7 +58,10 @@ struct BilledCallParts<'a> {
 struct UsageRead {
     tokens: [u64; 4],
     total: Option<u64>,
+    reasoning: Option<u64>,
+    cache_write_1h: Option<u64>,
     cost: Option<Cost>,
+    cost_from_provider: bool,
     other: Vec<(u32, u64)>,
 }
 
@@ -92,62 +97,69 @@ impl<'a, 'w> Collector<'a, 'w> {
             );
             return u;
         }
-        usage.for_each_field(|k, v| self.usage_member(&mut u, k, v, what, line, d));
+        for_each_usage_member(usage, |m| self.usage_member(&mut u, m, what, line, d));
         u
     }
 
-    /// Member `k` (raw name) of a `usage` object, with value `v`, into `u`.
+    /// Member `m` of a `usage` object, into `u`.
     fn usage_member(
         &mut self,
         u: &mut UsageRead,
-        k: &[u8],
-        v: Raw<'_>,
+        m: UsageMember<'_>,
         what: &str,
         line: u64,
         d: &mut Diags,
     ) {
-        // Names are plain ASCII but for a rare escape.
-        let key = match std::str::from_utf8(k) {
-            Ok(s) if !k.contains(&b'\\') => Cow::Borrowed(s),
-            _ => json::decode_string_body(k),
-        };
-        if key == "cost" {
-            u.cost = self.read_cost(v, what, line, d);
-            return;
-        }
-        let known = TOKEN_FIELDS.iter().position(|f| *f == key);
-        let is_total = key == "totalTokens";
-        if known.is_none()
-            && !is_total
-            && !v.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-')
-        {
-            // Not a token field (a future object or string member): ignored.
-            return;
-        }
-        match token_value(v) {
-            Ok(None) => {}
-            Ok(Some(n)) => {
-                if let Some(i) = known {
-                    u.tokens[i] = n;
-                } else if is_total {
-                    u.total = Some(n);
-                } else {
-                    let index = self.data.name(&key);
-                    u.other.push((index, n));
-                }
+        let (field, value) = match m {
+            UsageMember::Cost(v) => {
+                (u.cost, u.cost_from_provider) = self.read_cost(v, what, line, d);
+                return;
             }
-            Err(why) => d.report(
-                Some(line),
-                Kind::BadField,
-                format!("{what}usage.{key} {why}; not counted"),
-            ),
+            UsageMember::Token(field, value) => (Some(field), value),
+            UsageMember::OtherNumber(name, v) => match token_value(v) {
+                Ok(Some(n)) => {
+                    let index = self.data.tables.name(&name);
+                    u.other.push((index, n));
+                    return;
+                }
+                Ok(None) => return,
+                Err(why) => {
+                    let msg = format!("{what}usage.{name} {why}; not counted");
+                    return d.report(Some(line), Kind::BadField, msg);
+                }
+            },
+        };
+        let n = match value {
+            Ok(n) => n,
+            Err(why) => {
+                let name = field.map_or("", TokenField::name);
+                let msg = format!("{what}usage.{name} {why}; not counted");
+                return d.report(Some(line), Kind::BadField, msg);
+            }
+        };
+        match field {
+            Some(TokenField::Input) => u.tokens[0] = n.unwrap_or(0),
+            Some(TokenField::Output) => u.tokens[1] = n.unwrap_or(0),
+            Some(TokenField::CacheRead) => u.tokens[2] = n.unwrap_or(0),
+            Some(TokenField::CacheWrite) => u.tokens[3] = n.unwrap_or(0),
+            Some(TokenField::TotalTokens) => u.total = n,
+            Some(TokenField::Reasoning) => u.reasoning = n,
+            Some(TokenField::CacheWrite1h) => u.cache_write_1h = n,
+            None => {}
         }
     }
 
-    /// The recorded `cost.total`, `None` when absent or invalid (reported).
-    fn read_cost(&mut self, cost: Raw<'_>, what: &str, line: u64, d: &mut Diags) -> Option<Cost> {
+    /// The recorded `cost.total` (`None` when absent or invalid, reported) and whether
+    /// `cost.totalFromProvider` is true.
+    fn read_cost(
+        &mut self,
+        cost: Raw<'_>,
+        what: &str,
+        line: u64,
+        d: &mut Diags,
+    ) -> (Option<Cost>, bool) {
         if cost.is_null() {
-            return None;
+            return (None, false);
         }
         if cost.first() != Some(&b'{') {
             d.report(
@@ -158,25 +170,26 @@ impl<'a, 'w> Collector<'a, 'w> {
                     cost.kind_name()
                 ),
             );
-            return None;
+            return (None, false);
         }
-        let total = cost.get("total")?;
-        if total.is_null() {
-            return None;
-        }
+        let (total, from_provider) = cost_total(cost);
+        let from_provider = from_provider.and_then(Raw::as_bool) == Some(true);
+        let Some(total) = total.filter(|t| !t.is_null()) else {
+            return (None, from_provider);
+        };
         let bad = |d: &mut Diags, why: String| {
             d.report(
                 Some(line),
                 Kind::BadField,
                 format!("{what}usage.cost.total {why}; cost counted as missing"),
             );
-            None
+            (None, from_provider)
         };
         if total.as_f64().is_none() {
             return bad(d, format!("is a {}, not a number", total.kind_name()));
         }
         match parse_cost(total.bytes()) {
-            Ok(v) => Some(v),
+            Ok(v) => (Some(v), from_provider),
             Err(NotACost::Negative) => bad(d, format!("is negative ({})", short_text(&total))),
             Err(NotACost::OutOfRange | NotACost::NotANumber) => {
                 bad(d, format!("is out of range ({})", short_text(&total)))
@@ -223,8 +236,9 @@ impl<'a, 'w> Collector<'a, 'w> {
 
     /// The call's identity: its `responseId` with its time (the message's numeric `timestamp`,
     /// else its entry's `timestamp`) and the text of its `usage`; without a `responseId`, its
-    /// entry's `id` and `timestamp` and the text of its `usage`; `None` when it has none of
-    /// those. Providers reuse response ids (Ollama's `chatcmpl-<n>`, Pi's chunk ids), and an
+    /// source, its entry's `id` and `timestamp` and the text of its `usage`; `None` when it has
+    /// none of those. (A usage entry or a tool result has no `responseId`: a fork's copy keeps
+    /// its entry's id, time and usage text.) Providers reuse response ids (Ollama's `chatcmpl-<n>`, Pi's chunk ids), and an
     /// identity must never merge two calls that differ in anything a bill depends on; a fork's
     /// or a sub-agent's copy of a message keeps its time and usage text, so it still repeats.
     fn identity(&mut self, e: &Entry<'_>, c: &BilledCallParts<'_>) -> Option<u128> {
@@ -246,7 +260,12 @@ impl<'a, 'w> Collector<'a, 'w> {
             identity(
                 &mut self.scratch,
                 &[
-                    if c.summarization { b"s" } else { b"e" },
+                    match c.source {
+                        CallSource::Message => b"e",
+                        CallSource::Summarization => b"s",
+                        CallSource::UsageEntry(_) => b"u",
+                        CallSource::ToolResult => b"t",
+                    },
                     id.as_deref().unwrap_or(b""),
                     timestamp.as_deref().unwrap_or(b""),
                     usage,
@@ -263,10 +282,11 @@ impl<'a, 'w> Collector<'a, 'w> {
         c: BilledCallParts<'_>,
         d: &mut Diags,
     ) {
-        let what = if c.summarization {
-            format!("{} ", e.kind().as_deref().unwrap_or("entry"))
-        } else {
-            String::new()
+        let what = match c.source {
+            CallSource::Message => String::new(),
+            CallSource::Summarization => format!("{} ", e.kind().as_deref().unwrap_or("entry")),
+            CallSource::UsageEntry(_) => "usage entry ".into(),
+            CallSource::ToolResult => "toolResult ".into(),
         };
         let u = match c.usage {
             Some(u) => self.read_usage(u, &what, e.line.no, d),
@@ -274,22 +294,30 @@ impl<'a, 'w> Collector<'a, 'w> {
         };
         let identity = self.identity(e, &c);
         let time = Self::time(e, c.message_timestamp, d);
-        let model = self.data.model(c.provider, c.model);
+        let model = self.data.tables.model(c.provider, c.model);
         let computed: u128 = u.tokens.iter().map(|&t| u128::from(t)).sum();
+        let nested = c
+            .nested_calls
+            .and_then(NestedCalls::read)
+            .map(|n| (n.count, n.complete == Some(false)));
         let call = BilledCall {
-            summarization: c.summarization,
+            source: c.source,
             model,
             time,
             identity,
             tokens: u.tokens,
             total_tokens: u.total.map_or(computed, u128::from),
             total_computed: u.total.is_none(),
+            reasoning: u.reasoning,
+            cache_write_1h: u.cache_write_1h,
             cost: u.cost,
+            cost_from_provider: u.cost_from_provider,
+            nested,
             other: u.other,
         };
         match (session, &mut self.sink) {
             (SessionCalls::Reported(s), Some((report, _))) => {
-                report.call(s, &call, &self.data.models, &self.data.names)
+                report.call(s, &call, &self.data.tables)
             }
             (SessionCalls::Kept(index), _) => self.data.calls.push((*index, call)),
             // A reported session comes only with a report.
@@ -324,21 +352,56 @@ impl SessionVisitor for Collector<'_, '_> {
         e: &Entry<'_>,
         d: &mut Diags,
     ) -> Result<(), Stop> {
+        // The sources Pi 1.6.0's getSessionStats adds up (agent-session.js), kept apart.
         match e.get("type").as_deref() {
             Some(b"\"message\"") => {
-                let Some(message) = e.message().filter(Message::is_assistant) else {
+                let Some(message) = e.message() else {
                     return Ok(());
                 };
-                let provider = message.provider.and_then(Raw::as_str);
-                let model = message.model.and_then(Raw::as_str);
-                let response_id = message.response_id.and_then(Raw::as_str);
+                if message.is_assistant() {
+                    // Keyed as Pi keys it: provider and `responseModel ?? model`.
+                    let provider = message.provider.and_then(Raw::as_str);
+                    let model = message.billed_model();
+                    let response_id = message.response_id.and_then(Raw::as_str);
+                    let c = BilledCallParts {
+                        usage: message.usage.filter(|u| !u.is_null()),
+                        source: CallSource::Message,
+                        provider: provider.as_deref(),
+                        model: model.as_deref(),
+                        response_id: response_id.as_deref(),
+                        message_timestamp: message.timestamp,
+                        nested_calls: None,
+                    };
+                    self.push_call(session, e, c, d);
+                } else if message.is_tool_result() {
+                    // Counted only with a usage, as Pi counts it.
+                    if let Some(u) = message.usage.filter(|u| !u.is_null()) {
+                        let c = BilledCallParts {
+                            usage: Some(u),
+                            source: CallSource::ToolResult,
+                            provider: None,
+                            model: None,
+                            response_id: None,
+                            message_timestamp: message.timestamp,
+                            nested_calls: message.nested_calls,
+                        };
+                        self.push_call(session, e, c, d);
+                    }
+                }
+            }
+            Some(b"\"usage\"") => {
+                // Every usage entry is a billed call, whatever its kind (an unknown one too).
+                let kind = self.data.tables.kind(e.str("kind").as_deref());
+                let provider = e.str("provider");
+                let model = e.str("model");
                 let c = BilledCallParts {
-                    usage: message.usage.filter(|u| !u.is_null()),
-                    summarization: false,
+                    usage: e.get("usage").filter(|u| !u.is_null()),
+                    source: CallSource::UsageEntry(kind),
                     provider: provider.as_deref(),
                     model: model.as_deref(),
-                    response_id: response_id.as_deref(),
-                    message_timestamp: message.timestamp,
+                    response_id: None,
+                    message_timestamp: None,
+                    nested_calls: None,
                 };
                 self.push_call(session, e, c, d);
             }
@@ -348,11 +411,12 @@ impl SessionVisitor for Collector<'_, '_> {
                     let model = e.str("model");
                     let c = BilledCallParts {
                         usage: Some(u),
-                        summarization: true,
+                        source: CallSource::Summarization,
                         provider: provider.as_deref(),
                         model: model.as_deref(),
                         response_id: None,
                         message_timestamp: None,
+                        nested_calls: None,
                     };
                     self.push_call(session, e, c, d);
                 }

@@ -32,16 +32,25 @@ impl Record for UsageRecord<'_> {
         "forks",
         "forks_unresolved",
         "duplicates",
+        "nested_calls",
+        "nested_calls_incomplete",
         "messages",
         "messages.count",
         "messages.input",
         "messages.output",
         "messages.cache_read",
         "messages.cache_write",
+        "messages.tokens",
         "messages.total_tokens",
         "messages.total_tokens_computed",
+        "messages.reasoning",
+        "messages.reasoning_calls",
+        "messages.cache_write_1h",
+        "messages.cache_write_1h_calls",
         "messages.cost",
         "messages.cost_missing",
+        "messages.cost_from_provider",
+        "messages.cost_from_provider_calls",
         "messages.other",
         "summarization",
         "summarization.count",
@@ -49,22 +58,91 @@ impl Record for UsageRecord<'_> {
         "summarization.output",
         "summarization.cache_read",
         "summarization.cache_write",
+        "summarization.tokens",
         "summarization.total_tokens",
         "summarization.total_tokens_computed",
+        "summarization.reasoning",
+        "summarization.reasoning_calls",
+        "summarization.cache_write_1h",
+        "summarization.cache_write_1h_calls",
         "summarization.cost",
         "summarization.cost_missing",
+        "summarization.cost_from_provider",
+        "summarization.cost_from_provider_calls",
         "summarization.other",
+        "usage_entries",
+        "usage_entries.count",
+        "usage_entries.input",
+        "usage_entries.output",
+        "usage_entries.cache_read",
+        "usage_entries.cache_write",
+        "usage_entries.tokens",
+        "usage_entries.total_tokens",
+        "usage_entries.total_tokens_computed",
+        "usage_entries.reasoning",
+        "usage_entries.reasoning_calls",
+        "usage_entries.cache_write_1h",
+        "usage_entries.cache_write_1h_calls",
+        "usage_entries.cost",
+        "usage_entries.cost_missing",
+        "usage_entries.cost_from_provider",
+        "usage_entries.cost_from_provider_calls",
+        "usage_entries.other",
+        "tool_results",
+        "tool_results.count",
+        "tool_results.input",
+        "tool_results.output",
+        "tool_results.cache_read",
+        "tool_results.cache_write",
+        "tool_results.tokens",
+        "tool_results.total_tokens",
+        "tool_results.total_tokens_computed",
+        "tool_results.reasoning",
+        "tool_results.reasoning_calls",
+        "tool_results.cache_write_1h",
+        "tool_results.cache_write_1h_calls",
+        "tool_results.cost",
+        "tool_results.cost_missing",
+        "tool_results.cost_from_provider",
+        "tool_results.cost_from_provider_calls",
+        "tool_results.other",
         "total",
         "total.count",
         "total.input",
         "total.output",
         "total.cache_read",
         "total.cache_write",
+        "total.tokens",
         "total.total_tokens",
         "total.total_tokens_computed",
+        "total.reasoning",
+        "total.reasoning_calls",
+        "total.cache_write_1h",
+        "total.cache_write_1h_calls",
         "total.cost",
         "total.cost_missing",
+        "total.cost_from_provider",
+        "total.cost_from_provider_calls",
         "total.other",
+        "usage_kinds",
+        "usage_kinds[].kind",
+        "usage_kinds[].count",
+        "usage_kinds[].input",
+        "usage_kinds[].output",
+        "usage_kinds[].cache_read",
+        "usage_kinds[].cache_write",
+        "usage_kinds[].tokens",
+        "usage_kinds[].total_tokens",
+        "usage_kinds[].total_tokens_computed",
+        "usage_kinds[].reasoning",
+        "usage_kinds[].reasoning_calls",
+        "usage_kinds[].cache_write_1h",
+        "usage_kinds[].cache_write_1h_calls",
+        "usage_kinds[].cost",
+        "usage_kinds[].cost_missing",
+        "usage_kinds[].cost_from_provider",
+        "usage_kinds[].cost_from_provider_calls",
+        "usage_kinds[].other",
         "by_model",
         "by_model[].provider",
         "by_model[].model",
@@ -73,10 +151,17 @@ impl Record for UsageRecord<'_> {
         "by_model[].output",
         "by_model[].cache_read",
         "by_model[].cache_write",
+        "by_model[].tokens",
         "by_model[].total_tokens",
         "by_model[].total_tokens_computed",
+        "by_model[].reasoning",
+        "by_model[].reasoning_calls",
+        "by_model[].cache_write_1h",
+        "by_model[].cache_write_1h_calls",
         "by_model[].cost",
         "by_model[].cost_missing",
+        "by_model[].cost_from_provider",
+        "by_model[].cost_from_provider_calls",
         "by_model[].other",
     ];
 
@@ -100,9 +185,21 @@ impl Record for UsageRecord<'_> {
             .u64("forks", g.forks)
             .u64("forks_unresolved", g.forks_unresolved)
             .u64("duplicates", g.duplicates)
+            .u64("nested_calls", g.nested_calls)
+            .u64("nested_calls_incomplete", g.nested_calls_incomplete)
             .obj("messages", |o| write_sums(o, &g.messages))
             .obj("summarization", |o| write_sums(o, &g.summarization))
+            .obj("usage_entries", |o| write_sums(o, &g.usage_entries))
+            .obj("tool_results", |o| write_sums(o, &g.tool_results))
             .obj("total", |o| write_sums(o, &total))
+            .arr("usage_kinds", |a| {
+                for (k, s) in &g.usage_kinds {
+                    a.obj(|o| {
+                        o.opt_str("kind", label_of(k));
+                        write_sums(o, s);
+                    });
+                }
+            })
             .arr("by_model", |a| {
                 for ((p, m), s) in &g.by_model {
                     a.obj(|o| {
@@ -115,24 +212,51 @@ impl Record for UsageRecord<'_> {
     }
 }
 
-/// The members of a sums object (`messages`, `summarization`, `total`, a `by_model` item).
+/// The members of a sums object (`messages`, `summarization`, `usage_entries`,
+/// `tool_results`, `total`, a `usage_kinds` or `by_model` item).
 fn write_sums(o: &mut Obj<'_>, s: &Sums) {
     o.u64("count", s.count);
     wide(o, "input", s.input);
     wide(o, "output", s.output);
     wide(o, "cache_read", s.cache_read);
     wide(o, "cache_write", s.cache_write);
+    wide(o, "tokens", s.tokens());
     wide(o, "total_tokens", s.total_tokens);
     o.u64("total_tokens_computed", s.total_tokens_computed);
+    // A breakdown no call wrote is unknown (null), not zero.
+    let part = |o: &mut Obj<'_>, k: &str, v: u128, calls: u64| {
+        match calls {
+            0 => o.null(k),
+            _ => o.raw(k, itoa::Buffer::new().format(v).as_bytes()),
+        };
+    };
+    part(o, "reasoning", s.reasoning, s.reasoning_calls);
+    o.u64("reasoning_calls", s.reasoning_calls);
+    part(
+        o,
+        "cache_write_1h",
+        s.cache_write_1h,
+        s.cache_write_1h_calls,
+    );
+    o.u64("cache_write_1h_calls", s.cache_write_1h_calls);
     match s.cost() {
         Some(c) => o.raw("cost", format_decimal(c).as_bytes()),
         None => o.null("cost"),
     };
-    o.u64("cost_missing", s.cost_missing).obj("other", |m| {
-        for (k, v) in &s.other {
-            wide(m, k, *v);
-        }
-    });
+    o.u64("cost_missing", s.cost_missing);
+    match s.cost_from_provider_calls {
+        0 => o.null("cost_from_provider"),
+        _ => o.raw(
+            "cost_from_provider",
+            format_decimal(&s.cost_from_provider).as_bytes(),
+        ),
+    };
+    o.u64("cost_from_provider_calls", s.cost_from_provider_calls)
+        .obj("other", |m| {
+            for (k, v) in &s.other {
+                wide(m, k, *v);
+            }
+        });
 }
 
 /// The text of `v`, written in `buf`.

@@ -4,7 +4,7 @@
 //! others at the end.
 
 use super::args::Dim;
-use super::calls::{BilledCall, InputCalls, Lineage, ModelKey, SessionFacts};
+use super::calls::{BilledCall, CallTables, InputCalls, Lineage, ModelKey, SessionFacts};
 use super::records::UsageRecord;
 use super::sums::{key_label, label_of, GroupLabels, GroupUsage, KeyLabel};
 use super::table;
@@ -174,21 +174,15 @@ impl UsageReport {
         Ok(cur)
     }
 
-    /// A call of session `cur` (`models` and `names` are its input's).
-    pub fn call(
-        &mut self,
-        cur: &ReportedSession,
-        c: &BilledCall,
-        models: &[ModelKey],
-        names: &[Box<str>],
-    ) {
+    /// A call of session `cur` (`tables` are its input's).
+    pub fn call(&mut self, cur: &ReportedSession, c: &BilledCall, tables: &CallTables) {
         let dup = self.dedup && c.identity.is_some_and(|h| !self.seen.insert(h));
         if !self.dims.is_empty() {
-            let g = self.group(cur, Some((c, models)));
+            let g = self.group(cur, Some((c, &tables.models)));
             g.enter(cur.occ, &cur.facts);
-            g.add(c, dup, models, names);
+            g.add(c, dup, tables);
         }
-        self.total.add(c, dup, models, names);
+        self.total.add(c, dup, tables);
     }
 
     /// The current input ended.
@@ -206,7 +200,7 @@ impl UsageReport {
         for (index, s) in input.sessions.into_iter().enumerate() {
             let session = self.session(s, out)?;
             while let Some((_, c)) = calls.next_if(|(i, _)| *i as usize == index) {
-                self.call(&session, c, &input.models, &input.names);
+                self.call(&session, c, &input.tables);
             }
         }
         self.end_input(out)

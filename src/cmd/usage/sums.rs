@@ -1,8 +1,9 @@
 //! What a group of calls adds up to: token and cost [`Sums`], and a [`GroupUsage`] (the sums of
-//! its assistant messages and of its summarization calls, per model, with its labels, times,
+//! each source of its calls: assistant messages, summarization calls, usage entries (also per
+//! kind) and tool results; per model; with its labels, times,
 //! sessions and left-out repeats), which a `usage` record writes.
 
-use super::calls::{BilledCall, Lineage, ModelKey, SessionFacts, TimeText};
+use super::calls::{BilledCall, CallSource, CallTables, Lineage, SessionFacts, TimeText};
 use super::decimal::Amount;
 use std::collections::BTreeMap;
 
@@ -17,8 +18,18 @@ pub struct Sums {
     pub cache_write: u128,
     pub total_tokens: u128,
     pub total_tokens_computed: u64,
+    /// Sums of `reasoning` (part of output) and `cacheWrite1h` (part of cacheWrite) over the
+    /// calls that wrote them, and how many did.
+    pub reasoning: u128,
+    pub reasoning_calls: u64,
+    pub cache_write_1h: u128,
+    pub cache_write_1h_calls: u64,
     pub cost: Amount,
     pub cost_missing: u64,
+    /// The part of `cost` Pi marked as the provider's bill (`cost.totalFromProvider`), and
+    /// how many calls it comes from.
+    pub cost_from_provider: Amount,
+    pub cost_from_provider_calls: u64,
     pub other: BTreeMap<Box<str>, u128>,
 }
 
@@ -32,8 +43,22 @@ impl Sums {
         self.cache_write += u128::from(c.tokens[3]);
         self.total_tokens += c.total_tokens;
         self.total_tokens_computed += u64::from(c.total_computed);
+        if let Some(r) = c.reasoning {
+            self.reasoning += u128::from(r);
+            self.reasoning_calls += 1;
+        }
+        if let Some(w) = c.cache_write_1h {
+            self.cache_write_1h += u128::from(w);
+            self.cache_write_1h_calls += 1;
+        }
         match &c.cost {
-            Some(v) => self.cost.add(v),
+            Some(v) => {
+                self.cost.add(v);
+                if c.cost_from_provider {
+                    self.cost_from_provider.add(v);
+                    self.cost_from_provider_calls += 1;
+                }
+            }
             None => self.cost_missing += 1,
         }
         for (ix, v) in &c.other {
@@ -57,11 +82,23 @@ impl Sums {
         self.cache_write += o.cache_write;
         self.total_tokens += o.total_tokens;
         self.total_tokens_computed += o.total_tokens_computed;
+        self.reasoning += o.reasoning;
+        self.reasoning_calls += o.reasoning_calls;
+        self.cache_write_1h += o.cache_write_1h;
+        self.cache_write_1h_calls += o.cache_write_1h_calls;
         self.cost.merge(&o.cost);
         self.cost_missing += o.cost_missing;
+        self.cost_from_provider.merge(&o.cost_from_provider);
+        self.cost_from_provider_calls += o.cost_from_provider_calls;
         for (k, v) in &o.other {
             *self.other.entry(k.clone()).or_insert(0) += *v;
         }
+    }
+
+    /// input + output + cacheRead + cacheWrite: the token total Pi 1.6.0's session stats show
+    /// (`reasoning` and `cacheWrite1h` are inside these, never added on top).
+    pub fn tokens(&self) -> u128 {
+        self.input + self.output + self.cache_read + self.cache_write
     }
 
     /// The summed cost, or `None` when no call had a recorded cost.
@@ -157,7 +194,15 @@ pub struct GroupUsage {
     pub labels: GroupLabels,
     pub messages: Sums,
     pub summarization: Sums,
+    pub usage_entries: Sums,
+    pub tool_results: Sums,
+    /// The usage entries by `kind`.
+    pub usage_kinds: BTreeMap<KeyLabel, Sums>,
     pub by_model: BTreeMap<(KeyLabel, KeyLabel), Sums>,
+    /// The nested calls listed on the counted tool results, and the results whose list Pi
+    /// marked incomplete.
+    pub nested_calls: u64,
+    pub nested_calls_incomplete: u64,
     pub first: Option<(i64, TimeText)>,
     pub last: Option<(i64, TimeText)>,
     pub duplicates: u64,
@@ -193,17 +238,30 @@ impl GroupUsage {
     }
 
     /// Adds call `c`, or counts it as left out when it is a repeat (`dup`).
-    pub fn add(&mut self, c: &BilledCall, dup: bool, models: &[ModelKey], names: &[Box<str>]) {
+    pub fn add(&mut self, c: &BilledCall, dup: bool, tables: &CallTables) {
         if dup {
             self.duplicates += 1;
             return;
         }
-        if c.summarization {
-            self.summarization.add_call(c, names);
-        } else {
-            self.messages.add_call(c, names);
+        let names = &tables.names;
+        match c.source {
+            CallSource::Message => self.messages.add_call(c, names),
+            CallSource::Summarization => self.summarization.add_call(c, names),
+            CallSource::ToolResult => self.tool_results.add_call(c, names),
+            CallSource::UsageEntry(kind) => {
+                self.usage_entries.add_call(c, names);
+                let kind = tables.kinds.get(kind as usize).and_then(Option::as_deref);
+                self.usage_kinds
+                    .entry(key_label(kind))
+                    .or_default()
+                    .add_call(c, names);
+            }
         }
-        let (p, m) = &models[c.model as usize];
+        if let Some((count, incomplete)) = c.nested {
+            self.nested_calls += count;
+            self.nested_calls_incomplete += u64::from(incomplete);
+        }
+        let (p, m) = &tables.models[c.model as usize];
         let pair = (p.as_deref(), m.as_deref());
         // Found by a search of the sorted map without building a key (issue 19, item 4: a
         // scan made a group of 100,000 models quadratic).
@@ -225,16 +283,19 @@ impl GroupUsage {
         }
     }
 
-    /// `messages` + `summarization`.
+    /// Every source: `messages` + `summarization` + `usage_entries` + `tool_results`.
     pub fn total(&self) -> Sums {
         let mut t = self.messages.clone();
         t.merge(&self.summarization);
+        t.merge(&self.usage_entries);
+        t.merge(&self.tool_results);
         t
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::calls::ModelKey;
     use super::*;
 
     /// Issue 19, item 4: a group's models are found by a search of its sorted map, not by a
@@ -242,24 +303,32 @@ mod tests {
     /// found again and summed once. (Speed is measured in docs/TESTING.md, not asserted.)
     #[test]
     fn item_4_many_models_in_a_group_are_found_by_search() {
+        let mut tables = CallTables::default();
         let models: Vec<ModelKey> = (0..100_000)
             .map(|i| (Some("p".into()), Some(format!("model-{i:06}").into())))
             .chain([(None, None)])
             .collect();
+        for (p, m) in &models {
+            tables.model(p.as_deref(), m.as_deref());
+        }
         let call = |model: u32| BilledCall {
-            summarization: false,
+            source: CallSource::Message,
             model,
             time: None,
             identity: None,
             tokens: [1, 0, 0, 0],
             total_tokens: 1,
             total_computed: false,
+            reasoning: None,
+            cache_write_1h: None,
             cost: None,
+            cost_from_provider: false,
+            nested: None,
             other: Vec::new(),
         };
         let mut g = GroupUsage::default();
         for i in (0..models.len() as u32).chain(0..models.len() as u32) {
-            g.add(&call(i), false, &models, &[]);
+            g.add(&call(i), false, &tables);
         }
         assert_eq!(g.by_model.len(), models.len());
         assert!(g.by_model.values().all(|s| s.count == 2 && s.input == 2));

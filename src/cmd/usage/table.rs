@@ -83,9 +83,11 @@ fn label_columns(dims: &[Dim]) -> Vec<Column> {
     cols
 }
 
-const NUMBERS: [&str; 8] = [
+const NUMBERS: [&str; 10] = [
     "Messages",
     "Summaries",
+    "Usage entries",
+    "Tool results",
     "Input",
     "Output",
     "Cache read",
@@ -99,6 +101,8 @@ fn number_cells(a: &GroupUsage) -> Vec<String> {
     vec![
         thousands(a.messages.count.into()),
         thousands(a.summarization.count.into()),
+        thousands(a.usage_entries.count.into()),
+        thousands(a.tool_results.count.into()),
         thousands(t.input),
         thousands(t.output),
         thousands(t.cache_read),
