@@ -269,3 +269,42 @@ fn tree_names_the_pi_1x_entries() {
         assert!(t.contains(want), "{want:?} not in\n{t}");
     }
 }
+
+/// The files Pi 1.6.0 wrote, as the corpus tests read the real files, but stricter: these are
+/// clean sessions, so every tool reads each without a diagnostic, from the file and from
+/// stdin, and pi-sessions finds each `ok`.
+#[test]
+fn every_tool_reads_the_pi16_fixtures_cleanly() {
+    let files: Vec<String> = reference("pi16-reference-fixtures.jsonl")
+        .iter()
+        .map(|r| r["file"].as_str().unwrap().to_string())
+        .filter(|f| f.starts_with("pi16-"))
+        .collect();
+    for name in &files {
+        for tool in ["pi-branch", "pi-usage", "pi-tools", "pi-compactions"] {
+            let o = cmd(tool).arg(fixture(name)).run();
+            assert_eq!((o.status, o.stderr.as_str()), (0, ""), "{tool} {name}");
+            let piped = cmd(tool).stdin(read_fixture(name)).run();
+            assert_eq!(
+                (piped.status, piped.stderr.as_str()),
+                (0, ""),
+                "{tool} < {name}"
+            );
+        }
+    }
+    let sessions = cmd("pi-sessions")
+        .args(["--json", "--dir"])
+        .arg(root().join("fixtures"))
+        .run()
+        .records();
+    for name in &files {
+        let found = sessions
+            .iter()
+            .find(|r| r["path"].as_str().unwrap().ends_with(&format!("/{name}")));
+        assert_eq!(
+            found.map(|r| &r["status"]),
+            Some(&Value::from("ok")),
+            "{name}"
+        );
+    }
+}
