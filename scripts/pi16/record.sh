@@ -16,4 +16,6 @@ if [ -d "$corpus" ]; then
 	# shellcheck disable=SC2046 # corpus file names have no blanks
 	"$node" "$here/reference.mjs" $(find . -type f ! -name README.md -printf '%P\n' | LC_ALL=C sort) \
 		>"$root/tests/data/pi16-reference-corpus.jsonl"
+else
+	echo "record.sh: no corpus at $corpus (set PI_JSONL_CORPUS); its answers were not re-recorded" >&2
 fi

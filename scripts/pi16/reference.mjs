@@ -11,8 +11,9 @@
 // `lines`: 1-based physical line numbers (lines end at "\n"), the header's first, then the
 // getBranch() entries from the root to the leaf. `leaf`: the leaf entry's id as written in the file.
 // `stats`: {"tokens": {input, output, cacheRead, cacheWrite, total}, "cost", "userMessages",
-// "assistantMessages", "toolCalls", "toolResults", "totalMessages"} from getSessionStats(), or
-// {"error": message} when it throws (e.g. an assistant message without usage).
+// "assistantMessages", "toolCalls", "toolResults", "totalMessages"} from getSessionStats(), and
+// "breakdown": [{key, cost, tokens}] from getUsageCostBreakdown() (what /session shows per
+// model); or {"error": message} when either throws (e.g. an assistant message without usage).
 //
 // Files are never modified. Pi 1.6.0's loadEntriesFromFile() appends "\n" to a file whose last
 // line has none, so each FILE is copied to a temporary file and Pi loads the copy; the sha256 of
@@ -23,6 +24,12 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AgentSession, SessionManager } from "@earendil-works/pi-coding-agent";
+
+// The /session command's per-model breakdown: not exported from the package's index, so taken
+// from its file beside the index.
+const { getUsageCostBreakdown } = await import(
+	new URL("./core/usage-totals.js", import.meta.resolve("@earendil-works/pi-coding-agent"))
+);
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
@@ -70,6 +77,7 @@ function sessionStats(sm) {
 			toolCalls: s.toolCalls,
 			toolResults: s.toolResults,
 			totalMessages: s.totalMessages,
+			breakdown: getUsageCostBreakdown(sm.getEntries()),
 		};
 	} catch (e) {
 		return { error: String(e.message ?? e) };
