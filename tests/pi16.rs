@@ -308,3 +308,25 @@ fn every_tool_reads_the_pi16_fixtures_cleanly() {
         );
     }
 }
+
+/// The two recorded oracles agree on the corpus (what scripts/pi16/README.md and docs/FORMAT.md
+/// say): every file gets the same lines, leaf and acceptance from Pi 0.73.1 and Pi 1.6.0, so a
+/// pi-branch that matches one on real files matches the other.
+#[test]
+fn pi_0_73_1_and_1_6_0_choose_the_same_corpus_branches() {
+    let old = reference("pi-reference-branches.jsonl");
+    let new = reference("pi16-reference-corpus.jsonl");
+    assert_eq!(old.len(), new.len(), "both recorded over the same corpus");
+    for (o, n) in old.iter().zip(&new) {
+        assert_eq!(o["file"], n["file"]);
+        assert_eq!(o["accepted"], n["accepted"], "{}", o["file"]);
+        if o["accepted"] == true {
+            assert_eq!(
+                (&o["lines"], &o["leaf"]),
+                (&n["lines"], &n["leaf"]),
+                "{}",
+                o["file"]
+            );
+        }
+    }
+}
