@@ -8,6 +8,7 @@ mod compactions;
 mod docs;
 mod mapped;
 mod parallel;
+mod pi16;
 mod properties;
 mod records;
 mod run_bytes;

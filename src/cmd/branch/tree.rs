@@ -295,72 +295,118 @@ fn describe_entry(
     line
 }
 
+/// A string member's text (empty when absent or not a string), cut to [`TEXT_CHARS`].
+fn text(raw: Option<Raw<'_>>) -> String {
+    let full = raw.and_then(Raw::as_str).unwrap_or_default();
+    truncate_chars(&full, TEXT_CHARS)
+}
+
 /// A few words saying what an entry is. `line` is read again from the file, so it is
 /// validated here before its members are read.
 fn describe(line: &[u8]) -> String {
     let entry = json::value_at(line, 0).ok();
     let get = |k: &str| entry.and_then(|e| e.get(k));
-    let s = |raw: Option<Raw<'_>>| {
-        raw.and_then(Raw::as_str)
-            .map(|c| c.into_owned())
-            .unwrap_or_default()
-    };
-    let kind = s(get("type"));
+    let kind = text(get("type"));
     match kind.as_str() {
-        "message" => {
-            let msg = get("message");
-            let member = |k: &str| msg.and_then(|m| m.get(k));
-            let role = s(member("role"));
-            match role.as_str() {
-                "user" | "custom" => {
-                    let text = member("content").and_then(content_text).unwrap_or_default();
-                    format!("{role}: {}", quote(&text))
-                }
-                "assistant" => {
-                    let mut tools = Vec::new();
-                    if let Some(c) = member("content") {
-                        c.for_each_element(|b| {
-                            if b.get("type").as_deref() == Some(b"\"toolCall\"") {
-                                tools.push(s(b.get("name")));
-                            }
-                        });
-                    }
-                    let text = member("content").and_then(content_text).unwrap_or_default();
-                    let mut out = "assistant".to_string();
-                    if !text.trim().is_empty() {
-                        out.push_str(&format!(": {}", quote(&text)));
-                    }
-                    if !tools.is_empty() {
-                        out.push_str(&format!(" → {}", tools.join(", ")));
-                    }
-                    let stop = s(member("stopReason"));
-                    if stop == "error" || stop == "aborted" || stop == "length" {
-                        out.push_str(&format!(" ({stop})"));
-                    }
-                    out
-                }
-                "toolResult" => {
-                    let err = member("isError").as_deref() == Some(b"true");
-                    format!(
-                        "toolResult {}{}",
-                        s(member("toolName")),
-                        if err { " (error)" } else { "" }
-                    )
-                }
-                "bashExecution" => {
-                    format!("!{}", truncate_chars(&s(member("command")), TEXT_CHARS))
-                }
-                other => format!("message ({other})"),
+        "message" => describe_message(get("message")),
+        "compaction" => {
+            let mut out = match get("tokensBefore").and_then(Raw::as_u64) {
+                Some(n) => format!("compaction ({n} tokens before)"),
+                None => "compaction".into(),
+            };
+            // Pi 1.x: a compaction that keeps nothing names itself as its first kept entry.
+            let first_kept = get("firstKeptEntryId").and_then(Raw::as_str);
+            if first_kept.is_some() && first_kept == get("id").and_then(Raw::as_str) {
+                out.push_str(", keeps nothing");
             }
+            out
         }
-        "compaction" => match get("tokensBefore").and_then(Raw::as_u64) {
-            Some(n) => format!("compaction ({n} tokens before)"),
-            None => "compaction".into(),
+        "branch_summary" => match get("fromId").and_then(Raw::as_str) {
+            Some(from) => format!(
+                "branch_summary (from {})",
+                truncate_chars(&from, TEXT_CHARS)
+            ),
+            None => "branch_summary".into(),
         },
-        "model_change" => format!("model_change {}", s(get("modelId").or(get("model")))),
-        "label" => format!("label {:?}", s(get("label"))),
+        "model_change" => format!("model_change {}", text(get("modelId").or(get("model")))),
+        // Pi clears a label with an entry whose `label` is absent or empty.
+        "label" => match text(get("label")) {
+            label if label.is_empty() => format!("label cleared on {}", text(get("targetId"))),
+            label => format!("label {label:?}"),
+        },
+        // Pi 1.x: a billed call that is not a message (cache warming, ...).
+        "usage" => format!("usage {} {}", text(get("kind")), text(get("model"))),
+        // Pi 1.x: what the model is shown of an earlier entry, on this branch only.
+        "context_edit" => {
+            let what = match get("replacement") {
+                Some(r) if r.is_null() => "omitted",
+                _ => "replaced",
+            };
+            format!("context_edit: {} {what}", text(get("targetId")))
+        }
         "" => "(no type)".into(),
         other => other.to_string(),
+    }
+}
+
+/// A few words saying what a `message` entry's message is.
+fn describe_message(msg: Option<Raw<'_>>) -> String {
+    let member = |k: &str| msg.and_then(|m| m.get(k));
+    let role = text(member("role"));
+    match role.as_str() {
+        "user" | "custom" => {
+            let text = member("content").and_then(content_text).unwrap_or_default();
+            format!("{role}: {}", quote(&text))
+        }
+        "assistant" => {
+            let mut tools = Vec::new();
+            if let Some(c) = member("content") {
+                c.for_each_element(|b| {
+                    if b.get("type").as_deref() == Some(b"\"toolCall\"") {
+                        tools.push(text(b.get("name")));
+                    }
+                });
+            }
+            let said = member("content").and_then(content_text).unwrap_or_default();
+            let mut out = "assistant".to_string();
+            if !said.trim().is_empty() {
+                out.push_str(&format!(": {}", quote(&said)));
+            }
+            if !tools.is_empty() {
+                out.push_str(&format!(" → {}", tools.join(", ")));
+            }
+            let stop = text(member("stopReason"));
+            if matches!(stop.as_str(), "error" | "aborted" | "length" | "deferred") {
+                out.push_str(&format!(" ({stop})"));
+            }
+            out
+        }
+        "toolResult" => {
+            let err = member("isError").as_deref() == Some(b"true");
+            let name = text(member("toolName"));
+            format!("toolResult {name}{}", if err { " (error)" } else { "" })
+        }
+        "bashExecution" => format!("!{}", text(member("command"))),
+        // Pi 1.x: the prompt and tool declarations, or a change to them.
+        "system" => {
+            let count = |k: &str| {
+                let mut n = 0;
+                if let Some(v) = member(k) {
+                    v.for_each_element(|_| n += 1);
+                }
+                n
+            };
+            let changes: Vec<String> = [("+", count("toolsAdded")), ("−", count("toolsRemoved"))]
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(sign, n)| format!("{sign}{n} tool{}", if *n == 1 { "" } else { "s" }))
+                .collect();
+            match changes.is_empty() {
+                true => "system".into(),
+                false => format!("system ({})", changes.join(", ")),
+            }
+        }
+        other => format!("message ({other})"),
     }
 }
 
