@@ -171,25 +171,35 @@ fn pi16_navigated_away_ends_at_the_context_edit() {
     );
 }
 
-/// The corpus: pi-branch keeps the branch Pi 1.6.0 keeps on every real file.
-#[test]
-fn corpus_branches_match_pi_1_6_0() {
+/// Calls `check` with each corpus file that has a Pi 1.6.0 reference record, and the record;
+/// how many were checked. `None` when the corpus is absent.
+fn each_corpus_reference(mut check: impl FnMut(&Path, &Value) -> bool) -> Option<usize> {
     let Some(corpus) = corpus() else {
         eprintln!("corpus absent: skipped");
-        return;
+        return None;
     };
     let mut checked = 0;
     for r in reference("pi16-reference-corpus.jsonl") {
         let path = corpus.join(r["file"].as_str().unwrap());
-        if !path.exists() {
-            continue;
+        if path.exists() && check(&path, &r) {
+            checked += 1;
         }
-        if let Some(why) = branch_disagreement(&path, &r) {
+    }
+    Some(checked)
+}
+
+/// The corpus: pi-branch keeps the branch Pi 1.6.0 keeps on every real file.
+#[test]
+fn corpus_branches_match_pi_1_6_0() {
+    let checked = each_corpus_reference(|path, r| {
+        if let Some(why) = branch_disagreement(path, r) {
             panic!("{}: {why}", path.display());
         }
-        checked += 1;
+        true
+    });
+    if let Some(checked) = checked {
+        assert!(checked > 100, "only {checked} corpus files checked");
     }
-    assert!(checked > 100, "only {checked} corpus files checked");
 }
 
 /// Whether pi-usage's default record for `path` has the totals of Pi's session stats `stats`:
@@ -288,22 +298,18 @@ fn pi16_usage_totals_equal_pi_session_stats() {
 /// without `usage`; those are recorded as errors and skipped here).
 #[test]
 fn corpus_usage_totals_equal_pi_session_stats() {
-    let Some(corpus) = corpus() else {
-        eprintln!("corpus absent: skipped");
-        return;
-    };
-    let mut checked = 0;
-    for r in reference("pi16-reference-corpus.jsonl") {
-        let path = corpus.join(r["file"].as_str().unwrap());
-        if !path.exists() || r["stats"].is_null() {
-            continue;
+    let checked = each_corpus_reference(|path, r| {
+        if r["stats"].is_null() {
+            return false;
         }
-        if let Some(why) = usage_disagreement(&path, &r["stats"]) {
+        if let Some(why) = usage_disagreement(path, &r["stats"]) {
             panic!("{}: {why}", path.display());
         }
-        checked += 1;
+        true
+    });
+    if let Some(checked) = checked {
+        assert!(checked > 100, "only {checked} corpus files checked");
     }
-    assert!(checked > 100, "only {checked} corpus files checked");
 }
 
 /// `--tree` says what Pi 1.x's new entries and messages are.

@@ -688,93 +688,63 @@ pub enum Lineage {
     Unresolved,
 }
 
-/// `usage.messages`, `usage.summarization`, `usage.total`: sums over calls.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UsageSums {
-    pub count: u64,
-    pub input: Whole,
-    pub output: Whole,
-    pub cache_read: Whole,
-    pub cache_write: Whole,
-    pub tokens: Whole,
-    pub total_tokens: Whole,
-    pub total_tokens_computed: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub reasoning: Option<Whole>,
-    pub reasoning_calls: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub cache_write_1h: Option<Whole>,
-    pub cache_write_1h_calls: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub cost: Option<f64>,
-    pub cost_missing: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub cost_from_provider: Option<f64>,
-    pub cost_from_provider_calls: u64,
-    pub other: BTreeMap<String, Whole>,
+/// A struct of pi-usage's sums over calls (the fields of `usage.messages`), after the given
+/// leading fields. (A macro rather than `#[serde(flatten)]`, which cannot be combined with
+/// `deny_unknown_fields`.)
+macro_rules! usage_sums {
+    ($(#[$doc:meta])* $name:ident { $($(#[$attr:meta])* $field:ident: $ty:ty,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $($(#[$attr])* pub $field: $ty,)*
+            pub count: u64,
+            pub input: Whole,
+            pub output: Whole,
+            pub cache_read: Whole,
+            pub cache_write: Whole,
+            pub tokens: Whole,
+            pub total_tokens: Whole,
+            pub total_tokens_computed: u64,
+            #[serde(deserialize_with = "nullable")]
+            pub reasoning: Option<Whole>,
+            pub reasoning_calls: u64,
+            #[serde(deserialize_with = "nullable")]
+            pub cache_write_1h: Option<Whole>,
+            pub cache_write_1h_calls: u64,
+            #[serde(deserialize_with = "nullable")]
+            pub cost: Option<f64>,
+            pub cost_missing: u64,
+            #[serde(deserialize_with = "nullable")]
+            pub cost_from_provider: Option<f64>,
+            pub cost_from_provider_calls: u64,
+            pub other: BTreeMap<String, Whole>,
+        }
+    };
 }
 
-/// `usage.usage_kinds[]`: the sums of the usage entries of one `kind`. (Written out, as
-/// `ModelSums` is.)
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct KindSums {
-    #[serde(deserialize_with = "nullable")]
-    pub kind: Option<String>,
-    pub count: u64,
-    pub input: Whole,
-    pub output: Whole,
-    pub cache_read: Whole,
-    pub cache_write: Whole,
-    pub tokens: Whole,
-    pub total_tokens: Whole,
-    pub total_tokens_computed: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub reasoning: Option<Whole>,
-    pub reasoning_calls: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub cache_write_1h: Option<Whole>,
-    pub cache_write_1h_calls: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub cost: Option<f64>,
-    pub cost_missing: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub cost_from_provider: Option<f64>,
-    pub cost_from_provider_calls: u64,
-    pub other: BTreeMap<String, Whole>,
+usage_sums! {
+    /// `usage.messages`, `usage.summarization`, `usage.usage_entries`, `usage.tool_results`,
+    /// `usage.total`: sums over calls.
+    UsageSums {}
 }
 
-/// `usage.by_model[]`: the sums of one provider and model. (Written out rather than
-/// flattening `UsageSums`: serde's `flatten` cannot be combined with `deny_unknown_fields`.)
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ModelSums {
-    #[serde(deserialize_with = "nullable")]
-    pub provider: Option<String>,
-    #[serde(deserialize_with = "nullable")]
-    pub model: Option<String>,
-    pub count: u64,
-    pub input: Whole,
-    pub output: Whole,
-    pub cache_read: Whole,
-    pub cache_write: Whole,
-    pub tokens: Whole,
-    pub total_tokens: Whole,
-    pub total_tokens_computed: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub reasoning: Option<Whole>,
-    pub reasoning_calls: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub cache_write_1h: Option<Whole>,
-    pub cache_write_1h_calls: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub cost: Option<f64>,
-    pub cost_missing: u64,
-    #[serde(deserialize_with = "nullable")]
-    pub cost_from_provider: Option<f64>,
-    pub cost_from_provider_calls: u64,
-    pub other: BTreeMap<String, Whole>,
+usage_sums! {
+    /// `usage.usage_kinds[]`: the sums of the usage entries of one `kind`.
+    KindSums {
+        #[serde(deserialize_with = "nullable")]
+        kind: Option<String>,
+    }
+}
+
+usage_sums! {
+    /// `usage.by_model[]`: the sums of one provider and model.
+    ModelSums {
+        #[serde(deserialize_with = "nullable")]
+        provider: Option<String>,
+        #[serde(deserialize_with = "nullable")]
+        model: Option<String>,
+    }
 }
 
 /// `context` (pi-usage --context).
