@@ -458,9 +458,6 @@ mod tests {
         assert_eq!(Message::read(json::validate(b"[1]").unwrap()).role, None);
     }
 
-    #[test]
-    fn context_is_input_and_cache_and_never_wraps() {}
-
     /// Pi 1.x: one reading of a `usage` object (its token fields, `reasoning` and
     /// `cacheWrite1h` among them, `cost` and other numbers), of `cost`, of `nestedCalls`, and
     /// the model usage is keyed by (`responseModel ?? model`).

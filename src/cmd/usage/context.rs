@@ -165,8 +165,7 @@ fn recorded_tokens(usage: Raw<'_>, line: u64, d: &mut Diags) -> ([Option<u64>; 4
             }
         }
     }
-    // input + cacheRead + cacheWrite as message::context_tokens adds them, but exact: the
-    // sum may pass u64::MAX, where that one saturates (issue 19, item 2).
+    // input + cacheRead + cacheWrite, exact: the sum may pass u64::MAX (issue 19, item 2).
     let context = ok.then(|| {
         [0, 2, 3]
             .iter()
