@@ -5,6 +5,7 @@ mod util;
 mod bad_input;
 mod branch;
 mod compactions;
+mod compactions_pi1;
 mod docs;
 mod mapped;
 mod parallel;

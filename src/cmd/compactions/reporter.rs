@@ -5,7 +5,10 @@
 
 use super::args::Args;
 use super::errors::{api_error, failure_of, is_overflow_error};
-use super::read::{details, first_kept_index, str_of, summary_facts, tokens_before, usage_context};
+use super::read::{
+    details, first_kept_index, str_of, summary_facts, system_message_bytes, tokens_before,
+    usage_context,
+};
 use super::records::{
     AssistantError, BranchSummaryReport, CompactionFacts, CompactionFailure, CompactionReport,
     EntryPlace, OptIn,
@@ -321,6 +324,7 @@ impl Reporter<'_, '_> {
         let first_kept_entry = e.str("firstKeptEntryId").map(Cow::into_owned);
         let first_kept_index = first_kept_index(e, d);
         let first_kept_line = m.first_kept_line(first_kept_entry.as_deref(), first_kept_index);
+        let retain_none = id.is_some() && first_kept_entry.as_deref() == id;
         let details = details(e);
         let summarized = summary_facts(e, details, self.args().summary, d);
         let nearest = m.nearest_assistant(parent);
@@ -346,7 +350,9 @@ impl Reporter<'_, '_> {
             first_kept_entry,
             first_kept_index,
             first_kept_line,
+            retain_none,
             summarized,
+            system_message_bytes: system_message_bytes(e),
             trigger,
             basis,
             evidence,
@@ -381,6 +387,7 @@ impl Reporter<'_, '_> {
             target: parent.id(),
             from_id: from.as_deref(),
             from_found: from.as_deref().is_some_and(|f| m.has_seen(f)),
+            from_root: from.as_deref() == Some("root"),
             summarized: &summarized,
             opt_in: self.opt_in(),
         }
