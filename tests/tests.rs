@@ -6,6 +6,7 @@ mod bad_input;
 mod branch;
 mod compactions;
 mod compactions_pi1;
+mod compactions_truth;
 mod docs;
 mod mapped;
 mod parallel;

@@ -256,6 +256,15 @@ pub enum EvidenceRule {
     OverThreshold,
     LengthStop,
     FromHook,
+    OverflowRecovery,
+    LengthOverflow,
+    Retried,
+    NoRetry,
+    UnrecoveredOverflow,
+    SilentOverflow,
+    MidRun,
+    AutoCompactionOff,
+    UnderThreshold,
 }
 
 /// `compaction_failure` (pi-compactions).

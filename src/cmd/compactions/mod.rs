@@ -9,7 +9,8 @@
 //!
 //! Streaming, in bounded memory (see `session` and `waiting`). The modules, by job:
 //! - `args`: the command line and the man page (its prose in `man/*.txt`);
-//! - `read`: the members read from an entry; `errors`: what an error text says;
+//! - `read`: the members read from an entry; `errors`: what an error text says (`overflow`:
+//!   Pi 1.6.0's overflow texts);
 //!   `trigger`: the trigger of a compaction, decided from its clues;
 //! - `session`: what is remembered of the session being read; `waiting`: records waiting
 //!   in input order; `reporter`: the visitor that drives them, entry by entry;
@@ -17,6 +18,7 @@
 
 mod args;
 mod errors;
+mod overflow;
 mod read;
 mod records;
 mod reporter;

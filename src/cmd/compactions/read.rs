@@ -2,6 +2,7 @@
 //! one diagnostic, for a `tokensBefore` that is not a count, goes to the [`Diags`] given).
 
 use super::records::{SummaryFacts, SummaryUsage};
+use super::trigger::ReplyUsage;
 use crate::diag::{Diags, Kind};
 use crate::json::{self, Raw};
 use crate::message::token_value;
@@ -39,6 +40,26 @@ pub(super) fn usage_context(usage: Option<Raw<'_>>) -> Option<u128> {
     // sum may pass u64::MAX, where that one saturates (issue 19, item 2).
     let sum: u128 = [i, r, w].iter().map(|v| u128::from(v.unwrap_or(0))).sum();
     (sum > 0).then_some(sum)
+}
+
+/// The token counts of an assistant message's `usage` as Pi reads them (a count that is absent
+/// or invalid is 0).
+pub(super) fn reply_usage(usage: Option<Raw<'_>>) -> ReplyUsage {
+    let Some(u) = usage else {
+        return ReplyUsage::default();
+    };
+    let n = |key: &str| {
+        u.get(key)
+            .and_then(|v| token_value(v).ok().flatten())
+            .unwrap_or(0)
+    };
+    ReplyUsage {
+        input: n("input"),
+        output: n("output"),
+        cache_read: n("cacheRead"),
+        cache_write: n("cacheWrite"),
+        total_tokens: n("totalTokens"),
+    }
 }
 
 /// The strings of a JSON array (other elements left out); `None` when `raw` is no array.
