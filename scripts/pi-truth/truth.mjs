@@ -103,7 +103,7 @@ const truth = [];
  * Runs one scenario in its own session: `script(ctx)` prompts and compacts; every compaction
  * entry is recorded with the reason of the compaction_start before it.
  */
-async function scenario(name, script, { autoCompaction = true } = {}) {
+async function scenario(name, script, { autoCompaction = true, retry = false } = {}) {
 	const faux = fauxProvider({ provider: "faux", models: MODELS });
 	const modelRuntime = await ModelRuntime.create({
 		authPath: path.join(WORK, "agent", "auth.json"),
@@ -132,7 +132,7 @@ async function scenario(name, script, { autoCompaction = true } = {}) {
 	};
 	const settingsManager = SettingsManager.inMemory({
 		compaction: { enabled: autoCompaction, reserveTokens: 16384, keepRecentTokens: 500 },
-		retry: { enabled: false },
+		retry: retry ? { enabled: true, maxRetries: 2, baseDelayMs: 1 } : { enabled: false },
 	});
 	const sessionManager = SessionManager.create(path.join(WORK, "project"), path.join(WORK, "sessions"), {
 		id: `truth-${name}`,
@@ -409,5 +409,25 @@ await scenario("recovery-failed-then-manual", async (c) => {
 	await c.prompt(words("four", 1500), errorReply(OVERFLOW_TEXTS[9]), errorReply(OVERFLOW_TEXTS[9]));
 	await c.prompt(words("five", 500), reply("five"));
 });
+
+// An overflow error after tool calls in the middle of a run: recovered like any other.
+await scenario("overflow-after-tools", async (c) => {
+	await c.prompt(words("start", 1500), reply("started"));
+	await c.prompt(words("read", 500), readCall("call-g", "a.txt"), errorReply(OVERFLOW_TEXTS[22]), reply("recovered after the read"));
+	await c.prompt(words("after", 500), reply("after"));
+});
+
+// A retryable error (retries on): Pi hides the failed reply with a context_edit and retries
+// without compacting; with the context over the threshold, the threshold check runs before
+// the retried request.
+await scenario(
+	"retry-then-threshold",
+	async (c) => {
+		await c.prompt(words("one", 5000), reply("one"));
+		await c.prompt(words("two", 3000), errorReply("503 Service Unavailable: overloaded"), reply("two after retry"));
+		await c.prompt(words("three", 500), errorReply("503 Service Unavailable: overloaded"), reply("three after retry"));
+	},
+	{ retry: true },
+);
 
 for (const t of truth) console.log(JSON.stringify(t));

@@ -302,6 +302,7 @@ impl SessionMemory {
     pub fn before(&self, parent: &ParentRef<'_>) -> Before {
         let in_file_order = || Before {
             assistant: self.file_last.clone(),
+            partial: true,
             ..Before::default()
         };
         if self.linear {

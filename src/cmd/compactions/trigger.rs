@@ -169,6 +169,9 @@ pub(super) struct Before {
     /// The first message met walking back, when it is a tool result: the compaction came in
     /// the middle of a run.
     pub tool_result: Option<Place>,
+    /// Only the nearest assistant message is known (file order stood in for the chain): what
+    /// lies between is not, so no rule may rest on the absence of a clue.
+    pub partial: bool,
 }
 
 /// Evidence that auto-compaction did not run when the context was over the threshold: a reply
@@ -395,7 +398,7 @@ fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
             }
         };
     }
-    if c.from_hook == Some(true) {
+    if c.from_hook == Some(true) || b.partial {
         return None;
     }
     evidence.push(c.here(
@@ -471,7 +474,7 @@ fn reply_rules(c: &Clues<'_>, a: &AssistantFacts, evidence: &mut Vec<Evidence>) 
         ));
         return Some(Trigger::Overflow);
     }
-    let unchanged = c.same_model && !b.model_changed;
+    let unchanged = c.same_model && !b.model_changed && !b.partial;
     if explicit && b.hidden_by.is_none() && unchanged {
         evidence.push(Evidence::at(
             &a.place(),
@@ -808,6 +811,15 @@ mod tests {
         assert_eq!(
             verdict(&pi1(&idle, 7616)),
             (Trigger::Manual, Basis::Inferred, vec!["under_threshold"])
+        );
+        let in_file_order = Before {
+            partial: true,
+            ..assistant(StopReason::Error, true)
+        };
+        assert_eq!(
+            verdict(&pi1(&in_file_order, 7616)).0,
+            Trigger::Unknown,
+            "what lies between is not known: no rule rests on an absence"
         );
         let hook = Clues {
             from_hook: Some(true),
