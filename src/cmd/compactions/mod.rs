@@ -4,8 +4,9 @@
 //! details, fromHook) but not the lifecycle around it: no start or end event, no durable
 //! failure event, no retries, no trigger. The trigger is therefore *recorded* only when an
 //! extension wrote it into `details`; otherwise it is *inferred* from the clues Pi does leave
-//! (the assistant message right before, `tokensBefore` against the configured window), each
-//! listed as evidence, or *unknown*.
+//! (the reply right before and whether a context_edit hides it, the retried reply after, a
+//! tool result right before, `tokensBefore` against the configured window), each listed as
+//! evidence with its line, or *unknown*.
 //!
 //! Streaming, in bounded memory (see `session` and `waiting`). The modules, by job:
 //! - `args`: the command line and the man page (its prose in `man/*.txt`);

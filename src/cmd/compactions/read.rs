@@ -43,23 +43,29 @@ pub(super) fn usage_context(usage: Option<Raw<'_>>) -> Option<u128> {
 }
 
 /// The token counts of an assistant message's `usage` as Pi reads them (a count that is absent
-/// or invalid is 0).
+/// or invalid is 0), in one pass over its members (the last of repeated members wins).
 pub(super) fn reply_usage(usage: Option<Raw<'_>>) -> ReplyUsage {
+    let mut r = ReplyUsage::default();
     let Some(u) = usage else {
-        return ReplyUsage::default();
+        return r;
     };
-    let n = |key: &str| {
-        u.get(key)
-            .and_then(|v| token_value(v).ok().flatten())
-            .unwrap_or(0)
-    };
-    ReplyUsage {
-        input: n("input"),
-        output: n("output"),
-        cache_read: n("cacheRead"),
-        cache_write: n("cacheWrite"),
-        total_tokens: n("totalTokens"),
-    }
+    u.for_each_field(|k, v| {
+        let slot = if json::key_is(k, "input") {
+            &mut r.input
+        } else if json::key_is(k, "output") {
+            &mut r.output
+        } else if json::key_is(k, "cacheRead") {
+            &mut r.cache_read
+        } else if json::key_is(k, "cacheWrite") {
+            &mut r.cache_write
+        } else if json::key_is(k, "totalTokens") {
+            &mut r.total_tokens
+        } else {
+            return;
+        };
+        *slot = token_value(v).ok().flatten().unwrap_or(0);
+    });
+    r
 }
 
 /// The strings of a JSON array (other elements left out); `None` when `raw` is no array.
@@ -227,6 +233,21 @@ mod tests {
         let odd = u(r#"{"input":"x","output":-1,"cost":{"total":-2}}"#).unwrap();
         assert_eq!((odd.input, odd.output, odd.cost), (None, None, None));
         assert!(u("null").is_none() && u("[1]").is_none());
+    }
+
+    #[test]
+    fn reply_usage_reads_every_count_in_one_pass() {
+        let u = |t: &'static str| reply_usage(Some(json::validate(t.as_bytes()).unwrap()));
+        let r =
+            u(r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":0,"input":5}"#);
+        assert_eq!(
+            (r.input, r.output, r.cache_read, r.cache_write),
+            (5, 2, 3, 4)
+        );
+        assert_eq!(r.pi_context(), 14, "totalTokens 0: the sum");
+        assert_eq!(r.input_read(), 8);
+        assert_eq!(u(r#"{"totalTokens":9,"input":"x"}"#).pi_context(), 9);
+        assert_eq!(reply_usage(None), ReplyUsage::default());
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! (hashed to 64 bits) with its line, to say whether a compaction's first kept entry exists
 //! (v1: the line of each record, for `firstKeptEntryIndex`); the last [`RECENT`] entries'
 //! parent links, kinds and models, to walk a compaction's parent chain back to the assistant
-//! message before it and to know the model in effect; and the session's models, interned.
+//! message before it (through context_edits, tool results and model changes) and further back
+//! to the previous compaction, and to know the model in effect; and the session's models,
+//! interned.
 
 use super::trigger::{AssistantFacts, Before, Place, StopReason, Uncompacted};
 use crate::hash::{hash_str, FastMap};

@@ -1,7 +1,10 @@
 //! Why a compaction happened: the trigger and its basis, decided from the clues Pi leaves (a
-//! trigger an extension recorded in `details`, the nearest assistant message before the
-//! compaction, `tokensBefore` against the configured window). [`infer_trigger`] is the whole
-//! decision, a pure function of those clues.
+//! trigger an extension recorded in `details`; what lies before the compaction on its branch:
+//! the nearest reply, a context_edit hiding it, a tool result, a model change; an earlier
+//! reply over the threshold left uncompacted; `tokensBefore` against the configured window).
+//! Pi 0.73.1 and Pi 1.x files have rules of their own (docs/FORMAT.md, "How the trigger is
+//! inferred"). [`infer_trigger`] is the decision, a pure function of those clues;
+//! [`settle_retry`] finishes it once the message after the compaction is known.
 
 use crate::json::Raw;
 use std::rc::Rc;

@@ -1,6 +1,7 @@
 //! Records waiting to be written in input order: a compaction report waits for the first
 //! assistant message after it on its branch (its `context_after`), at most [`MAX_WAIT`]
-//! entries, and every record after it waits behind it. The queue is an [`Ordered`].
+//! entries, and every record after it waits behind it; on the way it notes whether the first
+//! message after it on its branch is a reply (a retried turn). The queue is an [`Ordered`].
 
 use super::records::CompactionFacts;
 use super::trigger::Place;
