@@ -380,7 +380,10 @@ await scenario(
 		await c.prompt(words("three", 1000), reply("three"));
 		await c.prompt(words("four", 2000), errorReply(OVERFLOW_TEXTS[19]));
 		await c.compact();
-		await c.prompt(words("five", 500), reply("five"));
+		await c.prompt(words("five", 1500), reply("five"));
+		await c.prompt(words("six", 1500), Object.assign(fauxAssistantMessage([], { stopReason: "length" }), { _usage: usage(24000, 0) }));
+		await c.compact();
+		await c.prompt(words("seven", 500), reply("seven"));
 	},
 	{ autoCompaction: false },
 );

@@ -487,6 +487,19 @@ fn reply_rules(c: &Clues<'_>, a: &AssistantFacts, evidence: &mut Vec<Evidence>) 
         return Some(Trigger::Manual);
     }
     let w = c.window?;
+    // pi-ai's length-stop overflow: output 0 with input + cacheRead at 99% of the window or more.
+    let filled = a.usage.output == 0 && a.usage.input_read() * 100 >= u128::from(w) * 99;
+    if length && filled && !b.edited && unchanged {
+        evidence.push(Evidence::at(
+            &a.place(),
+            "unrecovered_overflow",
+            format!(
+                "the reply before ended with stopReason length, output 0 and input + cacheRead {} filling the context window {w}, and nothing hides it: Pi did not recover from it, so /compact",
+                a.usage.input_read()
+            ),
+        ));
+        return Some(Trigger::Manual);
+    }
     let silent = a.stop == StopReason::Stop && !b.edited && unchanged && c.uncompacted.is_none();
     if silent && a.usage.input_read() > w.into() {
         evidence.push(Evidence::at(
@@ -725,6 +738,16 @@ mod tests {
         settle_retry((&mut t, &mut basis, &mut e), place(10), None);
         assert_eq!((t, basis), (Trigger::Unknown, Basis::Unknown));
         assert_eq!(e.last().map(|e| (e.rule, e.line)), Some(("no_retry", 10)));
+        // Unhidden, a length reply that filled the window was not recovered from: /compact.
+        let mut full = assistant(StopReason::Length, false);
+        if let Some(a) = full.assistant.as_mut() {
+            a.usage.input = 23760;
+        }
+        assert_eq!(verdict(&pi1(&full, 30000)).2, ["unrecovered_overflow"]);
+        if let Some(a) = full.assistant.as_mut() {
+            a.usage.input = 23759;
+        }
+        assert_eq!(verdict(&pi1(&full, 30000)).2, ["over_threshold"]);
         // A hidden length reply is the same signature; a hidden error that is no overflow is not.
         let mut l = assistant(StopReason::Length, false);
         l.hidden_by = Some(place(9));
