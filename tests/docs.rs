@@ -80,6 +80,7 @@ fn runs() -> Vec<(&'static str, Vec<String>)> {
                 f("compaction-failures.jsonl"),
                 f("assistant-errors.jsonl"),
                 f("branch-summary.jsonl"),
+                f("compaction-pi1-fields.jsonl"),
             ],
         ),
         (

@@ -5,6 +5,8 @@ mod util;
 mod bad_input;
 mod branch;
 mod compactions;
+mod compactions_pi1;
+mod compactions_truth;
 mod docs;
 mod mapped;
 mod parallel;

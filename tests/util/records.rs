@@ -138,11 +138,16 @@ pub struct CompactionReport {
     #[serde(deserialize_with = "nullable")]
     pub tokens_before: Option<u64>,
     pub first_kept: FirstKept,
+    pub retain_none: bool,
     #[serde(deserialize_with = "nullable")]
     pub summary_bytes: Option<u64>,
     pub files: FileCounts,
     #[serde(deserialize_with = "nullable")]
     pub from_hook: Option<bool>,
+    #[serde(deserialize_with = "nullable")]
+    pub usage: Option<SummaryUsage>,
+    #[serde(deserialize_with = "nullable")]
+    pub system_message_bytes: Option<u64>,
     pub trigger: Trigger,
     pub basis: Basis,
     pub evidence: Vec<Evidence>,
@@ -181,6 +186,24 @@ pub struct FirstKept {
     #[serde(deserialize_with = "nullable")]
     pub line: Option<u64>,
     pub found: bool,
+}
+
+/// `usage` of `compaction_report` and `branch_summary_report`: the summarization's call.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryUsage {
+    #[serde(deserialize_with = "nullable")]
+    pub input: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub output: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub cache_read: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub cache_write: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub total_tokens: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub cost: Option<f64>,
 }
 
 /// `files` of `compaction_report` and `branch_summary_report`: counts from `details`.
@@ -233,6 +256,15 @@ pub enum EvidenceRule {
     OverThreshold,
     LengthStop,
     FromHook,
+    OverflowRecovery,
+    LengthOverflow,
+    Retried,
+    NoRetry,
+    UnrecoveredOverflow,
+    SilentOverflow,
+    MidRun,
+    AutoCompactionOff,
+    UnderThreshold,
 }
 
 /// `compaction_failure` (pi-compactions).
@@ -346,11 +378,14 @@ pub struct BranchSummaryReport {
     #[serde(deserialize_with = "nullable")]
     pub from_id: Option<String>,
     pub from_found: bool,
+    pub from_root: bool,
     #[serde(deserialize_with = "nullable")]
     pub summary_bytes: Option<u64>,
     pub files: FileCounts,
     #[serde(deserialize_with = "nullable")]
     pub from_hook: Option<bool>,
+    #[serde(deserialize_with = "nullable")]
+    pub usage: Option<SummaryUsage>,
     /// Only with `--summary`.
     #[serde(default)]
     pub summary: Option<String>,

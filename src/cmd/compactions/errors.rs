@@ -2,6 +2,7 @@
 //! status and retry attempt a text states, Pi's compaction-failure and summarization texts. Pure
 //! functions of the text; only their verdicts (never the text) reach a record.
 
+use super::overflow;
 use super::trigger::{StopReason, Trigger};
 
 /// Normalized error kinds: the only thing of an error's text that reaches a record.
@@ -51,9 +52,14 @@ fn then(l: &str, a: &str, b: &str) -> bool {
 }
 
 /// Whether an error text (lowercased) says the context or prompt was too long: the patterns of
-/// Pi's `isContextOverflow` (packages/ai, utils/overflow.ts), with its exclusions for rate
-/// limiting that mentions tokens.
+/// Pi 0.73.1's `isContextOverflow` (packages/ai, utils/overflow.ts), with its exclusions for
+/// rate limiting that mentions tokens, or those of Pi 1.6.0 ([`overflow`]).
 fn is_overflow_text(l: &str) -> bool {
+    is_overflow_text_0_73(l) || overflow::is_overflow_text(l, None)
+}
+
+/// Pi 0.73.1's overflow patterns (see [`is_overflow_text`]).
+fn is_overflow_text_0_73(l: &str) -> bool {
     if l.starts_with("throttling error:")
         || l.starts_with("service unavailable:")
         || l.contains("rate limit")
@@ -376,6 +382,17 @@ pub(super) fn api_error(text: Option<&str>, stop: StopReason) -> Option<ApiError
 /// with an error text in Pi's overflow patterns.
 pub(super) fn is_overflow_error(stop: StopReason, text: Option<&str>) -> bool {
     stop == StopReason::Error && text.is_some_and(|t| is_overflow_text(&t.to_ascii_lowercase()))
+}
+
+/// Whether Pi 1.6.0 takes an assistant message from `provider` for an explicit context
+/// overflow: stopReason error with an error text in its patterns ([`overflow`]).
+pub(super) fn is_pi16_overflow_error(
+    stop: StopReason,
+    text: Option<&str>,
+    provider: Option<&str>,
+) -> bool {
+    stop == StopReason::Error
+        && text.is_some_and(|t| overflow::is_overflow_text(&t.to_lowercase(), provider))
 }
 
 #[cfg(test)]

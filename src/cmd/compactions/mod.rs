@@ -4,12 +4,14 @@
 //! details, fromHook) but not the lifecycle around it: no start or end event, no durable
 //! failure event, no retries, no trigger. The trigger is therefore *recorded* only when an
 //! extension wrote it into `details`; otherwise it is *inferred* from the clues Pi does leave
-//! (the assistant message right before, `tokensBefore` against the configured window), each
-//! listed as evidence, or *unknown*.
+//! (the reply right before and whether a context_edit hides it, the retried reply after, a
+//! tool result right before, `tokensBefore` against the configured window), each listed as
+//! evidence with its line, or *unknown*.
 //!
 //! Streaming, in bounded memory (see `session` and `waiting`). The modules, by job:
 //! - `args`: the command line and the man page (its prose in `man/*.txt`);
-//! - `read`: the members read from an entry; `errors`: what an error text says;
+//! - `read`: the members read from an entry; `errors`: what an error text says (`overflow`:
+//!   Pi 1.6.0's overflow texts);
 //!   `trigger`: the trigger of a compaction, decided from its clues;
 //! - `session`: what is remembered of the session being read; `waiting`: records waiting
 //!   in input order; `reporter`: the visitor that drives them, entry by entry;
@@ -17,6 +19,7 @@
 
 mod args;
 mod errors;
+mod overflow;
 mod read;
 mod records;
 mod reporter;

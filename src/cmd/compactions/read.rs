@@ -1,7 +1,8 @@
 //! Reading the members pi-compactions needs from an entry: pure functions of its bytes (the
 //! one diagnostic, for a `tokensBefore` that is not a count, goes to the [`Diags`] given).
 
-use super::records::SummaryFacts;
+use super::records::{SummaryFacts, SummaryUsage};
+use super::trigger::ReplyUsage;
 use crate::diag::{Diags, Kind};
 use crate::json::{self, Raw};
 use crate::message::token_value;
@@ -41,6 +42,32 @@ pub(super) fn usage_context(usage: Option<Raw<'_>>) -> Option<u128> {
     (sum > 0).then_some(sum)
 }
 
+/// The token counts of an assistant message's `usage` as Pi reads them (a count that is absent
+/// or invalid is 0), in one pass over its members (the last of repeated members wins).
+pub(super) fn reply_usage(usage: Option<Raw<'_>>) -> ReplyUsage {
+    let mut r = ReplyUsage::default();
+    let Some(u) = usage else {
+        return r;
+    };
+    u.for_each_field(|k, v| {
+        let slot = if json::key_is(k, "input") {
+            &mut r.input
+        } else if json::key_is(k, "output") {
+            &mut r.output
+        } else if json::key_is(k, "cacheRead") {
+            &mut r.cache_read
+        } else if json::key_is(k, "cacheWrite") {
+            &mut r.cache_write
+        } else if json::key_is(k, "totalTokens") {
+            &mut r.total_tokens
+        } else {
+            return;
+        };
+        *slot = token_value(v).ok().flatten().unwrap_or(0);
+    });
+    r
+}
+
 /// The strings of a JSON array (other elements left out); `None` when `raw` is no array.
 fn string_list(raw: Option<Raw<'_>>) -> Option<Vec<String>> {
     let raw = raw.filter(|r| r.first() == Some(&b'['))?;
@@ -77,7 +104,38 @@ pub(super) fn summary_facts(
         read_files: details.and_then(|d| string_list(d.get("readFiles"))),
         modified_files: details.and_then(|d| string_list(d.get("modifiedFiles"))),
         from_hook: from_hook(e, d),
+        usage: e.get("usage").and_then(summary_usage),
     }
+}
+
+/// The `usage` of a compaction or branch_summary entry (Pi 1.x: the summarization's call):
+/// `None` unless it is an object. A member that is not a count is null (pi-usage reports it);
+/// the cost is `cost.total` as written, when it is a non-negative number.
+fn summary_usage(u: Raw<'_>) -> Option<SummaryUsage> {
+    if u.first() != Some(&b'{') {
+        return None;
+    }
+    let count = |key: &str| u.get(key).and_then(|v| token_value(v).ok().flatten());
+    let cost = u
+        .get("cost")
+        .and_then(|c| c.get("total"))
+        .filter(|t| t.first().is_some_and(u8::is_ascii_digit));
+    Some(SummaryUsage {
+        input: count("input"),
+        output: count("output"),
+        cache_read: count("cacheRead"),
+        cache_write: count("cacheWrite"),
+        total_tokens: count("totalTokens"),
+        cost: cost.map(|c| c.bytes().to_vec()),
+    })
+}
+
+/// The size in bytes of a compaction's `systemMessage` as written (Pi 1.x: the prompt and
+/// tool checkpoint at the boundary); `None` when absent or null. Its text is never read.
+pub(super) fn system_message_bytes(e: &Entry<'_>) -> Option<u64> {
+    e.get("systemMessage")
+        .filter(|m| !m.is_null())
+        .map(|m| m.len() as u64)
 }
 
 /// An entry's `fromHook`: `None` when absent or null, and when it is not a boolean (which
@@ -154,6 +212,42 @@ mod tests {
             "the last member wins"
         );
         assert_eq!(usage_context(None), None);
+    }
+
+    #[test]
+    fn summary_usage_reads_counts_and_the_recorded_cost() {
+        let u = |t: &'static str| summary_usage(json::validate(t.as_bytes()).unwrap());
+        let full = u(r#"{"input":10,"output":2,"cacheRead":0,"cacheWrite":3,"totalTokens":15,"cost":{"total":0.25}}"#)
+            .unwrap();
+        assert_eq!(
+            (
+                full.input,
+                full.output,
+                full.cache_read,
+                full.cache_write,
+                full.total_tokens
+            ),
+            (Some(10), Some(2), Some(0), Some(3), Some(15))
+        );
+        assert_eq!(full.cost.as_deref(), Some(&b"0.25"[..]));
+        let odd = u(r#"{"input":"x","output":-1,"cost":{"total":-2}}"#).unwrap();
+        assert_eq!((odd.input, odd.output, odd.cost), (None, None, None));
+        assert!(u("null").is_none() && u("[1]").is_none());
+    }
+
+    #[test]
+    fn reply_usage_reads_every_count_in_one_pass() {
+        let u = |t: &'static str| reply_usage(Some(json::validate(t.as_bytes()).unwrap()));
+        let r =
+            u(r#"{"input":1,"output":2,"cacheRead":3,"cacheWrite":4,"totalTokens":0,"input":5}"#);
+        assert_eq!(
+            (r.input, r.output, r.cache_read, r.cache_write),
+            (5, 2, 3, 4)
+        );
+        assert_eq!(r.pi_context(), 14, "totalTokens 0: the sum");
+        assert_eq!(r.input_read(), 8);
+        assert_eq!(u(r#"{"totalTokens":9,"input":"x"}"#).pi_context(), 9);
+        assert_eq!(reply_usage(None), ReplyUsage::default());
     }
 
     #[test]

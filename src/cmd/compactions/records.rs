@@ -46,10 +46,24 @@ pub(super) struct SummaryFacts {
     pub read_files: Option<Vec<String>>,
     pub modified_files: Option<Vec<String>>,
     pub from_hook: Option<bool>,
+    /// The summarization's `usage` (Pi 1.x), when recorded as an object.
+    pub usage: Option<SummaryUsage>,
+}
+
+/// The `usage` a compaction or branch_summary entry records: each count null when absent or
+/// not a count; `cost` the text of `cost.total` as written.
+#[derive(Debug, Default)]
+pub(super) struct SummaryUsage {
+    pub input: Option<u64>,
+    pub output: Option<u64>,
+    pub cache_read: Option<u64>,
+    pub cache_write: Option<u64>,
+    pub total_tokens: Option<u64>,
+    pub cost: Option<Vec<u8>>,
 }
 
 impl SummaryFacts {
-    /// `summary_bytes`, `files` and `from_hook`.
+    /// `summary_bytes`, `files`, `from_hook` and `usage`.
     fn write_counts(&self, o: &mut Obj<'_>) {
         let count = |v: &Option<Vec<String>>| v.as_ref().map(|v| v.len() as u64);
         o.opt_u64("summary_bytes", self.bytes)
@@ -58,6 +72,21 @@ impl SummaryFacts {
                     .opt_u64("modified", count(&self.modified_files));
             })
             .opt_bool("from_hook", self.from_hook);
+        match &self.usage {
+            None => {
+                o.null("usage");
+            }
+            Some(u) => {
+                o.obj("usage", |f| {
+                    f.opt_u64("input", u.input)
+                        .opt_u64("output", u.output)
+                        .opt_u64("cache_read", u.cache_read)
+                        .opt_u64("cache_write", u.cache_write)
+                        .opt_u64("total_tokens", u.total_tokens)
+                        .opt_raw("cost", u.cost.as_deref());
+                });
+            }
+        }
     }
 
     /// The opt-in texts: `summary`, `read_files` and `modified_files`.
@@ -101,7 +130,11 @@ pub(super) struct CompactionFacts {
     pub first_kept_entry: Option<String>,
     pub first_kept_index: Option<u64>,
     pub first_kept_line: Option<u64>,
+    /// `firstKeptEntryId` is the compaction's own id: Pi 1.x's retain-none compaction.
+    pub retain_none: bool,
     pub summarized: SummaryFacts,
+    /// The size of its `systemMessage` as written.
+    pub system_message_bytes: Option<u64>,
     pub trigger: Trigger,
     pub basis: Basis,
     pub evidence: Vec<Evidence>,
@@ -138,11 +171,20 @@ impl Record for CompactionReport<'_> {
         "first_kept.index",
         "first_kept.line",
         "first_kept.found",
+        "retain_none",
         "summary_bytes",
         "files",
         "files.read",
         "files.modified",
         "from_hook",
+        "usage",
+        "usage.input",
+        "usage.output",
+        "usage.cache_read",
+        "usage.cache_write",
+        "usage.total_tokens",
+        "usage.cost",
+        "system_message_bytes",
         "trigger",
         "basis",
         "evidence",
@@ -179,9 +221,11 @@ impl Record for CompactionReport<'_> {
                     .opt_u64("index", r.first_kept_index)
                     .opt_u64("line", r.first_kept_line)
                     .bool("found", r.first_kept_line.is_some());
-            });
+            })
+            .bool("retain_none", r.retain_none);
         r.summarized.write_counts(o);
-        o.str("trigger", r.trigger.name())
+        o.opt_u64("system_message_bytes", r.system_message_bytes)
+            .str("trigger", r.trigger.name())
             .str("basis", r.basis.name())
             .arr("evidence", |a| {
                 for e in &r.evidence {
@@ -304,6 +348,8 @@ pub(super) struct BranchSummaryReport<'a> {
     pub from_id: Option<&'a str>,
     /// Whether an entry with that id exists earlier in the session.
     pub from_found: bool,
+    /// `fromId` is `"root"`: Pi 1.x left no entry (the leaf was reset).
+    pub from_root: bool,
     pub summarized: &'a SummaryFacts,
     pub opt_in: OptIn,
 }
@@ -320,11 +366,19 @@ impl Record for BranchSummaryReport<'_> {
         "target",
         "from_id",
         "from_found",
+        "from_root",
         "summary_bytes",
         "files",
         "files.read",
         "files.modified",
         "from_hook",
+        "usage",
+        "usage.input",
+        "usage.output",
+        "usage.cache_read",
+        "usage.cache_write",
+        "usage.total_tokens",
+        "usage.cost",
         "summary",
         "read_files",
         "modified_files",
@@ -334,7 +388,8 @@ impl Record for BranchSummaryReport<'_> {
         self.at.write(o);
         o.opt_str("target", self.target)
             .opt_str("from_id", self.from_id)
-            .bool("from_found", self.from_found);
+            .bool("from_found", self.from_found)
+            .bool("from_root", self.from_root);
         self.summarized.write_counts(o);
         self.summarized.write_texts(o, self.opt_in);
     }

@@ -4,16 +4,21 @@
 //! summary report), remembers the entry, and writes the front of the queue once it is settled.
 
 use super::args::Args;
-use super::errors::{api_error, failure_of, is_overflow_error};
-use super::read::{details, first_kept_index, str_of, summary_facts, tokens_before, usage_context};
+use super::errors::{api_error, failure_of, is_overflow_error, is_pi16_overflow_error};
+use super::read::{
+    details, first_kept_index, reply_usage, str_of, summary_facts, system_message_bytes,
+    tokens_before, usage_context,
+};
 use super::records::{
     AssistantError, BranchSummaryReport, CompactionFacts, CompactionFailure, CompactionReport,
     EntryPlace, OptIn,
 };
 use super::session::{ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::table::SessionTally;
-use super::trigger::{infer_trigger, recorded_trigger, AssistantFacts, Clues, StopReason};
-use super::waiting::{see_entry, AwaitingContext, Step, Waiting};
+use super::trigger::{
+    infer_trigger, recorded_trigger, settle_retry, AssistantFacts, Clues, Place, StopReason,
+};
+use super::waiting::{see_entry, AwaitingContext, Step, StepMessage, Waiting};
 use crate::diag::Diags;
 use crate::message::Message;
 use crate::models_json::Models;
@@ -105,21 +110,36 @@ impl Reporter<'_, '_> {
     }
 
     /// Writes the records at the front of the queue that are settled, or, when `all`, every
-    /// record in it.
+    /// record in it. A compaction's trigger is final once it is settled (see
+    /// [`settle_retry`]); it is counted for the table then, and written unless `--table`.
     fn write_waiting(&mut self, s: &mut SessionReport, all: bool) -> Result<(), Stop> {
         let (reserve_tokens, opt_in) = (self.args().reserve_tokens, self.opt_in());
-        let (out, file, memory) = (&mut *self.out, self.file, &s.memory);
+        let writes = self.writes_records();
+        let (out, file, memory, tally) = (&mut *self.out, self.file, &s.memory, &mut s.tally);
         let write = |w: Waiting| match w {
             Waiting::Written(bytes) => out.line(&bytes),
-            Waiting::Compaction(c) => CompactionReport {
-                session: &memory.id,
-                file,
-                facts: &c.facts,
-                model: memory.models.get(c.facts.model),
-                reserve_tokens,
-                opt_in,
+            Waiting::Compaction(mut c) => {
+                let retried = c.retried.take();
+                let f = &mut *c.facts;
+                let at = Place {
+                    line: f.line,
+                    id: f.entry.as_deref().map(Rc::from),
+                };
+                settle_retry((&mut f.trigger, &mut f.basis, &mut f.evidence), at, retried);
+                tally.count_compaction(f.trigger, f.basis, f.tokens_before);
+                if !writes {
+                    return Ok(());
+                }
+                CompactionReport {
+                    session: &memory.id,
+                    file,
+                    facts: f,
+                    model: memory.models.get(f.model),
+                    reserve_tokens,
+                    opt_in,
+                }
+                .write(out)
             }
-            .write(out),
         };
         if all {
             s.waiting.drain_all(write)
@@ -153,6 +173,11 @@ impl Reporter<'_, '_> {
                 id: id.as_deref(),
                 parent: parent.id(),
                 is_compaction: read.compaction.is_some(),
+                message: match &read.kind {
+                    RecentKind::User => Some(StepMessage::User),
+                    RecentKind::Assistant(_) => Some(StepMessage::Assistant),
+                    _ => None,
+                },
                 context: read.context,
             },
         );
@@ -160,12 +185,8 @@ impl Reporter<'_, '_> {
             s.waiting.push(Waiting::Written(bytes));
         }
         if let Some(facts) = read.compaction {
-            s.tally
-                .count_compaction(facts.trigger, facts.basis, facts.tokens_before);
-            if self.writes_records() {
-                let waiting = AwaitingContext::new(facts, id.as_deref(), linear);
-                s.waiting.push(Waiting::Compaction(waiting));
-            }
+            let waiting = AwaitingContext::new(facts, id.as_deref(), linear);
+            s.waiting.push(Waiting::Compaction(waiting));
         }
         s.memory
             .remember(line, id, parent_id, read.kind, read.model);
@@ -192,12 +213,21 @@ impl Reporter<'_, '_> {
         match e.get("type").as_deref() {
             Some(b"\"message\"") => self.message(s, e, id, &mut read),
             Some(b"\"model_change\"") => {
+                read.kind = RecentKind::ModelChange;
                 let p = e.str("provider");
                 let m = e.str("modelId").or_else(|| e.str("model"));
                 if let (Some(p), Some(m)) = (p, m) {
                     read.model = s.memory.models.intern(&p, &m);
                 }
             }
+            Some(b"\"context_edit\"") => {
+                s.memory.pi1 = true;
+                read.kind = RecentKind::ContextEdit {
+                    target: e.str("targetId").as_deref().map(Rc::from),
+                    omitted: e.get("replacement").is_some_and(|r| r.is_null()),
+                };
+            }
+            Some(b"\"usage\"") => s.memory.pi1 = true,
             Some(b"\"compaction\"") => {
                 read.kind = RecentKind::Compaction;
                 let id = id.map(|i| &**i);
@@ -227,6 +257,8 @@ impl Reporter<'_, '_> {
         let msg = e.message().unwrap_or_default();
         match str_of(msg.role).as_deref() {
             Some("user") => read.kind = RecentKind::User,
+            Some("toolResult") => read.kind = RecentKind::ToolResult,
+            Some("system") => s.memory.pi1 = true,
             Some("assistant") => {
                 if let (Some(p), Some(m)) = (str_of(msg.provider), str_of(msg.model)) {
                     read.model = s.memory.models.intern(&p, &m);
@@ -240,11 +272,19 @@ impl Reporter<'_, '_> {
                     let entry = id.map(|i| &**i);
                     read.record = self.assistant_error(s, e, &msg, entry, stop, read.model);
                 }
+                let (text, provider) = (str_of(msg.error_message), str_of(msg.provider));
                 read.kind = RecentKind::Assistant(Box::new(AssistantFacts {
                     line: e.line.no,
                     id: id.cloned(),
                     stop,
-                    overflow: is_overflow_error(stop, str_of(msg.error_message).as_deref()),
+                    overflow: is_overflow_error(stop, text.as_deref()),
+                    overflow_pi16: is_pi16_overflow_error(
+                        stop,
+                        text.as_deref(),
+                        provider.as_deref(),
+                    ),
+                    model: read.model,
+                    usage: reply_usage(msg.usage),
                 }));
             }
             _ => {}
@@ -321,22 +361,36 @@ impl Reporter<'_, '_> {
         let first_kept_entry = e.str("firstKeptEntryId").map(Cow::into_owned);
         let first_kept_index = first_kept_index(e, d);
         let first_kept_line = m.first_kept_line(first_kept_entry.as_deref(), first_kept_index);
+        let retain_none = id.is_some() && first_kept_entry.as_deref() == id;
         let details = details(e);
         let summarized = summary_facts(e, details, self.args().summary, d);
-        let nearest = m.nearest_assistant(parent);
-        let window = m
-            .models
-            .get(model)
-            .and_then(|(p, m)| self.settings.windows.window(p, m).map(|w| w.tokens));
+        let window_of = |ix: ModelIx| {
+            m.models
+                .get(ix)
+                .and_then(|(p, m)| self.settings.windows.window(p, m).map(|w| w.tokens))
+        };
+        let reserve = self.args().reserve_tokens;
+        let window = window_of(model);
+        let before = m.before(parent);
+        let pi1 = m.pi1 || e.get("systemMessage").is_some() || e.get("usage").is_some();
+        let uncompacted = if pi1 {
+            let limit = |ix| window_of(ix).map(|w| i128::from(w) - i128::from(reserve));
+            m.uncompacted(parent, &limit)
+        } else {
+            None
+        };
         let (trigger, basis, evidence) = infer_trigger(&Clues {
             line,
             entry: id,
             recorded: details.and_then(recorded_trigger),
-            nearest: nearest.as_ref(),
+            before: &before,
+            pi1,
+            same_model: before.assistant.as_ref().is_some_and(|a| a.model == model),
             window,
             tokens_before,
-            reserve: self.args().reserve_tokens,
+            reserve,
             from_hook: summarized.from_hook,
+            uncompacted: uncompacted.as_ref(),
         });
         CompactionFacts {
             line,
@@ -346,7 +400,9 @@ impl Reporter<'_, '_> {
             first_kept_entry,
             first_kept_index,
             first_kept_line,
+            retain_none,
             summarized,
+            system_message_bytes: system_message_bytes(e),
             trigger,
             basis,
             evidence,
@@ -381,6 +437,7 @@ impl Reporter<'_, '_> {
             target: parent.id(),
             from_id: from.as_deref(),
             from_found: from.as_deref().is_some_and(|f| m.has_seen(f)),
+            from_root: from.as_deref() == Some("root"),
             summarized: &summarized,
             opt_in: self.opt_in(),
         }

@@ -2,9 +2,11 @@
 //! (hashed to 64 bits) with its line, to say whether a compaction's first kept entry exists
 //! (v1: the line of each record, for `firstKeptEntryIndex`); the last [`RECENT`] entries'
 //! parent links, kinds and models, to walk a compaction's parent chain back to the assistant
-//! message before it and to know the model in effect; and the session's models, interned.
+//! message before it (through context_edits, tool results and model changes) and further back
+//! to the previous compaction, and to know the model in effect; and the session's models,
+//! interned.
 
-use super::trigger::AssistantFacts;
+use super::trigger::{AssistantFacts, Before, Place, StopReason, Uncompacted};
 use crate::hash::{hash_str, FastMap};
 use crate::reader::{Entry, ParentLink};
 use std::borrow::Cow;
@@ -100,12 +102,20 @@ impl<'a> ParentRef<'a> {
 pub(super) enum RecentKind {
     User,
     Assistant(Box<AssistantFacts>),
+    ToolResult,
+    /// A context_edit of the entry `target`; `omitted` when its replacement is null.
+    ContextEdit {
+        target: Option<Rc<str>>,
+        omitted: bool,
+    },
+    ModelChange,
     Compaction,
     Other,
 }
 
 /// A remembered entry.
 struct RecentEntry {
+    line: u64,
     parent: Option<Rc<str>>,
     kind: RecentKind,
     /// The model in effect at it.
@@ -132,17 +142,100 @@ impl RecentEntries {
         }
     }
 
-    /// The nearest assistant message at or above the entry with id `parent` on its parent
-    /// chain; `None` past a user message or a compaction, or where the chain is forgotten.
-    fn nearest_assistant(&self, parent: &str) -> Option<AssistantFacts> {
+    /// What lies at and above the entry with id `parent` on its parent chain, back to the
+    /// nearest assistant message (see [`Before`]); the walk stops at a user message, a
+    /// compaction, or where the chain is forgotten.
+    fn before(&self, parent: &str) -> Before {
+        let mut b = Before::default();
+        let mut hidden: Vec<(Rc<str>, Place)> = Vec::new();
+        let mut met_message = false;
         let mut cur = parent;
         for _ in 0..RECENT {
-            let entry = self.by_id.get(cur)?;
+            let Some((id, entry)) = self.by_id.get_key_value(cur) else {
+                break;
+            };
+            let place = Place {
+                line: entry.line,
+                id: Some(id.clone()),
+            };
             match &entry.kind {
-                RecentKind::User | RecentKind::Compaction => return None,
-                RecentKind::Assistant(a) => return Some((**a).clone()),
-                RecentKind::Other => cur = entry.parent.as_deref()?,
+                RecentKind::User | RecentKind::Compaction => break,
+                RecentKind::Assistant(a) => {
+                    b.hidden_by = hidden
+                        .into_iter()
+                        .find(|(t, _)| a.id.as_ref() == Some(t))
+                        .map(|(_, p)| p);
+                    b.assistant = Some((**a).clone());
+                    break;
+                }
+                RecentKind::ToolResult => {
+                    if !met_message {
+                        b.tool_result = Some(place);
+                    }
+                    met_message = true;
+                }
+                RecentKind::ContextEdit { target, omitted } => {
+                    b.edited = true;
+                    if let (Some(t), true) = (target, omitted) {
+                        hidden.push((t.clone(), place));
+                    }
+                }
+                RecentKind::ModelChange => b.model_changed = true,
+                RecentKind::Other => {}
             }
+            let Some(p) = entry.parent.as_deref() else {
+                break;
+            };
+            cur = p;
+        }
+        b
+    }
+
+    /// Walking back from the entry with id `parent` to the previous compaction: the last reply
+    /// before a prompt, of the model in effect at that prompt, whose context (Pi's
+    /// `calculateContextTokens`) is over `limit(model)`, with no compaction after it before the
+    /// prompt. Replies that failed or that a context_edit omits are passed over (Pi checks the
+    /// last reply it still shows the model).
+    fn uncompacted(
+        &self,
+        parent: &str,
+        limit: &dyn Fn(ModelIx) -> Option<i128>,
+    ) -> Option<Uncompacted> {
+        let mut prompt: Option<(Place, ModelIx)> = None;
+        let mut omitted: Vec<Rc<str>> = Vec::new();
+        let mut cur = parent;
+        for _ in 0..RECENT {
+            let (id, entry) = self.by_id.get_key_value(cur)?;
+            let place = Place {
+                line: entry.line,
+                id: Some(id.clone()),
+            };
+            match &entry.kind {
+                RecentKind::Compaction => return None,
+                RecentKind::User => prompt = Some((place, entry.model)),
+                RecentKind::ContextEdit {
+                    target: Some(t),
+                    omitted: true,
+                } => omitted.push(t.clone()),
+                RecentKind::Assistant(a) if !omitted.contains(id) => {
+                    let valid = !matches!(a.stop, StopReason::Error | StopReason::Aborted);
+                    if let Some((p, m)) = prompt.take() {
+                        let context = a.usage.pi_context();
+                        let over =
+                            limit(m).filter(|&l| i128::try_from(context).is_ok_and(|c| c > l));
+                        if let (true, true, Some(l)) = (valid, a.model == m, over) {
+                            return Some(Uncompacted {
+                                reply: place,
+                                context,
+                                limit: l,
+                                prompt: p,
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+            cur = entry.parent.as_deref()?;
         }
         None
     }
@@ -165,6 +258,9 @@ pub(super) struct SessionMemory {
     /// The model in effect at the last entry in file order.
     file_model: ModelIx,
     pub models: SeenModels,
+    /// Whether the session has shown a mark of Pi 1.x so far (a system message, a
+    /// context_edit or a usage entry).
+    pub pi1: bool,
 }
 
 impl SessionMemory {
@@ -180,6 +276,7 @@ impl SessionMemory {
             file_last: None,
             file_model: NO_MODEL,
             models: SeenModels::default(),
+            pi1: false,
         }
     }
 
@@ -201,16 +298,35 @@ impl SessionMemory {
         }
     }
 
-    /// The nearest assistant message before an entry with this parent: on the parent chain
-    /// when there is one, else in file order; `None` past a user message or a compaction.
-    pub fn nearest_assistant(&self, parent: &ParentRef<'_>) -> Option<AssistantFacts> {
+    /// What lies before an entry with this parent (see [`Before`]): on the parent chain when
+    /// there is one, else in file order (then only the nearest assistant message since the
+    /// last user message or compaction).
+    pub fn before(&self, parent: &ParentRef<'_>) -> Before {
+        let in_file_order = || Before {
+            assistant: self.file_last.clone(),
+            partial: true,
+            ..Before::default()
+        };
         if self.linear {
-            return self.file_last.clone();
+            return in_file_order();
         }
         match parent {
-            ParentRef::Root => None,
-            ParentRef::Unknown => self.file_last.clone(),
-            ParentRef::Id(p) => self.recent.nearest_assistant(p),
+            ParentRef::Root => Before::default(),
+            ParentRef::Unknown => in_file_order(),
+            ParentRef::Id(p) => self.recent.before(p),
+        }
+    }
+
+    /// An earlier reply on the chain over the threshold that Pi did not compact (see
+    /// [`Uncompacted`]); `limit` gives a model's `window - reserve`.
+    pub fn uncompacted(
+        &self,
+        parent: &ParentRef<'_>,
+        limit: &dyn Fn(ModelIx) -> Option<i128>,
+    ) -> Option<Uncompacted> {
+        match parent {
+            ParentRef::Id(p) if !self.linear => self.recent.uncompacted(p, limit),
+            _ => None,
         }
     }
 
@@ -245,7 +361,7 @@ impl SessionMemory {
         match &kind {
             RecentKind::User | RecentKind::Compaction => self.file_last = None,
             RecentKind::Assistant(a) => self.file_last = Some((**a).clone()),
-            RecentKind::Other => {}
+            _ => {}
         }
         self.file_model = model;
         if self.linear {
@@ -255,6 +371,7 @@ impl SessionMemory {
             self.recent.remember(
                 i,
                 RecentEntry {
+                    line,
                     parent,
                     kind,
                     model,
@@ -276,8 +393,11 @@ mod tests {
         RecentKind::Assistant(Box::new(AssistantFacts {
             line,
             id: None,
-            stop: super::super::trigger::StopReason::Stop,
+            stop: StopReason::Stop,
             overflow: false,
+            overflow_pi16: false,
+            model: NO_MODEL,
+            usage: Default::default(),
         }))
     }
 
@@ -292,16 +412,13 @@ mod tests {
         s.remember(3, id("b"), id("a"), RecentKind::Other, NO_MODEL);
         s.remember(4, id("u"), id("b"), RecentKind::User, NO_MODEL);
         s.remember(5, id("c"), id("b"), RecentKind::Other, NO_MODEL);
-        let near = |p: &str| {
-            s.nearest_assistant(&ParentRef::Id(p.into()))
-                .map(|a| a.line)
-        };
+        let near = |p: &str| s.before(&ParentRef::Id(p.into())).assistant.map(|a| a.line);
         assert_eq!(near("c"), Some(2));
         assert_eq!(near("u"), None);
         assert_eq!(near("gone"), None);
-        assert_eq!(s.nearest_assistant(&ParentRef::Root).map(|a| a.line), None);
+        assert_eq!(s.before(&ParentRef::Root).assistant.map(|a| a.line), None);
         assert_eq!(
-            s.nearest_assistant(&ParentRef::Unknown).map(|a| a.line),
+            s.before(&ParentRef::Unknown).assistant.map(|a| a.line),
             None,
             "file order: a user message came after the assistant"
         );
@@ -341,11 +458,7 @@ mod tests {
             s.remember(i + 1, id(&i.to_string()), parent, kind, NO_MODEL);
         }
         let last = ParentRef::Id(RECENT.to_string().into());
-        assert_eq!(
-            s.nearest_assistant(&last).map(|a| a.line),
-            None,
-            "forgotten"
-        );
+        assert_eq!(s.before(&last).assistant.map(|a| a.line), None, "forgotten");
         assert!(s.has_seen("0"), "ids are never forgotten");
     }
 

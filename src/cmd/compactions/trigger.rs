@@ -1,7 +1,10 @@
 //! Why a compaction happened: the trigger and its basis, decided from the clues Pi leaves (a
-//! trigger an extension recorded in `details`, the nearest assistant message before the
-//! compaction, `tokensBefore` against the configured window). [`infer_trigger`] is the whole
-//! decision, a pure function of those clues.
+//! trigger an extension recorded in `details`; what lies before the compaction on its branch:
+//! the nearest reply, a context_edit hiding it, a tool result, a model change; an earlier
+//! reply over the threshold left uncompacted; `tokensBefore` against the configured window).
+//! Pi 0.73.1 and Pi 1.x files have rules of their own (docs/FORMAT.md, "How the trigger is
+//! inferred"). [`infer_trigger`] is the decision, a pure function of those clues;
+//! [`settle_retry`] finishes it once the message after the compaction is known.
 
 use crate::json::Raw;
 use std::rc::Rc;
@@ -108,8 +111,80 @@ pub(super) struct AssistantFacts {
     pub line: u64,
     pub id: Option<Rc<str>>,
     pub stop: StopReason,
-    /// stopReason error with an error text that says the context was too long.
+    /// stopReason error with an error text that says the context was too long (the patterns
+    /// of Pi 0.73.1 or 1.6.0).
     pub overflow: bool,
+    /// The same by Pi 1.6.0's patterns alone (what Pi 1.6.0 recovers from).
+    pub overflow_pi16: bool,
+    /// The model of the message (its index in the session's models, `session::ModelIx`).
+    pub model: u32,
+    pub usage: ReplyUsage,
+}
+
+/// The token counts of an assistant message's `usage` (0 where absent or not a count).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct ReplyUsage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub total_tokens: u64,
+}
+
+impl ReplyUsage {
+    /// The context size Pi 1.6.0 compares with the threshold (`calculateContextTokens`):
+    /// `totalTokens`, or when that is 0 the sum of the four counts.
+    pub fn pi_context(&self) -> u128 {
+        if self.total_tokens > 0 {
+            self.total_tokens.into()
+        } else {
+            [self.input, self.output, self.cache_read, self.cache_write]
+                .iter()
+                .map(|&n| u128::from(n))
+                .sum()
+        }
+    }
+
+    /// `input + cacheRead`: what pi-ai's silent-overflow check compares with the window.
+    pub fn input_read(&self) -> u128 {
+        u128::from(self.input) + u128::from(self.cache_read)
+    }
+}
+
+/// An entry a clue is on: its line and id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Place {
+    pub line: u64,
+    pub id: Option<Rc<str>>,
+}
+
+/// What lies on a compaction's parent chain before it, back to the nearest assistant message
+/// (the walk stops at a user message or another compaction).
+#[derive(Debug, Clone, Default)]
+pub(super) struct Before {
+    pub assistant: Option<AssistantFacts>,
+    /// The context_edit with replacement null on the way that hides that message.
+    pub hidden_by: Option<Place>,
+    /// Whether any context_edit lies between it and the compaction.
+    pub edited: bool,
+    /// Whether a model_change lies between it and the compaction.
+    pub model_changed: bool,
+    /// The first message met walking back, when it is a tool result: the compaction came in
+    /// the middle of a run.
+    pub tool_result: Option<Place>,
+    /// Only the nearest assistant message is known (file order stood in for the chain): what
+    /// lies between is not, so no rule may rest on the absence of a clue.
+    pub partial: bool,
+}
+
+/// Evidence that auto-compaction did not run when the context was over the threshold: a reply
+/// over it, followed on the branch by the next prompt with no compaction between.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Uncompacted {
+    pub reply: Place,
+    pub context: u128,
+    pub limit: i128,
+    pub prompt: Place,
 }
 
 /// One clue that decided, or supports, a trigger.
@@ -121,6 +196,26 @@ pub(super) struct Evidence {
     pub entry: Option<Box<str>>,
     /// The clue in words: fixed text and numbers, never session text.
     pub detail: String,
+}
+
+impl Evidence {
+    fn at(place: &Place, rule: &'static str, detail: impl Into<String>) -> Evidence {
+        Evidence {
+            rule,
+            line: place.line,
+            entry: place.id.as_deref().map(Into::into),
+            detail: detail.into(),
+        }
+    }
+}
+
+impl AssistantFacts {
+    fn place(&self) -> Place {
+        Place {
+            line: self.line,
+            id: self.id.clone(),
+        }
+    }
 }
 
 /// A trigger recorded in a compaction's `details`, and the member that says it.
@@ -150,8 +245,13 @@ pub(super) struct Clues<'a> {
     pub entry: Option<&'a str>,
     /// A trigger its `details` record.
     pub recorded: Option<Recorded>,
-    /// The nearest assistant message before it, with no user message or compaction between.
-    pub nearest: Option<&'a AssistantFacts>,
+    /// What lies before it on its parent chain.
+    pub before: &'a Before,
+    /// Written by Pi 1.x (the compaction has `systemMessage` or `usage`, or the session has a
+    /// system message, a context_edit or a usage entry): Pi 1.6.0's rules apply.
+    pub pi1: bool,
+    /// The nearest assistant message is of the model in effect at the compaction.
+    pub same_model: bool,
     /// The context window of the model in effect, when configured.
     pub window: Option<u64>,
     pub tokens_before: Option<u64>,
@@ -159,64 +259,59 @@ pub(super) struct Clues<'a> {
     pub reserve: u64,
     /// `fromHook` as recorded.
     pub from_hook: Option<bool>,
+    /// Pi 1.x: an earlier reply over the threshold that was not compacted (see [`Uncompacted`]).
+    pub uncompacted: Option<&'a Uncompacted>,
+}
+
+impl Clues<'_> {
+    fn here(&self, rule: &'static str, detail: String) -> Evidence {
+        Evidence {
+            rule,
+            line: self.line,
+            entry: self.entry.map(Into::into),
+            detail,
+        }
+    }
+
+    /// `window - reserve` (in 128 bits: the counts are u64 and the limit may be negative).
+    fn limit(&self) -> Option<(u64, i128)> {
+        self.window
+            .map(|w| (w, i128::from(w) - i128::from(self.reserve)))
+    }
+
+    /// The over_threshold clue, when tokensBefore is over the limit.
+    fn over_threshold(&self) -> Option<Evidence> {
+        let ((w, limit), t) = (self.limit()?, self.tokens_before?);
+        (i128::from(t) > limit).then(|| {
+            self.here(
+                "over_threshold",
+                format!(
+                    "tokensBefore {t} > context window {w} - reserve {} = {limit}",
+                    self.reserve
+                ),
+            )
+        })
+    }
 }
 
 /// The trigger of a compaction, how it is known, and every rule that applied, strongest first:
-/// a recorded trigger decides; else the first of overflow_error, over_threshold and
-/// length_stop; else it is unknown. from_hook is listed but decides nothing.
+/// a recorded trigger decides; else the rules of the Pi that wrote it ([`pi1_rules`] or
+/// [`pi0_rules`]); else it is unknown. from_hook is listed but decides nothing.
 pub(super) fn infer_trigger(c: &Clues<'_>) -> (Trigger, Basis, Vec<Evidence>) {
-    let here = |rule, detail| Evidence {
-        rule,
-        line: c.line,
-        entry: c.entry.map(Into::into),
-        detail,
-    };
-    let at_nearest = |a: &AssistantFacts, rule, detail: &str| Evidence {
-        rule,
-        line: a.line,
-        entry: a.id.as_deref().map(Into::into),
-        detail: detail.into(),
-    };
     let mut evidence = Vec::new();
     if let Some(r) = c.recorded {
-        evidence.push(here(
+        evidence.push(c.here(
             "recorded",
             format!("details.{} says {}", r.key, r.trigger.name()),
         ));
     }
-    let mut inferred = None;
-    if let Some(a) = c.nearest.filter(|a| a.overflow) {
-        inferred.get_or_insert(Trigger::Overflow);
-        evidence.push(at_nearest(
-            a,
-            "overflow_error",
-            "the assistant message right before ended with stopReason error: the context was too long",
-        ));
-    }
-    if let (Some(w), Some(t)) = (c.window, c.tokens_before) {
-        // In 128 bits: the counts are u64 and the limit may be negative.
-        let limit = i128::from(w) - i128::from(c.reserve);
-        if i128::from(t) > limit {
-            inferred.get_or_insert(Trigger::Threshold);
-            evidence.push(here(
-                "over_threshold",
-                format!(
-                    "tokensBefore {t} > context window {w} - reserve {} = {limit}",
-                    c.reserve
-                ),
-            ));
-        }
-    }
-    if let Some(a) = c.nearest.filter(|a| a.stop == StopReason::Length) {
-        inferred.get_or_insert(Trigger::Automatic);
-        evidence.push(at_nearest(
-            a,
-            "length_stop",
-            "the assistant message right before ended with stopReason length",
-        ));
-    }
+    let inferred = if c.pi1 {
+        pi1_rules(c, &mut evidence)
+    } else {
+        pi0_rules(c, &mut evidence)
+    };
     if c.from_hook == Some(true) {
-        evidence.push(here(
+        evidence.push(c.here(
             "from_hook",
             "written by an extension (fromHook: true)".into(),
         ));
@@ -229,6 +324,197 @@ pub(super) fn infer_trigger(c: &Clues<'_>) -> (Trigger, Basis, Vec<Evidence>) {
     (trigger, basis, evidence)
 }
 
+/// Pi 0.73.1's clues, strongest first: overflow_error, over_threshold, length_stop; the first
+/// that applies decides.
+fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
+    let mut inferred = None;
+    let nearest = c.before.assistant.as_ref();
+    if let Some(a) = nearest.filter(|a| a.overflow) {
+        inferred.get_or_insert(Trigger::Overflow);
+        evidence.push(Evidence::at(
+            &a.place(),
+            "overflow_error",
+            "the assistant message right before ended with stopReason error: the context was too long",
+        ));
+    }
+    if let Some(e) = c.over_threshold() {
+        inferred.get_or_insert(Trigger::Threshold);
+        evidence.push(e);
+    }
+    if let Some(a) = nearest.filter(|a| a.stop == StopReason::Length) {
+        inferred.get_or_insert(Trigger::Automatic);
+        evidence.push(Evidence::at(
+            &a.place(),
+            "length_stop",
+            "the assistant message right before ended with stopReason length",
+        ));
+    }
+    inferred
+}
+
+/// Pi 1.6.0's clues (read in `AgentSession._checkCompaction`, `_runAutoCompaction` and
+/// `compact`), strongest first; the first that applies decides:
+/// - overflow_recovery / length_overflow: the reply before failed (an overflow error, or
+///   stopReason length) and a context_edit with replacement null hides it: Pi's recovery,
+///   which omits the failed reply, compacts (reason overflow) and retries;
+/// - unrecovered_overflow: an overflow error of the model in effect that nothing hides: Pi
+///   did not recover (auto-compaction off, or its one attempt spent), so a person compacted;
+/// - silent_overflow: a stop reply whose input + cacheRead is over the window (overflow, the
+///   reply kept);
+/// - mid_run: the compaction came between a tool result and the next reply: only the
+///   threshold check runs there;
+/// - over_threshold: tokensBefore > window - reserve: threshold, unless auto_compaction_off
+///   (an earlier reply over the threshold went uncompacted): then unknown;
+/// - under_threshold: tokensBefore <= window - reserve with none of the above: no automatic
+///   compaction fires there, so /compact (not for extension-written compactions).
+fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
+    let b = c.before;
+    if let Some(a) = &b.assistant {
+        if let Some(t) = reply_rules(c, a, evidence) {
+            return Some(t);
+        }
+    }
+    if let Some(tr) = &b.tool_result {
+        evidence.push(Evidence::at(
+            tr,
+            "mid_run",
+            "the compaction came right after this tool result, before the next reply: only Pi's threshold check compacts mid-run",
+        ));
+        evidence.extend(c.over_threshold());
+        return Some(Trigger::Threshold);
+    }
+    let ((w, limit), t) = (c.limit()?, c.tokens_before?);
+    if let Some(e) = c.over_threshold() {
+        evidence.push(e);
+        return match c.uncompacted {
+            None => Some(Trigger::Threshold),
+            Some(u) => {
+                evidence.push(Evidence::at(
+                    &u.reply,
+                    "auto_compaction_off",
+                    format!(
+                        "this reply's context {} > {} was not compacted before the next prompt (line {}): auto-compaction was off or failed, so the compaction may be /compact",
+                        u.context, u.limit, u.prompt.line
+                    ),
+                ));
+                None
+            }
+        };
+    }
+    if c.from_hook == Some(true) || b.partial {
+        return None;
+    }
+    evidence.push(c.here(
+        "under_threshold",
+        format!(
+            "tokensBefore {t} <= context window {w} - reserve {} = {limit} and no overflow before it: no automatic compaction fires there, so /compact",
+            c.reserve
+        ),
+    ));
+    Some(Trigger::Manual)
+}
+
+/// Settles a compaction's trigger once what follows it is known: Pi's overflow recovery (the
+/// rules overflow_recovery and length_overflow) retries the failed turn at once, so its next
+/// message on the branch is a reply with no new prompt between (`retried`). Without one the
+/// signature is not enough (a recovery that failed, then /compact, looks the same): unknown.
+/// `at` is the compaction's own line and id.
+pub(super) fn settle_retry(
+    (trigger, basis, evidence): (&mut Trigger, &mut Basis, &mut Vec<Evidence>),
+    at: Place,
+    retried: Option<Place>,
+) {
+    let awaits = *basis == Basis::Inferred
+        && evidence
+            .first()
+            .is_some_and(|e| matches!(e.rule, "overflow_recovery" | "length_overflow"));
+    if !awaits {
+        return;
+    }
+    match retried {
+        Some(r) => evidence.push(Evidence::at(
+            &r,
+            "retried",
+            "the next message on the branch is this reply, with no new prompt between: Pi retried the failed turn",
+        )),
+        None => {
+            *trigger = Trigger::Unknown;
+            *basis = Basis::Unknown;
+            evidence.push(Evidence::at(
+                &at,
+                "no_retry", "no reply follows before the next prompt or the end: Pi's recovery retries at once, so this may be /compact after a recovery that failed",
+            ));
+        }
+    }
+}
+
+/// The Pi 1.6.0 rules that rest on the nearest reply `a` (see [`pi1_rules`]).
+fn reply_rules(c: &Clues<'_>, a: &AssistantFacts, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
+    let b = c.before;
+    let explicit = a.stop == StopReason::Error && a.overflow_pi16;
+    let length = a.stop == StopReason::Length;
+    if let (true, Some(edit)) = (explicit || length, &b.hidden_by) {
+        let (rule, what) = if length {
+            (
+                "length_overflow",
+                "ended with stopReason length (a truncated reply, or the input filled the window)",
+            )
+        } else {
+            (
+                "overflow_recovery",
+                "ended with stopReason error and a context-overflow error text",
+            )
+        };
+        evidence.push(Evidence::at(
+            &a.place(),
+            rule,
+            format!("the reply before {what}"),
+        ));
+        evidence.push(Evidence::at(
+            edit,
+            "overflow_recovery",
+            "a context_edit with replacement null hides that reply: Pi's overflow recovery, which compacts and retries",
+        ));
+        return Some(Trigger::Overflow);
+    }
+    let unchanged = c.same_model && !b.model_changed && !b.partial;
+    if explicit && b.hidden_by.is_none() && unchanged {
+        evidence.push(Evidence::at(
+            &a.place(),
+            "unrecovered_overflow",
+            "the reply before ended with a context-overflow error that nothing hides: Pi did not recover from it (auto-compaction off, or its one attempt spent), so /compact",
+        ));
+        return Some(Trigger::Manual);
+    }
+    let w = c.window?;
+    // pi-ai's length-stop overflow: output 0 with input + cacheRead at 99% of the window or more.
+    let filled = a.usage.output == 0 && a.usage.input_read() * 100 >= u128::from(w) * 99;
+    if length && filled && !b.edited && unchanged {
+        evidence.push(Evidence::at(
+            &a.place(),
+            "unrecovered_overflow",
+            format!(
+                "the reply before ended with stopReason length, output 0 and input + cacheRead {} filling the context window {w}, and nothing hides it: Pi did not recover from it, so /compact",
+                a.usage.input_read()
+            ),
+        ));
+        return Some(Trigger::Manual);
+    }
+    let silent = a.stop == StopReason::Stop && !b.edited && unchanged && c.uncompacted.is_none();
+    if silent && a.usage.input_read() > w.into() {
+        evidence.push(Evidence::at(
+            &a.place(),
+            "silent_overflow",
+            format!(
+                "the reply before ended with stopReason stop but input + cacheRead {} > context window {w}: Pi compacts such a reply as an overflow",
+                a.usage.input_read()
+            ),
+        ));
+        return Some(Trigger::Overflow);
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -238,20 +524,30 @@ mod tests {
             line: 10,
             entry: Some("c1"),
             recorded: None,
-            nearest: None,
+            before: Box::leak(Box::default()),
+            pi1: false,
+            same_model: true,
             window: None,
             tokens_before: None,
             reserve: 16384,
             from_hook: None,
+            uncompacted: None,
         }
     }
 
-    fn assistant(stop: StopReason, overflow: bool) -> AssistantFacts {
-        AssistantFacts {
-            line: 9,
-            id: Some(Rc::from("a1")),
-            stop,
-            overflow,
+    /// An assistant message on line 9 right before the compaction.
+    fn assistant(stop: StopReason, overflow: bool) -> Before {
+        Before {
+            assistant: Some(AssistantFacts {
+                line: 9,
+                id: Some(Rc::from("a1")),
+                stop,
+                overflow,
+                overflow_pi16: overflow,
+                model: 0,
+                usage: ReplyUsage::default(),
+            }),
+            ..Before::default()
         }
     }
 
@@ -269,7 +565,7 @@ mod tests {
         );
         let near = assistant(StopReason::Stop, false);
         let c = Clues {
-            nearest: Some(&near),
+            before: &near,
             tokens_before: Some(100_000),
             ..clues()
         };
@@ -288,7 +584,7 @@ mod tests {
                 key: "reason",
                 trigger: Trigger::Manual,
             }),
-            nearest: Some(&near),
+            before: &near,
             ..clues()
         };
         let (t, b, e) = infer_trigger(&c);
@@ -319,7 +615,7 @@ mod tests {
         };
         assert_eq!(
             verdict(&Clues {
-                nearest: Some(&overflow),
+                before: &overflow,
                 ..over
             }),
             (
@@ -330,7 +626,7 @@ mod tests {
         );
         assert_eq!(
             verdict(&Clues {
-                nearest: Some(&length),
+                before: &length,
                 ..over
             }),
             (
@@ -341,7 +637,7 @@ mod tests {
         );
         assert_eq!(
             verdict(&Clues {
-                nearest: Some(&length),
+                before: &length,
                 ..clues()
             }),
             (Trigger::Automatic, Basis::Inferred, vec!["length_stop"])
@@ -399,6 +695,175 @@ mod tests {
             })
         );
         assert_eq!(r(r#"{"trigger":3}"#), None);
+    }
+
+    fn place(line: u64) -> Place {
+        Place {
+            line,
+            id: Some(Rc::from(format!("e{line}"))),
+        }
+    }
+
+    /// Pi 1.x clues: the reply before (`before`), the window 24000 and tokensBefore `t`.
+    fn pi1<'a>(before: &'a Before, t: u64) -> Clues<'a> {
+        Clues {
+            before,
+            pi1: true,
+            window: Some(24000),
+            tokens_before: Some(t),
+            ..clues()
+        }
+    }
+
+    #[test]
+    fn pi1_the_recovery_signature_is_overflow_once_the_retry_follows() {
+        let mut b = assistant(StopReason::Error, true);
+        b.hidden_by = Some(place(9));
+        b.edited = true;
+        let (mut t, mut basis, mut e) = infer_trigger(&pi1(&b, 3000));
+        assert_eq!((t, basis), (Trigger::Overflow, Basis::Inferred));
+        let (t2, b2, e2) = (t, basis, e.clone());
+        settle_retry((&mut t, &mut basis, &mut e), place(10), Some(place(11)));
+        assert_eq!((t, basis), (Trigger::Overflow, Basis::Inferred));
+        let rules: Vec<_> = e.iter().map(|e| (e.rule, e.line)).collect();
+        assert_eq!(
+            rules,
+            [
+                ("overflow_recovery", 9),
+                ("overflow_recovery", 9),
+                ("retried", 11)
+            ]
+        );
+        let (mut t, mut basis, mut e) = (t2, b2, e2);
+        settle_retry((&mut t, &mut basis, &mut e), place(10), None);
+        assert_eq!((t, basis), (Trigger::Unknown, Basis::Unknown));
+        assert_eq!(e.last().map(|e| (e.rule, e.line)), Some(("no_retry", 10)));
+        // Unhidden, a length reply that filled the window was not recovered from: /compact.
+        let mut full = assistant(StopReason::Length, false);
+        if let Some(a) = full.assistant.as_mut() {
+            a.usage.input = 23760;
+        }
+        assert_eq!(verdict(&pi1(&full, 30000)).2, ["unrecovered_overflow"]);
+        if let Some(a) = full.assistant.as_mut() {
+            a.usage.input = 23759;
+        }
+        assert_eq!(verdict(&pi1(&full, 30000)).2, ["over_threshold"]);
+        // A hidden length reply is the same signature; a hidden error that is no overflow is not.
+        let mut l = assistant(StopReason::Length, false);
+        l.hidden_by = Some(place(9));
+        assert_eq!(verdict(&pi1(&l, 3000)).2[0], "length_overflow");
+        let mut other = assistant(StopReason::Error, false);
+        other.hidden_by = Some(place(9));
+        assert_eq!(verdict(&pi1(&other, 3000)).0, Trigger::Manual);
+    }
+
+    #[test]
+    fn pi1_an_unrecovered_overflow_of_the_model_in_effect_is_manual() {
+        let b = assistant(StopReason::Error, true);
+        assert_eq!(
+            verdict(&Clues {
+                window: None,
+                ..pi1(&b, 30000)
+            }),
+            (
+                Trigger::Manual,
+                Basis::Inferred,
+                vec!["unrecovered_overflow"]
+            )
+        );
+        let switched = Before {
+            model_changed: true,
+            ..b.clone()
+        };
+        assert_eq!(verdict(&pi1(&switched, 30000)).2, ["over_threshold"]);
+        // Pi 0.73.1's files keep their rule.
+        assert_eq!(
+            verdict(&Clues {
+                pi1: false,
+                ..pi1(&b, 30000)
+            })
+            .0,
+            Trigger::Overflow
+        );
+    }
+
+    #[test]
+    fn pi1_a_stop_reply_over_the_window_is_a_silent_overflow() {
+        let mut b = assistant(StopReason::Stop, false);
+        if let Some(a) = b.assistant.as_mut() {
+            a.usage.input = 3000;
+            a.usage.cache_read = 21001;
+        }
+        assert_eq!(
+            verdict(&pi1(&b, 24005)),
+            (Trigger::Overflow, Basis::Inferred, vec!["silent_overflow"])
+        );
+        let u = Uncompacted {
+            reply: place(4),
+            context: 9000,
+            limit: 7616,
+            prompt: place(5),
+        };
+        let off = Clues {
+            uncompacted: Some(&u),
+            ..pi1(&b, 24005)
+        };
+        assert_eq!(
+            verdict(&off),
+            (
+                Trigger::Unknown,
+                Basis::Unknown,
+                vec!["over_threshold", "auto_compaction_off"]
+            ),
+            "auto-compaction was off: /compact looks the same"
+        );
+    }
+
+    #[test]
+    fn pi1_mid_run_threshold_and_manual_below_the_limit() {
+        let mid = Before {
+            tool_result: Some(place(9)),
+            ..Before::default()
+        };
+        assert_eq!(
+            verdict(&Clues {
+                window: None,
+                ..pi1(&mid, 100)
+            }),
+            (Trigger::Threshold, Basis::Inferred, vec!["mid_run"])
+        );
+        let idle = assistant(StopReason::Stop, false);
+        assert_eq!(verdict(&pi1(&idle, 7617)).0, Trigger::Threshold);
+        assert_eq!(
+            verdict(&pi1(&idle, 7616)),
+            (Trigger::Manual, Basis::Inferred, vec!["under_threshold"])
+        );
+        let in_file_order = Before {
+            partial: true,
+            ..assistant(StopReason::Error, true)
+        };
+        assert_eq!(
+            verdict(&pi1(&in_file_order, 7616)).0,
+            Trigger::Unknown,
+            "what lies between is not known: no rule rests on an absence"
+        );
+        let hook = Clues {
+            from_hook: Some(true),
+            ..pi1(&idle, 7616)
+        };
+        assert_eq!(
+            verdict(&hook).0,
+            Trigger::Unknown,
+            "an extension's tokensBefore"
+        );
+        assert_eq!(
+            verdict(&Clues {
+                window: None,
+                ..pi1(&idle, 100)
+            })
+            .0,
+            Trigger::Unknown
+        );
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Records waiting to be written in input order: a compaction report waits for the first
 //! assistant message after it on its branch (its `context_after`), at most [`MAX_WAIT`]
-//! entries, and every record after it waits behind it. The queue is an [`Ordered`].
+//! entries, and every record after it waits behind it; on the way it notes whether the first
+//! message after it on its branch is a reply (a retried turn). The queue is an [`Ordered`].
 
 use super::records::CompactionFacts;
+use super::trigger::Place;
 use crate::hash::FastSet;
 use crate::ordered::Ordered;
 
@@ -34,6 +36,17 @@ pub(super) struct AwaitingContext {
     /// Entries seen since the compaction.
     age: u64,
     done: bool,
+    /// Whether the first message after it on its branch has been seen.
+    first_message_seen: bool,
+    /// That message, when it is an assistant reply (no new prompt came first): a retried turn.
+    pub retried: Option<Place>,
+}
+
+/// The kind of message an entry is, as far as a waiting compaction cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum StepMessage {
+    User,
+    Assistant,
 }
 
 /// What an entry after a waiting compaction tells it.
@@ -43,6 +56,8 @@ pub(super) struct Step<'a> {
     /// Its parent's id, when it names one.
     pub parent: Option<&'a str>,
     pub is_compaction: bool,
+    /// A user or assistant message.
+    pub message: Option<StepMessage>,
     /// The recorded context size of an assistant message (see `usage_context`).
     pub context: Option<u128>,
 }
@@ -63,6 +78,8 @@ impl AwaitingContext {
             descendants,
             age: 0,
             done: false,
+            first_message_seen: false,
+            retried: None,
         }
     }
 
@@ -78,6 +95,15 @@ impl AwaitingContext {
             Some(set) => step.parent.is_some_and(|p| set.contains(p)),
         };
         if on_branch {
+            if let (Some(m), false) = (step.message, self.first_message_seen) {
+                self.first_message_seen = true;
+                if m == StepMessage::Assistant {
+                    self.retried = Some(Place {
+                        line: step.line,
+                        id: step.id.map(Into::into),
+                    });
+                }
+            }
             if step.is_compaction {
                 self.done = true;
             } else if let Some(c) = step.context {
