@@ -36,8 +36,7 @@ pub(super) fn usage_context(usage: Option<Raw<'_>>) -> Option<u128> {
     if i.is_none() && r.is_none() && w.is_none() {
         return None;
     }
-    // input + cacheRead + cacheWrite as message::context_tokens adds them, but exact: the
-    // sum may pass u64::MAX, where that one saturates (issue 19, item 2).
+    // input + cacheRead + cacheWrite, exact: the sum may pass u64::MAX (issue 19, item 2).
     let sum: u128 = [i, r, w].iter().map(|v| u128::from(v.unwrap_or(0))).sum();
     (sum > 0).then_some(sum)
 }
