@@ -322,15 +322,17 @@ fn header_only_is_a_session_with_no_entries() {
     assert_eq!(o.records()[0]["entries"], 0);
 }
 
+/// Issue 14: Pi entries with no header before them are a fragment: its branch, one note, exit 0
+/// (records that are not Pi entries stay unreadable: tests/bad_input.rs, `no-header`).
 #[test]
-fn no_header_is_unreadable_not_empty_success() {
+fn no_header_is_read_as_a_fragment() {
     let o = branch(&[&fixture_str("no-header.jsonl")]);
-    assert_eq!(o.status, 2);
-    assert_eq!(o.out(), "");
+    assert_eq!(o.status, 0);
+    assert_eq!(o.out(), lines_of("no-header.jsonl", &[1, 2]));
     assert_eq!(
         o.stderr_lines(),
         [format!(
-            "pi-branch: {}:1: no session header before this line: 2 entries unreadable, skipped",
+            "pi-branch: {}:1: note: no session header: the 2 entries from here read as a fragment of a session (session id unknown)",
             fixture_str("no-header.jsonl")
         )]
     );

@@ -66,7 +66,7 @@ pub fn parse_records(stdout: &str) -> Vec<Record> {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BranchInfo {
-    pub session: String,
+    pub session: Option<String>,
     pub file: String,
     pub version: u64,
     #[serde(deserialize_with = "nullable")]
@@ -106,7 +106,7 @@ pub enum DiagnosticKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Leaf {
-    pub session: String,
+    pub session: Option<String>,
     pub file: String,
     #[serde(deserialize_with = "nullable")]
     pub entry: Option<String>,
@@ -128,7 +128,7 @@ pub struct Leaf {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompactionReport {
-    pub session: String,
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -239,7 +239,7 @@ pub enum EvidenceRule {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompactionFailure {
-    pub session: String,
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -310,7 +310,7 @@ pub enum ErrorKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AssistantError {
-    pub session: String,
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -334,7 +334,7 @@ pub struct AssistantError {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BranchSummaryReport {
-    pub session: String,
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -448,7 +448,7 @@ pub enum ModifiedSource {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
-    pub session: String,
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -547,7 +547,7 @@ pub struct BashRun {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolResult {
-    pub session: String,
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -679,7 +679,7 @@ pub struct ModelSums {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Context {
-    pub session: String,
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
