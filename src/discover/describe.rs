@@ -256,6 +256,7 @@ mod tests {
             path: PathBuf::from("/nonexistent/pi-jsonl/vanished.jsonl"),
             parent_file: None,
             project_folder: None,
+            role: crate::discover::Role::Session,
         };
         let d = describe(&f, false, &ProjectCache::default());
         assert!(d.meta.is_none());

@@ -66,6 +66,7 @@ pub fn parse_records(stdout: &str) -> Vec<Record> {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BranchInfo {
+    #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     pub file: String,
     pub version: u64,
@@ -106,6 +107,7 @@ pub enum DiagnosticKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Leaf {
+    #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     pub file: String,
     #[serde(deserialize_with = "nullable")]
@@ -128,6 +130,7 @@ pub struct Leaf {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompactionReport {
+    #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     pub file: String,
     pub line: u64,
@@ -239,6 +242,7 @@ pub enum EvidenceRule {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompactionFailure {
+    #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     pub file: String,
     pub line: u64,
@@ -310,6 +314,7 @@ pub enum ErrorKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AssistantError {
+    #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     pub file: String,
     pub line: u64,
@@ -334,6 +339,7 @@ pub struct AssistantError {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BranchSummaryReport {
+    #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     pub file: String,
     pub line: u64,
@@ -376,6 +382,7 @@ pub struct SessionFile {
     pub reason: Option<String>,
     #[serde(deserialize_with = "nullable")]
     pub parent_file: Option<String>,
+    pub role: FileRole,
     #[serde(deserialize_with = "nullable")]
     pub cwd: Option<String>,
     #[serde(deserialize_with = "nullable")]
@@ -415,6 +422,15 @@ pub struct SessionFile {
     pub first_prompt: Option<String>,
 }
 
+/// `session_file.role`.
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FileRole {
+    Session,
+    Subagent,
+    Advisor,
+}
+
 /// `session_file.status`.
 #[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
 #[serde(rename_all = "snake_case")]
@@ -448,6 +464,7 @@ pub enum ModifiedSource {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
+    #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     pub file: String,
     pub line: u64,
@@ -547,6 +564,7 @@ pub struct BashRun {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolResult {
+    #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     pub file: String,
     pub line: u64,
@@ -679,6 +697,7 @@ pub struct ModelSums {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Context {
+    #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     pub file: String,
     pub line: u64,
