@@ -40,8 +40,8 @@ pub struct Header<'a> {
     pub parent_session: Option<String>,
     /// A fragment: entries read without their header (see the module docs). Its `line` is
     /// that of its first entry, its `id` the one in the file's name (Pi's
-    /// `<time>_<id>.jsonl`) or empty when unknown, its version 3 (1 when that first entry is
-    /// a v1 message without `id`), its timestamp, cwd and parent unknown.
+    /// `<time>_<id>.jsonl`) or empty when unknown, its version 3 (1 when that first entry has
+    /// no `id`: a v1 log), its timestamp, cwd and parent unknown.
     pub fragment: bool,
     /// oh-my-pi's title slot on the line before the header, when there is one.
     pub title: Option<TitleSlot<'a>>,
@@ -154,6 +154,21 @@ impl<'a> Entry<'a> {
                 None => ParentLink::NotString(raw),
             },
         }
+    }
+
+    /// The model a `model_change` entry switches to, as (provider, model id): Pi writes
+    /// `provider` and `modelId`; oh-my-pi writes only `model`, as `"provider/id"` (split at
+    /// the first `/`: ids may hold more, as `openrouter/~anthropic/claude`). `None` when
+    /// neither gives both parts.
+    pub fn model_change(&self) -> Option<(Cow<'a, str>, Cow<'a, str>)> {
+        if let Some(p) = self.str("provider") {
+            return Some((p, self.str("modelId").or_else(|| self.str("model"))?));
+        }
+        let model = self.str("model")?;
+        let (p, id) = model
+            .split_once('/')
+            .filter(|(p, id)| !p.is_empty() && !id.is_empty())?;
+        Some((Cow::Owned(p.to_owned()), Cow::Owned(id.to_owned())))
     }
 
     /// The members (raw key, value), in order.
@@ -1090,11 +1105,12 @@ fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {
 
 /// Whether a record is a Pi entry: the one rule that tells a fragment (records of a session
 /// without its header) from input that is no session at all. A Pi entry is a JSON object
-/// whose `type` is a string other than `session` and whose `timestamp` is a string, and
-/// that is either a tree entry (a string `id` and a `parentId` that is a string or null, as
-/// Pi 2 and later write every entry) or a v1 message (`type` `message` with a `message`
-/// object). A `package.json` (even with `"type":"module"`), Claude Code's or Codex's JSONL
-/// and oh-my-pi's title slot are not.
+/// whose `type` is a string other than `session` and whose `timestamp` is a string, and that
+/// is either a tree entry (a string `id` and a `parentId` that is a string or null, as Pi 2
+/// and later write every entry) or one of the entries of Pi's linear v1 logs, which have no
+/// ids: `message` (with a `message` object), `model_change`, `thinking_level_change` or
+/// `compaction`. A `package.json` (even with `"type":"module"`), Claude Code's or Codex's
+/// JSONL and oh-my-pi's title slot are not.
 pub fn is_pi_entry(e: &Entry<'_>) -> bool {
     let Some(kind) = e.kind() else {
         return false;
@@ -1105,9 +1121,12 @@ pub fn is_pi_entry(e: &Entry<'_>) -> bool {
     let tree = e.get("id").and_then(Raw::as_str).is_some()
         && e.get("parentId")
             .is_some_and(|p| p.is_null() || p.as_str().is_some());
-    let v1_message =
-        kind == "message" && e.get("message").is_some_and(|m| m.first() == Some(&b'{'));
-    tree || v1_message
+    let v1 = match &*kind {
+        "message" => e.get("message").is_some_and(|m| m.first() == Some(&b'{')),
+        "model_change" | "thinking_level_change" | "compaction" => true,
+        _ => false,
+    };
+    tree || v1
 }
 
 /// Whether a record is oh-my-pi's title slot, by the rule oh-my-pi reads it with: `type`

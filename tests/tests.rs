@@ -6,6 +6,7 @@ mod bad_input;
 mod branch;
 mod compactions;
 mod docs;
+mod fragments;
 mod mapped;
 mod parallel;
 mod properties;

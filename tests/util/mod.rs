@@ -32,9 +32,12 @@ pub fn read_fixture(name: &str) -> Vec<u8> {
     std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
 }
 
-/// The shared corpus of real sessions, when it is present.
+/// The shared corpus of real sessions, when it is present: `PI_JSONL_CORPUS` when set (a git
+/// worktree beside the main checkout has no `../shared`), else `../shared/corpus`.
 pub fn corpus() -> Option<PathBuf> {
-    let p = root().join("..").join("shared").join("corpus");
+    let p = std::env::var_os("PI_JSONL_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("..").join("shared").join("corpus"));
     p.is_dir().then_some(p)
 }
 
