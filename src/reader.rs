@@ -1112,17 +1112,21 @@ fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {
 /// `compaction`. A `package.json` (even with `"type":"module"`), Claude Code's or Codex's
 /// JSONL and oh-my-pi's title slot are not.
 pub fn is_pi_entry(e: &Entry<'_>) -> bool {
-    let Some(kind) = e.kind() else {
+    pi_entry_rule(|k| e.get(k))
+}
+
+/// The rule of [`is_pi_entry`], `get` looking a member up.
+fn pi_entry_rule<'a>(get: impl Fn(&str) -> Option<Raw<'a>>) -> bool {
+    let Some(kind) = get("type").and_then(Raw::as_str) else {
         return false;
     };
-    if kind == "session" || e.str("timestamp").is_none() {
+    if kind == "session" || get("timestamp").and_then(Raw::as_str).is_none() {
         return false;
     }
-    let tree = e.get("id").and_then(Raw::as_str).is_some()
-        && e.get("parentId")
-            .is_some_and(|p| p.is_null() || p.as_str().is_some());
+    let tree = get("id").and_then(Raw::as_str).is_some()
+        && get("parentId").is_some_and(|p| p.is_null() || p.as_str().is_some());
     let v1 = match &*kind {
-        "message" => e.get("message").is_some_and(|m| m.first() == Some(&b'{')),
+        "message" => get("message").is_some_and(|m| m.first() == Some(&b'{')),
         "model_change" | "thinking_level_change" | "compaction" => true,
         _ => false,
     };
@@ -1133,13 +1137,18 @@ pub fn is_pi_entry(e: &Entry<'_>) -> bool {
 /// `title`, `v` 1, string `title`, `updatedAt` and `pad`, and `source` absent or `auto` or
 /// `user`.
 pub fn is_title_slot(e: &Entry<'_>) -> bool {
-    let is_str = |k: &str| e.get(k).and_then(Raw::as_str).is_some();
-    e.get("type").as_deref() == Some(b"\"title\"")
-        && e.get("v").and_then(Raw::as_u64) == Some(1)
+    title_slot_rule(|k| e.get(k))
+}
+
+/// The rule of [`is_title_slot`], `get` looking a member up.
+fn title_slot_rule<'a>(get: impl Fn(&str) -> Option<Raw<'a>>) -> bool {
+    let is_str = |k: &str| get(k).and_then(Raw::as_str).is_some();
+    get("type").as_deref() == Some(b"\"title\"")
+        && get("v").and_then(Raw::as_u64) == Some(1)
         && is_str("title")
         && is_str("updatedAt")
         && is_str("pad")
-        && e.get("source")
+        && get("source")
             .is_none_or(|s| matches!(s.as_str().as_deref(), Some("auto") | Some("user")))
 }
 
@@ -1164,6 +1173,93 @@ pub fn id_from_file_name(path: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads one record through the reader's scan and hands its entry to `f`.
+    fn with_entry<R>(text: &str, f: impl FnOnce(&Entry<'_>) -> R) -> R {
+        let mut members = LineMembers::default();
+        let b = text.as_bytes();
+        let (object, _) = members.scan(b, 0, false).unwrap();
+        let line = Line {
+            no: 1,
+            offset: 0,
+            bytes: b,
+            len_with_eol: b.len() as u64,
+            has_newline: false,
+            too_long: false,
+        };
+        f(&Entry {
+            line,
+            object,
+            fields: &members.fields,
+            message: None,
+        })
+    }
+
+    /// Issue 14: the one rule for "fragment" versus "not a session".
+    #[test]
+    fn pi_entries_are_told_from_other_records() {
+        for yes in [
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{}}"#,
+            r#"{"type":"custom","id":"a","parentId":"p","timestamp":"t"}"#,
+            r#"{"type":"message","timestamp":"t","message":{"role":"user"}}"#,
+            r#"{"type":"thinking_level_change","timestamp":"t","thinkingLevel":"off"}"#,
+        ] {
+            assert!(with_entry(yes, is_pi_entry), "{yes}");
+        }
+        for no in [
+            r#"{"name":"x","type":"module","version":"1.0.0"}"#,
+            r#"{"parentUuid":null,"type":"user","uuid":"u","timestamp":"t","message":{}}"#,
+            r#"{"timestamp":"t","type":"session_meta","payload":{}}"#,
+            r#"{"type":"message","id":"a","parentId":null}"#,
+            r#"{"type":"message","id":"a","parentId":3,"timestamp":"t"}"#,
+            r#"{"type":"session","id":"s","timestamp":"t"}"#,
+            r#"{"type":"title","v":1,"title":"x","updatedAt":"t","pad":" "}"#,
+        ] {
+            assert!(!with_entry(no, is_pi_entry), "{no}");
+        }
+        assert!(with_entry(
+            r#"{"type":"title","v":1,"title":"x","source":"user","updatedAt":"t","pad":" "}"#,
+            is_title_slot
+        ));
+        assert!(!with_entry(
+            r#"{"type":"title","v":1,"title":"x","source":"bot","updatedAt":"t","pad":" "}"#,
+            is_title_slot
+        ));
+    }
+
+    #[test]
+    fn ids_come_from_pi_file_names_only() {
+        assert_eq!(
+            id_from_file_name("/s/--p--/2026-04-21T08-59-18-596Z_cb9b4411-f084.jsonl"),
+            Some("cb9b4411-f084")
+        );
+        for no in [
+            "a_b.jsonl",
+            "s.jsonl",
+            "2026-04-21T08-59-18-596Z_.jsonl",
+            "2026-04-21_x.txt",
+        ] {
+            assert_eq!(id_from_file_name(no), None, "{no}");
+        }
+    }
+
+    #[test]
+    fn model_changes_of_pi_and_oh_my_pi() {
+        let m = |t: &str| {
+            with_entry(t, |e| {
+                e.model_change()
+                    .map(|(p, m)| (p.into_owned(), m.into_owned()))
+            })
+        };
+        let pm = |p: &str, m: &str| Some((p.to_string(), m.to_string()));
+        assert_eq!(m(r#"{"provider":"a","modelId":"b"}"#), pm("a", "b"));
+        assert_eq!(
+            m(r#"{"model":"openrouter/~anthropic/claude"}"#),
+            pm("openrouter", "~anthropic/claude")
+        );
+        assert_eq!(m(r#"{"model":"plain"}"#), None);
+        assert_eq!(m(r#"{"model":"/x"}"#), None);
+    }
 
     /// Issue 19, item 10: the whitespace Pi trims is JavaScript's: Unicode's White_Space
     /// without U+0085, and the byte-order mark.
