@@ -875,29 +875,17 @@ impl<'v> Classifier<'v> {
     #[inline(always)]
     fn record(&mut self, entry: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
         self.saw_record = true;
-        if entry.get("type").as_deref() == Some(b"\"session\"") {
+        let kind = entry.get("type");
+        if kind.as_deref() == Some(b"\"session\"") {
             return self.header(entry, d);
         }
-        if self.position == Position::BeforeHeader
-            && self.reads_fragments
-            && !self.replaying
-            && is_pi_entry(entry)
-        {
-            let title = self.held_title.take();
-            return self.start_fragment(entry, title, d);
-        }
-        if self.held_title.is_some() {
-            self.release_title(d)?;
-        }
-        if !self.replaying && self.position != Position::AfterBadHeader && is_title_slot(entry) {
-            self.held_title = Some(HeldTitle {
-                line: HeldLine::copy(&entry.line),
-                title: entry
-                    .str("title")
-                    .map(|t| t.trim().to_string())
-                    .filter(|t| !t.is_empty()),
-            });
-            return Ok(());
+        // The hot path (an entry of a session, no title slot waiting) asks one question more
+        // than before: whether the type is `title`.
+        let title_type = kind.as_deref() == Some(b"\"title\"");
+        if self.position != Position::InSession || self.held_title.is_some() || title_type {
+            if self.unusual(entry, title_type, d)? {
+                return Ok(());
+            }
         }
         if self.position == Position::InSession {
             if let Some(f) = &mut self.fragment {
@@ -914,6 +902,43 @@ impl<'v> Classifier<'v> {
         });
         u.count += 1;
         Ok(())
+    }
+
+    /// What [`Classifier::record`] does outside a session, after a title slot, or with a
+    /// record of type `title`: a fragment may start, a held title slot is read as what it is,
+    /// a title slot is held. `true` when the record was taken care of.
+    #[cold]
+    fn unusual(
+        &mut self,
+        entry: &Entry<'_>,
+        title_type: bool,
+        d: &mut Diags,
+    ) -> Result<bool, Stop> {
+        if self.position == Position::BeforeHeader
+            && self.reads_fragments
+            && !self.replaying
+            && is_pi_entry(entry)
+        {
+            let title = self.held_title.take();
+            self.start_fragment(entry, title, d)?;
+            return Ok(true);
+        }
+        self.release_title(d)?;
+        if title_type
+            && !self.replaying
+            && self.position != Position::AfterBadHeader
+            && is_title_slot(entry)
+        {
+            self.held_title = Some(HeldTitle {
+                line: HeldLine::copy(&entry.line),
+                title: entry
+                    .str("title")
+                    .map(|t| t.trim().to_string())
+                    .filter(|t| !t.is_empty()),
+            });
+            return Ok(true);
+        }
+        Ok(false)
     }
 
     /// A held title slot that no header follows: read now as the record it is (an entry of
