@@ -882,10 +882,10 @@ impl<'v> Classifier<'v> {
         // The hot path (an entry of a session, no title slot waiting) asks one question more
         // than before: whether the type is `title`.
         let title_type = kind.as_deref() == Some(b"\"title\"");
-        if self.position != Position::InSession || self.held_title.is_some() || title_type {
-            if self.unusual(entry, title_type, d)? {
-                return Ok(());
-            }
+        let unusual =
+            self.position != Position::InSession || self.held_title.is_some() || title_type;
+        if unusual && self.unusual(entry, title_type, d)? {
+            return Ok(());
         }
         if self.position == Position::InSession {
             if let Some(f) = &mut self.fragment {
