@@ -502,6 +502,15 @@ fn corpus_branches_match_pi() {
         );
         let text = std::fs::read(&path).unwrap();
         let lines: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+        // Issue 14: a file Pi rejects because its records come with no header is a fragment
+        // for pi-branch (its branch, exit 0): Pi has no branch to compare it with.
+        let first: Option<serde_json::Value> =
+            lines.iter().find_map(|l| serde_json::from_slice(l).ok());
+        if !r["accepted"].as_bool().unwrap() && first.as_ref().is_some_and(is_pi_entry) {
+            assert_eq!(o.status, 0, "{}: a fragment", path.display());
+            assert!(!o.stdout.is_empty(), "{}: a fragment", path.display());
+            continue;
+        }
         let mut want = Vec::new();
         for n in r["lines"].as_array().unwrap() {
             let l = lines[n.as_u64().unwrap() as usize - 1];

@@ -71,6 +71,26 @@ pub fn corpus_files_or_skip() -> Option<Vec<PathBuf>> {
     Some(files)
 }
 
+/// docs/FORMAT.md's rule for a Pi entry (what starts a fragment when no header came before),
+/// written apart from the reader's, for the corpus tests' independent models.
+pub fn is_pi_entry(v: &serde_json::Value) -> bool {
+    let Some(kind) = v["type"].as_str() else {
+        return false;
+    };
+    if kind == "session" || !v["timestamp"].is_string() {
+        return false;
+    }
+    let tree = v["id"].is_string()
+        && (v["parentId"].is_string() || v["parentId"].is_null())
+        && v.get("parentId").is_some();
+    let v1 = match kind {
+        "message" => v["message"].is_object(),
+        "model_change" | "thinking_level_change" | "compaction" => true,
+        _ => false,
+    };
+    tree || v1
+}
+
 pub struct TestCommand {
     cmd: Command,
     stdin: Option<Vec<u8>>,
