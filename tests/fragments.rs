@@ -242,6 +242,11 @@ fn pi_branch_on_a_fragment_keeps_the_chain_and_says_where_it_leaves() {
     assert_eq!(info[0]["kept"], 4);
     assert_eq!(info[0]["omitted"], 1);
     assert_eq!(info[0]["diagnostics"], serde_json::json!({}));
+    let tree = cmd("pi-branch").arg("--tree").arg(&f).run();
+    assert_eq!(
+        tree.out().lines().next(),
+        Some("fragment of a session (v3): 5 entries, 2 leaves, 4 on the active branch")
+    );
 }
 
 /// A fragment in a file named as Pi names session files takes its id from the name.
