@@ -92,3 +92,22 @@ fn issue_14_a_directory_is_no_read_error() {
     assert_eq!(o.status, 0, "{}", o.stderr);
     assert_eq!(o.stderr, "");
 }
+
+#[test]
+fn pi_sessions_man_page_shows_dir_arguments() {
+    let pages = pi_jsonl::man_pages();
+    let (_, page) = pages.iter().find(|(n, _)| *n == "pi-sessions").unwrap();
+    assert!(
+        page.contains("[\\fIOPTIONS\\fR] [\\fIDIR\\fR...]\n"),
+        "{page}"
+    );
+    assert!(!page.contains("| \\fBpi\\-sessions\\fR"), "no stdin form");
+    for (name, page) in &pages {
+        if *name != "pi-sessions" {
+            assert!(
+                page.contains("A FILE that is a directory stands for the session files under it"),
+                "{name}"
+            );
+        }
+    }
+}
