@@ -244,3 +244,38 @@ fn tools_default_to_every_store() {
         )
     );
 }
+
+/// A title slot that no header follows is read as the record it is: inside a session an
+/// id-less entry kept in place (also as the last line, where it waits for the end of the
+/// input); alone, unreadable.
+#[test]
+fn a_title_slot_without_a_header_after_it_is_an_ordinary_record() {
+    let data = read_fixture("omp-session.jsonl");
+    let all = lines(&data);
+    let slot = all[0];
+    let body: Vec<u8> = all[1..].concat();
+    for at in [3, all.len() - 1] {
+        let mut input = all[1..at].concat();
+        input.extend_from_slice(slot);
+        input.extend(all[at..].concat());
+        let o = cmd("pi-branch").stdin(input.clone()).ok();
+        assert_eq!(o.stdout, input, "slot before line {at}");
+        let info = cmd("pi-branch").arg("--info").stdin(input).ok().records();
+        assert_eq!(info[0]["entries"], all.len() - 1, "slot before line {at}");
+    }
+    // As the last line it is the last entry, an id-less one: Pi's rule then.
+    let mut last = body.clone();
+    last.extend_from_slice(slot);
+    let o = cmd("pi-branch").stdin(last.clone()).run();
+    assert_eq!(
+        o.stderr_lines(),
+        [format!("pi-branch: <stdin>:{}: the last entry has no id (Pi would show an empty conversation); the leaf is the last entry with one, line {}", all.len(), all.len() - 1)]
+    );
+    assert_eq!(o.stdout, last);
+    let o = cmd("pi-branch").stdin(slot.to_vec()).run();
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr_lines(),
+        ["pi-branch: <stdin>:1: no session header before this line: 1 entry unreadable, skipped"]
+    );
+}
