@@ -646,7 +646,9 @@ fn item_11_leaves_counted_by_one_rule() {
         // it is a leaf (`--leaf` may name any entry; a cycle gives it a child).
         let mut marks = 0;
         for line in tree.lines() {
-            if let Some(rest) = line.strip_prefix("session ") {
+            // A fragment's heading says so (issue 14).
+            let heading = line.strip_prefix("session ");
+            if let Some(rest) = heading.or_else(|| line.strip_prefix("fragment of ")) {
                 let n = rest.split(", ").nth(1).unwrap().split(' ').next().unwrap();
                 headings.push(n.parse::<u64>().unwrap());
             } else if line.ends_with("  ← leaf") {
