@@ -11,7 +11,8 @@ use std::ffi::OsString;
 #[derive(Args, Debug, Clone)]
 pub struct Inputs {
     /// Session files to read; `-` or none means stdin (none on a terminal: the user's sessions,
-    /// see ENVIRONMENT).
+    /// see ENVIRONMENT). A directory stands for the session files under it, found as
+    /// pi-sessions finds them, in path order.
     #[arg(value_name = "FILE")]
     pub files: Vec<OsString>,
 
@@ -22,14 +23,16 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// The inputs to read: the FILE arguments, or stdin when there are none. With no FILE and
+    /// The inputs to read: the FILE arguments (a directory replaced by the session files under
+    /// it: [`crate::discover::expand_directories`]), or stdin when there are none. With no FILE and
     /// stdin a terminal (nothing is piped in), every session pi-sessions finds instead: see
     /// [`crate::discover::default_sources`] (it says on stderr how many files it reads).
     pub fn sources(&self) -> Vec<crate::input::Source> {
         if self.files.is_empty() && crate::discover::stdin_is_terminal() {
             return crate::discover::default_sources(tool_name());
         }
-        let mut sources = crate::input::Source::from_args(&self.files);
+        let sources = crate::input::Source::from_args(&self.files);
+        let mut sources = crate::discover::expand_directories(tool_name(), sources);
         let stdins = sources.iter().filter(|s| s.is_stdin()).count();
         if stdins > 1 {
             // Stdin can be read once: the later `-` would read nothing, silently.
@@ -61,7 +64,9 @@ fn tool_name() -> &'static str {
 
 /// Appended to the ENVIRONMENT section of every tool that reads sessions (all but
 /// pi-sessions): how a tool given no FILE on a terminal finds the user's sessions.
-pub const DEFAULT_INPUTS: &str = "Given no FILE while its stdin is a terminal (nothing piped in), TOOL reads every session file that pi-sessions finds: all .jsonl files under the sessions directory, nested sub-agent sessions included, except files that are empty or are not Pi sessions (status empty and not_session in pi-sessions). It says on stderr how many files it reads and from where. Piped stdin keeps its meaning: `cat s.jsonl | TOOL` reads stdin.\n\n\
+pub const DEFAULT_INPUTS: &str = "Given no FILE while its stdin is a terminal (nothing piped in), TOOL reads every session file that pi-sessions finds: all .jsonl files under the sessions directory and oh-my-pi's stores (~/.omp/agent/sessions, ~/.omp/profiles/NAME/agent/sessions, those that exist), nested sub-agent sessions included, except files that are empty or are not Pi sessions (status empty and not_session in pi-sessions). It says on stderr how many files it reads and from where. Piped stdin keeps its meaning: `cat s.jsonl | TOOL` reads stdin.\n\n\
+A FILE that is a directory stands for the session files under it, found and chosen the same way, in path order (a file found twice is read once).\n\n\
+Input without a session header (the output of tail, grep, jq or sed) is read as a fragment when its records are Pi entries (a string type and timestamp, and an id and parentId, or one of the id-less entries of a v1 log): TOOL gives its result over the lines given, says so in one note on stderr, and exits 0. Input none of whose records is a Pi entry is not a session (reported, exit 2). oh-my-pi files, which start with a title slot before the header, are read as sessions. See docs/FORMAT.md, \"Reading input\".\n\n\
 The sessions directory is PI_CODING_AGENT_SESSION_DIR when set and not empty; else PI_CODING_AGENT_DIR/sessions; else ~/.pi/agent/sessions (HOME). A leading ~/ in the two variables is expanded with HOME.\n\n\
 PI_JSONL_ASSUME_TTY=1 makes TOOL act as if stdin were a terminal; it exists for tests.";
 
@@ -187,9 +192,25 @@ pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
     // Built, so that every argument knows how many values it takes.
     let mut cmd = cmd.clone();
     cmd.build();
-    let reads_files = cmd.get_arguments().any(|a| a.is_positional());
+    // The positional argument's name: FILE for the tools that read sessions (they read stdin
+    // too), DIR for pi-sessions.
+    let positional = cmd
+        .get_arguments()
+        .find(|a| a.is_positional())
+        .and_then(|a| {
+            a.get_value_names()
+                .and_then(|v| v.first())
+                .map(|v| v.to_string())
+        });
+    let reads_files = positional.as_deref() == Some("FILE");
     m.push_str(".SH SYNOPSIS\n");
-    if reads_files {
+    if let Some(name) = positional.as_deref().filter(|_| !reads_files) {
+        m.push_str(&format!(
+            ".B {}\n[\\fIOPTIONS\\fR] [\\fI{}\\fR...]\n",
+            roff_escape(page.name),
+            roff_escape(name)
+        ));
+    } else if reads_files {
         m.push_str(&format!(
             ".B {}\n[\\fIOPTIONS\\fR] [\\fIFILE\\fR...]\n.br\n",
             roff_escape(page.name)

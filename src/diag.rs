@@ -154,23 +154,31 @@ impl Diags {
             return;
         }
         REPORTED.store(true, Ordering::Relaxed);
+        self.print(line, "", msg.as_ref());
+    }
+
+    /// Says something about the input that is not a problem (a fragment read without its
+    /// header): printed as a diagnostic is, with `note: ` before the message, but neither
+    /// counted nor changing the exit status.
+    pub fn note(&mut self, line: Option<u64>, msg: impl AsRef<str>) {
+        if !self.quiet {
+            self.print(line, "note: ", msg.as_ref());
+        }
+    }
+
+    /// Prints (or holds) `tool: file:line: {prefix}{msg}`.
+    fn print(&mut self, line: Option<u64>, prefix: &str, msg: &str) {
         let mut s = String::new();
         let _ = match line {
             Some(n) => write!(
                 s,
-                "{}: {}:{}: {}",
+                "{}: {}:{}: {prefix}{}",
                 self.tool,
                 self.file,
                 n,
-                sanitize(msg.as_ref())
+                sanitize(msg)
             ),
-            None => write!(
-                s,
-                "{}: {}: {}",
-                self.tool,
-                self.file,
-                sanitize(msg.as_ref())
-            ),
+            None => write!(s, "{}: {}: {prefix}{}", self.tool, self.file, sanitize(msg)),
         };
         s.push('\n');
         if self.immediate {

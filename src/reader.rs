@@ -11,6 +11,14 @@
 //! - Records before the first header, or after a header without a string `id`, belong to no
 //!   session: they are reported as unreadable, never handed on as an empty session.
 //! - In a named file, a second header is reported (it still starts a new session).
+//! - A *fragment*: records with no header before them are read as a session of their own,
+//!   without its header, from the first that is a Pi entry ([`is_pi_entry`]: the one rule for
+//!   "fragment" versus "not a session"), so `tail`, `grep`, `jq` and `sed` output composes
+//!   with every tool. One note says so (not a problem: the exit status stays 0). Records
+//!   before that first Pi entry are unreadable, as before; pi-sessions' own pass asks for no
+//!   fragments ([`Visitor::reads_fragments`]), so a headerless file stays `unreadable` there.
+//! - oh-my-pi's title slot (`{"type":"title","v":1,...}`, [`is_title_slot`]) before a header
+//!   is that session's title ([`Header::title`]), not an unreadable record.
 
 use crate::diag::{Diags, Kind};
 use crate::json::{self, Raw};
@@ -30,6 +38,29 @@ pub struct Header<'a> {
     pub timestamp: Option<String>,
     pub cwd: Option<String>,
     pub parent_session: Option<String>,
+    /// A fragment: entries read without their header (see the module docs). Its `line` is
+    /// that of its first entry, its `id` the one in the file's name (Pi's
+    /// `<time>_<id>.jsonl`) or empty when unknown, its version 3 (1 when that first entry has
+    /// no `id`: a v1 log), its timestamp, cwd and parent unknown.
+    pub fragment: bool,
+    /// oh-my-pi's title slot on the line before the header, when there is one.
+    pub title: Option<TitleSlot<'a>>,
+}
+
+/// oh-my-pi's title slot: a fixed-width (256-byte, space-padded) rewritable first line,
+/// `{"type":"title","v":1,"title":…,"source"?:…,"updatedAt":…,"pad":"   "}`, written before
+/// the session header (oh-my-pi's `session-title-slot.ts`).
+#[derive(Debug, Clone)]
+pub struct TitleSlot<'a> {
+    pub line: Line<'a>,
+    /// Its `title`, trimmed; `None` when empty (the slot is written before a title is known).
+    pub title: Option<String>,
+}
+
+/// The session id a record should carry: `None` for a fragment whose session is not known
+/// (and for an empty `id`, which names nothing).
+pub fn session_id(id: &str) -> Option<&str> {
+    (!id.is_empty()).then_some(id)
 }
 
 impl Header<'_> {
@@ -125,6 +156,21 @@ impl<'a> Entry<'a> {
         }
     }
 
+    /// The model a `model_change` entry switches to, as (provider, model id): Pi writes
+    /// `provider` and `modelId`; oh-my-pi writes only `model`, as `"provider/id"` (split at
+    /// the first `/`: ids may hold more, as `openrouter/~anthropic/claude`). `None` when
+    /// neither gives both parts.
+    pub fn model_change(&self) -> Option<(Cow<'a, str>, Cow<'a, str>)> {
+        if let Some(p) = self.str("provider") {
+            return Some((p, self.str("modelId").or_else(|| self.str("model"))?));
+        }
+        let model = self.str("model")?;
+        let (p, id) = model
+            .split_once('/')
+            .filter(|(p, id)| !p.is_empty() && !id.is_empty())?;
+        Some((Cow::Owned(p.to_owned()), Cow::Owned(id.to_owned())))
+    }
+
     /// The members (raw key, value), in order.
     pub fn members(&self) -> impl Iterator<Item = (&'a [u8], Raw<'a>)> + '_ {
         self.fields.iter().map(|f| (f.key, f.value))
@@ -163,6 +209,11 @@ pub trait Visitor {
     fn reads_messages(&self) -> bool {
         true
     }
+    /// Whether records with no header before them are read as a fragment (every tool but
+    /// pi-sessions, which classifies such a file as unreadable; the default is yes).
+    fn reads_fragments(&self) -> bool {
+        true
+    }
 }
 
 /// A tool's reading of sessions with its per-session state made explicit: the reader's
@@ -184,6 +235,10 @@ pub trait SessionVisitor {
     }
     /// As [`Visitor::reads_messages`].
     fn reads_messages(&self) -> bool {
+        true
+    }
+    /// As [`Visitor::reads_fragments`].
+    fn reads_fragments(&self) -> bool {
         true
     }
 }
@@ -237,6 +292,10 @@ impl<V: SessionVisitor> Visitor for PerSession<V> {
     fn reads_messages(&self) -> bool {
         self.visitor.reads_messages()
     }
+
+    fn reads_fragments(&self) -> bool {
+        self.visitor.reads_fragments()
+    }
 }
 
 /// Facts about the input as a whole.
@@ -247,6 +306,8 @@ pub struct Stats {
     pub bytes: u64,
     /// Sessions with a valid header.
     pub sessions: u64,
+    /// Fragments: runs of entries read without their header.
+    pub fragments: u64,
     /// Lines skipped as unparseable (malformed, glued, not an object).
     pub bad_lines: u64,
     /// Entries that belonged to no readable session.
@@ -593,11 +654,39 @@ struct Unreadable {
     after_bad_header: bool,
 }
 
+/// A fragment being read ([`Classifier::start_fragment`]): where it began, how many entries.
+struct FragmentRun {
+    first_line: u64,
+    entries: u64,
+}
+
+/// A title slot held until the next record says whose it is ([`Classifier::record`]).
+struct HeldTitle {
+    line: HeldLine,
+    title: Option<String>,
+}
+
+impl HeldTitle {
+    fn slot(&self) -> TitleSlot<'_> {
+        TitleSlot {
+            line: self.line.line(),
+            title: self.title.clone(),
+        }
+    }
+}
+
 /// The classify step: what the reader knows of the input so far, and the tool it hands the
 /// sessions to.
 struct Classifier<'v> {
     visitor: &'v mut dyn Visitor,
     reads_messages: bool,
+    reads_fragments: bool,
+    /// The fragment being read, when the session being read is one.
+    fragment: Option<FragmentRun>,
+    /// A title slot waiting for the record after it.
+    held_title: Option<HeldTitle>,
+    /// A held title slot is being read again: it is not held a second time.
+    replaying: bool,
     named_file: bool,
     stats: Stats,
     position: Position,
@@ -611,6 +700,10 @@ impl<'v> Classifier<'v> {
     fn new(visitor: &'v mut dyn Visitor, named_file: bool) -> Classifier<'v> {
         Classifier {
             reads_messages: visitor.reads_messages(),
+            reads_fragments: visitor.reads_fragments(),
+            fragment: None,
+            held_title: None,
+            replaying: false,
             visitor,
             named_file,
             stats: Stats::default(),
@@ -776,15 +869,28 @@ impl<'v> Classifier<'v> {
         self.scan(line, start, &mut members, trailing, d)
     }
 
-    /// A record: a header starts a session; anything else belongs to the session being read,
-    /// or to none.
+    /// A record: a header starts a session; a title slot waits for the record after it; the
+    /// first Pi entry with no header before it starts a fragment; anything else belongs to the
+    /// session being read, or to none.
     #[inline(always)]
     fn record(&mut self, entry: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
         self.saw_record = true;
-        if entry.get("type").as_deref() == Some(b"\"session\"") {
+        let kind = entry.get("type");
+        if kind.as_deref() == Some(b"\"session\"") {
             return self.header(entry, d);
         }
+        // The hot path (an entry of a session, no title slot waiting) asks one question more
+        // than before: whether the type is `title`.
+        let title_type = kind.as_deref() == Some(b"\"title\"");
+        let unusual =
+            self.position != Position::InSession || self.held_title.is_some() || title_type;
+        if unusual && self.unusual(entry, title_type, d)? {
+            return Ok(());
+        }
         if self.position == Position::InSession {
+            if let Some(f) = &mut self.fragment {
+                f.entries += 1;
+            }
             return self.visitor.entry(entry, d);
         }
         self.visitor.outside(entry, d)?;
@@ -798,15 +904,126 @@ impl<'v> Classifier<'v> {
         Ok(())
     }
 
+    /// What [`Classifier::record`] does outside a session, after a title slot, or with a
+    /// record of type `title`: a fragment may start, a held title slot is read as what it is,
+    /// a title slot is held. `true` when the record was taken care of.
+    #[cold]
+    fn unusual(
+        &mut self,
+        entry: &Entry<'_>,
+        title_type: bool,
+        d: &mut Diags,
+    ) -> Result<bool, Stop> {
+        if self.position == Position::BeforeHeader
+            && self.reads_fragments
+            && !self.replaying
+            && is_pi_entry(entry)
+        {
+            let title = self.held_title.take();
+            self.start_fragment(entry, title, d)?;
+            return Ok(true);
+        }
+        self.release_title(d)?;
+        if title_type
+            && !self.replaying
+            && self.position != Position::AfterBadHeader
+            && is_title_slot(entry)
+        {
+            self.held_title = Some(HeldTitle {
+                line: HeldLine::copy(&entry.line),
+                title: entry
+                    .str("title")
+                    .map(|t| t.trim().to_string())
+                    .filter(|t| !t.is_empty()),
+            });
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// A held title slot that no header follows: read now as the record it is (an entry of
+    /// the session being read, or unreadable).
+    #[cold]
+    fn release_title(&mut self, d: &mut Diags) -> Result<(), Stop> {
+        let Some(held) = self.held_title.take() else {
+            return Ok(());
+        };
+        let line = held.line.line();
+        let start = json::skip_ws(line.bytes, 0);
+        let mut members = LineMembers::default();
+        self.replaying = true;
+        let r = self.scan(line, start, &mut members, Trailing::Trim, d);
+        self.replaying = false;
+        r
+    }
+
+    /// The first Pi entry with no header before it: a fragment starts (see [`Header::fragment`])
+    /// with `entry` as its first entry, and `title` when a title slot came just before it.
+    #[cold]
+    fn start_fragment(
+        &mut self,
+        entry: &Entry<'_>,
+        title: Option<HeldTitle>,
+        d: &mut Diags,
+    ) -> Result<(), Stop> {
+        flush_unreadable(&mut self.unreadable, d);
+        let has_id = entry.get("id").and_then(Raw::as_str).is_some();
+        let h = Header {
+            line: entry.line,
+            id: id_from_file_name(d.file()).unwrap_or_default().to_string(),
+            version: if has_id { 3 } else { 1 },
+            timestamp: None,
+            cwd: None,
+            parent_session: None,
+            fragment: true,
+            title: title.as_ref().map(HeldTitle::slot),
+        };
+        self.stats.fragments += 1;
+        self.position = Position::InSession;
+        self.fragment = Some(FragmentRun {
+            first_line: entry.line.no,
+            entries: 1,
+        });
+        self.visitor.header(&h, d)?;
+        self.visitor.entry(entry, d)
+    }
+
+    /// The session being read ends; a fragment says, in one note, that it was one.
+    fn end_session(&mut self, d: &mut Diags) -> Result<(), Stop> {
+        self.visitor.end(d)?;
+        if let Some(f) = self.fragment.take() {
+            let id = match id_from_file_name(d.file()) {
+                Some(id) => format!("session id {id:?} taken from the file's name"),
+                None => "session id unknown".to_string(),
+            };
+            d.note(
+                Some(f.first_line),
+                format!(
+                    "no session header: the {} {} from here read as a fragment of a session ({id})",
+                    f.entries,
+                    if f.entries == 1 { "entry" } else { "entries" }
+                ),
+            );
+        }
+        Ok(())
+    }
+
     /// A record of type `session`: the session being read ends, a valid header starts the
     /// next one, an invalid one makes what follows unreadable.
     fn header(&mut self, entry: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+        let parsed = header(entry);
+        if parsed.is_err() {
+            // A title slot before a header that is not valid is no session's title.
+            self.release_title(d)?;
+        }
         if self.position == Position::InSession {
-            self.visitor.end(d)?;
+            self.end_session(d)?;
         }
         flush_unreadable(&mut self.unreadable, d);
-        match header(entry) {
-            Ok(h) => {
+        let title = self.held_title.take();
+        match parsed {
+            Ok(mut h) => {
+                h.title = title.as_ref().map(HeldTitle::slot);
                 if self.named_file && self.stats.sessions > 0 {
                     d.report(
                         Some(entry.line.no),
@@ -832,8 +1049,9 @@ impl<'v> Classifier<'v> {
 
     /// The end of the input: the last session ends, what is left is reported.
     fn finish(mut self, d: &mut Diags) -> Result<Stats, Stop> {
+        self.release_title(d)?;
         if self.position == Position::InSession {
-            self.visitor.end(d)?;
+            self.end_session(d)?;
         }
         flush_unreadable(&mut self.unreadable, d);
         if self.named_file && !self.saw_record && self.stats.bad_lines == 0 {
@@ -905,12 +1123,168 @@ fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {
         timestamp: s("timestamp"),
         cwd: s("cwd"),
         parent_session: s("parentSession"),
+        fragment: false,
+        title: None,
     })
+}
+
+/// Whether a record is a Pi entry: the one rule that tells a fragment (records of a session
+/// without its header) from input that is no session at all. A Pi entry is a JSON object
+/// whose `type` is a string other than `session` and whose `timestamp` is a string, and that
+/// is either a tree entry (a string `id` and a `parentId` that is a string or null, as Pi 2
+/// and later write every entry) or one of the entries of Pi's linear v1 logs, which have no
+/// ids: `message` (with a `message` object), `model_change`, `thinking_level_change` or
+/// `compaction`. A `package.json` (even with `"type":"module"`), Claude Code's or Codex's
+/// JSONL and oh-my-pi's title slot are not.
+pub fn is_pi_entry(e: &Entry<'_>) -> bool {
+    pi_entry_rule(|k| e.get(k))
+}
+
+/// The rule of [`is_pi_entry`], `get` looking a member up.
+fn pi_entry_rule<'a>(get: impl Fn(&str) -> Option<Raw<'a>>) -> bool {
+    let Some(kind) = get("type").and_then(Raw::as_str) else {
+        return false;
+    };
+    if kind == "session" || get("timestamp").and_then(Raw::as_str).is_none() {
+        return false;
+    }
+    let tree = get("id").and_then(Raw::as_str).is_some()
+        && get("parentId").is_some_and(|p| p.is_null() || p.as_str().is_some());
+    let v1 = match &*kind {
+        "message" => get("message").is_some_and(|m| m.first() == Some(&b'{')),
+        "model_change" | "thinking_level_change" | "compaction" => true,
+        _ => false,
+    };
+    tree || v1
+}
+
+/// Whether a record is oh-my-pi's title slot, by the rule oh-my-pi reads it with: `type`
+/// `title`, `v` 1, string `title`, `updatedAt` and `pad`, and `source` absent or `auto` or
+/// `user`.
+pub fn is_title_slot(e: &Entry<'_>) -> bool {
+    title_slot_rule(|k| e.get(k))
+}
+
+/// The rule of [`is_title_slot`], `get` looking a member up.
+fn title_slot_rule<'a>(get: impl Fn(&str) -> Option<Raw<'a>>) -> bool {
+    let is_str = |k: &str| get(k).and_then(Raw::as_str).is_some();
+    get("type").as_deref() == Some(b"\"title\"")
+        && get("v").and_then(Raw::as_u64) == Some(1)
+        && is_str("title")
+        && is_str("updatedAt")
+        && is_str("pad")
+        && get("source")
+            .is_none_or(|s| matches!(s.as_str().as_deref(), Some("auto") | Some("user")))
+}
+
+/// The session id in a session file's name as Pi and oh-my-pi write it,
+/// `<ISO time with - for :>_<id>.jsonl`: the part after the last `_`, when what comes
+/// before it starts as a date (`YYYY-MM-DD`).
+pub fn id_from_file_name(path: &str) -> Option<&str> {
+    let name = path.rsplit('/').next()?;
+    let stem = name.strip_suffix(".jsonl")?;
+    let (time, id) = stem.rsplit_once('_')?;
+    let t = time.as_bytes();
+    let dated = t.len() >= 10
+        && t[4] == b'-'
+        && t[7] == b'-'
+        && t[..10]
+            .iter()
+            .enumerate()
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit());
+    (dated && !id.is_empty()).then_some(id)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Reads one record through the reader's scan and hands its entry to `f`.
+    fn with_entry<R>(text: &str, f: impl FnOnce(&Entry<'_>) -> R) -> R {
+        let mut members = LineMembers::default();
+        let b = text.as_bytes();
+        let (object, _) = members.scan(b, 0, false).unwrap();
+        let line = Line {
+            no: 1,
+            offset: 0,
+            bytes: b,
+            len_with_eol: b.len() as u64,
+            has_newline: false,
+            too_long: false,
+        };
+        f(&Entry {
+            line,
+            object,
+            fields: &members.fields,
+            message: None,
+        })
+    }
+
+    /// Issue 14: the one rule for "fragment" versus "not a session".
+    #[test]
+    fn pi_entries_are_told_from_other_records() {
+        for yes in [
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{}}"#,
+            r#"{"type":"custom","id":"a","parentId":"p","timestamp":"t"}"#,
+            r#"{"type":"message","timestamp":"t","message":{"role":"user"}}"#,
+            r#"{"type":"thinking_level_change","timestamp":"t","thinkingLevel":"off"}"#,
+        ] {
+            assert!(with_entry(yes, is_pi_entry), "{yes}");
+        }
+        for no in [
+            r#"{"name":"x","type":"module","version":"1.0.0"}"#,
+            r#"{"parentUuid":null,"type":"user","uuid":"u","timestamp":"t","message":{}}"#,
+            r#"{"timestamp":"t","type":"session_meta","payload":{}}"#,
+            r#"{"type":"message","id":"a","parentId":null}"#,
+            r#"{"type":"message","id":"a","parentId":3,"timestamp":"t"}"#,
+            r#"{"type":"session","id":"s","timestamp":"t"}"#,
+            r#"{"type":"title","v":1,"title":"x","updatedAt":"t","pad":" "}"#,
+        ] {
+            assert!(!with_entry(no, is_pi_entry), "{no}");
+        }
+        assert!(with_entry(
+            r#"{"type":"title","v":1,"title":"x","source":"user","updatedAt":"t","pad":" "}"#,
+            is_title_slot
+        ));
+        assert!(!with_entry(
+            r#"{"type":"title","v":1,"title":"x","source":"bot","updatedAt":"t","pad":" "}"#,
+            is_title_slot
+        ));
+    }
+
+    #[test]
+    fn ids_come_from_pi_file_names_only() {
+        assert_eq!(
+            id_from_file_name("/s/--p--/2026-04-21T08-59-18-596Z_cb9b4411-f084.jsonl"),
+            Some("cb9b4411-f084")
+        );
+        for no in [
+            "a_b.jsonl",
+            "s.jsonl",
+            "2026-04-21T08-59-18-596Z_.jsonl",
+            "2026-04-21_x.txt",
+        ] {
+            assert_eq!(id_from_file_name(no), None, "{no}");
+        }
+    }
+
+    #[test]
+    fn model_changes_of_pi_and_oh_my_pi() {
+        let m = |t: &str| {
+            with_entry(t, |e| {
+                e.model_change()
+                    .map(|(p, m)| (p.into_owned(), m.into_owned()))
+            })
+        };
+        let pm = |p: &str, m: &str| Some((p.to_string(), m.to_string()));
+        assert_eq!(m(r#"{"provider":"a","modelId":"b"}"#), pm("a", "b"));
+        assert_eq!(
+            m(r#"{"model":"openrouter/~anthropic/claude"}"#),
+            pm("openrouter", "~anthropic/claude")
+        );
+        assert_eq!(m(r#"{"model":"plain"}"#), None);
+        assert_eq!(m(r#"{"model":"/x"}"#), None);
+    }
 
     /// Issue 19, item 10: the whitespace Pi trims is JavaScript's: Unicode's White_Space
     /// without U+0085, and the byte-order mark.

@@ -108,8 +108,13 @@ fn cases() -> Vec<Case> {
         kept: vec![1],
     });
     v.push(Case {
+        // Records that are not Pi entries (no id, no timestamp): not a session, not a
+        // fragment (tests/fragments.rs has those).
         name: "no-header",
-        input: lines(&[A, B]),
+        input: lines(&[
+            r#"{"type":"note","text":"a"}"#,
+            r#"{"type":"note","text":"b"}"#,
+        ]),
         diags: vec![":1: no session header before this line: 2 entries unreadable, skipped".into()],
         kept: vec![],
     });

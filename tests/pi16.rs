@@ -62,6 +62,16 @@ fn branch_disagreement(path: &Path, r: &Value) -> Option<String> {
             .then(|| format!("Pi hangs; pi-branch said: {}", o.stderr));
     }
     if r["accepted"] == false {
+        // Issue 14: records that come with no header before them are a fragment for pi-branch
+        // (its branch, exit 0, a note), where Pi refuses the file: Pi has no branch to compare.
+        let text = std::fs::read(path).unwrap();
+        let first: Option<Value> = text
+            .split(|&b| b == b'\n')
+            .find_map(|l| serde_json::from_slice(l).ok());
+        if first.as_ref().is_some_and(is_pi_entry) {
+            return (o.status != 0 || o.stdout.is_empty() || !o.stderr.contains("fragment"))
+                .then(|| format!("a fragment: status {}, {}", o.status, o.stderr));
+        }
         return (o.status != 2 || !o.stdout.is_empty())
             .then(|| "Pi refuses the file; pi-branch must report it and write nothing".into());
     }

@@ -320,6 +320,7 @@ fn counts_names_models_and_modified_follow_pi() {
         "status": "ok",
         "reason": null,
         "parent_file": null,
+        "role": "session",
         "cwd": "/nonexistent/pi-jsonl/meta-project",
         "project": "/nonexistent/pi-jsonl/meta-project",
         "project_source": "header",

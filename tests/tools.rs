@@ -676,7 +676,7 @@ fn expected(bytes: &[u8]) -> Expected {
         results: 0,
         orphan_lines: vec![],
     };
-    let mut in_session = false;
+    let (mut in_session, mut headed) = (false, false);
     let mut seen: std::collections::HashSet<String> = Default::default();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let Ok(v) = serde_json::from_slice::<Value>(line) else {
@@ -684,9 +684,12 @@ fn expected(bytes: &[u8]) -> Expected {
         };
         if v["type"] == "session" {
             in_session = v["id"].is_string();
+            headed = true;
             seen.clear();
             continue;
         }
+        // Issue 14: Pi entries with no header before them are a fragment.
+        in_session |= !headed && is_pi_entry(&v);
         if !in_session || v["type"] != "message" {
             continue;
         }

@@ -743,15 +743,18 @@ fn independent_sum(files: &[std::path::PathBuf]) -> Independent {
     for p in files {
         let text = std::fs::read(p).unwrap();
         let text = String::from_utf8_lossy(&text);
-        let mut in_session = false;
+        let (mut in_session, mut headed) = (false, false);
         for line in text.lines() {
             let Ok(v) = serde_json::from_str::<Value>(line) else {
                 continue;
             };
             if v["type"] == "session" {
                 in_session = v["id"].is_string();
+                headed = true;
                 continue;
             }
+            // Issue 14: Pi entries with no header before them are a fragment.
+            in_session |= !headed && is_pi_entry(&v);
             let m = &v["message"];
             if !in_session || v["type"] != "message" || m["role"] != "assistant" {
                 continue;

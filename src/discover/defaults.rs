@@ -1,17 +1,20 @@
 //! Every tool's default input: when a tool is given no FILE and its stdin is a terminal, it
 //! reads the session files pi-sessions would find ([`default_sources`], called from
-//! [`crate::cli::Inputs::sources`]).
+//! [`crate::cli::Inputs::sources`]); and what a tool reads for a directory given as FILE
+//! ([`expand_directories`]): the same walk and classification.
 
 use super::location::sessions_dir;
 use super::probe::{probe, Probe};
 use super::progress::Progress;
+use super::stores::{store_dirs, Store};
 use super::walk::walk;
 use crate::diag::{Diags, Kind};
 use crate::input::Source;
 use rayon::prelude::*;
 use std::ffi::OsString;
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
 
 /// Set to `1` to make tools act as if stdin were a terminal (for tests).
 pub const ASSUME_TTY_VAR: &str = "PI_JSONL_ASSUME_TTY";
@@ -23,30 +26,65 @@ pub fn stdin_is_terminal() -> bool {
 }
 
 /// The session files a tool reads when it is given no FILE on a terminal: everything
-/// pi-sessions finds in the sessions directory except files that are empty or not sessions,
-/// in path order. Says on stderr how many there are; problems of the walk are reported.
+/// pi-sessions finds in the stores (Pi's sessions directory and oh-my-pi's, those that exist:
+/// [`super::stores`]) except files that are empty or not sessions, in path order. Says on
+/// stderr how many there are; problems of the walk are reported.
 pub fn default_sources(tool: &'static str) -> Vec<Source> {
-    let dir = match sessions_dir() {
+    let pi = match sessions_dir() {
         Ok(d) => d,
         Err(e) => {
             crate::diag::report_global(tool, e);
             return Vec::new();
         }
     };
-    if !dir.path.is_dir() {
+    let roots: Vec<PathBuf> = store_dirs(Store::All, |k| std::env::var_os(k))
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| d.path)
+        .collect();
+    if roots.is_empty() {
         crate::diag::report_global(
             tool,
             format!(
                 "no FILE given and stdin is a terminal, but there is no sessions directory {} (from {}); give FILE arguments or pipe a session in",
-                dir.path.display(),
-                dir.from
+                pi.path.display(),
+                pi.from
             ),
         );
         return Vec::new();
     }
-    let roots = [dir.path.clone()];
+    let found = session_sources(tool, &roots);
+    let n = found.sources.len();
+    let under: Vec<String> = roots
+        .iter()
+        .map(|r| crate::diag::sanitize(&r.to_string_lossy()).into_owned())
+        .collect();
+    let _ = writeln!(
+        io::stderr().lock(),
+        "{tool}: no FILE given and stdin is a terminal: reading {n} session file{} under {}{}",
+        if n == 1 { "" } else { "s" },
+        under.join(", "),
+        skipped_note(found.empty, found.foreign)
+    );
+    found.sources
+}
+
+/// What [`session_sources`] found: the files to read, and how many it left out.
+pub struct SessionSources {
+    pub sources: Vec<Source>,
+    /// Files of zero bytes, left out.
+    pub empty: usize,
+    /// Files that are not Pi sessions, left out.
+    pub foreign: usize,
+}
+
+/// The session files under `roots` as pi-sessions finds them (the same walk, in path order),
+/// without the files that are empty or not sessions (status `empty` and `not_session`): what
+/// a tool reads for a directory, or for the user's sessions. Problems of the walk are
+/// reported.
+pub fn session_sources(tool: &'static str, roots: &[PathBuf]) -> SessionSources {
     let exts = [OsString::from("jsonl")];
-    let walked = Progress::run(tool, "found", |p| walk(&roots, &exts, Some(p)));
+    let walked = Progress::run(tool, "found", |p| walk(roots, &exts, Some(p)));
     report_problems(tool, &walked.problems);
     let probes: Vec<Result<Probe, io::Error>> = Progress::run(tool, "checked", |p| {
         p.set_total(walked.files.len());
@@ -60,13 +98,16 @@ pub fn default_sources(tool: &'static str) -> Vec<Source> {
             })
             .collect()
     });
-    let mut out = Vec::new();
-    let (mut empty, mut foreign) = (0usize, 0usize);
+    let mut found = SessionSources {
+        sources: Vec::new(),
+        empty: 0,
+        foreign: 0,
+    };
     for (f, r) in walked.files.iter().zip(probes) {
         match r {
-            Ok(Probe::Empty) => empty += 1,
-            Ok(Probe::NotSession) => foreign += 1,
-            Ok(Probe::Other) => out.push(Source::Path(f.path.clone())),
+            Ok(Probe::Empty) => found.empty += 1,
+            Ok(Probe::NotSession) => found.foreign += 1,
+            Ok(Probe::Other) => found.sources.push(Source::Path(f.path.clone())),
             Ok(Probe::NotRegular(kind)) => report_problems(
                 tool,
                 &[(
@@ -78,17 +119,48 @@ pub fn default_sources(tool: &'static str) -> Vec<Source> {
                 report_problems(tool, &[(f.path.clone(), "vanished during the scan".into())])
             }
             // The tool reports it when it tries to read it.
-            Err(_) => out.push(Source::Path(f.path.clone())),
+            Err(_) => found.sources.push(Source::Path(f.path.clone())),
         }
     }
-    let n = out.len();
-    let _ = writeln!(
-        io::stderr().lock(),
-        "{tool}: no FILE given and stdin is a terminal: reading {n} session file{} under {}{}",
-        if n == 1 { "" } else { "s" },
-        crate::diag::sanitize(&dir.path.to_string_lossy()),
-        skipped_note(empty, foreign)
-    );
+    found
+}
+
+/// `sources` with every directory replaced by the session files under it
+/// ([`session_sources`], in path order); other inputs stay as they are. A file found under a
+/// directory that was already given (by name, or found under an earlier directory: two
+/// stores that share files, a directory and a link to it) is not read a second time.
+pub fn expand_directories(tool: &'static str, sources: Vec<Source>) -> Vec<Source> {
+    if !sources
+        .iter()
+        .any(|s| matches!(s, Source::Path(p) if p.is_dir()))
+    {
+        return sources;
+    }
+    let identity = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    let mut seen: std::collections::HashSet<(u64, u64)> = sources
+        .iter()
+        .filter_map(|s| match s {
+            Source::Path(p) if !p.is_dir() => identity(p),
+            _ => None,
+        })
+        .collect();
+    let mut out = Vec::new();
+    for s in sources {
+        match &s {
+            Source::Path(p) if p.is_dir() => {
+                for f in session_sources(tool, std::slice::from_ref(p)).sources {
+                    let new = match &f {
+                        Source::Path(fp) => identity(fp).is_none_or(|id| seen.insert(id)),
+                        Source::Stdin => true,
+                    };
+                    if new {
+                        out.push(f);
+                    }
+                }
+            }
+            _ => out.push(s),
+        }
+    }
     out
 }
 

@@ -188,7 +188,8 @@ fn describe_read(
         m.counts = Some(v.counts.clone());
     }
     m.headers = v.headers;
-    m.name = v.name.take();
+    // The latest session_info name wins; else oh-my-pi's title slot.
+    m.name = v.name.take().or(v.title.take());
     m.models = std::mem::take(&mut v.models);
     m.first_prompt = v.first_prompt.take();
     if let Some(cwd) = m.cwd.as_ref().filter(|c| !c.is_empty()) {
@@ -255,6 +256,7 @@ mod tests {
             path: PathBuf::from("/nonexistent/pi-jsonl/vanished.jsonl"),
             parent_file: None,
             project_folder: None,
+            role: crate::discover::Role::Session,
         };
         let d = describe(&f, false, &ProjectCache::default());
         assert!(d.meta.is_none());

@@ -1,5 +1,6 @@
 //! Where a found file stands in Pi's layout: the `--<encoded cwd>--` folder it lies under, and
-//! the session it belongs to when it is nested in that session's own folder (`parent_file`).
+//! the session it belongs to when it is nested in that session's own folder (`parent_file`),
+//! and what it is there ([`Role`]: a session, a sub-agent's run, oh-my-pi's advisor).
 
 use super::project::is_project_folder;
 use std::collections::HashSet;
@@ -16,6 +17,45 @@ pub struct Found {
     pub parent_file: Option<PathBuf>,
     /// The name of the nearest folder above it (up to the root) named `--<encoded cwd>--`.
     pub project_folder: Option<OsString>,
+    /// What the file is in the layout ([`Role::of`]).
+    pub role: Role,
+}
+
+/// What a found file is, by where it lies and its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A session of its own.
+    Session,
+    /// Nested in a session's folder (`parent_file`): a sub-agent's run (oh-my-pi's
+    /// `<time>_<id>/<Agent>.jsonl`, Pi extensions' runs and transcripts).
+    Subagent,
+    /// oh-my-pi's advisor transcript: `__advisor.jsonl` or `__advisor.<name>.jsonl`.
+    Advisor,
+}
+
+impl Role {
+    /// The role of the file at `path`, nested in a session's folder or not.
+    pub fn of(path: &Path, nested: bool) -> Role {
+        let name = path.file_name().map(|n| n.to_string_lossy());
+        let advisor = name.as_deref().is_some_and(|n| {
+            n == "__advisor.jsonl" || (n.starts_with("__advisor.") && n.ends_with(".jsonl"))
+        });
+        if advisor {
+            Role::Advisor
+        } else if nested {
+            Role::Subagent
+        } else {
+            Role::Session
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Role::Session => "session",
+            Role::Subagent => "subagent",
+            Role::Advisor => "advisor",
+        }
+    }
 }
 
 /// `path` (found below `root`, or the root itself) placed among the other files `found`.
@@ -54,6 +94,7 @@ pub(crate) fn place(path: &Path, root: &Path, found: &HashSet<&Path>) -> Found {
     }
     Found {
         path: path.to_path_buf(),
+        role: Role::of(path, parent_file.is_some()),
         parent_file,
         project_folder,
     }

@@ -56,6 +56,8 @@ pub(super) struct Meter {
     pub headers: u64,
     pub counts: SessionCounts,
     pub name: Option<String>,
+    /// oh-my-pi's title slot before the first valid header, when it holds a title.
+    pub title: Option<String>,
     /// The assistant messages' models, in the order first seen.
     pub models: Vec<String>,
     /// The same models, for the lookup (hashed: a file may name very many).
@@ -75,6 +77,7 @@ impl Meter {
             headers: 0,
             counts: SessionCounts::default(),
             name: None,
+            title: None,
             models: Vec::new(),
             seen_models: Default::default(),
             last_activity: None,
@@ -154,11 +157,18 @@ impl Meter {
 impl SessionVisitor for Meter {
     type Session = SessionTree;
 
+    /// A file whose first record is no header is `unreadable` here (Pi loads no session from
+    /// it), however the other tools read it.
+    fn reads_fragments(&self) -> bool {
+        false
+    }
+
     fn header(&mut self, h: &Header<'_>, d: &mut Diags) -> Result<SessionTree, Stop> {
         self.saw_first(h.line.no, || FirstRecord::Header, d);
         self.headers += 1;
         if self.header.is_none() {
             self.header_line = Some(h.line.no);
+            self.title = h.title.as_ref().and_then(|t| t.title.clone());
             self.header = Some(FirstHeader {
                 id: h.id.clone(),
                 version: h.version,

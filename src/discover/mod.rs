@@ -14,7 +14,9 @@
 //! - [`describe`](mod@describe) with `meter`: one streaming pass over a file with the reader,
 //!   counting what a `session_file` record needs.
 //! - [`progress`]: the progress line on stderr.
-//! - [`defaults`]: every tool's default input.
+//! - [`stores`]: Pi's sessions directory and oh-my-pi's (`--store pi|omp|all`).
+//! - [`defaults`]: every tool's default input, and the session files under a directory
+//!   given as FILE.
 
 pub mod defaults;
 pub mod describe;
@@ -24,15 +26,20 @@ mod meter;
 pub mod probe;
 pub mod progress;
 pub mod project;
+pub mod stores;
 pub mod walk;
 
-pub use defaults::{default_sources, report_problems, stdin_is_terminal, ASSUME_TTY_VAR};
+pub use defaults::{
+    default_sources, expand_directories, report_problems, session_sources, stdin_is_terminal,
+    SessionSources, ASSUME_TTY_VAR,
+};
 pub use describe::{describe, describe_bytes, FileMeta, FileReport, FileStatus, SessionCounts};
-pub use layout::Found;
+pub use layout::{Found, Role};
 pub use location::{agent_dir, agent_dir_with, sessions_dir, sessions_dir_with, SessionsDir};
 pub use probe::{probe, Probe};
 pub use progress::Progress;
 pub use project::{decode_project, ProjectCache, ProjectSource};
+pub use stores::{store_dirs, Store, StoreDir};
 pub use walk::{walk, Walk};
 
 use crate::time;

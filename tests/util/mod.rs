@@ -32,9 +32,12 @@ pub fn read_fixture(name: &str) -> Vec<u8> {
     std::fs::read(fixture(name)).unwrap_or_else(|e| panic!("fixture {name}: {e}"))
 }
 
-/// The shared corpus of real sessions, when it is present.
+/// The shared corpus of real sessions, when it is present: `PI_JSONL_CORPUS` when set (a git
+/// worktree beside the main checkout has no `../shared`), else `../shared/corpus`.
 pub fn corpus() -> Option<PathBuf> {
-    let p = root().join("..").join("shared").join("corpus");
+    let p = std::env::var_os("PI_JSONL_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("..").join("shared").join("corpus"));
     p.is_dir().then_some(p)
 }
 
@@ -66,6 +69,26 @@ pub fn corpus_files_or_skip() -> Option<Vec<PathBuf>> {
         return None;
     }
     Some(files)
+}
+
+/// docs/FORMAT.md's rule for a Pi entry (what starts a fragment when no header came before),
+/// written apart from the reader's, for the corpus tests' independent models.
+pub fn is_pi_entry(v: &serde_json::Value) -> bool {
+    let Some(kind) = v["type"].as_str() else {
+        return false;
+    };
+    if kind == "session" || !v["timestamp"].is_string() {
+        return false;
+    }
+    let tree = v["id"].is_string()
+        && (v["parentId"].is_string() || v["parentId"].is_null())
+        && v.get("parentId").is_some();
+    let v1 = match kind {
+        "message" => v["message"].is_object(),
+        "model_change" | "thinking_level_change" | "compaction" => true,
+        _ => false,
+    };
+    tree || v1
 }
 
 pub struct TestCommand {

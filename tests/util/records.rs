@@ -66,7 +66,8 @@ pub fn parse_records(stdout: &str) -> Vec<Record> {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BranchInfo {
-    pub session: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
     pub file: String,
     pub version: u64,
     #[serde(deserialize_with = "nullable")]
@@ -106,7 +107,8 @@ pub enum DiagnosticKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Leaf {
-    pub session: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
     pub file: String,
     #[serde(deserialize_with = "nullable")]
     pub entry: Option<String>,
@@ -128,7 +130,8 @@ pub struct Leaf {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompactionReport {
-    pub session: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -271,7 +274,8 @@ pub enum EvidenceRule {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CompactionFailure {
-    pub session: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -342,7 +346,8 @@ pub enum ErrorKind {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AssistantError {
-    pub session: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -366,7 +371,8 @@ pub struct AssistantError {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BranchSummaryReport {
-    pub session: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -411,6 +417,7 @@ pub struct SessionFile {
     pub reason: Option<String>,
     #[serde(deserialize_with = "nullable")]
     pub parent_file: Option<String>,
+    pub role: FileRole,
     #[serde(deserialize_with = "nullable")]
     pub cwd: Option<String>,
     #[serde(deserialize_with = "nullable")]
@@ -450,6 +457,15 @@ pub struct SessionFile {
     pub first_prompt: Option<String>,
 }
 
+/// `session_file.role`.
+#[derive(Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FileRole {
+    Session,
+    Subagent,
+    Advisor,
+}
+
 /// `session_file.status`.
 #[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
 #[serde(rename_all = "snake_case")]
@@ -483,7 +499,8 @@ pub enum ModifiedSource {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
-    pub session: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -625,7 +642,8 @@ pub struct BashRun {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolResult {
-    pub session: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]
@@ -786,7 +804,8 @@ usage_sums! {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Context {
-    pub session: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
     pub file: String,
     pub line: u64,
     #[serde(deserialize_with = "nullable")]

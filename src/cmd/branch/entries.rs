@@ -80,7 +80,11 @@ impl PackedEntry {
 pub(crate) struct EntryTable {
     pub(crate) id: String,
     pub(crate) version: u64,
-    pub(crate) header: PackedEntry,
+    /// The lines written before the kept entries: oh-my-pi's title slot when there is one,
+    /// then the header (a fragment has none).
+    pub(crate) lead: Vec<PackedEntry>,
+    /// Entries read without their header (see [`Header::fragment`]).
+    pub(crate) fragment: bool,
     pub(crate) entries: Vec<PackedEntry>,
     pub(crate) ids: Ids,
     /// target id → (label, order of the label entry)
@@ -100,7 +104,8 @@ impl EntryTable {
         let mut s = EntryTable {
             id: h.id.clone(),
             version: h.version,
-            header: PackedEntry::new(0, 0, 0, true).expect("small numbers"),
+            lead: Vec::new(),
+            fragment: h.fragment,
             entries: Vec::new(),
             ids: Ids::default(),
             labels: HashMap::new(),
@@ -109,8 +114,12 @@ impl EntryTable {
             mem: Vec::new(),
             counts_at_start: d.counts(),
         };
-        if let Some(n) = s.pack(&h.line, d) {
-            s.header = n;
+        let title = h.title.as_ref().map(|t| &t.line);
+        let header = (!h.fragment).then_some(&h.line);
+        for line in title.into_iter().chain(header) {
+            if let Some(n) = s.pack(line, d) {
+                s.lead.push(n);
+            }
         }
         s
     }

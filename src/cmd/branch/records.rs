@@ -39,7 +39,7 @@ impl Record for BranchInfo<'_> {
     ];
 
     fn write_fields(&self, o: &mut Obj<'_>) {
-        o.str("session", self.session)
+        o.opt_str("session", crate::reader::session_id(self.session))
             .str("file", self.file)
             .u64("version", self.version)
             .opt_str("leaf", self.leaf.as_deref())
@@ -89,7 +89,7 @@ impl Record for Leaf<'_> {
     ];
 
     fn write_fields(&self, o: &mut Obj<'_>) {
-        o.str("session", self.session)
+        o.opt_str("session", crate::reader::session_id(self.session))
             .str("file", self.file)
             .opt_str("entry", self.entry.as_deref())
             .u64("line", self.line)

@@ -135,6 +135,20 @@ impl ResolvedTree {
                 break;
             }
             let p = self.parent_of[cur as usize];
+            if p == NONE && s.fragment {
+                // Expected in a fragment: its oldest entry's parent is in the part not given.
+                let off = (0..cur as usize).filter(|&i| !self.on_chain[i]).count();
+                d.note(
+                    Some(entry.line()),
+                    format!(
+                        "the branch leaves the fragment here: parent {:?} of entry {:?} is not in the input; {off} earlier {} not on the branch",
+                        s.ids.text(entry.parent),
+                        s.ids.text(entry.id),
+                        if off == 1 { "entry is" } else { "entries are" }
+                    ),
+                );
+                break;
+            }
             if p == NONE {
                 let lost = (0..cur as usize).filter(|&i| !self.on_chain[i]).count();
                 d.report(

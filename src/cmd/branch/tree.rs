@@ -137,9 +137,13 @@ fn write_heading(
 ) -> Result<(), Stop> {
     let n = s.entries.len();
     let kept = t.kept.len();
+    let what = match (s.fragment, s.id.is_empty()) {
+        (true, true) => "fragment of a session".to_string(),
+        (true, false) => format!("fragment of session {}", sanitize(&s.id)),
+        (false, _) => format!("session {}", sanitize(&s.id)),
+    };
     let head = format!(
-        "session {} (v{}): {n} entries, {leaves} {}, {kept} on the active branch",
-        sanitize(&s.id),
+        "{what} (v{}): {n} entries, {leaves} {}, {kept} on the active branch",
         s.version,
         if leaves == 1 { "leaf" } else { "leaves" }
     );

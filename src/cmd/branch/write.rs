@@ -11,7 +11,7 @@ use crate::json::{self, Raw};
 use crate::output::{Out, Stop};
 use crate::record::Record;
 
-/// Writes the header and the kept entries, copying contiguous runs of lines in one go.
+/// Writes the header (after oh-my-pi's title slot; none for a fragment) and the kept entries, copying contiguous runs of lines in one go.
 pub(crate) fn write_branch(
     out: &mut Out,
     s: &EntryTable,
@@ -44,7 +44,11 @@ pub(crate) fn write_branch(
         Ok(())
     };
     let mut run: Option<(u64, u64, bool)> = None;
-    for node in std::iter::once(&s.header).chain(t.kept.iter().map(|&i| &s.entries[i as usize])) {
+    for node in s
+        .lead
+        .iter()
+        .chain(t.kept.iter().map(|&i| &s.entries[i as usize]))
+    {
         match run {
             Some((a, b, true)) if b == node.offset() => {
                 run = Some((a, b + p.len(node), node.has_newline()))

@@ -20,7 +20,7 @@ pub(super) struct EntryPlace<'a> {
 
 impl EntryPlace<'_> {
     fn write(&self, o: &mut Obj<'_>) {
-        o.str("session", self.session)
+        o.opt_str("session", crate::reader::session_id(self.session))
             .str("file", self.file)
             .u64("line", self.line)
             .opt_str("entry", self.entry)

@@ -214,9 +214,7 @@ impl Reporter<'_, '_> {
             Some(b"\"message\"") => self.message(s, e, id, &mut read),
             Some(b"\"model_change\"") => {
                 read.kind = RecentKind::ModelChange;
-                let p = e.str("provider");
-                let m = e.str("modelId").or_else(|| e.str("model"));
-                if let (Some(p), Some(m)) = (p, m) {
+                if let Some((p, m)) = e.model_change() {
                     read.model = s.memory.models.intern(&p, &m);
                 }
             }

@@ -1,7 +1,7 @@
 //! pi-sessions' command line and man page (its prose in `man/*.txt`).
 
 use crate::cli::ManPage;
-use crate::discover::{parse_iso, FileStatus};
+use crate::discover::{parse_iso, FileStatus, Store};
 use clap::{Parser, ValueEnum};
 use std::path::PathBuf;
 
@@ -17,7 +17,8 @@ pub const MAN: ManPage = ManPage {
         ("pi-sessions --project pi-jsonl --since 2026-04-01 --paths", "The sessions of one project since April."),
         ("pi-sessions --json | jq -r 'select(.status==\"unreadable\") | \"\\(.path): \\(.reason)\"'", "Which files Pi cannot load, and why."),
         ("pi-sessions --sort size --json | jq -r '.path' | head", "The largest session files."),
-        ("pi-sessions --dir ./backup --ext jsonl --ext json --status ok --paths", "Sessions kept under another folder, with either extension."),
+        ("pi-sessions ./backup --ext jsonl --ext json --status ok --paths", "Sessions kept under another folder, with either extension."),
+        ("pi-sessions --store omp --json | jq -r 'select(.role==\"subagent\") | .path'", "oh-my-pi's sub-agent runs."),
     ],
 };
 
@@ -90,10 +91,20 @@ fn parse_bound(s: &str) -> Result<Bound, String> {
     long_about = None
 )]
 pub struct Args {
-    /// Walk DIR instead of the sessions directory (repeatable). A DIR that is a file is
-    /// described itself.
+    /// Directories to walk instead of the stores, as the other tools take FILE arguments. A
+    /// DIR that is a file is described itself.
+    #[arg(value_name = "DIR")]
+    pub dir_args: Vec<PathBuf>,
+
+    /// Walk DIR too (repeatable; the same as a DIR argument).
     #[arg(long = "dir", value_name = "DIR")]
     pub dirs: Vec<PathBuf>,
+
+    /// Which stores to walk when no DIR is given: pi (Pi's sessions directory), omp
+    /// (oh-my-pi's: ~/.omp/agent/sessions and ~/.omp/profiles/*/agent/sessions) or all (those
+    /// of both that exist; the default). A file reached from two stores is described once.
+    #[arg(long, value_enum, value_name = "STORE", default_value = "all")]
+    pub store: Store,
 
     /// Take files whose name ends in .EXT (repeatable; default: jsonl).
     #[arg(long = "ext", value_name = "EXT", default_value = "jsonl")]

@@ -111,6 +111,7 @@ impl Tool for Sessions {
             path: "<stdin>".into(),
             parent_file: None,
             project_folder: None,
+            role: discover::Role::Session,
         };
         let want_prompt = args.prompts || format == Format::Table;
         let m = discover::describe_bytes(&found, input, want_prompt, &ProjectCache::default());
@@ -120,30 +121,41 @@ impl Tool for Sessions {
     }
 }
 
-/// The directories to walk: `--dir`, else the sessions directory. None when there is none
-/// (reported).
+/// The directories to walk: the DIR arguments and `--dir`, else the stores `--store` names
+/// ([`discover::store_dirs`]). None when there is none (reported).
 fn roots(args: &Args) -> Option<Vec<PathBuf>> {
-    if !args.dirs.is_empty() {
-        return Some(args.dirs.clone());
+    if !args.dir_args.is_empty() || !args.dirs.is_empty() {
+        return Some(args.dir_args.iter().chain(&args.dirs).cloned().collect());
     }
-    match discover::sessions_dir() {
-        Ok(d) if d.path.exists() => Some(vec![d.path]),
-        Ok(d) => {
-            crate::diag::report_global(
-                TOOL,
-                format!(
-                    "no sessions directory {} (from {})",
-                    discover::display(&d.path),
-                    d.from
-                ),
-            );
-            None
-        }
+    let stores = match discover::store_dirs(args.store, |k| std::env::var_os(k)) {
+        Ok(s) => s,
         Err(e) => {
             crate::diag::report_global(TOOL, e);
-            None
+            return None;
         }
+    };
+    let (there, missing): (Vec<_>, Vec<_>) = stores.into_iter().partition(|d| d.path.exists());
+    for d in &missing {
+        crate::diag::report_global(
+            TOOL,
+            format!(
+                "no sessions directory {} ({})",
+                discover::display(&d.path),
+                d.what
+            ),
+        );
     }
+    if there.is_empty() && missing.is_empty() {
+        let pi = discover::sessions_dir().map(|d| d.path).unwrap_or_default();
+        crate::diag::report_global(
+            TOOL,
+            format!(
+                "no sessions directory: neither {} nor oh-my-pi's ~/.omp/agent/sessions exists",
+                discover::display(&pi)
+            ),
+        );
+    }
+    (!there.is_empty()).then(|| there.into_iter().map(|d| d.path).collect())
 }
 
 /// Finds the files below `roots` and describes each (in parallel, on the current pool), in

@@ -21,6 +21,7 @@ impl Record for SessionFile<'_> {
         "status",
         "reason",
         "parent_file",
+        "role",
         "cwd",
         "project",
         "project_source",
@@ -54,6 +55,7 @@ impl Record for SessionFile<'_> {
             .str("status", m.status.name())
             .opt_str("reason", m.reason.as_deref())
             .opt_str("parent_file", parent.as_deref())
+            .str("role", m.found.role.name())
             .opt_str("cwd", m.cwd.as_deref())
             .opt_str("project", m.project.as_deref())
             .opt_str("project_source", m.project_source.map(|s| s.name()))

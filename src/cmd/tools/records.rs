@@ -177,7 +177,7 @@ impl Record for ToolCall<'_> {
     ];
 
     fn write_fields(&self, o: &mut Obj<'_>) {
-        o.str("session", self.session)
+        o.opt_str("session", crate::reader::session_id(self.session))
             .str("file", self.file)
             .u64("line", self.line)
             .opt_str("entry", self.entry)
@@ -263,7 +263,7 @@ impl Record for ToolResult<'_> {
 
     fn write_fields(&self, o: &mut Obj<'_>) {
         let dup = self.duplicate_of;
-        o.str("session", self.session)
+        o.opt_str("session", crate::reader::session_id(self.session))
             .str("file", self.file)
             .u64("line", self.line)
             .opt_str("entry", self.entry)

@@ -324,7 +324,7 @@ impl Record for ContextRecord<'_> {
             itoa::Buffer::new(),
         ];
         let window = self.configured_window;
-        o.str("session", self.session)
+        o.opt_str("session", crate::reader::session_id(self.session))
             .str("file", self.file)
             .u64("line", self.line)
             .opt_str("entry", self.entry.as_deref())

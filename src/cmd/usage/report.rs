@@ -53,7 +53,7 @@ fn labels(dims: &[Dim], key: &GroupKey, s: &SessionFacts, file: &str) -> GroupLa
     let mut vals = key.labels.iter().map(label_of);
     for d in dims {
         if *d == Dim::Session {
-            l.session = Some(s.id.clone());
+            l.session = crate::reader::session_id(&s.id).map(str::to_owned);
             l.file = Some(file.to_string());
             l.project = s.cwd.clone();
             l.parent_session = s.parent.clone();
