@@ -279,3 +279,33 @@ fn a_title_slot_without_a_header_after_it_is_an_ordinary_record() {
         ["pi-branch: <stdin>:1: no session header before this line: 1 entry unreadable, skipped"]
     );
 }
+
+/// oh-my-pi's `model_usage` entries (a model call outside the transcript: a title, a summary
+/// by a small model) are billed calls: pi-usage counts them with the usage entries, under the
+/// `purpose` oh-my-pi gives them, and by their provider and model.
+#[test]
+fn model_usage_entries_are_usage_entries() {
+    let r = &cmd("pi-usage")
+        .arg(fixture("omp-session.jsonl"))
+        .ok()
+        .records()[0];
+    let u = &r["usage_entries"];
+    assert_eq!(
+        (&u["count"], &u["input"], &u["output"]),
+        (&1.into(), &50.into(), &8.into())
+    );
+    assert_eq!(u["cost"], 0.0001);
+    let kinds = r["usage_kinds"].as_array().unwrap();
+    assert_eq!(kinds.len(), 1);
+    assert_eq!(
+        (&kinds[0]["kind"], &kinds[0]["count"]),
+        (&"title".into(), &1.into())
+    );
+    let haiku = r["by_model"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["model"] == "claude-haiku-4-5")
+        .expect("the model_usage entry's model");
+    assert_eq!(haiku["tokens"], 58);
+}

@@ -389,9 +389,11 @@ impl SessionVisitor for Collector<'_, '_> {
                     }
                 }
             }
-            Some(b"\"usage\"") => {
+            Some(b"\"usage\"" | b"\"model_usage\"") => {
                 // Every usage entry is a billed call, whatever its kind (an unknown one too).
-                let kind = self.data.tables.kind(e.str("kind").as_deref());
+                // oh-my-pi's `model_usage` entry is one too, its `purpose` standing for the kind.
+                let kind = e.str("kind").or_else(|| e.str("purpose"));
+                let kind = self.data.tables.kind(kind.as_deref());
                 let provider = e.str("provider");
                 let model = e.str("model");
                 let c = BilledCallParts {
