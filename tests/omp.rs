@@ -85,6 +85,9 @@ fn every_tool_reads_omp_files_without_a_problem() {
         .records();
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0]["tokens_before"], 1320);
+    // oh-my-pi's own record of the compaction: its estimate after, and how it was done.
+    assert_eq!(reports[0]["tokens_after"], 310);
+    assert_eq!(reports[0]["method"], "soft");
     assert_eq!(reports[0]["provider"], "anthropic");
 }
 

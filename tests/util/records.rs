@@ -140,8 +140,12 @@ pub struct CompactionReport {
     pub timestamp: Option<String>,
     #[serde(deserialize_with = "nullable")]
     pub tokens_before: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub tokens_after: Option<u64>,
     pub first_kept: FirstKept,
     pub retain_none: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub method: Option<String>,
     #[serde(deserialize_with = "nullable")]
     pub summary_bytes: Option<u64>,
     pub files: FileCounts,

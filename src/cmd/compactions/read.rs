@@ -171,10 +171,10 @@ pub(super) fn first_kept_index(e: &Entry<'_>, d: &mut Diags) -> Option<u64> {
     n.ok().flatten()
 }
 
-/// A compaction's `tokensBefore`: `None` when absent or null, and when it is not a count
-/// (which is reported).
-pub(super) fn tokens_before(e: &Entry<'_>, d: &mut Diags) -> Option<u64> {
-    match e.get("tokensBefore") {
+/// A compaction's count `name` (`tokensBefore`; oh-my-pi's `tokensAfter`): `None` when absent
+/// or null, and when it is not a count (which is reported).
+pub(super) fn recorded_count(e: &Entry<'_>, name: &str, d: &mut Diags) -> Option<u64> {
+    match e.get(name) {
         None => None,
         Some(raw) if raw.is_null() => None,
         Some(raw) => {
@@ -183,7 +183,7 @@ pub(super) fn tokens_before(e: &Entry<'_>, d: &mut Diags) -> Option<u64> {
                 d.report(
                     Some(e.line.no),
                     Kind::BadField,
-                    format!("compaction tokensBefore {why}; treated as unknown"),
+                    format!("compaction {name} {why}; treated as unknown"),
                 );
             }
             n.ok().flatten()

@@ -126,6 +126,9 @@ pub(super) struct CompactionFacts {
     pub entry: Option<String>,
     pub timestamp: Option<String>,
     pub tokens_before: Option<u64>,
+    /// oh-my-pi's `tokensAfter` (its estimate of the context after the rewrite) and `method`.
+    pub tokens_after: Option<u64>,
+    pub method: Option<String>,
     /// `firstKeptEntryId` and `firstKeptEntryIndex` as recorded, and the line of that entry.
     pub first_kept_entry: Option<String>,
     pub first_kept_index: Option<u64>,
@@ -166,12 +169,14 @@ impl Record for CompactionReport<'_> {
         "entry",
         "timestamp",
         "tokens_before",
+        "tokens_after",
         "first_kept",
         "first_kept.entry",
         "first_kept.index",
         "first_kept.line",
         "first_kept.found",
         "retain_none",
+        "method",
         "summary_bytes",
         "files",
         "files.read",
@@ -216,13 +221,15 @@ impl Record for CompactionReport<'_> {
         }
         .write(o);
         o.opt_u64("tokens_before", r.tokens_before)
+            .opt_u64("tokens_after", r.tokens_after)
             .obj("first_kept", |f| {
                 f.opt_str("entry", r.first_kept_entry.as_deref())
                     .opt_u64("index", r.first_kept_index)
                     .opt_u64("line", r.first_kept_line)
                     .bool("found", r.first_kept_line.is_some());
             })
-            .bool("retain_none", r.retain_none);
+            .bool("retain_none", r.retain_none)
+            .opt_str("method", r.method.as_deref());
         r.summarized.write_counts(o);
         o.opt_u64("system_message_bytes", r.system_message_bytes)
             .str("trigger", r.trigger.name())

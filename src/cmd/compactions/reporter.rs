@@ -6,8 +6,8 @@
 use super::args::Args;
 use super::errors::{api_error, failure_of, is_overflow_error, is_pi16_overflow_error};
 use super::read::{
-    details, first_kept_index, reply_usage, str_of, summary_facts, system_message_bytes,
-    tokens_before, usage_context,
+    details, first_kept_index, recorded_count, reply_usage, str_of, summary_facts,
+    system_message_bytes, usage_context,
 };
 use super::records::{
     AssistantError, BranchSummaryReport, CompactionFacts, CompactionFailure, CompactionReport,
@@ -355,7 +355,7 @@ impl Reporter<'_, '_> {
         d: &mut Diags,
     ) -> CompactionFacts {
         let line = e.line.no;
-        let tokens_before = tokens_before(e, d);
+        let tokens_before = recorded_count(e, "tokensBefore", d);
         let first_kept_entry = e.str("firstKeptEntryId").map(Cow::into_owned);
         let first_kept_index = first_kept_index(e, d);
         let first_kept_line = m.first_kept_line(first_kept_entry.as_deref(), first_kept_index);
@@ -395,6 +395,8 @@ impl Reporter<'_, '_> {
             entry: id.map(str::to_string),
             timestamp: e.str("timestamp").map(Cow::into_owned),
             tokens_before,
+            tokens_after: recorded_count(e, "tokensAfter", d),
+            method: e.str("method").map(Cow::into_owned),
             first_kept_entry,
             first_kept_index,
             first_kept_line,
