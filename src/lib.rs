@@ -19,6 +19,7 @@ pub mod diag;
 pub mod discover;
 pub mod hash;
 pub mod input;
+pub mod kinds;
 pub mod message;
 pub mod models_json;
 pub mod ordered;

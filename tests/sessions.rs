@@ -340,6 +340,8 @@ fn counts_names_models_and_modified_follow_pi() {
         "assistant_messages": 3,
         "leaves": 2,
         "compactions": 1,
+        "unknown_entries": 0,
+        "unknown_roles": 0,
         "models": ["m-one", "m-two"],
         "bad_lines": 1
     });
@@ -906,4 +908,46 @@ fn a_huge_thread_count_is_capped() {
         .run();
     assert_eq!(o.status, 0, "{}", o.stderr);
     assert_eq!(o.out().lines().count(), 2);
+}
+
+/// Issue 13: entry types and message roles no Pi writes are counted as unknown (and passed
+/// through untouched by pi-branch); Pi 1.x's and oh-my-pi's own are known.
+#[test]
+fn unknown_entry_types_and_roles_are_counted_as_such() {
+    let tmp = TempDir::new("unknown-kinds");
+    for name in [
+        "usage-pi1-sources.jsonl",
+        "omp-session.jsonl",
+        "pi16-usage-sources.jsonl",
+    ] {
+        std::fs::copy(fixture(name), tmp.path().join(name)).unwrap();
+    }
+    let o = cmd("pi-sessions")
+        .arg("--json")
+        .arg(tmp.path())
+        .ok()
+        .records();
+    let counts = |name: &str| {
+        let r = o
+            .iter()
+            .find(|r| r["path"].as_str().unwrap().ends_with(name))
+            .unwrap();
+        (r["unknown_entries"].clone(), r["unknown_roles"].clone())
+    };
+    // One `future_entry` and one message of role `reviewer`.
+    assert_eq!(counts("usage-pi1-sources.jsonl"), (1.into(), 1.into()));
+    assert_eq!(counts("omp-session.jsonl"), (0.into(), 0.into()));
+    assert_eq!(counts("pi16-usage-sources.jsonl"), (0.into(), 0.into()));
+    // pi-branch keeps them on the branch byte for byte.
+    let text = std::fs::read_to_string(fixture("usage-pi1-sources.jsonl")).unwrap();
+    let kept = cmd("pi-branch")
+        .arg(fixture("usage-pi1-sources.jsonl"))
+        .ok()
+        .out();
+    for l in text
+        .lines()
+        .filter(|l| l.contains("future_entry") || l.contains("reviewer"))
+    {
+        assert!(kept.lines().any(|k| k == l), "{l}");
+    }
 }

@@ -58,6 +58,9 @@ pub struct SessionCounts {
     pub assistant_messages: u64,
     pub leaves: u64,
     pub compactions: u64,
+    /// Entries of a type, and messages of a role, the tools do not know (`crate::kinds`).
+    pub unknown_entries: u64,
+    pub unknown_roles: u64,
 }
 
 /// Everything a `session_file` record says about one file.

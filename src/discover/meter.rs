@@ -6,6 +6,7 @@ use super::parse_iso_ms;
 use super::probe::{classify_first, FirstRecord};
 use crate::diag::{Diags, Kind};
 use crate::json::Raw;
+use crate::kinds;
 use crate::output::Stop;
 use crate::reader::{Entry, Header, SessionVisitor};
 use std::collections::HashSet;
@@ -209,7 +210,11 @@ impl SessionVisitor for Meter {
                     .map(|n| n.trim().to_string())
                     .filter(|n| !n.is_empty());
             }
-            _ => {}
+            _ => {
+                if !e.kind().is_some_and(|k| kinds::is_known_entry_type(&k)) {
+                    self.counts.unknown_entries += 1;
+                }
+            }
         }
         Ok(())
     }
@@ -236,6 +241,12 @@ impl Meter {
             content,
             ..
         } = msg;
+        if !role
+            .and_then(Raw::as_str)
+            .is_some_and(|r| kinds::is_known_role(&r))
+        {
+            self.counts.unknown_roles += 1;
+        }
         let user = role.as_deref() == Some(b"\"user\"");
         let assistant = role.as_deref() == Some(b"\"assistant\"");
         if user {

@@ -454,6 +454,10 @@ pub struct SessionFile {
     #[serde(deserialize_with = "nullable")]
     pub compactions: Option<u64>,
     #[serde(deserialize_with = "nullable")]
+    pub unknown_entries: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub unknown_roles: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
     pub models: Option<Vec<String>>,
     pub bad_lines: u64,
     /// Only with `--prompts`.

@@ -39,6 +39,8 @@ impl Record for SessionFile<'_> {
         "assistant_messages",
         "leaves",
         "compactions",
+        "unknown_entries",
+        "unknown_roles",
         "models",
         "bad_lines",
         "first_prompt",
@@ -78,7 +80,9 @@ impl Record for SessionFile<'_> {
             .opt_u64("user_messages", c.map(|c| c.user_messages))
             .opt_u64("assistant_messages", c.map(|c| c.assistant_messages))
             .opt_u64("leaves", c.map(|c| c.leaves))
-            .opt_u64("compactions", c.map(|c| c.compactions));
+            .opt_u64("compactions", c.map(|c| c.compactions))
+            .opt_u64("unknown_entries", c.map(|c| c.unknown_entries))
+            .opt_u64("unknown_roles", c.map(|c| c.unknown_roles));
         if c.is_some() {
             r.strs("models", m.models.iter().map(String::as_str));
         } else {
