@@ -308,8 +308,11 @@ fn calls_sum_to_the_groups(files: &[PathBuf], extra: &[&str]) {
             _ => run(&["--json", "--by", dims]),
         };
         let mut seen = 0;
+        let mut keys = std::collections::BTreeSet::new();
         for r in exact_records(&by) {
             let k = key(&r, &fields);
+            // Two groups with one key (a file given twice) cannot be told apart by the calls.
+            assert!(keys.insert(k.clone()), "--by {dims}: two groups {k}");
             let part = record_part(&r);
             let Some(g) = groups.get(&k) else {
                 // A session (or project) without calls has a group with nothing in it.
@@ -463,4 +466,58 @@ fn calls_conflict_with_sums_and_tables() {
         assert_eq!(o.status, 2, "--calls {other}: {}", o.stderr);
         assert!(o.stdout.is_empty());
     }
+}
+
+/// A large input (16 MiB or more) waits for its turn and writes its calls as it reads them;
+/// small ones are read whole in parallel and written in order. Both give the records one
+/// stream of the same sessions gives (their `file` and `line` aside), and the sums still
+/// equal `--by` (a generated 17 MB session in two files: the second copy all repeats).
+#[test]
+fn a_large_input_streams_its_calls_in_turn() {
+    let t = TempDir::new("usage-calls-stream");
+    let mut big = Vec::new();
+    pi_jsonl_gen::Gen::new(7)
+        .session(&pi_jsonl_gen::Shape::v3(17 << 20), &mut big)
+        .unwrap();
+    assert!(big.len() >= 16 << 20, "{} bytes", big.len());
+    // The second copy under another name: a group by session is keyed by its file too.
+    let copy = t.write("big-copy.jsonl", &big);
+    let big = t.write("big.jsonl", big);
+    let files: Vec<PathBuf> = [
+        fixture("usage-basic.jsonl"),
+        big,
+        fixture("usage-fork.jsonl"),
+        copy,
+        fixture("usage-pi1-sources.jsonl"),
+    ]
+    .into();
+    let all: Vec<u8> = files
+        .iter()
+        .flat_map(|f| std::fs::read(f).unwrap())
+        .collect();
+    let one = t.write("all.jsonl", all);
+    let placeless = |o: Output| -> Vec<Value> {
+        let mut r = o.records();
+        for v in &mut r {
+            let o = v.as_object_mut().unwrap();
+            o.remove("file");
+            o.remove("line");
+        }
+        r
+    };
+    let streamed = placeless(
+        cmd("pi-usage")
+            .args(["--calls", "--tz", "UTC"])
+            .arg(&one)
+            .run(),
+    );
+    assert!(streamed.iter().any(|c| c["repeat"] == true));
+    for threads in ["1", "2"] {
+        let parts = cmd("pi-usage")
+            .args(["--calls", "--tz", "UTC", "--threads", threads])
+            .args(&files)
+            .run();
+        assert_eq!(streamed, placeless(parts), "--threads {threads}");
+    }
+    calls_sum_to_the_groups(&files, &["--tz", "UTC"]);
 }
