@@ -53,6 +53,15 @@ fn runs() -> Vec<(&'static str, Vec<String>)> {
         (
             "pi-usage",
             vec![
+                "--calls".into(),
+                f("usage-pi1-sources.jsonl"),
+                f("usage-basic.jsonl"),
+                f("usage-fork.jsonl"),
+            ],
+        ),
+        (
+            "pi-usage",
+            vec![
                 "--context".into(),
                 "--models".into(),
                 f("models/models.json"),

@@ -74,6 +74,7 @@ fn usage_run_bytes_is_pi_usage_on_stdin() {
             &["--json", "--by", "day,model,week", "--tz", "UTC", "--total"],
             &["--table", "--no-dedup", "--by", "provider", "--total"],
             &["--context", "--models", &models],
+            &["--calls", "--tz", "+05:30"],
         ],
         usage::Usage::run_bytes,
     );

@@ -22,4 +22,5 @@ mod tool_properties;
 mod tools;
 mod tools_pi1;
 mod usage;
+mod usage_calls;
 mod usage_pi1;

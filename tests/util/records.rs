@@ -48,6 +48,7 @@ pub enum Record {
     ToolCall(Box<ToolCall>),
     ToolResult(ToolResult),
     Usage(Box<Usage>),
+    UsageCall(Box<UsageCall>),
     Context(Context),
 }
 
@@ -806,6 +807,65 @@ usage_sums! {
         #[serde(deserialize_with = "nullable")]
         model: Option<String>,
     }
+}
+
+/// `usage_call` (pi-usage --calls).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsageCall {
+    pub session: String,
+    pub file: String,
+    #[serde(deserialize_with = "nullable")]
+    pub project: Option<String>,
+    pub line: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub entry: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub time: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub day: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub week: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub month: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub provider: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub model: Option<String>,
+    pub source: CallSource,
+    #[serde(deserialize_with = "nullable")]
+    pub kind: Option<String>,
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    pub tokens: Whole,
+    pub total_tokens: Whole,
+    pub total_tokens_computed: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub reasoning: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub cache_write_1h: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub cost: Option<f64>,
+    pub cost_from_provider: bool,
+    #[serde(deserialize_with = "nullable")]
+    pub nested_calls: Option<u64>,
+    pub nested_calls_incomplete: bool,
+    pub other: BTreeMap<String, Whole>,
+    #[serde(deserialize_with = "nullable")]
+    pub identity: Option<String>,
+    pub repeat: bool,
+}
+
+/// `usage_call.source`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum CallSource {
+    Message,
+    Summarization,
+    UsageEntry,
+    ToolResult,
 }
 
 /// `context` (pi-usage --context).

@@ -44,6 +44,13 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["by", "total", "table", "no_dedup"])]
     pub context: bool,
 
+    /// Print one `usage_call` record per billed call instead of sums: where it was recorded,
+    /// its model, source, tokens, cost and identity, and whether it repeats a call read
+    /// before (the record a SQL engine reduces; summing those that are no repeats by any key
+    /// gives the `--by` groups).
+    #[arg(long, conflicts_with_all = ["by", "total", "table", "no_dedup", "context"])]
+    pub calls: bool,
+
     /// With --context: the models.json to read context windows from (default:
     /// $PI_CODING_AGENT_DIR/models.json, else ~/.pi/agent/models.json).
     #[arg(long, value_name = "FILE", requires = "context")]

@@ -143,7 +143,9 @@ fn general_cost(raw: &[u8]) -> Result<Cost, NotACost> {
     }
     if places <= i64::from(SCALE) {
         let v: u128 = kept.parse().map_err(|_| NotACost::OutOfRange)?;
-        let scaled = v.checked_mul(10u128.pow(SCALE - places as u32));
+        // `places` may be negative (`1e20`): at least 1 - MAX_WHOLE_DIGITS, so the power is
+        // at most 10^38, within u128.
+        let scaled = v.checked_mul(10u128.pow((i64::from(SCALE) - places) as u32));
         return scaled.map(Cost::Units).ok_or(NotACost::OutOfRange);
     }
     let units = BigUint::parse_bytes(kept.as_bytes(), 10).ok_or(NotACost::NotANumber)?;

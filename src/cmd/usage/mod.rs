@@ -19,12 +19,14 @@
 //!   group adds up to.
 //! - `records`: the `usage` and `context` records; `table`: the table for a person.
 //! - `context`: --context, the per-message context series.
+//! - `per_call`: --calls, one record per billed call.
 
 mod args;
 mod calls;
 mod collect;
 mod context;
 mod decimal;
+mod per_call;
 mod records;
 mod report;
 mod sums;
@@ -56,7 +58,11 @@ use std::process::ExitCode;
 use std::sync::{Mutex, OnceLock};
 
 /// The records pi-usage writes.
-pub const RECORDS: &[Described] = &[describe::<UsageRecord>(), describe::<ContextRecord>()];
+pub const RECORDS: &[Described] = &[
+    describe::<UsageRecord>(),
+    describe::<ContextRecord>(),
+    describe::<per_call::UsageCallRecord>(),
+];
 
 /// usage: the tool.
 pub struct Usage;
@@ -69,6 +75,9 @@ impl Tool for Usage {
         let sources = args.inputs.sources();
         if args.context {
             return run_context(args, &sources);
+        }
+        if args.calls {
+            return per_call::run(args, &sources);
         }
         let table = args.table || (!args.json && std::io::stdout().is_terminal());
         let present = InputSet::new(&sources);
@@ -109,6 +118,9 @@ impl Tool for Usage {
                 reader::read(input, false, d, v)
             });
         }
+        if args.calls {
+            return per_call::run_bytes(args, input, out, d);
+        }
         let present = InputSet::new(&[Source::Stdin]);
         let mut report = new_report(args, args.table);
         stream_with(&present, &mut report, "<stdin>".into(), out, d, |d, v| {
@@ -122,17 +134,22 @@ impl Tool for Usage {
 fn new_report(args: &Args, table: bool) -> UsageReport {
     let dims = args::effective_dims(args);
     let zone = if dims.iter().any(|d| d.timed()) {
-        match &args.tz {
-            Some(z) => z.0.clone(),
-            None => Zone::local().unwrap_or_else(|e| {
-                crate::diag::report_global("pi-usage", format!("local time zone: {e}; using UTC"));
-                Zone::Utc
-            }),
-        }
+        zone(args)
     } else {
         Zone::Utc
     };
     UsageReport::new(dims, zone, !args.no_dedup, args.total, table)
+}
+
+/// The zone of day, week and month labels: `--tz`, else the local zone.
+fn zone(args: &Args) -> Zone {
+    match &args.tz {
+        Some(z) => z.0.clone(),
+        None => Zone::local().unwrap_or_else(|e| {
+            crate::diag::report_global("pi-usage", format!("local time zone: {e}; using UTC"));
+            Zone::Utc
+        }),
+    }
 }
 
 /// The FILE arguments, to tell whether a fork's original is among them. Their canonical paths
