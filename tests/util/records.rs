@@ -813,7 +813,8 @@ usage_sums! {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct UsageCall {
-    pub session: String,
+    #[serde(deserialize_with = "nullable")]
+    pub session: Option<String>,
     pub file: String,
     #[serde(deserialize_with = "nullable")]
     pub project: Option<String>,

@@ -258,7 +258,7 @@ impl Record for UsageCallRecord<'_> {
             format_decimal(&a)
         });
         let identity = c.identity.map(|h| format!("{h:032x}"));
-        o.str("session", &self.session.id)
+        o.opt_str("session", crate::reader::session_id(&self.session.id))
             .str("file", self.file)
             .opt_str("project", self.session.cwd.as_deref())
             .u64("line", self.place.line)
