@@ -17,4 +17,6 @@ mod tool_properties;
 mod tools;
 mod tools_pi1;
 mod usage;
+mod usage_human;
 mod usage_pi1;
+mod windows;

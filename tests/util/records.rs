@@ -640,6 +640,7 @@ pub enum UnjoinedStatus {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Usage {
+    pub grand_total: bool,
     #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     #[serde(deserialize_with = "nullable")]
@@ -779,6 +780,8 @@ pub struct Context {
     #[serde(deserialize_with = "nullable")]
     pub configured_window_source: Option<WindowSource>,
     #[serde(deserialize_with = "nullable")]
+    pub window_catalogue: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub fill_ratio: Option<f64>,
     #[serde(deserialize_with = "nullable")]
     pub previous_context_tokens: Option<Whole>,
@@ -794,4 +797,5 @@ pub enum WindowSource {
     Models,
     ModelsDefault,
     ModelOverrides,
+    Builtin,
 }

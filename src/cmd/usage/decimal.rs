@@ -143,7 +143,10 @@ fn general_cost(raw: &[u8]) -> Result<Cost, NotACost> {
     }
     if places <= i64::from(SCALE) {
         let v: u128 = kept.parse().map_err(|_| NotACost::OutOfRange)?;
-        let scaled = v.checked_mul(10u128.pow(SCALE - places as u32));
+        // `places` is negative for a whole number written with an exponent (`1e3`): the
+        // shift is then more than SCALE places, so it is computed in i64, then checked.
+        let shift = u32::try_from(i64::from(SCALE) - places).map_err(|_| NotACost::OutOfRange)?;
+        let scaled = 10u128.checked_pow(shift).and_then(|m| v.checked_mul(m));
         return scaled.map(Cost::Units).ok_or(NotACost::OutOfRange);
     }
     let units = BigUint::parse_bytes(kept.as_bytes(), 10).ok_or(NotACost::NotANumber)?;
