@@ -30,6 +30,24 @@ fn windows(args: &[&str]) -> Vec<Value> {
 }
 
 const PI_AI: &str = "@earendil-works/pi-ai 1.6.0";
+const OLD_PI_AI: &str = "@mariozechner/pi-ai 0.73.1";
+
+#[test]
+fn models_pi_1_6_dropped_have_the_windows_of_the_pi_that_wrote_them() {
+    let w = |p, m| builtin_window(p, m).map(|w| (w.tokens, w.source.catalogue()));
+    // In 0.73.1 only.
+    assert_eq!(w("zai", "glm-5.1"), Some((200_000, Some(OLD_PI_AI))));
+    assert_eq!(
+        w("openai-codex", "gpt-5.2"),
+        Some((272_000, Some(OLD_PI_AI)))
+    );
+    // In both: 1.6.0's numbers.
+    assert_eq!(
+        w("anthropic", "claude-sonnet-4-5"),
+        Some((200_000, Some(PI_AI)))
+    );
+    assert_eq!(w("zai", "glm-5.2"), Some((1_000_000, Some(PI_AI))));
+}
 
 #[test]
 fn the_models_pi_ships_have_their_windows_without_a_models_json() {
@@ -77,7 +95,10 @@ fn models_json_wins_over_the_catalogue() {
     let w = Models::empty()
         .window("anthropic", "claude-sonnet-4-5")
         .unwrap();
-    assert_eq!((w.tokens, w.source), (200_000, WindowSource::Builtin));
+    assert_eq!(
+        (w.tokens, w.source),
+        (200_000, WindowSource::Builtin(PI_AI))
+    );
 }
 
 #[test]
@@ -88,7 +109,7 @@ fn the_generated_table_is_sorted_and_names_its_source() {
         assert!((pair[0].0, pair[0].1) < (pair[1].0, pair[1].1), "{pair:?}");
     }
     // Every row is found by the search.
-    for &(p, m, w, _) in table {
+    for &(p, m, w, _, _) in table {
         assert_eq!(builtin_window(p, m).map(|x| x.tokens), Some(w), "{p} {m}");
     }
     let text = std::fs::read_to_string(root().join("src/models_builtin.rs")).unwrap();

@@ -230,7 +230,7 @@ mod tests {
     fn bars_mark_the_window_and_scale_to_the_largest() {
         let w = Some(Window {
             tokens: 100,
-            source: WindowSource::Builtin,
+            source: WindowSource::Builtin("c"),
         });
         assert_eq!(bar(Some(50), w, 100, 10), "█████····│");
         assert_eq!(bar(Some(100), w, 100, 10), "█████████│");
