@@ -5,7 +5,7 @@
 //! the scanner crate ([`json`], [`lines`]), into sessions; each tool in [`cmd`] is a
 //! [`tool::Tool`] whose visitor keeps per-session state and writes typed [`record`]s through
 //! [`output`]; problems go to [`diag`]. Beside them: Pi's message members ([`message`]),
-//! models.json's context windows ([`models_json`]), session discovery ([`discover`]), times and
+//! context windows (models.json, [`models_json`]; Pi's catalogue, [`models_builtin`]), session discovery ([`discover`]), times and
 //! calendar buckets ([`time`], [`calendar`]), hash tables ([`hash`]), the queue of records
 //! waiting for their turn ([`ordered`]) and the shared command line and man pages ([`cli`]).
 //! The binaries in `bin/` only call [`tool::process_main`].
@@ -21,6 +21,7 @@ pub mod hash;
 pub mod input;
 pub mod kinds;
 pub mod message;
+pub mod models_builtin;
 pub mod models_json;
 pub mod ordered;
 pub mod output;

@@ -12,6 +12,10 @@
 //! pi-mono's coding-agent). Older Pi (`model-registry.ts`) applied overrides to built-in models
 //! only, so there a `models[]` entry won; the current rule is the one followed here.
 //!
+//! When models.json configures no window for a model, the window of Pi's own built-in
+//! catalogue is used ([`crate::models_builtin`], generated from the pi-ai package by
+//! `scripts/pi-models`), as Pi itself falls back to its built-in models.
+//!
 //! The file also holds API keys and headers. This module reads nothing but provider names,
 //! model ids and `contextWindow` values, and its error messages never quote the file.
 
@@ -19,7 +23,7 @@
 /// models.json say it (one text, so that they cannot say different things).
 macro_rules! window_rule_text {
     () => {
-        "Context windows come from Pi's models.json (--models FILE, else models.json in PI_CODING_AGENT_DIR, else ~/.pi/agent/models.json) and are matched on provider and model id, as current Pi resolves them: providers.P.modelOverrides.M.contextWindow when it is set (Pi applies modelOverrides last, over custom and built-in models alike); else the contextWindow of the providers.P.models[] entry with id M (the last one when the id repeats), or Pi's default 128000 when that entry has none. A built-in model that models.json does not mention has no configured window here, since Pi's built-in catalogue is not read. A contextWindow that is not a positive integer is reported and ignored. A missing default models.json is not an error; an unreadable or invalid one, one that is not a regular file (a FIFO, a device) or is larger than 64 MiB, or a missing --models FILE, is reported and no windows are used. Nothing but context window sizes is ever read from models.json, which holds API keys, and no diagnostic quotes it."
+        concat!("Context windows come from Pi's models.json (--models FILE, else models.json in PI_CODING_AGENT_DIR, else ~/.pi/agent/models.json) and are matched on provider and model id, as current Pi resolves them: providers.P.modelOverrides.M.contextWindow when it is set (Pi applies modelOverrides last, over custom and built-in models alike); else the contextWindow of the providers.P.models[] entry with id M (the last one when the id repeats), or Pi's default 128000 when that entry has none. A model models.json does not mention has the contextWindow of Pi's built-in catalogue when it is one of the models Pi ships (from @earendil-works/pi-ai ", crate::models_builtin::pi_ai_version!(), ", or, for a model that version no longer lists, from the @mariozechner/pi-ai 0.73.1 that older sessions were written with; read by scripts/pi-models), and no window otherwise. A contextWindow that is not a positive integer is reported and ignored. A missing default models.json is not an error; an unreadable or invalid one, one that is not a regular file (a FIFO, a device) or is larger than 64 MiB, or a missing --models FILE, is reported and no windows are used. Nothing but context window sizes is ever read from models.json, which holds API keys, and no diagnostic quotes it.")
     };
 }
 pub(crate) use window_rule_text;
@@ -42,6 +46,8 @@ pub enum WindowSource {
     ModelsDefault,
     /// `providers.P.modelOverrides.M.contextWindow`.
     ModelOverrides,
+    /// Not in models.json: a catalogue Pi ships ([`crate::models_builtin`]), named.
+    Builtin(&'static str),
 }
 
 impl WindowSource {
@@ -50,11 +56,27 @@ impl WindowSource {
             WindowSource::Models => "models",
             WindowSource::ModelsDefault => "models_default",
             WindowSource::ModelOverrides => "model_overrides",
+            WindowSource::Builtin(_) => "builtin",
+        }
+    }
+
+    /// The catalogue a built-in window was read from (`@earendil-works/pi-ai 1.6.0`), `None`
+    /// for a window from models.json.
+    pub fn catalogue(self) -> Option<&'static str> {
+        match self {
+            WindowSource::Builtin(c) => Some(c),
+            _ => None,
         }
     }
 }
 
-/// A configured context window.
+/// The current catalogue, the first the built-in windows come from, as records name it.
+pub const BUILTIN_CATALOGUE: &str = concat!(
+    "@earendil-works/pi-ai ",
+    crate::models_builtin::pi_ai_version!()
+);
+
+/// A model's context window and where it came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Window {
     pub tokens: u64,
@@ -202,16 +224,32 @@ impl Models {
         Ok((m, warnings))
     }
 
-    /// The configured window of `model` at `provider`, when models.json configures one.
+    /// The window of `model` at `provider`: the one models.json configures, else the one of
+    /// Pi's built-in catalogue, else none.
     pub fn window(&self, provider: &str, model: &str) -> Option<Window> {
         self.windows
             .get(&(provider.to_string(), model.to_string()))
             .copied()
+            .or_else(|| builtin_window(provider, model))
     }
 
     pub fn is_empty(&self) -> bool {
         self.windows.is_empty()
     }
+}
+
+/// The window Pi's built-in catalogue gives `model` at `provider`.
+pub fn builtin_window(provider: &str, model: &str) -> Option<Window> {
+    let table = crate::models_builtin::MODELS;
+    let i = table
+        .binary_search_by(|&(p, m, _, _, _)| (p, m).cmp(&(provider, model)))
+        .ok()?;
+    let (_, _, tokens, _, catalogue) = table[i];
+    let name = crate::models_builtin::CATALOGUES.get(usize::from(catalogue))?;
+    Some(Window {
+        tokens,
+        source: WindowSource::Builtin(name),
+    })
 }
 
 fn positive(v: &serde_json::Value) -> Option<u64> {

@@ -23,4 +23,6 @@ mod tools;
 mod tools_pi1;
 mod usage;
 mod usage_calls;
+mod usage_human;
 mod usage_pi1;
+mod windows;

@@ -688,14 +688,31 @@ fn context_finds_models_json_in_the_agent_dir() {
         .args(["--context", &f("usage-context.jsonl")])
         .ok();
     assert_eq!(o.records()[0]["configured_context_window"], 200000);
-    // Without models.json (HOME has none): no configured windows, no complaint.
+    assert_eq!(
+        o.records()[0]["configured_window_source"],
+        "model_overrides"
+    );
+    // Without models.json (HOME has none): no complaint, and only the windows of Pi's
+    // built-in catalogue (claude-sonnet-4-5 is one of its models; ollama's are not).
     let o = cmd("pi-usage")
         .args(["--context", &f("usage-context.jsonl")])
         .ok();
-    assert!(o
+    let sources: Vec<Value> = o
         .records()
         .iter()
-        .all(|r| r["configured_context_window"].is_null()));
+        .map(|r| {
+            json!([
+                r["configured_context_window"],
+                r["configured_window_source"]
+            ])
+        })
+        .collect();
+    let builtin = json!([200000, "builtin"]);
+    let none = json!([null, null]);
+    assert_eq!(
+        sources,
+        [&builtin, &builtin, &builtin, &builtin, &builtin, &none, &none, &none].map(Clone::clone)
+    );
 }
 
 #[test]

@@ -459,11 +459,21 @@ fn output_does_not_depend_on_threads() {
 
 #[test]
 fn calls_conflict_with_sums_and_tables() {
-    for other in ["--total", "--table", "--no-dedup", "--context"] {
+    // --since and --until are refused, not ignored: the calls are not filtered by time.
+    for other in [
+        &["--total"][..],
+        &["--table"],
+        &["--no-dedup"],
+        &["--context"],
+        &["--since", "2026-05-02"],
+        &["--until", "2026-05-02"],
+    ] {
         let o = cmd("pi-usage")
-            .args(["--calls", other, &fixture_str("usage-basic.jsonl")])
+            .arg("--calls")
+            .args(other)
+            .arg(fixture_str("usage-basic.jsonl"))
             .run();
-        assert_eq!(o.status, 2, "--calls {other}: {}", o.stderr);
+        assert_eq!(o.status, 2, "--calls {other:?}: {}", o.stderr);
         assert!(o.stdout.is_empty());
     }
 }

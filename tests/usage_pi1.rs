@@ -254,9 +254,10 @@ fn the_table_shows_usage_entries_and_tool_results() {
         lines[0].contains("Usage entries") && lines[0].contains("Tool results"),
         "{t}"
     );
-    // Session, project, then messages 3, summaries 2, usage entries 2, tool results 1; and
-    // the cost last.
+    // Session, times, models, project, then messages 3, summaries 2, usage entries 2, tool
+    // results 1; and the cost last.
     let cells: Vec<&str> = lines[2].split_whitespace().collect();
-    assert_eq!(cells[2..6], ["3", "2", "2", "1"], "{t}");
+    let numbers = &cells[cells.len() - 10..];
+    assert_eq!(numbers[..4], ["3", "2", "2", "1"], "{t}");
     assert_eq!(cells.last(), Some(&"$0.0432"), "{t}");
 }

@@ -702,6 +702,7 @@ pub enum UnjoinedStatus {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Usage {
+    pub grand_total: bool,
     #[serde(deserialize_with = "nullable")]
     pub session: Option<String>,
     #[serde(deserialize_with = "nullable")]
@@ -902,6 +903,8 @@ pub struct Context {
     #[serde(deserialize_with = "nullable")]
     pub configured_window_source: Option<WindowSource>,
     #[serde(deserialize_with = "nullable")]
+    pub window_catalogue: Option<String>,
+    #[serde(deserialize_with = "nullable")]
     pub fill_ratio: Option<f64>,
     #[serde(deserialize_with = "nullable")]
     pub previous_context_tokens: Option<Whole>,
@@ -917,4 +920,5 @@ pub enum WindowSource {
     Models,
     ModelsDefault,
     ModelOverrides,
+    Builtin,
 }

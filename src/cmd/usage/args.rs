@@ -1,6 +1,7 @@
 //! pi-usage's command line and man page: the options, the grouping dimensions, the `--tz`
 //! zone, and the prose of the man page (its long texts in `man/`).
 
+use super::range::{self, Bound};
 use crate::calendar::Zone;
 use crate::cli::{Inputs, ManPage};
 use crate::models_json;
@@ -34,6 +35,16 @@ pub struct Args {
     #[arg(long, value_name = "ZONE", value_parser = parse_zone, allow_hyphen_values = true)]
     pub tz: Option<ZoneArg>,
 
+    /// Count only calls made on or after DATE: a day in the --tz zone (`2026-03-01`, or
+    /// `20260301` as ccusage writes it) or a timestamp with its zone (`2026-03-01T09:30:00Z`).
+    /// Calls with no known time are then left out.
+    #[arg(long, value_name = "DATE", value_parser = range::parse_bound)]
+    pub since: Option<Bound>,
+
+    /// Count only calls made on or before DATE (a whole day when DATE is a day), as --since.
+    #[arg(long, value_name = "DATE", value_parser = range::parse_bound)]
+    pub until: Option<Bound>,
+
     /// Count every billed line, repeats included (by default a call repeated in the input,
     /// as in a fork or a sub-agent transcript, counts once).
     #[arg(long)]
@@ -41,14 +52,14 @@ pub struct Args {
 
     /// Print one `context` record per assistant message instead: recorded context size,
     /// configured context window, fill ratio, inferred context drops.
-    #[arg(long, conflicts_with_all = ["by", "total", "table", "no_dedup"])]
+    #[arg(long, conflicts_with_all = ["by", "total", "no_dedup", "since", "until"])]
     pub context: bool,
 
     /// Print one `usage_call` record per billed call instead of sums: where it was recorded,
     /// its model, source, tokens, cost and identity, and whether it repeats a call read
     /// before (the record a SQL engine reduces; summing those that are no repeats by any key
     /// gives the `--by` groups).
-    #[arg(long, conflicts_with_all = ["by", "total", "table", "no_dedup", "context"])]
+    #[arg(long, conflicts_with_all = ["by", "total", "table", "no_dedup", "context", "since", "until"])]
     pub calls: bool,
 
     /// With --context: the models.json to read context windows from (default:
@@ -56,7 +67,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE", requires = "context")]
     pub models: Option<PathBuf>,
 
-    /// Print an aligned table for a person (the default when stdout is a terminal).
+    /// Print an aligned table for a person (the default when stdout is a terminal); with
+    /// --context, one row per assistant message with a bar of its context.
     #[arg(long, conflicts_with = "json")]
     pub table: bool,
 

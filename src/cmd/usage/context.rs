@@ -3,6 +3,7 @@
 //! branch, and inferring a context drop where the recorded context shrank sharply.
 
 use super::collect::TOKEN_FIELDS;
+use super::context_table::{self, ContextRow};
 use super::records::ContextRecord;
 use crate::diag::{Diags, Kind};
 use crate::json::Raw;
@@ -46,6 +47,8 @@ pub struct SessionContexts {
     by_id: HashMap<Box<str>, ContextBefore>,
     /// The context after the previous entry (for entries without a known parent).
     last: ContextBefore,
+    /// With --table: the rows of the session's table.
+    rows: Vec<ContextRow>,
 }
 
 /// Writes the `context` records of one input (a [`SessionVisitor`]).
@@ -54,6 +57,8 @@ pub struct ContextWriter<'a, 'w> {
     /// The input's name.
     pub file: String,
     pub models: &'a Models,
+    /// With --table, the width to fit (`Some(None)`: no limit); `None` writes records.
+    pub table: Option<Option<usize>>,
 }
 
 impl SessionVisitor for ContextWriter<'_, '_> {
@@ -64,6 +69,7 @@ impl SessionVisitor for ContextWriter<'_, '_> {
             id: h.id.clone(),
             by_id: HashMap::new(),
             last: ContextBefore::default(),
+            rows: Vec::new(),
         })
     }
 
@@ -80,7 +86,10 @@ impl SessionVisitor for ContextWriter<'_, '_> {
                 if let Some(message) = e.message().filter(Message::is_assistant) {
                     let record =
                         context_record(&self.file, &s.id, self.models, e, &message, before, d);
-                    record.write(self.out)?;
+                    match self.table {
+                        Some(_) => s.rows.push(ContextRow::of(&record)),
+                        None => record.write(self.out)?,
+                    }
                     before = before.after(&record);
                 }
             }
@@ -93,8 +102,14 @@ impl SessionVisitor for ContextWriter<'_, '_> {
         Ok(())
     }
 
-    fn end(&mut self, _s: SessionContexts, _d: &mut Diags) -> Result<(), Stop> {
-        Ok(())
+    fn end(&mut self, s: SessionContexts, _d: &mut Diags) -> Result<(), Stop> {
+        match self.table {
+            Some(columns) => {
+                let text = context_table::render(&s.id, &self.file, &s.rows, columns);
+                self.out.raw(text.as_bytes())
+            }
+            None => Ok(()),
+        }
     }
 }
 

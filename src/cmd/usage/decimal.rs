@@ -143,9 +143,10 @@ fn general_cost(raw: &[u8]) -> Result<Cost, NotACost> {
     }
     if places <= i64::from(SCALE) {
         let v: u128 = kept.parse().map_err(|_| NotACost::OutOfRange)?;
-        // `places` may be negative (`1e20`): at least 1 - MAX_WHOLE_DIGITS, so the power is
-        // at most 10^38, within u128.
-        let scaled = v.checked_mul(10u128.pow((i64::from(SCALE) - places) as u32));
+        // `places` is negative for a whole number written with an exponent (`1e3`): the
+        // shift is then more than SCALE places, so it is computed in i64, then checked.
+        let shift = u32::try_from(i64::from(SCALE) - places).map_err(|_| NotACost::OutOfRange)?;
+        let scaled = 10u128.checked_pow(shift).and_then(|m| v.checked_mul(m));
         return scaled.map(Cost::Units).ok_or(NotACost::OutOfRange);
     }
     let units = BigUint::parse_bytes(kept.as_bytes(), 10).ok_or(NotACost::NotANumber)?;

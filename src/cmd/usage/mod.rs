@@ -25,12 +25,15 @@ mod args;
 mod calls;
 mod collect;
 mod context;
+mod context_table;
 mod decimal;
 mod per_call;
+mod range;
 mod records;
 mod report;
 mod sums;
 mod table;
+mod width;
 
 pub use args::{Args, Dim, ZoneArg, MAN};
 
@@ -114,7 +117,8 @@ impl Tool for Usage {
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
         if args.context {
             let models = models_json::load_for("pi-usage", args.models.as_deref());
-            return write_contexts(&models, "<stdin>", out, d, |d, v| {
+            let table = args.table.then(width::columns);
+            return write_contexts(&models, table, "<stdin>", out, d, |d, v| {
                 reader::read(input, false, d, v)
             });
         }
@@ -130,15 +134,28 @@ impl Tool for Usage {
     }
 }
 
-/// The report `args` ask for: its groups, and the zone of its day, week and month buckets.
+/// The report `args` ask for: its groups, the zone of its day, week and month buckets and of
+/// --since/--until days, and the calls it counts.
 fn new_report(args: &Args, table: bool) -> UsageReport {
     let dims = args::effective_dims(args);
-    let zone = if dims.iter().any(|d| d.timed()) {
+    let days = |b: &Option<range::Bound>| matches!(b, Some(range::Bound::Day(..)));
+    // The table shows each session's first and last call in the zone too.
+    let shows_times = table && dims.contains(&Dim::Session);
+    let zone = if dims.iter().any(|d| d.timed())
+        || shows_times
+        || days(&args.since)
+        || days(&args.until)
+    {
         zone(args)
     } else {
         Zone::Utc
     };
-    UsageReport::new(dims, zone, !args.no_dedup, args.total, table)
+    let range = range::TimeRange {
+        since: args.since,
+        until: args.until,
+        zone: zone.clone(),
+    };
+    UsageReport::new(dims, zone, range, !args.no_dedup, args.total, table)
 }
 
 /// The zone of day, week and month labels: `--tz`, else the local zone.
@@ -248,12 +265,14 @@ fn stream_with(
 
 fn run_context(args: &Args, sources: &[Source]) -> ExitCode {
     let models = models_json::load_for("pi-usage", args.models.as_deref());
+    let table =
+        (args.table || (!args.json && std::io::stdout().is_terminal())).then(width::columns);
     input::run(
         "pi-usage",
         sources,
         args.inputs.threads(),
         |src, out, d| {
-            write_contexts(&models, &src.name(), out, d, |d, v| {
+            write_contexts(&models, table, &src.name(), out, d, |d, v| {
                 input::open::read_source(src, d, v)
             })
         },
@@ -261,10 +280,11 @@ fn run_context(args: &Args, sources: &[Source]) -> ExitCode {
     )
 }
 
-/// Writes the `context` records of one input named `file`, which `read` feeds to the visitor
-/// it is given.
+/// Writes the `context` records of one input named `file` (or, with `table`, its tables that
+/// wide), which `read` feeds to the visitor it is given.
 fn write_contexts(
     models: &Models,
+    table: Option<Option<usize>>,
     file: &str,
     out: &mut Out,
     d: &mut Diags,
@@ -274,6 +294,7 @@ fn write_contexts(
         out,
         file: file.to_string(),
         models,
+        table,
     });
     read(d, &mut v)?;
     Ok(())

@@ -9,13 +9,17 @@ use crate::output::Obj;
 use crate::record::Record;
 use std::borrow::Cow;
 
-/// A `usage` record: the sums of one group, or the grand total.
-pub struct UsageRecord<'a>(pub &'a GroupUsage);
+/// A `usage` record: the sums of one group, or (`grand_total`) the grand total.
+pub struct UsageRecord<'a> {
+    pub group: &'a GroupUsage,
+    pub grand_total: bool,
+}
 
 impl Record for UsageRecord<'_> {
     const TYPE: &'static str = "usage";
     const FIELDS: &'static [&'static str] = &[
         "type",
+        "grand_total",
         "session",
         "file",
         "project",
@@ -166,10 +170,11 @@ impl Record for UsageRecord<'_> {
     ];
 
     fn write_fields(&self, o: &mut Obj<'_>) {
-        let g = self.0;
+        let g = self.group;
         let l = &g.labels;
         let total = g.total();
-        o.opt_str("session", l.session.as_deref())
+        o.bool("grand_total", self.grand_total)
+            .opt_str("session", l.session.as_deref())
             .opt_str("file", l.file.as_deref())
             .opt_str("project", l.project.as_deref())
             .opt_str("parent_session", l.parent_session.as_deref())
@@ -311,6 +316,7 @@ impl Record for ContextRecord<'_> {
         "recorded_context_tokens",
         "configured_context_window",
         "configured_window_source",
+        "window_catalogue",
         "fill_ratio",
         "previous_context_tokens",
         "inferred_context_drop",
@@ -342,6 +348,10 @@ impl Record for ContextRecord<'_> {
             )
             .opt_u64("configured_context_window", window.map(|w| w.tokens))
             .opt_str("configured_window_source", window.map(|w| w.source.name()))
+            .opt_str(
+                "window_catalogue",
+                window.and_then(|w| w.source.catalogue()),
+            )
             .opt_f64("fill_ratio", self.fill_ratio)
             .opt_raw(
                 "previous_context_tokens",

@@ -5,6 +5,7 @@
 
 use super::args::Dim;
 use super::calls::{BilledCall, CallTables, InputCalls, Lineage, ModelKey, SessionFacts};
+use super::range::TimeRange;
 use super::records::UsageRecord;
 use super::sums::{key_label, label_of, GroupLabels, GroupUsage, KeyLabel};
 use super::table;
@@ -26,6 +27,8 @@ struct GroupKey {
 pub struct UsageReport {
     dims: Vec<Dim>,
     zone: Zone,
+    /// The calls counted (--since, --until).
+    range: TimeRange,
     dedup: bool,
     want_total: bool,
     table: bool,
@@ -78,6 +81,7 @@ impl UsageReport {
     pub fn new(
         dims: Vec<Dim>,
         zone: Zone,
+        range: TimeRange,
         dedup: bool,
         want_total: bool,
         table: bool,
@@ -85,6 +89,7 @@ impl UsageReport {
         UsageReport {
             dims,
             zone,
+            range,
             dedup,
             want_total,
             table,
@@ -167,6 +172,10 @@ impl UsageReport {
             facts: s,
         };
         self.next_session += 1;
+        if self.range.is_limited() {
+            // A session counts only when one of its calls is in the range (see `call`).
+            return Ok(cur);
+        }
         self.total.enter(cur.occ, &cur.facts);
         if !self.dims.is_empty() && self.dims.iter().all(|d| d.session_level()) {
             self.group(&cur, None).enter(cur.occ, &cur.facts);
@@ -176,6 +185,10 @@ impl UsageReport {
 
     /// A call of session `cur` (`tables` are its input's).
     pub fn call(&mut self, cur: &ReportedSession, c: &BilledCall, tables: &CallTables) {
+        if !self.range.contains(c.time.as_ref().map(|t| t.0)) {
+            return;
+        }
+        self.total.enter(cur.occ, &cur.facts);
         let dup = self.dedup && c.identity.is_some_and(|h| !self.seen.insert(h));
         if !self.dims.is_empty() {
             let g = self.group(cur, Some((c, &tables.models)));
@@ -213,7 +226,11 @@ impl UsageReport {
             if self.table {
                 self.rows.push(g);
             } else {
-                UsageRecord(&g).write(out)?;
+                UsageRecord {
+                    group: &g,
+                    grand_total: false,
+                }
+                .write(out)?;
             }
         }
         Ok(())
@@ -224,11 +241,22 @@ impl UsageReport {
         self.flush(out)?;
         if self.table {
             let show_total = self.want_total || self.rows.len() != 1;
-            let text = table::render(&self.dims, &self.rows, &self.total, show_total);
+            let text = table::render(
+                &self.dims,
+                &mut self.rows,
+                &self.total,
+                show_total,
+                &self.zone,
+                super::width::columns(),
+            );
             return out.raw(text.as_bytes());
         }
         if self.want_total {
-            UsageRecord(&self.total).write(out)?;
+            UsageRecord {
+                group: &self.total,
+                grand_total: true,
+            }
+            .write(out)?;
         }
         Ok(())
     }

@@ -4,7 +4,9 @@ use super::args::Dim;
 use super::decimal::Amount;
 #[cfg(test)]
 use super::decimal::Cost;
-use super::sums::{GroupUsage, Sums};
+use super::sums::{label_of, GroupUsage, Sums};
+use super::width;
+use crate::calendar::Zone;
 
 /// Thousands separators: `1234567` → `1,234,567`.
 pub fn thousands(n: u128) -> String {
@@ -57,32 +59,103 @@ fn cost_cell(s: &Sums) -> String {
     }
 }
 
-/// A label column: its heading and how to read it from a row.
-type Column = (&'static str, fn(&GroupUsage) -> Option<&str>);
+/// How a table cell is read from a row.
+type Cell = Box<dyn Fn(&GroupUsage) -> String>;
 
-fn label_columns(dims: &[Dim]) -> Vec<Column> {
+/// A column of the table.
+struct Column {
+    head: &'static str,
+    cell: Cell,
+    /// Labels are aligned left, numbers right.
+    left: bool,
+    /// When the table is too wide: the narrowest a label column is cut to (0: never cut),
+    /// and whether it keeps its end rather than its start (a session id's random part).
+    min: usize,
+    keep_end: bool,
+}
+
+fn label(head: &'static str, min: usize, read: fn(&GroupUsage) -> Option<&str>) -> Column {
+    Column {
+        head,
+        cell: Box::new(move |g| bounded(&crate::diag::sanitize(read(g).unwrap_or("(none)")))),
+        left: true,
+        min,
+        keep_end: false,
+    }
+}
+
+/// The label columns of `dims`; per session also its first and last call and its models.
+fn label_columns(dims: &[Dim], zone: &Zone) -> Vec<Column> {
     let mut cols: Vec<Column> = Vec::new();
-    for d in dims {
-        match d {
-            Dim::Session => {
-                cols.push(("Session", |a| a.labels.session.as_deref()));
-                if !dims.contains(&Dim::Project) {
-                    cols.push(("Project", |a| a.labels.project.as_deref()));
-                }
-            }
-            Dim::Project => cols.push(("Project", |a| a.labels.project.as_deref())),
-            Dim::Provider => cols.push(("Provider", |a| a.labels.provider.as_deref())),
-            Dim::Model => cols.push(("Model", |a| a.labels.model.as_deref())),
-            Dim::Day => cols.push(("Day", |a| a.labels.day.as_deref())),
-            Dim::Week => cols.push(("Week", |a| a.labels.week.as_deref())),
-            Dim::Month => cols.push(("Month", |a| a.labels.month.as_deref())),
+    if dims.contains(&Dim::Session) {
+        let mut id = label("Session", 13, |a| a.labels.session.as_deref());
+        id.keep_end = true;
+        cols.push(id);
+        for (head, last) in [("First", false), ("Last", true)] {
+            let zone = zone.clone();
+            cols.push(Column {
+                head,
+                cell: Box::new(move |g| {
+                    let t = if last { &g.last } else { &g.first };
+                    t.as_ref().map_or("-".into(), |t| minute(t.0, &zone))
+                }),
+                left: true,
+                min: 0,
+                keep_end: false,
+            });
+        }
+        cols.push(Column {
+            head: "Models",
+            cell: Box::new(models_cell),
+            left: true,
+            min: 12,
+            keep_end: false,
+        });
+        if !dims.contains(&Dim::Project) {
+            cols.push(label("Project", 12, |a| a.labels.project.as_deref()));
         }
     }
-    // Session records come first whatever the order given.
-    cols.sort_by_key(|c| c.0 != "Session");
+    for d in dims {
+        match d {
+            Dim::Session => {}
+            Dim::Project => cols.push(label("Project", 12, |a| a.labels.project.as_deref())),
+            Dim::Provider => cols.push(label("Provider", 8, |a| a.labels.provider.as_deref())),
+            Dim::Model => cols.push(label("Model", 12, |a| a.labels.model.as_deref())),
+            Dim::Day => cols.push(label("Day", 0, |a| a.labels.day.as_deref())),
+            Dim::Week => cols.push(label("Week", 0, |a| a.labels.week.as_deref())),
+            Dim::Month => cols.push(label("Month", 0, |a| a.labels.month.as_deref())),
+        }
+    }
     cols
 }
 
+/// `YYYY-MM-DD hh:mm` of the instant `ms` in `zone`.
+fn minute(ms: i64, zone: &Zone) -> String {
+    let local = ms.saturating_add(i64::from(zone.offset_at(ms.div_euclid(1000))) * 1000);
+    let iso = crate::time::format_iso8601(local);
+    match (iso.get(..10), iso.get(11..16)) {
+        (Some(day), Some(hm)) => format!("{day} {hm}"),
+        _ => iso,
+    }
+}
+
+/// The distinct models of a row's counted calls, without their providers.
+fn models_cell(g: &GroupUsage) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for (_, m) in g.by_model.keys() {
+        let m = crate::diag::sanitize(label_of(m).unwrap_or("(none)")).into_owned();
+        if !names.contains(&m) {
+            names.push(m);
+        }
+    }
+    if names.is_empty() {
+        return "-".into();
+    }
+    bounded(&names.join(", "))
+}
+
+/// The number columns, and the order they are dropped in when the table is too wide (the
+/// first named goes first): the less asked-for counts before the tokens, the cost never.
 const NUMBERS: [&str; 10] = [
     "Messages",
     "Summaries",
@@ -95,48 +168,96 @@ const NUMBERS: [&str; 10] = [
     "Total tokens",
     "Cost",
 ];
+const DROP_ORDER: [&str; 11] = [
+    "Summaries",
+    "Usage entries",
+    "Tool results",
+    "Cache write",
+    "Cache read",
+    "Messages",
+    "Input",
+    "Output",
+    "Last",
+    "Project",
+    "Models",
+];
 
-fn number_cells(a: &GroupUsage) -> Vec<String> {
-    let t = a.total();
-    vec![
-        thousands(a.messages.count.into()),
-        thousands(a.summarization.count.into()),
-        thousands(a.usage_entries.count.into()),
-        thousands(a.tool_results.count.into()),
-        thousands(t.input),
-        thousands(t.output),
-        thousands(t.cache_read),
-        thousands(t.cache_write),
-        thousands(t.total_tokens),
-        cost_cell(&t),
-    ]
+fn number_column(i: usize) -> Column {
+    Column {
+        head: NUMBERS[i],
+        cell: Box::new(move |a| {
+            let t = a.total();
+            match i {
+                0 => thousands(a.messages.count.into()),
+                1 => thousands(a.summarization.count.into()),
+                2 => thousands(a.usage_entries.count.into()),
+                3 => thousands(a.tool_results.count.into()),
+                4 => thousands(t.input),
+                5 => thousands(t.output),
+                6 => thousands(t.cache_read),
+                7 => thousands(t.cache_write),
+                8 => thousands(t.total_tokens),
+                _ => cost_cell(&t),
+            }
+        }),
+        left: false,
+        min: 0,
+        keep_end: false,
+    }
 }
 
-/// Renders rows (and a total row) as text. Control characters in labels are escaped.
-pub fn render(dims: &[Dim], rows: &[GroupUsage], total: &GroupUsage, show_total: bool) -> String {
-    let labels = label_columns(dims);
-    let mut table: Vec<Vec<String>> = Vec::new();
-    let mut header: Vec<String> = labels.iter().map(|c| c.0.to_string()).collect();
-    header.extend(NUMBERS.iter().map(|s| s.to_string()));
-    table.push(header);
-    for a in rows {
-        let mut r: Vec<String> = labels
-            .iter()
-            .map(|c| bounded(&crate::diag::sanitize(c.1(a).unwrap_or("(none)"))))
-            .collect();
-        r.extend(number_cells(a));
-        table.push(r);
+/// `s` cut to `max` characters, keeping its start or (`keep_end`) its end.
+fn cut_to(s: &str, max: usize, keep_end: bool) -> String {
+    let n = s.chars().count();
+    if n <= max || max == 0 {
+        return s.to_string();
+    }
+    if keep_end {
+        let mut out = String::from('…');
+        out.extend(s.chars().skip(n + 1 - max));
+        out
+    } else {
+        width::cut(s, max)
+    }
+}
+
+/// Renders rows (and a total row) as text, `columns` wide at most when possible (`None`: no
+/// limit): label columns are cut first (projects and models to 12 characters, providers to 8,
+/// session ids to 13, keeping their end), then columns dropped in [`DROP_ORDER`]; the notes are wrapped. Rows per session
+/// are sorted by their first call (sessions without one last). Control characters in labels
+/// are escaped.
+pub fn render(
+    dims: &[Dim],
+    rows: &mut [GroupUsage],
+    total: &GroupUsage,
+    show_total: bool,
+    zone: &Zone,
+    columns: Option<usize>,
+) -> String {
+    if dims.contains(&Dim::Session) {
+        // Stable: sessions with the same first time keep their input order.
+        rows.sort_by_key(|g| g.first.as_ref().map_or(i64::MAX, |t| t.0));
+    }
+    let mut cols = label_columns(dims, zone);
+    let nlabels = cols.len();
+    cols.extend((0..NUMBERS.len()).map(number_column));
+    let mut table: Vec<Vec<String>> = vec![cols.iter().map(|c| c.head.to_string()).collect()];
+    for a in rows.iter() {
+        table.push(cols.iter().map(|c| (c.cell)(a)).collect());
     }
     if show_total {
-        let mut r: Vec<String> = labels.iter().map(|_| String::new()).collect();
-        if let Some(first) = r.first_mut() {
-            *first = "Total".into();
+        let mut r: Vec<String> = cols.iter().map(|c| (c.cell)(total)).collect();
+        for (i, cell) in r.iter_mut().enumerate().take(nlabels) {
+            *cell = if i == 0 {
+                "Total".into()
+            } else {
+                String::new()
+            };
         }
-        r.extend(number_cells(total));
         table.push(r);
     }
-    let ncols = table[0].len();
-    let width: Vec<usize> = (0..ncols)
+    let keep = fit(&cols, &mut table, columns);
+    let width: Vec<usize> = (0..cols.len())
         .map(|i| {
             table
                 .iter()
@@ -146,29 +267,77 @@ pub fn render(dims: &[Dim], rows: &[GroupUsage], total: &GroupUsage, show_total:
         })
         .collect();
     let mut out = String::new();
-    let nlabels = labels.len();
     for (ri, r) in table.iter().enumerate() {
         if (show_total && ri == table.len() - 1) || ri == 1 {
-            let rule: Vec<String> = width.iter().map(|w| "-".repeat(*w)).collect();
+            let rule: Vec<String> = keep.iter().map(|&i| "-".repeat(width[i])).collect();
             out.push_str(&rule.join("  "));
             out.push('\n');
         }
-        let cells: Vec<String> = r
+        let cells: Vec<String> = keep
             .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                let pad = width[i] - c.chars().count();
-                if i < nlabels {
-                    format!("{c}{}", " ".repeat(pad))
+            .map(|&i| {
+                let c = &r[i];
+                let pad = " ".repeat(width[i] - c.chars().count());
+                if cols[i].left {
+                    format!("{c}{pad}")
                 } else {
-                    format!("{}{c}", " ".repeat(pad))
+                    format!("{pad}{c}")
                 }
             })
             .collect();
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
-    let all = total;
+    let mut text = String::new();
+    notes(&mut text, total, &cols, &keep);
+    match columns {
+        Some(c) => out.push_str(&width::wrap(&text, c)),
+        None => out.push_str(&text),
+    }
+    out
+}
+
+/// Fits the table to `columns`: cuts label cells, then drops number columns; the indexes of
+/// the columns kept, in order.
+fn fit(cols: &[Column], table: &mut [Vec<String>], columns: Option<usize>) -> Vec<usize> {
+    let mut keep: Vec<usize> = (0..cols.len()).collect();
+    let Some(limit) = columns else {
+        return keep;
+    };
+    let col_width = |table: &[Vec<String>], i: usize| {
+        table
+            .iter()
+            .map(|r| r[i].chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    let total = |table: &[Vec<String>], keep: &[usize]| {
+        keep.iter().map(|&i| col_width(table, i)).sum::<usize>() + 2 * keep.len().saturating_sub(1)
+    };
+    // Cut the label columns that may be cut, the widest first, to what the limit leaves.
+    while total(table, &keep) > limit {
+        let widest = (0..cols.len())
+            .filter(|&i| cols[i].min > 0 && col_width(table, i) > cols[i].min)
+            .max_by_key(|&i| col_width(table, i));
+        let Some(i) = widest else { break };
+        let over = total(table, &keep) - limit;
+        let to = col_width(table, i).saturating_sub(over).max(cols[i].min);
+        for r in table.iter_mut().skip(1) {
+            r[i] = cut_to(&r[i], to, cols[i].keep_end);
+        }
+    }
+    for name in DROP_ORDER {
+        if total(table, &keep) <= limit {
+            break;
+        }
+        keep.retain(|&i| cols[i].head != name);
+    }
+    keep
+}
+
+/// The notes under the table: missing costs, repeats left out, unresolved forks, and the
+/// columns left out to fit the width.
+fn notes(out: &mut String, all: &GroupUsage, cols: &[Column], keep: &[usize]) {
     let missing = all.total().cost_missing;
     if missing > 0 {
         out.push_str(&format!(
@@ -188,7 +357,16 @@ pub fn render(dims: &[Dim], rows: &[GroupUsage], total: &GroupUsage, show_total:
             thousands(all.forks_unresolved.into())
         ));
     }
-    out
+    let dropped: Vec<&str> = (0..cols.len())
+        .filter(|i| !keep.contains(i))
+        .map(|i| cols[i].head)
+        .collect();
+    if !dropped.is_empty() {
+        out.push_str(&format!(
+            "not shown, to fit COLUMNS: {} (--json has every field)\n",
+            dropped.join(", ")
+        ));
+    }
 }
 
 #[cfg(test)]
@@ -212,8 +390,15 @@ mod tests {
             g.labels.project = Some(cwd.into());
             g
         };
-        let rows: Vec<GroupUsage> = (0..100).map(|_| row("/p")).chain([row(&long)]).collect();
-        let text = render(&[Dim::Session], &rows, &GroupUsage::default(), true);
+        let mut rows: Vec<GroupUsage> = (0..100).map(|_| row("/p")).chain([row(&long)]).collect();
+        let text = render(
+            &[Dim::Session],
+            &mut rows,
+            &GroupUsage::default(),
+            true,
+            &Zone::Utc,
+            None,
+        );
         assert!(text.len() < 102 * 400, "{} bytes", text.len());
     }
 
