@@ -120,3 +120,36 @@ fn the_generated_table_is_sorted_and_names_its_source() {
     assert!(text.contains("read on 20"), "header names the day");
     assert_eq!(pi_jsonl::models_builtin::PI_AI_VERSION, "1.6.0");
 }
+
+/// pi-compactions finds the model's window the same way, and says where it came from: the
+/// catalogue without a models.json (so the threshold rules can decide), models.json over it.
+#[test]
+fn compaction_reports_take_the_catalogue_window_and_say_so() {
+    let reports = |args: &[&str]| {
+        cmd("pi-compactions")
+            .args(args)
+            .arg(fixture("pi16-usage-sources.jsonl"))
+            .ok()
+            .records()
+    };
+    let r = &reports(&[])[0];
+    assert_eq!(r["model"], "claude-sonnet-4-5");
+    assert_eq!(
+        json!([
+            r["configured_window"],
+            r["configured_window_source"],
+            r["window_catalogue"]
+        ]),
+        json!([200000, "builtin", PI_AI])
+    );
+    let file = fixture_str("models/builtin-override.json");
+    let r = &reports(&["--models", &file])[0];
+    assert_eq!(
+        json!([
+            r["configured_window"],
+            r["configured_window_source"],
+            r["window_catalogue"]
+        ]),
+        json!([1000000, "model_overrides", null])
+    );
+}

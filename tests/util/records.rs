@@ -165,6 +165,10 @@ pub struct CompactionReport {
     pub model: Option<String>,
     #[serde(deserialize_with = "nullable")]
     pub configured_window: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub configured_window_source: Option<WindowSource>,
+    #[serde(deserialize_with = "nullable")]
+    pub window_catalogue: Option<String>,
     pub reserve_tokens: u64,
     #[serde(deserialize_with = "nullable")]
     pub context_after: Option<Whole>,
@@ -913,7 +917,7 @@ pub struct Context {
     pub after_compaction: bool,
 }
 
-/// `context.configured_window_source`.
+/// `context.configured_window_source`, `compaction_report.configured_window_source`.
 #[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
 #[serde(rename_all = "snake_case")]
 pub enum WindowSource {

@@ -5,6 +5,7 @@
 use super::errors::{ApiError, FailureText};
 use super::session::ModelIx;
 use super::trigger::{Basis, Evidence, Trigger};
+use crate::models_json::Window;
 use crate::output::Obj;
 use crate::record::Record;
 
@@ -143,7 +144,8 @@ pub(super) struct CompactionFacts {
     pub evidence: Vec<Evidence>,
     /// The model in effect, in the session's model table.
     pub model: ModelIx,
-    pub window: Option<u64>,
+    /// Its context window, and where that came from.
+    pub window: Option<Window>,
     pub context_after: Option<u128>,
     pub context_after_line: Option<u64>,
 }
@@ -200,6 +202,8 @@ impl Record for CompactionReport<'_> {
         "provider",
         "model",
         "configured_window",
+        "configured_window_source",
+        "window_catalogue",
         "reserve_tokens",
         "context_after",
         "context_after_line",
@@ -246,7 +250,15 @@ impl Record for CompactionReport<'_> {
             });
         o.opt_str("provider", self.model.map(|m| m.0))
             .opt_str("model", self.model.map(|m| m.1))
-            .opt_u64("configured_window", r.window)
+            .opt_u64("configured_window", r.window.map(|w| w.tokens))
+            .opt_str(
+                "configured_window_source",
+                r.window.map(|w| w.source.name()),
+            )
+            .opt_str(
+                "window_catalogue",
+                r.window.and_then(|w| w.source.catalogue()),
+            )
             .u64("reserve_tokens", self.reserve_tokens)
             .opt_raw(
                 "context_after",

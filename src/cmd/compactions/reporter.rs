@@ -365,14 +365,14 @@ impl Reporter<'_, '_> {
         let window_of = |ix: ModelIx| {
             m.models
                 .get(ix)
-                .and_then(|(p, m)| self.settings.windows.window(p, m).map(|w| w.tokens))
+                .and_then(|(p, m)| self.settings.windows.window(p, m))
         };
         let reserve = self.args().reserve_tokens;
         let window = window_of(model);
         let before = m.before(parent);
         let pi1 = m.pi1 || e.get("systemMessage").is_some() || e.get("usage").is_some();
         let uncompacted = if pi1 {
-            let limit = |ix| window_of(ix).map(|w| i128::from(w) - i128::from(reserve));
+            let limit = |ix| window_of(ix).map(|w| i128::from(w.tokens) - i128::from(reserve));
             m.uncompacted(parent, &limit)
         } else {
             None
@@ -384,7 +384,7 @@ impl Reporter<'_, '_> {
             before: &before,
             pi1,
             same_model: before.assistant.as_ref().is_some_and(|a| a.model == model),
-            window,
+            window: window.map(|w| w.tokens),
             tokens_before,
             reserve,
             from_hook: summarized.from_hook,
