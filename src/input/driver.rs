@@ -279,6 +279,17 @@ fn work<T, J>(
 ) where
     J: Fn(&Source, &mut Out, &mut Diags, &Turn) -> Result<T, Stop>,
 {
+    // A job that panics (a bug: input never should) stops the run, so the other workers do
+    // not wait for a start the writer can no longer give; the scope then re-raises the panic.
+    struct StopOnPanic<'a>(&'a WriteOrder);
+    impl Drop for StopOnPanic<'_> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.0.stop();
+            }
+        }
+    }
+    let _guard = StopOnPanic(order);
     loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         if i >= sources.len() || !order.wait_for_start(i) {
@@ -334,6 +345,25 @@ where
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    /// A job that panics ends the run with that panic, never a hang: the other workers, which
+    /// wait for a start the writer cannot give, are stopped.
+    #[test]
+    fn a_panicking_job_ends_the_run() {
+        let sources: Vec<Source> = (0..64)
+            .map(|i| Source::Path(format!("in{i}").into()))
+            .collect();
+        let r = std::panic::catch_unwind(|| {
+            let job = |s: &Source, _: &mut Out, _: &mut Diags, _: &Turn| -> Result<(), Stop> {
+                if s.name() == "in3" {
+                    panic!("a bug");
+                }
+                Ok(())
+            };
+            drive("t", &sources, Some(2), job, |_, _| Ok(()))
+        });
+        assert!(r.is_err(), "the panic reaches the caller");
+    }
 
     /// A job that waits for its turn goes on only after every earlier input has been through
     /// `finish`, however long the earlier jobs take; one that does not wait runs ahead.
