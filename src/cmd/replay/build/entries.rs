@@ -26,8 +26,8 @@ impl Builder<'_> {
             Some("branchSummary") => summary_item("branch summary (as a message)", None, m),
             Some("compactionSummary") => summary_item("compaction summary (as a message)", None, m),
             Some("system") => self.system(m),
-            Some(role) => self.unknown(l, format!("message role “{role}”")),
-            None => self.unknown(l, "message without a role".into()),
+            Some(role) => self.unknown(l, s(v, "id"), format!("message role “{role}”")),
+            None => self.unknown(l, s(v, "id"), "message without a role".into()),
         }
     }
 
@@ -132,10 +132,11 @@ impl Builder<'_> {
         };
         let entry = self
             .lines
-            .iter()
-            .find(|l| l.no == n)
-            .and_then(|l| l.value.as_ref());
+            .get(n.saturating_sub(self.lines[0].no) as usize)
+            .filter(|l| l.no == n)
+            .and_then(Line::value);
         let content = entry
+            .as_ref()
             .and_then(|v| v.get("message"))
             .and_then(|m| m.get("content"));
         match content {

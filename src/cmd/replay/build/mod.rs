@@ -7,28 +7,41 @@ use super::facts::{Facts, Rec};
 use serde_json::Value;
 use std::collections::HashSet;
 
-/// One line of pi-branch's output: its number, text and value (`None`: not JSON serde_json
-/// reads, such as a lone surrogate escape).
+/// One line of pi-branch's output: its number and text. Its value is parsed when it is
+/// rendered and dropped after, so a large session is never held parsed.
 struct Line<'a> {
     no: u64,
     text: &'a [u8],
-    value: Option<Value>,
+}
+
+impl Line<'_> {
+    /// The line parsed (`None`: not JSON serde_json reads, such as a lone surrogate escape).
+    fn value(&self) -> Option<Value> {
+        serde_json::from_slice(self.text).ok()
+    }
+    /// Whether its `type` is `t` (read by the scanner, without parsing the line).
+    fn type_is(&self, t: &str) -> bool {
+        crate::json::validate(self.text)
+            .ok()
+            .and_then(|r| r.get("type"))
+            .and_then(|r| crate::json::as_str(r.bytes()))
+            .is_some_and(|k| k == t)
+    }
 }
 
 /// The sessions of the input named `file`.
 pub(super) fn sessions(facts: &Facts, args: &Args, file: &str) -> Vec<Session> {
     let mut groups: Vec<Vec<Line>> = Vec::new();
     for (i, text) in facts.branch.split_inclusive(|&b| b == b'\n').enumerate() {
-        let no = i as u64 + 1;
-        let value: Option<Value> = serde_json::from_slice(text).ok();
-        let is_header = value
-            .as_ref()
-            .is_some_and(|v| v.get("type").and_then(Value::as_str) == Some("session"));
-        if is_header {
+        let line = Line {
+            no: i as u64 + 1,
+            text,
+        };
+        if line.type_is("session") {
             groups.push(Vec::new());
         }
         if let Some(g) = groups.last_mut() {
-            g.push(Line { no, text, value });
+            g.push(line);
         }
     }
     groups
@@ -111,20 +124,21 @@ impl<'a> Builder<'a> {
     }
 
     fn session(mut self, index: usize, file: &str) -> Session {
-        let header = self.lines[0].value.clone().unwrap_or(Value::Null);
+        let header = self.lines[0].value().unwrap_or(Value::Null);
         self.session_id = s(&header, "id").unwrap_or("").to_string();
         let mut items = Vec::new();
         for l in &self.lines[1..] {
             if self.joined.contains(&l.no) {
                 continue;
             }
-            items.push(self.item(l));
+            let v = l.value();
+            items.push(self.item(l, v.as_ref()));
         }
         let name = self.lines[1..]
             .iter()
-            .filter_map(|l| l.value.as_ref())
-            .filter(|v| s(v, "type") == Some("session_info"))
-            .filter_map(|v| s(v, "name").map(str::trim).map(str::to_string))
+            .filter(|l| l.type_is("session_info"))
+            .filter_map(|l| l.value())
+            .filter_map(|v| s(&v, "name").map(str::trim).map(str::to_string))
             .next_back();
         Session {
             title: name.unwrap_or_else(|| format!("Session {}", self.session_id)),
@@ -204,9 +218,9 @@ impl<'a> Builder<'a> {
     }
 
     /// The item of one entry of the branch.
-    fn item(&mut self, l: &Line) -> Item {
-        let Some(v) = &l.value else {
-            return self.unknown(l, "an entry serde_json cannot read".into());
+    fn item(&mut self, l: &Line, v: Option<&Value>) -> Item {
+        let Some(v) = v else {
+            return self.unknown(l, None, "an entry serde_json cannot read".into());
         };
         let kind = s(v, "type").unwrap_or("");
         match kind {
@@ -238,16 +252,16 @@ impl<'a> Builder<'a> {
             "custom_message" => self.custom_message(v, "extension message"),
             "usage" => self.usage_entry(v),
             "context_edit" => self.context_edit(v),
-            _ => self.unknown(l, format!("type “{kind}”")),
+            _ => self.unknown(l, s(v, "id"), format!("type “{kind}”")),
         }
     }
 
-    fn unknown(&self, l: &Line, what: String) -> Item {
+    fn unknown(&self, l: &Line, id: Option<&str>, what: String) -> Item {
         let text = String::from_utf8_lossy(l.text);
         Item {
             kind: "unknown",
             title: format!("Unknown entry: {what}"),
-            meta: vec![match l.value.as_ref().and_then(|v| s(v, "id")) {
+            meta: vec![match id {
                 Some(id) => format!("entry {id}, shown as recorded"),
                 None => "shown as recorded".to_string(),
             }],
