@@ -237,6 +237,7 @@ const TAGS: &[&str] = &[
     "br",
     "hr",
     "blockquote",
+    "span",
 ];
 
 /// Every tag in `html`: its name and its text (a `<` escaped by a backslash, as Markdown
@@ -361,6 +362,54 @@ fn html_is_the_default_away_from_a_terminal_and_one_page_holds_every_input() {
     // A context chart with the inferred drop after the compaction.
     assert!(o.contains("<svg class=\"chart\""));
     assert!(o.contains("<circle class=\"drop\""));
+}
+
+#[test]
+fn out_dir_writes_a_page_per_input_and_an_index_of_every_page() {
+    let dir = TempDir::new("pi-replay-site");
+    let site = dir.path().join("site");
+    cmd("pi-replay")
+        .arg("--out-dir")
+        .arg(&site)
+        .arg(fixture("replay-every-kind.jsonl"))
+        .arg(fixture("tools-image.jsonl"))
+        .ok();
+    // A later run (as `xargs -n1` makes) adds its page to the index.
+    let o = cmd("pi-replay")
+        .arg("--out-dir")
+        .arg(&site)
+        .arg(fixture("replay-injection.jsonl"))
+        .ok();
+    assert!(o.stdout.is_empty());
+    let mut names: Vec<String> = std::fs::read_dir(&site)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "index.html",
+            "replay-every-kind.html",
+            "replay-injection.html",
+            "tools-image.html"
+        ]
+    );
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(index.contains("<a href=\"replay-every-kind.html\">Slow tests</a>"));
+    assert!(index.contains("<a href=\"tools-image.html\">Session s-image</a>"));
+    assert!(index.contains("<a href=\"replay-injection.html\">&lt;script&gt;"));
+    for n in &names {
+        let page = std::fs::read_to_string(site.join(n)).unwrap();
+        for (name, tag) in tags(&page) {
+            assert!(
+                TAGS.contains(&name.as_str()),
+                "{n}: a tag from the session: {tag}"
+            );
+        }
+    }
+    let page = std::fs::read_to_string(site.join("replay-every-kind.html")).unwrap();
+    assert!(page.contains("<title>Slow tests</title>"));
 }
 
 #[test]

@@ -34,6 +34,13 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 20000)]
     pub max_text: usize,
 
+    /// Write one HTML page per input into DIR (named after the input file, `.jsonl` replaced
+    /// by `.html`; `stdin.html` for stdin) and rewrite DIR/index.html to list every page in
+    /// DIR, instead of writing to stdout. Pages and index are replaced atomically, so
+    /// several pi-replay processes may write into one DIR at once.
+    #[arg(long, value_name = "DIR", conflicts_with = "format")]
+    pub out_dir: Option<PathBuf>,
+
     /// The models.json to read context windows from, for the context chart (default:
     /// $PI_CODING_AGENT_DIR/models.json, else ~/.pi/agent/models.json).
     #[arg(long, value_name = "FILE")]

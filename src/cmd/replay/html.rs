@@ -11,16 +11,20 @@ use base64::Engine;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use std::fmt::Write;
 
-/// The page before the first session.
-pub(super) const HEAD: &str = concat!(
-    "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
-    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n",
-    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
-    "<meta name=\"referrer\" content=\"no-referrer\">\n",
-    "<title>Pi session replay</title>\n<style>\n",
-    include_str!("page.css"),
-    "</style>\n</head>\n<body>\n<main>\n"
-);
+/// The page before the first session, titled `title` (escaped here).
+pub(super) fn head(title: &str) -> String {
+    format!(
+        concat!(
+            "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'\">\n",
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+            "<meta name=\"referrer\" content=\"no-referrer\">\n",
+            "<title>{}</title>\n<style>\n{}</style>\n</head>\n<body>\n<main>\n"
+        ),
+        esc(title),
+        include_str!("page.css")
+    )
+}
 
 /// The page after the last session.
 pub(super) const TAIL: &str = "</main>\n</body>\n</html>\n";

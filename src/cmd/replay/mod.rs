@@ -14,6 +14,7 @@ mod doc;
 mod facts;
 mod html;
 mod markdown;
+mod site;
 mod text;
 
 pub use args::{Args, Format, MAN};
@@ -50,35 +51,20 @@ impl Tool for Replay {
             &sources,
             args.inputs.threads(),
             |src, out, d| {
+                if let Some(dir) = &args.out_dir {
+                    return site::page(args, dir, src, d);
+                }
                 if std::ptr::eq(src, &sources[0]) {
                     start(format, out)?;
                 }
-                let Some(opened) = Opened::open(src, d) else {
-                    return Ok(());
-                };
-                opened.contents(|c| match c {
-                    Contents::Mapped(m) => {
-                        render(args, format, colour, m.bytes(), &src.name(), out, d)
-                    }
-                    Contents::Whole(b, err) => {
-                        render(args, format, colour, b, &src.name(), out, d)?;
-                        if let Some(e) = err {
-                            d.report(None, Kind::Io, format!("read error: {e}"));
-                        }
-                        Ok(())
-                    }
-                    Contents::Stream(r) => {
-                        let mut b = Vec::new();
-                        if let Err(e) = r.read_to_end(&mut b) {
-                            d.report(None, Kind::Io, format!("read error: {e}"));
-                        }
-                        render(args, format, colour, &b, &src.name(), out, d)
-                    }
+                with_bytes(src, d, |b, d| {
+                    render(args, format, colour, b, &src.name(), out, d)
                 })
+                .map(|_| ())
             },
             |r, out| match r {
-                None => end(format, out),
-                Some(()) => Ok(()),
+                None if args.out_dir.is_none() => end(format, out),
+                _ => Ok(()),
             },
         )
     }
@@ -92,10 +78,41 @@ impl Tool for Replay {
     }
 }
 
+/// Calls `f` with the bytes of `src` (mapped, read whole, or read from a stream); `None`
+/// when it cannot be opened (reported).
+fn with_bytes<R>(
+    src: &input::Source,
+    d: &mut Diags,
+    f: impl FnOnce(&[u8], &mut Diags) -> Result<R, Stop>,
+) -> Result<Option<R>, Stop> {
+    let Some(opened) = Opened::open(src, d) else {
+        return Ok(None);
+    };
+    opened
+        .contents(|c| match c {
+            Contents::Mapped(m) => f(m.bytes(), d),
+            Contents::Whole(b, err) => {
+                let r = f(b, d);
+                if let Some(e) = err {
+                    d.report(None, Kind::Io, format!("read error: {e}"));
+                }
+                r
+            }
+            Contents::Stream(r) => {
+                let mut b = Vec::new();
+                if let Err(e) = r.read_to_end(&mut b) {
+                    d.report(None, Kind::Io, format!("read error: {e}"));
+                }
+                f(&b, d)
+            }
+        })
+        .map(Some)
+}
+
 /// What comes before the first input (the HTML page's head).
 fn start(format: Format, out: &mut Out) -> Result<(), Stop> {
     match format {
-        Format::Html => out.raw(html::HEAD.as_bytes()),
+        Format::Html => out.raw(html::head("Pi session replay").as_bytes()),
         Format::Md | Format::Text => Ok(()),
     }
 }
@@ -108,7 +125,7 @@ fn end(format: Format, out: &mut Out) -> Result<(), Stop> {
     }
 }
 
-/// Renders the sessions of one input named `file`.
+/// Renders the sessions of one input named `file`; the first session's title.
 fn render(
     args: &Args,
     format: Format,
@@ -117,10 +134,12 @@ fn render(
     file: &str,
     out: &mut Out,
     d: &mut Diags,
-) -> Result<(), Stop> {
+) -> Result<Option<String>, Stop> {
     let facts = Facts::gather(input, args.models.as_deref(), d)?;
     let mut buf = String::new();
+    let mut title = None;
     for s in build::sessions(&facts, args, file) {
+        title.get_or_insert_with(|| s.title.clone());
         match format {
             Format::Md => markdown::session(&s, &mut buf),
             Format::Html => html::session(&s, &mut buf),
@@ -129,5 +148,5 @@ fn render(
         out.raw(buf.as_bytes())?;
         buf.clear();
     }
-    Ok(())
+    Ok(title)
 }
