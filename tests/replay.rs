@@ -33,6 +33,16 @@ fn replay(name: &str, args: &[&str]) -> Output {
         .ok()
 }
 
+/// The fixtures rendered with --branches (tests/data/replay/<name>-branches.md).
+const GOLDEN_BRANCHES: &[&str] = &[
+    "replay-every-kind",
+    "tools-abandoned-branch",
+    "compaction-branches",
+    "pi16-navigated-away",
+    "pi16-roots",
+    "branched",
+];
+
 fn golden_path(name: &str) -> PathBuf {
     root().join("tests/data/replay").join(format!("{name}.md"))
 }
@@ -41,9 +51,13 @@ fn golden_path(name: &str) -> PathBuf {
 fn markdown_matches_the_golden_files() {
     let bless = std::env::var_os("PI_JSONL_BLESS").is_some();
     let mut stale = Vec::new();
-    for name in GOLDEN {
-        let got = replay(name, &["--format", "md"]).out();
-        let path = golden_path(name);
+    let plain = GOLDEN.iter().map(|n| (n.to_string(), *n, &["--format", "md"][..]));
+    let branches = GOLDEN_BRANCHES
+        .iter()
+        .map(|n| (format!("{n}-branches"), *n, &["--format", "md", "--branches"][..]));
+    for (golden, name, args) in plain.chain(branches) {
+        let got = replay(name, args).out();
+        let path = golden_path(&golden);
         if bless {
             std::fs::write(&path, &got).unwrap();
             continue;
@@ -146,6 +160,17 @@ fn the_header_gives_pi_usage_totals_and_pi_branch_counts() {
             "{name}"
         );
     }
+}
+
+#[test]
+fn branches_shows_each_abandoned_branch_where_it_left() {
+    let md = replay("replay-every-kind", &["--format", "md", "--branches"]).out();
+    let fork = md.find("$ git status --short").unwrap();
+    let abandoned = md.find("### Abandoned branch to leaf e09").unwrap();
+    let summary = md.find("### Branch summary").unwrap();
+    assert!(fork < abandoned && abandoned < summary, "{md}");
+    assert!(md.contains("*2 entries after this point, not on the active branch*"));
+    assert!(md.contains("Abandoned answer."));
 }
 
 #[test]

@@ -21,6 +21,11 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
 
+    /// Show the abandoned branches too, each folded after the entry of the active branch it
+    /// left from (each from there to its leaf, as `pi-branch --leaf` gives it).
+    #[arg(long)]
+    pub branches: bool,
+
     /// Leave out thinking blocks (a line says how many were left out).
     #[arg(long)]
     pub no_thinking: bool,

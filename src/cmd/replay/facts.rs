@@ -39,6 +39,15 @@ impl Rec {
     }
 }
 
+/// An abandoned branch (--branches): pi-branch --leaf's output for one leaf that is not the
+/// active one, and pi-tools' records over it, by line.
+pub(super) struct Abandoned {
+    pub session: String,
+    pub leaf: String,
+    pub branch: Vec<u8>,
+    pub tools: HashMap<u64, Vec<Rec>>,
+}
+
 /// The facts of one input.
 pub(super) struct Facts {
     /// pi-branch's output: each session's header and active branch.
@@ -54,6 +63,8 @@ pub(super) struct Facts {
     pub compactions: Vec<Rec>,
     /// `context` records of the branch, by their line in `branch`.
     pub contexts: HashMap<u64, Rec>,
+    /// With --branches: every leaf but the active one, with its branch.
+    pub abandoned: Vec<Abandoned>,
 }
 
 fn args<A: Parser>(list: &[&str]) -> A {
@@ -63,10 +74,20 @@ fn args<A: Parser>(list: &[&str]) -> A {
 /// Runs `T` over `input`; its records, parsed. Its diagnostics are counted only: the branch
 /// run reports the input's problems once.
 fn records<T: Tool>(a: &T::Args, input: &[u8]) -> Vec<Rec> {
+    parse(&run::<T>(a, input))
+}
+
+/// What `T` writes over `input`; its diagnostics counted only.
+fn run<T: Tool>(a: &T::Args, input: &[u8]) -> Vec<u8> {
     let mut out = Out::held();
     let mut d = Diags::quiet("pi-replay", "");
     let _ = T::run_bytes(a, input, &mut out, &mut d);
     out.buf
+}
+
+/// JSON lines, parsed.
+fn parse(lines: &[u8]) -> Vec<Rec> {
+    lines
         .split(|&b| b == b'\n')
         .filter_map(|l| {
             let value = serde_json::from_slice(l).ok()?;
@@ -79,16 +100,18 @@ fn records<T: Tool>(a: &T::Args, input: &[u8]) -> Vec<Rec> {
 }
 
 impl Facts {
-    pub fn gather(input: &[u8], models: Option<&Path>, d: &mut Diags) -> Result<Facts, Stop> {
+    pub fn gather(
+        input: &[u8],
+        models: Option<&Path>,
+        branches: bool,
+        d: &mut Diags,
+    ) -> Result<Facts, Stop> {
         let mut out = Out::held();
         Branch::run_bytes(&args(&["pi-branch"]), input, &mut out, d)?;
         let branch = out.buf;
         let infos = records::<Branch>(&args(&["pi-branch", "--info"]), input);
         let usages = records::<Usage>(&args(&["pi-usage", "--json"]), input);
-        let mut tools: HashMap<u64, Vec<Rec>> = HashMap::new();
-        for r in records::<Tools>(&args(&["pi-tools"]), &branch) {
-            tools.entry(r.u64("line").unwrap_or(0)).or_default().push(r);
-        }
+        let tools = tools_by_line(&branch);
         let mut models_arg = vec!["x".to_string()];
         if let Some(m) = models {
             models_arg.push("--models".into());
@@ -111,6 +134,11 @@ impl Facts {
         ) {
             contexts.insert(r.u64("line").unwrap_or(0), r);
         }
+        let abandoned = if branches {
+            abandoned(input)
+        } else {
+            Vec::new()
+        };
         Ok(Facts {
             branch,
             infos,
@@ -118,6 +146,7 @@ impl Facts {
             tools,
             compactions,
             contexts,
+            abandoned,
         })
     }
 
@@ -131,4 +160,62 @@ impl Facts {
             None => of_session.nth(nth),
         }
     }
+}
+
+/// pi-tools' records over `branch`, by the line of the entry they are about.
+fn tools_by_line(branch: &[u8]) -> HashMap<u64, Vec<Rec>> {
+    let mut tools: HashMap<u64, Vec<Rec>> = HashMap::new();
+    for r in records::<Tools>(&args(&["pi-tools"]), branch) {
+        tools.entry(r.u64("line").unwrap_or(0)).or_default().push(r);
+    }
+    tools
+}
+
+/// Every leaf of `input` but the active one, with its branch (pi-branch --leaves, then
+/// pi-branch --leaf for each: one pass over the input per leaf).
+fn abandoned(input: &[u8]) -> Vec<Abandoned> {
+    let leaves = records::<Branch>(&args(&["pi-branch", "--leaves"]), input);
+    let mut out = Vec::new();
+    for l in &leaves {
+        let (Some(session), Some(leaf)) = (l.str("session"), l.str("entry")) else {
+            continue;
+        };
+        if l.value.get("active") == Some(&Value::Bool(true)) {
+            continue;
+        }
+        let all = run::<Branch>(&args(&["pi-branch", "--leaf", leaf]), input);
+        // The branch of this leaf's own session (another session may hold the same id).
+        let branch = session_part(&all, session);
+        let tools = tools_by_line(&branch);
+        out.push(Abandoned {
+            session: session.to_string(),
+            leaf: leaf.to_string(),
+            branch,
+            tools,
+        });
+    }
+    out
+}
+
+/// The lines of `stream` from the header of session `id` to the next header.
+fn session_part(stream: &[u8], id: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in stream.split_inclusive(|&b| b == b'\n') {
+        let header = json::validate(line).ok().filter(|r| {
+            r.get("type")
+                .and_then(|t| json::as_str(t.bytes()))
+                .is_some_and(|t| t == "session")
+        });
+        if let Some(h) = header {
+            inside = h
+                .get("id")
+                .and_then(|i| json::as_str(i.bytes()))
+                .is_some_and(|i| i == id);
+        }
+        if inside {
+            out.extend_from_slice(line);
+        }
+    }
+    out
 }

@@ -59,7 +59,7 @@ impl Builder<'_> {
         if let Some(e) = s(m, "errorMessage") {
             parts.push(Part::Note(format!("Error: {e}")));
         }
-        let calls: Vec<&Rec> = self.facts.tools.get(&l.no).into_iter().flatten().collect();
+        let calls: Vec<&Rec> = self.tools.get(&l.no).into_iter().flatten().collect();
         let mut left_out = 0;
         let mut nth_call = 0;
         let blocks: Vec<Value> = match m.get("content") {
@@ -185,7 +185,7 @@ impl Builder<'_> {
 
     /// A tool result no call in the branch joins (pi-tools: orphan or duplicate).
     fn lone_result(&self, l: &Line, m: &Value) -> Item {
-        let rec = self.facts.tools.get(&l.no).and_then(|v| v.first());
+        let rec = self.tools.get(&l.no).and_then(|v| v.first());
         let status = rec.and_then(|r| r.str("status")).unwrap_or("not joined");
         let text = rec.and_then(|r| r.str("text"));
         let images = content_parts(m.get("content"), self.args.max_text)
@@ -208,7 +208,7 @@ impl Builder<'_> {
 
     /// A user's `!command` (bashExecution), with pi-tools' verdict.
     fn command(&self, l: &Line, m: &Value) -> Item {
-        let rec = self.facts.tools.get(&l.no).and_then(|v| v.first());
+        let rec = self.tools.get(&l.no).and_then(|v| v.first());
         let mut meta: Vec<String> = rec.map(status_meta).unwrap_or_default();
         for (k, what) in [
             ("cancelled", "cancelled"),

@@ -5,7 +5,7 @@ use super::args::Args;
 use super::doc::{count, size, Chart, ChartPoint, Image, Item, Part, Pre, Session};
 use super::facts::{Facts, Rec};
 use serde_json::Value;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// One line of pi-branch's output: its number and text. Its value is parsed when it is
 /// rendered and dropped after, so a large session is never held parsed.
@@ -19,13 +19,16 @@ impl Line<'_> {
     fn value(&self) -> Option<Value> {
         serde_json::from_slice(self.text).ok()
     }
-    /// Whether its `type` is `t` (read by the scanner, without parsing the line).
-    fn type_is(&self, t: &str) -> bool {
+    /// The string member `key` (read by the scanner, without parsing the line).
+    fn member(&self, key: &str) -> Option<String> {
         crate::json::validate(self.text)
             .ok()
-            .and_then(|r| r.get("type"))
-            .and_then(|r| crate::json::as_str(r.bytes()))
-            .is_some_and(|k| k == t)
+            .and_then(|r| r.get(key))
+            .and_then(|r| crate::json::as_str(r.bytes()).map(|s| s.into_owned()))
+    }
+    /// Whether its `type` is `t`.
+    fn type_is(&self, t: &str) -> bool {
+        self.member("type").is_some_and(|k| k == t)
     }
 }
 
@@ -47,12 +50,26 @@ pub(super) fn sessions(facts: &Facts, args: &Args, file: &str) -> Vec<Session> {
     groups
         .iter()
         .enumerate()
-        .map(|(i, g)| Builder::new(facts, args, g).session(i, file))
+        .map(|(i, g)| Builder::new(facts, &facts.tools, args, g).session(i, file))
+        .collect()
+}
+
+/// The lines of `bytes`, numbered from 1.
+fn lines_of(bytes: &[u8]) -> Vec<Line<'_>> {
+    bytes
+        .split_inclusive(|&b| b == b'\n')
+        .enumerate()
+        .map(|(i, text)| Line {
+            no: i as u64 + 1,
+            text,
+        })
         .collect()
 }
 
 struct Builder<'a> {
     facts: &'a Facts,
+    /// pi-tools' records over the branch these lines are from, by line.
+    tools: &'a HashMap<u64, Vec<Rec>>,
     args: &'a Args,
     lines: &'a [Line<'a>],
     /// Lines of tool results shown with their call.
@@ -97,10 +114,15 @@ fn usage_line(u: &Value) -> Option<String> {
 }
 
 impl<'a> Builder<'a> {
-    fn new(facts: &'a Facts, args: &'a Args, lines: &'a [Line<'a>]) -> Builder<'a> {
+    fn new(
+        facts: &'a Facts,
+        tools: &'a HashMap<u64, Vec<Rec>>,
+        args: &'a Args,
+        lines: &'a [Line<'a>],
+    ) -> Builder<'a> {
         let mut joined = HashSet::new();
         for l in lines {
-            for r in facts.tools.get(&l.no).into_iter().flatten() {
+            for r in tools.get(&l.no).into_iter().flatten() {
                 if let Some(n) = r
                     .value
                     .get("result")
@@ -115,6 +137,7 @@ impl<'a> Builder<'a> {
         }
         Builder {
             facts,
+            tools,
             args,
             lines,
             joined,
@@ -126,13 +149,17 @@ impl<'a> Builder<'a> {
     fn session(mut self, index: usize, file: &str) -> Session {
         let header = self.lines[0].value().unwrap_or(Value::Null);
         self.session_id = s(&header, "id").unwrap_or("").to_string();
-        let mut items = Vec::new();
+        let mut forks = self.abandoned_branches();
+        let mut items: Vec<Item> = forks.remove("").into_iter().flatten().collect();
         for l in &self.lines[1..] {
             if self.joined.contains(&l.no) {
                 continue;
             }
             let v = l.value();
             items.push(self.item(l, v.as_ref()));
+            if let Some(id) = v.as_ref().and_then(|v| s(v, "id")) {
+                items.extend(forks.remove(id).into_iter().flatten());
+            }
         }
         let name = self.lines[1..]
             .iter()
@@ -146,6 +173,48 @@ impl<'a> Builder<'a> {
             chart: self.chart(),
             items,
         }
+    }
+
+    /// With --branches: each abandoned branch of this session as an item, by the id of the
+    /// active branch's entry it left from (`""`: it shares no entry with the active branch).
+    fn abandoned_branches(&self) -> HashMap<String, Vec<Item>> {
+        let mut forks: HashMap<String, Vec<Item>> = HashMap::new();
+        let active: HashSet<String> = self.lines.iter().filter_map(|l| l.member("id")).collect();
+        for a in self
+            .facts
+            .abandoned
+            .iter()
+            .filter(|a| a.session == self.session_id)
+        {
+            let lines = lines_of(&a.branch);
+            let shared = lines
+                .iter()
+                .rposition(|l| l.member("id").is_some_and(|id| active.contains(&id)));
+            let fork = shared
+                .and_then(|i| lines[i].member("id"))
+                .unwrap_or_default();
+            let mut b = Builder::new(self.facts, &a.tools, self.args, &lines);
+            b.session_id = self.session_id.clone();
+            let rest = &lines[shared.map_or(1, |i| i + 1)..];
+            let mut items = Vec::new();
+            for l in rest {
+                if b.joined.contains(&l.no) {
+                    continue;
+                }
+                let v = l.value();
+                items.push(Part::Nested(b.item(l, v.as_ref())));
+            }
+            forks.entry(fork).or_default().push(Item {
+                kind: "abandoned",
+                title: format!("Abandoned branch to leaf {}", a.leaf),
+                meta: vec![format!(
+                    "{} entries after this point, not on the active branch",
+                    rest.len()
+                )],
+                parts: vec![Part::Folded("the abandoned branch".into(), items)],
+            });
+        }
+        forks
     }
 
     /// The record of this session among `recs` (the `index`th session of the input).
