@@ -51,10 +51,16 @@ fn golden_path(name: &str) -> PathBuf {
 fn markdown_matches_the_golden_files() {
     let bless = std::env::var_os("PI_JSONL_BLESS").is_some();
     let mut stale = Vec::new();
-    let plain = GOLDEN.iter().map(|n| (n.to_string(), *n, &["--format", "md"][..]));
-    let branches = GOLDEN_BRANCHES
+    let plain = GOLDEN
         .iter()
-        .map(|n| (format!("{n}-branches"), *n, &["--format", "md", "--branches"][..]));
+        .map(|n| (n.to_string(), *n, &["--format", "md"][..]));
+    let branches = GOLDEN_BRANCHES.iter().map(|n| {
+        (
+            format!("{n}-branches"),
+            *n,
+            &["--format", "md", "--branches"][..],
+        )
+    });
     for (golden, name, args) in plain.chain(branches) {
         let got = replay(name, args).out();
         let path = golden_path(&golden);

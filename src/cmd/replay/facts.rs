@@ -104,6 +104,7 @@ impl Facts {
         input: &[u8],
         models: Option<&Path>,
         branches: bool,
+        max_text: usize,
         d: &mut Diags,
     ) -> Result<Facts, Stop> {
         let mut out = Out::held();
@@ -111,7 +112,7 @@ impl Facts {
         let branch = out.buf;
         let infos = records::<Branch>(&args(&["pi-branch", "--info"]), input);
         let usages = records::<Usage>(&args(&["pi-usage", "--json"]), input);
-        let tools = tools_by_line(&branch);
+        let tools = tools_by_line(&branch, max_text);
         let mut models_arg = vec!["x".to_string()];
         if let Some(m) = models {
             models_arg.push("--models".into());
@@ -135,7 +136,7 @@ impl Facts {
             contexts.insert(r.u64("line").unwrap_or(0), r);
         }
         let abandoned = if branches {
-            abandoned(input)
+            abandoned(input, max_text)
         } else {
             Vec::new()
         };
@@ -162,10 +163,12 @@ impl Facts {
     }
 }
 
-/// pi-tools' records over `branch`, by the line of the entry they are about.
-fn tools_by_line(branch: &[u8]) -> HashMap<u64, Vec<Rec>> {
+/// pi-tools' records over `branch`, by the line of the entry they are about; result text
+/// cut to `max_text` characters (pi-replay cuts it to as many bytes, stating the full size).
+fn tools_by_line(branch: &[u8], max_text: usize) -> HashMap<u64, Vec<Rec>> {
     let mut tools: HashMap<u64, Vec<Rec>> = HashMap::new();
-    for r in records::<Tools>(&args(&["pi-tools"]), branch) {
+    let max = max_text.to_string();
+    for r in records::<Tools>(&args(&["pi-tools", "--max-text", &max]), branch) {
         tools.entry(r.u64("line").unwrap_or(0)).or_default().push(r);
     }
     tools
@@ -173,7 +176,7 @@ fn tools_by_line(branch: &[u8]) -> HashMap<u64, Vec<Rec>> {
 
 /// Every leaf of `input` but the active one, with its branch (pi-branch --leaves, then
 /// pi-branch --leaf for each: one pass over the input per leaf).
-fn abandoned(input: &[u8]) -> Vec<Abandoned> {
+fn abandoned(input: &[u8], max_text: usize) -> Vec<Abandoned> {
     let leaves = records::<Branch>(&args(&["pi-branch", "--leaves"]), input);
     let mut out = Vec::new();
     for l in &leaves {
@@ -186,7 +189,7 @@ fn abandoned(input: &[u8]) -> Vec<Abandoned> {
         let all = run::<Branch>(&args(&["pi-branch", "--leaf", leaf]), input);
         // The branch of this leaf's own session (another session may hold the same id).
         let branch = session_part(&all, session);
-        let tools = tools_by_line(&branch);
+        let tools = tools_by_line(&branch, max_text);
         out.push(Abandoned {
             session: session.to_string(),
             leaf: leaf.to_string(),

@@ -135,7 +135,13 @@ fn render(
     out: &mut Out,
     d: &mut Diags,
 ) -> Result<Option<String>, Stop> {
-    let facts = Facts::gather(input, args.models.as_deref(), args.branches, d)?;
+    let facts = Facts::gather(
+        input,
+        args.models.as_deref(),
+        args.branches,
+        args.max_text,
+        d,
+    )?;
     let mut buf = String::new();
     let mut title = None;
     for s in build::sessions(&facts, args, file) {

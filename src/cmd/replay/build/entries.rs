@@ -114,7 +114,8 @@ impl Builder<'_> {
             meta.extend(status_meta(r));
             if let Some(res) = r.value.get("result").filter(|x| !x.is_null()) {
                 let images = self.result_images(res);
-                parts.extend(self.output(res.get("text").and_then(Value::as_str), images));
+                let full = res.get("bytes").and_then(Value::as_u64);
+                parts.extend(self.output(res.get("text").and_then(Value::as_str), full, images));
             }
         }
         Item {
@@ -155,21 +156,27 @@ impl Builder<'_> {
     }
 
     /// An output: open when short, folded when long, cut to --max-text, left out with
-    /// --no-tool-output (its size still stated).
-    fn output(&self, text: Option<&str>, images: Vec<Part>) -> Vec<Part> {
+    /// --no-tool-output (its size still stated). `full`: the whole text's size in bytes when
+    /// `text` was cut already (pi-tools --max-text).
+    fn output(&self, text: Option<&str>, full: Option<u64>, images: Vec<Part>) -> Vec<Part> {
         let mut parts = Vec::new();
         if let Some(t) = text.filter(|t| !t.is_empty()) {
+            let full = full.map_or(t.len(), |n| n as usize).max(t.len());
+            let mut pre = Pre::cut(t, self.args.max_text);
+            if full > t.len() {
+                pre.cut_from = Some(full);
+            }
             let lines = t.lines().count();
-            let about = format!("output: {} line(s), {}", count(lines as u64), size(t.len()));
+            let about = match pre.cut_from {
+                None => format!("output: {} line(s), {}", count(lines as u64), size(full)),
+                Some(_) => format!("output: {}", size(full)),
+            };
             if self.args.no_tool_output {
                 parts.push(Part::Note(format!("{about}, left out (--no-tool-output)")));
-            } else if lines <= OPEN_LINES && t.len() <= OPEN_BYTES {
-                parts.push(Part::Pre(Pre::cut(t, self.args.max_text)));
+            } else if pre.cut_from.is_none() && lines <= OPEN_LINES && full <= OPEN_BYTES {
+                parts.push(Part::Pre(pre));
             } else {
-                parts.push(Part::Folded(
-                    about,
-                    vec![Part::Pre(Pre::cut(t, self.args.max_text))],
-                ));
+                parts.push(Part::Folded(about, vec![Part::Pre(pre)]));
             }
         }
         if self.args.no_tool_output && !images.is_empty() {
@@ -202,7 +209,7 @@ impl Builder<'_> {
                 "{status} (call id {})",
                 s(m, "toolCallId").unwrap_or("?")
             )],
-            parts: self.output(text, images),
+            parts: self.output(text, rec.and_then(|r| r.u64("bytes")), images),
         }
     }
 
@@ -226,7 +233,7 @@ impl Builder<'_> {
             &format!("$ {}", s(m, "command").unwrap_or("")),
             self.args.max_text,
         ))];
-        parts.extend(self.output(s(m, "output"), Vec::new()));
+        parts.extend(self.output(s(m, "output"), None, Vec::new()));
         Item {
             kind: "command",
             title: "User command".into(),
