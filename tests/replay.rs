@@ -544,3 +544,39 @@ fn every_corpus_file_renders_in_every_format() {
         }
     }
 }
+
+#[test]
+fn run_bytes_writes_what_the_binary_writes_for_every_fixture() {
+    use clap::Parser;
+    use pi_jsonl::cmd::replay::{Args, Replay};
+    use pi_jsonl::diag::Diags;
+    use pi_jsonl::output::Out;
+    use pi_jsonl::tool::Tool;
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    files.sort();
+    for f in files {
+        let input = std::fs::read(&f).unwrap();
+        for args in [
+            &["--format", "html"][..],
+            &["--format", "md", "--branches"][..],
+        ] {
+            let bin = cmd("pi-replay").args(args).stdin(input.clone()).run();
+            let a = Args::try_parse_from(std::iter::once("pi-replay").chain(args.iter().copied()))
+                .unwrap();
+            let mut out = Out::held();
+            let mut d = Diags::new("pi-replay", "<stdin>", false);
+            Replay::run_bytes(&a, &input, &mut out, &mut d).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out.buf),
+                bin.out(),
+                "{}: {args:?}",
+                f.display()
+            );
+            assert_eq!(d.held(), bin.stderr, "{}", f.display());
+        }
+    }
+}

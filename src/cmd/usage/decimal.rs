@@ -143,7 +143,11 @@ fn general_cost(raw: &[u8]) -> Result<Cost, NotACost> {
     }
     if places <= i64::from(SCALE) {
         let v: u128 = kept.parse().map_err(|_| NotACost::OutOfRange)?;
-        let scaled = v.checked_mul(10u128.pow(SCALE - places as u32));
+        // `places` may be negative (`5e3`): the power is SCALE - places, computed in i64.
+        let scaled = u32::try_from(i64::from(SCALE) - places)
+            .ok()
+            .and_then(|p| 10u128.checked_pow(p))
+            .and_then(|p| v.checked_mul(p));
         return scaled.map(Cost::Units).ok_or(NotACost::OutOfRange);
     }
     let units = BigUint::parse_bytes(kept.as_bytes(), 10).ok_or(NotACost::NotANumber)?;
