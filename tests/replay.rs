@@ -378,6 +378,26 @@ fn terminal_text_neutralises_control_characters() {
 }
 
 #[test]
+fn color_paints_text_into_a_pipe_unless_no_color_is_set() {
+    let plain = replay("tools-image", &["--format", "text"]).out();
+    assert!(!plain.contains('\x1b'));
+    let o = cmd("pi-replay")
+        .args(["--format", "text", "--color"])
+        .arg(fixture("tools-image.jsonl"))
+        .env_remove("NO_COLOR")
+        .ok()
+        .out();
+    assert!(o.contains("\x1b[1;32mAssistant\x1b[0m"), "{o:?}");
+    let o = cmd("pi-replay")
+        .args(["--format", "text", "--color"])
+        .arg(fixture("tools-image.jsonl"))
+        .env("NO_COLOR", "1")
+        .ok()
+        .out();
+    assert!(!o.contains('\x1b'));
+}
+
+#[test]
 fn html_is_the_default_away_from_a_terminal_and_one_page_holds_every_input() {
     let o = cmd("pi-replay")
         .arg(fixture("replay-every-kind.jsonl"))

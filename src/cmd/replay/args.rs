@@ -21,6 +21,11 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
 
+    /// With text output: colour even when stdout is not a terminal (for `less -R`); NO_COLOR
+    /// still turns it off.
+    #[arg(long)]
+    pub color: bool,
+
     /// Show the abandoned branches too, each folded after the entry of the active branch it
     /// left from (each from there to its leaf, as `pi-branch --leaf` gives it).
     #[arg(long)]

@@ -45,7 +45,8 @@ impl Tool for Replay {
         let format = args
             .format
             .unwrap_or(if terminal { Format::Text } else { Format::Html });
-        let colour = terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        let colour =
+            (terminal || args.color) && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         input::run(
             "pi-replay",
             &sources,
