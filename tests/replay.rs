@@ -536,6 +536,34 @@ fn chromium_loads_each_page_without_a_console_message_and_draws_it() {
     let (console, blank_png) = load(&chromium, &dir, &blank, "blank.png");
     assert!(console.is_empty(), "{console:?}");
     assert!(!blank_png.is_empty(), "no screenshot of the blank page");
+    // The check can fail: a page under the same policy that asks for an outside image is
+    // refused, and the refusal is a console message.
+    let head = String::from_utf8(replay("tools-image", &["--format", "html"]).stdout).unwrap();
+    let leaky = head.replace(
+        "<main>",
+        "<main><img src=\"https://example.invalid/x.png\">",
+    );
+    let leaky = dir.write("leaky.html", leaky);
+    let (console, _) = load(&chromium, &dir, &leaky, "leaky.png");
+    assert!(!console.is_empty(), "a refused request was not seen");
+    // The index --out-dir writes, and a page with its abandoned branches.
+    let site = dir.path().join("site");
+    cmd("pi-replay")
+        .arg("--out-dir")
+        .arg(&site)
+        .args(["--branches", "--max-text", "50"])
+        .arg(fixture("replay-every-kind.jsonl"))
+        .ok();
+    for page in ["index.html", "replay-every-kind.html"] {
+        let (console, png) = load(
+            &chromium,
+            &dir,
+            &site.join(page),
+            &format!("site-{page}.png"),
+        );
+        assert!(console.is_empty(), "{page}: console messages: {console:?}");
+        assert_ne!(png, blank_png, "{page}: the screenshot is blank");
+    }
     for name in GOLDEN {
         let html = replay(name, &["--format", "html"]).stdout;
         let page = dir.write(&format!("{name}.html"), &html);
