@@ -14,7 +14,8 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
 
-/// One record another tool wrote, parsed, with its line's raw text (for exact numbers).
+/// One record another tool wrote, parsed, with its line's raw text when exact numbers are
+/// read from it (pi-usage's costs; empty otherwise, so large inputs do not hold it twice).
 pub(super) struct Rec {
     pub value: Value,
     pub raw: Vec<u8>,
@@ -74,7 +75,7 @@ fn args<A: Parser>(list: &[&str]) -> A {
 /// Runs `T` over `input`; its records, parsed. Its diagnostics are counted only: the branch
 /// run reports the input's problems once.
 fn records<T: Tool>(a: &T::Args, input: &[u8]) -> Vec<Rec> {
-    parse(&run::<T>(a, input))
+    parse(&run::<T>(a, input), false)
 }
 
 /// What `T` writes over `input`; its diagnostics counted only.
@@ -85,15 +86,15 @@ fn run<T: Tool>(a: &T::Args, input: &[u8]) -> Vec<u8> {
     out.buf
 }
 
-/// JSON lines, parsed.
-fn parse(lines: &[u8]) -> Vec<Rec> {
+/// JSON lines, parsed; their text kept with `keep_raw`.
+fn parse(lines: &[u8], keep_raw: bool) -> Vec<Rec> {
     lines
         .split(|&b| b == b'\n')
         .filter_map(|l| {
             let value = serde_json::from_slice(l).ok()?;
             Some(Rec {
                 value,
-                raw: l.to_vec(),
+                raw: if keep_raw { l.to_vec() } else { Vec::new() },
             })
         })
         .collect()
@@ -111,7 +112,7 @@ impl Facts {
         Branch::run_bytes(&args(&["pi-branch"]), input, &mut out, d)?;
         let branch = out.buf;
         let infos = records::<Branch>(&args(&["pi-branch", "--info"]), input);
-        let usages = records::<Usage>(&args(&["pi-usage", "--json"]), input);
+        let usages = parse(&run::<Usage>(&args(&["pi-usage", "--json"]), input), true);
         let tools = tools_by_line(&branch, max_text);
         let mut models_arg = vec!["x".to_string()];
         if let Some(m) = models {
