@@ -31,7 +31,8 @@ pub mod time;
 pub mod tool;
 
 use cmd::{
-    branch::Branch, compactions::Compactions, sessions::Sessions, tools::Tools, usage::Usage,
+    branch::Branch, compactions::Compactions, replay::Replay, sessions::Sessions, tools::Tools,
+    usage::Usage,
 };
 use tool::man;
 
@@ -41,6 +42,7 @@ pub fn records() -> Vec<record::Described> {
     [
         cmd::branch::RECORDS,
         cmd::compactions::RECORDS,
+        cmd::replay::RECORDS,
         cmd::sessions::RECORDS,
         cmd::tools::RECORDS,
         cmd::usage::RECORDS,
@@ -53,6 +55,7 @@ pub fn man_pages() -> Vec<(&'static str, String)> {
     vec![
         ("pi-branch", man::<Branch>()),
         ("pi-compactions", man::<Compactions>()),
+        ("pi-replay", man::<Replay>()),
         ("pi-sessions", man::<Sessions>()),
         ("pi-tools", man::<Tools>()),
         ("pi-usage", man::<Usage>()),

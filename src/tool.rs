@@ -49,11 +49,13 @@ pub fn process_main<T: Tool>() -> i32 {
         }
         libc::signal(libc::SIGPIPE, libc::SIG_IGN);
     }
-    // The tools' statuses are 0 and 2 (clap exits by itself on a usage error).
-    if main::<T>() == ExitCode::SUCCESS {
-        0
-    } else {
-        2
+    // The tools' statuses are 0 and 2 (clap exits by itself on a usage error). A panic is a
+    // bug: the hook has printed it; it must not unwind out of this `extern "C"` entry point
+    // (which aborts), so it ends the run with Rust's usual status for a panic, 101.
+    match std::panic::catch_unwind(main::<T>) {
+        Ok(code) if code == ExitCode::SUCCESS => 0,
+        Ok(_) => 2,
+        Err(_) => 101,
     }
 }
 

@@ -16,6 +16,7 @@ mod parallel;
 mod pi16;
 mod properties;
 mod records;
+mod replay;
 mod run_bytes;
 mod sessions;
 mod tool_properties;

@@ -1,0 +1,96 @@
+//! pi-replay's command line and man page (its prose in `man/`).
+
+use crate::cli::{Inputs, ManPage};
+use clap::{Parser, ValueEnum};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "pi-replay",
+    version,
+    about = "Render Pi sessions for a person to read: one self-contained HTML page, Markdown, or text for a terminal.",
+    long_about = None
+)]
+pub struct Args {
+    #[command(flatten)]
+    pub inputs: Inputs,
+
+    /// Output format: `html` (one self-contained page), `md` (GitHub-flavoured Markdown) or
+    /// `text` (for a terminal, in colour unless NO_COLOR is set). Default: `text` when stdout
+    /// is a terminal, `html` otherwise.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub format: Option<Format>,
+
+    /// With text output: colour even when stdout is not a terminal (for `less -R`); NO_COLOR
+    /// still turns it off.
+    #[arg(long)]
+    pub color: bool,
+
+    /// Show the abandoned branches too, each folded after the entry of the active branch it
+    /// left from (each from there to its leaf, as `pi-branch --leaf` gives it).
+    #[arg(long)]
+    pub branches: bool,
+
+    /// Leave out thinking blocks (a line says how many were left out).
+    #[arg(long)]
+    pub no_thinking: bool,
+
+    /// Leave out tool outputs and user-command outputs (their sizes are still shown).
+    #[arg(long)]
+    pub no_tool_output: bool,
+
+    /// Cut each tool output, command output and raw entry shown to N bytes (at a character
+    /// boundary), stating the full size.
+    #[arg(long, value_name = "N", default_value_t = 20000)]
+    pub max_text: usize,
+
+    /// Write one HTML page per input into DIR (named after the input file, `.jsonl` replaced
+    /// by `.html`; `stdin.html` for stdin) and rewrite DIR/index.html to list every page in
+    /// DIR, instead of writing to stdout. Pages and index are replaced atomically, so
+    /// several pi-replay processes may write into one DIR at once.
+    #[arg(long, value_name = "DIR", conflicts_with = "format")]
+    pub out_dir: Option<PathBuf>,
+
+    /// The models.json to read context windows from, for the context chart (default:
+    /// $PI_CODING_AGENT_DIR/models.json, else ~/.pi/agent/models.json).
+    #[arg(long, value_name = "FILE")]
+    pub models: Option<PathBuf>,
+}
+
+/// An output format.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Html,
+    Md,
+    Text,
+}
+
+pub const MAN: ManPage = ManPage {
+    name: "pi-replay",
+    summary: "render Pi sessions as HTML, Markdown or terminal text",
+    description: include_str!("man/description.txt"),
+    output: include_str!("man/output.txt"),
+    environment: include_str!("man/environment.txt"),
+    examples: &[
+        (
+            "pi-replay s.jsonl > s.html",
+            "The active branch as one HTML page that makes no network request.",
+        ),
+        (
+            "pi-replay --format md s.jsonl > s.md",
+            "The same as GitHub-flavoured Markdown.",
+        ),
+        (
+            "pi-replay s.jsonl | less -R",
+            "Text with colour, to page through.",
+        ),
+        (
+            "pi-branch --leaf ID s.jsonl | pi-replay --format md",
+            "Another branch, chosen with pi-branch.",
+        ),
+        (
+            "pi-replay --no-thinking --no-tool-output --format md s.jsonl",
+            "A shorter transcript to share.",
+        ),
+    ],
+};

@@ -1,0 +1,134 @@
+//! The document every format renders: sessions made of items, each item a titled block of
+//! parts (Markdown text, preformatted text, folded groups, images). Building it is the one
+//! place that knows Pi's entry kinds; the renderers only know parts.
+
+/// One rendered session.
+pub(super) struct Session {
+    pub title: String,
+    /// `label: value` lines about the session (id, cwd, totals, …).
+    pub facts: Vec<(String, String)>,
+    /// The recorded context per assistant message, for the chart.
+    pub chart: Chart,
+    pub items: Vec<Item>,
+}
+
+/// One entry (or a tool call joined to its result), as shown.
+pub(super) struct Item {
+    /// What it is: `user`, `assistant`, `tool`, `command`, `compaction`, `meta`, `unknown`…
+    /// (a CSS class in HTML, a colour on a terminal).
+    pub kind: &'static str,
+    pub title: String,
+    /// Short facts shown under the title (model, tokens, status, …).
+    pub meta: Vec<String>,
+    pub parts: Vec<Part>,
+}
+
+pub(super) enum Part {
+    /// Text written as Markdown (user and assistant text, summaries).
+    Markdown(String),
+    /// Text shown as it is (outputs, arguments, raw JSON), maybe cut.
+    Pre(Pre),
+    /// Parts folded away behind a summary line.
+    Folded(String, Vec<Part>),
+    Image(Image),
+    /// A short line in words (something left out, a note).
+    Note(String),
+    /// An item inside this one (a tool call inside its assistant turn).
+    Nested(Item),
+}
+
+pub(super) struct Pre {
+    pub text: String,
+    /// Size in bytes of the whole text, when `text` was cut.
+    pub cut_from: Option<usize>,
+}
+
+impl Pre {
+    /// `text` cut to at most `max` bytes at a character boundary.
+    pub fn cut(text: &str, max: usize) -> Pre {
+        if text.len() <= max {
+            return Pre {
+                text: text.to_string(),
+                cut_from: None,
+            };
+        }
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        Pre {
+            text: text[..end].to_string(),
+            cut_from: Some(text.len()),
+        }
+    }
+}
+
+pub(super) struct Image {
+    /// The MIME type as recorded (shown escaped; only known image types are inlined).
+    pub mime: Option<String>,
+    /// The base64 data as recorded.
+    pub data: String,
+}
+
+impl Image {
+    /// `png` for `image/png`; `image` when unknown.
+    pub fn short_type(&self) -> String {
+        match &self.mime {
+            Some(m) => m.strip_prefix("image/").unwrap_or(m).to_string(),
+            None => "unknown type".into(),
+        }
+    }
+    /// Decoded size in bytes (from the base64 length, padding and whitespace not counted).
+    pub fn bytes(&self) -> usize {
+        let n = self
+            .data
+            .bytes()
+            .filter(|b| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/')
+            .count();
+        n * 3 / 4
+    }
+    /// `[image: png, 34 KB]`.
+    pub fn label(&self) -> String {
+        format!("[image: {}, {}]", self.short_type(), size(self.bytes()))
+    }
+}
+
+/// A byte count for a person: `512 B`, `34 KB`, `2.1 MB`.
+pub(super) fn size(n: usize) -> String {
+    if n < 1024 {
+        format!("{n} B")
+    } else if n < 1024 * 1024 {
+        format!("{} KB", (n + 512) / 1024)
+    } else {
+        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+    }
+}
+
+/// A whole number with thousands separators: `16,505`.
+pub(super) fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The context chart's data: one point per assistant message with recorded usage.
+#[derive(Default)]
+pub(super) struct Chart {
+    pub points: Vec<ChartPoint>,
+    /// The configured context window, when models.json gives one.
+    pub window: Option<u64>,
+}
+
+pub(super) struct ChartPoint {
+    pub tokens: u64,
+    /// A compaction lies between this message and the previous one.
+    pub after_compaction: bool,
+    /// pi-usage inferred a context drop here.
+    pub inferred_drop: bool,
+}

@@ -1,0 +1,159 @@
+//! pi-replay: sessions rendered for a person to read, as one self-contained HTML page,
+//! GitHub-flavoured Markdown, or text for a terminal.
+//!
+//! pi-replay composes the other tools rather than repeating them: `facts` runs pi-branch,
+//! pi-tools, pi-usage and pi-compactions over each input's bytes and keeps their records;
+//! `build` turns the active branch and those records into a `doc` (sessions of items made of
+//! parts); `markdown`, `html` (with `chart`, the context chart) and `text` render it. An input
+//! is held whole while it is rendered (the page is, too).
+
+mod args;
+mod build;
+mod chart;
+mod doc;
+mod facts;
+mod html;
+mod markdown;
+mod site;
+mod text;
+
+pub use args::{Args, Format, MAN};
+
+use crate::cli::ManPage;
+use crate::diag::{Diags, Kind};
+use crate::input::{self, Contents, Opened};
+use crate::output::{Out, Stop};
+use crate::record::Described;
+use crate::tool::Tool;
+use facts::Facts;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+/// pi-replay writes documents, not records.
+pub const RECORDS: &[Described] = &[];
+
+/// replay: the tool.
+pub struct Replay;
+
+impl Tool for Replay {
+    type Args = Args;
+    const MAN: ManPage = MAN;
+
+    fn run(args: &Args) -> ExitCode {
+        let sources = args.inputs.sources();
+        let terminal = std::io::stdout().is_terminal();
+        let format = args
+            .format
+            .unwrap_or(if terminal { Format::Text } else { Format::Html });
+        let colour =
+            (terminal || args.color) && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        input::run(
+            "pi-replay",
+            &sources,
+            args.inputs.threads(),
+            |src, out, d| {
+                if let Some(dir) = &args.out_dir {
+                    return site::page(args, dir, src, d);
+                }
+                if std::ptr::eq(src, &sources[0]) {
+                    start(format, out)?;
+                }
+                with_bytes(src, d, |b, d| {
+                    render(args, format, colour, b, &src.name(), out, d)
+                })
+                .map(|_| ())
+            },
+            |r, out| match r {
+                None if args.out_dir.is_none() => end(format, out),
+                _ => Ok(()),
+            },
+        )
+    }
+
+    /// Renders `input` as if it came on stdin, in the format asked (HTML when none is).
+    fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+        let format = args.format.unwrap_or(Format::Html);
+        start(format, out)?;
+        render(args, format, false, input, "<stdin>", out, d)?;
+        end(format, out)
+    }
+}
+
+/// Calls `f` with the bytes of `src` (mapped, read whole, or read from a stream); `None`
+/// when it cannot be opened (reported).
+fn with_bytes<R>(
+    src: &input::Source,
+    d: &mut Diags,
+    f: impl FnOnce(&[u8], &mut Diags) -> Result<R, Stop>,
+) -> Result<Option<R>, Stop> {
+    let Some(opened) = Opened::open(src, d) else {
+        return Ok(None);
+    };
+    opened
+        .contents(|c| match c {
+            Contents::Mapped(m) => f(m.bytes(), d),
+            Contents::Whole(b, err) => {
+                let r = f(b, d);
+                if let Some(e) = err {
+                    d.report(None, Kind::Io, format!("read error: {e}"));
+                }
+                r
+            }
+            Contents::Stream(r) => {
+                let mut b = Vec::new();
+                if let Err(e) = r.read_to_end(&mut b) {
+                    d.report(None, Kind::Io, format!("read error: {e}"));
+                }
+                f(&b, d)
+            }
+        })
+        .map(Some)
+}
+
+/// What comes before the first input (the HTML page's head).
+fn start(format: Format, out: &mut Out) -> Result<(), Stop> {
+    match format {
+        Format::Html => out.raw(html::head("Pi session replay").as_bytes()),
+        Format::Md | Format::Text => Ok(()),
+    }
+}
+
+/// What comes after the last input.
+fn end(format: Format, out: &mut Out) -> Result<(), Stop> {
+    match format {
+        Format::Html => out.raw(html::TAIL.as_bytes()),
+        Format::Md | Format::Text => Ok(()),
+    }
+}
+
+/// Renders the sessions of one input named `file`; the first session's title.
+fn render(
+    args: &Args,
+    format: Format,
+    colour: bool,
+    input: &[u8],
+    file: &str,
+    out: &mut Out,
+    d: &mut Diags,
+) -> Result<Option<String>, Stop> {
+    let facts = Facts::gather(
+        input,
+        args.models.as_deref(),
+        args.branches,
+        args.max_text,
+        d,
+    )?;
+    let mut buf = String::new();
+    let mut title = None;
+    for s in build::sessions(&facts, args, file) {
+        title.get_or_insert_with(|| s.title.clone());
+        match format {
+            Format::Md => markdown::session(&s, &mut buf),
+            Format::Html => html::session(&s, &mut buf),
+            Format::Text => text::session(&s, colour, &mut buf),
+        }
+        out.raw(buf.as_bytes())?;
+        buf.clear();
+    }
+    Ok(title)
+}
