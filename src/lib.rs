@@ -29,7 +29,8 @@ pub mod time;
 pub mod tool;
 
 use cmd::{
-    branch::Branch, compactions::Compactions, sessions::Sessions, tools::Tools, usage::Usage,
+    branch::Branch, compactions::Compactions, redact::Redact, sessions::Sessions, tools::Tools,
+    usage::Usage,
 };
 use tool::man;
 
@@ -39,6 +40,7 @@ pub fn records() -> Vec<record::Described> {
     [
         cmd::branch::RECORDS,
         cmd::compactions::RECORDS,
+        cmd::redact::RECORDS,
         cmd::sessions::RECORDS,
         cmd::tools::RECORDS,
         cmd::usage::RECORDS,
@@ -51,6 +53,7 @@ pub fn man_pages() -> Vec<(&'static str, String)> {
     vec![
         ("pi-branch", man::<Branch>()),
         ("pi-compactions", man::<Compactions>()),
+        ("pi-redact", man::<Redact>()),
         ("pi-sessions", man::<Sessions>()),
         ("pi-tools", man::<Tools>()),
         ("pi-usage", man::<Usage>()),

@@ -11,6 +11,7 @@ mod parallel;
 mod pi16;
 mod properties;
 mod records;
+mod redact;
 mod run_bytes;
 mod sessions;
 mod tool_properties;
