@@ -118,6 +118,21 @@ const TEXT_FIELDS: &[&str] = &[
 /// numbers after it move. Compared only when the original had no bad line.
 const LINE_FIELDS: &[&str] = &["line", "leaf_line", "context_after_line", "diagnostics"];
 
+/// Leaves out the fields that name entries or sessions by id (`--rename-ids` changes them).
+fn strip_ids(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, _| {
+                !(matches!(k.as_str(), "session" | "leaf" | "target" | "from_id")
+                    || k.ends_with("entry"))
+            });
+            m.values_mut().for_each(strip_ids);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_ids),
+        _ => {}
+    }
+}
+
 fn strip(v: &mut Value, fields: &[&str]) {
     match v {
         Value::Object(m) => {
@@ -138,8 +153,12 @@ const CHECKS: &[(&str, &[&str])] = &[
     ("pi-compactions", &["--errors", "--branch-summaries"]),
 ];
 
-/// The four tools' records on `file`, without the fields that hold replaced text.
-fn answers(file: &Path, clean: bool) -> Vec<(String, Vec<Value>)> {
+/// Times, left out of the comparison when `--shift-time` changes them.
+const TIME_FIELDS: &[&str] = &["timestamp", "first", "last", "day", "week", "month"];
+
+/// The four tools' records on `file`, without the fields that hold replaced text (nor
+/// `also`).
+fn answers(file: &Path, clean: bool, also: &[&str], ids: bool) -> Vec<(String, Vec<Value>)> {
     CHECKS
         .iter()
         .map(|(tool, flags)| {
@@ -147,6 +166,10 @@ fn answers(file: &Path, clean: bool) -> Vec<(String, Vec<Value>)> {
             let mut recs = o.records();
             for r in &mut recs {
                 strip(r, TEXT_FIELDS);
+                strip(r, also);
+                if ids {
+                    strip_ids(r);
+                }
                 if !clean {
                     strip(r, LINE_FIELDS);
                 }
@@ -173,7 +196,15 @@ fn assert_same_answers(file: &Path, dir: &TempDir, flags: &[&str]) {
     );
     let clean = o.stderr.is_empty();
     let red = dir.write("redacted.jsonl", &o.stdout);
-    let (a, b) = (answers(file, clean), answers(&red, clean));
+    let mut also: Vec<&str> = Vec::new();
+    if flags.iter().any(|f| f.starts_with("--shift-time")) {
+        also.extend(TIME_FIELDS);
+    }
+    let ids = flags.contains(&"--rename-ids");
+    let (a, b) = (
+        answers(file, clean, &also, ids),
+        answers(&red, clean, &also, ids),
+    );
     for ((tool, x), (_, y)) in a.iter().zip(&b) {
         assert_eq!(x, y, "{tool} on {} {flags:?}", file.display());
     }
@@ -185,7 +216,44 @@ fn the_tools_answer_the_same_on_every_redacted_fixture() {
     for f in fixture_files() {
         assert_same_answers(&f, &dir, &[]);
         assert_same_answers(&f, &dir, &["--keep-text"]);
+        assert_same_answers(&f, &dir, &["--rename-ids", "--shift-time=-3d"]);
     }
+}
+
+#[test]
+fn shift_time_moves_every_timestamp_by_one_constant() {
+    let o = redact(&["--shift-time=-1d", &fixture_str("redact-everything.jsonl")]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = o.records();
+    assert_eq!(r[0]["timestamp"], "2026-05-31T10:00:00.000Z");
+    assert_eq!(r[3]["timestamp"], "2026-05-31T10:00:01.000Z");
+    assert_eq!(r[3]["message"]["timestamp"], 1780308001000_i64 - 86_400_000);
+    let bad = redact(&[
+        "--shift-time",
+        "1w",
+        &fixture_str("redact-everything.jsonl"),
+    ]);
+    assert_eq!(bad.status, 2);
+    assert_eq!(
+        bad.stderr,
+        "pi-redact: --shift-time unknown unit \"w\": use s, m, h or d\n"
+    );
+}
+
+#[test]
+fn rename_ids_renames_every_reference_consistently() {
+    let o = redact(&["--rename-ids", &fixture_str("redact-everything.jsonl")]);
+    let r = o.records();
+    assert_eq!(r[0]["id"], "00000000-0000-4000-8000-000000000001");
+    assert_eq!(r[1]["id"], "00000001");
+    assert_eq!(r[1]["parentId"], Value::Null);
+    assert_eq!(r[2]["parentId"], "00000001");
+    // compaction e08 keeps from e04; the label e10 targets e04; the branch summary e09 comes
+    // from e08.
+    assert_eq!(r[8]["firstKeptEntryId"], "00000004");
+    assert_eq!(r[9]["fromId"], "00000008");
+    assert_eq!(r[10]["targetId"], "00000004");
+    assert!(!o.out().contains("\"e0"), "no old id is left");
 }
 
 #[test]

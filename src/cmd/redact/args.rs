@@ -58,6 +58,16 @@ pub struct Args {
     #[arg(long)]
     pub no_check: bool,
 
+    /// Move every timestamp by SHIFT: a signed whole number of seconds, or of minutes, hours
+    /// or days with `m`, `h`, `d` (`--shift-time=-30d`).
+    #[arg(long, value_name = "SHIFT", allow_hyphen_values = true)]
+    pub shift_time: Option<String>,
+
+    /// Rename entry ids (`00000001`, ...: consistently within each session, parent links,
+    /// labels' targets and compactions' first kept entries included) and session ids.
+    #[arg(long)]
+    pub rename_ids: bool,
+
     /// At the end, say on stderr what was replaced, by category and count.
     #[arg(long)]
     pub report: bool,

@@ -9,9 +9,11 @@
 
 mod args;
 mod check;
+mod ids;
 mod mask;
 mod paths;
 mod placeholder;
+mod retime;
 mod rewrite;
 mod tally;
 
@@ -25,6 +27,7 @@ use crate::output::{push_value, Out, Stop};
 use crate::reader::{self, Entry, Header, Visitor};
 use crate::record::Described;
 use crate::tool::Tool;
+use ids::Renames;
 use mask::Masker;
 use paths::Pseudonyms;
 use rewrite::Rewriter;
@@ -43,6 +46,9 @@ struct RunState {
     masker: Masker,
     paths: Pseudonyms,
     tally: Tally,
+    renames: Renames,
+    /// `--shift-time`, in milliseconds.
+    shift: Option<i64>,
 }
 
 impl RunState {
@@ -51,6 +57,13 @@ impl RunState {
             masker: Masker::new(args.secrets()?),
             paths: Pseudonyms::default(),
             tally: Tally::default(),
+            renames: Renames::default(),
+            shift: args
+                .shift_time
+                .as_deref()
+                .map(retime::parse_shift)
+                .transpose()
+                .map_err(|e| format!("--shift-time {e}"))?,
         })
     }
 }
@@ -132,13 +145,16 @@ struct Redactor<'a, 'o, 'w> {
 
 impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
     fn new(args: &Args, state: &'a mut RunState, out: &'o mut Out<'w>) -> Self {
+        let mut rw = Rewriter::new(
+            args.keep_text,
+            &state.masker,
+            &mut state.paths,
+            &mut state.tally,
+        );
+        rw.shift = state.shift;
+        rw.renames = args.rename_ids.then_some(&mut state.renames);
         Redactor {
-            rw: Rewriter::new(
-                args.keep_text,
-                &state.masker,
-                &mut state.paths,
-                &mut state.tally,
-            ),
+            rw,
             secrets: state.masker.exact(),
             check: !args.no_check,
             out,

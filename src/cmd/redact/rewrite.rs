@@ -4,9 +4,11 @@
 //! signatures dropped. What each member is comes from where it stands (the entry's type, the
 //! message's role, the content block's type): [`Act`] says what is done with it.
 
+use super::ids::Renames;
 use super::mask::Masker;
 use super::paths::{looks_like_path, Pseudonyms};
 use super::placeholder::{of_image, of_text, TextKind};
+use super::retime::shifted;
 use super::tally::Tally;
 use crate::json::{self, Raw};
 use crate::output::{push_value, write_str};
@@ -35,6 +37,12 @@ enum Act {
     Data(Labels),
     /// A message object.
     Message,
+    /// A timestamp: moved with `--shift-time`.
+    Time,
+    /// An entry id or a reference to one: renamed with `--rename-ids`.
+    Id,
+    /// The session header's id: renamed with `--rename-ids`.
+    SessionId,
 }
 
 /// Which strings of data are labels, kept as they are.
@@ -64,26 +72,27 @@ fn is_signature(key: &str) -> bool {
 /// What a top-level member of an entry of type `kind` is.
 fn entry_act(kind: &str, key: &str) -> Act {
     match (kind, key) {
-        (_, "type" | "id" | "parentId" | "timestamp") => Act::Keep,
+        ("session", "id") => Act::SessionId,
+        (_, "id" | "parentId" | "targetId" | "fromId" | "firstKeptEntryId") => Act::Id,
+        (_, "timestamp") => Act::Time,
+        (_, "type") => Act::Keep,
         // Who was billed, on any entry that says (compaction, branch summary, usage entries).
         (_, "provider" | "model" | "modelId" | "api" | "responseModel") => Act::Keep,
         ("session", "cwd" | "parentSession") => Act::Path,
         ("session", "version") => Act::Keep,
         (_, "message") => Act::Message,
         ("thinking_level_change", "thinkingLevel") => Act::Keep,
-        ("compaction", "firstKeptEntryId" | "tokensBefore" | "fromHook") => Act::Keep,
+        ("compaction", "tokensBefore" | "fromHook") => Act::Keep,
         ("compaction" | "branch_summary", "summary") => Act::Text(TextKind::Summary),
         ("compaction", "systemMessage") => Act::Text(TextKind::Message),
         ("compaction" | "branch_summary", "details") => Act::Data(Labels::Details),
-        ("branch_summary", "fromId" | "fromHook") => Act::Keep,
+        ("branch_summary", "fromHook") => Act::Keep,
         ("custom" | "custom_message", "customType" | "display") => Act::Keep,
         ("custom_message", "content") => Act::Content(TextKind::Message),
-        ("label", "targetId") => Act::Keep,
         ("label", "label") => Act::Text(TextKind::Label),
         ("session_info", "name") => Act::Text(TextKind::Name),
         ("usage", "kind") => Act::Keep,
         ("usage", "note") => Act::Text(TextKind::Message),
-        ("context_edit", "targetId") => Act::Keep,
         _ if is_signature(key) => Act::Drop,
         _ => Act::Data(Labels::None),
     }
@@ -93,8 +102,9 @@ fn entry_act(kind: &str, key: &str) -> Act {
 fn message_act(role: &str, key: &str) -> Act {
     match key {
         "role" | "stopReason" | "provider" | "model" | "api" | "responseModel" | "responseId"
-        | "toolCallId" | "toolName" | "customType" | "timestamp" | "id" | "fromId"
-        | "firstKeptEntryId" => Act::Keep,
+        | "toolCallId" | "toolName" | "customType" | "id" => Act::Keep,
+        "fromId" | "firstKeptEntryId" => Act::Id,
+        "timestamp" => Act::Time,
         "content" => Act::Content(match role {
             "user" => TextKind::Prompt,
             "assistant" => TextKind::Text,
@@ -179,6 +189,10 @@ pub struct Rewriter<'r> {
     pub masker: &'r Masker,
     pub paths: &'r mut Pseudonyms,
     pub tally: &'r mut Tally,
+    /// `--shift-time`, in milliseconds.
+    pub shift: Option<i64>,
+    /// `--rename-ids`.
+    pub renames: Option<&'r mut Renames>,
     pub check: LineCheck,
     /// Strings to mask wherever they occur in kept text of this record, besides what the
     /// masker finds: set for a second rewrite of a record whose first one left a masked
@@ -200,6 +214,8 @@ impl<'r> Rewriter<'r> {
             masker,
             paths,
             tally,
+            shift: None,
+            renames: None,
             check: LineCheck::default(),
             also: Vec::new(),
             changed: false,
@@ -279,8 +295,39 @@ impl<'r> Rewriter<'r> {
                 self.object(raw, out, depth, |k| message_act(&role, k));
             }
             Act::Data(labels) => self.data(raw, out, depth, key, labels),
+            Act::Time => self.time(raw, out),
+            Act::Id | Act::SessionId => self.id(act, raw, out),
             _ => self.data(raw, out, depth, key, Labels::None),
         }
+    }
+
+    /// A timestamp, moved by `--shift-time` when it reads as one.
+    fn time(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+        match self.shift.and_then(|ms| shifted(&raw, ms)) {
+            Some(t) if raw.first() == Some(&b'"') => {
+                self.changed = true;
+                write_str(out, &t);
+            }
+            Some(t) => {
+                self.changed = true;
+                out.extend_from_slice(t.as_bytes());
+            }
+            None => self.keep(raw, out),
+        }
+    }
+
+    /// An id or a reference to one, renamed by `--rename-ids` when it is a string.
+    fn id(&mut self, act: Act, raw: Raw<'_>, out: &mut Vec<u8>) {
+        let (Some(renames), Some(id)) = (self.renames.as_deref_mut(), raw.as_str()) else {
+            return self.keep(raw, out);
+        };
+        let new = if act == Act::SessionId {
+            renames.session()
+        } else {
+            renames.entry(&id)
+        };
+        self.changed |= new != *id;
+        write_str(out, &new);
     }
 
     fn keep(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
