@@ -545,3 +545,59 @@ fn corpus_no_canary_survives() {
         assert_no_canary_survives(f, &dir);
     }
 }
+
+// ---- --out-dir. ----
+
+#[test]
+fn out_dir_lays_files_out_as_pi_does_and_never_replaces_one() {
+    let t = TempDir::new("redact-out");
+    let (a, b) = (
+        fixture_str("redact-everything.jsonl"),
+        fixture_str("usage-basic.jsonl"),
+    );
+    let out = t.path().join("shared");
+    let o = cmd("pi-redact")
+        .arg("--out-dir")
+        .arg(&out)
+        .args([&a, &b])
+        .ok();
+    assert_eq!(o.out(), "");
+    // The same run to stdout: the same pseudonyms, the files' contents one after the other.
+    let whole = cmd("pi-redact").args([&a, &b]).ok().out();
+    let first = out.join("--home-user1-dir1-dir2--/2026-06-01T10-00-00-000Z_s-redact.jsonl");
+    let second = out.join("--home-user2-dir9--/2026-05-01T09-59-00-000Z_s-basic.jsonl");
+    let (x, y) = (
+        std::fs::read_to_string(&first).unwrap(),
+        std::fs::read_to_string(&second).unwrap(),
+    );
+    assert_eq!(format!("{x}{y}"), whole);
+    let again = cmd("pi-redact").arg("--out-dir").arg(&out).arg(&a).run();
+    assert_eq!(again.status, 2);
+    assert!(again.stderr.contains("File exists"), "{}", again.stderr);
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), x, "not replaced");
+    let names: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no temporary file is left: {names:?}");
+}
+
+#[test]
+fn out_dir_does_not_write_an_input_with_a_withheld_record() {
+    let t = TempDir::new("redact-out-withheld");
+    let out = t.path().join("shared");
+    let o = cmd("pi-redact")
+        .env("FAKE_SECRET", "claude-sonnet-4-5")
+        .args(["--secret-env", "FAKE_SECRET", "--out-dir"])
+        .arg(&out)
+        .arg(fixture("redact-everything.jsonl"))
+        .run();
+    assert_eq!(o.status, 2);
+    assert!(
+        o.stderr
+            .ends_with("3 record(s) still held replaced text: the redacted copy is not written\n"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+}

@@ -68,6 +68,12 @@ pub struct Args {
     #[arg(long)]
     pub rename_ids: bool,
 
+    /// Write each input to its own file under DIR instead of stdout, named and placed as Pi
+    /// places sessions (`DIR/--<cwd pseudonym>--/<time>_<id>.jsonl`, from the rewritten
+    /// header). An existing file is not replaced; an input with a withheld record is not written.
+    #[arg(long, value_name = "DIR")]
+    pub out_dir: Option<PathBuf>,
+
     /// At the end, say on stderr what was replaced, by category and count.
     #[arg(long)]
     pub report: bool,

@@ -11,6 +11,7 @@ mod args;
 mod check;
 mod ids;
 mod mask;
+mod outdir;
 mod paths;
 mod placeholder;
 mod retime;
@@ -49,6 +50,8 @@ struct RunState {
     renames: Renames,
     /// `--shift-time`, in milliseconds.
     shift: Option<i64>,
+    /// Inputs without a session written so far (`--out-dir` numbers their files).
+    sessionless: u64,
 }
 
 impl RunState {
@@ -58,6 +61,7 @@ impl RunState {
             paths: Pseudonyms::default(),
             tally: Tally::default(),
             renames: Renames::default(),
+            sessionless: 0,
             shift: args
                 .shift_time
                 .as_deref()
@@ -90,7 +94,10 @@ impl Tool for Redact {
                     return Ok(());
                 }
                 let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
-                redact_source(args, &mut s, src, out, d)
+                match &args.out_dir {
+                    Some(dir) => redact_to_dir(args, &mut s, src, dir, d),
+                    None => redact_source(args, &mut s, src, out, d),
+                }
             },
             |_, _| Ok(()),
         );
@@ -132,6 +139,63 @@ fn redact_source(
     Ok(())
 }
 
+/// [`redact_source`] into a file of its own under `dir` (see [`outdir`]).
+fn redact_to_dir(
+    args: &Args,
+    state: &mut RunState,
+    src: &Source,
+    dir: &std::path::Path,
+    d: &mut Diags,
+) -> Result<(), Stop> {
+    let Some(input) = Opened::open(src, d) else {
+        return Ok(());
+    };
+    let tmp = dir.join(format!(".pi-redact-{}.tmp", std::process::id()));
+    let mut file = match std::fs::create_dir_all(dir).and_then(|_| std::fs::File::create_new(&tmp))
+    {
+        Ok(f) => std::io::BufWriter::new(f),
+        Err(e) => {
+            d.report(
+                None,
+                Kind::Io,
+                format!("cannot write {}: {e}", tmp.display()),
+            );
+            return Ok(());
+        }
+    };
+    let mut out = Out::direct(&mut file, false);
+    let mut v = Redactor::new(args, state, &mut out);
+    let read = input.read(d, &mut v).map(|_| ());
+    let (header, withheld) = (v.first_header.take(), v.withheld);
+    let written = read.and_then(|_| out.flush());
+    drop(file);
+    let problem = match written {
+        Err(Stop::Io(e)) => Some(format!("writing {}: {e}", tmp.display())),
+        Err(Stop::BrokenPipe) => Some(format!("writing {}: broken pipe", tmp.display())),
+        Ok(()) if withheld > 0 => Some(format!(
+            "{withheld} record(s) still held replaced text: the redacted copy is not written"
+        )),
+        Ok(()) => None,
+    };
+    if header.is_none() {
+        state.sessionless += 1;
+    }
+    let target = outdir::target(dir, header.as_deref(), state.sessionless);
+    let placed = match problem {
+        Some(p) => Err(p),
+        None => target
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| std::fs::hard_link(&tmp, &target))
+            .map_err(|e| format!("cannot write {}: {e}", target.display())),
+    };
+    let _ = std::fs::remove_file(&tmp);
+    if let Err(p) = placed {
+        d.report(None, Kind::Io, p);
+    }
+    Ok(())
+}
+
 /// The reader's visitor: each header and entry rewritten and written.
 struct Redactor<'a, 'o, 'w> {
     rw: Rewriter<'a>,
@@ -141,6 +205,10 @@ struct Redactor<'a, 'o, 'w> {
     buf: Vec<u8>,
     /// The number of the next line written (lines are numbered from 1).
     next_line: u64,
+    /// The first header, as written (`--out-dir` names the file after it).
+    first_header: Option<Vec<u8>>,
+    /// Records the residual scan withheld.
+    withheld: u64,
 }
 
 impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
@@ -160,6 +228,8 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
             out,
             buf: Vec::new(),
             next_line: 1,
+            first_header: None,
+            withheld: 0,
         }
     }
 
@@ -191,6 +261,7 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
                         String::from_utf8_lossy(s).chars().count()
                     ),
                 );
+                self.withheld += 1;
                 return self.out.line(b"");
             }
         }
@@ -224,10 +295,14 @@ impl Visitor for Redactor<'_, '_, '_> {
         ) else {
             return Ok(());
         };
-        match json::validate(&b[start..=end]) {
-            Ok(raw) => self.write("session", raw, h.line.no, d),
-            Err(_) => Ok(()),
+        let Ok(raw) = json::validate(&b[start..=end]) else {
+            return Ok(());
+        };
+        self.write("session", raw, h.line.no, d)?;
+        if self.first_header.is_none() {
+            self.first_header = Some(self.buf.clone());
         }
+        Ok(())
     }
 
     fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
