@@ -348,6 +348,21 @@ fn keep_text_masks_secrets_e_mails_and_paths() {
     );
 }
 
+#[test]
+fn a_key_that_is_a_token_is_replaced_too() {
+    let session = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"env","arguments":{"ghp_abcdefghijklmnopqrstuvwxyz0123456789":1,"plain_key":2}}],"stopReason":"toolUse"}}"#,
+        "\n"
+    );
+    for mode in [&[][..], &["--keep-text"][..]] {
+        let o = cmd("pi-redact").args(mode).stdin(session).ok();
+        assert!(!o.out().contains("ghp_"), "{mode:?}: {}", o.out());
+        assert!(o.out().contains(r#""plain_key":2"#));
+    }
+}
+
 // ---- The canaries. ----
 
 /// Fake secrets of many kinds, e-mail addresses and home paths. Each is what must not appear

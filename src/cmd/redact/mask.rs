@@ -179,6 +179,12 @@ impl Masker {
         out
     }
 
+    /// Whether `text` holds anything to mask (a key that looks like an identifier may still
+    /// be a token).
+    pub fn finds_any(&self, text: &str) -> bool {
+        !self.spans(text, &[]).is_empty()
+    }
+
     /// The spans to mask, in order, none overlapping (an earlier finder wins).
     fn spans(&self, text: &str, also: &[(&'static str, String)]) -> Vec<Span> {
         let c = compiled();

@@ -256,7 +256,7 @@ impl<'r> Rewriter<'r> {
 
     /// Writes a member's key: as it is, unless it is data whose key is not an identifier.
     fn key(&mut self, raw_key: &[u8], name: &str, act: Act, out: &mut Vec<u8>) {
-        if matches!(act, Act::Data(_)) && !is_identifier(name) {
+        if matches!(act, Act::Data(_)) && (!is_identifier(name) || self.masker.finds_any(name)) {
             let mut found: Vec<(&'static str, String)> = Vec::new();
             let written = if self.keep_text {
                 self.masker
