@@ -31,8 +31,8 @@ pub mod time;
 pub mod tool;
 
 use cmd::{
-    branch::Branch, compactions::Compactions, replay::Replay, sessions::Sessions, tools::Tools,
-    usage::Usage,
+    branch::Branch, compactions::Compactions, redact::Redact, replay::Replay, sessions::Sessions,
+    tools::Tools, usage::Usage,
 };
 use tool::man;
 
@@ -42,6 +42,7 @@ pub fn records() -> Vec<record::Described> {
     [
         cmd::branch::RECORDS,
         cmd::compactions::RECORDS,
+        cmd::redact::RECORDS,
         cmd::replay::RECORDS,
         cmd::sessions::RECORDS,
         cmd::tools::RECORDS,
@@ -55,6 +56,7 @@ pub fn man_pages() -> Vec<(&'static str, String)> {
     vec![
         ("pi-branch", man::<Branch>()),
         ("pi-compactions", man::<Compactions>()),
+        ("pi-redact", man::<Redact>()),
         ("pi-replay", man::<Replay>()),
         ("pi-sessions", man::<Sessions>()),
         ("pi-tools", man::<Tools>()),

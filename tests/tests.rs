@@ -16,6 +16,7 @@ mod parallel;
 mod pi16;
 mod properties;
 mod records;
+mod redact;
 mod replay;
 mod run_bytes;
 mod sessions;

@@ -2,6 +2,7 @@
 
 pub mod branch;
 pub mod compactions;
+pub mod redact;
 pub mod replay;
 pub mod sessions;
 pub mod tools;

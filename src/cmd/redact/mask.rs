@@ -1,0 +1,342 @@
+//! Masking text that is kept (`--keep-text`, and provider error texts in every mode): the
+//! secrets the user named (exact values), credentials the detectors know by their shape,
+//! e-mail addresses, tokens that look random, and file paths (given their pseudonyms).
+//! Each mask names its kind: `[secret:github-token]`, `[email]`.
+
+use super::paths::{looks_like_path, Pseudonyms};
+use regex::Regex;
+use std::sync::OnceLock;
+
+/// A detector: the kind its masks name, and the pattern (group `s`, when present, is the part
+/// masked; the whole match otherwise).
+struct Detector {
+    kind: &'static str,
+    pattern: &'static str,
+}
+
+/// The credential detectors, most specific first (an earlier one wins where two overlap).
+const DETECTORS: &[Detector] = &[
+    Detector {
+        kind: "private-key",
+        pattern: r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
+    },
+    Detector {
+        kind: "url-password",
+        pattern: r"[A-Za-z][A-Za-z0-9+.\-]*://(?P<s>[^\s:/@]*:[^\s@/]+)@",
+    },
+    Detector {
+        kind: "aws-access-key",
+        pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b",
+    },
+    Detector {
+        kind: "aws-secret-key",
+        pattern: r#"(?i)aws.{0,20}?(?:secret|key).{0,20}?[=:]\s*["']?(?P<s>[A-Za-z0-9/+=]{40})\b"#,
+    },
+    Detector {
+        kind: "github-token",
+        pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+    },
+    Detector {
+        kind: "gitlab-token",
+        pattern: r"\bgl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_\-]{20,}",
+    },
+    Detector {
+        kind: "slack-token",
+        pattern: r"\bxox[abposre]-[A-Za-z0-9\-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
+    },
+    Detector {
+        kind: "anthropic-key",
+        pattern: r"\bsk-ant-[A-Za-z0-9_\-]{20,}",
+    },
+    Detector {
+        kind: "openai-key",
+        pattern: r"\bsk-(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_\-]{20,}",
+    },
+    Detector {
+        kind: "google-api-key",
+        pattern: r"\bAIza[0-9A-Za-z_\-]{35,}",
+    },
+    Detector {
+        kind: "stripe-key",
+        pattern: r"\b[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}",
+    },
+    Detector {
+        kind: "jwt",
+        pattern: r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+    },
+    Detector {
+        kind: "bearer-token",
+        pattern: r"(?i)\b(?:bearer|token)\s+(?P<s>[A-Za-z0-9._~+/=\-]{16,})",
+    },
+    Detector {
+        kind: "password",
+        pattern: r#"(?i)(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|auth)["']?\s*[=:]\s*["']?(?P<s>[A-Za-z0-9!@#$%^&*+/=_\-~]*[0-9!@#$%^&*+=~][A-Za-z0-9!@#$%^&*+/=_\-~]*)"#,
+    },
+];
+
+/// What a masked span becomes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Mask {
+    Secret(&'static str),
+    Email,
+    Path,
+}
+
+struct Span {
+    start: usize,
+    end: usize,
+    mask: Mask,
+}
+
+struct Compiled {
+    detectors: Vec<(&'static str, Regex)>,
+    email: Regex,
+    token: Regex,
+    path: Regex,
+}
+
+fn compiled() -> &'static Compiled {
+    static C: OnceLock<Compiled> = OnceLock::new();
+    C.get_or_init(|| Compiled {
+        detectors: DETECTORS
+            .iter()
+            .map(|d| (d.kind, Regex::new(d.pattern).expect("detector pattern")))
+            .collect(),
+        email: Regex::new(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+            .expect("e-mail pattern"),
+        token: Regex::new(r"[A-Za-z0-9+/_=\-]{24,}").expect("token pattern"),
+        path: Regex::new(r#"(?:^|[\s"'`(\[=:,<>|]|\\[nrt])(?P<s>~?/[^\s"'`<>()\[\]{},;|\\]+)"#)
+            .expect("path pattern"),
+    })
+}
+
+/// The masker of one run: the exact secrets the user named, and what each kind of mask counts.
+#[derive(Default)]
+pub struct Masker {
+    /// Exact secret values (`--secrets-from`, `--secret-env`), longest first.
+    exact: Vec<String>,
+}
+
+/// The shortest exact secret value masked (shorter ones, such as `PORT=3000`, would mask
+/// ordinary text everywhere).
+pub const MIN_EXACT: usize = 6;
+
+impl Masker {
+    pub fn new(mut exact: Vec<String>) -> Masker {
+        exact.retain(|s| s.chars().count() >= MIN_EXACT);
+        exact.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        exact.dedup();
+        Masker { exact }
+    }
+
+    /// The exact secrets, for the residual scan.
+    pub fn exact(&self) -> &[String] {
+        &self.exact
+    }
+
+    /// `text` with every secret, e-mail address, random-looking token and path masked;
+    /// `found(kind, original)` is told of each.
+    /// `also`: strings masked elsewhere on the same record (kind, text), masked wherever they
+    /// occur here too (see [`super::rewrite::Rewriter::also`]).
+    pub fn mask(
+        &self,
+        text: &str,
+        paths: &mut Pseudonyms,
+        also: &[(&'static str, String)],
+        mut found: impl FnMut(&'static str, &str),
+    ) -> String {
+        let spans = self.spans(text, also);
+        if spans.is_empty() {
+            return text.to_string();
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        for s in spans {
+            out.push_str(&text[at..s.start]);
+            let original = &text[s.start..s.end];
+            match s.mask {
+                Mask::Path | Mask::Secret("path") => {
+                    let pseudonym = paths.path(original);
+                    if pseudonym != original {
+                        found("path", original);
+                    }
+                    out.push_str(&pseudonym);
+                }
+                Mask::Email | Mask::Secret("email") => {
+                    found("email", original);
+                    out.push_str("[email]");
+                }
+                Mask::Secret(kind) => {
+                    found(kind, original);
+                    out.push_str("[secret:");
+                    out.push_str(kind);
+                    out.push(']');
+                }
+            }
+            at = s.end;
+        }
+        out.push_str(&text[at..]);
+        out
+    }
+
+    /// Whether `text` holds anything to mask (a key that looks like an identifier may still
+    /// be a token).
+    pub fn finds_any(&self, text: &str) -> bool {
+        !self.spans(text, &[]).is_empty()
+    }
+
+    /// The spans to mask, in order, none overlapping (an earlier finder wins).
+    fn spans(&self, text: &str, also: &[(&'static str, String)]) -> Vec<Span> {
+        let c = compiled();
+        let mut spans: Vec<Span> = Vec::new();
+        let add = |start: usize, end: usize, mask: Mask, spans: &mut Vec<Span>| {
+            if start < end && !spans.iter().any(|s| s.start < end && start < s.end) {
+                spans.push(Span { start, end, mask });
+            }
+        };
+        // Longest first: a longer string wins over one it contains or overlaps.
+        let mut exact: Vec<(&'static str, &String)> =
+            self.exact.iter().map(|s| ("listed", s)).collect();
+        exact.extend(also.iter().map(|(k, s)| (*k, s)));
+        exact.sort_by_key(|(_, s)| std::cmp::Reverse(s.len()));
+        for (kind, secret) in exact {
+            for (i, _) in text.match_indices(secret.as_str()) {
+                add(i, i + secret.len(), Mask::Secret(kind), &mut spans);
+            }
+        }
+        for (kind, re) in &c.detectors {
+            for m in re.captures_iter(text) {
+                let g = m.name("s").or_else(|| m.get(0)).expect("group 0");
+                if g.len() < 6 {
+                    continue;
+                }
+                add(g.start(), g.end(), Mask::Secret(kind), &mut spans);
+            }
+        }
+        for m in c.email.find_iter(text) {
+            add(m.start(), m.end(), Mask::Email, &mut spans);
+        }
+        for m in c.token.find_iter(text) {
+            if looks_random(m.as_str()) {
+                add(m.start(), m.end(), Mask::Secret("high-entropy"), &mut spans);
+            }
+        }
+        for m in c.path.captures_iter(text) {
+            let g = m.name("s").expect("path group");
+            // A lone `/word` in text is more often a command (`/compact`) than a path.
+            let deep = g.as_str().starts_with('~') || g.as_str()[1..].contains('/');
+            if deep && looks_like_path(g.as_str()) {
+                add(g.start(), g.end(), Mask::Path, &mut spans);
+            }
+        }
+        spans.sort_by_key(|s| s.start);
+        spans
+    }
+}
+
+/// Whether a run of token characters looks like a random credential rather than a word, a
+/// path or a hash: letters of both cases and digits, and more than 4.2 bits of entropy per
+/// character (hex digests, at most 4, and identifiers stay).
+fn looks_random(s: &str) -> bool {
+    let b = s.as_bytes();
+    let lower = b.iter().any(u8::is_ascii_lowercase);
+    let upper = b.iter().any(u8::is_ascii_uppercase);
+    let digit = b.iter().any(u8::is_ascii_digit);
+    if !(lower && upper && digit) || s.contains('/') && s.split('/').all(|p| p.len() < 20) {
+        return false;
+    }
+    let mut counts = [0u32; 256];
+    for &c in b {
+        counts[usize::from(c)] += 1;
+    }
+    let n = b.len() as f64;
+    let entropy: f64 = counts
+        .iter()
+        .filter(|&&k| k > 0)
+        .map(|&k| {
+            let p = f64::from(k) / n;
+            -p * p.log2()
+        })
+        .sum();
+    entropy > 4.2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mask(m: &Masker, t: &str) -> String {
+        m.mask(t, &mut Pseudonyms::default(), &[], |_, _| {})
+    }
+
+    #[test]
+    fn detectors_name_their_kind() {
+        let m = Masker::default();
+        let cases = [
+            (
+                "key AKIAIOSFODNN7EXAMPLE here",
+                "key [secret:aws-access-key] here",
+            ),
+            (
+                "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+                "[secret:github-token]",
+            ),
+            ("glpat-abcdefghij0123456789", "[secret:gitlab-token]"),
+            ("xoxb-1234567890-abcdefghij", "[secret:slack-token]"),
+            (
+                "sk-ant-api03-abcdefghijklmnopqrstuvwx",
+                "[secret:anthropic-key]",
+            ),
+            ("sk-proj-abcdefghijklmnopqrstuvwx", "[secret:openai-key]"),
+            (
+                "https://bob:hunter22@db.example.org/x",
+                "https://[secret:url-password]@db.example.org/x",
+            ),
+            ("mail ana@example.com now", "mail [email] now"),
+            ("cat /home/ana/.ssh/id_rsa", "cat /home/user1/dir1/dir2"),
+            ("password=correct-horse-9", "password=[secret:password]"),
+            (
+                "apiKey: resolvedApiKey, pwd.slice(0)",
+                "apiKey: resolvedApiKey, pwd.slice(0)",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(mask(&m, text), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn private_keys_and_jwts() {
+        let m = Masker::default();
+        let pem = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIE\nabc\n-----END RSA PRIVATE KEY-----\nb";
+        assert_eq!(mask(&m, pem), "a\n[secret:private-key]\nb");
+        let jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U";
+        assert_eq!(mask(&m, jwt), "[secret:jwt]");
+    }
+
+    #[test]
+    fn listed_secrets_and_what_stays() {
+        let m = Masker::new(vec!["s3cr3t-value".into(), "3000".into()]);
+        assert_eq!(
+            mask(&m, "x s3cr3t-value y 3000"),
+            "x [secret:listed] y 3000"
+        );
+        let plain =
+            "a git sha 0123456789abcdef0123456789abcdef01234567 and a_long_identifier_name_here";
+        assert_eq!(mask(&m, plain), plain);
+        assert_eq!(
+            mask(&m, "random Qm9vZ3JhbmRvbVRva2VuWFl6MTIz9x7"),
+            "random [secret:high-entropy]"
+        );
+        assert_eq!(
+            mask(&m, "see https://example.com/a/b"),
+            "see https://example.com/a/b"
+        );
+        assert_eq!(mask(&m, "run /compact now"), "run /compact now");
+        // Paths in text that is itself escaped JSON (`\n` written out).
+        assert_eq!(
+            mask(&m, r"a.json\n/srv/x/y.txt\n"),
+            r"a.json\n/srv/dir1/file1.txt\n"
+        );
+    }
+}

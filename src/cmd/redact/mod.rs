@@ -1,0 +1,339 @@
+//! pi-redact: a shareable copy of each session, the same tree and numbers, the private text
+//! replaced.
+//!
+//! Each record is rewritten on its own ([`rewrite`]): what a member is comes from where it
+//! stands, so the walk needs no state beyond the line but the pseudonym table ([`paths`]),
+//! which is shared by every file of a run. Inputs are therefore rewritten one after another,
+//! in argument order (each waits for its turn), so the pseudonyms do not depend on timing.
+//! Before a line is written the residual scan ([`check`]) looks for replaced text in it.
+
+mod args;
+mod check;
+mod ids;
+mod mask;
+mod outdir;
+mod paths;
+mod placeholder;
+mod retime;
+mod rewrite;
+mod tally;
+
+pub use args::{dotenv_values, Args, MAN};
+
+use crate::cli::ManPage;
+use crate::diag::{self, Diags, Kind};
+use crate::input::{self, Opened, Source};
+use crate::json::{self, Raw};
+use crate::output::{push_value, Out, Stop};
+use crate::reader::{self, Entry, Header, Visitor};
+use crate::record::Described;
+use crate::tool::Tool;
+use ids::Renames;
+use mask::Masker;
+use paths::Pseudonyms;
+use rewrite::Rewriter;
+use std::process::ExitCode;
+use std::sync::Mutex;
+use tally::Tally;
+
+/// pi-redact writes sessions, not records of its own.
+pub const RECORDS: &[Described] = &[];
+
+/// redact: the tool.
+pub struct Redact;
+
+/// What one run shares between its inputs.
+struct RunState {
+    masker: Masker,
+    paths: Pseudonyms,
+    tally: Tally,
+    renames: Renames,
+    /// `--shift-time`, in milliseconds.
+    shift: Option<i64>,
+    /// Inputs without a session written so far (`--out-dir` numbers their files).
+    sessionless: u64,
+}
+
+impl RunState {
+    fn new(args: &Args) -> Result<RunState, String> {
+        Ok(RunState {
+            masker: Masker::new(args.secrets()?),
+            paths: Pseudonyms::default(),
+            tally: Tally::default(),
+            renames: Renames::default(),
+            sessionless: 0,
+            shift: args
+                .shift_time
+                .as_deref()
+                .map(retime::parse_shift)
+                .transpose()
+                .map_err(|e| format!("--shift-time {e}"))?,
+        })
+    }
+}
+
+impl Tool for Redact {
+    type Args = Args;
+    const MAN: ManPage = MAN;
+
+    fn run(args: &Args) -> ExitCode {
+        let state = match RunState::new(args) {
+            Ok(s) => Mutex::new(s),
+            Err(e) => {
+                diag::report_global("pi-redact", e);
+                return ExitCode::from(2);
+            }
+        };
+        let sources = args.inputs.sources();
+        let status = input::run_in_turn(
+            "pi-redact",
+            &sources,
+            args.inputs.threads(),
+            |src, out, d, turn| {
+                if !turn.wait() {
+                    return Ok(());
+                }
+                let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
+                match &args.out_dir {
+                    Some(dir) => redact_to_dir(args, &mut s, src, dir, d),
+                    None => redact_source(args, &mut s, src, out, d),
+                }
+            },
+            |_, _| Ok(()),
+        );
+        let s = state.into_inner().unwrap_or_else(|p| p.into_inner());
+        if args.report {
+            eprintln!("pi-redact: replaced: {}", s.tally.line());
+        }
+        status
+    }
+
+    /// Runs pi-redact over `input` as if it came on stdin (for tests and fuzzing); the summary
+    /// is not printed.
+    fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+        let mut state = match RunState::new(args) {
+            Ok(s) => s,
+            Err(e) => {
+                d.report(None, Kind::Io, e);
+                return Ok(());
+            }
+        };
+        let mut v = Redactor::new(args, &mut state, out);
+        reader::read(input, false, d, &mut v)?;
+        Ok(())
+    }
+}
+
+fn redact_source(
+    args: &Args,
+    state: &mut RunState,
+    src: &Source,
+    out: &mut Out,
+    d: &mut Diags,
+) -> Result<(), Stop> {
+    let Some(input) = Opened::open(src, d) else {
+        return Ok(());
+    };
+    let mut v = Redactor::new(args, state, out);
+    input.read(d, &mut v)?;
+    Ok(())
+}
+
+/// [`redact_source`] into a file of its own under `dir` (see [`outdir`]).
+fn redact_to_dir(
+    args: &Args,
+    state: &mut RunState,
+    src: &Source,
+    dir: &std::path::Path,
+    d: &mut Diags,
+) -> Result<(), Stop> {
+    let Some(input) = Opened::open(src, d) else {
+        return Ok(());
+    };
+    let tmp = dir.join(format!(".pi-redact-{}.tmp", std::process::id()));
+    let mut file = match std::fs::create_dir_all(dir).and_then(|_| std::fs::File::create_new(&tmp))
+    {
+        Ok(f) => std::io::BufWriter::new(f),
+        Err(e) => {
+            d.report(
+                None,
+                Kind::Io,
+                format!("cannot write {}: {e}", tmp.display()),
+            );
+            return Ok(());
+        }
+    };
+    let mut out = Out::direct(&mut file, false);
+    let mut v = Redactor::new(args, state, &mut out);
+    let read = input.read(d, &mut v).map(|_| ());
+    let (header, withheld) = (v.first_header.take(), v.withheld);
+    let written = read.and_then(|_| out.flush());
+    drop(file);
+    let problem = match written {
+        Err(Stop::Io(e)) => Some(format!("writing {}: {e}", tmp.display())),
+        Err(Stop::BrokenPipe) => Some(format!("writing {}: broken pipe", tmp.display())),
+        Ok(()) if withheld > 0 => Some(format!(
+            "{withheld} record(s) still held replaced text: the redacted copy is not written"
+        )),
+        Ok(()) => None,
+    };
+    if header.is_none() {
+        state.sessionless += 1;
+    }
+    let target = outdir::target(dir, header.as_deref(), state.sessionless);
+    let placed = match problem {
+        Some(p) => Err(p),
+        None => target
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| std::fs::hard_link(&tmp, &target))
+            .map_err(|e| format!("cannot write {}: {e}", target.display())),
+    };
+    let _ = std::fs::remove_file(&tmp);
+    if let Err(p) = placed {
+        d.report(None, Kind::Io, p);
+    }
+    Ok(())
+}
+
+/// The reader's visitor: each header and entry rewritten and written.
+struct Redactor<'a, 'o, 'w> {
+    rw: Rewriter<'a>,
+    secrets: &'a [String],
+    check: bool,
+    out: &'o mut Out<'w>,
+    buf: Vec<u8>,
+    /// The number of the next line written (lines are numbered from 1).
+    next_line: u64,
+    /// The first header, as written (`--out-dir` names the file after it).
+    first_header: Option<Vec<u8>>,
+    /// Records the residual scan withheld.
+    withheld: u64,
+}
+
+impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
+    fn new(args: &Args, state: &'a mut RunState, out: &'o mut Out<'w>) -> Self {
+        let mut rw = Rewriter::new(
+            args.keep_text,
+            &state.masker,
+            &mut state.paths,
+            &mut state.tally,
+        );
+        rw.shift = state.shift;
+        rw.renames = args.rename_ids.then_some(&mut state.renames);
+        Redactor {
+            rw,
+            secrets: state.masker.exact(),
+            check: !args.no_check,
+            out,
+            buf: Vec::new(),
+            next_line: 1,
+            first_header: None,
+            withheld: 0,
+        }
+    }
+
+    /// Rewrites the record `object` of type `kind` (line `line`) and writes it, unless the
+    /// residual scan finds replaced text in it.
+    fn write(&mut self, kind: &str, object: Raw<'_>, line: u64, d: &mut Diags) -> Result<(), Stop> {
+        // Lines the reader skipped (blank, or not JSON) stay as blank lines, so that every
+        // record keeps its line number (the tools' `line` fields, their diagnostics).
+        while self.next_line < line {
+            self.out.line(b"")?;
+            self.next_line += 1;
+        }
+        self.next_line = line + 1;
+        self.rewrite(kind, object);
+        if self.check && self.leaks() && !self.rw.check.masked.is_empty() {
+            // Text masked in one place of the record but left in another (where no detector
+            // saw it): rewrite once more, masking those strings everywhere.
+            self.rw.also = std::mem::take(&mut self.rw.check.masked);
+            self.rewrite(kind, object);
+            self.rw.also.clear();
+        }
+        if self.check {
+            if let Some(s) = check::residual(&self.buf, &self.rw.check, self.secrets) {
+                d.report(
+                    Some(line),
+                    Kind::BadField,
+                    format!(
+                        "the rewritten record still holds {} characters of replaced input text: not written",
+                        String::from_utf8_lossy(s).chars().count()
+                    ),
+                );
+                self.withheld += 1;
+                return self.out.line(b"");
+            }
+        }
+        self.out.line(&self.buf)
+    }
+}
+
+impl Redactor<'_, '_, '_> {
+    /// Rewrites the record into `buf` (a copy of it when nothing changed).
+    fn rewrite(&mut self, kind: &str, object: Raw<'_>) {
+        if !self.rw.record(kind, object, &mut self.buf) {
+            self.buf.clear();
+            push_value(&mut self.buf, &object);
+        }
+    }
+
+    /// Whether the rewritten record in `buf` still holds replaced text.
+    fn leaks(&self) -> bool {
+        check::residual(&self.buf, &self.rw.check, self.secrets).is_some()
+    }
+}
+
+impl Visitor for Redactor<'_, '_, '_> {
+    fn header(&mut self, h: &Header<'_>, d: &mut Diags) -> Result<(), Stop> {
+        // oh-my-pi's title slot, read with the header it comes before: rewritten first, as a
+        // record of its own type.
+        if let Some(slot) = &h.title {
+            let b = slot.line.bytes;
+            let start = json::skip_ws(b, 0);
+            if let Ok(raw) = json::validate(b[start..].trim_ascii_end()) {
+                self.write("title", raw, slot.line.no, d)?;
+            }
+        }
+        // A fragment has no header line: its `line` is its first entry's, which `entry` writes.
+        if h.fragment {
+            return Ok(());
+        }
+        // The header's object: the line without what the reader allowed around it (blanks, a
+        // byte-order mark). The reader accepted it, so it is one object.
+        let b = h.line.bytes;
+        let (Some(start), Some(end)) = (
+            b.iter().position(|&c| c == b'{'),
+            b.iter().rposition(|&c| c == b'}'),
+        ) else {
+            return Ok(());
+        };
+        let Ok(raw) = json::validate(&b[start..=end]) else {
+            return Ok(());
+        };
+        self.write("session", raw, h.line.no, d)?;
+        if self.first_header.is_none() {
+            self.first_header = Some(self.buf.clone());
+        }
+        Ok(())
+    }
+
+    fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+        let kind = e.kind().unwrap_or_default();
+        self.write(&kind, e.object, e.line.no, d)
+    }
+
+    fn end(&mut self, _d: &mut Diags) -> Result<(), Stop> {
+        Ok(())
+    }
+
+    /// A record outside a session (oh-my-pi's `title` line before the header, or a record of a
+    /// file that is no session) is rewritten like an entry of an unknown type.
+    fn outside(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+        self.entry(e, d)
+    }
+
+    fn reads_messages(&self) -> bool {
+        false
+    }
+}

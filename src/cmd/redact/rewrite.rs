@@ -1,0 +1,526 @@
+//! Rewriting one record: the JSON walked member by member and written again, structure,
+//! keys, numbers, booleans, ids, types, names and times copied as their input text, free text
+//! replaced (a placeholder, or the text masked with `--keep-text`), paths given pseudonyms,
+//! signatures dropped. What each member is comes from where it stands (the entry's type, the
+//! message's role, the content block's type): [`Act`] says what is done with it.
+
+use super::ids::Renames;
+use super::mask::Masker;
+use super::paths::{looks_like_path, Pseudonyms};
+use super::placeholder::{of_image, of_text, TextKind};
+use super::retime::shifted;
+use super::tally::Tally;
+use crate::json::{self, Raw};
+use crate::output::{push_value, write_str};
+use std::borrow::Cow;
+
+/// Nesting deeper than this inside tool arguments, details or extension data is replaced by
+/// one placeholder (the walk recurses; Pi's own records are a few levels deep).
+const MAX_DEPTH: usize = 128;
+
+/// What is done with one member's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Act {
+    /// Copied as it is (ids, types, names, numbers, usage).
+    Keep,
+    /// Left out (signatures, encrypted reasoning).
+    Drop,
+    /// Free text: a placeholder, or masked with `--keep-text`; a non-string is walked as data.
+    Text(TextKind),
+    /// A message's content: a string, or an array of blocks whose text is of this kind.
+    Content(TextKind),
+    /// Text a tool classifies (a provider's error message): kept, masked, in every mode.
+    Masked,
+    /// A path: its pseudonym.
+    Path,
+    /// Data: keys and value types kept, strings replaced, except the labels of its kind.
+    Data(Labels),
+    /// A message object.
+    Message,
+    /// A timestamp: moved with `--shift-time`.
+    Time,
+    /// An entry id or a reference to one: renamed with `--rename-ids`.
+    Id,
+    /// The session header's id: renamed with `--rename-ids`.
+    SessionId,
+}
+
+/// Which strings of data are labels, kept as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Labels {
+    /// None (tool arguments, extension data).
+    None,
+    /// Compaction and branch summary details: short identifiers under `trigger`, `reason`, ...
+    Details,
+    /// A tool result's `nestedCalls` (Pi 1.x): each call's `id`, `name`, `status`.
+    NestedCalls,
+}
+
+/// Member names that hold signatures or encrypted reasoning, dropped wherever they stand.
+fn is_signature(key: &str) -> bool {
+    matches!(
+        key,
+        "thinkingSignature"
+            | "textSignature"
+            | "thoughtSignature"
+            | "signature"
+            | "encrypted_content"
+            | "encryptedContent"
+    )
+}
+
+/// What a top-level member of an entry of type `kind` is.
+fn entry_act(kind: &str, key: &str) -> Act {
+    match (kind, key) {
+        ("session", "id") => Act::SessionId,
+        (_, "id" | "parentId" | "targetId" | "fromId" | "firstKeptEntryId") => Act::Id,
+        (_, "timestamp") => Act::Time,
+        (_, "type") => Act::Keep,
+        // Who was billed, on any entry that says (compaction, branch summary, usage entries).
+        (_, "provider" | "model" | "modelId" | "api" | "responseModel") => Act::Keep,
+        ("session", "cwd" | "parentSession") => Act::Path,
+        ("session", "version") => Act::Keep,
+        (_, "message") => Act::Message,
+        ("thinking_level_change", "thinkingLevel") => Act::Keep,
+        ("compaction", "tokensBefore" | "fromHook" | "tokensAfter" | "method") => Act::Keep,
+        ("compaction", "shortSummary") => Act::Text(TextKind::Summary),
+        ("compaction" | "branch_summary", "summary") => Act::Text(TextKind::Summary),
+        ("compaction", "systemMessage") => Act::Text(TextKind::Message),
+        ("compaction" | "branch_summary", "details") => Act::Data(Labels::Details),
+        ("branch_summary", "fromHook") => Act::Keep,
+        ("custom" | "custom_message", "customType" | "display") => Act::Keep,
+        ("custom_message", "content") => Act::Content(TextKind::Message),
+        ("label", "label") => Act::Text(TextKind::Label),
+        ("session_info", "name") => Act::Text(TextKind::Name),
+        ("usage", "kind") => Act::Keep,
+        // oh-my-pi's title slot: its title is a name; the rest (version, source, time, the
+        // padding spaces) says nothing private.
+        ("title", "title") => Act::Text(TextKind::Name),
+        ("title", "v" | "source" | "updatedAt" | "pad") => Act::Keep,
+        // oh-my-pi's model calls outside the transcript: what they were for.
+        ("model_usage", "purpose" | "role" | "stopReason") => Act::Keep,
+        ("usage", "note") => Act::Text(TextKind::Message),
+        _ if is_signature(key) => Act::Drop,
+        _ => Act::Data(Labels::None),
+    }
+}
+
+/// What a member of a message with this role is.
+fn message_act(role: &str, key: &str) -> Act {
+    match key {
+        "role" | "stopReason" | "provider" | "model" | "api" | "responseModel" | "responseId"
+        | "toolCallId" | "toolName" | "customType" | "id" => Act::Keep,
+        "fromId" | "firstKeptEntryId" => Act::Id,
+        "timestamp" => Act::Time,
+        "content" => Act::Content(match role {
+            "user" => TextKind::Prompt,
+            "assistant" => TextKind::Text,
+            "toolResult" => TextKind::ToolOutput,
+            _ => TextKind::Message,
+        }),
+        "errorMessage" => Act::Masked,
+        "command" => Act::Text(TextKind::Command),
+        "output" => Act::Text(TextKind::ToolOutput),
+        "fullOutputPath" => Act::Path,
+        "summary" => Act::Text(TextKind::Summary),
+        "details" if matches!(role, "compactionSummary" | "branchSummary") => {
+            Act::Data(Labels::Details)
+        }
+        "nestedCalls" => Act::Data(Labels::NestedCalls),
+        _ if is_signature(key) => Act::Drop,
+        _ => Act::Data(Labels::None),
+    }
+}
+
+/// What a member of a content block of this type is (`kind`: the text's kind in this message).
+fn block_act(block: &str, kind: TextKind, key: &str) -> Act {
+    match (block, key) {
+        (_, "type") => Act::Keep,
+        ("text", "text") => Act::Text(kind),
+        ("thinking", "thinking") => Act::Text(TextKind::Thinking),
+        ("toolCall", "id" | "name" | "namespace") => Act::Keep,
+        ("toolCall", "arguments") => Act::Data(Labels::None),
+        ("image", "mimeType") => Act::Keep,
+        ("redacted_thinking", "data") => Act::Drop,
+        _ if is_signature(key) => Act::Drop,
+        _ => Act::Data(Labels::None),
+    }
+}
+
+/// Keys that name a path in tool arguments and details (their one-line string values get
+/// pseudonyms, relative ones too).
+fn names_a_path(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    k.contains("path")
+        || k.ends_with("files")
+        || matches!(
+            k.as_str(),
+            "cwd" | "dir" | "directory" | "file" | "filename" | "folder" | "root"
+        )
+}
+
+/// Keys of extension details whose short identifier values are labels, kept.
+fn names_a_label(key: &str) -> bool {
+    matches!(
+        key,
+        "trigger" | "reason" | "kind" | "type" | "status" | "mode" | "source"
+    )
+}
+
+/// A key or label written as it is: a plain identifier (`file_path`, `old-string`), short.
+fn is_identifier(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 40
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+}
+
+/// What the residual scan needs of the line being written: the input strings that were
+/// replaced (none may appear in the output) and where the output copies input text on
+/// purpose (an id, a model name, a key: such copies are not leaks).
+#[derive(Default)]
+pub struct LineCheck {
+    /// Replaced input strings of at least [`super::check::MIN_LEN`] characters, escaped as
+    /// JSON string bodies.
+    pub replaced: Vec<Vec<u8>>,
+    /// Byte ranges of the output line that are copied input text.
+    pub kept: Vec<(usize, usize)>,
+    /// What kept text had masked (kind, original): a second rewrite masks these everywhere
+    /// on the record ([`Rewriter::also`]).
+    pub masked: Vec<(&'static str, String)>,
+}
+
+/// The rewriter of one run (its pseudonyms and secrets are shared by every file).
+pub struct Rewriter<'r> {
+    pub keep_text: bool,
+    pub masker: &'r Masker,
+    pub paths: &'r mut Pseudonyms,
+    pub tally: &'r mut Tally,
+    /// `--shift-time`, in milliseconds.
+    pub shift: Option<i64>,
+    /// `--rename-ids`.
+    pub renames: Option<&'r mut Renames>,
+    pub check: LineCheck,
+    /// Strings to mask wherever they occur in kept text of this record, besides what the
+    /// masker finds: set for a second rewrite of a record whose first one left a masked
+    /// string unmasked in another of its texts (where no detector saw it).
+    pub also: Vec<(&'static str, String)>,
+    /// Whether anything of the current record was changed.
+    changed: bool,
+}
+
+impl<'r> Rewriter<'r> {
+    pub fn new(
+        keep_text: bool,
+        masker: &'r Masker,
+        paths: &'r mut Pseudonyms,
+        tally: &'r mut Tally,
+    ) -> Rewriter<'r> {
+        Rewriter {
+            keep_text,
+            masker,
+            paths,
+            tally,
+            shift: None,
+            renames: None,
+            check: LineCheck::default(),
+            also: Vec::new(),
+            changed: false,
+        }
+    }
+
+    /// Writes the record `object` (an entry or a header of type `kind`) rewritten into `out`
+    /// (cleared first). `false` when nothing needed changing: the caller may copy the input.
+    pub fn record(&mut self, kind: &str, object: Raw<'_>, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        self.check = LineCheck::default();
+        self.changed = false;
+        self.object(object, out, 0, |key| entry_act(kind, key));
+        self.changed
+    }
+
+    /// Writes an object with each member's value treated as `act` says.
+    fn object(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, act: impl Fn(&str) -> Act) {
+        out.push(b'{');
+        let mut first = true;
+        raw.for_each_field(|key, value| {
+            let name = json::decode_string_body(key);
+            let a = act(&name);
+            if a == Act::Drop {
+                self.changed = true;
+                self.tally.add("signature");
+                return;
+            }
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            self.key(key, &name, a, out);
+            self.value(a, value, out, depth + 1, &name);
+        });
+        out.push(b'}');
+    }
+
+    /// Writes a member's key: as it is, unless it is data whose key is not an identifier.
+    fn key(&mut self, raw_key: &[u8], name: &str, act: Act, out: &mut Vec<u8>) {
+        if matches!(act, Act::Data(_)) && (!is_identifier(name) || self.masker.finds_any(name)) {
+            let mut found: Vec<(&'static str, String)> = Vec::new();
+            let written = if self.keep_text {
+                self.masker
+                    .mask(name, self.paths, &self.also, |kind, orig| {
+                        found.push((kind, orig.to_string()))
+                    })
+            } else {
+                found.push((TextKind::Key.name(), name.to_string()));
+                of_text(TextKind::Key, name)
+            };
+            for (kind, orig) in &found {
+                self.tally.add(kind);
+                self.replaced(orig);
+            }
+            self.changed |= !found.is_empty();
+            write_str(out, &written);
+        } else {
+            let start = out.len();
+            out.push(b'"');
+            push_value(out, raw_key);
+            out.push(b'"');
+            self.check.kept.push((start, out.len()));
+        }
+        out.push(b':');
+    }
+
+    fn value(&mut self, act: Act, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, key: &str) {
+        match act {
+            Act::Keep | Act::Drop => self.keep(raw, out),
+            Act::Text(kind) if raw.first() == Some(&b'"') => self.text(kind, raw, out),
+            Act::Content(kind) => self.content(kind, raw, out, depth),
+            Act::Masked if raw.first() == Some(&b'"') => self.masked(raw, out),
+            Act::Path if raw.first() == Some(&b'"') => self.path(raw, out),
+            Act::Message if raw.first() == Some(&b'{') => {
+                let role = raw.get("role").and_then(Raw::as_str).unwrap_or_default();
+                self.object(raw, out, depth, |k| message_act(&role, k));
+            }
+            Act::Data(labels) => self.data(raw, out, depth, key, labels),
+            Act::Time => self.time(raw, out),
+            Act::Id | Act::SessionId => self.id(act, raw, out),
+            _ => self.data(raw, out, depth, key, Labels::None),
+        }
+    }
+
+    /// A timestamp, moved by `--shift-time` when it reads as one.
+    fn time(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+        match self.shift.and_then(|ms| shifted(&raw, ms)) {
+            Some(t) if raw.first() == Some(&b'"') => {
+                self.changed = true;
+                write_str(out, &t);
+            }
+            Some(t) => {
+                self.changed = true;
+                out.extend_from_slice(t.as_bytes());
+            }
+            None => self.keep(raw, out),
+        }
+    }
+
+    /// An id or a reference to one, renamed by `--rename-ids` when it is a string.
+    fn id(&mut self, act: Act, raw: Raw<'_>, out: &mut Vec<u8>) {
+        let (Some(renames), Some(id)) = (self.renames.as_deref_mut(), raw.as_str()) else {
+            return self.keep(raw, out);
+        };
+        let new = if act == Act::SessionId {
+            renames.session()
+        } else {
+            renames.entry(&id)
+        };
+        self.changed |= new != *id;
+        write_str(out, &new);
+    }
+
+    fn keep(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+        let start = out.len();
+        push_value(out, &raw);
+        self.check.kept.push((start, out.len()));
+    }
+
+    /// Notes a replaced input string for the residual scan, as it would be written inside a
+    /// JSON string (escaped): text that leaked would be written so.
+    fn replaced(&mut self, s: &str) {
+        if s.chars().count() >= super::check::MIN_LEN {
+            let mut escaped = Vec::with_capacity(s.len() + 2);
+            write_str(&mut escaped, s);
+            self.check
+                .replaced
+                .push(escaped[1..escaped.len() - 1].to_vec());
+        }
+    }
+
+    /// Free text: its placeholder, or (`--keep-text`) the text masked.
+    fn text(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>) {
+        let s = raw.as_str().unwrap_or_default();
+        if s.is_empty() {
+            return self.keep(raw, out);
+        }
+        if self.keep_text {
+            return self.masked(raw, out);
+        }
+        let placeholder = of_text(kind, &s);
+        if placeholder == *s {
+            // Already a placeholder (a redacted file redacted again).
+            return self.keep(raw, out);
+        }
+        self.tally.add(kind.name());
+        self.replaced(&s);
+        self.changed = true;
+        write_str(out, &placeholder);
+    }
+
+    /// Text kept with its secrets, e-mail addresses and paths masked.
+    fn masked(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+        let s = raw.as_str().unwrap_or_default();
+        let mut found: Vec<(&'static str, String)> = Vec::new();
+        let masked = self.masker.mask(&s, self.paths, &self.also, |kind, orig| {
+            found.push((kind, orig.to_string()))
+        });
+        if found.is_empty() {
+            return self.keep(raw, out);
+        }
+        for (kind, orig) in found {
+            self.tally.add(kind);
+            self.replaced(&orig);
+            if orig.chars().count() >= super::check::MIN_LEN {
+                self.check.masked.push((kind, orig));
+            }
+        }
+        self.changed = true;
+        write_str(out, &masked);
+    }
+
+    fn path(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+        let s = raw.as_str().unwrap_or_default();
+        let p = self.paths.path(&s);
+        if p == *s {
+            return self.keep(raw, out);
+        }
+        self.tally.add("path");
+        self.replaced(&s);
+        if s.chars().count() >= super::check::MIN_LEN {
+            self.check.masked.push(("path", s.to_string()));
+        }
+        self.changed = true;
+        write_str(out, &p);
+    }
+
+    /// A message's content: a string, or blocks.
+    fn content(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize) {
+        match raw.first() {
+            Some(b'"') => self.text(kind, raw, out),
+            Some(b'[') => {
+                out.push(b'[');
+                let mut first = true;
+                raw.for_each_element(|el| {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    match el.first() {
+                        Some(b'{') => self.block(kind, el, out, depth + 1),
+                        Some(b'"') => self.text(kind, el, out),
+                        _ => self.data(el, out, depth + 1, "", Labels::None),
+                    }
+                });
+                out.push(b']');
+            }
+            _ => self.data(raw, out, depth, "", Labels::None),
+        }
+    }
+
+    /// A content block: text, thinking, a tool call, an image, or another kind.
+    fn block(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize) {
+        let block: Cow<'_, str> = raw.get("type").and_then(Raw::as_str).unwrap_or_default();
+        if block == "image" {
+            if let Some(data) = raw.get("data").filter(|d| d.first() == Some(&b'"')) {
+                let mime = raw.get("mimeType").and_then(Raw::as_str);
+                let placeholder = of_image(mime.as_deref(), data.len().saturating_sub(2));
+                return self.image(raw, out, depth, placeholder);
+            }
+        }
+        self.object(raw, out, depth, |k| block_act(&block, kind, k));
+    }
+
+    /// An image block with its data replaced by `placeholder`.
+    fn image(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, placeholder: String) {
+        out.push(b'{');
+        let mut first = true;
+        raw.for_each_field(|key, value| {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            let name = json::decode_string_body(key);
+            if name == "data" {
+                self.changed = true;
+                self.tally.add("image");
+                out.extend_from_slice(b"\"data\":");
+                write_str(out, &placeholder);
+            } else {
+                let a = block_act("image", TextKind::Message, &name);
+                self.key(key, &name, a, out);
+                self.value(a, value, out, depth + 1, &name);
+            }
+        });
+        out.push(b'}');
+    }
+
+    /// Data: keys and value types kept; numbers, booleans and null copied; strings replaced
+    /// (paths given pseudonyms, labels of details kept).
+    fn data(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, key: &str, labels: Labels) {
+        if depth > MAX_DEPTH {
+            self.changed = true;
+            self.tally.add(TextKind::Value.name());
+            return write_str(out, &format!("[value · nested · {} bytes]", raw.len()));
+        }
+        match raw.first() {
+            Some(b'{') => self.object(raw, out, depth, |k| {
+                if is_signature(k) {
+                    Act::Drop
+                } else {
+                    Act::Data(labels)
+                }
+            }),
+            Some(b'[') => {
+                out.push(b'[');
+                let mut first = true;
+                raw.for_each_element(|el| {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    self.data(el, out, depth + 1, key, labels);
+                });
+                out.push(b']');
+            }
+            Some(b'"') => self.data_string(raw, out, key, labels),
+            _ => self.keep(raw, out),
+        }
+    }
+
+    fn data_string(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, key: &str, labels: Labels) {
+        let s = raw.as_str().unwrap_or_default();
+        let one_line = !s.is_empty() && s.len() <= 4096 && !s.chars().any(char::is_whitespace);
+        let label = match labels {
+            Labels::None => false,
+            Labels::Details => names_a_label(key) && is_identifier(&s) && s.len() <= 32,
+            Labels::NestedCalls => {
+                matches!(key, "id" | "name" | "status" | "namespace") && is_identifier(&s)
+            }
+        };
+        if label {
+            self.keep(raw, out)
+        } else if looks_like_path(&s) || (one_line && names_a_path(key)) {
+            self.path(raw, out)
+        } else {
+            self.text(TextKind::Value, raw, out)
+        }
+    }
+}

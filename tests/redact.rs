@@ -1,0 +1,619 @@
+//! pi-redact: the fixture's expected output, the tools' answers on original and redacted
+//! files (fixtures and corpus), the residual scan, `--keep-text` masking, and the canaries:
+//! fake secrets, e-mail addresses and home paths injected into copies of sessions, none of
+//! which may survive in either mode.
+
+use crate::util::*;
+use pi_jsonl::cmd::redact::{Args as RedactArgs, Redact};
+use pi_jsonl::diag::Diags;
+use pi_jsonl::output::Out;
+use pi_jsonl::tool::Tool;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn redact(args: &[&str]) -> Output {
+    cmd("pi-redact").args(args).run()
+}
+
+#[test]
+fn everything_is_replaced_and_the_shape_kept() {
+    let o = cmd("pi-redact")
+        .arg(fixture("redact-everything.jsonl"))
+        .ok();
+    let want = std::fs::read_to_string(fixture("redact-everything.redacted.jsonl")).unwrap();
+    assert_eq!(o.out(), want);
+}
+
+#[test]
+fn records_with_nothing_private_are_copied_byte_for_byte() {
+    let input = std::fs::read_to_string(fixture("redact-everything.jsonl")).unwrap();
+    let o = redact(&[&fixture_str("redact-everything.jsonl")]);
+    let out = o.out();
+    let (ins, outs): (Vec<&str>, Vec<&str>) = (input.lines().collect(), out.lines().collect());
+    assert_eq!(ins.len(), outs.len(), "one record per record");
+    assert_eq!(ins[1], outs[1], "model_change");
+    assert_eq!(ins[2], outs[2], "thinking_level_change");
+    // Numbers keep their text where the line changed too.
+    assert!(outs[4].contains(r#""limit":2.50"#) && outs[4].contains("1e-7"));
+    assert!(outs[14].contains(r#""total":0.1e-3"#));
+    assert!(outs[4].contains(r#""total":0.004275000000000001"#));
+}
+
+#[test]
+fn paths_get_the_same_pseudonym_in_every_file_of_a_run() {
+    let f = fixture_str("redact-everything.jsonl");
+    let o = redact(&[&f, &f]);
+    let out = o.out();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 30);
+    assert_eq!(
+        lines[..15],
+        lines[15..],
+        "the second copy is written the same way"
+    );
+    assert!(lines[0].contains(r#""cwd":"/home/user1/dir1/dir2""#));
+    assert!(lines[4].contains(r#""path":"/home/user1/dir1/dir2/file2.rs""#));
+    assert!(lines[8].contains(r#""readFiles":["/home/user1/dir1/dir2/file2.rs","#));
+}
+
+#[test]
+fn the_report_counts_by_category() {
+    let o = redact(&["--report", &fixture_str("redact-everything.jsonl")]);
+    assert_eq!(o.status, 0);
+    assert_eq!(
+        o.stderr,
+        "pi-redact: replaced: command 1, email 1, image 1, key 1, label 1, message 1, name 1, \
+         path 7, prompt 1, signature 2, summary 2, text 2, thinking 1, tool output 2, value 4\n"
+    );
+}
+
+#[test]
+fn run_bytes_writes_what_the_binary_writes() {
+    for f in fixture_files() {
+        let input = std::fs::read(&f).unwrap();
+        let bin = cmd("pi-redact").stdin(input.clone()).run();
+        let args: RedactArgs = clap::Parser::parse_from(["pi-redact"]);
+        let mut out = Out::held();
+        let mut d = Diags::new("pi-redact", "<stdin>", false);
+        Redact::run_bytes(&args, &input, &mut out, &mut d).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.buf),
+            bin.out(),
+            "{}",
+            f.display()
+        );
+        assert_eq!(d.held(), bin.stderr, "{}", f.display());
+    }
+}
+
+/// Every `fixtures/*.jsonl`, sorted.
+fn fixture_files() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+        .collect();
+    v.sort();
+    v
+}
+
+// ---- The tools' answers agree on the original and the redacted file. ----
+
+/// Fields of the tools' records that hold (or measure) replaced text, or name the file.
+const TEXT_FIELDS: &[&str] = &[
+    "file",
+    "project",
+    "parent_session",
+    "arguments",
+    "arguments_bytes",
+    "text",
+    "bytes",
+    "text_truncated",
+    "details",
+    "bash",
+    "summary_bytes",
+    "system_message_bytes",
+];
+
+/// Where lines are numbered: a line the reader skipped (not JSON) is not written, so the
+/// numbers after it move. Compared only when the original had no bad line.
+const LINE_FIELDS: &[&str] = &["line", "leaf_line", "context_after_line", "diagnostics"];
+
+/// Leaves out the fields that name entries or sessions by id (`--rename-ids` changes them).
+fn strip_ids(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|k, _| {
+                !(matches!(k.as_str(), "session" | "leaf" | "target" | "from_id")
+                    || k.ends_with("entry"))
+            });
+            m.values_mut().for_each(strip_ids);
+        }
+        Value::Array(a) => a.iter_mut().for_each(strip_ids),
+        _ => {}
+    }
+}
+
+fn strip(v: &mut Value, fields: &[&str]) {
+    match v {
+        Value::Object(m) => {
+            for f in fields {
+                m.remove(*f);
+            }
+            m.values_mut().for_each(|x| strip(x, fields));
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| strip(x, fields)),
+        _ => {}
+    }
+}
+
+const CHECKS: &[(&str, &[&str])] = &[
+    ("pi-usage", &[]),
+    ("pi-branch", &["--info"]),
+    ("pi-tools", &[]),
+    ("pi-compactions", &["--errors", "--branch-summaries"]),
+];
+
+/// Times, left out of the comparison when `--shift-time` changes them.
+const TIME_FIELDS: &[&str] = &["timestamp", "first", "last", "day", "week", "month"];
+
+/// The four tools' records on `file`, without the fields that hold replaced text (nor
+/// `also`).
+fn answers(file: &Path, clean: bool, also: &[&str], ids: bool) -> Vec<(String, Vec<Value>)> {
+    CHECKS
+        .iter()
+        .map(|(tool, flags)| {
+            let o = cmd(tool).args(*flags).arg(file).run();
+            let mut recs = o.records();
+            for r in &mut recs {
+                strip(r, TEXT_FIELDS);
+                strip(r, also);
+                if ids {
+                    strip_ids(r);
+                }
+                if !clean {
+                    strip(r, LINE_FIELDS);
+                }
+            }
+            (tool.to_string(), recs)
+        })
+        .collect()
+}
+
+/// Redacts `file` (with `flags`) into `dir` and asserts the four tools agree.
+fn assert_same_answers(file: &Path, dir: &TempDir, flags: &[&str]) {
+    let o = cmd("pi-redact").args(flags).arg(file).run();
+    assert!(
+        o.status == 0 || o.status == 2,
+        "{}: {}",
+        file.display(),
+        o.stderr
+    );
+    assert!(
+        !o.stderr.contains("replaced input text"),
+        "{}: {}",
+        file.display(),
+        o.stderr
+    );
+    let clean = o.stderr.is_empty();
+    let red = dir.write("redacted.jsonl", &o.stdout);
+    let mut also: Vec<&str> = Vec::new();
+    if flags.iter().any(|f| f.starts_with("--shift-time")) {
+        also.extend(TIME_FIELDS);
+    }
+    let ids = flags.contains(&"--rename-ids");
+    let (a, b) = (
+        answers(file, clean, &also, ids),
+        answers(&red, clean, &also, ids),
+    );
+    for ((tool, x), (_, y)) in a.iter().zip(&b) {
+        assert_eq!(x, y, "{tool} on {} {flags:?}", file.display());
+    }
+}
+
+#[test]
+fn the_tools_answer_the_same_on_every_redacted_fixture() {
+    let dir = TempDir::new("redact-fixtures");
+    for f in fixture_files() {
+        assert_same_answers(&f, &dir, &[]);
+        assert_same_answers(&f, &dir, &["--keep-text"]);
+        assert_same_answers(&f, &dir, &["--rename-ids", "--shift-time=-3d"]);
+    }
+}
+
+#[test]
+fn shift_time_moves_every_timestamp_by_one_constant() {
+    let o = redact(&["--shift-time=-1d", &fixture_str("redact-everything.jsonl")]);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = o.records();
+    assert_eq!(r[0]["timestamp"], "2026-05-31T10:00:00.000Z");
+    assert_eq!(r[3]["timestamp"], "2026-05-31T10:00:01.000Z");
+    assert_eq!(r[3]["message"]["timestamp"], 1780308001000_i64 - 86_400_000);
+    let bad = redact(&[
+        "--shift-time",
+        "1w",
+        &fixture_str("redact-everything.jsonl"),
+    ]);
+    assert_eq!(bad.status, 2);
+    assert_eq!(
+        bad.stderr,
+        "pi-redact: --shift-time unknown unit \"w\": use s, m, h or d\n"
+    );
+}
+
+#[test]
+fn rename_ids_renames_every_reference_consistently() {
+    let o = redact(&["--rename-ids", &fixture_str("redact-everything.jsonl")]);
+    let r = o.records();
+    assert_eq!(r[0]["id"], "00000000-0000-4000-8000-000000000001");
+    assert_eq!(r[1]["id"], "00000001");
+    assert_eq!(r[1]["parentId"], Value::Null);
+    assert_eq!(r[2]["parentId"], "00000001");
+    // compaction e08 keeps from e04; the label e10 targets e04; the branch summary e09 comes
+    // from e08.
+    assert_eq!(r[8]["firstKeptEntryId"], "00000004");
+    assert_eq!(r[9]["fromId"], "00000008");
+    assert_eq!(r[10]["targetId"], "00000004");
+    assert!(!o.out().contains("\"e0"), "no old id is left");
+}
+
+#[test]
+fn corpus_the_tools_answer_the_same_on_every_redacted_file() {
+    let Some(files) = corpus_files_or_skip() else {
+        return;
+    };
+    let dir = TempDir::new("redact-corpus");
+    for f in &files {
+        assert_same_answers(f, &dir, &[]);
+    }
+}
+
+// ---- The residual scan and --keep-text. ----
+
+#[test]
+fn a_named_secret_in_a_kept_field_stops_its_line() {
+    // The model name is kept as it is; named as a secret, the scan must stop the lines that
+    // hold it (and only those).
+    let f = fixture_str("redact-everything.jsonl");
+    let o = cmd("pi-redact")
+        .env("FAKE_SECRET", "claude-sonnet-4-5")
+        .args(["--secret-env", "FAKE_SECRET", &f])
+        .run();
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr_lines(),
+        [2, 5, 8].map(|n| format!(
+            "pi-redact: {f}:{n}: the rewritten record still holds 17 characters of replaced input text: not written"
+        ))
+    );
+    let lines: Vec<String> = o.out().lines().map(String::from).collect();
+    assert_eq!(
+        lines.len(),
+        15,
+        "a line not written is left blank: the numbers stay"
+    );
+    assert_eq!(
+        [1, 4, 7].map(|i| lines[i].as_str()),
+        ["", "", ""],
+        "lines 2, 5 and 8"
+    );
+    assert!(!o.out().contains("claude-sonnet-4-5"));
+    let unchecked = cmd("pi-redact")
+        .env("FAKE_SECRET", "claude-sonnet-4-5")
+        .args(["--no-check", "--secret-env", "FAKE_SECRET", &f])
+        .ok();
+    assert_eq!(unchecked.out().lines().count(), 15);
+}
+
+#[test]
+fn a_secret_that_cannot_be_read_is_an_error() {
+    let o = cmd("pi-redact")
+        .env_remove("PI_REDACT_UNSET")
+        .args(["--secret-env", "PI_REDACT_UNSET"])
+        .arg(fixture("redact-everything.jsonl"))
+        .run();
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr,
+        "pi-redact: --secret-env PI_REDACT_UNSET: the variable is not set\n"
+    );
+    assert_eq!(o.out(), "");
+}
+
+#[test]
+fn keep_text_masks_secrets_e_mails_and_paths() {
+    let t = TempDir::new("redact-keep");
+    let env = t.write(
+        ".env",
+        "# secrets\nDB_PASSWORD=\"Tr0ub4dor&3x\"\nPORT=3000\n",
+    );
+    let session = t.write(
+        "s.jsonl",
+        concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/home/ana/app"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{"role":"user","content":"db pw Tr0ub4dor&3x on port 3000, token ghp_abcdefghijklmnopqrstuvwxyz0123456789, mail ana@example.com, file /home/ana/app/x.rs"}}"#,
+            "\n"
+        ),
+    );
+    let o = cmd("pi-redact")
+        .args(["--keep-text", "--secrets-from"])
+        .arg(&env)
+        .arg(&session)
+        .ok();
+    let r = o.records();
+    assert_eq!(r[0]["cwd"], "/home/user1/dir1");
+    assert_eq!(
+        r[1]["message"]["content"],
+        "db pw [secret:listed] on port 3000, token [secret:github-token], mail [email], file /home/user1/dir1/file1.rs"
+    );
+}
+
+#[test]
+fn a_key_that_is_a_token_is_replaced_too() {
+    let session = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c","name":"env","arguments":{"ghp_abcdefghijklmnopqrstuvwxyz0123456789":1,"plain_key":2}}],"stopReason":"toolUse"}}"#,
+        "\n"
+    );
+    for mode in [&[][..], &["--keep-text"][..]] {
+        let o = cmd("pi-redact").args(mode).stdin(session).ok();
+        assert!(!o.out().contains("ghp_"), "{mode:?}: {}", o.out());
+        assert!(o.out().contains(r#""plain_key":2"#));
+    }
+}
+
+// ---- The canaries. ----
+
+/// Fake secrets of many kinds, e-mail addresses and home paths. Each is what must not appear
+/// in the output (the part a mask replaces).
+const CANARIES: &[&str] = &[
+    "AKIAZ7CANARY0000AAAA",
+    "ASIAZ7CANARY0000BBBB",
+    "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYCANARYKEY1",
+    "ghp_CanaryCanaryCanaryCanaryCanary012345",
+    "gho_CanaryCanaryCanaryCanaryCanary012346",
+    "ghu_CanaryCanaryCanaryCanaryCanary012347",
+    "ghs_CanaryCanaryCanaryCanaryCanary012348",
+    "ghr_CanaryCanaryCanaryCanaryCanary012349",
+    "github_pat_11CANARY0_CanaryCanaryCanaryCanary01",
+    "glpat-CanaryCanary-0123456789",
+    "gldt-CanaryCanaryCanary012345",
+    "xoxb-1111111111-CanaryCanary01",
+    "xoxp-2222222222-CanaryCanary02",
+    "xoxa-3333333333-CanaryCanary03",
+    "https://hooks.slack.com/services/T0CANARY/B0CANARY/CanaryCanary0123",
+    "sk-CanaryCanaryCanaryCanaryCanary0123456789",
+    "sk-proj-CanaryCanaryCanaryCanary_0123456789",
+    "sk-svcacct-CanaryCanaryCanaryCanary-012345",
+    "sk-ant-api03-CanaryCanaryCanaryCanary-0123456789",
+    "sk-ant-admin01-CanaryCanaryCanaryCanary-01234",
+    "sk-or-v1-canarycanarycanarycanary0123456789abcdef",
+    "AIzaSyCanaryCanaryCanaryCanaryCanary0123",
+    "sk_live_CanaryCanaryCanary0123",
+    "rk_test_CanaryCanaryCanary4567",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJjYW5hcnkifQ.CanaryCanarySignature012",
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEcanaryRSAkeyMaterial\n-----END RSA PRIVATE KEY-----",
+    "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEcanary\n-----END OPENSSH PRIVATE KEY-----",
+    "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIcanaryECkey\n-----END EC PRIVATE KEY-----",
+    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANcanaryPKCS8",
+    "postgres://canaryuser:CanaryPassw0rd1@db.internal:5432/app",
+    "mysql://root:CanaryPassw0rd2@10.0.0.1/db",
+    "https://deploy:CanaryPassw0rd3@git.example.org/repo.git",
+    "redis://:CanaryPassw0rd4@cache.local:6379",
+    "password=CanaryPassw0rd5",
+    "PASSWORD: \"CanaryPassw0rd6\"",
+    "api_key=CanaryApiKey0123456",
+    "Authorization: Bearer CanaryBearerToken0123456789",
+    "secret: CanarySecretValue77",
+    "canary.person@example.com",
+    "first.last+tag@canary-corp.co.uk",
+    "ops@sub.canary.example.org",
+    "/home/canaryuser/projects/secret-app/main.rs",
+    "/Users/canaryuser/Documents/taxes-2026.pdf",
+    "~/canary-private/notes.md",
+    "/home/canaryuser/.ssh/id_ed25519",
+    "/root/canary-root-dir/.env",
+    "Qz8vXk2LmN4pR7sT1wY5bC9dF3gH6jK0",
+    "tG5hJ8kL2mN6pQ9rS3tV7wX1yZ4aB0cD",
+    "x9Y8z7W6v5U4t3S2r1Q0pOnMlKjIhGfE",
+    "CANARYAbCdEfGh1234IjKlMnOp5678QrStUv",
+];
+
+/// The part of a canary that must not survive: the password of a URL, the value of an
+/// assignment, the user name of a home path; the whole canary otherwise.
+fn must_not_survive(c: &str) -> Vec<&str> {
+    if let Some(p) = c.find("Passw0rd") {
+        return vec![&c[p - 6..p + 9]];
+    }
+    if c.starts_with('/') || c.starts_with('~') {
+        return c
+            .split('/')
+            .filter(|p| p.contains("canary") || p.contains("secret") || p.contains("taxes"))
+            .collect();
+    }
+    if c.contains("BEGIN") {
+        return c.lines().filter(|l| l.contains("canary")).collect();
+    }
+    let value = c
+        .rsplit([' ', '=', '"'])
+        .find(|s| s.len() >= 8)
+        .unwrap_or(c);
+    vec![value]
+}
+
+/// Appends every canary to the free text of `v`: text, thinking, commands, outputs, error
+/// messages, summaries, labels, names, and every string inside tool arguments, details and
+/// extension data (`free`); a home path as `cwd`.
+fn inject(v: &mut Value, key: &str, free: bool) {
+    let free = free
+        || matches!(
+            key,
+            "text"
+                | "thinking"
+                | "content"
+                | "command"
+                | "output"
+                | "errorMessage"
+                | "summary"
+                | "label"
+                | "name"
+                | "arguments"
+                | "details"
+                | "data"
+        );
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                inject(x, k, free);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| inject(x, key, free)),
+        Value::String(s) if key == "cwd" => *s = "/home/canaryuser/projects/secret-app".into(),
+        Value::String(s) if free && !matches!(key, "type" | "id" | "mimeType" | "toolCallId") => {
+            for c in CANARIES {
+                s.push_str(" \n");
+                s.push_str(c);
+                s.push_str(" end.");
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `text` with the canaries injected into every record that parses.
+fn with_canaries(text: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines() {
+        match serde_json::from_str::<Value>(line) {
+            Ok(mut v) if v.get("type").and_then(Value::as_str) != Some("model_change") => {
+                // Tool names and namespaces are kept (vocabulary, not private text): left as
+                // they are.
+                let name = v.pointer("/message/toolName").cloned();
+                inject(&mut v, "", false);
+                if let (Some(n), Some(m)) = (name, v.get_mut("message")) {
+                    m["toolName"] = n;
+                }
+                if let Some(Value::Array(blocks)) = v.pointer_mut("/message/content") {
+                    for b in blocks {
+                        if b["type"] == "toolCall" {
+                            for key in ["name", "namespace"] {
+                                if let Some(n) = b.get(key).and_then(Value::as_str) {
+                                    let n = n.split(" \n").next().unwrap().to_string();
+                                    b[key] = n.into();
+                                }
+                            }
+                        }
+                    }
+                }
+                out.push_str(&v.to_string());
+            }
+            _ => out.push_str(line),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn assert_no_canary_survives(file: &Path, dir: &TempDir) {
+    let text = String::from_utf8_lossy(&std::fs::read(file).unwrap()).into_owned();
+    let injected = dir.write("canaries.jsonl", with_canaries(&text));
+    for mode in [&[][..], &["--keep-text"][..]] {
+        let before = cmd("pi-redact").args(mode).arg(file).run().status;
+        let o = cmd("pi-redact").args(mode).arg(&injected).run();
+        assert!(
+            !o.stderr.contains("replaced input text") && (o.status == 0 || o.status == before),
+            "{} {mode:?}: {}",
+            file.display(),
+            o.stderr
+        );
+        let out = o.out();
+        for c in CANARIES {
+            for part in must_not_survive(c) {
+                assert!(
+                    !out.contains(part),
+                    "{part:?} survived in {} {mode:?}",
+                    file.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn no_canary_survives_in_the_fixtures() {
+    assert!(CANARIES.len() >= 50);
+    let dir = TempDir::new("redact-canary");
+    for f in fixture_files() {
+        assert_no_canary_survives(&f, &dir);
+    }
+}
+
+#[test]
+fn corpus_no_canary_survives() {
+    let Some(files) = corpus_files_or_skip() else {
+        return;
+    };
+    let dir = TempDir::new("redact-canary-corpus");
+    // Every tenth file: each is rewritten twice with fifty canaries in every text.
+    for f in files.iter().step_by(10) {
+        assert_no_canary_survives(f, &dir);
+    }
+}
+
+// ---- --out-dir. ----
+
+#[test]
+fn out_dir_lays_files_out_as_pi_does_and_never_replaces_one() {
+    let t = TempDir::new("redact-out");
+    let (a, b) = (
+        fixture_str("redact-everything.jsonl"),
+        fixture_str("usage-basic.jsonl"),
+    );
+    let out = t.path().join("shared");
+    let o = cmd("pi-redact")
+        .arg("--out-dir")
+        .arg(&out)
+        .args([&a, &b])
+        .ok();
+    assert_eq!(o.out(), "");
+    // The same run to stdout: the same pseudonyms, the files' contents one after the other.
+    let whole = cmd("pi-redact").args([&a, &b]).ok().out();
+    let first = out.join("--home-user1-dir1-dir2--/2026-06-01T10-00-00-000Z_s-redact.jsonl");
+    let second = out.join("--home-user2-dir9--/2026-05-01T09-59-00-000Z_s-basic.jsonl");
+    let (x, y) = (
+        std::fs::read_to_string(&first).unwrap(),
+        std::fs::read_to_string(&second).unwrap(),
+    );
+    assert_eq!(format!("{x}{y}"), whole);
+    let again = cmd("pi-redact").arg("--out-dir").arg(&out).arg(&a).run();
+    assert_eq!(again.status, 2);
+    assert!(again.stderr.contains("File exists"), "{}", again.stderr);
+    assert_eq!(std::fs::read_to_string(&first).unwrap(), x, "not replaced");
+    let names: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no temporary file is left: {names:?}");
+}
+
+#[test]
+fn out_dir_does_not_write_an_input_with_a_withheld_record() {
+    let t = TempDir::new("redact-out-withheld");
+    let out = t.path().join("shared");
+    let o = cmd("pi-redact")
+        .env("FAKE_SECRET", "claude-sonnet-4-5")
+        .args(["--secret-env", "FAKE_SECRET", "--out-dir"])
+        .arg(&out)
+        .arg(fixture("redact-everything.jsonl"))
+        .run();
+    assert_eq!(o.status, 2);
+    assert!(
+        o.stderr
+            .ends_with("3 record(s) still held replaced text: the redacted copy is not written\n"),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
+}
