@@ -60,11 +60,7 @@ fn is_overflow_text(l: &str) -> bool {
 
 /// Pi 0.73.1's overflow patterns (see [`is_overflow_text`]).
 fn is_overflow_text_0_73(l: &str) -> bool {
-    if l.starts_with("throttling error:")
-        || l.starts_with("service unavailable:")
-        || l.contains("rate limit")
-        || l.contains("too many requests")
-    {
+    if overflow::is_throttling_text(l) {
         return false;
     }
     const PLAIN: &[&str] = &[

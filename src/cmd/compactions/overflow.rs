@@ -140,14 +140,19 @@ fn cerebras_bodyless(l: &str) -> bool {
     rest.starts_with("(no body)")
 }
 
-/// Whether Pi 1.6.0 takes the error text `l` (lowercased) of a message from `provider` for a
-/// context overflow.
-pub(super) fn is_overflow_text(l: &str, provider: Option<&str>) -> bool {
-    if l.starts_with("throttling error:")
+/// Whether the error text `l` (lowercased) is a rate limit or an unavailable service, which
+/// both Pi 0.73.1 and 1.6.0 never take for an overflow, whatever else it says.
+pub(super) fn is_throttling_text(l: &str) -> bool {
+    l.starts_with("throttling error:")
         || l.starts_with("service unavailable:")
         || l.contains("rate limit")
         || l.contains("too many requests")
-    {
+}
+
+/// Whether Pi 1.6.0 takes the error text `l` (lowercased) of a message from `provider` for a
+/// context overflow.
+pub(super) fn is_overflow_text(l: &str, provider: Option<&str>) -> bool {
+    if is_throttling_text(l) {
         return false;
     }
     const PLAIN: &[&str] = &[
