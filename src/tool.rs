@@ -4,7 +4,9 @@
 use crate::cli::{render_man, ManPage};
 use crate::diag::Diags;
 use crate::output::{Out, Stop};
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches, Parser};
+use clap_complete::Shell;
+use std::io::Write;
 use std::process::ExitCode;
 
 pub trait Tool {
@@ -21,7 +23,41 @@ pub trait Tool {
 
 /// The tool's `main`: parse the command line, run.
 pub fn main<T: Tool>() -> ExitCode {
-    T::run(&T::Args::parse())
+    let matches = command::<T>().get_matches();
+    // A closed pipe while printing either is no error (`pi-usage --man | head`).
+    if matches.get_flag("man") {
+        let _ = std::io::stdout().write_all(man::<T>().as_bytes());
+        return ExitCode::SUCCESS;
+    }
+    if let Some(shell) = matches.get_one::<Shell>("completions") {
+        let mut script = Vec::new();
+        clap_complete::generate(*shell, &mut command::<T>(), T::MAN.name, &mut script);
+        let _ = std::io::stdout().write_all(&script);
+        return ExitCode::SUCCESS;
+    }
+    match T::Args::from_arg_matches(&matches) {
+        Ok(args) => T::run(&args),
+        Err(e) => e.exit(),
+    }
+}
+
+/// The command line of tool `T`: its own arguments and the two every tool has, `--man` and
+/// `--completions SHELL` (for `cargo install`, which installs neither).
+pub fn command<T: Tool>() -> clap::Command {
+    T::Args::command()
+        .arg(
+            clap::Arg::new("man")
+                .long("man")
+                .action(clap::ArgAction::SetTrue)
+                .help("Print this tool's man page (roff) and exit (`--man | man -l -` shows it)"),
+        )
+        .arg(
+            clap::Arg::new("completions")
+                .long("completions")
+                .value_name("SHELL")
+                .value_parser(clap::value_parser!(Shell))
+                .help("Print the shell completion script for SHELL (bash, zsh, fish, elvish, powershell) and exit"),
+        )
 }
 
 /// The process entry point of every binary (`bin/*.rs` are `#![no_main]`), in place of Rust's
@@ -61,5 +97,5 @@ pub fn process_main<T: Tool>() -> i32 {
 
 /// The tool's man page, rendered.
 pub fn man<T: Tool>() -> String {
-    render_man(&T::Args::command(), &T::MAN)
+    render_man(&command::<T>(), &T::MAN)
 }

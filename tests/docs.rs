@@ -278,6 +278,27 @@ fn man_pages_are_current() {
     }
 }
 
+/// Every tool prints its own man page (`--man`, the committed one) and shell completions
+/// (`--completions SHELL`) that name the tool and its options, for every shell clap_complete
+/// writes; an unknown shell is a usage error.
+#[test]
+fn every_tool_prints_its_man_page_and_completions() {
+    for (name, _) in pi_jsonl::man_pages() {
+        let committed =
+            std::fs::read_to_string(root().join("man").join(format!("{name}.1"))).unwrap();
+        assert_eq!(cmd(name).arg("--man").ok().out(), committed, "{name} --man");
+        for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+            let script = cmd(name).args(["--completions", shell]).ok().out();
+            assert!(script.contains(name), "{name} --completions {shell}");
+            assert!(
+                script.contains("threads"),
+                "{name} --completions {shell}: options"
+            );
+        }
+        assert_eq!(cmd(name).args(["--completions", "nope"]).run().status, 2);
+    }
+}
+
 #[test]
 fn every_diagnostic_kind_is_listed_in_the_format_doc() {
     let text = std::fs::read_to_string(root().join("docs/FORMAT.md")).unwrap();
