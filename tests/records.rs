@@ -57,17 +57,6 @@ const SESSIONS_FLAG_SETS: &[&[&str]] = &[
     &["--sort", "size"],
 ];
 
-/// Every `fixtures/*.jsonl`, sorted.
-fn fixture_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    files
-}
-
 /// Runs `bin` with `flags` (the placeholder `MODELS` is the fixtures' models.json) over
 /// `inputs` at once, and reads every stdout line as a record; returns how many there were.
 fn check(bin: &str, flags: &[&str], inputs: &[PathBuf]) -> usize {

@@ -9,7 +9,7 @@ use pi_jsonl::diag::Diags;
 use pi_jsonl::output::Out;
 use pi_jsonl::tool::Tool;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 fn redact(args: &[&str]) -> Output {
     cmd("pi-redact").args(args).run()
@@ -84,17 +84,6 @@ fn run_bytes_writes_what_the_binary_writes() {
         );
         assert_eq!(d.held(), bin.stderr, "{}", f.display());
     }
-}
-
-/// Every `fixtures/*.jsonl`, sorted.
-fn fixture_files() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    v.sort();
-    v
 }
 
 // ---- The tools' answers agree on the original and the redacted file. ----

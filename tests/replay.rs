@@ -600,13 +600,7 @@ fn run_bytes_writes_what_the_binary_writes_for_every_fixture() {
     use pi_jsonl::diag::Diags;
     use pi_jsonl::output::Out;
     use pi_jsonl::tool::Tool;
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    files.sort();
-    for f in files {
+    for f in fixture_files() {
         let input = std::fs::read(&f).unwrap();
         for args in [
             &["--format", "html"][..],

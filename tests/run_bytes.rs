@@ -27,12 +27,7 @@ fn lib<A: Parser>(
 }
 
 fn fixtures() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
-        .collect();
-    v.sort();
+    let v = fixture_files();
     assert!(v.len() > 50);
     v
 }

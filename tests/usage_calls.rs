@@ -327,20 +327,10 @@ fn calls_sum_to_the_groups(files: &[PathBuf], extra: &[&str]) {
     }
 }
 
-fn usage_fixtures() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn calls_summed_by_any_key_are_the_by_groups_over_the_fixtures() {
     // A zone off whole hours, so that day, week and month come from --tz, not from UTC.
-    calls_sum_to_the_groups(&usage_fixtures(), &["--tz", "+05:30"]);
+    calls_sum_to_the_groups(&fixture_files(), &["--tz", "+05:30"]);
 }
 
 #[test]
@@ -444,7 +434,7 @@ fn every_field_of_a_call_comes_from_its_entry() {
 
 #[test]
 fn output_does_not_depend_on_threads() {
-    let files = usage_fixtures();
+    let files = fixture_files();
     let run = |t: &str| {
         cmd("pi-usage")
             .args(["--calls", "--tz", "UTC", "--threads", t])

@@ -24,6 +24,17 @@ pub fn fixture(name: &str) -> PathBuf {
     root().join("fixtures").join(name)
 }
 
+/// Every `fixtures/*.jsonl` (not the folders of fixtures), sorted.
+pub fn fixture_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("fixtures"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .collect();
+    files.sort();
+    files
+}
+
 pub fn fixture_str(name: &str) -> String {
     fixture(name).to_string_lossy().into_owned()
 }
