@@ -69,6 +69,20 @@ fn is_signature(key: &str) -> bool {
     )
 }
 
+/// Writes the array `raw`, each element as `element` writes it.
+fn write_array(raw: Raw<'_>, out: &mut Vec<u8>, mut element: impl FnMut(Raw<'_>, &mut Vec<u8>)) {
+    out.push(b'[');
+    let mut first = true;
+    raw.for_each_element(|el| {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        element(el, out);
+    });
+    out.push(b']');
+}
+
 /// What a top-level member of an entry of type `kind` is.
 fn entry_act(kind: &str, key: &str) -> Act {
     match (kind, key) {
@@ -415,22 +429,11 @@ impl<'r> Rewriter<'r> {
     fn content(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize) {
         match raw.first() {
             Some(b'"') => self.text(kind, raw, out),
-            Some(b'[') => {
-                out.push(b'[');
-                let mut first = true;
-                raw.for_each_element(|el| {
-                    if !first {
-                        out.push(b',');
-                    }
-                    first = false;
-                    match el.first() {
-                        Some(b'{') => self.block(kind, el, out, depth + 1),
-                        Some(b'"') => self.text(kind, el, out),
-                        _ => self.data(el, out, depth + 1, "", Labels::None),
-                    }
-                });
-                out.push(b']');
-            }
+            Some(b'[') => write_array(raw, out, |el, out| match el.first() {
+                Some(b'{') => self.block(kind, el, out, depth + 1),
+                Some(b'"') => self.text(kind, el, out),
+                _ => self.data(el, out, depth + 1, "", Labels::None),
+            }),
             _ => self.data(raw, out, depth, "", Labels::None),
         }
     }
@@ -488,18 +491,9 @@ impl<'r> Rewriter<'r> {
                     Act::Data(labels)
                 }
             }),
-            Some(b'[') => {
-                out.push(b'[');
-                let mut first = true;
-                raw.for_each_element(|el| {
-                    if !first {
-                        out.push(b',');
-                    }
-                    first = false;
-                    self.data(el, out, depth + 1, key, labels);
-                });
-                out.push(b']');
-            }
+            Some(b'[') => write_array(raw, out, |el, out| {
+                self.data(el, out, depth + 1, key, labels)
+            }),
             Some(b'"') => self.data_string(raw, out, key, labels),
             _ => self.keep(raw, out),
         }
