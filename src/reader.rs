@@ -358,7 +358,37 @@ pub fn read_slice(
 
 /// Reads every session of the lines `lines` hands out; `named_file` as in [`read`].
 pub fn read_lines<L: Lines>(
+    lines: L,
+    named_file: bool,
+    d: &mut Diags,
+    v: &mut dyn Visitor,
+) -> Result<Stats, Stop> {
+    read_lines_with(lines, NoPrescans, named_file, d, v)
+}
+
+/// [`read_lines`] with lines validated ahead ([`prescan`]): `next` hands out the prescans of
+/// consecutive chunks of the same bytes `lines` splits, in order. A line the prescan found to
+/// be one JSON object is not scanned again; any other (blank, malformed, trimmed, the first
+/// line's byte-order mark) is read as [`read_lines`] reads it. The same sessions, entries and
+/// diagnostics as [`read_lines`].
+pub fn read_lines_prescanned<'a, L: Lines>(
+    lines: L,
+    next: &mut dyn FnMut() -> Option<Prescan<'a>>,
+    named_file: bool,
+    d: &mut Diags,
+    v: &mut dyn Visitor,
+) -> Result<Stats, Stop> {
+    let cursor = PrescanCursor {
+        next,
+        chunk: None,
+        at: 0,
+    };
+    read_lines_with(lines, cursor, named_file, d, v)
+}
+
+fn read_lines_with<L: Lines, P: Prescans>(
     mut lines: L,
+    mut prescans: P,
     named_file: bool,
     d: &mut Diags,
     v: &mut dyn Visitor,
@@ -374,6 +404,10 @@ pub fn read_lines<L: Lines>(
         if held.is_some() && (line.too_long || !is_pi_blank(line.bytes)) {
             let ends_a_file = starts_session(line.bytes);
             classifier.settle(held.take().expect("held"), ends_a_file, d)?;
+        }
+        if let Some(pre) = prescans.find(line.offset) {
+            classifier.prescanned(line, pre, d)?;
+            continue;
         }
         let mut members = std::mem::take(&mut spare).recycle();
         let read = classifier.line(line, &mut members, d);
@@ -473,6 +507,124 @@ impl HeldLine {
     }
 }
 
+/// The lines of one chunk of the input, validated ahead of the reader on another thread
+/// (`input::chunks`): for each line that is one JSON object as it stands, the object and its
+/// members, as [`Classifier::line`] would find them.
+pub struct Prescan<'a> {
+    lines: Vec<Prescanned<'a>>,
+    members: LineMembers<'a>,
+}
+
+/// One line of a [`Prescan`] that is a record.
+struct Prescanned<'a> {
+    /// Where the line starts in the input.
+    offset: u64,
+    object: Raw<'a>,
+    valid_utf8: bool,
+    /// The line's members in the chunk's vectors.
+    fields: (usize, usize),
+    message: (usize, usize),
+}
+
+/// Validates the lines of `chunk` (whole lines of the input, starting at its byte `offset`)
+/// and locates their members, as the reader would; `reads_messages` as the visitor says.
+/// Only what does not depend on earlier lines is done here.
+pub fn prescan(chunk: &[u8], offset: usize, reads_messages: bool) -> Prescan<'_> {
+    let mut members = LineMembers::default();
+    let mut lines = Vec::new();
+    let mut split = SliceLines::new(chunk);
+    while let Some(line) = split.next_line() {
+        let b = line.bytes;
+        let start = json::skip_ws(b, 0);
+        if line.too_long || start == b.len() {
+            continue;
+        }
+        let mark = (members.fields.len(), members.nested.len());
+        match members.scan(b, start, reads_messages) {
+            Ok((object, message)) if json::skip_ws(b, start + object.len()) == b.len() => {
+                lines.push(Prescanned {
+                    offset: offset as u64 + line.offset,
+                    object,
+                    valid_utf8: simdutf8::basic::from_utf8(b).is_ok(),
+                    fields: (mark.0, members.fields.len()),
+                    message,
+                });
+            }
+            // Read again by the reader, which knows what comes before.
+            _ => {
+                members.fields.truncate(mark.0);
+                members.nested.truncate(mark.1);
+            }
+        }
+    }
+    Prescan { lines, members }
+}
+
+/// Where the reader's prescanned lines come from ([`read_lines_with`]).
+trait Prescans {
+    /// The prescanned record that starts at `offset`, if there is one.
+    fn find(&mut self, offset: u64) -> Option<Record<'_>>;
+}
+
+/// A prescanned record, as [`Classifier::prescanned`] takes it.
+struct Record<'p> {
+    object: Raw<'p>,
+    valid_utf8: bool,
+    fields: &'p [Field<'p>],
+    message: &'p [Field<'p>],
+}
+
+/// No prescans: every line is scanned by the reader.
+struct NoPrescans;
+
+impl Prescans for NoPrescans {
+    #[inline(always)]
+    fn find(&mut self, _: u64) -> Option<Record<'_>> {
+        None
+    }
+}
+
+/// The prescans of consecutive chunks, walked in step with the reader's lines.
+struct PrescanCursor<'n, 'a> {
+    next: &'n mut dyn FnMut() -> Option<Prescan<'a>>,
+    chunk: Option<Prescan<'a>>,
+    /// The next line of `chunk` not yet passed.
+    at: usize,
+}
+
+impl Prescans for PrescanCursor<'_, '_> {
+    #[inline]
+    fn find(&mut self, offset: u64) -> Option<Record<'_>> {
+        loop {
+            let line = match &self.chunk {
+                Some(c) if self.at < c.lines.len() => c.lines[self.at].offset,
+                // Read to its end, or none taken yet: the next chunk (none after the last).
+                _ => {
+                    self.chunk = Some((self.next)()?);
+                    self.at = 0;
+                    continue;
+                }
+            };
+            if line > offset {
+                return None;
+            }
+            self.at += 1;
+            if line == offset {
+                break;
+            }
+        }
+        let chunk = self.chunk.as_ref()?;
+        let line = &chunk.lines[self.at - 1];
+        let (f, m) = (line.fields, line.message);
+        Some(Record {
+            object: line.object,
+            valid_utf8: line.valid_utf8,
+            fields: &chunk.members.fields[f.0..f.1],
+            message: &chunk.members.nested[m.0..m.1],
+        })
+    }
+}
+
 /// What may be done with whitespace Pi trims after a record ([`Classifier::trimmed`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Trailing {
@@ -512,6 +664,15 @@ fn next_line<'l, L: Lines>(lines: &'l mut L, stats: &mut Stats, d: &mut Diags) -
         line.len_with_eol -= 3;
     }
     Some(line)
+}
+
+#[cold]
+fn report_invalid_utf8(line: &Line<'_>, d: &mut Diags) {
+    d.report(
+        Some(line.no),
+        Kind::InvalidUtf8,
+        "invalid UTF-8 (read as U+FFFD, as Pi reads it)",
+    );
 }
 
 /// A line longer than [`crate::lines::MAX_LINE`]: never held, reported, then read as blank
@@ -569,7 +730,8 @@ impl<'a> LineMembers<'a> {
         reads_messages: bool,
     ) -> Result<(Raw<'a>, (usize, usize)), json::Error> {
         let (fields, nested) = (&mut self.fields, &mut self.nested);
-        let mut message = (0, 0);
+        // The vectors may hold earlier lines' members (`prescan`): this line's start here.
+        let mut message = (nested.len(), nested.len());
         let is_message = |k: &[u8]| {
             reads_messages
                 && (k == b"message" || (k.contains(&b'\\') && json::key_is(k, "message")))
@@ -728,13 +890,25 @@ impl<'v> Classifier<'v> {
             return Ok(());
         }
         if simdutf8::basic::from_utf8(b).is_err() {
-            d.report(
-                Some(line.no),
-                Kind::InvalidUtf8,
-                "invalid UTF-8 (read as U+FFFD, as Pi reads it)",
-            );
+            report_invalid_utf8(&line, d);
         }
         self.scan(line, start, members, Trailing::Hold, d)
+    }
+
+    /// A line found to be one record ahead of the reader ([`prescan`]): as [`Classifier::line`]
+    /// reads it, without scanning it again.
+    #[inline(always)]
+    fn prescanned(&mut self, line: Line<'_>, pre: Record<'_>, d: &mut Diags) -> Result<(), Stop> {
+        if !pre.valid_utf8 {
+            report_invalid_utf8(&line, d);
+        }
+        let entry = Entry {
+            line,
+            object: pre.object,
+            fields: pre.fields,
+            message: self.reads_messages.then_some(pre.message),
+        };
+        self.record(&entry, d)
     }
 
     /// A line that is not blank, its first non-blank byte at `start`: a record, or reported.
@@ -1300,5 +1474,133 @@ mod tests {
         assert_eq!(&b[pi_trim(b).0..pi_trim(b).1], b"{}");
         assert!(is_pi_blank("\u{b}\u{feff}\r".as_bytes()));
         assert!(!is_pi_blank("\u{85}".as_bytes()));
+    }
+}
+
+/// Issue 20: lines validated ahead on other threads ([`prescan`], `input::chunks`) give the
+/// reader's sessions, entries and diagnostics exactly, whatever the chunk size and the number
+/// of helpers.
+#[cfg(test)]
+mod prescan_tests {
+    use super::*;
+    use crate::input::chunks;
+    use std::fmt::Write as _;
+
+    /// Every call the reader makes, with what it hands over.
+    #[derive(Default)]
+    struct Log(String);
+
+    impl Log {
+        fn entry(&mut self, what: &str, e: &Entry<'_>) {
+            let _ = write!(
+                self.0,
+                "{what} {} {} {}",
+                e.line.no, e.line.offset, e.line.len_with_eol
+            );
+            let _ = write!(self.0, " {:?}", String::from_utf8_lossy(e.object.bytes()));
+            for k in ["type", "id", "message"] {
+                let v = e
+                    .get(k)
+                    .map(|r| String::from_utf8_lossy(r.bytes()).into_owned());
+                let _ = write!(self.0, " {k}={v:?}");
+            }
+            if let Some(m) = e.message() {
+                let _ = write!(self.0, " message={m:?}");
+            }
+            self.0.push('\n');
+        }
+    }
+
+    impl Visitor for Log {
+        fn header(&mut self, h: &Header<'_>, _: &mut Diags) -> Result<(), Stop> {
+            let _ = writeln!(
+                self.0,
+                "header {} {} {} {:?} {:?}",
+                h.line.no,
+                h.line.offset,
+                h.id,
+                h.fragment,
+                h.title.as_ref().map(|t| t.line.no)
+            );
+            Ok(())
+        }
+        fn entry(&mut self, e: &Entry<'_>, _: &mut Diags) -> Result<(), Stop> {
+            self.entry("entry", e);
+            Ok(())
+        }
+        fn end(&mut self, _: &mut Diags) -> Result<(), Stop> {
+            self.0.push_str("end\n");
+            Ok(())
+        }
+        fn outside(&mut self, e: &Entry<'_>, _: &mut Diags) -> Result<(), Stop> {
+            self.entry("outside", e);
+            Ok(())
+        }
+    }
+
+    /// The reader's log and diagnostics of `data`, with prescans of `chunk` bytes on
+    /// `helpers` threads (`None`: no prescans).
+    fn read(data: &[u8], prescans: Option<(usize, usize)>) -> String {
+        let mut d = Diags::new("t", "f", false);
+        let mut log = Log::default();
+        let stats = match prescans {
+            None => read_lines(SliceLines::new(data), true, &mut d, &mut log),
+            Some((chunk, helpers)) => {
+                let work = |offset, bytes| prescan(bytes, offset, true);
+                chunks::in_order(data, chunk, helpers, work, |next| {
+                    read_lines_prescanned(SliceLines::new(data), next, true, &mut d, &mut log)
+                })
+            }
+        }
+        .unwrap();
+        format!("{}{}{stats:?}", log.0, d.held())
+    }
+
+    fn inputs() -> Vec<Vec<u8>> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut out: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.unwrap().path()).ok())
+            .collect();
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#;
+        let entry = r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x"}}"#;
+        for odd in [
+            format!("\u{feff}{header}\n{entry}\n"),
+            format!("{header}\r\n\r\n  {entry}  \n\n{entry}\u{a0}\n{header}\n"),
+            format!("{header}\n{entry}{entry}\n{{\"a\":\n[1]\n\"s\"\n{entry}"),
+            format!("{entry}\n{header}\n{entry}\n\u{c}\n"),
+            format!("{header}\n{}\n", entry.replace('x', "\u{0}\\u00e9")),
+        ] {
+            out.push(odd.into_bytes());
+        }
+        let mut bad_utf8 = format!("{header}\n{entry}\n").into_bytes();
+        let at = bad_utf8.len() - 5;
+        bad_utf8[at] = 0xFF;
+        out.push(bad_utf8);
+        out
+    }
+
+    #[test]
+    fn prescanned_lines_read_as_the_reader_reads_them() {
+        for data in inputs() {
+            let want = read(&data, None);
+            for chunk in [1, 2, 7, 64, 333, 4096, 1 << 20] {
+                for helpers in [0, 1, 3] {
+                    assert_eq!(
+                        read(&data, Some((chunk, helpers))),
+                        want,
+                        "chunk {chunk}, {helpers} helpers, input {:?}",
+                        String::from_utf8_lossy(&data[..data.len().min(200)])
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn chunks_start_at_lines() {
+        let data = b"ab\ncd\n\nef";
+        let starts: Vec<usize> = (0..=12).map(|at| chunks::line_start(data, at)).collect();
+        assert_eq!(starts, [0, 3, 3, 3, 6, 6, 6, 7, 9, 9, 9, 9, 9]);
     }
 }

@@ -4,7 +4,7 @@
 //! of the writer), and their output is written in argument order; `-` or no FILE means stdin.
 //! A single input streams straight to stdout.
 
-use super::Source;
+use super::{chunks, Source};
 use crate::diag::Diags;
 use crate::output::{Out, Stop};
 use std::collections::BTreeMap;
@@ -83,7 +83,9 @@ impl Turn<'_> {
     /// `finish` until this input's job returns. `false` when the run stopped meanwhile
     /// (stdout closed): the job should return at once.
     pub fn wait(&self) -> bool {
-        self.order.is_none_or(|p| p.wait_for_turn(self.index))
+        // A worker waiting uses no CPU: helpers of the input being read may.
+        self.order
+            .is_none_or(|p| chunks::idle(|| p.wait_for_turn(self.index)))
     }
 }
 
@@ -225,7 +227,10 @@ where
     let tty = stdout.is_terminal();
     let mut lock = stdout.lock();
     let mut out = Out::direct(&mut lock, tty);
+    let cpus = threads.unwrap_or_else(rayon::current_num_threads).max(1);
+    chunks::BUDGET.set_total(cpus);
     if sources.len() == 1 {
+        let _busy = chunks::Busy::start();
         let mut diags = Diags::new(tool, &sources[0].name(), true);
         let turn = Turn {
             index: 0,
@@ -302,7 +307,9 @@ fn work<T, J>(
             index: i,
             order: Some(order),
         };
+        let busy = chunks::Busy::start();
         let r = job(src, &mut held, &mut diags, &turn);
+        drop(busy);
         if tx.send((i, r, held.buf, diags)).is_err() {
             return;
         }

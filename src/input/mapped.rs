@@ -17,6 +17,7 @@
 //! read`), reported like any other, and pi-branch checks the mark before it writes lines it
 //! copied from the map. A SIGBUS anywhere else keeps its default action.
 
+use super::chunks;
 use crate::diag::Diags;
 use crate::lines::{Line, SliceLines};
 use crate::output::Stop;
@@ -284,7 +285,18 @@ pub fn read_mapped(
         lines: SliceLines::new(map.bytes()),
         released: 0,
     };
-    let stats = reader::read_lines(lines, named_file, d, v);
+    let data = map.bytes();
+    let helpers = chunks::helpers_for(data.len());
+    let stats = if helpers == 0 {
+        reader::read_lines(lines, named_file, d, v)
+    } else {
+        // Lines are validated ahead on the helpers; this thread reads them in order.
+        let reads_messages = v.reads_messages();
+        let prescan = |offset, chunk| reader::prescan(chunk, offset, reads_messages);
+        chunks::in_order(data, chunks::CHUNK, helpers, prescan, |next| {
+            reader::read_lines_prescanned(lines, next, named_file, d, v)
+        })
+    };
     map.release(0, map.bytes().len());
     stats
 }

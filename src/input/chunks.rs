@@ -1,0 +1,313 @@
+//! One large input on several cores (issue 20): the bytes are cut at line starts into chunks;
+//! threads work chunks ahead of the reader, in any order, and the reader takes the results in
+//! chunk order ([`in_order`]). Only the work that does not depend on earlier lines runs ahead
+//! (validating a line and locating its members: `reader::prescan`); everything that needs
+//! order (sessions, the tree, first occurrences) stays with the one reader, so a tool's
+//! output is the same on one core or many.
+//!
+//! How many threads help is decided per input from a process-wide budget ([`Budget`]): the
+//! driver's `--threads` (default one per CPU), less the workers busy on other inputs.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
+
+/// The bytes a chunk holds, at least (a chunk ends at the first line start after this).
+pub const CHUNK: usize = 1 << 20;
+
+/// Inputs smaller than this are read on one thread: splitting them costs more than it saves.
+pub const MIN_PARALLEL: usize = 8 << 20;
+
+/// The most threads that help one reader: past a few, the reader's own work (the tool's) is
+/// what limits the rate.
+pub const MAX_HELPERS: usize = 3;
+
+/// Chunks worked ahead of the reader per thread: enough to keep each busy while the reader
+/// is slow on one chunk, few enough that the results held stay small.
+const AHEAD_PER_THREAD: usize = 2;
+
+/// The first line start at or after `at`: `at` itself when a line starts there (offset 0, or
+/// right after a newline), else the byte after the next newline, else the end.
+pub fn line_start(data: &[u8], at: usize) -> usize {
+    if at == 0 || at >= data.len() {
+        return at.min(data.len());
+    }
+    match memchr::memchr(b'\n', &data[at - 1..]) {
+        Some(i) => at + i,
+        None => data.len(),
+    }
+}
+
+/// The CPUs of the run not busy now: the driver's `--threads` (default one per CPU), less
+/// the threads reading inputs and the helpers working chunks. A worker waiting for its turn
+/// ([`idle`]) is not busy. Helpers work a chunk only while they hold one of these, so that
+/// they use cores the run's other work leaves idle and no more.
+pub struct Budget {
+    /// `--threads`: 0 until the driver sets it (a tool run in-process reads on one thread).
+    total: AtomicUsize,
+    free: Mutex<isize>,
+    freed: Condvar,
+}
+
+/// The run's budget (one per process: one run per process).
+pub static BUDGET: Budget = Budget {
+    total: AtomicUsize::new(0),
+    free: Mutex::new(0),
+    freed: Condvar::new(),
+};
+
+/// How long a helper waits for a free CPU before it looks whether its input is done.
+const POLL: std::time::Duration = std::time::Duration::from_millis(5);
+
+impl Budget {
+    fn lock(&self) -> std::sync::MutexGuard<'_, isize> {
+        self.free.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The run may keep `threads` CPUs busy (the driver says so once, before reading).
+    pub fn set_total(&self, threads: usize) {
+        self.total.store(threads, Ordering::Relaxed);
+        *self.lock() = isize::try_from(threads).unwrap_or(isize::MAX);
+    }
+
+    /// A thread starts work whether or not a CPU is free (the count may go below zero).
+    pub fn busy(&self) {
+        *self.lock() -= 1;
+    }
+
+    pub fn done(&self) {
+        *self.lock() += 1;
+        self.freed.notify_one();
+    }
+
+    /// Takes a free CPU, waiting at most [`POLL`]; whether one was taken.
+    fn try_take(&self) -> bool {
+        let mut free = self.lock();
+        if *free <= 0 {
+            free = self
+                .freed
+                .wait_timeout(free, POLL)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        let took = *free > 0;
+        if took {
+            *free -= 1;
+        }
+        took
+    }
+}
+
+/// How many helper threads to start for an input of `len` bytes: none for a small input or
+/// a run on one thread, else up to [`MAX_HELPERS`] (they work only while CPUs are free).
+pub fn helpers_for(len: usize) -> usize {
+    if len < MIN_PARALLEL {
+        return 0;
+    }
+    BUDGET
+        .total
+        .load(Ordering::Relaxed)
+        .saturating_sub(1)
+        .min(MAX_HELPERS)
+}
+
+/// This thread is busy reading an input until the guard drops.
+pub struct Busy(());
+
+impl Busy {
+    pub fn start() -> Busy {
+        BUDGET.busy();
+        Busy(())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        BUDGET.done();
+    }
+}
+
+/// Runs `wait` with this busy thread counted as idle (a worker waiting for its turn).
+pub fn idle<R>(wait: impl FnOnce() -> R) -> R {
+    BUDGET.done();
+    let r = wait();
+    BUDGET.busy();
+    r
+}
+
+/// The state the reader and the helpers share.
+struct Shared<T> {
+    /// The next chunk no one has claimed.
+    next: usize,
+    /// Chunks the reader has taken.
+    taken: usize,
+    /// Results not yet taken, by chunk index modulo the window.
+    ready: Vec<Option<T>>,
+    /// The reader stopped early, or a helper panicked: everyone stops.
+    stopped: bool,
+}
+
+/// The chunks of one input and the pipeline over them; see [`in_order`].
+struct Ordered<'a, T, W> {
+    data: &'a [u8],
+    chunk: usize,
+    count: usize,
+    window: usize,
+    work: W,
+    shared: Mutex<Shared<T>>,
+    changed: Condvar,
+}
+
+/// Runs `work` over the chunks of `data` (each at least `chunk` bytes, cut at line starts;
+/// `work` is given the chunk's offset and bytes) on `helpers` threads besides this one, and
+/// hands `read` a function that yields the results in chunk order (`None` after the last).
+/// The helpers work only while a CPU of the [`BUDGET`] is free.
+/// That function works chunks itself when it would otherwise wait. With no helpers it is a
+/// loop on this thread.
+///
+/// A helper that panics stops the pipeline; the panic is raised again when this returns.
+pub fn in_order<'a, T, W, O>(
+    data: &'a [u8],
+    chunk: usize,
+    helpers: usize,
+    work: W,
+    read: impl FnOnce(&mut dyn FnMut() -> Option<T>) -> O,
+) -> O
+where
+    T: Send,
+    W: Fn(usize, &'a [u8]) -> T + Sync,
+{
+    let chunk = chunk.max(1);
+    let window = (helpers + 1) * AHEAD_PER_THREAD;
+    let pipeline = Ordered {
+        data,
+        chunk,
+        count: data.len().div_ceil(chunk),
+        window,
+        work,
+        shared: Mutex::new(Shared {
+            next: 0,
+            taken: 0,
+            ready: (0..window).map(|_| None).collect(),
+            stopped: false,
+        }),
+        changed: Condvar::new(),
+    };
+    std::thread::scope(|scope| {
+        for _ in 0..helpers {
+            // A refused thread (a process limit) only means less help.
+            let _ = std::thread::Builder::new().spawn_scoped(scope, || pipeline.help());
+        }
+        let out = read(&mut || pipeline.next());
+        pipeline.stop();
+        out
+    })
+}
+
+impl<'a, T: Send, W: Fn(usize, &'a [u8]) -> T + Sync> Ordered<'a, T, W> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared<T>> {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The bytes of chunk `i`, and their offset.
+    fn bytes(&self, i: usize) -> (usize, &'a [u8]) {
+        let from = line_start(self.data, i * self.chunk);
+        let to = line_start(self.data, (i + 1).saturating_mul(self.chunk));
+        (from, &self.data[from..to])
+    }
+
+    /// Claims the next chunk when it is within the window of the reader, else `None`.
+    fn claim(&self, s: &mut Shared<T>) -> Option<usize> {
+        (s.next < self.count && s.next < s.taken + self.window && !s.stopped).then(|| {
+            s.next += 1;
+            s.next - 1
+        })
+    }
+
+    /// Works chunk `i` (unlocked) and leaves its result for the reader.
+    fn run(&self, i: usize) {
+        let (from, bytes) = self.bytes(i);
+        let result = (self.work)(from, bytes);
+        let mut s = self.lock();
+        s.ready[i % self.window] = Some(result);
+        drop(s);
+        self.changed.notify_all();
+    }
+
+    /// A helper thread: claims and works chunks until none is left or the reader stops.
+    fn help(&self) {
+        // A panic in `work` (a bug) must not leave the reader waiting for its chunk.
+        struct StopOnPanic<'p, 'a, T: Send, W: Fn(usize, &'a [u8]) -> T + Sync>(
+            &'p Ordered<'a, T, W>,
+        );
+        impl<'a, T: Send, W: Fn(usize, &'a [u8]) -> T + Sync> Drop for StopOnPanic<'_, 'a, T, W> {
+            fn drop(&mut self) {
+                if std::thread::panicking() {
+                    self.0.stop();
+                }
+            }
+        }
+        let _guard = StopOnPanic(self);
+        loop {
+            if self.finished() {
+                return;
+            }
+            if !BUDGET.try_take() {
+                continue;
+            }
+            let cpu = Busy(());
+            let mut s = self.lock();
+            let claimed = self.claim(&mut s);
+            if claimed.is_none() && !s.stopped && s.next < self.count {
+                // Too far ahead of the reader: wait for it with the CPU given back.
+                drop(cpu);
+                drop(
+                    self.changed
+                        .wait_timeout(s, POLL)
+                        .unwrap_or_else(|e| e.into_inner()),
+                );
+                continue;
+            }
+            drop(s);
+            if let Some(i) = claimed {
+                self.run(i);
+            }
+        }
+    }
+
+    /// Whether nothing is left for a helper: every chunk claimed, or the reader stopped.
+    fn finished(&self) -> bool {
+        let s = self.lock();
+        s.stopped || s.next >= self.count
+    }
+
+    fn stop(&self) {
+        self.lock().stopped = true;
+        self.changed.notify_all();
+    }
+
+    /// The next chunk's result: taken when ready, worked here when no one has claimed it
+    /// (or when a later chunk in the window can be worked while waiting), else waited for.
+    /// `None` after the last chunk, or when a helper panicked.
+    fn next(&self) -> Option<T> {
+        let mut s = self.lock();
+        let i = s.taken;
+        loop {
+            if i >= self.count || s.stopped {
+                return None;
+            }
+            if let Some(r) = s.ready[i % self.window].take() {
+                s.taken += 1;
+                drop(s);
+                self.changed.notify_all();
+                return Some(r);
+            }
+            if let Some(j) = self.claim(&mut s) {
+                drop(s);
+                self.run(j);
+                s = self.lock();
+                continue;
+            }
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
