@@ -15,6 +15,7 @@ mod omp;
 mod parallel;
 mod pi16;
 mod properties;
+mod quiet;
 mod records;
 mod redact;
 mod replay;
