@@ -509,8 +509,10 @@ fn prompts_only_on_request() {
     assert_eq!(o.records()[0]["first_prompt"], Value::Null);
 }
 
+/// The table: newest first; the name, and a session's first words only with --prompts (its
+/// --help promises that no session text is printed without it; issue 15).
 #[test]
-fn table_is_newest_first_with_names_or_first_words() {
+fn table_is_newest_first_with_names_and_first_words_only_with_prompts() {
     let t = TempDir::new("table");
     three(&t);
     t.write(
@@ -523,16 +525,20 @@ fn table_is_newest_first_with_names_or_first_words() {
         ),
     );
     t.write("z.jsonl", "{\"type\":\"message\"}\n");
-    let o = cmd("pi-sessions")
-        .arg("--table")
-        .arg("--dir")
-        .arg(t.path())
-        .env("COLUMNS", "100")
-        .run();
-    assert_eq!(o.status, 0, "{}", o.stderr);
-    let text = o.out();
+    let table = |prompts: bool| {
+        let o = cmd("pi-sessions")
+            .arg("--table")
+            .args(prompts.then_some("--prompts"))
+            .arg("--dir")
+            .arg(t.path())
+            .env("COLUMNS", "100")
+            .run();
+        assert_eq!(o.status, 0, "{}", o.stderr);
+        o.out()
+    };
+    let text = table(false);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("AGE") && lines[0].contains("PROJECT"));
+    assert!(lines[0].starts_with("Age") && lines[0].contains("Project"));
     assert_eq!(lines.len(), 6);
     let order: Vec<&str> = lines[1..]
         .iter()
@@ -565,12 +571,18 @@ fn table_is_newest_first_with_names_or_first_words() {
         "{}",
         lines[4]
     );
+    assert!(!text.contains('x'), "no prompt without --prompts:\n{text}");
+    assert!(lines[2].ends_with("(none)"), "{}", lines[2]);
+    assert!(!text.contains('\u{1b}'));
+    let text = table(true);
+    let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines[2].contains(&"x".repeat(20)),
         "first words: {}",
         lines[2]
     );
-    assert!(!text.contains('\u{1b}'));
+    // A name still wins over the first prompt.
+    assert!(!text.contains("first words"), "{text}");
 }
 
 #[test]

@@ -29,3 +29,4 @@ mod usage_calls;
 mod usage_human;
 mod usage_pi1;
 mod windows;
+mod words;
