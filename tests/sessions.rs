@@ -963,3 +963,61 @@ fn unknown_entry_types_and_roles_are_counted_as_such() {
         assert!(kept.lines().any(|k| k == l), "{l}");
     }
 }
+
+/// Issue 15: the table fits COLUMNS at 60, 80 and 160: cells are cut first (a session id keeps
+/// its end), then columns are dropped in the man page's order (Size, Messages, Models, Age,
+/// Project) and a note names them; Session, Cost and Name stay.
+#[test]
+fn table_fits_the_width() {
+    let t = TempDir::new("table-width");
+    let long_cwd = format!("/home/someone/{}project", "deep/".repeat(4));
+    t.write(
+        "s.jsonl",
+        format!(
+            "{}\n{}\n{}\n",
+            header("019f0091-2110-7000-a1e2-147639fff216", Some(&long_cwd), "2026-01-01T00:00:00Z"),
+            user("u1", None, "2026-01-20T00:00:00Z", "hello"),
+            r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-20T00:00:02Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"anthropic","model":"claude-sonnet-4-5-20250929","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"total":0.0123}}}}"#
+        ),
+    );
+    let at = |columns: usize| {
+        let o = cmd("pi-sessions")
+            .arg("--table")
+            .arg(t.path())
+            .env("COLUMNS", columns.to_string())
+            .run();
+        assert_eq!(o.status, 0, "{}", o.stderr);
+        o.out()
+    };
+    let wide = at(160);
+    let head: Vec<&str> = wide.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        head,
+        ["Age", "Session", "Size", "Messages", "Cost", "Models", "Project", "Name"]
+    );
+    assert!(wide.contains(&long_cwd) && wide.contains("019f0091-2110-7000-a1e2-147639fff216"));
+    assert!(wide.contains("$0.0123"), "{wide}");
+    assert!(!wide.contains("not shown"), "{wide}");
+    for columns in [60, 80, 160] {
+        let text = at(columns);
+        for l in text.lines() {
+            assert!(l.chars().count() <= columns, "COLUMNS={columns}:\n{text}");
+        }
+        let head = text.lines().next().unwrap();
+        for stays in ["Session", "Cost", "Name"] {
+            assert!(head.contains(stays), "COLUMNS={columns}: {head}");
+        }
+    }
+    let t80 = at(80);
+    assert!(
+        t80.contains("…147639fff216"),
+        "the id keeps its end:\n{t80}"
+    );
+    let t60 = at(60);
+    assert!(
+        t60.contains(
+            "not shown, to fit COLUMNS: Size, Messages, Models (--json\n  has every field)"
+        ),
+        "{t60}"
+    );
+}

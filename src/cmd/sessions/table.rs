@@ -215,10 +215,14 @@ pub(super) fn render(metas: &[FileMeta], t: &TableInput, limit: Option<usize>) -
         .map(|i| HEADINGS[i])
         .collect();
     if !dropped.is_empty() {
-        out.push_str(&format!(
+        let note = format!(
             "not shown, to fit COLUMNS: {} (--json has every field)\n",
             dropped.join(", ")
-        ));
+        );
+        match limit {
+            Some(c) => out.push_str(&crate::cmd::usage::width::wrap(&note, c)),
+            None => out.push_str(&note),
+        }
     }
     out
 }
