@@ -38,6 +38,11 @@ fn shown() -> Shown {
     *SHOWN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Whether the run prints nothing on stderr (`--quiet`): no progress line either.
+pub fn is_quiet() -> bool {
+    shown() == Shown::Nothing
+}
+
 /// How many inputs print their diagnostics of one kind before the later ones are summed up.
 pub const SHOWN_FILES: u64 = 5;
 
