@@ -468,6 +468,15 @@ pub fn is_invisible(c: char) -> bool {
 mod tests {
     use super::*;
 
+    /// The man pages say how many files are shown (the prose is a constant string).
+    #[test]
+    fn the_man_pages_name_the_number_of_files_shown() {
+        let n = SHOWN_FILES;
+        let prose = crate::cli::EXIT_STATUS;
+        assert!(prose.contains(&format!("when more than {n} input files")));
+        assert!(prose.contains(&format!("the first {n} files")));
+    }
+
     /// Each input's lines of a kind are shown for the first SHOWN_FILES inputs that report
     /// it; later inputs' lines of that kind are counted, and one line per kind sums them up.
     /// Other kinds, and notes, are counted apart.
