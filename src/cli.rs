@@ -11,7 +11,7 @@ use std::ffi::OsString;
 #[derive(Args, Debug, Clone)]
 pub struct Inputs {
     /// Session files to read; `-` or none means stdin (none on a terminal: the user's sessions,
-    /// see ENVIRONMENT). A directory stands for the session files under it, found as
+    /// see ENVIRONMENT below). A directory stands for the session files under it, found as
     /// pi-sessions finds them, in path order.
     #[arg(value_name = "FILE")]
     pub files: Vec<OsString>,
@@ -70,6 +70,30 @@ Input without a session header (the output of tail, grep, jq or sed) is read as 
 The sessions directory is PI_CODING_AGENT_SESSION_DIR when set and not empty; else PI_CODING_AGENT_DIR/sessions; else ~/.pi/agent/sessions (HOME). A leading ~/ in the two variables is expanded with HOME.\n\n\
 PI_JSONL_ASSUME_TTY=1 makes TOOL act as if stdin were a terminal; it exists for tests.";
 
+/// What `--help` says after the options: the man page's ENVIRONMENT section (with the
+/// paragraphs on default inputs for the tools that read sessions), so that `--help` needs no
+/// man page; `-h` points to it.
+pub fn help_after(page: &ManPage, long: bool) -> String {
+    if !long {
+        return "Environment variables, and what is read without FILE: --help. The whole manual: --man."
+            .into();
+    }
+    let mut text = String::from("ENVIRONMENT:\n");
+    let defaults = DEFAULT_INPUTS.replace("TOOL", page.name);
+    let inputs = (page.name != "pi-sessions").then_some(defaults.as_str());
+    let paragraphs = page.environment.split("\n\n");
+    for p in paragraphs.chain(inputs.into_iter().flat_map(|d| d.split("\n\n"))) {
+        let p = p.trim();
+        if !p.is_empty() {
+            text.push_str(&format!("  {}\n\n", p.replace('\n', " ")));
+        }
+    }
+    text.push_str(
+        "EXIT STATUS: 0, or 2 when anything was reported on stderr (--quiet prints nothing, the status stays). The whole manual, with the output and examples: --man.",
+    );
+    text
+}
+
 /// The prose of a man page; options come from clap.
 pub struct ManPage {
     pub name: &'static str,
@@ -89,7 +113,14 @@ pub const EXIT_STATUS: &str = "0: every input was read without a problem (also w
 the run went on and the output holds everything that could be read. A standard output that is not open at all (`>&-`) is \
 reported at once, and nothing is read.\n\n\
 Diagnostics have the form `TOOL: FILE:LINE: message` (`<stdin>` for standard input; `TOOL: FILE: message` when no line \
-applies). Control characters in them are escaped.";
+applies). Control characters in them are escaped.\n\n\
+Repeated diagnostics are summed up: when more than 5 input files report the same kind of problem (the kinds are those \
+docs/FORMAT.md lists under \"Diagnostic kinds\": malformed_json, glued_records, missing_parent, ...; notes, such as a fragment's, count as \
+one kind), the first 5 files (in argument order) print their lines of that kind, and the later files' lines of that kind \
+are replaced by one line at the end of the run: `TOOL: 37 more files had malformed_json (52 lines), not shown; --verbose \
+prints every one`. --verbose prints every line. --quiet prints none of them, nor notes, nor problems of the run as a \
+whole (a missing models.json); they are still counted (in records that count them, such as pi-branch --info). Neither \
+option changes the exit status.";
 
 fn roff_escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

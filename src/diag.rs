@@ -5,12 +5,163 @@
 use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 static REPORTED: AtomicBool = AtomicBool::new(false);
 
 /// Whether any diagnostic was reported in this process (decides exit status 2).
 pub fn any_reported() -> bool {
     REPORTED.load(Ordering::Relaxed)
+}
+
+/// How much of the diagnostics a run prints (`--quiet`, `--verbose`); the exit status is the
+/// same in every mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// Every line of the first [`SHOWN_FILES`] inputs that report a kind; the later inputs'
+    /// lines of that kind are counted and summed up in one line at the end ([`finish`]).
+    Summarised,
+    /// Every line (`--verbose`).
+    Every,
+    /// None: diagnostics and notes are counted, not printed (`--quiet`).
+    Nothing,
+}
+
+static SHOWN: Mutex<Shown> = Mutex::new(Shown::Summarised);
+
+/// Chooses what the run prints (the command line's `--quiet` or `--verbose`).
+pub fn set_shown(s: Shown) {
+    *SHOWN.lock().unwrap_or_else(|e| e.into_inner()) = s;
+}
+
+fn shown() -> Shown {
+    *SHOWN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether the run prints nothing on stderr (`--quiet`): no progress line either.
+pub fn is_quiet() -> bool {
+    shown() == Shown::Nothing
+}
+
+/// How many inputs print their diagnostics of one kind before the later ones are summed up.
+pub const SHOWN_FILES: u64 = 5;
+
+/// Which lines are "the same kind of warning" for the summary: a diagnostic's [`Kind`], or a
+/// note (every note is one class).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Problem(Kind),
+    Note,
+}
+
+impl Class {
+    fn index(self) -> usize {
+        match self {
+            Class::Problem(k) => k as usize,
+            Class::Note => Kind::ALL.len(),
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Class::Problem(k) => k.name(),
+            Class::Note => "notes",
+        }
+    }
+}
+
+const CLASSES: usize = Kind::ALL.len() + 1;
+
+/// What the run has printed and held back, per class: inputs that reported it, and of the
+/// inputs past [`SHOWN_FILES`], how many and their lines.
+#[derive(Debug, Clone, Copy, Default)]
+struct Tally {
+    files: u64,
+    hidden_files: u64,
+    hidden_lines: u64,
+}
+
+static TALLY: Mutex<[Tally; CLASSES]> = Mutex::new(
+    [Tally {
+        files: 0,
+        hidden_files: 0,
+        hidden_lines: 0,
+    }; CLASSES],
+);
+
+/// Whether a line of `class` from the input whose classes seen so far are `seen` is printed;
+/// counts the input (on its first line of the class) and what is held back.
+fn admit(class: Class, seen: &mut [bool; CLASSES]) -> bool {
+    let mode = shown();
+    let mut tally = TALLY.lock().unwrap_or_else(|e| e.into_inner());
+    admit_in(&mut tally, mode, class, seen)
+}
+
+/// [`admit`] with the run's tally and mode given.
+fn admit_in(
+    tally: &mut [Tally; CLASSES],
+    mode: Shown,
+    class: Class,
+    seen: &mut [bool; CLASSES],
+) -> bool {
+    match mode {
+        Shown::Every => return true,
+        Shown::Nothing => return false,
+        Shown::Summarised => {}
+    }
+    let i = class.index();
+    let t = &mut tally[i];
+    let first = !std::mem::replace(&mut seen[i], true);
+    if first {
+        t.files += 1;
+    }
+    if t.files <= SHOWN_FILES {
+        return true;
+    }
+    if first {
+        t.hidden_files += 1;
+    }
+    t.hidden_lines += 1;
+    false
+}
+
+/// The lines that sum up what was held back, one per class, in [`Kind::ALL`] order (notes
+/// last): `TOOL: N more files had KIND (M lines), not shown; --verbose prints every one`.
+pub fn summary(tool: &str) -> String {
+    let tally = TALLY.lock().unwrap_or_else(|e| e.into_inner());
+    summary_of(&tally, tool)
+}
+
+fn summary_of(tally: &[Tally; CLASSES], tool: &str) -> String {
+    let plural = |n: u64| if n == 1 { "" } else { "s" };
+    let mut s = String::new();
+    for c in Kind::ALL
+        .map(Class::Problem)
+        .into_iter()
+        .chain([Class::Note])
+    {
+        let t = tally[c.index()];
+        if t.hidden_files == 0 {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "{tool}: {} more file{} had {} ({} line{}), not shown; --verbose prints every one",
+            t.hidden_files,
+            plural(t.hidden_files),
+            c.name(),
+            t.hidden_lines,
+            plural(t.hidden_lines),
+        );
+    }
+    s
+}
+
+/// The end of a run: prints the [`summary`] of what was held back.
+pub fn finish(tool: &str) {
+    let s = summary(tool);
+    if !s.is_empty() {
+        let _ = std::io::stderr().lock().write_all(s.as_bytes());
+    }
 }
 
 /// The kinds of problem a tool reports. Their names appear in records (e.g. `branch_info`'s
@@ -114,6 +265,10 @@ pub struct Diags {
     /// Counts only: nothing printed, the exit status untouched.
     quiet: bool,
     held: String,
+    /// Each held line's class and where it ends in `held`.
+    held_lines: Vec<(Class, usize)>,
+    /// The classes this input has reported (for the summary of repeats).
+    seen: [bool; CLASSES],
     counts: Counts,
 }
 
@@ -125,6 +280,8 @@ impl Diags {
             immediate,
             quiet: false,
             held: String::new(),
+            held_lines: Vec::new(),
+            seen: [false; CLASSES],
             counts: Counts::default(),
         }
     }
@@ -154,7 +311,7 @@ impl Diags {
             return;
         }
         REPORTED.store(true, Ordering::Relaxed);
-        self.print(line, "", msg.as_ref());
+        self.print(line, Class::Problem(kind), msg.as_ref());
     }
 
     /// Says something about the input that is not a problem (a fragment read without its
@@ -162,12 +319,18 @@ impl Diags {
     /// counted nor changing the exit status.
     pub fn note(&mut self, line: Option<u64>, msg: impl AsRef<str>) {
         if !self.quiet {
-            self.print(line, "note: ", msg.as_ref());
+            self.print(line, Class::Note, msg.as_ref());
         }
     }
 
-    /// Prints (or holds) `tool: file:line: {prefix}{msg}`.
-    fn print(&mut self, line: Option<u64>, prefix: &str, msg: &str) {
+    /// Prints (or holds) `tool: file:line: msg` (`note: msg` for a note). An input processed
+    /// alone prints at once, if [`admit`] lets it; held lines are admitted when flushed, in
+    /// argument order, so the inputs shown are the first ones given.
+    fn print(&mut self, line: Option<u64>, class: Class, msg: &str) {
+        if self.immediate && !admit(class, &mut self.seen) {
+            return;
+        }
+        let prefix = if class == Class::Note { "note: " } else { "" };
         let mut s = String::new();
         let _ = match line {
             Some(n) => write!(
@@ -185,6 +348,7 @@ impl Diags {
             let _ = std::io::stderr().lock().write_all(s.as_bytes());
         } else {
             self.held.push_str(&s);
+            self.held_lines.push((class, self.held.len()));
         }
     }
 
@@ -193,18 +357,46 @@ impl Diags {
         &self.held
     }
 
-    /// Prints what was held back.
+    /// Prints what was held back (the lines [`admit`] lets through).
     pub fn flush(&mut self) {
-        if !self.held.is_empty() {
-            let _ = std::io::stderr().lock().write_all(self.held.as_bytes());
-            self.held.clear();
+        if self.held.is_empty() {
+            return;
         }
+        let mut printed = String::with_capacity(self.held.len());
+        let mut start = 0;
+        for &(class, end) in &self.held_lines {
+            if admit(class, &mut self.seen) {
+                printed.push_str(&self.held[start..end]);
+            }
+            start = end;
+        }
+        if !printed.is_empty() {
+            let _ = std::io::stderr().lock().write_all(printed.as_bytes());
+        }
+        self.held.clear();
+        self.held_lines.clear();
     }
 }
 
 /// Reports a problem that belongs to no input (a bad option value, a missing models file).
 pub fn report_global(tool: &str, msg: impl AsRef<str>) {
     REPORTED.store(true, Ordering::Relaxed);
+    if shown() == Shown::Nothing {
+        return;
+    }
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{tool}: {}",
+        sanitize(msg.as_ref())
+    );
+}
+
+/// Says something about the run that is not a problem (how many files a tool given no FILE
+/// reads): `tool: msg`, not printed with `--quiet`, never changing the exit status.
+pub fn note_global(tool: &str, msg: impl AsRef<str>) {
+    if shown() == Shown::Nothing {
+        return;
+    }
     let _ = writeln!(
         std::io::stderr().lock(),
         "{tool}: {}",
@@ -275,6 +467,74 @@ pub fn is_invisible(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The man pages say how many files are shown (the prose is a constant string).
+    #[test]
+    fn the_man_pages_name_the_number_of_files_shown() {
+        let n = SHOWN_FILES;
+        let prose = crate::cli::EXIT_STATUS;
+        assert!(prose.contains(&format!("when more than {n} input files")));
+        assert!(prose.contains(&format!("the first {n} files")));
+    }
+
+    /// Each input's lines of a kind are shown for the first SHOWN_FILES inputs that report
+    /// it; later inputs' lines of that kind are counted, and one line per kind sums them up.
+    /// Other kinds, and notes, are counted apart.
+    #[test]
+    fn repeated_kinds_are_summed_up_after_the_first_inputs() {
+        let mut tally = [Tally::default(); CLASSES];
+        let bad = Class::Problem(Kind::MalformedJson);
+        let mut shown_lines = 0;
+        for _ in 0..SHOWN_FILES + 3 {
+            let mut seen = [false; CLASSES];
+            for _ in 0..2 {
+                shown_lines += u64::from(admit_in(&mut tally, Shown::Summarised, bad, &mut seen));
+            }
+        }
+        assert_eq!(shown_lines, 2 * SHOWN_FILES);
+        let mut seen = [false; CLASSES];
+        assert!(admit_in(
+            &mut tally,
+            Shown::Summarised,
+            Class::Problem(Kind::Cycle),
+            &mut seen
+        ));
+        assert!(admit_in(
+            &mut tally,
+            Shown::Summarised,
+            Class::Note,
+            &mut seen
+        ));
+        assert_eq!(
+            summary_of(&tally, "pi-usage"),
+            "pi-usage: 3 more files had malformed_json (6 lines), not shown; --verbose prints every one\n"
+        );
+        // --verbose shows everything, --quiet nothing, and neither changes the tally.
+        let before = tally[bad.index()].hidden_lines;
+        assert!(admit_in(
+            &mut tally,
+            Shown::Every,
+            bad,
+            &mut [false; CLASSES]
+        ));
+        assert!(!admit_in(
+            &mut tally,
+            Shown::Nothing,
+            bad,
+            &mut [false; CLASSES]
+        ));
+        assert_eq!(tally[bad.index()].hidden_lines, before);
+        let mut one = [Tally::default(); CLASSES];
+        one[Class::Note.index()] = Tally {
+            files: 6,
+            hidden_files: 1,
+            hidden_lines: 1,
+        };
+        assert_eq!(
+            summary_of(&one, "pi-branch"),
+            "pi-branch: 1 more file had notes (1 line), not shown; --verbose prints every one\n"
+        );
+    }
 
     #[test]
     fn sanitize_escapes_terminal_controls() {

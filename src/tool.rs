@@ -35,16 +35,30 @@ pub fn main<T: Tool>() -> ExitCode {
         let _ = std::io::stdout().write_all(&script);
         return ExitCode::SUCCESS;
     }
+    crate::diag::set_shown(if matches.get_flag("quiet") {
+        crate::diag::Shown::Nothing
+    } else if matches.get_flag("verbose") {
+        crate::diag::Shown::Every
+    } else {
+        crate::diag::Shown::Summarised
+    });
     match T::Args::from_arg_matches(&matches) {
-        Ok(args) => T::run(&args),
+        Ok(args) => {
+            let status = T::run(&args);
+            crate::diag::finish(T::MAN.name);
+            status
+        }
         Err(e) => e.exit(),
     }
 }
 
-/// The command line of tool `T`: its own arguments and the two every tool has, `--man` and
-/// `--completions SHELL` (for `cargo install`, which installs neither).
+/// The command line of tool `T`: its own arguments and those every tool has: `--man` and
+/// `--completions SHELL` (for `cargo install`, which installs neither), `--quiet` and
+/// `--verbose` (how much of the diagnostics is printed: [`crate::diag::Shown`]).
 pub fn command<T: Tool>() -> clap::Command {
     T::Args::command()
+        .after_help(crate::cli::help_after(&T::MAN, false))
+        .after_long_help(crate::cli::help_after(&T::MAN, true))
         .arg(
             clap::Arg::new("man")
                 .long("man")
@@ -57,6 +71,20 @@ pub fn command<T: Tool>() -> clap::Command {
                 .value_name("SHELL")
                 .value_parser(clap::value_parser!(Shell))
                 .help("Print the shell completion script for SHELL (bash, zsh, fish, elvish, powershell) and exit"),
+        )
+        .arg(
+            clap::Arg::new("quiet")
+                .short('q')
+                .long("quiet")
+                .action(clap::ArgAction::SetTrue)
+                .conflicts_with("verbose")
+                .help("Print no diagnostics or notes on stderr; they are still counted, and the exit status is still 2 when anything was reported"),
+        )
+        .arg(
+            clap::Arg::new("verbose")
+                .long("verbose")
+                .action(clap::ArgAction::SetTrue)
+                .help(format!("Print every diagnostic: by default, when more than {} files report the same kind of problem, the later files' lines of that kind are summed up in one line at the end", crate::diag::SHOWN_FILES)),
         )
 }
 

@@ -135,13 +135,26 @@ fn sessions_run_bytes_describes_a_file_as_pi_sessions_does() {
         sessions::Sessions::run_bytes,
     );
     assert_eq!(out, b"<stdin>\n");
+    // The table, with the cost pi-usage gives for the file (issue 15).
+    let input = read_fixture("usage-basic.jsonl");
     let (out, _) = lib(
         "pi-sessions",
         &["--table"],
         &input,
         sessions::Sessions::run_bytes,
     );
-    assert!(String::from_utf8_lossy(&out).starts_with("AGE"));
+    let table = String::from_utf8_lossy(&out).into_owned();
+    assert!(table.starts_with("Age  Session"), "{table}");
+    let p = dir.write("usage-basic.jsonl", &input);
+    let bin = cmd("pi-sessions").arg("--table").arg(&p).run().out();
+    let cost = |t: &str| {
+        let row = t.lines().nth(1).unwrap().to_string();
+        row.split_whitespace()
+            .find(|c| c.starts_with('$'))
+            .map(String::from)
+    };
+    assert!(cost(&table).is_some(), "{table}");
+    assert_eq!(cost(&table), cost(&bin), "{table}\n{bin}");
     let (out, _) = lib(
         "pi-sessions",
         &["--json", "--status", "empty"],

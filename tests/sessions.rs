@@ -509,8 +509,10 @@ fn prompts_only_on_request() {
     assert_eq!(o.records()[0]["first_prompt"], Value::Null);
 }
 
+/// The table: newest first; the name, and a session's first words only with --prompts (its
+/// --help promises that no session text is printed without it; issue 15).
 #[test]
-fn table_is_newest_first_with_names_or_first_words() {
+fn table_is_newest_first_with_names_and_first_words_only_with_prompts() {
     let t = TempDir::new("table");
     three(&t);
     t.write(
@@ -523,16 +525,20 @@ fn table_is_newest_first_with_names_or_first_words() {
         ),
     );
     t.write("z.jsonl", "{\"type\":\"message\"}\n");
-    let o = cmd("pi-sessions")
-        .arg("--table")
-        .arg("--dir")
-        .arg(t.path())
-        .env("COLUMNS", "100")
-        .run();
-    assert_eq!(o.status, 0, "{}", o.stderr);
-    let text = o.out();
+    let table = |prompts: bool| {
+        let o = cmd("pi-sessions")
+            .arg("--table")
+            .args(prompts.then_some("--prompts"))
+            .arg("--dir")
+            .arg(t.path())
+            .env("COLUMNS", "100")
+            .run();
+        assert_eq!(o.status, 0, "{}", o.stderr);
+        o.out()
+    };
+    let text = table(false);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[0].starts_with("AGE") && lines[0].contains("PROJECT"));
+    assert!(lines[0].starts_with("Age") && lines[0].contains("Project"));
     assert_eq!(lines.len(), 6);
     let order: Vec<&str> = lines[1..]
         .iter()
@@ -565,12 +571,18 @@ fn table_is_newest_first_with_names_or_first_words() {
         "{}",
         lines[4]
     );
+    assert!(!text.contains('x'), "no prompt without --prompts:\n{text}");
+    assert!(lines[2].ends_with("(none)"), "{}", lines[2]);
+    assert!(!text.contains('\u{1b}'));
+    let text = table(true);
+    let lines: Vec<&str> = text.lines().collect();
     assert!(
         lines[2].contains(&"x".repeat(20)),
         "first words: {}",
         lines[2]
     );
-    assert!(!text.contains('\u{1b}'));
+    // A name still wins over the first prompt.
+    assert!(!text.contains("first words"), "{text}");
 }
 
 #[test]
@@ -950,4 +962,62 @@ fn unknown_entry_types_and_roles_are_counted_as_such() {
     {
         assert!(kept.lines().any(|k| k == l), "{l}");
     }
+}
+
+/// Issue 15: the table fits COLUMNS at 60, 80 and 160: cells are cut first (a session id keeps
+/// its end), then columns are dropped in the man page's order (Size, Messages, Models, Age,
+/// Project) and a note names them; Session, Cost and Name stay.
+#[test]
+fn table_fits_the_width() {
+    let t = TempDir::new("table-width");
+    let long_cwd = format!("/home/someone/{}project", "deep/".repeat(4));
+    t.write(
+        "s.jsonl",
+        format!(
+            "{}\n{}\n{}\n",
+            header("019f0091-2110-7000-a1e2-147639fff216", Some(&long_cwd), "2026-01-01T00:00:00Z"),
+            user("u1", None, "2026-01-20T00:00:00Z", "hello"),
+            r#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-01-20T00:00:02Z","message":{"role":"assistant","content":[{"type":"text","text":"hi"}],"provider":"anthropic","model":"claude-sonnet-4-5-20250929","usage":{"input":10,"output":5,"cacheRead":0,"cacheWrite":0,"totalTokens":15,"cost":{"total":0.0123}}}}"#
+        ),
+    );
+    let at = |columns: usize| {
+        let o = cmd("pi-sessions")
+            .arg("--table")
+            .arg(t.path())
+            .env("COLUMNS", columns.to_string())
+            .run();
+        assert_eq!(o.status, 0, "{}", o.stderr);
+        o.out()
+    };
+    let wide = at(160);
+    let head: Vec<&str> = wide.lines().next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        head,
+        ["Age", "Session", "Size", "Messages", "Cost", "Models", "Project", "Name"]
+    );
+    assert!(wide.contains(&long_cwd) && wide.contains("019f0091-2110-7000-a1e2-147639fff216"));
+    assert!(wide.contains("$0.0123"), "{wide}");
+    assert!(!wide.contains("not shown"), "{wide}");
+    for columns in [60, 80, 160] {
+        let text = at(columns);
+        for l in text.lines() {
+            assert!(l.chars().count() <= columns, "COLUMNS={columns}:\n{text}");
+        }
+        let head = text.lines().next().unwrap();
+        for stays in ["Session", "Cost", "Name"] {
+            assert!(head.contains(stays), "COLUMNS={columns}: {head}");
+        }
+    }
+    let t80 = at(80);
+    assert!(
+        t80.contains("…147639fff216"),
+        "the id keeps its end:\n{t80}"
+    );
+    let t60 = at(60);
+    assert!(
+        t60.contains(
+            "not shown, to fit COLUMNS: Size, Messages, Models (--json\n  has every field)"
+        ),
+        "{t60}"
+    );
 }

@@ -229,10 +229,10 @@ fn the_tables_fit_the_width() {
             assert!(t.lines().next().unwrap().ends_with("Cost"), "{t}");
         }
     }
-    // At 160 only the two rarest counts go; the models are cut first.
+    // At 160 only the three rarest counts go; the models are cut first.
     assert!(
         wide.contains(
-            "not shown, to fit COLUMNS: Summaries, Usage entries (--json has every field)"
+            "not shown, to fit COLUMNS: Summaries, Usage entries, Tool results (--json has every field)"
         ),
         "{wide}"
     );
@@ -248,7 +248,7 @@ s-later  2026-03-05 10:00  gpt-5         /home/u/proj       100,001  $0.0010
 s-basic  2026-05-01 10:00  claude-sonn…  /home/u/proj         3,015  $0.6000
 -------  ----------------  ------------  ------------  ------------  -------
 Total                                                       114,132  $0.6060
-not shown, to fit COLUMNS: Last, Messages, Summaries, Usage entries, Tool
+not shown, to fit COLUMNS: Last, Assistant msgs, Summaries, Usage entries, Tool
   results, Input, Output, Cache read, Cache write (--json has every field)
 "
     );

@@ -12,7 +12,7 @@ use crate::diag::{Diags, Kind};
 use crate::input::Source;
 use rayon::prelude::*;
 use std::ffi::OsString;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, IsTerminal};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -59,12 +59,14 @@ pub fn default_sources(tool: &'static str) -> Vec<Source> {
         .iter()
         .map(|r| crate::diag::sanitize(&r.to_string_lossy()).into_owned())
         .collect();
-    let _ = writeln!(
-        io::stderr().lock(),
-        "{tool}: no FILE given and stdin is a terminal: reading {n} session file{} under {}{}",
-        if n == 1 { "" } else { "s" },
-        under.join(", "),
-        skipped_note(found.empty, found.foreign)
+    crate::diag::note_global(
+        tool,
+        format!(
+            "no FILE given and stdin is a terminal: reading {n} session file{} under {}{}",
+            if n == 1 { "" } else { "s" },
+            under.join(", "),
+            skipped_note(found.empty, found.foreign)
+        ),
     );
     found.sources
 }

@@ -4,8 +4,8 @@ use std::io::{self, IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// A one-line progress report on stderr, drawn only when stderr is a terminal and the work
-/// takes long enough to be worth watching.
+/// A one-line progress report on stderr, drawn only when stderr is a terminal, the run is not
+/// `--quiet`, and the work takes long enough to be worth watching.
 pub struct Progress {
     tool: &'static str,
     what: &'static str,
@@ -24,7 +24,7 @@ impl Progress {
             total: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
         };
-        if !io::stderr().is_terminal() {
+        if !io::stderr().is_terminal() || crate::diag::is_quiet() {
             return work(&p);
         }
         std::thread::scope(|s| {

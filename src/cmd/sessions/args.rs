@@ -154,12 +154,13 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "STATUS")]
     pub status: Vec<StatusArg>,
 
-    /// Add each session's first user prompt (first_prompt) to its record. Session files hold
-    /// private text, so nothing of it is printed without this.
+    /// Add each session's first user prompt (first_prompt) to its record, and show it in the
+    /// table's Name column for a session without a name. Session files hold private text, so
+    /// nothing of it is printed without this.
     #[arg(long)]
     pub prompts: bool,
 
-    /// With --prompts: keep at most N characters of the prompt.
+    /// With --prompts: keep at most N characters of the prompt in the record.
     #[arg(long, value_name = "N", default_value_t = 100, requires = "prompts")]
     pub prompt_chars: usize,
 

@@ -15,6 +15,7 @@ pub use args::{Args, Bound, SortKey, StatusArg, MAN};
 pub use record::SessionFile;
 
 use crate::cli::ManPage;
+use crate::cmd::usage::FileCells;
 use crate::diag::Diags;
 use crate::discover::{self, FileMeta, FileReport, Progress, ProjectCache};
 use crate::output::{Out, Stop};
@@ -82,8 +83,7 @@ impl Tool for Sessions {
                 return crate::input::exit_status();
             }
         };
-        let want_prompt = args.prompts || format == Format::Table;
-        let mut metas = pool.install(|| scan(&roots, &exts, want_prompt));
+        let mut metas = pool.install(|| scan(&roots, &exts, args.prompts));
         metas.retain(|m| select::keep(args, matches!(format, Format::Paths(_)), m));
         let key = args.sort.unwrap_or(if format == Format::Table {
             SortKey::Modified
@@ -91,7 +91,12 @@ impl Tool for Sessions {
             SortKey::Path
         });
         select::sort(&mut metas, key, args.reverse);
-        match write(args, &format, &metas) {
+        let cells = if format == Format::Table {
+            pool.install(|| metas.par_iter().map(usage_cells).collect())
+        } else {
+            Vec::new()
+        };
+        match write(args, &format, &metas, &cells) {
             Ok(()) | Err(Stop::BrokenPipe) => crate::input::exit_status(),
             Err(Stop::Io(e)) => {
                 crate::diag::report_global(TOOL, format!("writing output: {e}"));
@@ -113,11 +118,20 @@ impl Tool for Sessions {
             project_folder: None,
             role: discover::Role::Session,
         };
-        let want_prompt = args.prompts || format == Format::Table;
-        let m = discover::describe_bytes(&found, input, want_prompt, &ProjectCache::default());
+        let m = discover::describe_bytes(&found, input, args.prompts, &ProjectCache::default());
         let mut metas = vec![m];
         metas.retain(|m| select::keep(args, matches!(format, Format::Paths(_)), m));
-        write_to(out, args, &format, &metas)
+        let cells: Vec<Option<FileCells>> = metas
+            .iter()
+            .map(|m| {
+                m.status.is_fed().then(|| {
+                    crate::cmd::usage::file_cells("<stdin>", |d, v| {
+                        crate::reader::read(input, false, d, v)
+                    })
+                })
+            })
+            .collect();
+        write_to(out, args, &format, &metas, &cells)
     }
 }
 
@@ -188,16 +202,43 @@ fn scan(roots: &[PathBuf], exts: &[OsString], want_prompt: bool) -> Vec<FileMeta
     metas
 }
 
-fn write(args: &Args, format: &Format, metas: &[FileMeta]) -> Result<(), Stop> {
+/// The cost and models of a file's row in the table: what pi-usage gives for the file read
+/// alone ([`crate::cmd::usage::file_cells`]); none for a file pi-usage would not read or that
+/// cannot be opened (only a regular file is read: a FIFO would block).
+fn usage_cells(m: &FileMeta) -> Option<FileCells> {
+    let path = &m.found.path;
+    let file = match crate::input::open::open_regular(path) {
+        Ok(Ok(f)) if m.status.is_fed() => f,
+        _ => return None,
+    };
+    Some(crate::cmd::usage::file_cells(
+        &path.to_string_lossy(),
+        |d, v| crate::reader::read(file, true, d, v),
+    ))
+}
+
+fn write(
+    args: &Args,
+    format: &Format,
+    metas: &[FileMeta],
+    cells: &[Option<FileCells>],
+) -> Result<(), Stop> {
     let stdout = io::stdout();
     let tty = stdout.is_terminal();
     let mut lock = stdout.lock();
     let mut out = Out::direct(&mut lock, tty);
-    write_to(&mut out, args, format, metas)?;
+    write_to(&mut out, args, format, metas, cells)?;
     out.flush()
 }
 
-fn write_to(out: &mut Out, args: &Args, format: &Format, metas: &[FileMeta]) -> Result<(), Stop> {
+/// Writes `metas` as `format` says; `cells` are what pi-usage gives for each (the table only).
+fn write_to(
+    out: &mut Out,
+    args: &Args,
+    format: &Format,
+    metas: &[FileMeta],
+    cells: &[Option<FileCells>],
+) -> Result<(), Stop> {
     match format {
         Format::Records => {
             let prompt_chars = args.prompts.then_some(args.prompt_chars);
@@ -227,7 +268,16 @@ fn write_to(out: &mut Out, args: &Args, format: &Format, metas: &[FileMeta]) -> 
                 }
             }
         }
-        Format::Table => table::table(out, metas)?,
+        Format::Table => {
+            let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
+            let t = table::TableInput {
+                now: table::now_ms(),
+                home: home.as_deref(),
+                prompts: args.prompts,
+                usage: cells,
+            };
+            table::table(out, metas, &t)?
+        }
     }
     Ok(())
 }

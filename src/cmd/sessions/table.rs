@@ -1,10 +1,43 @@
-//! The table for people (`--table`, the default on a terminal): age, size, messages, project
-//! and the session's name or first prompt, one row per file; control characters escaped.
+//! The table for people (`--table`, the default on a terminal): one row per file, with its
+//! age, session id, size, messages, cost and models (what pi-usage gives for the file alone),
+//! project and name (or, with `--prompts`, the first prompt of an unnamed session). It fits
+//! the width the way pi-usage's tables do: cells are cut, then columns dropped in
+//! [`DROP_ORDER`]. Control characters are escaped. The headings and the marks for what is
+//! unknown are the words pi-usage uses for the same things (`tests/words.rs`).
 
+use crate::cmd::usage::FileCells;
 use crate::discover::{FileMeta, FileStatus};
 use crate::output::{Out, Stop};
 
-fn now_ms() -> i64 {
+/// What a cell holds when a label is unknown (pi-usage's word).
+pub const NO_LABEL: &str = "(none)";
+/// What a cell holds when a number or time is unknown (pi-usage's mark).
+pub const NO_VALUE: &str = "-";
+
+/// The columns, in order. `Session`, `Messages`, `Cost`, `Models` and `Project` are pi-usage's
+/// headings for the same things.
+pub const HEADINGS: [&str; 8] = [
+    "Age", "Session", "Size", "Messages", "Cost", "Models", "Project", "Name",
+];
+
+/// The order columns are dropped in when the table is too wide after its cells were cut
+/// (the first named goes first): Session, Cost and Name are never dropped.
+pub const DROP_ORDER: [&str; 5] = ["Size", "Messages", "Models", "Age", "Project"];
+
+/// How far a column's cells may be cut, and from which end (0: never cut).
+fn cut_rule(heading: &str) -> (usize, bool) {
+    match heading {
+        // The end of an id is its random part (as pi-usage keeps it).
+        "Session" => (13, true),
+        // The end of a path names the project's folder.
+        "Project" => (12, true),
+        "Models" => (12, false),
+        "Name" => (12, false),
+        _ => (0, false),
+    }
+}
+
+pub(super) fn now_ms() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
@@ -43,96 +76,161 @@ fn size(b: u64) -> String {
     }
 }
 
-/// Keeps the last `max` characters, with `…` in front when cut.
-fn cut_left(s: &str, max: usize) -> String {
+/// `s` cut to `max` characters with `…`, keeping its end or its start.
+fn cut(s: &str, max: usize, keep_end: bool) -> String {
     let n = s.chars().count();
-    if n <= max {
+    if n <= max || max == 0 {
         return s.to_string();
     }
-    let mut out = String::from("…");
-    out.extend(s.chars().skip(n - max + 1));
+    let mut out = String::new();
+    if keep_end {
+        out.push('…');
+        out.extend(s.chars().skip(n + 1 - max));
+    } else {
+        out.extend(s.chars().take(max - 1));
+        out.push('…');
+    }
     out
 }
 
-/// The cells of one file's row: age, size, messages, project (`~` for `home`, cut to
-/// `project_w` characters from the left) and title.
-fn row(m: &FileMeta, now: i64, home: Option<&str>, project_w: usize) -> [String; 5] {
-    let mut project = m.project.clone().unwrap_or_else(|| "-".into());
-    if let Some(h) = home {
+/// What the table needs besides the files: the time, the home directory (shown as `~`),
+/// whether prompts may be shown, and each file's cost and models as pi-usage gives them.
+pub(super) struct TableInput<'a> {
+    pub now: i64,
+    pub home: Option<&'a str>,
+    pub prompts: bool,
+    pub usage: &'a [Option<FileCells>],
+}
+
+/// The cells of one file's row, in [`HEADINGS`] order.
+fn row(m: &FileMeta, usage: Option<&FileCells>, t: &TableInput) -> Vec<String> {
+    let mut project = m.project.clone().unwrap_or_else(|| NO_LABEL.into());
+    if let Some(h) = t.home {
         if let Some(rest) = project.strip_prefix(h) {
             if rest.is_empty() || rest.starts_with('/') {
                 project = format!("~{rest}");
             }
         }
     }
-    let title = match m.status {
-        FileStatus::Ok | FileStatus::MetadataOnly => m
-            .name
-            .clone()
-            .or_else(|| m.first_prompt.clone())
-            .unwrap_or_else(|| "(no prompt)".into()),
+    // A session's text is shown only with --prompts (as --help promises): the name, else
+    // (with --prompts) the first prompt.
+    let prompt = m.first_prompt.clone().filter(|_| t.prompts);
+    let name = match m.status {
+        FileStatus::Ok | FileStatus::MetadataOnly => {
+            m.name.clone().or(prompt).unwrap_or_else(|| NO_LABEL.into())
+        }
         s => format!("({})", s.name()),
     };
-    let title = title.split_whitespace().collect::<Vec<_>>().join(" ");
-    [
+    let name = name.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (cost, models) = usage.map_or((NO_VALUE, NO_VALUE), |u| (&u.cost, &u.models));
+    let text = |s: &str| crate::diag::sanitize(s).into_owned();
+    vec![
         m.modified
-            .map(|t| age(now - t))
-            .unwrap_or_else(|| "?".into()),
+            .map(|ms| age(t.now - ms))
+            .unwrap_or_else(|| NO_VALUE.into()),
+        text(m.session.as_deref().unwrap_or(NO_LABEL)),
         size(m.bytes),
         m.counts
             .as_ref()
-            .map(|c| c.messages.to_string())
-            .unwrap_or_else(|| "-".into()),
-        cut_left(&crate::diag::sanitize(&project), project_w),
-        crate::diag::sanitize(&title).into_owned(),
+            .map(|c| crate::cmd::usage::thousands(c.messages.into()))
+            .unwrap_or_else(|| NO_VALUE.into()),
+        cost.to_string(),
+        text(models),
+        text(&project),
+        text(&name),
     ]
 }
 
-/// Writes the table of `metas`, as wide as `COLUMNS` says (100 by default).
-pub(super) fn table(out: &mut Out, metas: &[FileMeta]) -> Result<(), Stop> {
-    let width: usize = std::env::var("COLUMNS")
-        .ok()
-        .and_then(|c| c.parse().ok())
-        .filter(|&w| w >= 40)
-        .unwrap_or(100);
-    let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
-    let now = now_ms();
-    let project_w = 32.min(width / 3);
-    let rows: Vec<[String; 5]> = metas
-        .iter()
-        .map(|m| row(m, now, home.as_deref(), project_w))
-        .collect();
-    let head = ["AGE", "SIZE", "MSGS", "PROJECT", "NAME"];
-    let mut w = [0usize; 4];
-    for r in std::iter::once(&head.map(String::from)).chain(rows.iter()) {
-        for (i, c) in r.iter().take(4).enumerate() {
-            w[i] = w[i].max(c.chars().count());
+fn width_of(rows: &[Vec<String>], i: usize) -> usize {
+    rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)
+}
+
+fn total_width(rows: &[Vec<String>], keep: &[usize]) -> usize {
+    keep.iter().map(|&i| width_of(rows, i)).sum::<usize>() + 2 * keep.len().saturating_sub(1)
+}
+
+/// Fits `rows` (the headings first) to `limit` columns: cuts the cells of the columns that
+/// may be cut, the widest first, to no less than their minimum; then drops columns in
+/// [`DROP_ORDER`]. The indexes of the columns kept.
+fn fit(rows: &mut [Vec<String>], limit: Option<usize>) -> Vec<usize> {
+    let mut keep: Vec<usize> = (0..HEADINGS.len()).collect();
+    let Some(limit) = limit else {
+        return keep;
+    };
+    while total_width(rows, &keep) > limit {
+        let widest = (0..HEADINGS.len())
+            .filter(|&i| {
+                let (min, _) = cut_rule(HEADINGS[i]);
+                min > 0 && width_of(rows, i) > min
+            })
+            .max_by_key(|&i| width_of(rows, i));
+        let Some(i) = widest else { break };
+        let (min, keep_end) = cut_rule(HEADINGS[i]);
+        let over = total_width(rows, &keep) - limit;
+        let to = width_of(rows, i).saturating_sub(over).max(min);
+        for r in rows.iter_mut().skip(1) {
+            r[i] = cut(&r[i], to, keep_end);
         }
     }
-    let used: usize = w.iter().sum::<usize>() + 8;
-    let name_w = width.saturating_sub(used).max(10);
-    let mut line = |r: &[String]| -> Result<(), Stop> {
-        let name = crate::message::truncate_chars(&r[4], name_w);
-        let s = format!(
-            "{:<a$}  {:>b$}  {:>c$}  {:<d$}  {}",
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            name,
-            a = w[0],
-            b = w[1],
-            c = w[2],
-            d = w[3]
-        );
-        out.buf.extend_from_slice(s.trim_end().as_bytes());
-        out.end_line()
-    };
-    line(&head.map(String::from))?;
-    for r in &rows {
-        line(r)?;
+    for name in DROP_ORDER {
+        if total_width(rows, &keep) <= limit {
+            break;
+        }
+        keep.retain(|&i| HEADINGS[i] != name);
     }
-    Ok(())
+    keep
+}
+
+/// The table of `metas` (`t.usage[i]` holds pi-usage's cells for `metas[i]`), `limit`
+/// columns wide at most when it can be (`None`: no limit).
+pub(super) fn render(metas: &[FileMeta], t: &TableInput, limit: Option<usize>) -> String {
+    let mut rows: Vec<Vec<String>> = vec![HEADINGS.map(String::from).to_vec()];
+    rows.extend(
+        metas
+            .iter()
+            .zip(t.usage)
+            .map(|(m, u)| row(m, u.as_ref(), t)),
+    );
+    let keep = fit(&mut rows, limit);
+    let widths: Vec<usize> = (0..HEADINGS.len()).map(|i| width_of(&rows, i)).collect();
+    let right = |i: usize| matches!(HEADINGS[i], "Size" | "Messages" | "Cost");
+    let mut out = String::new();
+    for r in &rows {
+        let cells: Vec<String> = keep
+            .iter()
+            .map(|&i| {
+                let pad = " ".repeat(widths[i] - r[i].chars().count());
+                if right(i) {
+                    format!("{pad}{}", r[i])
+                } else {
+                    format!("{}{pad}", r[i])
+                }
+            })
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    let dropped: Vec<&str> = (0..HEADINGS.len())
+        .filter(|i| !keep.contains(i))
+        .map(|i| HEADINGS[i])
+        .collect();
+    if !dropped.is_empty() {
+        let note = format!(
+            "not shown, to fit COLUMNS: {} (--json has every field)\n",
+            dropped.join(", ")
+        );
+        match limit {
+            Some(c) => out.push_str(&crate::cmd::usage::width::wrap(&note, c)),
+            None => out.push_str(&note),
+        }
+    }
+    out
+}
+
+/// Writes the table of `metas` as wide as COLUMNS or the terminal (no limit in a pipe).
+pub(super) fn table(out: &mut Out, metas: &[FileMeta], t: &TableInput) -> Result<(), Stop> {
+    let text = render(metas, t, crate::cmd::usage::width::columns());
+    out.raw(text.as_bytes())
 }
 
 #[cfg(test)]
@@ -151,8 +249,19 @@ mod tests {
     }
 
     #[test]
-    fn cut_left_keeps_the_end() {
-        assert_eq!(cut_left("/home/u/src/project", 8), "…project");
-        assert_eq!(cut_left("short", 8), "short");
+    fn cut_keeps_one_end() {
+        assert_eq!(cut("/home/u/src/project", 8, true), "…project");
+        assert_eq!(cut("short", 8, true), "short");
+        assert_eq!(cut("claude-sonnet-4-5", 8, false), "claude-…");
+    }
+
+    #[test]
+    fn every_dropped_and_cut_column_is_a_heading() {
+        for h in DROP_ORDER {
+            assert!(HEADINGS.contains(&h), "{h}");
+        }
+        for h in ["Session", "Project", "Models", "Name"] {
+            assert!(HEADINGS.contains(&h) && cut_rule(h).0 > 0, "{h}");
+        }
     }
 }

@@ -26,6 +26,8 @@ impl Lineage {
 /// What a usage record says of a session: from its header, and its fork lineage.
 pub struct SessionFacts {
     pub id: String,
+    /// The project: the header's `cwd`, else the one the file's `--<encoded cwd>--` folder
+    /// names (as pi-sessions decodes it).
     pub cwd: Option<String>,
     /// The header's `parentSession`.
     pub parent: Option<String>,

@@ -326,14 +326,28 @@ impl<'a, 'w> Collector<'a, 'w> {
     }
 }
 
+/// The project of a session whose header has no `cwd`, as pi-sessions finds it: the nearest
+/// folder above the file named `--<encoded cwd>--`, decoded against the file system
+/// ([`crate::discover::decode_project`]). Rare (Pi writes a `cwd`; a fragment has no header),
+/// so not cached.
+fn project_of_folder(file: &str) -> Option<String> {
+    std::path::Path::new(file)
+        .ancestors()
+        .skip(1)
+        .filter_map(|dir| dir.file_name())
+        .find_map(crate::discover::decode_project)
+        .map(|(project, _)| project)
+}
+
 impl SessionVisitor for Collector<'_, '_> {
     type Session = SessionCalls;
 
     fn header(&mut self, h: &Header<'_>, _d: &mut Diags) -> Result<SessionCalls, Stop> {
         let lineage = self.present.lineage(h.parent_session.as_deref());
+        let cwd = h.cwd.clone().filter(|c| !c.is_empty());
         let s = SessionFacts {
             id: h.id.clone(),
-            cwd: h.cwd.clone(),
+            cwd: cwd.or_else(|| project_of_folder(&self.data.file)),
             parent: h.parent_session.clone(),
             lineage,
         };

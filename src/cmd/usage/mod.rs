@@ -33,11 +33,12 @@ mod records;
 mod report;
 mod sums;
 mod table;
-mod width;
+pub mod width;
 
 pub use args::{Args, Dim, ZoneArg, MAN};
 
 pub use decimal::{format_decimal, parse_cost, Amount, Cost};
+pub use table::thousands;
 
 use crate::calendar::Zone;
 use crate::cli::ManPage;
@@ -131,6 +132,40 @@ impl Tool for Usage {
             reader::read(input, false, d, v)
         })?;
         report.finish(out)
+    }
+}
+
+/// The cells pi-usage's table gives one input read alone, for pi-sessions' table.
+pub struct FileCells {
+    /// As `pi-usage --total` gives the cost: `$0.1234`, with `*` when some calls recorded
+    /// none, `-` when no call did.
+    pub cost: String,
+    /// The models of the counted calls (`responseModel`, else `model`), as its Models column.
+    pub models: String,
+}
+
+/// Reads one input named `file` as pi-usage reads it alone and gives its [`FileCells`]. `read`
+/// feeds the input to the visitor it is given; what is wrong in it is not reported (pi-sessions,
+/// which shows these cells, says so in its records).
+pub fn file_cells(
+    file: &str,
+    read: impl FnOnce(&mut Diags, &mut dyn Visitor) -> Result<reader::Stats, Stop>,
+) -> FileCells {
+    let sources = [Source::Path(file.into())];
+    let present = InputSet::new(&sources);
+    let range = range::TimeRange {
+        since: None,
+        until: None,
+        zone: Zone::Utc,
+    };
+    let mut report = UsageReport::new(Vec::new(), Zone::Utc, range, true, true, false);
+    // No group but the total: nothing is written.
+    let mut out = Out::held();
+    let mut d = Diags::quiet("pi-usage", file);
+    let _ = stream_with(&present, &mut report, file.into(), &mut out, &mut d, read);
+    FileCells {
+        cost: table::cost_cell(&report.total().total()),
+        models: table::models_cell(report.total()),
     }
 }
 

@@ -145,6 +145,11 @@ impl UsageReport {
             .or_insert_with_key(|key| GroupUsage::new(labels(dims, key, s, &self.file)))
     }
 
+    /// The grand total of what was read so far.
+    pub fn total(&self) -> &GroupUsage {
+        &self.total
+    }
+
     /// A new input named `file` begins.
     pub fn input(&mut self, file: &str) {
         file.clone_into(&mut self.file);

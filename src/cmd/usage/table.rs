@@ -51,7 +51,8 @@ fn bounded(label: &str) -> String {
     out
 }
 
-fn cost_cell(s: &Sums) -> String {
+/// A cost cell: the sum, `*` after it when some calls recorded no cost, `-` when none did.
+pub fn cost_cell(s: &Sums) -> String {
     match s.cost() {
         None => "-".into(),
         Some(c) if s.cost_missing > 0 => format!("{}*", dollars(c)),
@@ -140,7 +141,7 @@ fn minute(ms: i64, zone: &Zone) -> String {
 }
 
 /// The distinct models of a row's counted calls, without their providers.
-fn models_cell(g: &GroupUsage) -> String {
+pub fn models_cell(g: &GroupUsage) -> String {
     let mut names: Vec<String> = Vec::new();
     for (_, m) in g.by_model.keys() {
         let m = crate::diag::sanitize(label_of(m).unwrap_or("(none)")).into_owned();
@@ -157,7 +158,7 @@ fn models_cell(g: &GroupUsage) -> String {
 /// The number columns, and the order they are dropped in when the table is too wide (the
 /// first named goes first): the less asked-for counts before the tokens, the cost never.
 const NUMBERS: [&str; 10] = [
-    "Messages",
+    "Assistant msgs",
     "Summaries",
     "Usage entries",
     "Tool results",
@@ -174,7 +175,7 @@ const DROP_ORDER: [&str; 11] = [
     "Tool results",
     "Cache write",
     "Cache read",
-    "Messages",
+    "Assistant msgs",
     "Input",
     "Output",
     "Last",
