@@ -276,6 +276,9 @@ pub enum EvidenceRule {
     SilentOverflow,
     MidRun,
     AutoCompactionOff,
+    AutoCompactionOn,
+    AutoCompactionUnproven,
+    ModelSwitch,
     UnderThreshold,
 }
 

@@ -16,7 +16,8 @@ use super::records::{
 use super::session::{ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::table::SessionTally;
 use super::trigger::{
-    infer_trigger, recorded_trigger, settle_retry, AssistantFacts, Clues, Place, StopReason,
+    infer_trigger, recorded_trigger, settle_retry, AssistantFacts, AutoOn, Basis, Clues, Place,
+    StopReason,
 };
 use super::waiting::{see_entry, AwaitingContext, Step, StepMessage, Waiting};
 use crate::diag::Diags;
@@ -49,6 +50,48 @@ pub(super) struct SessionReport {
     waiting: Ordered<Waiting>,
     /// The counts of its `--table` line.
     tally: SessionTally,
+}
+
+/// What a compaction just decided shows of auto-compaction: a mid-run threshold compaction
+/// shows it on; an uncompacted reply over the threshold or an unrecovered overflow before a
+/// compaction shows it (maybe) off (see [`AutoOn`]).
+fn note_auto_compaction(memory: &mut SessionMemory, f: &CompactionFacts) {
+    let rules = || f.evidence.iter().map(|e| e.rule);
+    let first = f.evidence.first().map(|e| e.rule);
+    if rules().any(|r| r == "auto_compaction_off") || first == Some("unrecovered_overflow") {
+        memory.auto_on = None;
+    } else if f.basis == Basis::Inferred && first == Some("mid_run") {
+        memory.auto_on = Some(AutoOn {
+            at: Place {
+                line: f.line,
+                id: f.entry.as_deref().map(Rc::from),
+            },
+            rule: "mid_run",
+        });
+    }
+}
+
+/// An overflow recovery whose retried reply is the entry on `line` shows auto-compaction on:
+/// only Pi's automatic recovery retries (see [`AutoOn`], [`settle_retry`]).
+fn note_retried_recoveries(memory: &mut SessionMemory, waiting: &mut Ordered<Waiting>, line: u64) {
+    for w in waiting.iter_mut() {
+        let Waiting::Compaction(c) = w else { continue };
+        let f = &c.facts;
+        let first = f.evidence.first().map(|e| e.rule);
+        let recovery = matches!(first, Some("overflow_recovery" | "length_overflow"));
+        if recovery
+            && f.basis == Basis::Inferred
+            && c.retried.as_ref().is_some_and(|r| r.line == line)
+        {
+            memory.auto_on = Some(AutoOn {
+                at: Place {
+                    line: f.line,
+                    id: f.entry.as_deref().map(Rc::from),
+                },
+                rule: first.unwrap_or_default(),
+            });
+        }
+    }
 }
 
 /// What an entry is, once read: what it leaves for the waiting compactions, its record, and
@@ -184,7 +227,9 @@ impl Reporter<'_, '_> {
         if let Some(bytes) = read.record {
             s.waiting.push(Waiting::Written(bytes));
         }
+        note_retried_recoveries(&mut s.memory, &mut s.waiting, line);
         if let Some(facts) = read.compaction {
+            note_auto_compaction(&mut s.memory, &facts);
             let waiting = AwaitingContext::new(facts, id.as_deref(), linear);
             s.waiting.push(Waiting::Compaction(waiting));
         }
@@ -389,6 +434,7 @@ impl Reporter<'_, '_> {
             reserve,
             from_hook: summarized.from_hook,
             uncompacted: uncompacted.as_ref(),
+            auto_on: m.auto_on.as_ref(),
         });
         CompactionFacts {
             line,

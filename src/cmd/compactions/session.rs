@@ -6,7 +6,7 @@
 //! to the previous compaction, and to know the model in effect; and the session's models,
 //! interned.
 
-use super::trigger::{AssistantFacts, Before, Place, StopReason, Uncompacted};
+use super::trigger::{AssistantFacts, AutoOn, Before, Place, StopReason, Uncompacted};
 use crate::hash::{hash_str, FastMap};
 use crate::reader::{Entry, ParentLink};
 use std::borrow::Cow;
@@ -192,16 +192,18 @@ impl RecentEntries {
     }
 
     /// Walking back from the entry with id `parent` to the previous compaction: the last reply
-    /// before a prompt, of the model in effect at that prompt, whose context (Pi's
-    /// `calculateContextTokens`) is over `limit(model)`, with no compaction after it before the
-    /// prompt. Replies that failed or that a context_edit omits are passed over (Pi checks the
-    /// last reply it still shows the model).
+    /// before the next request to the model (a prompt, or the next reply of the same run), of
+    /// the model in effect at that request, whose context (Pi's `calculateContextTokens`) is
+    /// over `limit(model)`, with no compaction after it before that request: Pi checks the
+    /// threshold after each run, before each prompt and before each request in the middle of a
+    /// run. Replies that failed or that a context_edit omits are passed over (Pi checks the
+    /// last reply it still shows the model); an omitted reply still marks a request.
     fn uncompacted(
         &self,
         parent: &str,
         limit: &dyn Fn(ModelIx) -> Option<i128>,
     ) -> Option<Uncompacted> {
-        let mut prompt: Option<(Place, ModelIx)> = None;
+        let mut next: Option<(Place, ModelIx)> = None;
         let mut omitted: Vec<Rc<str>> = Vec::new();
         let mut cur = parent;
         for _ in 0..RECENT {
@@ -212,26 +214,28 @@ impl RecentEntries {
             };
             match &entry.kind {
                 RecentKind::Compaction => return None,
-                RecentKind::User => prompt = Some((place, entry.model)),
+                RecentKind::User => next = Some((place, entry.model)),
                 RecentKind::ContextEdit {
                     target: Some(t),
                     omitted: true,
                 } => omitted.push(t.clone()),
-                RecentKind::Assistant(a) if !omitted.contains(id) => {
-                    let valid = !matches!(a.stop, StopReason::Error | StopReason::Aborted);
-                    if let Some((p, m)) = prompt.take() {
+                RecentKind::Assistant(a) => {
+                    let valid = !matches!(a.stop, StopReason::Error | StopReason::Aborted)
+                        && !omitted.contains(id);
+                    if let (true, Some((n, m))) = (valid, next.take()) {
                         let context = a.usage.pi_context();
                         let over =
                             limit(m).filter(|&l| i128::try_from(context).is_ok_and(|c| c > l));
-                        if let (true, true, Some(l)) = (valid, a.model == m, over) {
+                        if let (true, Some(l)) = (a.model == m, over) {
                             return Some(Uncompacted {
-                                reply: place,
+                                reply: place.clone(),
                                 context,
                                 limit: l,
-                                prompt: p,
+                                next: n,
                             });
                         }
                     }
+                    next = Some((place, entry.model));
                 }
                 _ => {}
             }
@@ -261,6 +265,9 @@ pub(super) struct SessionMemory {
     /// Whether the session has shown a mark of Pi 1.x so far (a system message, a
     /// context_edit or a usage entry).
     pub pi1: bool,
+    /// The latest compaction so far that shows auto-compaction on, unless a later one showed
+    /// it off (see [`AutoOn`]).
+    pub auto_on: Option<AutoOn>,
 }
 
 impl SessionMemory {
@@ -277,6 +284,7 @@ impl SessionMemory {
             file_model: NO_MODEL,
             models: SeenModels::default(),
             pi1: false,
+            auto_on: None,
         }
     }
 

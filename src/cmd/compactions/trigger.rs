@@ -178,13 +178,38 @@ pub(super) struct Before {
 }
 
 /// Evidence that auto-compaction did not run when the context was over the threshold: a reply
-/// over it, followed on the branch by the next prompt with no compaction between.
+/// over it, followed on the branch by the next request to the model (a prompt, or the next
+/// reply of the same run) with no compaction between.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Uncompacted {
     pub reply: Place,
     pub context: u128,
     pub limit: i128,
-    pub prompt: Place,
+    /// The next request: the prompt, or the next reply.
+    pub next: Place,
+}
+
+/// A compaction earlier in the session (in file order, which is the order Pi wrote) that only
+/// Pi's automatic compaction makes: one in the middle of a run (`mid_run`), or an overflow
+/// recovery that retried the failed turn. Auto-compaction was on then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct AutoOn {
+    pub at: Place,
+    /// The rule that showed that compaction automatic.
+    pub rule: &'static str,
+}
+
+impl AutoOn {
+    fn evidence(&self) -> Evidence {
+        Evidence::at(
+            &self.at,
+            "auto_compaction_on",
+            format!(
+                "this earlier compaction was automatic (rule {}) and nothing since shows auto-compaction off: it was on",
+                self.rule
+            ),
+        )
+    }
 }
 
 /// One clue that decided, or supports, a trigger.
@@ -261,6 +286,9 @@ pub(super) struct Clues<'a> {
     pub from_hook: Option<bool>,
     /// Pi 1.x: an earlier reply over the threshold that was not compacted (see [`Uncompacted`]).
     pub uncompacted: Option<&'a Uncompacted>,
+    /// Pi 1.x: the latest compaction that shows auto-compaction on, when nothing since shows
+    /// it off (see [`AutoOn`]).
+    pub auto_on: Option<&'a AutoOn>,
 }
 
 impl Clues<'_> {
@@ -360,11 +388,12 @@ fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
 /// - unrecovered_overflow: an overflow error of the model in effect that nothing hides: Pi
 ///   did not recover (auto-compaction off, or its one attempt spent), so a person compacted;
 /// - silent_overflow: a stop reply whose input + cacheRead is over the window (overflow, the
-///   reply kept);
+///   reply kept), when an earlier automatic compaction shows auto-compaction on (AutoOn);
 /// - mid_run: the compaction came between a tool result and the next reply: only the
 ///   threshold check runs there;
-/// - over_threshold: tokensBefore > window - reserve: threshold, unless auto_compaction_off
-///   (an earlier reply over the threshold went uncompacted): then unknown;
+/// - over_threshold: tokensBefore > window - reserve after a reply: threshold when AutoOn
+///   and no auto_compaction_off or model_switch; else unknown
+///   ([`over_threshold_after_reply`]);
 /// - under_threshold: tokensBefore <= window - reserve with none of the above: no automatic
 ///   compaction fires there, so /compact (not for extension-written compactions).
 fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
@@ -386,20 +415,7 @@ fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
     let ((w, limit), t) = (c.limit()?, c.tokens_before?);
     if let Some(e) = c.over_threshold() {
         evidence.push(e);
-        return match c.uncompacted {
-            None => Some(Trigger::Threshold),
-            Some(u) => {
-                evidence.push(Evidence::at(
-                    &u.reply,
-                    "auto_compaction_off",
-                    format!(
-                        "this reply's context {} > {} was not compacted before the next prompt (line {}): auto-compaction was off or failed, so the compaction may be /compact",
-                        u.context, u.limit, u.prompt.line
-                    ),
-                ));
-                None
-            }
-        };
+        return over_threshold_after_reply(c, evidence);
     }
     if c.from_hook == Some(true) || b.partial {
         return None;
@@ -412,6 +428,46 @@ fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
         ),
     ));
     Some(Trigger::Manual)
+}
+
+/// A compaction over the threshold that is not in the middle of a run: Pi's threshold check
+/// after a run or before a prompt, or /compact with auto-compaction off (or after a model
+/// switch, or after an automatic compaction failed): the file is the same. Threshold only
+/// when an earlier automatic compaction shows auto-compaction on ([`AutoOn`]) and nothing
+/// shows it off since: a reply over the threshold left uncompacted (auto_compaction_off) or a
+/// model_change since the reply (model_switch); else unknown.
+fn over_threshold_after_reply(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
+    if let Some(u) = c.uncompacted {
+        evidence.push(Evidence::at(
+            &u.reply,
+            "auto_compaction_off",
+            format!(
+                "this reply's context {} > {} was not compacted before the next request to the model (line {}): auto-compaction was off or failed, so the compaction may be /compact",
+                u.context, u.limit, u.next.line
+            ),
+        ));
+        return None;
+    }
+    if c.before.model_changed {
+        evidence.push(c.here(
+            "model_switch",
+            "a model_change lies between the reply before and the compaction: Pi's threshold check before the next prompt and /compact after a switch look the same".into(),
+        ));
+        return None;
+    }
+    match c.auto_on {
+        Some(on) => {
+            evidence.push(on.evidence());
+            Some(Trigger::Threshold)
+        }
+        None => {
+            evidence.push(c.here(
+                "auto_compaction_unproven",
+                "no earlier compaction in the session shows auto-compaction on: with it off, /compact over the threshold looks the same".into(),
+            ));
+            None
+        }
+    }
 }
 
 /// Settles a compaction's trigger once what follows it is known: Pi's overflow recovery (the
@@ -500,8 +556,9 @@ fn reply_rules(c: &Clues<'_>, a: &AssistantFacts, evidence: &mut Vec<Evidence>) 
         ));
         return Some(Trigger::Manual);
     }
+    // With auto-compaction off, /compact after such a reply looks the same: it needs AutoOn.
     let silent = a.stop == StopReason::Stop && !b.edited && unchanged && c.uncompacted.is_none();
-    if silent && a.usage.input_read() > w.into() {
+    if let (true, Some(on)) = (silent && a.usage.input_read() > w.into(), c.auto_on) {
         evidence.push(Evidence::at(
             &a.place(),
             "silent_overflow",
@@ -510,6 +567,7 @@ fn reply_rules(c: &Clues<'_>, a: &AssistantFacts, evidence: &mut Vec<Evidence>) 
                 a.usage.input_read()
             ),
         ));
+        evidence.push(on.evidence());
         return Some(Trigger::Overflow);
     }
     None
@@ -532,7 +590,16 @@ mod tests {
             reserve: 16384,
             from_hook: None,
             uncompacted: None,
+            auto_on: None,
         }
+    }
+
+    /// An automatic compaction on line 3 that shows auto-compaction on.
+    fn auto_on() -> &'static AutoOn {
+        Box::leak(Box::new(AutoOn {
+            at: place(3),
+            rule: "mid_run",
+        }))
     }
 
     /// An assistant message on line 9 right before the compaction.
@@ -747,7 +814,10 @@ mod tests {
         if let Some(a) = full.assistant.as_mut() {
             a.usage.input = 23759;
         }
-        assert_eq!(verdict(&pi1(&full, 30000)).2, ["over_threshold"]);
+        assert_eq!(
+            verdict(&pi1(&full, 30000)).2,
+            ["over_threshold", "auto_compaction_unproven"]
+        );
         // A hidden length reply is the same signature; a hidden error that is no overflow is not.
         let mut l = assistant(StopReason::Length, false);
         l.hidden_by = Some(place(9));
@@ -775,7 +845,10 @@ mod tests {
             model_changed: true,
             ..b.clone()
         };
-        assert_eq!(verdict(&pi1(&switched, 30000)).2, ["over_threshold"]);
+        assert_eq!(
+            verdict(&pi1(&switched, 30000)).2,
+            ["over_threshold", "model_switch"]
+        );
         // Pi 0.73.1's files keep their rule.
         assert_eq!(
             verdict(&Clues {
@@ -796,17 +869,30 @@ mod tests {
         }
         assert_eq!(
             verdict(&pi1(&b, 24005)),
-            (Trigger::Overflow, Basis::Inferred, vec!["silent_overflow"])
+            (
+                Trigger::Unknown,
+                Basis::Unknown,
+                vec!["over_threshold", "auto_compaction_unproven"]
+            ),
+            "with auto-compaction off, /compact after such a reply looks the same"
         );
+        let on = Clues {
+            auto_on: Some(auto_on()),
+            ..pi1(&b, 24005)
+        };
+        let (t, basis, e) = infer_trigger(&on);
+        assert_eq!((t, basis), (Trigger::Overflow, Basis::Inferred));
+        let rules: Vec<_> = e.iter().map(|e| (e.rule, e.line)).collect();
+        assert_eq!(rules, [("silent_overflow", 9), ("auto_compaction_on", 3)]);
         let u = Uncompacted {
             reply: place(4),
             context: 9000,
             limit: 7616,
-            prompt: place(5),
+            next: place(5),
         };
         let off = Clues {
             uncompacted: Some(&u),
-            ..pi1(&b, 24005)
+            ..on
         };
         assert_eq!(
             verdict(&off),
@@ -833,7 +919,40 @@ mod tests {
             (Trigger::Threshold, Basis::Inferred, vec!["mid_run"])
         );
         let idle = assistant(StopReason::Stop, false);
-        assert_eq!(verdict(&pi1(&idle, 7617)).0, Trigger::Threshold);
+        assert_eq!(
+            verdict(&pi1(&idle, 7617)),
+            (
+                Trigger::Unknown,
+                Basis::Unknown,
+                vec!["over_threshold", "auto_compaction_unproven"]
+            ),
+            "over the threshold after a reply: /compact with auto-compaction off looks the same"
+        );
+        let on = Clues {
+            auto_on: Some(auto_on()),
+            ..pi1(&idle, 7617)
+        };
+        assert_eq!(
+            verdict(&on),
+            (
+                Trigger::Threshold,
+                Basis::Inferred,
+                vec!["over_threshold", "auto_compaction_on"]
+            )
+        );
+        let switched = Before {
+            model_changed: true,
+            ..idle.clone()
+        };
+        assert_eq!(
+            verdict(&Clues {
+                before: &switched,
+                ..on
+            })
+            .2,
+            ["over_threshold", "model_switch"],
+            "after a model switch: Pi's check before the prompt or /compact"
+        );
         assert_eq!(
             verdict(&pi1(&idle, 7616)),
             (Trigger::Manual, Basis::Inferred, vec!["under_threshold"])
