@@ -166,14 +166,14 @@ impl Score {
 
 #[test]
 fn scenarios_with_the_windows_known_none_wrong() {
-    scenarios().score(true).check(42, 52);
+    scenarios().score(true).check(43, 55);
 }
 
 #[test]
 fn scenarios_without_the_windows_none_wrong() {
     // The rules that need no window still decide: overflow recovery, mid-run threshold and
     // /compact after an unrecovered overflow.
-    scenarios().score(false).check(37, 52);
+    scenarios().score(false).check(38, 55);
 }
 
 #[test]
@@ -186,8 +186,25 @@ fn heldout_without_the_windows_none_wrong() {
     heldout().score(false).check(68, 126);
 }
 
-/// Every inferred trigger names its rules and the lines they rest on (each a line of the
-/// session), and every rule is one docs/FORMAT.md lists.
+/// What the line a rule cites must be: (entry type, message role, stopReason), each `None`
+/// when any will do.
+fn cited(rule: &str) -> (&'static str, Option<&'static str>, Option<&'static str>) {
+    match rule {
+        "overflow_recovery" | "unrecovered_overflow" => ("message", Some("assistant"), None),
+        "length_overflow" => ("message", Some("assistant"), Some("length")),
+        "silent_overflow" => ("message", Some("assistant"), Some("stop")),
+        "retried" | "auto_compaction_off" => ("message", Some("assistant"), None),
+        "mid_run" => ("message", Some("toolResult"), None),
+        // Rules on the compaction itself (tokensBefore) or an earlier one.
+        _ => ("compaction", None, None),
+    }
+}
+
+/// Every inferred trigger names its rules and the lines they rest on: each cited line is a
+/// line of the session holding the entry the rule speaks of (the failed, retried or
+/// uncompacted reply, the tool result, the context_edit, the compaction whose tokensBefore
+/// is compared, the earlier automatic compaction), and every rule is a row of
+/// docs/FORMAT.md's table.
 #[test]
 fn every_inferred_label_names_its_rule_and_lines() {
     let format = std::fs::read_to_string(root().join("docs/FORMAT.md")).unwrap();
@@ -198,18 +215,44 @@ fn every_inferred_label_names_its_rule_and_lines() {
                 if r["basis"] == "inferred" {
                     assert!(!evidence.is_empty(), "{key:?}: inferred without evidence");
                 }
-                let lines = std::fs::read_to_string(set.dir.join(&key.0))
-                    .unwrap()
+                let text = std::fs::read_to_string(set.dir.join(&key.0)).unwrap();
+                let lines: Vec<Value> = text
                     .lines()
-                    .count() as u64;
-                for e in evidence {
-                    let line = e["line"].as_u64().unwrap();
-                    assert!(line >= 1 && line <= lines, "{key:?}: {e}");
+                    .map(|l| serde_json::from_str(l).unwrap())
+                    .collect();
+                for (k, e) in evidence.iter().enumerate() {
                     let rule = e["rule"].as_str().unwrap();
                     assert!(
                         format.contains(&format!("\n| {rule} |")),
                         "{key:?}: rule {rule} is not in docs/FORMAT.md's table"
                     );
+                    let line = e["line"].as_u64().unwrap() as usize;
+                    assert!(line >= 1 && line <= lines.len(), "{key:?}: {e}");
+                    let entry = &lines[line - 1];
+                    assert_eq!(entry["id"], e["entry"], "{key:?}: {e}");
+                    // The recovery signature's second clue is the context_edit hiding the reply.
+                    let (ty, role, stop) = if rule == "overflow_recovery" && k == 1 {
+                        ("context_edit", None, None)
+                    } else {
+                        cited(rule)
+                    };
+                    assert_eq!(entry["type"], ty, "{key:?}: {e}");
+                    if let Some(role) = role {
+                        assert_eq!(entry["message"]["role"], role, "{key:?}: {e}");
+                    }
+                    if let Some(stop) = stop {
+                        assert_eq!(entry["message"]["stopReason"], stop, "{key:?}: {e}");
+                    }
+                    if matches!(
+                        rule,
+                        "over_threshold"
+                            | "under_threshold"
+                            | "model_switch"
+                            | "auto_compaction_unproven"
+                            | "no_retry"
+                    ) {
+                        assert_eq!(e["line"], r["line"], "{key:?}: {rule} is on the compaction");
+                    }
                 }
             }
         }

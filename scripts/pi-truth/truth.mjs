@@ -492,6 +492,30 @@ if (HELDOUT) {
 		{ retry: true },
 	);
 
+
+	// Auto-compaction shown on by a mid-run compaction, then turned off: a reply over the
+	// threshold goes on uncompacted, /compact; then /compact again at the first reply over the
+	// threshold, which looks like Pi's threshold check but follows the earlier sign of
+	// auto-compaction off.
+	await scenario("auto-off-after-automatic", async (c) => {
+		const limit = 24000 - 16384;
+		// The context of the last reply since the last compaction (0 when there is none).
+		const lastContext = () => {
+			const branch = c.sessionManager.getBranch();
+			const since = branch.slice(branch.findLastIndex((e) => e.type === "compaction") + 1);
+			const a = since.filter((e) => e.type === "message" && e.message.role === "assistant").at(-1);
+			return a ? a.message.usage.totalTokens : 0;
+		};
+		await c.prompt(words("read them", 1500), readCall("call-h", "a.txt"), readCall("call-i", "b.txt"), readCall("call-j", "c.txt"), reply("read three"));
+		c.settingsManager.setCompactionEnabled(false);
+		let turn = 0;
+		while (lastContext() <= limit) await c.prompt(words(`off ${turn++}`, 2000), reply(`off ${turn}`));
+		await c.prompt(words(`off ${turn++}`, 500), reply(`off ${turn}`));
+		await c.compact();
+		while (lastContext() <= limit) await c.prompt(words(`again ${turn++}`, 2000), reply(`again ${turn}`));
+		await c.compact();
+		await c.prompt(words("end", 300), reply("end"));
+	});
 }
 
 for (const t of truth) console.log(JSON.stringify(t));

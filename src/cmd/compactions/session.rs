@@ -434,6 +434,79 @@ mod tests {
         assert_eq!(s.first_kept_line(Some("b"), None), Some(3));
     }
 
+    /// A reply on `line` that ended with `stop` and whose context is `total` tokens.
+    fn reply(line: u64, stop: StopReason, total: u64) -> RecentKind {
+        let mut a = assistant(line);
+        if let RecentKind::Assistant(f) = &mut a {
+            f.stop = stop;
+            f.usage.total_tokens = total;
+        }
+        a
+    }
+
+    #[test]
+    fn a_reply_over_the_limit_left_uncompacted_before_the_next_request() {
+        let limit = |_| Some(1000);
+        let at = |s: &SessionMemory, p: &str| {
+            s.uncompacted(&ParentRef::Id(p.into()), &limit)
+                .map(|u| (u.reply.line, u.next.line))
+        };
+        // In the middle of a run: a tool-use reply over the limit, its tool result, then the
+        // next reply of the run with no compaction between (Pi checks before each request).
+        let mut s = tree();
+        s.remember(2, id("u"), None, RecentKind::User, NO_MODEL);
+        s.remember(
+            3,
+            id("a"),
+            id("u"),
+            reply(3, StopReason::ToolUse, 1200),
+            NO_MODEL,
+        );
+        s.remember(4, id("t"), id("a"), RecentKind::ToolResult, NO_MODEL);
+        s.remember(
+            5,
+            id("b"),
+            id("t"),
+            reply(5, StopReason::Stop, 900),
+            NO_MODEL,
+        );
+        assert_eq!(at(&s, "b"), Some((3, 5)));
+        // Before a prompt; a reply the next prompt follows, but under the limit, is not.
+        s.remember(6, id("p"), id("b"), RecentKind::User, NO_MODEL);
+        s.remember(
+            7,
+            id("c"),
+            id("p"),
+            reply(7, StopReason::Stop, 1500),
+            NO_MODEL,
+        );
+        assert_eq!(
+            at(&s, "c"),
+            Some((3, 5)),
+            "the reply before the prompt was under it"
+        );
+        s.remember(8, id("q"), id("c"), RecentKind::User, NO_MODEL);
+        assert_eq!(at(&s, "q"), Some((7, 8)));
+        // A failed reply marks the request but is not checked; a compaction ends the walk.
+        s.remember(
+            9,
+            id("e"),
+            id("q"),
+            reply(9, StopReason::Error, 0),
+            NO_MODEL,
+        );
+        assert_eq!(at(&s, "e"), Some((7, 8)));
+        s.remember(10, id("k"), id("e"), RecentKind::Compaction, NO_MODEL);
+        s.remember(
+            11,
+            id("d"),
+            id("k"),
+            reply(11, StopReason::Stop, 5000),
+            NO_MODEL,
+        );
+        assert_eq!(at(&s, "d"), None, "nothing after it yet");
+    }
+
     #[test]
     fn models_are_interned_and_inherited_from_the_parent() {
         let mut s = tree();
