@@ -166,14 +166,14 @@ impl Score {
 
 #[test]
 fn scenarios_with_the_windows_known_none_wrong() {
-    scenarios().score(true).check(43, 55);
+    scenarios().score(true).check(43, 57);
 }
 
 #[test]
 fn scenarios_without_the_windows_none_wrong() {
     // The rules that need no window still decide: overflow recovery, mid-run threshold and
     // /compact after an unrecovered overflow.
-    scenarios().score(false).check(38, 55);
+    scenarios().score(false).check(38, 57);
 }
 
 #[test]

@@ -516,6 +516,30 @@ if (HELDOUT) {
 		await c.compact();
 		await c.prompt(words("end", 300), reply("end"));
 	});
+
+	// The case Pi's file cannot tell from its threshold check: auto-compaction off, /compact
+	// right after the first reply over the threshold; and after a silent overflow that jumped
+	// past the window from below the threshold.
+	await scenario(
+		"manual-auto-off-first-crossing",
+		async (c) => {
+			const limit = 24000 - 16384;
+			const lastContext = () => {
+				const branch = c.sessionManager.getBranch();
+				const since = branch.slice(branch.findLastIndex((e) => e.type === "compaction") + 1);
+				const a = since.filter((e) => e.type === "message" && e.message.role === "assistant").at(-1);
+				return a ? a.message.usage.totalTokens : 0;
+			};
+			let turn = 0;
+			while (lastContext() <= limit) await c.prompt(words(`turn ${turn++}`, 2000), reply(`noted ${turn}`));
+			await c.compact();
+			await c.prompt(words("small", 500), reply("small"));
+			await c.prompt(words("jump", 500), Object.assign(reply("accepted silently"), { _usage: usage(25000, 4) }));
+			await c.compact();
+			await c.prompt(words("end", 300), reply("end"));
+		},
+		{ autoCompaction: false },
+	);
 }
 
 for (const t of truth) console.log(JSON.stringify(t));
