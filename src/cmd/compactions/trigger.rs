@@ -435,8 +435,14 @@ fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
 /// switch, or after an automatic compaction failed): the file is the same. Threshold only
 /// when an earlier automatic compaction shows auto-compaction on ([`AutoOn`]) and nothing
 /// shows it off since: a reply over the threshold left uncompacted (auto_compaction_off) or a
-/// model_change since the reply (model_switch); else unknown.
+/// model_change since the reply (model_switch); else unknown. Not where file order stands in
+/// for the chain.
 fn over_threshold_after_reply(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
+    if c.before.partial {
+        // File order stands in for the chain: a model_change or an uncompacted reply between
+        // would not be seen, so the absence of both proves nothing.
+        return None;
+    }
     if let Some(u) = c.uncompacted {
         evidence.push(Evidence::at(
             &u.reply,
@@ -939,6 +945,18 @@ mod tests {
                 Basis::Inferred,
                 vec!["over_threshold", "auto_compaction_on"]
             )
+        );
+        let in_file_order = Before {
+            partial: true,
+            ..idle.clone()
+        };
+        assert_eq!(
+            verdict(&Clues {
+                before: &in_file_order,
+                ..on
+            }),
+            (Trigger::Unknown, Basis::Unknown, vec!["over_threshold"]),
+            "file order: a model_change or an uncompacted reply between would not be seen"
         );
         let switched = Before {
             model_changed: true,
