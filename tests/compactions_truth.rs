@@ -166,14 +166,14 @@ impl Score {
 
 #[test]
 fn scenarios_with_the_windows_known_none_wrong() {
-    scenarios().score(true).check(43, 57);
+    scenarios().score(true).check(43, 59);
 }
 
 #[test]
 fn scenarios_without_the_windows_none_wrong() {
     // The rules that need no window still decide: overflow recovery, mid-run threshold and
     // /compact after an unrecovered overflow.
-    scenarios().score(false).check(38, 57);
+    scenarios().score(false).check(38, 59);
 }
 
 #[test]
@@ -193,7 +193,7 @@ fn cited(rule: &str) -> (&'static str, Option<&'static str>, Option<&'static str
         "overflow_recovery" | "unrecovered_overflow" => ("message", Some("assistant"), None),
         "length_overflow" => ("message", Some("assistant"), Some("length")),
         "silent_overflow" => ("message", Some("assistant"), Some("stop")),
-        "retried" | "auto_compaction_off" => ("message", Some("assistant"), None),
+        "retried" | "run_continued" | "auto_compaction_off" => ("message", Some("assistant"), None),
         "mid_run" => ("message", Some("toolResult"), None),
         // Rules on the compaction itself (tokensBefore) or an earlier one.
         _ => ("compaction", None, None),
@@ -286,9 +286,13 @@ fn each_new_rule_is_exercised_and_right() {
                     .or_default()
                     .push(truth[key].clone());
             }
-            // A recovery signature decides only with the retried reply after it.
+            // A recovery signature decides only with the retried reply after it, mid_run only
+            // with the run's next reply.
             if r["trigger"] == "overflow" && rules[0] == "overflow_recovery" {
                 assert_eq!(rules.last(), Some(&"retried"), "{key:?}");
+            }
+            if r["basis"] == "inferred" && rules[0] == "mid_run" {
+                assert!(rules.contains(&"run_continued"), "{key:?}");
             }
             // Threshold after a reply, and silent overflow, only where an earlier automatic
             // compaction shows auto-compaction on.

@@ -128,7 +128,14 @@ const truth = [];
 async function scenario(
 	name,
 	script,
-	{ autoCompaction = true, retry = false, reserveTokens = 16384, keepRecentTokens = 500, model = MODELS[0].id } = {},
+	{
+		autoCompaction = true,
+		retry = false,
+		reserveTokens = 16384,
+		keepRecentTokens = 500,
+		model = MODELS[0].id,
+		customTools = [],
+	} = {},
 ) {
 	const faux = fauxProvider({ provider: "faux", models: MODELS });
 	const modelRuntime = await ModelRuntime.create({
@@ -170,7 +177,8 @@ async function scenario(
 		thinkingLevel: "off",
 		modelRuntime,
 		resourceLoader,
-		tools: ["read"],
+		tools: ["read", ...customTools.map((t) => t.name)],
+		...(customTools.length > 0 ? { customTools } : {}),
 		sessionManager,
 		settingsManager,
 	});
@@ -539,6 +547,33 @@ if (HELDOUT) {
 			await c.prompt(words("end", 300), reply("end"));
 		},
 		{ autoCompaction: false },
+	);
+
+	// A tool whose result ends the run (`terminate: true`, as in Pi's structured-output
+	// example): no request follows its result. Its result pushes the context over the
+	// threshold, but Pi's check after the run reads the reply's usage (under it): nothing is
+	// compacted, then /compact lands right after the tool result. And a run that ends so with
+	// the reply itself over the threshold: Pi's check after the run compacts there.
+	const finish = {
+		name: "finish",
+		label: "Finish",
+		description: "Report the final result and end the run.",
+		parameters: { type: "object", properties: {}, additionalProperties: false },
+		async execute() {
+			return { content: [{ type: "text", text: words("final report", 5000) }], details: {}, terminate: true };
+		},
+	};
+	const finishCall = (id) => fauxAssistantMessage(fauxToolCall("finish", {}, { id }), { stopReason: "toolUse" });
+	await scenario(
+		"terminated-run",
+		async (c) => {
+			await c.prompt(words("one", 1500), reply("one"));
+			await c.prompt(words("two", 1000), finishCall("call-k"));
+			await c.compact();
+			await c.prompt(words("three", 6000), finishCall("call-l"));
+			await c.prompt(words("four", 300), reply("four"));
+		},
+		{ customTools: [finish] },
 	);
 }
 

@@ -275,6 +275,8 @@ pub enum EvidenceRule {
     UnrecoveredOverflow,
     SilentOverflow,
     MidRun,
+    RunContinued,
+    RunEnded,
     AutoCompactionOff,
     AutoCompactionOn,
     AutoCompactionUnproven,

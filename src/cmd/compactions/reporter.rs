@@ -16,8 +16,8 @@ use super::records::{
 use super::session::{ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::table::SessionTally;
 use super::trigger::{
-    infer_trigger, recorded_trigger, settle_retry, AssistantFacts, AutoOn, Basis, Clues, Place,
-    StopReason,
+    infer_trigger, recorded_trigger, settle_continuation, AssistantFacts, AutoOn, Basis, Clues,
+    Place, StopReason,
 };
 use super::waiting::{see_entry, AwaitingContext, Step, StepMessage, Waiting};
 use crate::diag::Diags;
@@ -52,34 +52,29 @@ pub(super) struct SessionReport {
     tally: SessionTally,
 }
 
-/// What a compaction just decided shows of auto-compaction: a mid-run threshold compaction
-/// shows it on; an uncompacted reply over the threshold or an unrecovered overflow before a
-/// compaction shows it (maybe) off (see [`AutoOn`]).
+/// What a compaction just decided shows of auto-compaction: an uncompacted reply over the
+/// threshold or an unrecovered overflow before it shows it (maybe) off (see [`AutoOn`]).
 fn note_auto_compaction(memory: &mut SessionMemory, f: &CompactionFacts) {
-    let rules = || f.evidence.iter().map(|e| e.rule);
     let first = f.evidence.first().map(|e| e.rule);
-    if rules().any(|r| r == "auto_compaction_off") || first == Some("unrecovered_overflow") {
+    if f.evidence.iter().any(|e| e.rule == "auto_compaction_off")
+        || first == Some("unrecovered_overflow")
+    {
         memory.auto_on = None;
-    } else if f.basis == Basis::Inferred && first == Some("mid_run") {
-        memory.auto_on = Some(AutoOn {
-            at: Place {
-                line: f.line,
-                id: f.entry.as_deref().map(Rc::from),
-            },
-            rule: "mid_run",
-        });
     }
 }
 
-/// An overflow recovery whose retried reply is the entry on `line` shows auto-compaction on:
-/// only Pi's automatic recovery retries (see [`AutoOn`], [`settle_retry`]).
-fn note_retried_recoveries(memory: &mut SessionMemory, waiting: &mut Ordered<Waiting>, line: u64) {
+/// A compaction that only Pi's automatic compaction makes, once the reply on `line` is seen to
+/// follow it, shows auto-compaction on: an overflow recovery retried, or the run went on after
+/// a mid-run compaction (see [`AutoOn`], [`settle_continuation`]).
+fn note_continued_automatic(memory: &mut SessionMemory, waiting: &mut Ordered<Waiting>, line: u64) {
     for w in waiting.iter_mut() {
         let Waiting::Compaction(c) = w else { continue };
         let f = &c.facts;
-        let first = f.evidence.first().map(|e| e.rule);
-        let recovery = matches!(first, Some("overflow_recovery" | "length_overflow"));
-        if recovery
+        let Some(rule) = f.evidence.first().map(|e| e.rule) else {
+            continue;
+        };
+        let automatic = matches!(rule, "overflow_recovery" | "length_overflow" | "mid_run");
+        if automatic
             && f.basis == Basis::Inferred
             && c.retried.as_ref().is_some_and(|r| r.line == line)
         {
@@ -88,7 +83,7 @@ fn note_retried_recoveries(memory: &mut SessionMemory, waiting: &mut Ordered<Wai
                     line: f.line,
                     id: f.entry.as_deref().map(Rc::from),
                 },
-                rule: first.unwrap_or_default(),
+                rule,
             });
         }
     }
@@ -154,7 +149,7 @@ impl Reporter<'_, '_> {
 
     /// Writes the records at the front of the queue that are settled, or, when `all`, every
     /// record in it. A compaction's trigger is final once it is settled (see
-    /// [`settle_retry`]); it is counted for the table then, and written unless `--table`.
+    /// [`settle_continuation`]); it is counted for the table then, and written unless `--table`.
     fn write_waiting(&mut self, s: &mut SessionReport, all: bool) -> Result<(), Stop> {
         let (reserve_tokens, opt_in) = (self.args().reserve_tokens, self.opt_in());
         let writes = self.writes_records();
@@ -168,7 +163,7 @@ impl Reporter<'_, '_> {
                     line: f.line,
                     id: f.entry.as_deref().map(Rc::from),
                 };
-                settle_retry((&mut f.trigger, &mut f.basis, &mut f.evidence), at, retried);
+                settle_continuation((&mut f.trigger, &mut f.basis, &mut f.evidence), at, retried);
                 tally.count_compaction(f.trigger, f.basis, f.tokens_before);
                 if !writes {
                     return Ok(());
@@ -227,7 +222,7 @@ impl Reporter<'_, '_> {
         if let Some(bytes) = read.record {
             s.waiting.push(Waiting::Written(bytes));
         }
-        note_retried_recoveries(&mut s.memory, &mut s.waiting, line);
+        note_continued_automatic(&mut s.memory, &mut s.waiting, line);
         if let Some(facts) = read.compaction {
             note_auto_compaction(&mut s.memory, &facts);
             let waiting = AwaitingContext::new(facts, id.as_deref(), linear);

@@ -4,7 +4,7 @@
 //! reply over the threshold left uncompacted; `tokensBefore` against the configured window).
 //! Pi 0.73.1 and Pi 1.x files have rules of their own (docs/FORMAT.md, "How the trigger is
 //! inferred"). [`infer_trigger`] is the decision, a pure function of those clues;
-//! [`settle_retry`] finishes it once the message after the compaction is known.
+//! [`settle_continuation`] finishes it once the message after the compaction is known.
 
 use crate::json::Raw;
 use std::rc::Rc;
@@ -190,8 +190,8 @@ pub(super) struct Uncompacted {
 }
 
 /// A compaction earlier in the session (in file order, which is the order Pi wrote) that only
-/// Pi's automatic compaction makes: one in the middle of a run (`mid_run`), or an overflow
-/// recovery that retried the failed turn. Auto-compaction was on then.
+/// Pi's automatic compaction makes: one in the middle of a run that went on (`mid_run`), or an
+/// overflow recovery that retried the failed turn. Auto-compaction was on then.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct AutoOn {
     pub at: Place,
@@ -390,7 +390,7 @@ fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
 /// - silent_overflow: a stop reply whose input + cacheRead is over the window (overflow, the
 ///   reply kept), when an earlier automatic compaction shows auto-compaction on (AutoOn);
 /// - mid_run: the compaction came between a tool result and the next reply: only the
-///   threshold check runs there;
+///   threshold check runs there (once the run is seen to go on, [`settle_continuation`]);
 /// - over_threshold: tokensBefore > window - reserve after a reply: threshold when AutoOn
 ///   and no auto_compaction_off or model_switch; else unknown
 ///   ([`over_threshold_after_reply`]);
@@ -477,35 +477,45 @@ fn over_threshold_after_reply(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Op
 }
 
 /// Settles a compaction's trigger once what follows it is known: Pi's overflow recovery (the
-/// rules overflow_recovery and length_overflow) retries the failed turn at once, so its next
-/// message on the branch is a reply with no new prompt between (`retried`). Without one the
-/// signature is not enough (a recovery that failed, then /compact, looks the same): unknown.
-/// `at` is the compaction's own line and id.
-pub(super) fn settle_retry(
+/// rules overflow_recovery and length_overflow) retries the failed turn at once, and Pi's
+/// check in the middle of a run (mid_run) is followed by the run's next request, so in both
+/// the next message on the branch is a reply with no new prompt between (`retried`,
+/// `run_continued`). Without one the clue is not enough: a recovery that failed then /compact,
+/// or a run that a tool batch ended (`terminate`) then /compact, look the same: unknown
+/// (`no_retry`, `run_ended`). `at` is the compaction's own line and id; `next_reply` that
+/// reply.
+pub(super) fn settle_continuation(
     (trigger, basis, evidence): (&mut Trigger, &mut Basis, &mut Vec<Evidence>),
     at: Place,
-    retried: Option<Place>,
+    next_reply: Option<Place>,
 ) {
+    let first = evidence.first().map(|e| e.rule);
+    let mid_run = first == Some("mid_run");
     let awaits = *basis == Basis::Inferred
-        && evidence
-            .first()
-            .is_some_and(|e| matches!(e.rule, "overflow_recovery" | "length_overflow"));
+        && (mid_run || matches!(first, Some("overflow_recovery" | "length_overflow")));
     if !awaits {
         return;
     }
-    match retried {
-        Some(r) => evidence.push(Evidence::at(
+    match (next_reply, mid_run) {
+        (Some(r), false) => evidence.push(Evidence::at(
             &r,
             "retried",
             "the next message on the branch is this reply, with no new prompt between: Pi retried the failed turn",
         )),
-        None => {
+        (Some(r), true) => evidence.push(Evidence::at(
+            &r,
+            "run_continued",
+            "the next message on the branch is this reply, with no new prompt between: the run went on, so the compaction was Pi's check before its next request",
+        )),
+        (None, _) => {
             *trigger = Trigger::Unknown;
             *basis = Basis::Unknown;
-            evidence.push(Evidence::at(
-                &at,
-                "no_retry", "no reply follows before the next prompt or the end: Pi's recovery retries at once, so this may be /compact after a recovery that failed",
-            ));
+            let (rule, detail) = if mid_run {
+                ("run_ended", "no reply follows before the next prompt or the end: the run may have ended with the tool results (a tool batch that terminates it), and /compact after it looks the same")
+            } else {
+                ("no_retry", "no reply follows before the next prompt or the end: Pi's recovery retries at once, so this may be /compact after a recovery that failed")
+            };
+            evidence.push(Evidence::at(&at, rule, detail));
         }
     }
 }
@@ -796,7 +806,7 @@ mod tests {
         let (mut t, mut basis, mut e) = infer_trigger(&pi1(&b, 3000));
         assert_eq!((t, basis), (Trigger::Overflow, Basis::Inferred));
         let (t2, b2, e2) = (t, basis, e.clone());
-        settle_retry((&mut t, &mut basis, &mut e), place(10), Some(place(11)));
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), Some(place(11)));
         assert_eq!((t, basis), (Trigger::Overflow, Basis::Inferred));
         let rules: Vec<_> = e.iter().map(|e| (e.rule, e.line)).collect();
         assert_eq!(
@@ -808,7 +818,7 @@ mod tests {
             ]
         );
         let (mut t, mut basis, mut e) = (t2, b2, e2);
-        settle_retry((&mut t, &mut basis, &mut e), place(10), None);
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), None);
         assert_eq!((t, basis), (Trigger::Unknown, Basis::Unknown));
         assert_eq!(e.last().map(|e| (e.rule, e.line)), Some(("no_retry", 10)));
         // Unhidden, a length reply that filled the window was not recovered from: /compact.
@@ -831,6 +841,33 @@ mod tests {
         let mut other = assistant(StopReason::Error, false);
         other.hidden_by = Some(place(9));
         assert_eq!(verdict(&pi1(&other, 3000)).0, Trigger::Manual);
+    }
+
+    #[test]
+    fn pi1_mid_run_is_threshold_once_the_run_goes_on() {
+        let mid = Before {
+            tool_result: Some(place(9)),
+            ..Before::default()
+        };
+        let (mut t, mut basis, mut e) = infer_trigger(&pi1(&mid, 100));
+        let unsettled = (t, basis, e.clone());
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), Some(place(11)));
+        assert_eq!((t, basis), (Trigger::Threshold, Basis::Inferred));
+        let rules: Vec<_> = e.iter().map(|e| (e.rule, e.line)).collect();
+        assert_eq!(rules, [("mid_run", 9), ("run_continued", 11)]);
+        let (mut t, mut basis, mut e) = unsettled;
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), None);
+        assert_eq!((t, basis), (Trigger::Unknown, Basis::Unknown));
+        assert_eq!(
+            e.last().map(|e| (e.rule, e.line)),
+            Some(("run_ended", 10)),
+            "a run a tool batch ended, then /compact, looks the same"
+        );
+        // Other inferred triggers are final as decided.
+        let idle = assistant(StopReason::Stop, false);
+        let (mut t, mut basis, mut e) = infer_trigger(&pi1(&idle, 100));
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), None);
+        assert_eq!((t, basis, e.len()), (Trigger::Manual, Basis::Inferred, 1));
     }
 
     #[test]
