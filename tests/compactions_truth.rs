@@ -11,9 +11,10 @@
 //! *wrong* otherwise. None may be wrong, with the windows and reserve known or without them.
 //! The share right is asserted as a floor of the counts reached today (a rule change that
 //! loses a right label fails): it is below the issue's 90% because a compaction over the
-//! threshold after a reply is Pi's threshold check or /compact with auto-compaction off, and
-//! the file is the same; pi-compactions says threshold only when an earlier automatic
-//! compaction shows auto-compaction on (docs/FORMAT.md, "How the trigger is inferred").
+//! threshold after a reply (or after a silent overflow) is Pi's own, or /compact with
+//! auto-compaction off or after Pi's own attempt failed, and the file is the same: such
+//! compactions are `unknown`, with the clues listed (docs/FORMAT.md, "How the trigger is
+//! inferred").
 
 use crate::util::records::parse_records;
 use crate::util::*;
@@ -166,19 +167,19 @@ impl Score {
 
 #[test]
 fn scenarios_with_the_windows_known_none_wrong() {
-    scenarios().score(true).check(43, 59);
+    scenarios().score(true).check(43, 62);
 }
 
 #[test]
 fn scenarios_without_the_windows_none_wrong() {
     // The rules that need no window still decide: overflow recovery, mid-run threshold and
     // /compact after an unrecovered overflow.
-    scenarios().score(false).check(38, 59);
+    scenarios().score(false).check(39, 62);
 }
 
 #[test]
 fn heldout_with_the_windows_known_none_wrong() {
-    heldout().score(true).check(110, 126);
+    heldout().score(true).check(98, 126);
 }
 
 #[test]
@@ -259,10 +260,11 @@ fn every_inferred_label_names_its_rule_and_lines() {
     }
 }
 
-/// The rules the truth exercises, each with the trigger Pi gave: the overflow recovery
-/// signature (the failed reply, the context_edit hiding it, the retried reply), silent and
-/// length overflow, mid-run threshold, threshold with auto-compaction shown on, and /compact
-/// below the threshold or after an overflow Pi did not recover from.
+/// The rules that decide on the truth, each with the trigger Pi gave: the overflow recovery
+/// signature (the failed reply, the context_edit hiding it, the retried reply), length
+/// overflow, mid-run threshold once the run goes on, and /compact below the threshold or after
+/// an overflow Pi did not recover from; over the threshold after a reply and silent overflow
+/// are listed but never decide.
 #[test]
 fn each_new_rule_is_exercised_and_right() {
     // rule → the reasons Pi gave where it decided, over both sets.
@@ -294,20 +296,17 @@ fn each_new_rule_is_exercised_and_right() {
             if r["basis"] == "inferred" && rules[0] == "mid_run" {
                 assert!(rules.contains(&"run_continued"), "{key:?}");
             }
-            // Threshold after a reply, and silent overflow, only where an earlier automatic
-            // compaction shows auto-compaction on.
-            if r["basis"] == "inferred" && matches!(rules[0], "over_threshold" | "silent_overflow")
-            {
-                assert_eq!(rules.last(), Some(&"auto_compaction_on"), "{key:?}");
+            // Over the threshold after a reply, and a silent overflow, never decide: /compact
+            // with auto-compaction off or after Pi's own attempt failed looks the same.
+            if matches!(rules[0], "over_threshold" | "silent_overflow") {
+                assert_eq!(r["basis"], "unknown", "{key:?}");
             }
         }
     }
     for (rule, reason) in [
         ("overflow_recovery", "overflow"),
         ("length_overflow", "overflow"),
-        ("silent_overflow", "overflow"),
         ("mid_run", "threshold"),
-        ("over_threshold", "threshold"),
         ("under_threshold", "manual"),
         ("unrecovered_overflow", "manual"),
     ] {

@@ -575,6 +575,29 @@ if (HELDOUT) {
 		},
 		{ customTools: [finish] },
 	);
+
+	// Auto-compaction on, shown on by a mid-run compaction; Pi's own threshold compaction after
+	// a reply fails (its summary request fails, which leaves nothing in the file), then
+	// /compact; the same after a silent overflow. Both look like Pi's own compactions.
+	await scenario("manual-after-failed-automatic", async (c) => {
+		const limit = 24000 - 16384;
+		const lastContext = () => {
+			const branch = c.sessionManager.getBranch();
+			const since = branch.slice(branch.findLastIndex((e) => e.type === "compaction") + 1);
+			const a = since.filter((e) => e.type === "message" && e.message.role === "assistant").at(-1);
+			return a ? a.message.usage.totalTokens : 0;
+		};
+		await c.prompt(words("read them", 1500), readCall("call-m", "d.txt"), readCall("call-n", "e.txt"), readCall("call-o", "f.txt"), reply("read three"));
+		let turn = 0;
+		c.failSummaries(1);
+		while (lastContext() <= limit) await c.prompt(words(`turn ${turn++}`, 2000), reply(`noted ${turn}`));
+		await c.compact();
+		await c.prompt(words("small", 500), reply("small"));
+		c.failSummaries(1);
+		await c.prompt(words("jump", 500), Object.assign(reply("accepted silently"), { _usage: usage(25000, 4) }));
+		await c.compact();
+		await c.prompt(words("end", 300), reply("end"));
+	});
 }
 
 for (const t of truth) console.log(JSON.stringify(t));

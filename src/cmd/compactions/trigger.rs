@@ -205,7 +205,7 @@ impl AutoOn {
             &self.at,
             "auto_compaction_on",
             format!(
-                "this earlier compaction was automatic (rule {}) and nothing since shows auto-compaction off: it was on",
+                "this earlier compaction was automatic (rule {}) and nothing since shows auto-compaction off: it was on then, so the compaction was most likely Pi's; still, /compact after Pi's own attempt failed, or with auto-compaction turned off since, looks the same",
                 self.rule
             ),
         )
@@ -387,13 +387,12 @@ fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
 ///   which omits the failed reply, compacts (reason overflow) and retries;
 /// - unrecovered_overflow: an overflow error of the model in effect that nothing hides: Pi
 ///   did not recover (auto-compaction off, or its one attempt spent), so a person compacted;
-/// - silent_overflow: a stop reply whose input + cacheRead is over the window (overflow, the
-///   reply kept), when an earlier automatic compaction shows auto-compaction on (AutoOn);
+/// - silent_overflow: a stop reply whose input + cacheRead is over the window: listed, never
+///   deciding (over_threshold follows);
 /// - mid_run: the compaction came between a tool result and the next reply: only the
 ///   threshold check runs there (once the run is seen to go on, [`settle_continuation`]);
-/// - over_threshold: tokensBefore > window - reserve after a reply: threshold when AutoOn
-///   and no auto_compaction_off or model_switch; else unknown
-///   ([`over_threshold_after_reply`]);
+/// - over_threshold: tokensBefore > window - reserve after a reply: listed with what speaks
+///   for or against auto-compaction, never deciding ([`over_threshold_after_reply`]);
 /// - under_threshold: tokensBefore <= window - reserve with none of the above: no automatic
 ///   compaction fires there, so /compact (not for extension-written compactions).
 fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
@@ -415,7 +414,8 @@ fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
     let ((w, limit), t) = (c.limit()?, c.tokens_before?);
     if let Some(e) = c.over_threshold() {
         evidence.push(e);
-        return over_threshold_after_reply(c, evidence);
+        over_threshold_after_reply(c, evidence);
+        return None;
     }
     if c.from_hook == Some(true) || b.partial {
         return None;
@@ -431,49 +431,40 @@ fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
 }
 
 /// A compaction over the threshold that is not in the middle of a run: Pi's threshold check
-/// after a run or before a prompt, or /compact with auto-compaction off (or after a model
-/// switch, or after an automatic compaction failed): the file is the same. Threshold only
-/// when an earlier automatic compaction shows auto-compaction on ([`AutoOn`]) and nothing
-/// shows it off since: a reply over the threshold left uncompacted (auto_compaction_off) or a
-/// model_change since the reply (model_switch); else unknown. Not where file order stands in
-/// for the chain.
-fn over_threshold_after_reply(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
+/// after a run or before a prompt, or /compact with auto-compaction off, after an automatic
+/// compaction failed (which leaves nothing in the file) or after a model switch: the file is
+/// the same, so it never decides. It lists what speaks for and against auto-compaction having
+/// been on: a reply over the threshold left uncompacted (auto_compaction_off), a model_change
+/// since the reply (model_switch), an earlier automatic compaction (auto_compaction_on), or
+/// none (auto_compaction_unproven). Nothing where file order stands in for the chain.
+fn over_threshold_after_reply(c: &Clues<'_>, evidence: &mut Vec<Evidence>) {
     if c.before.partial {
-        // File order stands in for the chain: a model_change or an uncompacted reply between
-        // would not be seen, so the absence of both proves nothing.
-        return None;
+        // A model_change or an uncompacted reply between would not be seen.
+        return;
     }
-    if let Some(u) = c.uncompacted {
-        evidence.push(Evidence::at(
+    let clue = if let Some(u) = c.uncompacted {
+        Evidence::at(
             &u.reply,
             "auto_compaction_off",
             format!(
                 "this reply's context {} > {} was not compacted before the next request to the model (line {}): auto-compaction was off or failed, so the compaction may be /compact",
                 u.context, u.limit, u.next.line
             ),
-        ));
-        return None;
-    }
-    if c.before.model_changed {
-        evidence.push(c.here(
+        )
+    } else if c.before.model_changed {
+        c.here(
             "model_switch",
             "a model_change lies between the reply before and the compaction: Pi's threshold check before the next prompt and /compact after a switch look the same".into(),
-        ));
-        return None;
-    }
-    match c.auto_on {
-        Some(on) => {
-            evidence.push(on.evidence());
-            Some(Trigger::Threshold)
-        }
-        None => {
-            evidence.push(c.here(
-                "auto_compaction_unproven",
-                "no earlier compaction in the session shows auto-compaction on: with it off, /compact over the threshold looks the same".into(),
-            ));
-            None
-        }
-    }
+        )
+    } else if let Some(on) = c.auto_on {
+        on.evidence()
+    } else {
+        c.here(
+            "auto_compaction_unproven",
+            "no earlier compaction in the session shows auto-compaction on: with it off, /compact over the threshold looks the same".into(),
+        )
+    };
+    evidence.push(clue);
 }
 
 /// Settles a compaction's trigger once what follows it is known: Pi's overflow recovery (the
@@ -572,19 +563,18 @@ fn reply_rules(c: &Clues<'_>, a: &AssistantFacts, evidence: &mut Vec<Evidence>) 
         ));
         return Some(Trigger::Manual);
     }
-    // With auto-compaction off, /compact after such a reply looks the same: it needs AutoOn.
+    // Listed, never deciding: with auto-compaction off, or after Pi's overflow compaction
+    // failed, /compact after such a reply looks the same (over_threshold follows).
     let silent = a.stop == StopReason::Stop && !b.edited && unchanged && c.uncompacted.is_none();
-    if let (true, Some(on)) = (silent && a.usage.input_read() > w.into(), c.auto_on) {
+    if silent && a.usage.input_read() > w.into() {
         evidence.push(Evidence::at(
             &a.place(),
             "silent_overflow",
             format!(
-                "the reply before ended with stopReason stop but input + cacheRead {} > context window {w}: Pi compacts such a reply as an overflow",
+                "the reply before ended with stopReason stop but input + cacheRead {} > context window {w}: with auto-compaction on Pi compacts after such a reply (overflow); /compact after it looks the same",
                 a.usage.input_read()
             ),
         ));
-        evidence.push(on.evidence());
-        return Some(Trigger::Overflow);
     }
     None
 }
@@ -904,7 +894,7 @@ mod tests {
     }
 
     #[test]
-    fn pi1_a_stop_reply_over_the_window_is_a_silent_overflow() {
+    fn pi1_a_stop_reply_over_the_window_is_a_silent_overflow_but_decides_nothing() {
         let mut b = assistant(StopReason::Stop, false);
         if let Some(a) = b.assistant.as_mut() {
             a.usage.input = 3000;
@@ -915,7 +905,11 @@ mod tests {
             (
                 Trigger::Unknown,
                 Basis::Unknown,
-                vec!["over_threshold", "auto_compaction_unproven"]
+                vec![
+                    "silent_overflow",
+                    "over_threshold",
+                    "auto_compaction_unproven"
+                ]
             ),
             "with auto-compaction off, /compact after such a reply looks the same"
         );
@@ -924,9 +918,20 @@ mod tests {
             ..pi1(&b, 24005)
         };
         let (t, basis, e) = infer_trigger(&on);
-        assert_eq!((t, basis), (Trigger::Overflow, Basis::Inferred));
+        assert_eq!(
+            (t, basis),
+            (Trigger::Unknown, Basis::Unknown),
+            "/compact after Pi's own overflow compaction failed looks the same"
+        );
         let rules: Vec<_> = e.iter().map(|e| (e.rule, e.line)).collect();
-        assert_eq!(rules, [("silent_overflow", 9), ("auto_compaction_on", 3)]);
+        assert_eq!(
+            rules,
+            [
+                ("silent_overflow", 9),
+                ("over_threshold", 10),
+                ("auto_compaction_on", 3)
+            ]
+        );
         let u = Uncompacted {
             reply: place(4),
             context: 9000,
@@ -944,7 +949,7 @@ mod tests {
                 Basis::Unknown,
                 vec!["over_threshold", "auto_compaction_off"]
             ),
-            "auto-compaction was off: /compact looks the same"
+            "an uncompacted reply over the threshold: not even listed as silent"
         );
     }
 
@@ -978,10 +983,11 @@ mod tests {
         assert_eq!(
             verdict(&on),
             (
-                Trigger::Threshold,
-                Basis::Inferred,
+                Trigger::Unknown,
+                Basis::Unknown,
                 vec!["over_threshold", "auto_compaction_on"]
-            )
+            ),
+            "auto-compaction on: still /compact after Pi's own attempt failed looks the same"
         );
         let in_file_order = Before {
             partial: true,
