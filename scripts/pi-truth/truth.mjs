@@ -36,7 +36,14 @@ crypto.randomUUID = () => {
 	const hex = idCounter.toString(16).padStart(8, "0");
 	return `${hex}-0000-4000-8000-${hex.padStart(12, "0")}`;
 };
-let randomState = 42;
+// Modes: `truth.mjs OUT` writes the hand-written scenarios; `truth.mjs --heldout SEED COUNT OUT`
+// writes COUNT randomized sessions made from SEED (heldout.mjs), a held-out truth.
+const HELDOUT = process.argv[2] === "--heldout";
+const HELDOUT_SEED = HELDOUT ? Number(process.argv[3]) : 0;
+const HELDOUT_COUNT = HELDOUT ? Number(process.argv[4]) : 0;
+if (HELDOUT && !(Number.isInteger(HELDOUT_SEED) && HELDOUT_SEED > 0 && Number.isInteger(HELDOUT_COUNT) && HELDOUT_COUNT > 0))
+	throw new Error("usage: truth.mjs --heldout SEED COUNT OUT (SEED and COUNT positive integers)");
+let randomState = HELDOUT ? HELDOUT_SEED : 42;
 Math.random = () => {
 	// xorshift32: only scheduling details (chunk sizes) use it
 	randomState ^= randomState << 13;
@@ -54,7 +61,7 @@ const { createAgentSession, createExtensionRuntime, ModelRuntime, SessionManager
 const PI_VERSION = JSON.parse(
 	fs.readFileSync(new URL("./node_modules/@earendil-works/pi-coding-agent/package.json", import.meta.url), "utf8"),
 ).version;
-const OUT = path.resolve(process.argv[2] ?? "out");
+const OUT = path.resolve((HELDOUT ? process.argv[5] : process.argv[2]) ?? "out");
 const WORK = "/tmp/pi-truth-work";
 fs.rmSync(WORK, { recursive: true, force: true });
 fs.mkdirSync(path.join(WORK, "agent"), { recursive: true });
@@ -63,10 +70,17 @@ fs.mkdirSync(path.join(WORK, "project"), { recursive: true });
 fs.mkdirSync(OUT, { recursive: true });
 
 // The models: one large and one small window. models.json gives our tool the same windows.
-const MODELS = [
-	{ id: "faux-large", contextWindow: 24000, maxTokens: 4096 },
-	{ id: "faux-small", contextWindow: 20000, maxTokens: 4096 },
-];
+// The held-out sessions use other models (windows and output limits) than the hand-written ones.
+const MODELS = HELDOUT
+	? [
+			{ id: "gen-wide", contextWindow: 40000, maxTokens: 4096 },
+			{ id: "gen-mid", contextWindow: 30000, maxTokens: 3000 },
+			{ id: "gen-narrow", contextWindow: 22000, maxTokens: 2048 },
+		]
+	: [
+			{ id: "faux-large", contextWindow: 24000, maxTokens: 4096 },
+			{ id: "faux-small", contextWindow: 20000, maxTokens: 4096 },
+		];
 fs.writeFileSync(
 	path.join(OUT, "models.json"),
 	`${JSON.stringify({ providers: { faux: { models: MODELS.map(({ id, contextWindow }) => ({ id, contextWindow })) } } }, null, 2)}\n`,
@@ -79,6 +93,14 @@ const bigText = (seed) => {
 	return lines.join("\n");
 };
 for (const name of ["a", "b", "c", "d", "e", "f"]) fs.writeFileSync(path.join(WORK, "project", `${name}.txt`), bigText(name));
+// The held-out sessions' files: 400 to 4,000 tokens.
+const sizedText = (seed, tokens) => {
+	const lines = [];
+	for (let i = 0; i < Math.ceil((tokens * 4) / 48); i++) lines.push(`${seed} row ${i}: sed do eiusmod tempor`.padEnd(47, "-"));
+	return lines.join("\n");
+};
+const HELDOUT_FILES = [400, 900, 1500, 2200, 3000, 4000].map((tokens, i) => ({ name: `g${i}.txt`, tokens }));
+if (HELDOUT) for (const f of HELDOUT_FILES) fs.writeFileSync(path.join(WORK, "project", f.name), sizedText(f.name, f.tokens));
 
 /** A user prompt of about `tokens` tokens by Pi's chars/4 estimate. */
 const words = (tag, tokens) => `${tag}: ${"please remember this. ".repeat(Math.ceil((tokens * 4) / 22))}`;
@@ -103,7 +125,18 @@ const truth = [];
  * Runs one scenario in its own session: `script(ctx)` prompts and compacts; every compaction
  * entry is recorded with the reason of the compaction_start before it.
  */
-async function scenario(name, script, { autoCompaction = true, retry = false } = {}) {
+async function scenario(
+	name,
+	script,
+	{
+		autoCompaction = true,
+		retry = false,
+		reserveTokens = 16384,
+		keepRecentTokens = 500,
+		model = MODELS[0].id,
+		customTools = [],
+	} = {},
+) {
 	const faux = fauxProvider({ provider: "faux", models: MODELS });
 	const modelRuntime = await ModelRuntime.create({
 		authPath: path.join(WORK, "agent", "auth.json"),
@@ -131,7 +164,7 @@ async function scenario(name, script, { autoCompaction = true, retry = false } =
 		return outer;
 	};
 	const settingsManager = SettingsManager.inMemory({
-		compaction: { enabled: autoCompaction, reserveTokens: 16384, keepRecentTokens: 500 },
+		compaction: { enabled: autoCompaction, reserveTokens, keepRecentTokens },
 		retry: retry ? { enabled: true, maxRetries: 2, baseDelayMs: 1 } : { enabled: false },
 	});
 	const sessionManager = SessionManager.create(path.join(WORK, "project"), path.join(WORK, "sessions"), {
@@ -140,17 +173,21 @@ async function scenario(name, script, { autoCompaction = true, retry = false } =
 	const { session } = await createAgentSession({
 		cwd: path.join(WORK, "project"),
 		agentDir: path.join(WORK, "agent"),
-		model: faux.getModel("faux-large"),
+		model: faux.getModel(model),
 		thinkingLevel: "off",
 		modelRuntime,
 		resourceLoader,
-		tools: ["read"],
+		tools: ["read", ...customTools.map((t) => t.name)],
+		...(customTools.length > 0 ? { customTools } : {}),
 		sessionManager,
 		settingsManager,
 	});
 	// One queue of scripted replies; summarization requests (compaction, manual or automatic)
 	// are answered apart, whenever Pi makes them.
 	const queue = [];
+	// A held-out step's replies: reply factories used in order, the last one repeated as often
+	// as Pi asks (a recovery retries, auto-compaction off does not; the generator cannot know).
+	let plan;
 	let failSummaries = 0;
 	const dispatch = (context) => {
 		const last = context.messages.at(-1);
@@ -162,6 +199,7 @@ async function scenario(name, script, { autoCompaction = true, retry = false } =
 			}
 			return summary();
 		}
+		if (plan) return plan.replies[Math.min(plan.used++, plan.replies.length - 1)]();
 		const next = queue.shift();
 		if (!next) throw new Error(`${name}: no scripted reply left`);
 		return next;
@@ -172,6 +210,11 @@ async function scenario(name, script, { autoCompaction = true, retry = false } =
 	session.subscribe((event) => {
 		if (event.type === "compaction_start") starts.push(event.reason);
 		if (event.type === "compaction_end") {
+			if (!event.result && starts.length === 0) {
+				// Pi gave up an overflow recovery without starting a compaction.
+				console.error(`${name}: ${event.reason} recovery given up: ${event.errorMessage}`);
+				return;
+			}
 			const reason = starts.shift();
 			if (reason !== event.reason) throw new Error(`${name}: compaction_end ${event.reason} after start ${reason}`);
 			if (!event.result) {
@@ -184,13 +227,20 @@ async function scenario(name, script, { autoCompaction = true, retry = false } =
 				.at(-1);
 			if (!entry) throw new Error(`${name}: no compaction entry for a ${reason} compaction`);
 			mapped.add(entry.id);
-			truth.push({ file: `${name}.jsonl`, entry: entry.id, reason, pi: PI_VERSION });
+			truth.push({
+				file: `${name}.jsonl`,
+				entry: entry.id,
+				reason,
+				pi: PI_VERSION,
+				...(HELDOUT ? { reserve: reserveTokens } : {}),
+			});
 		}
 	});
 	const ctx = {
 		faux,
 		session,
 		sessionManager,
+		settingsManager,
 		/** Queues scripted replies, then prompts. */
 		async prompt(text, ...replies) {
 			queue.push(...replies);
@@ -199,6 +249,19 @@ async function scenario(name, script, { autoCompaction = true, retry = false } =
 		},
 		async compact() {
 			await session.compact();
+		},
+		/** A held-out step: prompts with reply factories (see `plan`); compactions may fail. */
+		async run(text, replies) {
+			plan = { replies, used: 0 };
+			try {
+				await session.prompt(text);
+			} finally {
+				plan = undefined;
+			}
+		},
+		/** /compact that may fail ("Nothing to compact", "Already compacted"). */
+		async tryCompact() {
+			await session.compact().catch((e) => console.error(`${name}: /compact failed: ${e.message}`));
 		},
 		/** The next `n` summarization requests fail (a compaction that leaves nothing in the file). */
 		failSummaries(n) {
@@ -294,143 +357,247 @@ const OVERFLOW_TEXTS = [
 // threshold compaction fires above 7616 tokens on faux-large and 3616 on faux-small.
 // ---------------------------------------------------------------------------------------------
 
-// Threshold after a reply (agent_end), several times in one session.
-await scenario("threshold-idle", async (c) => {
-	for (let i = 0; i < 9; i++) await c.prompt(words(`turn ${i}`, 2000), reply(`noted ${i}`));
-});
+if (HELDOUT) {
+	const { heldout } = await import("./heldout.mjs");
+	await heldout({ seed: HELDOUT_SEED, count: HELDOUT_COUNT, scenario, models: MODELS, files: HELDOUT_FILES, words, replies: { reply, readCall, errorReply, usage, fauxAssistantMessage }, overflowTexts: OVERFLOW_TEXTS });
+} else {
+	// Threshold after a reply (agent_end), several times in one session.
+	await scenario("threshold-idle", async (c) => {
+		for (let i = 0; i < 9; i++) await c.prompt(words(`turn ${i}`, 2000), reply(`noted ${i}`));
+	});
 
-// Threshold in the middle of a run: after tool results, before the next reply.
-await scenario("threshold-midrun", async (c) => {
-	await c.prompt(words("read them", 1500), readCall("call-a", "a.txt"), readCall("call-b", "b.txt"), readCall("call-c", "c.txt"), reply("read three"));
-	await c.prompt(words("more", 500), readCall("call-d", "d.txt"), readCall("call-e", "e.txt"), readCall("call-f", "f.txt"), reply("read three more"));
-});
+	// Threshold in the middle of a run: after tool results, before the next reply.
+	await scenario("threshold-midrun", async (c) => {
+		await c.prompt(words("read them", 1500), readCall("call-a", "a.txt"), readCall("call-b", "b.txt"), readCall("call-c", "c.txt"), reply("read three"));
+		await c.prompt(words("more", 500), readCall("call-d", "d.txt"), readCall("call-e", "e.txt"), readCall("call-f", "f.txt"), reply("read three more"));
+	});
 
-// Overflow recovery: an error reply with each overflow text, compacted and retried.
-for (let k = 0; k < OVERFLOW_TEXTS.length; k += 7) {
-	const texts = OVERFLOW_TEXTS.slice(k, k + 7);
-	await scenario(`overflow-errors-${k / 7 + 1}`, async (c) => {
-		await c.prompt(words("start", 1200), reply("started"));
-		for (const [i, t] of texts.entries()) {
-			await c.prompt(words(`step ${i}`, 600), errorReply(t), reply(`recovered ${i}`));
-		}
+	// Overflow recovery: an error reply with each overflow text, compacted and retried.
+	for (let k = 0; k < OVERFLOW_TEXTS.length; k += 7) {
+		const texts = OVERFLOW_TEXTS.slice(k, k + 7);
+		await scenario(`overflow-errors-${k / 7 + 1}`, async (c) => {
+			await c.prompt(words("start", 1200), reply("started"));
+			for (const [i, t] of texts.entries()) {
+				await c.prompt(words(`step ${i}`, 600), errorReply(t), reply(`recovered ${i}`));
+			}
+		});
+	}
+
+	// Silent overflow: a stop reply whose input + cacheRead is over the window (compacted, kept).
+	await scenario("overflow-silent", async (c) => {
+		await c.prompt(words("start", 1500), reply("started"));
+		await c.prompt(words("big", 1500), Object.assign(reply("accepted silently"), { _usage: usage(24500, 4) }));
+		await c.prompt(words("again", 1500), reply("again"));
+		await c.prompt(words("cached", 1500), Object.assign(reply("cached silently"), { _usage: usage(3000, 4, 21500) }));
+		await c.prompt(words("after", 500), reply("after"));
+	});
+
+	// Length overflow: a length reply with output 0 and the window's input; and a recoverable
+	// truncated reply (output below maxTokens). Both are compacted and retried. A length reply at
+	// maxTokens is not recoverable: its context decides the threshold.
+	await scenario("overflow-length", async (c) => {
+		await c.prompt(words("start", 1500), reply("started"));
+		await c.prompt(words("fill", 1500), Object.assign(fauxAssistantMessage([], { stopReason: "length" }), { _usage: usage(24000, 0) }), reply("retried after length"));
+		await c.prompt(words("truncate", 1500), fauxAssistantMessage("cut short", { stopReason: "length" }), reply("retried after truncation"));
+		await c.prompt(words("long", 1500), Object.assign(fauxAssistantMessage("long answer", { stopReason: "length" }), { _usage: usage(9000, 4096) }));
+		await c.prompt(words("after", 500), reply("after"));
+	});
+
+	// Manual compaction with auto-compaction on (below the threshold).
+	await scenario("manual-auto-on", async (c) => {
+		await c.prompt(words("one", 2000), reply("one"));
+		await c.prompt(words("two", 2000), reply("two"));
+		await c.compact();
+		await c.prompt(words("three", 1500), reply("three"));
+		await c.compact();
+		await c.prompt(words("four", 500), reply("four"));
+	});
+
+	// Manual compaction with auto-compaction off: above and below the threshold.
+	await scenario(
+		"manual-auto-off",
+		async (c) => {
+			for (let i = 0; i < 6; i++) await c.prompt(words(`turn ${i}`, 2000), reply(`noted ${i}`));
+			await c.compact();
+			await c.prompt(words("small", 1500), reply("small"));
+			await c.compact();
+			await c.prompt(words("end", 500), reply("end"));
+		},
+		{ autoCompaction: false },
+	);
+
+	// A switch to a model with a smaller window: threshold before the next prompt.
+	await scenario("model-switch", async (c) => {
+		await c.prompt(words("one", 2500), reply("one"));
+		await c.prompt(words("two", 2500), reply("two"));
+		await c.session.setModel(c.faux.getModel("faux-small"));
+		await c.prompt(words("three", 500), reply("three on small"));
+		await c.prompt(words("four", 2500), reply("four on small"));
+		await c.session.setModel(c.faux.getModel("faux-large"));
+		await c.prompt(words("five", 2500), reply("five on large"));
+	});
+
+	// Manual compaction right after an overflow error, auto-compaction off: no recovery signature.
+	await scenario(
+		"manual-after-overflow",
+		async (c) => {
+			await c.prompt(words("one", 2000), reply("one"));
+			await c.prompt(words("two", 2000), errorReply(OVERFLOW_TEXTS[0]));
+			await c.compact();
+			await c.prompt(words("three", 1000), reply("three"));
+			await c.prompt(words("four", 2000), errorReply(OVERFLOW_TEXTS[19]));
+			await c.compact();
+			await c.prompt(words("five", 1500), reply("five"));
+			await c.prompt(words("six", 1500), Object.assign(fauxAssistantMessage([], { stopReason: "length" }), { _usage: usage(24000, 0) }));
+			await c.compact();
+			await c.prompt(words("seven", 500), reply("seven"));
+		},
+		{ autoCompaction: false },
+	);
+
+	// Auto-compaction off while the context grows past the window (faux accepts it: stop replies
+	// whose input is over the window), then /compact.
+	await scenario(
+		"manual-auto-off-over-window",
+		async (c) => {
+			for (let i = 0; i < 14; i++) await c.prompt(words(`turn ${i}`, 2000), reply(`noted ${i}`));
+			await c.compact();
+			await c.prompt(words("end", 500), reply("end"));
+		},
+		{ autoCompaction: false },
+	);
+
+	// An overflow whose recovery fails (the summary request fails): the failed reply stays hidden
+	// by its context_edit with no compaction; then /compact. And an overflow right after a
+	// recovery: Pi gives up (one attempt), nothing is compacted.
+	await scenario("recovery-failed-then-manual", async (c) => {
+		await c.prompt(words("one", 1500), reply("one"));
+		c.failSummaries(1);
+		await c.prompt(words("two", 1500), errorReply(OVERFLOW_TEXTS[4]));
+		await c.compact();
+		await c.prompt(words("three", 1500), reply("three"));
+		await c.prompt(words("four", 1500), errorReply(OVERFLOW_TEXTS[9]), errorReply(OVERFLOW_TEXTS[9]));
+		await c.prompt(words("five", 500), reply("five"));
+	});
+
+	// An overflow error after tool calls in the middle of a run: recovered like any other.
+	await scenario("overflow-after-tools", async (c) => {
+		await c.prompt(words("start", 1500), reply("started"));
+		await c.prompt(words("read", 500), readCall("call-g", "a.txt"), errorReply(OVERFLOW_TEXTS[22]), reply("recovered after the read"));
+		await c.prompt(words("after", 500), reply("after"));
+	});
+
+	// A retryable error (retries on): Pi hides the failed reply with a context_edit and retries
+	// without compacting; with the context over the threshold, the threshold check runs before
+	// the retried request.
+	await scenario(
+		"retry-then-threshold",
+		async (c) => {
+			await c.prompt(words("one", 5000), reply("one"));
+			await c.prompt(words("two", 3000), errorReply("503 Service Unavailable: overloaded"), reply("two after retry"));
+			await c.prompt(words("three", 500), errorReply("503 Service Unavailable: overloaded"), reply("three after retry"));
+		},
+		{ retry: true },
+	);
+
+
+	// Auto-compaction shown on by a mid-run compaction, then turned off: a reply over the
+	// threshold goes on uncompacted, /compact; then /compact again at the first reply over the
+	// threshold, which looks like Pi's threshold check but follows the earlier sign of
+	// auto-compaction off.
+	await scenario("auto-off-after-automatic", async (c) => {
+		const limit = 24000 - 16384;
+		// The context of the last reply since the last compaction (0 when there is none).
+		const lastContext = () => {
+			const branch = c.sessionManager.getBranch();
+			const since = branch.slice(branch.findLastIndex((e) => e.type === "compaction") + 1);
+			const a = since.filter((e) => e.type === "message" && e.message.role === "assistant").at(-1);
+			return a ? a.message.usage.totalTokens : 0;
+		};
+		await c.prompt(words("read them", 1500), readCall("call-h", "a.txt"), readCall("call-i", "b.txt"), readCall("call-j", "c.txt"), reply("read three"));
+		c.settingsManager.setCompactionEnabled(false);
+		let turn = 0;
+		while (lastContext() <= limit) await c.prompt(words(`off ${turn++}`, 2000), reply(`off ${turn}`));
+		await c.prompt(words(`off ${turn++}`, 500), reply(`off ${turn}`));
+		await c.compact();
+		while (lastContext() <= limit) await c.prompt(words(`again ${turn++}`, 2000), reply(`again ${turn}`));
+		await c.compact();
+		await c.prompt(words("end", 300), reply("end"));
+	});
+
+	// The case Pi's file cannot tell from its threshold check: auto-compaction off, /compact
+	// right after the first reply over the threshold; and after a silent overflow that jumped
+	// past the window from below the threshold.
+	await scenario(
+		"manual-auto-off-first-crossing",
+		async (c) => {
+			const limit = 24000 - 16384;
+			const lastContext = () => {
+				const branch = c.sessionManager.getBranch();
+				const since = branch.slice(branch.findLastIndex((e) => e.type === "compaction") + 1);
+				const a = since.filter((e) => e.type === "message" && e.message.role === "assistant").at(-1);
+				return a ? a.message.usage.totalTokens : 0;
+			};
+			let turn = 0;
+			while (lastContext() <= limit) await c.prompt(words(`turn ${turn++}`, 2000), reply(`noted ${turn}`));
+			await c.compact();
+			await c.prompt(words("small", 500), reply("small"));
+			await c.prompt(words("jump", 500), Object.assign(reply("accepted silently"), { _usage: usage(25000, 4) }));
+			await c.compact();
+			await c.prompt(words("end", 300), reply("end"));
+		},
+		{ autoCompaction: false },
+	);
+
+	// A tool whose result ends the run (`terminate: true`, as in Pi's structured-output
+	// example): no request follows its result. Its result pushes the context over the
+	// threshold, but Pi's check after the run reads the reply's usage (under it): nothing is
+	// compacted, then /compact lands right after the tool result. And a run that ends so with
+	// the reply itself over the threshold: Pi's check after the run compacts there.
+	const finish = {
+		name: "finish",
+		label: "Finish",
+		description: "Report the final result and end the run.",
+		parameters: { type: "object", properties: {}, additionalProperties: false },
+		async execute() {
+			return { content: [{ type: "text", text: words("final report", 5000) }], details: {}, terminate: true };
+		},
+	};
+	const finishCall = (id) => fauxAssistantMessage(fauxToolCall("finish", {}, { id }), { stopReason: "toolUse" });
+	await scenario(
+		"terminated-run",
+		async (c) => {
+			await c.prompt(words("one", 1500), reply("one"));
+			await c.prompt(words("two", 1000), finishCall("call-k"));
+			await c.compact();
+			await c.prompt(words("three", 6000), finishCall("call-l"));
+			await c.prompt(words("four", 300), reply("four"));
+		},
+		{ customTools: [finish] },
+	);
+
+	// Auto-compaction on, shown on by a mid-run compaction; Pi's own threshold compaction after
+	// a reply fails (its summary request fails, which leaves nothing in the file), then
+	// /compact; the same after a silent overflow. Both look like Pi's own compactions.
+	await scenario("manual-after-failed-automatic", async (c) => {
+		const limit = 24000 - 16384;
+		const lastContext = () => {
+			const branch = c.sessionManager.getBranch();
+			const since = branch.slice(branch.findLastIndex((e) => e.type === "compaction") + 1);
+			const a = since.filter((e) => e.type === "message" && e.message.role === "assistant").at(-1);
+			return a ? a.message.usage.totalTokens : 0;
+		};
+		await c.prompt(words("read them", 1500), readCall("call-m", "d.txt"), readCall("call-n", "e.txt"), readCall("call-o", "f.txt"), reply("read three"));
+		let turn = 0;
+		c.failSummaries(1);
+		while (lastContext() <= limit) await c.prompt(words(`turn ${turn++}`, 2000), reply(`noted ${turn}`));
+		await c.compact();
+		await c.prompt(words("small", 500), reply("small"));
+		c.failSummaries(1);
+		await c.prompt(words("jump", 500), Object.assign(reply("accepted silently"), { _usage: usage(25000, 4) }));
+		await c.compact();
+		await c.prompt(words("end", 300), reply("end"));
 	});
 }
-
-// Silent overflow: a stop reply whose input + cacheRead is over the window (compacted, kept).
-await scenario("overflow-silent", async (c) => {
-	await c.prompt(words("start", 1500), reply("started"));
-	await c.prompt(words("big", 1500), Object.assign(reply("accepted silently"), { _usage: usage(24500, 4) }));
-	await c.prompt(words("again", 1500), reply("again"));
-	await c.prompt(words("cached", 1500), Object.assign(reply("cached silently"), { _usage: usage(3000, 4, 21500) }));
-	await c.prompt(words("after", 500), reply("after"));
-});
-
-// Length overflow: a length reply with output 0 and the window's input; and a recoverable
-// truncated reply (output below maxTokens). Both are compacted and retried. A length reply at
-// maxTokens is not recoverable: its context decides the threshold.
-await scenario("overflow-length", async (c) => {
-	await c.prompt(words("start", 1500), reply("started"));
-	await c.prompt(words("fill", 1500), Object.assign(fauxAssistantMessage([], { stopReason: "length" }), { _usage: usage(24000, 0) }), reply("retried after length"));
-	await c.prompt(words("truncate", 1500), fauxAssistantMessage("cut short", { stopReason: "length" }), reply("retried after truncation"));
-	await c.prompt(words("long", 1500), Object.assign(fauxAssistantMessage("long answer", { stopReason: "length" }), { _usage: usage(9000, 4096) }));
-	await c.prompt(words("after", 500), reply("after"));
-});
-
-// Manual compaction with auto-compaction on (below the threshold).
-await scenario("manual-auto-on", async (c) => {
-	await c.prompt(words("one", 2000), reply("one"));
-	await c.prompt(words("two", 2000), reply("two"));
-	await c.compact();
-	await c.prompt(words("three", 1500), reply("three"));
-	await c.compact();
-	await c.prompt(words("four", 500), reply("four"));
-});
-
-// Manual compaction with auto-compaction off: above and below the threshold.
-await scenario(
-	"manual-auto-off",
-	async (c) => {
-		for (let i = 0; i < 6; i++) await c.prompt(words(`turn ${i}`, 2000), reply(`noted ${i}`));
-		await c.compact();
-		await c.prompt(words("small", 1500), reply("small"));
-		await c.compact();
-		await c.prompt(words("end", 500), reply("end"));
-	},
-	{ autoCompaction: false },
-);
-
-// A switch to a model with a smaller window: threshold before the next prompt.
-await scenario("model-switch", async (c) => {
-	await c.prompt(words("one", 2500), reply("one"));
-	await c.prompt(words("two", 2500), reply("two"));
-	await c.session.setModel(c.faux.getModel("faux-small"));
-	await c.prompt(words("three", 500), reply("three on small"));
-	await c.prompt(words("four", 2500), reply("four on small"));
-	await c.session.setModel(c.faux.getModel("faux-large"));
-	await c.prompt(words("five", 2500), reply("five on large"));
-});
-
-// Manual compaction right after an overflow error, auto-compaction off: no recovery signature.
-await scenario(
-	"manual-after-overflow",
-	async (c) => {
-		await c.prompt(words("one", 2000), reply("one"));
-		await c.prompt(words("two", 2000), errorReply(OVERFLOW_TEXTS[0]));
-		await c.compact();
-		await c.prompt(words("three", 1000), reply("three"));
-		await c.prompt(words("four", 2000), errorReply(OVERFLOW_TEXTS[19]));
-		await c.compact();
-		await c.prompt(words("five", 1500), reply("five"));
-		await c.prompt(words("six", 1500), Object.assign(fauxAssistantMessage([], { stopReason: "length" }), { _usage: usage(24000, 0) }));
-		await c.compact();
-		await c.prompt(words("seven", 500), reply("seven"));
-	},
-	{ autoCompaction: false },
-);
-
-// Auto-compaction off while the context grows past the window (faux accepts it: stop replies
-// whose input is over the window), then /compact.
-await scenario(
-	"manual-auto-off-over-window",
-	async (c) => {
-		for (let i = 0; i < 14; i++) await c.prompt(words(`turn ${i}`, 2000), reply(`noted ${i}`));
-		await c.compact();
-		await c.prompt(words("end", 500), reply("end"));
-	},
-	{ autoCompaction: false },
-);
-
-// An overflow whose recovery fails (the summary request fails): the failed reply stays hidden
-// by its context_edit with no compaction; then /compact. And an overflow right after a
-// recovery: Pi gives up (one attempt), nothing is compacted.
-await scenario("recovery-failed-then-manual", async (c) => {
-	await c.prompt(words("one", 1500), reply("one"));
-	c.failSummaries(1);
-	await c.prompt(words("two", 1500), errorReply(OVERFLOW_TEXTS[4]));
-	await c.compact();
-	await c.prompt(words("three", 1500), reply("three"));
-	await c.prompt(words("four", 1500), errorReply(OVERFLOW_TEXTS[9]), errorReply(OVERFLOW_TEXTS[9]));
-	await c.prompt(words("five", 500), reply("five"));
-});
-
-// An overflow error after tool calls in the middle of a run: recovered like any other.
-await scenario("overflow-after-tools", async (c) => {
-	await c.prompt(words("start", 1500), reply("started"));
-	await c.prompt(words("read", 500), readCall("call-g", "a.txt"), errorReply(OVERFLOW_TEXTS[22]), reply("recovered after the read"));
-	await c.prompt(words("after", 500), reply("after"));
-});
-
-// A retryable error (retries on): Pi hides the failed reply with a context_edit and retries
-// without compacting; with the context over the threshold, the threshold check runs before
-// the retried request.
-await scenario(
-	"retry-then-threshold",
-	async (c) => {
-		await c.prompt(words("one", 5000), reply("one"));
-		await c.prompt(words("two", 3000), errorReply("503 Service Unavailable: overloaded"), reply("two after retry"));
-		await c.prompt(words("three", 500), errorReply("503 Service Unavailable: overloaded"), reply("three after retry"));
-	},
-	{ retry: true },
-);
 
 for (const t of truth) console.log(JSON.stringify(t));

@@ -275,7 +275,12 @@ pub enum EvidenceRule {
     UnrecoveredOverflow,
     SilentOverflow,
     MidRun,
+    RunContinued,
+    RunEnded,
     AutoCompactionOff,
+    AutoCompactionOn,
+    AutoCompactionUnproven,
+    ModelSwitch,
     UnderThreshold,
 }
 

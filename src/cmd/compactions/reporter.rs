@@ -16,7 +16,8 @@ use super::records::{
 use super::session::{ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::table::SessionTally;
 use super::trigger::{
-    infer_trigger, recorded_trigger, settle_retry, AssistantFacts, Clues, Place, StopReason,
+    infer_trigger, recorded_trigger, settle_continuation, AssistantFacts, AutoOn, Basis, Clues,
+    Place, StopReason,
 };
 use super::waiting::{see_entry, AwaitingContext, Step, StepMessage, Waiting};
 use crate::diag::Diags;
@@ -49,6 +50,43 @@ pub(super) struct SessionReport {
     waiting: Ordered<Waiting>,
     /// The counts of its `--table` line.
     tally: SessionTally,
+}
+
+/// What a compaction just decided shows of auto-compaction: an uncompacted reply over the
+/// threshold or an unrecovered overflow before it shows it (maybe) off (see [`AutoOn`]).
+fn note_auto_compaction(memory: &mut SessionMemory, f: &CompactionFacts) {
+    let first = f.evidence.first().map(|e| e.rule);
+    if f.evidence.iter().any(|e| e.rule == "auto_compaction_off")
+        || first == Some("unrecovered_overflow")
+    {
+        memory.auto_on = None;
+    }
+}
+
+/// A compaction that only Pi's automatic compaction makes, once the reply on `line` is seen to
+/// follow it, shows auto-compaction on: an overflow recovery retried, or the run went on after
+/// a mid-run compaction (see [`AutoOn`], [`settle_continuation`]).
+fn note_continued_automatic(memory: &mut SessionMemory, waiting: &mut Ordered<Waiting>, line: u64) {
+    for w in waiting.iter_mut() {
+        let Waiting::Compaction(c) = w else { continue };
+        let f = &c.facts;
+        let Some(rule) = f.evidence.first().map(|e| e.rule) else {
+            continue;
+        };
+        let automatic = matches!(rule, "overflow_recovery" | "length_overflow" | "mid_run");
+        if automatic
+            && f.basis == Basis::Inferred
+            && c.retried.as_ref().is_some_and(|r| r.line == line)
+        {
+            memory.auto_on = Some(AutoOn {
+                at: Place {
+                    line: f.line,
+                    id: f.entry.as_deref().map(Rc::from),
+                },
+                rule,
+            });
+        }
+    }
 }
 
 /// What an entry is, once read: what it leaves for the waiting compactions, its record, and
@@ -111,7 +149,7 @@ impl Reporter<'_, '_> {
 
     /// Writes the records at the front of the queue that are settled, or, when `all`, every
     /// record in it. A compaction's trigger is final once it is settled (see
-    /// [`settle_retry`]); it is counted for the table then, and written unless `--table`.
+    /// [`settle_continuation`]); it is counted for the table then, and written unless `--table`.
     fn write_waiting(&mut self, s: &mut SessionReport, all: bool) -> Result<(), Stop> {
         let (reserve_tokens, opt_in) = (self.args().reserve_tokens, self.opt_in());
         let writes = self.writes_records();
@@ -125,7 +163,7 @@ impl Reporter<'_, '_> {
                     line: f.line,
                     id: f.entry.as_deref().map(Rc::from),
                 };
-                settle_retry((&mut f.trigger, &mut f.basis, &mut f.evidence), at, retried);
+                settle_continuation((&mut f.trigger, &mut f.basis, &mut f.evidence), at, retried);
                 tally.count_compaction(f.trigger, f.basis, f.tokens_before);
                 if !writes {
                     return Ok(());
@@ -184,7 +222,9 @@ impl Reporter<'_, '_> {
         if let Some(bytes) = read.record {
             s.waiting.push(Waiting::Written(bytes));
         }
+        note_continued_automatic(&mut s.memory, &mut s.waiting, line);
         if let Some(facts) = read.compaction {
+            note_auto_compaction(&mut s.memory, &facts);
             let waiting = AwaitingContext::new(facts, id.as_deref(), linear);
             s.waiting.push(Waiting::Compaction(waiting));
         }
@@ -389,6 +429,7 @@ impl Reporter<'_, '_> {
             reserve,
             from_hook: summarized.from_hook,
             uncompacted: uncompacted.as_ref(),
+            auto_on: m.auto_on.as_ref(),
         });
         CompactionFacts {
             line,

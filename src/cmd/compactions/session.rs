@@ -6,7 +6,7 @@
 //! to the previous compaction, and to know the model in effect; and the session's models,
 //! interned.
 
-use super::trigger::{AssistantFacts, Before, Place, StopReason, Uncompacted};
+use super::trigger::{AssistantFacts, AutoOn, Before, Place, StopReason, Uncompacted};
 use crate::hash::{hash_str, FastMap};
 use crate::reader::{Entry, ParentLink};
 use std::borrow::Cow;
@@ -192,16 +192,18 @@ impl RecentEntries {
     }
 
     /// Walking back from the entry with id `parent` to the previous compaction: the last reply
-    /// before a prompt, of the model in effect at that prompt, whose context (Pi's
-    /// `calculateContextTokens`) is over `limit(model)`, with no compaction after it before the
-    /// prompt. Replies that failed or that a context_edit omits are passed over (Pi checks the
-    /// last reply it still shows the model).
+    /// before the next request to the model (a prompt, or the next reply of the same run), of
+    /// the model in effect at that request, whose context (Pi's `calculateContextTokens`) is
+    /// over `limit(model)`, with no compaction after it before that request: Pi checks the
+    /// threshold after each run, before each prompt and before each request in the middle of a
+    /// run. Replies that failed or that a context_edit omits are passed over (Pi checks the
+    /// last reply it still shows the model); an omitted reply still marks a request.
     fn uncompacted(
         &self,
         parent: &str,
         limit: &dyn Fn(ModelIx) -> Option<i128>,
     ) -> Option<Uncompacted> {
-        let mut prompt: Option<(Place, ModelIx)> = None;
+        let mut next: Option<(Place, ModelIx)> = None;
         let mut omitted: Vec<Rc<str>> = Vec::new();
         let mut cur = parent;
         for _ in 0..RECENT {
@@ -212,26 +214,28 @@ impl RecentEntries {
             };
             match &entry.kind {
                 RecentKind::Compaction => return None,
-                RecentKind::User => prompt = Some((place, entry.model)),
+                RecentKind::User => next = Some((place, entry.model)),
                 RecentKind::ContextEdit {
                     target: Some(t),
                     omitted: true,
                 } => omitted.push(t.clone()),
-                RecentKind::Assistant(a) if !omitted.contains(id) => {
-                    let valid = !matches!(a.stop, StopReason::Error | StopReason::Aborted);
-                    if let Some((p, m)) = prompt.take() {
+                RecentKind::Assistant(a) => {
+                    let valid = !matches!(a.stop, StopReason::Error | StopReason::Aborted)
+                        && !omitted.contains(id);
+                    if let (true, Some((n, m))) = (valid, next.take()) {
                         let context = a.usage.pi_context();
                         let over =
                             limit(m).filter(|&l| i128::try_from(context).is_ok_and(|c| c > l));
-                        if let (true, true, Some(l)) = (valid, a.model == m, over) {
+                        if let (true, Some(l)) = (a.model == m, over) {
                             return Some(Uncompacted {
-                                reply: place,
+                                reply: place.clone(),
                                 context,
                                 limit: l,
-                                prompt: p,
+                                next: n,
                             });
                         }
                     }
+                    next = Some((place, entry.model));
                 }
                 _ => {}
             }
@@ -261,6 +265,9 @@ pub(super) struct SessionMemory {
     /// Whether the session has shown a mark of Pi 1.x so far (a system message, a
     /// context_edit or a usage entry).
     pub pi1: bool,
+    /// The latest compaction so far that shows auto-compaction on, unless a later one showed
+    /// it off (see [`AutoOn`]).
+    pub auto_on: Option<AutoOn>,
 }
 
 impl SessionMemory {
@@ -277,6 +284,7 @@ impl SessionMemory {
             file_model: NO_MODEL,
             models: SeenModels::default(),
             pi1: false,
+            auto_on: None,
         }
     }
 
@@ -424,6 +432,79 @@ mod tests {
         );
         assert!(s.has_seen("u") && !s.has_seen("gone"));
         assert_eq!(s.first_kept_line(Some("b"), None), Some(3));
+    }
+
+    /// A reply on `line` that ended with `stop` and whose context is `total` tokens.
+    fn reply(line: u64, stop: StopReason, total: u64) -> RecentKind {
+        let mut a = assistant(line);
+        if let RecentKind::Assistant(f) = &mut a {
+            f.stop = stop;
+            f.usage.total_tokens = total;
+        }
+        a
+    }
+
+    #[test]
+    fn a_reply_over_the_limit_left_uncompacted_before_the_next_request() {
+        let limit = |_| Some(1000);
+        let at = |s: &SessionMemory, p: &str| {
+            s.uncompacted(&ParentRef::Id(p.into()), &limit)
+                .map(|u| (u.reply.line, u.next.line))
+        };
+        // In the middle of a run: a tool-use reply over the limit, its tool result, then the
+        // next reply of the run with no compaction between (Pi checks before each request).
+        let mut s = tree();
+        s.remember(2, id("u"), None, RecentKind::User, NO_MODEL);
+        s.remember(
+            3,
+            id("a"),
+            id("u"),
+            reply(3, StopReason::ToolUse, 1200),
+            NO_MODEL,
+        );
+        s.remember(4, id("t"), id("a"), RecentKind::ToolResult, NO_MODEL);
+        s.remember(
+            5,
+            id("b"),
+            id("t"),
+            reply(5, StopReason::Stop, 900),
+            NO_MODEL,
+        );
+        assert_eq!(at(&s, "b"), Some((3, 5)));
+        // Before a prompt; a reply the next prompt follows, but under the limit, is not.
+        s.remember(6, id("p"), id("b"), RecentKind::User, NO_MODEL);
+        s.remember(
+            7,
+            id("c"),
+            id("p"),
+            reply(7, StopReason::Stop, 1500),
+            NO_MODEL,
+        );
+        assert_eq!(
+            at(&s, "c"),
+            Some((3, 5)),
+            "the reply before the prompt was under it"
+        );
+        s.remember(8, id("q"), id("c"), RecentKind::User, NO_MODEL);
+        assert_eq!(at(&s, "q"), Some((7, 8)));
+        // A failed reply marks the request but is not checked; a compaction ends the walk.
+        s.remember(
+            9,
+            id("e"),
+            id("q"),
+            reply(9, StopReason::Error, 0),
+            NO_MODEL,
+        );
+        assert_eq!(at(&s, "e"), Some((7, 8)));
+        s.remember(10, id("k"), id("e"), RecentKind::Compaction, NO_MODEL);
+        s.remember(
+            11,
+            id("d"),
+            id("k"),
+            reply(11, StopReason::Stop, 5000),
+            NO_MODEL,
+        );
+        assert_eq!(at(&s, "d"), None, "nothing after it yet");
     }
 
     #[test]

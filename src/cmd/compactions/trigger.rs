@@ -4,7 +4,7 @@
 //! reply over the threshold left uncompacted; `tokensBefore` against the configured window).
 //! Pi 0.73.1 and Pi 1.x files have rules of their own (docs/FORMAT.md, "How the trigger is
 //! inferred"). [`infer_trigger`] is the decision, a pure function of those clues;
-//! [`settle_retry`] finishes it once the message after the compaction is known.
+//! [`settle_continuation`] finishes it once the message after the compaction is known.
 
 use crate::json::Raw;
 use std::rc::Rc;
@@ -178,13 +178,38 @@ pub(super) struct Before {
 }
 
 /// Evidence that auto-compaction did not run when the context was over the threshold: a reply
-/// over it, followed on the branch by the next prompt with no compaction between.
+/// over it, followed on the branch by the next request to the model (a prompt, or the next
+/// reply of the same run) with no compaction between.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Uncompacted {
     pub reply: Place,
     pub context: u128,
     pub limit: i128,
-    pub prompt: Place,
+    /// The next request: the prompt, or the next reply.
+    pub next: Place,
+}
+
+/// A compaction earlier in the session (in file order, which is the order Pi wrote) that only
+/// Pi's automatic compaction makes: one in the middle of a run that went on (`mid_run`), or an
+/// overflow recovery that retried the failed turn. Auto-compaction was on then.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct AutoOn {
+    pub at: Place,
+    /// The rule that showed that compaction automatic.
+    pub rule: &'static str,
+}
+
+impl AutoOn {
+    fn evidence(&self) -> Evidence {
+        Evidence::at(
+            &self.at,
+            "auto_compaction_on",
+            format!(
+                "this earlier compaction was automatic (rule {}) and nothing since shows auto-compaction off: it was on then, so the compaction was most likely Pi's; still, /compact after Pi's own attempt failed, or with auto-compaction turned off since, looks the same",
+                self.rule
+            ),
+        )
+    }
 }
 
 /// One clue that decided, or supports, a trigger.
@@ -261,6 +286,9 @@ pub(super) struct Clues<'a> {
     pub from_hook: Option<bool>,
     /// Pi 1.x: an earlier reply over the threshold that was not compacted (see [`Uncompacted`]).
     pub uncompacted: Option<&'a Uncompacted>,
+    /// Pi 1.x: the latest compaction that shows auto-compaction on, when nothing since shows
+    /// it off (see [`AutoOn`]).
+    pub auto_on: Option<&'a AutoOn>,
 }
 
 impl Clues<'_> {
@@ -359,12 +387,12 @@ fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
 ///   which omits the failed reply, compacts (reason overflow) and retries;
 /// - unrecovered_overflow: an overflow error of the model in effect that nothing hides: Pi
 ///   did not recover (auto-compaction off, or its one attempt spent), so a person compacted;
-/// - silent_overflow: a stop reply whose input + cacheRead is over the window (overflow, the
-///   reply kept);
+/// - silent_overflow: a stop reply whose input + cacheRead is over the window: listed, never
+///   deciding (over_threshold follows);
 /// - mid_run: the compaction came between a tool result and the next reply: only the
-///   threshold check runs there;
-/// - over_threshold: tokensBefore > window - reserve: threshold, unless auto_compaction_off
-///   (an earlier reply over the threshold went uncompacted): then unknown;
+///   threshold check runs there (once the run is seen to go on, [`settle_continuation`]);
+/// - over_threshold: tokensBefore > window - reserve after a reply: listed with what speaks
+///   for or against auto-compaction, never deciding ([`over_threshold_after_reply`]);
 /// - under_threshold: tokensBefore <= window - reserve with none of the above: no automatic
 ///   compaction fires there, so /compact (not for extension-written compactions).
 fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
@@ -386,20 +414,8 @@ fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
     let ((w, limit), t) = (c.limit()?, c.tokens_before?);
     if let Some(e) = c.over_threshold() {
         evidence.push(e);
-        return match c.uncompacted {
-            None => Some(Trigger::Threshold),
-            Some(u) => {
-                evidence.push(Evidence::at(
-                    &u.reply,
-                    "auto_compaction_off",
-                    format!(
-                        "this reply's context {} > {} was not compacted before the next prompt (line {}): auto-compaction was off or failed, so the compaction may be /compact",
-                        u.context, u.limit, u.prompt.line
-                    ),
-                ));
-                None
-            }
-        };
+        over_threshold_after_reply(c, evidence);
+        return None;
     }
     if c.from_hook == Some(true) || b.partial {
         return None;
@@ -414,36 +430,83 @@ fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
     Some(Trigger::Manual)
 }
 
+/// A compaction over the threshold that is not in the middle of a run: Pi's threshold check
+/// after a run or before a prompt, or /compact with auto-compaction off, after an automatic
+/// compaction failed (which leaves nothing in the file) or after a model switch: the file is
+/// the same, so it never decides. It lists what speaks for and against auto-compaction having
+/// been on: a reply over the threshold left uncompacted (auto_compaction_off), a model_change
+/// since the reply (model_switch), an earlier automatic compaction (auto_compaction_on), or
+/// none (auto_compaction_unproven). Nothing where file order stands in for the chain.
+fn over_threshold_after_reply(c: &Clues<'_>, evidence: &mut Vec<Evidence>) {
+    if c.before.partial {
+        // A model_change or an uncompacted reply between would not be seen.
+        return;
+    }
+    let clue = if let Some(u) = c.uncompacted {
+        Evidence::at(
+            &u.reply,
+            "auto_compaction_off",
+            format!(
+                "this reply's context {} > {} was not compacted before the next request to the model (line {}): auto-compaction was off or failed, so the compaction may be /compact",
+                u.context, u.limit, u.next.line
+            ),
+        )
+    } else if c.before.model_changed {
+        c.here(
+            "model_switch",
+            "a model_change lies between the reply before and the compaction: Pi's threshold check before the next prompt and /compact after a switch look the same".into(),
+        )
+    } else if let Some(on) = c.auto_on {
+        on.evidence()
+    } else {
+        c.here(
+            "auto_compaction_unproven",
+            "no earlier compaction in the session shows auto-compaction on: with it off, /compact over the threshold looks the same".into(),
+        )
+    };
+    evidence.push(clue);
+}
+
 /// Settles a compaction's trigger once what follows it is known: Pi's overflow recovery (the
-/// rules overflow_recovery and length_overflow) retries the failed turn at once, so its next
-/// message on the branch is a reply with no new prompt between (`retried`). Without one the
-/// signature is not enough (a recovery that failed, then /compact, looks the same): unknown.
-/// `at` is the compaction's own line and id.
-pub(super) fn settle_retry(
+/// rules overflow_recovery and length_overflow) retries the failed turn at once, and Pi's
+/// check in the middle of a run (mid_run) is followed by the run's next request, so in both
+/// the next message on the branch is a reply with no new prompt between (`retried`,
+/// `run_continued`). Without one the clue is not enough: a recovery that failed then /compact,
+/// or a run that a tool batch ended (`terminate`) then /compact, look the same: unknown
+/// (`no_retry`, `run_ended`). `at` is the compaction's own line and id; `next_reply` that
+/// reply.
+pub(super) fn settle_continuation(
     (trigger, basis, evidence): (&mut Trigger, &mut Basis, &mut Vec<Evidence>),
     at: Place,
-    retried: Option<Place>,
+    next_reply: Option<Place>,
 ) {
+    let first = evidence.first().map(|e| e.rule);
+    let mid_run = first == Some("mid_run");
     let awaits = *basis == Basis::Inferred
-        && evidence
-            .first()
-            .is_some_and(|e| matches!(e.rule, "overflow_recovery" | "length_overflow"));
+        && (mid_run || matches!(first, Some("overflow_recovery" | "length_overflow")));
     if !awaits {
         return;
     }
-    match retried {
-        Some(r) => evidence.push(Evidence::at(
+    match (next_reply, mid_run) {
+        (Some(r), false) => evidence.push(Evidence::at(
             &r,
             "retried",
             "the next message on the branch is this reply, with no new prompt between: Pi retried the failed turn",
         )),
-        None => {
+        (Some(r), true) => evidence.push(Evidence::at(
+            &r,
+            "run_continued",
+            "the next message on the branch is this reply, with no new prompt between: the run went on, so the compaction was Pi's check before its next request",
+        )),
+        (None, _) => {
             *trigger = Trigger::Unknown;
             *basis = Basis::Unknown;
-            evidence.push(Evidence::at(
-                &at,
-                "no_retry", "no reply follows before the next prompt or the end: Pi's recovery retries at once, so this may be /compact after a recovery that failed",
-            ));
+            let (rule, detail) = if mid_run {
+                ("run_ended", "no reply follows before the next prompt or the end: the run may have ended with the tool results (a tool batch that terminates it), and /compact after it looks the same")
+            } else {
+                ("no_retry", "no reply follows before the next prompt or the end: Pi's recovery retries at once, so this may be /compact after a recovery that failed")
+            };
+            evidence.push(Evidence::at(&at, rule, detail));
         }
     }
 }
@@ -500,17 +563,18 @@ fn reply_rules(c: &Clues<'_>, a: &AssistantFacts, evidence: &mut Vec<Evidence>) 
         ));
         return Some(Trigger::Manual);
     }
+    // Listed, never deciding: with auto-compaction off, or after Pi's overflow compaction
+    // failed, /compact after such a reply looks the same (over_threshold follows).
     let silent = a.stop == StopReason::Stop && !b.edited && unchanged && c.uncompacted.is_none();
     if silent && a.usage.input_read() > w.into() {
         evidence.push(Evidence::at(
             &a.place(),
             "silent_overflow",
             format!(
-                "the reply before ended with stopReason stop but input + cacheRead {} > context window {w}: Pi compacts such a reply as an overflow",
+                "the reply before ended with stopReason stop but input + cacheRead {} > context window {w}: with auto-compaction on Pi compacts after such a reply (overflow); /compact after it looks the same",
                 a.usage.input_read()
             ),
         ));
-        return Some(Trigger::Overflow);
     }
     None
 }
@@ -532,7 +596,16 @@ mod tests {
             reserve: 16384,
             from_hook: None,
             uncompacted: None,
+            auto_on: None,
         }
+    }
+
+    /// An automatic compaction on line 3 that shows auto-compaction on.
+    fn auto_on() -> &'static AutoOn {
+        Box::leak(Box::new(AutoOn {
+            at: place(3),
+            rule: "mid_run",
+        }))
     }
 
     /// An assistant message on line 9 right before the compaction.
@@ -723,7 +796,7 @@ mod tests {
         let (mut t, mut basis, mut e) = infer_trigger(&pi1(&b, 3000));
         assert_eq!((t, basis), (Trigger::Overflow, Basis::Inferred));
         let (t2, b2, e2) = (t, basis, e.clone());
-        settle_retry((&mut t, &mut basis, &mut e), place(10), Some(place(11)));
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), Some(place(11)));
         assert_eq!((t, basis), (Trigger::Overflow, Basis::Inferred));
         let rules: Vec<_> = e.iter().map(|e| (e.rule, e.line)).collect();
         assert_eq!(
@@ -735,7 +808,7 @@ mod tests {
             ]
         );
         let (mut t, mut basis, mut e) = (t2, b2, e2);
-        settle_retry((&mut t, &mut basis, &mut e), place(10), None);
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), None);
         assert_eq!((t, basis), (Trigger::Unknown, Basis::Unknown));
         assert_eq!(e.last().map(|e| (e.rule, e.line)), Some(("no_retry", 10)));
         // Unhidden, a length reply that filled the window was not recovered from: /compact.
@@ -747,7 +820,10 @@ mod tests {
         if let Some(a) = full.assistant.as_mut() {
             a.usage.input = 23759;
         }
-        assert_eq!(verdict(&pi1(&full, 30000)).2, ["over_threshold"]);
+        assert_eq!(
+            verdict(&pi1(&full, 30000)).2,
+            ["over_threshold", "auto_compaction_unproven"]
+        );
         // A hidden length reply is the same signature; a hidden error that is no overflow is not.
         let mut l = assistant(StopReason::Length, false);
         l.hidden_by = Some(place(9));
@@ -755,6 +831,33 @@ mod tests {
         let mut other = assistant(StopReason::Error, false);
         other.hidden_by = Some(place(9));
         assert_eq!(verdict(&pi1(&other, 3000)).0, Trigger::Manual);
+    }
+
+    #[test]
+    fn pi1_mid_run_is_threshold_once_the_run_goes_on() {
+        let mid = Before {
+            tool_result: Some(place(9)),
+            ..Before::default()
+        };
+        let (mut t, mut basis, mut e) = infer_trigger(&pi1(&mid, 100));
+        let unsettled = (t, basis, e.clone());
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), Some(place(11)));
+        assert_eq!((t, basis), (Trigger::Threshold, Basis::Inferred));
+        let rules: Vec<_> = e.iter().map(|e| (e.rule, e.line)).collect();
+        assert_eq!(rules, [("mid_run", 9), ("run_continued", 11)]);
+        let (mut t, mut basis, mut e) = unsettled;
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), None);
+        assert_eq!((t, basis), (Trigger::Unknown, Basis::Unknown));
+        assert_eq!(
+            e.last().map(|e| (e.rule, e.line)),
+            Some(("run_ended", 10)),
+            "a run a tool batch ended, then /compact, looks the same"
+        );
+        // Other inferred triggers are final as decided.
+        let idle = assistant(StopReason::Stop, false);
+        let (mut t, mut basis, mut e) = infer_trigger(&pi1(&idle, 100));
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), None);
+        assert_eq!((t, basis, e.len()), (Trigger::Manual, Basis::Inferred, 1));
     }
 
     #[test]
@@ -775,7 +878,10 @@ mod tests {
             model_changed: true,
             ..b.clone()
         };
-        assert_eq!(verdict(&pi1(&switched, 30000)).2, ["over_threshold"]);
+        assert_eq!(
+            verdict(&pi1(&switched, 30000)).2,
+            ["over_threshold", "model_switch"]
+        );
         // Pi 0.73.1's files keep their rule.
         assert_eq!(
             verdict(&Clues {
@@ -788,7 +894,7 @@ mod tests {
     }
 
     #[test]
-    fn pi1_a_stop_reply_over_the_window_is_a_silent_overflow() {
+    fn pi1_a_stop_reply_over_the_window_is_a_silent_overflow_but_decides_nothing() {
         let mut b = assistant(StopReason::Stop, false);
         if let Some(a) = b.assistant.as_mut() {
             a.usage.input = 3000;
@@ -796,17 +902,45 @@ mod tests {
         }
         assert_eq!(
             verdict(&pi1(&b, 24005)),
-            (Trigger::Overflow, Basis::Inferred, vec!["silent_overflow"])
+            (
+                Trigger::Unknown,
+                Basis::Unknown,
+                vec![
+                    "silent_overflow",
+                    "over_threshold",
+                    "auto_compaction_unproven"
+                ]
+            ),
+            "with auto-compaction off, /compact after such a reply looks the same"
+        );
+        let on = Clues {
+            auto_on: Some(auto_on()),
+            ..pi1(&b, 24005)
+        };
+        let (t, basis, e) = infer_trigger(&on);
+        assert_eq!(
+            (t, basis),
+            (Trigger::Unknown, Basis::Unknown),
+            "/compact after Pi's own overflow compaction failed looks the same"
+        );
+        let rules: Vec<_> = e.iter().map(|e| (e.rule, e.line)).collect();
+        assert_eq!(
+            rules,
+            [
+                ("silent_overflow", 9),
+                ("over_threshold", 10),
+                ("auto_compaction_on", 3)
+            ]
         );
         let u = Uncompacted {
             reply: place(4),
             context: 9000,
             limit: 7616,
-            prompt: place(5),
+            next: place(5),
         };
         let off = Clues {
             uncompacted: Some(&u),
-            ..pi1(&b, 24005)
+            ..on
         };
         assert_eq!(
             verdict(&off),
@@ -815,7 +949,7 @@ mod tests {
                 Basis::Unknown,
                 vec!["over_threshold", "auto_compaction_off"]
             ),
-            "auto-compaction was off: /compact looks the same"
+            "an uncompacted reply over the threshold: not even listed as silent"
         );
     }
 
@@ -833,7 +967,53 @@ mod tests {
             (Trigger::Threshold, Basis::Inferred, vec!["mid_run"])
         );
         let idle = assistant(StopReason::Stop, false);
-        assert_eq!(verdict(&pi1(&idle, 7617)).0, Trigger::Threshold);
+        assert_eq!(
+            verdict(&pi1(&idle, 7617)),
+            (
+                Trigger::Unknown,
+                Basis::Unknown,
+                vec!["over_threshold", "auto_compaction_unproven"]
+            ),
+            "over the threshold after a reply: /compact with auto-compaction off looks the same"
+        );
+        let on = Clues {
+            auto_on: Some(auto_on()),
+            ..pi1(&idle, 7617)
+        };
+        assert_eq!(
+            verdict(&on),
+            (
+                Trigger::Unknown,
+                Basis::Unknown,
+                vec!["over_threshold", "auto_compaction_on"]
+            ),
+            "auto-compaction on: still /compact after Pi's own attempt failed looks the same"
+        );
+        let in_file_order = Before {
+            partial: true,
+            ..idle.clone()
+        };
+        assert_eq!(
+            verdict(&Clues {
+                before: &in_file_order,
+                ..on
+            }),
+            (Trigger::Unknown, Basis::Unknown, vec!["over_threshold"]),
+            "file order: a model_change or an uncompacted reply between would not be seen"
+        );
+        let switched = Before {
+            model_changed: true,
+            ..idle.clone()
+        };
+        assert_eq!(
+            verdict(&Clues {
+                before: &switched,
+                ..on
+            })
+            .2,
+            ["over_threshold", "model_switch"],
+            "after a model switch: Pi's check before the prompt or /compact"
+        );
         assert_eq!(
             verdict(&pi1(&idle, 7616)),
             (Trigger::Manual, Basis::Inferred, vec!["under_threshold"])
