@@ -4,6 +4,7 @@
 use crate::cli::{render_man, ManPage};
 use crate::diag::Diags;
 use crate::output::{Out, Stop};
+use crate::view::colour::ColorChoice;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use clap_complete::Shell;
 use std::io::Write;
@@ -14,6 +15,8 @@ pub trait Tool {
     type Args: Parser;
     /// The man page's prose (options come from [`Tool::Args`]).
     const MAN: ManPage;
+    /// Whether the tool prints a view for a person (and so takes `--color`).
+    const HUMAN_VIEW: bool = true;
     /// Runs the tool over the inputs its arguments name; the process's exit status.
     fn run(args: &Self::Args) -> ExitCode;
     /// Runs the tool over `input` as if it were stdin, writing to `out` and reporting to `d`.
@@ -35,6 +38,9 @@ pub fn main<T: Tool>() -> ExitCode {
         let _ = std::io::stdout().write_all(&script);
         return ExitCode::SUCCESS;
     }
+    if let Some(choice) = matches.try_get_one::<ColorChoice>("color").ok().flatten() {
+        crate::view::colour::set_choice(*choice);
+    }
     match T::Args::from_arg_matches(&matches) {
         Ok(args) => T::run(&args),
         Err(e) => e.exit(),
@@ -42,9 +48,23 @@ pub fn main<T: Tool>() -> ExitCode {
 }
 
 /// The command line of tool `T`: its own arguments and the two every tool has, `--man` and
-/// `--completions SHELL` (for `cargo install`, which installs neither).
+/// `--completions SHELL` (for `cargo install`, which installs neither); and `--color` when
+/// the tool has a human view.
 pub fn command<T: Tool>() -> clap::Command {
-    T::Args::command()
+    let cmd = T::Args::command();
+    let cmd = if T::HUMAN_VIEW {
+        cmd.arg(
+            clap::Arg::new("color")
+                .long("color")
+                .value_name("WHEN")
+                .value_parser(clap::value_parser!(ColorChoice))
+                .default_value("auto")
+                .help("Colour the view for a person: auto (when stdout is a terminal and NO_COLOR is unset or empty), always, never. JSON Lines are never coloured"),
+        )
+    } else {
+        cmd
+    };
+    cmd
         .arg(
             clap::Arg::new("man")
                 .long("man")

@@ -45,6 +45,15 @@ pub struct Args {
     #[arg(long)]
     pub tree: bool,
 
+    /// Print the active branch as an outline for a person, one row per entry (the default
+    /// when stdout is a terminal).
+    #[arg(long, conflicts_with_all = ["info", "leaves", "tree", "json"])]
+    pub outline: bool,
+
+    /// Print the session lines even when stdout is a terminal.
+    #[arg(long, visible_alias = "jsonl", conflicts_with_all = ["tree"])]
+    pub json: bool,
+
     /// With --tree: fold linear runs longer than N entries (0 never folds).
     #[arg(long, value_name = "N", default_value_t = 6)]
     pub fold: usize,

@@ -9,6 +9,10 @@
 //! levels and says how many it leaves out (`(+N levels)`), so a comb-shaped tree (every branch
 //! point one level deeper) draws lines of bounded width, not ones as wide as the tree is deep.
 //! Leaves are counted and marked by the rule `--info` counts them by ([`ResolvedTree::leaves`]).
+//!
+//! The active branch stays in the column of the root: at a branch point its next entry is drawn
+//! after the other branches, at the same indentation. Lines are cut to the width
+//! ([`crate::view::width`]).
 
 use super::entries::{EntryTable, BAD, NONE};
 use super::resolve::ResolvedTree;
@@ -65,8 +69,10 @@ pub(crate) fn draw(
     for &i in &leaves {
         is_leaf[i as usize] = true;
     }
-    write_heading(out, s, t, leaves.len())?;
+    let columns = crate::view::width::columns();
+    write_heading(out, s, t, leaves.len(), columns)?;
     let mut drawing = Drawing {
+        columns,
         s,
         t,
         p,
@@ -129,11 +135,12 @@ fn children_and_roots(s: &EntryTable, t: &ResolvedTree) -> (Vec<Vec<u32>>, Vec<u
 }
 
 /// The first line: the session, its size, its leaves and the active branch's length.
-fn write_heading(
+pub(super) fn write_heading(
     out: &mut Out,
     s: &EntryTable,
     t: &ResolvedTree,
     leaves: usize,
+    columns: Option<usize>,
 ) -> Result<(), Stop> {
     let n = s.entries.len();
     let kept = t.kept.len();
@@ -147,11 +154,21 @@ fn write_heading(
         s.version,
         if leaves == 1 { "leaf" } else { "leaves" }
     );
-    out.line(head.as_bytes())
+    out.line(fit(head, columns).as_bytes())
+}
+
+/// `line` cut to the width, when there is one.
+fn fit(line: String, columns: Option<usize>) -> String {
+    match columns {
+        Some(c) => crate::view::width::cut(&line, c),
+        None => line,
+    }
 }
 
 /// A session's tree being drawn.
 struct Drawing<'a> {
+    /// The width lines are cut to (`COLUMNS`, the terminal's; none in a pipe).
+    columns: Option<usize>,
     s: &'a EntryTable,
     t: &'a ResolvedTree,
     p: &'a LineStore<'a>,
@@ -215,7 +232,8 @@ impl Drawing<'_> {
                     } else {
                         '○'
                     };
-                    out.line(format!("{prefix}{mark} … {} entries …", end - k).as_bytes())?;
+                    let line = format!("{prefix}{mark} … {} entries …", end - k);
+                    out.line(fit(line, self.columns).as_bytes())?;
                     k = end;
                     continue;
                 }
@@ -223,21 +241,34 @@ impl Drawing<'_> {
             let i = run[k] as usize;
             let is_leaf = self.is_leaf[i];
             let line = describe_entry(self.s, self.t, self.p, i, is_leaf, &mut self.buf, d);
-            out.line(format!("{prefix}{line}").as_bytes())?;
+            out.line(fit(format!("{prefix}{line}"), self.columns).as_bytes())?;
             k += 1;
         }
         Ok(())
     }
 
-    /// The branches below the run's last entry, pushed so that they are drawn in file order.
-    /// Below [`MAX_INDENT`] levels the hidden ones are counted, not drawn.
+    /// The branches below the run's last entry, pushed so that they are drawn in file order,
+    /// except the active branch's next entry: it is drawn last, at the run's own indentation,
+    /// so the active branch stays in the run's column (column 0 from the root) however many
+    /// branch points it passes. Below [`MAX_INDENT`] levels the hidden ones are counted, not
+    /// drawn.
     fn push_children(&self, run: &[u32], parent: &PendingBranch, stack: &mut Vec<PendingBranch>) {
         let last = *run.last().unwrap() as usize;
-        let kids: Vec<u32> = self.children[last]
+        let (active, kids): (Vec<u32>, Vec<u32>) = self.children[last]
             .iter()
             .copied()
             .filter(|&c| !self.visited[c as usize])
-            .collect();
+            .partition(|&c| self.t.on_chain[c as usize] && self.t.on_chain[last]);
+        if let Some(&next) = active.first() {
+            stack.push(PendingBranch {
+                start: next,
+                first: parent.cont.clone(),
+                cont: parent.cont.clone(),
+                depth: parent.depth,
+                guides: parent.guides.clone(),
+            });
+        }
+        let continues = !active.is_empty();
         let depth = parent.depth + 1;
         let hidden = parent.depth.saturating_sub(MAX_INDENT);
         let base = match hidden {
@@ -246,7 +277,8 @@ impl Drawing<'_> {
             _ => format!("{}(+{hidden} levels) ", parent.guides),
         };
         for (j, &c) in kids.iter().enumerate().rev() {
-            let is_last = j + 1 == kids.len();
+            // The active branch continues below the others: none of them is the last.
+            let is_last = j + 1 == kids.len() && !continues;
             let first = format!("{base}{}", if is_last { "└─" } else { "├─" });
             let cont = format!("{base}{}", if is_last { "  " } else { "│ " });
             let guides = if depth <= MAX_INDENT {
@@ -307,7 +339,7 @@ fn text(raw: Option<Raw<'_>>) -> String {
 
 /// A few words saying what an entry is. `line` is read again from the file, so it is
 /// validated here before its members are read.
-fn describe(line: &[u8]) -> String {
+pub(super) fn describe(line: &[u8]) -> String {
     let entry = json::value_at(line, 0).ok();
     let get = |k: &str| entry.and_then(|e| e.get(k));
     let kind = text(get("type"));

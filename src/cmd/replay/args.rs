@@ -16,15 +16,10 @@ pub struct Args {
     pub inputs: Inputs,
 
     /// Output format: `html` (one self-contained page), `md` (GitHub-flavoured Markdown) or
-    /// `text` (for a terminal, in colour unless NO_COLOR is set). Default: `text` when stdout
+    /// `text` (for a terminal, coloured as --color says). Default: `text` when stdout
     /// is a terminal, `html` otherwise.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
-
-    /// With text output: colour even when stdout is not a terminal (for `less -R`); NO_COLOR
-    /// still turns it off.
-    #[arg(long)]
-    pub color: bool,
 
     /// Show the abandoned branches too, each folded after the entry of the active branch it
     /// left from (each from there to its leaf, as `pi-branch --leaf` gives it).

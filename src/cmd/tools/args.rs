@@ -51,7 +51,7 @@ impl CallStatus {
     }
 }
 
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(
     name = "pi-tools",
     version,
@@ -81,6 +81,15 @@ pub struct Args {
     /// Only failed calls: the same as --status error.
     #[arg(long)]
     pub errors: bool,
+
+    /// Print the calls as tables for a person (the default when stdout is a terminal): per
+    /// session a row per call, then a summary per tool name.
+    #[arg(long, conflicts_with = "json")]
+    pub table: bool,
+
+    /// Print JSON Lines even when stdout is a terminal.
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl Args {

@@ -2,15 +2,15 @@
 //! assistant message with a bar of its recorded context, the context window marked on the bar,
 //! and compactions and inferred drops named beside it.
 //!
-//! Layout, fitted to the width ([`super::width`]): a heading per session (id and input, first
+//! Layout, fitted to the width ([`crate::view::width`]): a heading per session (id and input, first
 //! model, its window and where that came from), then `line`, `time`, `context`, `fill`, the
 //! bar, and a note. The bar takes what the other columns and [`NOTE`] leave (at least
 //! [`MIN_BAR`]); a line still too wide is cut at its end.
 
 use super::records::ContextRecord;
-use super::table::thousands;
-use super::width;
 use crate::models_json::Window;
+use crate::view::thousands;
+use crate::view::width;
 
 /// The narrowest bar drawn.
 const MIN_BAR: usize = 8;

@@ -33,7 +33,6 @@ mod records;
 mod report;
 mod sums;
 mod table;
-mod width;
 
 pub use args::{Args, Dim, ZoneArg, MAN};
 
@@ -48,6 +47,7 @@ use crate::output::{Out, Stop};
 use crate::reader::{self, PerSession, Visitor};
 use crate::record::{describe, Described};
 use crate::tool::Tool;
+use crate::view::width;
 use calls::{InputCalls, Lineage};
 use collect::{Collector, ForkOrigins};
 use context::ContextWriter;

@@ -5,25 +5,8 @@ use super::decimal::Amount;
 #[cfg(test)]
 use super::decimal::Cost;
 use super::sums::{label_of, GroupUsage, Sums};
-use super::width;
 use crate::calendar::Zone;
-
-/// Thousands separators: `1234567` → `1,234,567`.
-pub fn thousands(n: u128) -> String {
-    group_digits(&n.to_string())
-}
-
-/// Decimal digits with thousands separators.
-fn group_digits(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+use crate::view::{group_digits, thousands, width};
 
 /// A cost sum as `$1,234.5678` (rounded half to even to 4 places).
 pub fn dollars(v: &Amount) -> String {
