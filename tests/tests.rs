@@ -27,4 +27,5 @@ mod usage;
 mod usage_calls;
 mod usage_human;
 mod usage_pi1;
+mod views;
 mod windows;

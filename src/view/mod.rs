@@ -40,6 +40,44 @@ pub fn one_line(text: &str, max: usize) -> String {
     width::cut(&crate::diag::sanitize(&flat), max)
 }
 
+/// One session's part of a view: a heading naming the session and its input (bold, cut to the
+/// width), its table, a note naming the columns left out to fit, and a blank line.
+pub fn section(
+    session: &str,
+    file: &str,
+    table: &Table,
+    width: Option<usize>,
+    colour: bool,
+) -> String {
+    let session = if session.is_empty() {
+        "(no header)"
+    } else {
+        session
+    };
+    let head = format!(
+        "session {} · {}",
+        one_line(session, 80),
+        one_line(file, 200)
+    );
+    let head = match width {
+        Some(w) => width::cut(&head, w),
+        None => head,
+    };
+    let (text, dropped) = table.render(width, colour);
+    let mut out = format!("{}\n{text}", Paint::Head.apply(&head, colour));
+    if !dropped.is_empty() {
+        let note = format!("(left out to fit: {})", dropped.join(", "));
+        let note = match width {
+            Some(w) => width::wrap(&note, w),
+            None => note,
+        };
+        out.push_str(&Paint::Dim.apply(note.trim_end(), colour));
+        out.push('\n');
+    }
+    out.push('\n');
+    out
+}
+
 /// `hh:mm:ss` of an ISO timestamp as written (UTC, as Pi writes it), else `-`.
 pub fn clock(ts: &str) -> String {
     match (ts.get(10..11), ts.get(11..19)) {

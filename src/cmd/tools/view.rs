@@ -85,8 +85,8 @@ pub(super) fn write_calls(jsonl: &[u8], out: &mut Out) -> Result<Summary, Stop> 
         };
         let here = (text(&r["file"]), text(&r["session"]));
         if session.as_ref() != Some(&here) {
-            if let Some(s) = session.take() {
-                write_table(out, &s, &table, width, colour)?;
+            if let Some((file, id)) = session.take() {
+                out.raw(view::section(&id, &file, &table, width, colour).as_bytes())?;
             }
             table = Table::new(&CALLS, true);
             session = Some(here);
@@ -94,42 +94,10 @@ pub(super) fn write_calls(jsonl: &[u8], out: &mut Out) -> Result<Summary, Stop> 
         count(&mut summary, &r);
         table.row(row(&r));
     }
-    if let Some(s) = session {
-        write_table(out, &s, &table, width, colour)?;
+    if let Some((file, id)) = session {
+        out.raw(view::section(&id, &file, &table, width, colour).as_bytes())?;
     }
     Ok(summary)
-}
-
-/// One session's heading and table.
-fn write_table(
-    out: &mut Out,
-    (file, session): &(String, String),
-    table: &Table,
-    width: Option<usize>,
-    colour: bool,
-) -> Result<(), Stop> {
-    let session = if session.is_empty() {
-        "(no header)"
-    } else {
-        session
-    };
-    let head = format!(
-        "{} · session {}",
-        view::one_line(file, 200),
-        view::one_line(session, 80)
-    );
-    let head = match width {
-        Some(w) => view::width::cut(&head, w),
-        None => head,
-    };
-    out.raw(format!("{}\n", Paint::Head.apply(&head, colour)).as_bytes())?;
-    let (text, dropped) = table.render(width, colour);
-    out.raw(text.as_bytes())?;
-    if !dropped.is_empty() {
-        let note = format!("(left out to fit: {})", dropped.join(", "));
-        out.raw(format!("{}\n", Paint::Dim.apply(&note, colour)).as_bytes())?;
-    }
-    out.raw(b"\n")
 }
 
 /// A string member, or `""`.

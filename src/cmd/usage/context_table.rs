@@ -9,8 +9,8 @@
 
 use super::records::ContextRecord;
 use crate::models_json::Window;
-use crate::view::thousands;
 use crate::view::width;
+use crate::view::{thousands, Paint};
 
 /// The narrowest bar drawn.
 const MIN_BAR: usize = 8;
@@ -99,8 +99,9 @@ pub fn render(session: &str, file: &str, rows: &[ContextRow], columns: Option<us
         )
         .max()
         .unwrap_or(0);
-    out.push_str(&format!(
-        "{:>w0$}  {:<w1$}  {:>w2$}  {:>w3$}  {}\n",
+    let colour = crate::view::colour::enabled();
+    let heads = format!(
+        "{:>w0$}  {:<w1$}  {:>w2$}  {:>w3$}  {}",
         head[0],
         head[1],
         head[2],
@@ -110,7 +111,9 @@ pub fn render(session: &str, file: &str, rows: &[ContextRow], columns: Option<us
         w1 = w[1],
         w2 = w[2],
         w3 = w[3]
-    ));
+    );
+    out.push_str(&Paint::Head.apply(&heads, colour));
+    out.push('\n');
     let mut model = rows.first().and_then(|r| r.model.clone());
     for (r, c) in rows.iter().zip(&cells) {
         let mut line = format!(
@@ -163,12 +166,16 @@ fn heading(session: &str, file: &str, rows: &[ContextRow], columns: Option<usize
         format!("model {model}"),
         window,
     ];
+    let colour = crate::view::colour::enabled();
     let mut out = String::new();
-    for l in lines {
-        match columns {
-            Some(c) => out.push_str(&width::cut(&l, c)),
-            None => out.push_str(&l),
-        }
+    for (i, l) in lines.iter().enumerate() {
+        let l = match columns {
+            Some(c) => width::cut(l, c),
+            None => l.clone(),
+        };
+        // The session's line in bold.
+        let paint = if i == 0 { Paint::Head } else { Paint::Plain };
+        out.push_str(&paint.apply(&l, colour));
         out.push('\n');
     }
     out

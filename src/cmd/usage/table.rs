@@ -6,7 +6,7 @@ use super::decimal::Amount;
 use super::decimal::Cost;
 use super::sums::{label_of, GroupUsage, Sums};
 use crate::calendar::Zone;
-use crate::view::{group_digits, thousands, width};
+use crate::view::{group_digits, thousands, width, Paint};
 
 /// A cost sum as `$1,234.5678` (rounded half to even to 4 places).
 pub fn dollars(v: &Amount) -> String {
@@ -249,9 +249,11 @@ pub fn render(
                 .unwrap_or(0)
         })
         .collect();
+    let colour = crate::view::colour::enabled();
     let mut out = String::new();
     for (ri, r) in table.iter().enumerate() {
-        if (show_total && ri == table.len() - 1) || ri == 1 {
+        let is_total = show_total && ri == table.len() - 1;
+        if is_total || ri == 1 {
             let rule: Vec<String> = keep.iter().map(|&i| "-".repeat(width[i])).collect();
             out.push_str(&rule.join("  "));
             out.push('\n');
@@ -268,7 +270,14 @@ pub fn render(
                 }
             })
             .collect();
-        out.push_str(cells.join("  ").trim_end());
+        let line = cells.join("  ");
+        // The heads and the total row in bold, painted after the widths are measured.
+        let paint = if ri == 0 || is_total {
+            Paint::Head
+        } else {
+            Paint::Plain
+        };
+        out.push_str(&paint.apply(line.trim_end(), colour));
         out.push('\n');
     }
     let mut text = String::new();
