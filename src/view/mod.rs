@@ -8,6 +8,26 @@
 //! - `table`: a table whose columns shrink, wrap or drop, in an order each view states, to fit
 //!   that width (comfy-table lays it out).
 
+/// What the ENVIRONMENT section of every tool with a human view says of its colour (one text,
+/// so that the tools cannot say different things).
+macro_rules! colour_environment_text {
+    () => {
+        "NO_COLOR: when set and not empty, the view for a person has no colour under --color auto (the default); --color always still colours it. JSON Lines are never coloured."
+    };
+}
+pub(crate) use colour_environment_text;
+
+/// ... and of its width: [`colour_environment_text`] and this.
+macro_rules! view_environment_text {
+    () => {
+        concat!(
+            crate::view::colour_environment_text!(),
+            "\n\nCOLUMNS: the width the view for a person fits, when set to a number (at least 40 is used); else the width of the terminal on stdout; no limit when stdout is not a terminal."
+        )
+    };
+}
+pub(crate) use view_environment_text;
+
 pub mod colour;
 pub mod table;
 pub mod width;

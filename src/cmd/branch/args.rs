@@ -64,8 +64,16 @@ pub const MAN: ManPage = ManPage {
     summary: "keep the active branch of Pi session files",
     description: include_str!("man/description.txt"),
     output: include_str!("man/output.txt"),
-    environment: include_str!("man/environment.txt"),
+    environment: concat!(
+        include_str!("man/environment.txt"),
+        "\n\n",
+        crate::view::view_environment_text!()
+    ),
     examples: &[
+        (
+            "pi-branch session.jsonl",
+            "On a terminal: the conversation Pi would resume, one row per entry.",
+        ),
         (
             "pi-branch session.jsonl | pi-usage",
             "What the kept conversation cost.",

@@ -65,7 +65,11 @@ pub const MAN: ManPage = ManPage {
         include_str!("man/description-after-windows.txt"),
     ),
     output: include_str!("man/output.txt"),
-    environment: include_str!("man/environment.txt"),
+    environment: concat!(
+        include_str!("man/environment.txt"),
+        "\n\n",
+        crate::view::view_environment_text!()
+    ),
     examples: &[
         ("pi-compactions session.jsonl | jq '{line, trigger, basis, tokens_before, context_after}'", "Why and how much each compaction saved."),
         ("pi-compactions --table ~/.pi/agent/sessions/*/*.jsonl", "Each compaction of every session as a table: when, why, how much."),

@@ -65,7 +65,11 @@ pub const MAN: ManPage = ManPage {
     summary: "render Pi sessions as HTML, Markdown or terminal text",
     description: include_str!("man/description.txt"),
     output: include_str!("man/output.txt"),
-    environment: include_str!("man/environment.txt"),
+    environment: concat!(
+        include_str!("man/environment.txt"),
+        "\n\n",
+        crate::view::colour_environment_text!()
+    ),
     examples: &[
         (
             "pi-replay s.jsonl > s.html",
