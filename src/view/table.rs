@@ -118,8 +118,10 @@ impl Table {
             }
             t.add_row(row);
         }
-        let last = self.columns.len().saturating_sub(1);
-        let kept = self.kept(&t.column_max_content_widths(), width);
+        let floors = self.floors(&t.column_max_content_widths());
+        let kept = self.kept(&floors, width);
+        // The last column shown has no gap after it.
+        let last = (0..kept.len()).rev().find(|&i| kept[i]).unwrap_or(0);
         for (i, c) in self.columns.iter().enumerate() {
             let Some(col) = t.column_mut(i) else { continue };
             let gap = if i == last { 0 } else { GAP };
@@ -130,9 +132,10 @@ impl Table {
             });
             if !kept[i] {
                 col.set_constraint(ColumnConstraint::Hidden);
-            } else if let Some(min) = c.narrowest() {
+            } else if c.min.is_some() {
                 // comfy-table's bounds include the padding.
-                col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(min + gap)));
+                let floor = u16::try_from(floors[i]).unwrap_or(u16::MAX);
+                col.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(floor + gap)));
             } else {
                 col.set_constraint(ColumnConstraint::ContentWidth);
             }
@@ -153,21 +156,27 @@ impl Table {
         (out, dropped)
     }
 
-    /// Which columns are kept at `width`, given each column's widest cell: drop by rank until
-    /// the narrowest widths and the gaps fit.
-    fn kept(&self, widest: &[u16], width: Option<usize>) -> Vec<bool> {
+    /// The narrowest each column gets, given its widest cell (head included): that width for
+    /// a column that does not shrink, else its `min` (never more than its widest cell).
+    fn floors(&self, widest: &[u16]) -> Vec<usize> {
+        (0..self.columns.len())
+            .map(|i| {
+                let w = usize::from(widest.get(i).copied().unwrap_or(0));
+                match self.columns[i].narrowest() {
+                    Some(min) => w.min(usize::from(min)),
+                    None => w,
+                }
+            })
+            .collect()
+    }
+
+    /// Which columns are kept at `width`: drop by rank until their floors and the gaps fit.
+    fn kept(&self, floors: &[usize], width: Option<usize>) -> Vec<bool> {
         let mut kept = vec![true; self.columns.len()];
         let Some(width) = width else { return kept };
-        let narrowest = |i: usize| {
-            let w = usize::from(widest.get(i).copied().unwrap_or(0));
-            match self.columns[i].narrowest() {
-                Some(min) => w.min(usize::from(min)),
-                None => w,
-            }
-        };
         loop {
             let shown: Vec<usize> = (0..kept.len()).filter(|&i| kept[i]).collect();
-            let need: usize = shown.iter().map(|&i| narrowest(i)).sum::<usize>()
+            let need: usize = shown.iter().map(|&i| floors[i]).sum::<usize>()
                 + usize::from(GAP) * shown.len().saturating_sub(1);
             if need <= width {
                 return kept;
@@ -228,6 +237,44 @@ mod tests {
         assert!(coloured.contains("\u{1b}["));
         let plain: String = anstream_free(&coloured);
         assert_eq!(plain, t.render(Some(30), false).0);
+    }
+
+    /// Found on the corpus: a shrinking column narrower than its `min` (its cells empty) and
+    /// a last column left out made the rule under the heads wider than the width.
+    #[test]
+    fn the_rule_fits_when_a_column_is_narrow_or_the_last_is_dropped() {
+        let cols = [
+            Column::fixed("time", Align::Left),
+            Column::fixed("name", Align::Left).shrinks(8),
+            Column::fixed("arguments", Align::Left).shrinks(10).drops(1),
+            Column::fixed("evidence", Align::Left).shrinks(16).drops(2),
+        ];
+        let mut t = Table::new(&cols, true);
+        t.row(vec![
+            ("12:52:31".into(), Paint::Plain),
+            ("mcp".into(), Paint::Plain),
+            ("{\"action\": \"list\", \"more\": 1}".into(), Paint::Plain),
+            (String::new(), Paint::Plain),
+        ]);
+        for width in [40, 44, 60] {
+            let (text, _) = t.render(Some(width), false);
+            for line in text.lines() {
+                assert!(line.chars().count() <= width, "{width}: {line:?}\n{text}");
+            }
+        }
+        // At 40 the evidence column (empty, 8 wide) still fits: nothing is left out.
+        assert!(t.render(Some(40), false).1.is_empty());
+        let mut wide = Table::new(&cols, true);
+        wide.row(vec![
+            ("12:52:31".into(), Paint::Plain),
+            ("mcp".into(), Paint::Plain),
+            ("{\"action\": \"list\", \"more\": 1}".into(), Paint::Plain),
+            ("a long piece of evidence".into(), Paint::Plain),
+        ]);
+        let (text, dropped) = wide.render(Some(40), false);
+        assert_eq!(dropped, ["evidence"], "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 40), "{text}");
+        assert!(text.contains("12:52:31  mcp   {\"action\""), "{text}");
     }
 
     /// `s` without its colour codes.

@@ -112,6 +112,10 @@ pub fn render(session: &str, file: &str, rows: &[ContextRow], columns: Option<us
         w2 = w[2],
         w3 = w[3]
     );
+    let heads = match columns {
+        Some(c) => width::cut(&heads, c),
+        None => heads,
+    };
     out.push_str(&Paint::Head.apply(&heads, colour));
     out.push('\n');
     let mut model = rows.first().and_then(|r| r.model.clone());
