@@ -12,7 +12,7 @@
 //!
 //! The active branch stays in the column of the root: at a branch point its next entry is drawn
 //! after the other branches, at the same indentation. Lines are cut to the width
-//! ([`crate::view::width`]).
+//! ([`crate::view::width`]), then coloured (abandoned entries dimmed, the active leaf green).
 
 use super::entries::{EntryTable, BAD, NONE};
 use super::resolve::ResolvedTree;
@@ -21,6 +21,7 @@ use crate::diag::{sanitize, Diags};
 use crate::json::{self, Raw};
 use crate::message::{content_text, truncate_chars};
 use crate::output::{Out, Stop};
+use crate::view::Paint;
 
 const TEXT_CHARS: usize = 60;
 
@@ -73,6 +74,7 @@ pub(crate) fn draw(
     write_heading(out, s, t, leaves.len(), columns)?;
     let mut drawing = Drawing {
         columns,
+        colour: crate::view::colour::enabled(),
         s,
         t,
         p,
@@ -169,6 +171,8 @@ fn fit(line: String, columns: Option<usize>) -> String {
 struct Drawing<'a> {
     /// The width lines are cut to (`COLUMNS`, the terminal's; none in a pipe).
     columns: Option<usize>,
+    /// `--color`: abandoned entries dimmed, the active leaf green.
+    colour: bool,
     s: &'a EntryTable,
     t: &'a ResolvedTree,
     p: &'a LineStore<'a>,
@@ -233,7 +237,8 @@ impl Drawing<'_> {
                         '○'
                     };
                     let line = format!("{prefix}{mark} … {} entries …", end - k);
-                    out.line(fit(line, self.columns).as_bytes())?;
+                    let line = Paint::Dim.apply(&fit(line, self.columns), self.colour);
+                    out.line(line.as_bytes())?;
                     k = end;
                     continue;
                 }
@@ -241,7 +246,14 @@ impl Drawing<'_> {
             let i = run[k] as usize;
             let is_leaf = self.is_leaf[i];
             let line = describe_entry(self.s, self.t, self.p, i, is_leaf, &mut self.buf, d);
-            out.line(fit(format!("{prefix}{line}"), self.columns).as_bytes())?;
+            // Cut first, then painted: abandoned entries dimmed, the active leaf in green.
+            let paint = match (self.t.on_chain[i], self.t.leaf == Some(i as u32)) {
+                (_, true) => Paint::Good,
+                (true, false) => Paint::Plain,
+                (false, false) => Paint::Dim,
+            };
+            let line = fit(format!("{prefix}{line}"), self.columns);
+            out.line(paint.apply(&line, self.colour).as_bytes())?;
             k += 1;
         }
         Ok(())
