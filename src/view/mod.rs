@@ -83,8 +83,15 @@ pub fn section(
         Some(w) => width::cut(&head, w),
         None => head,
     };
-    let (text, dropped) = table.render(width, colour);
-    let mut out = format!("{}\n{text}", Paint::Head.apply(&head, colour));
+    let mut out = format!("{}\n", Paint::Head.apply(&head, colour));
+    out.push_str(&table_with_note(table, width, colour));
+    out.push('\n');
+    out
+}
+
+/// A table, and after it a note naming the columns left out to fit the width, if any.
+pub fn table_with_note(table: &Table, width: Option<usize>, colour: bool) -> String {
+    let (mut out, dropped) = table.render(width, colour);
     if !dropped.is_empty() {
         let note = format!("(left out to fit: {})", dropped.join(", "));
         let note = match width {
@@ -94,7 +101,6 @@ pub fn section(
         out.push_str(&Paint::Dim.apply(note.trim_end(), colour));
         out.push('\n');
     }
-    out.push('\n');
     out
 }
 

@@ -53,8 +53,7 @@ pub(crate) fn draw(
             (sanitize(&what).into_owned(), paint),
         ]);
     }
-    let (text, _) = table.render(width, colour);
-    out.raw(text.as_bytes())?;
+    out.raw(view::table_with_note(&table, width, colour).as_bytes())?;
     out.raw(b"\n")
 }
 

@@ -6,7 +6,8 @@
 //! The rows are read from the records pi-tools writes (so the view says nothing the records do
 //! not), with result text cut to [`KEPT_TEXT`] characters before it is written. Columns fit
 //! the width ([`crate::view::table`]); when they cannot, they are left out in this order:
-//! line, result, duration, time, arguments (name and status always stay).
+//! line, result, duration, time, arguments (name and status always stay); the summary's: no
+//! result, then total time.
 
 use super::args::Args;
 use crate::output::{Out, Stop};
@@ -232,6 +233,5 @@ pub(super) fn write_summary(summary: &Summary, out: &mut Out) -> Result<(), Stop
     }
     add_row(&mut table, "all", &all);
     out.raw(format!("{}\n", Paint::Head.apply("Summary by tool", colour)).as_bytes())?;
-    let (text, _) = table.render(width, colour);
-    out.raw(text.as_bytes())
+    out.raw(view::table_with_note(&table, width, colour).as_bytes())
 }
