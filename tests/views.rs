@@ -296,9 +296,26 @@ fn on_a_terminal_each_tool_shows_its_human_view_and_in_a_pipe_its_records() {
         let pipe = on_terminal(&format!("{command} | cat")).unwrap();
         assert!(pipe.starts_with(piped), "{command} | cat:\n{pipe}");
         assert!(!pipe.contains('\u{1b}'), "{command} | cat:\n{pipe}");
-        let json =
-            on_terminal(&format!("{command} --json")).filter(|_| !command.contains("pi-replay"));
-        if let Some(json) = json {
+        // NO_COLOR turns the colour off on a terminal; --color always turns it back on.
+        let no_color = on_terminal(&format!("env NO_COLOR=1 {command}")).unwrap();
+        assert!(
+            no_color.contains(human),
+            "{command} with NO_COLOR:\n{no_color}"
+        );
+        assert!(
+            !no_color.contains('\u{1b}'),
+            "{command} with NO_COLOR:\n{no_color}"
+        );
+        if !command.contains("pi-sessions") {
+            let always = on_terminal(&format!("env NO_COLOR=1 {command} --color always")).unwrap();
+            assert!(
+                always.contains('\u{1b}'),
+                "{command} --color always:\n{always}"
+            );
+        }
+        // --json forces the records on a terminal (pi-replay has no records to force).
+        if !command.contains("pi-replay") {
+            let json = on_terminal(&format!("{command} --json")).unwrap();
             assert!(
                 json.starts_with('{'),
                 "{command} --json on a terminal:\n{json}"
