@@ -164,6 +164,19 @@ fn pi_branch_outline_and_tree_fit_every_width() {
     );
     // Only the active branch: the abandoned one is not in the outline.
     assert!(!narrow.contains("branch B"), "{narrow}");
+    // More of what was said than the tree's 60 characters, as the width allows, on one line.
+    let f2 = fixture_str("redact-everything.jsonl");
+    let wide = check_view("pi-branch", &["--outline", &f2], &["user: \"Please fix"]);
+    assert!(!wide.contains("ghp_"), "cut at 60 columns:\n{wide}");
+    let o = cmd("pi-branch")
+        .args(["--outline", "--color", "never", &f2])
+        .env("COLUMNS", "160")
+        .ok()
+        .out();
+    assert!(
+        o.contains("user: \"Please fix /home/ana/src/app/main.rs; my key is ghp_abcdefghijklmnopqrstuvwxyz0123456789\""),
+        "{o}"
+    );
     // The tree fits and keeps the active branch in column 0.
     let tree = check_view(
         "pi-branch",

@@ -4,18 +4,21 @@
 //! how much of the session the branch is. Not the tree: a person at a terminal usually wants
 //! the conversation Pi would resume, and `--tree` shows the shape when that is the question.
 //!
-//! An entry's words are those `--tree` shows ([`super::tree::describe`]), control characters
-//! escaped. The table fits the width ([`crate::view::table`]): the text is cut; when that is
+//! An entry's words are those `--tree` shows ([`super::tree::describe`]), with more of what was
+//! said (up to [`SAID_CHARS`] characters), on one line, control characters escaped. The table fits the width ([`crate::view::table`]): the text is cut; when that is
 //! not enough, the line column is left out, then the time.
 
 use super::entries::EntryTable;
 use super::resolve::ResolvedTree;
 use super::store::LineStore;
 use super::tree::{describe, write_heading};
-use crate::diag::{sanitize, Diags};
+use crate::diag::Diags;
 use crate::json::{self, Raw};
 use crate::output::{Out, Stop};
 use crate::view::{self, Align, Column, Paint, Table};
+
+/// The most of a message's text an outline row holds (the width cuts it further).
+const SAID_CHARS: usize = 300;
 
 const COLUMNS: [Column; 3] = [
     Column::fixed("time", Align::Left).drops(1),
@@ -42,7 +45,7 @@ pub(crate) fn draw(
                 .and_then(|e| e.get("timestamp"))
                 .and_then(Raw::as_str)
                 .unwrap_or_default();
-            (view::clock(&ts), describe(&buf))
+            (view::clock(&ts), describe(&buf, SAID_CHARS))
         } else {
             ("-".into(), "(unreadable)".into())
         };
@@ -50,7 +53,7 @@ pub(crate) fn draw(
         table.row(vec![
             (time, Paint::Dim),
             (entry.line().to_string(), Paint::Dim),
-            (sanitize(&what).into_owned(), paint),
+            (view::one_line(&what, SAID_CHARS + 80), paint),
         ]);
     }
     out.raw(view::table_with_note(&table, width, colour).as_bytes())?;

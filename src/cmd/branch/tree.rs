@@ -327,7 +327,7 @@ fn describe_entry(
         format!("line {}", entry.line())
     };
     let what = if p.line(entry, buf, d) {
-        describe(buf)
+        describe(buf, TEXT_CHARS)
     } else {
         "(unreadable)".into()
     };
@@ -351,12 +351,14 @@ fn text(raw: Option<Raw<'_>>) -> String {
 
 /// A few words saying what an entry is. `line` is read again from the file, so it is
 /// validated here before its members are read.
-pub(super) fn describe(line: &[u8]) -> String {
+/// What was said (a message's text) is cut to `said_chars` characters, the rest to
+/// [`TEXT_CHARS`].
+pub(super) fn describe(line: &[u8], said_chars: usize) -> String {
     let entry = json::value_at(line, 0).ok();
     let get = |k: &str| entry.and_then(|e| e.get(k));
     let kind = text(get("type"));
     match kind.as_str() {
-        "message" => describe_message(get("message")),
+        "message" => describe_message(get("message"), said_chars),
         "compaction" => {
             let mut out = match get("tokensBefore").and_then(Raw::as_u64) {
                 Some(n) => format!("compaction ({n} tokens before)"),
@@ -398,13 +400,13 @@ pub(super) fn describe(line: &[u8]) -> String {
 }
 
 /// A few words saying what a `message` entry's message is.
-fn describe_message(msg: Option<Raw<'_>>) -> String {
+fn describe_message(msg: Option<Raw<'_>>, said_chars: usize) -> String {
     let member = |k: &str| msg.and_then(|m| m.get(k));
     let role = text(member("role"));
     match role.as_str() {
         "user" | "custom" => {
             let text = member("content").and_then(content_text).unwrap_or_default();
-            format!("{role}: {}", quote(&text))
+            format!("{role}: {}", quote(&text, said_chars))
         }
         "assistant" => {
             let mut tools = Vec::new();
@@ -418,7 +420,7 @@ fn describe_message(msg: Option<Raw<'_>>) -> String {
             let said = member("content").and_then(content_text).unwrap_or_default();
             let mut out = "assistant".to_string();
             if !said.trim().is_empty() {
-                out.push_str(&format!(": {}", quote(&said)));
+                out.push_str(&format!(": {}", quote(&said, said_chars)));
             }
             if !tools.is_empty() {
                 out.push_str(&format!(" → {}", tools.join(", ")));
@@ -458,6 +460,6 @@ fn describe_message(msg: Option<Raw<'_>>) -> String {
     }
 }
 
-fn quote(text: &str) -> String {
-    format!("\"{}\"", truncate_chars(text, TEXT_CHARS))
+fn quote(text: &str, max: usize) -> String {
+    format!("\"{}\"", truncate_chars(text, max))
 }
