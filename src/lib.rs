@@ -29,6 +29,7 @@ pub mod reader;
 pub mod record;
 pub mod time;
 pub mod tool;
+pub mod view;
 
 use cmd::{
     branch::Branch, compactions::Compactions, redact::Redact, replay::Replay, sessions::Sessions,

@@ -4,6 +4,7 @@
 use crate::cli::{render_man, ManPage};
 use crate::diag::Diags;
 use crate::output::{Out, Stop};
+use crate::view::colour::ColorChoice;
 use clap::{CommandFactory, FromArgMatches, Parser};
 use clap_complete::Shell;
 use std::io::Write;
@@ -14,6 +15,8 @@ pub trait Tool {
     type Args: Parser;
     /// The man page's prose (options come from [`Tool::Args`]).
     const MAN: ManPage;
+    /// Whether the tool prints a view for a person (and so takes `--color`).
+    const HUMAN_VIEW: bool = true;
     /// Runs the tool over the inputs its arguments name; the process's exit status.
     fn run(args: &Self::Args) -> ExitCode;
     /// Runs the tool over `input` as if it were stdin, writing to `out` and reporting to `d`.
@@ -42,6 +45,9 @@ pub fn main<T: Tool>() -> ExitCode {
     } else {
         crate::diag::Shown::Summarised
     });
+    if let Some(choice) = matches.try_get_one::<ColorChoice>("color").ok().flatten() {
+        crate::view::colour::set_choice(*choice);
+    }
     match T::Args::from_arg_matches(&matches) {
         Ok(args) => {
             let status = T::run(&args);
@@ -54,11 +60,25 @@ pub fn main<T: Tool>() -> ExitCode {
 
 /// The command line of tool `T`: its own arguments and those every tool has: `--man` and
 /// `--completions SHELL` (for `cargo install`, which installs neither), `--quiet` and
-/// `--verbose` (how much of the diagnostics is printed: [`crate::diag::Shown`]).
+/// `--verbose` (how much of the diagnostics is printed: [`crate::diag::Shown`]); and
+/// `--color` when the tool has a human view.
 pub fn command<T: Tool>() -> clap::Command {
-    T::Args::command()
+    let cmd = T::Args::command()
         .after_help(crate::cli::help_after(&T::MAN, false))
-        .after_long_help(crate::cli::help_after(&T::MAN, true))
+        .after_long_help(crate::cli::help_after(&T::MAN, true));
+    let cmd = if T::HUMAN_VIEW {
+        cmd.arg(
+            clap::Arg::new("color")
+                .long("color")
+                .value_name("WHEN")
+                .value_parser(clap::value_parser!(ColorChoice))
+                .default_value("auto")
+                .help("Colour the view for a person: auto (when stdout is a terminal and NO_COLOR is unset or empty), always, never. JSON Lines are never coloured"),
+        )
+    } else {
+        cmd
+    };
+    cmd
         .arg(
             clap::Arg::new("man")
                 .long("man")

@@ -153,7 +153,11 @@ fn tree_draws_branches_marks_the_active_path_and_labels() {
         "{t}"
     );
     assert!(t.contains("├─○ c3 user: \"abandoned follow-up\""), "{t}");
-    assert!(t.contains("└─● e5 branch_summary"), "{t}");
+    // The active branch goes on in column 0 below the abandoned one.
+    assert!(
+        t.contains("│ ○ d4 assistant: \"abandoned answer\"  ← leaf\n● e5 branch_summary"),
+        "{t}"
+    );
     assert!(
         t.contains("● g7 assistant: \"kept answer\"  ← leaf (active)"),
         "{t}"
@@ -673,7 +677,8 @@ fn item_11_leaves_counted_by_one_rule() {
     );
 }
 
-/// A comb: each branch point one level below the one before, its other child a leaf.
+/// A comb: each branch point one level below the one before, its other child a leaf; the
+/// last entry, the active leaf, a child of the root.
 fn comb(points: usize) -> String {
     let mut s = String::from(
         r#"{"type":"session","version":3,"id":"comb","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#,
@@ -691,6 +696,9 @@ fn comb(points: usize) -> String {
         s.push_str(&entry(&format!("a{i}"), Some(&parent)));
         s.push_str(&entry(&format!("l{i}"), Some(&parent)));
     }
+    // The active leaf hangs from the root, so the comb is an abandoned branch: the active
+    // branch is drawn in column 0 whatever its depth, an abandoned one is indented.
+    s.push_str(&entry("z", Some("a0")));
     s
 }
 
@@ -704,7 +712,7 @@ fn item_4_tree_indentation_is_bounded() {
     let f = t.write("comb.jsonl", comb(points));
     let out = branch(&["--tree", "--fold", "0", f.to_str().unwrap()]).out();
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 1 + 2 * points - 1);
+    assert_eq!(lines.len(), 1 + 2 * points);
     let widest = lines.iter().map(|l| l.chars().count()).max().unwrap();
     assert!(widest < 120, "a line of {widest} characters");
     assert!(out.len() < 200 * lines.len(), "{} bytes", out.len());

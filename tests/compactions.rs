@@ -584,40 +584,41 @@ fn records_come_in_input_order() {
 }
 
 #[test]
-fn table_prints_one_line_per_session_with_compactions() {
-    let o = compactions(&[
-        "--table",
-        &fixture_str("compaction-overflow.jsonl"),
-        &fixture_str("assistant-errors.jsonl"),
-        &fixture_str("compaction-unknown.jsonl"),
-        &fixture_str("compaction-failures.jsonl"),
-    ]);
+fn table_prints_a_row_per_compaction_and_failure_and_the_counts() {
+    let o = cmd("pi-compactions")
+        .args(["--table", "--color", "never"])
+        .arg(fixture("compaction-overflow.jsonl"))
+        .arg(fixture("assistant-errors.jsonl"))
+        .arg(fixture("compaction-unknown.jsonl"))
+        .arg(fixture("compaction-failures.jsonl"))
+        .env_remove("COLUMNS")
+        .run();
     assert_eq!(o.status, 0, "{}", o.stderr);
     let out = o.out();
-    let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines.len(), 3, "{out}");
+    // A heading per session with rows; none for a session with neither.
+    let headings: Vec<&str> = out.lines().filter(|l| l.starts_with("session ")).collect();
+    assert_eq!(headings.len(), 3, "{out}");
+    assert!(headings[0].starts_with("session s-overflow · "), "{out}");
+    assert!(!out.contains("s-errors"), "{out}");
+    // The overflow compaction: its time, line, trigger, basis, tokens before, the context
+    // after (~: the next reply's), the first kept entry and the evidence.
+    let row = out.lines().find(|l| l.starts_with("10:00:20")).unwrap();
+    for want in [
+        "6",
+        "overflow",
+        "inferred",
+        "180,500",
+        "~10,000",
+        "o2 (line 3)",
+        "overflow_error (line 5)",
+    ] {
+        assert!(row.contains(want), "{want:?} not in {row:?}");
+    }
+    let failures = out.lines().filter(|l| l.contains(" failed ")).count();
+    assert_eq!(failures, 8, "{out}");
     assert!(
-        lines[0].contains("s-overflow")
-            && lines[0].contains("1 compaction: overflow 1 (inferred 1)"),
-        "{}",
-        lines[0]
-    );
-    assert!(
-        lines[0].contains("largest tokens_before 180500"),
-        "{}",
-        lines[0]
-    );
-    assert!(
-        lines[1].contains("s-unknown") && lines[1].contains("2 compactions: unknown 2 (unknown 2)"),
-        "{}",
-        lines[1]
-    );
-    assert!(
-        lines[2].contains("s-failures")
-            && lines[2].contains("0 compactions")
-            && lines[2].contains("8 failures"),
-        "{}",
-        lines[2]
+        out.ends_with("3 compactions: overflow 1, unknown 2 (inferred 1, unknown 2); 8 failures\n"),
+        "{out}"
     );
 }
 

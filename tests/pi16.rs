@@ -348,7 +348,8 @@ fn tree_names_the_pi_1x_entries() {
     }
     let t = tree("pi16-roots.jsonl");
     for want in [
-        "└─● ccf352ea branch_summary (from 6cdc9949)\n",
+        // The active branch stays in column 0 past its branch point.
+        "\n● ccf352ea branch_summary (from 6cdc9949)\n",
         "○ 1e585b05 branch_summary (from root)\n",
         "● 53cbcb8c label cleared on 35d1ae7f  ← leaf (active)\n",
     ] {

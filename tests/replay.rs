@@ -378,20 +378,20 @@ fn terminal_text_neutralises_control_characters() {
 }
 
 #[test]
-fn color_paints_text_into_a_pipe_unless_no_color_is_set() {
+fn color_always_paints_text_into_a_pipe_and_never_leaves_it_plain() {
     let plain = replay("tools-image", &["--format", "text"]).out();
     assert!(!plain.contains('\x1b'));
     let o = cmd("pi-replay")
-        .args(["--format", "text", "--color"])
+        .args(["--format", "text", "--color", "always"])
         .arg(fixture("tools-image.jsonl"))
         .env_remove("NO_COLOR")
         .ok()
         .out();
     assert!(o.contains("\x1b[1;32mAssistant\x1b[0m"), "{o:?}");
     let o = cmd("pi-replay")
-        .args(["--format", "text", "--color"])
+        .args(["--format", "text", "--color", "never"])
         .arg(fixture("tools-image.jsonl"))
-        .env("NO_COLOR", "1")
+        .env_remove("NO_COLOR")
         .ok()
         .out();
     assert!(!o.contains('\x1b'));

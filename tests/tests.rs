@@ -28,5 +28,6 @@ mod usage;
 mod usage_calls;
 mod usage_human;
 mod usage_pi1;
+mod views;
 mod windows;
 mod words;

@@ -9,7 +9,7 @@ use pi_jsonl::diag::Diags;
 use pi_jsonl::output::Out;
 
 fuzz_target!(|data: &[u8]| {
-    for args in [&["pi-branch"][..], &["pi-branch", "--info"], &["pi-branch", "--leaves", "--preview"], &["pi-branch", "--tree"]] {
+    for args in [&["pi-branch"][..], &["pi-branch", "--info"], &["pi-branch", "--leaves", "--preview"], &["pi-branch", "--tree"], &["pi-branch", "--outline"]] {
         let a = branch::Args::try_parse_from(args).unwrap();
         let mut out = Out::held();
         let mut d = Diags::new("pi-branch", "<fuzz>", false);

@@ -16,6 +16,7 @@ fn args() -> &'static [tools::Args] {
             &["pi-tools"][..],
             &["pi-tools", "--no-content"],
             &["pi-tools", "--max-text", "5", "--errors", "--name", "bash"],
+            &["pi-tools", "--table"],
         ]
         .iter()
         .map(|a| tools::Args::try_parse_from(*a).unwrap())

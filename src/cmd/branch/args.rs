@@ -45,6 +45,15 @@ pub struct Args {
     #[arg(long)]
     pub tree: bool,
 
+    /// Print the active branch as an outline for a person, one row per entry (the default
+    /// when stdout is a terminal).
+    #[arg(long, conflicts_with_all = ["info", "leaves", "tree", "json"])]
+    pub outline: bool,
+
+    /// Print the session lines even when stdout is a terminal.
+    #[arg(long, visible_alias = "jsonl", conflicts_with_all = ["tree"])]
+    pub json: bool,
+
     /// With --tree: fold linear runs longer than N entries (0 never folds).
     #[arg(long, value_name = "N", default_value_t = 6)]
     pub fold: usize,
@@ -55,8 +64,16 @@ pub const MAN: ManPage = ManPage {
     summary: "keep the active branch of Pi session files",
     description: include_str!("man/description.txt"),
     output: include_str!("man/output.txt"),
-    environment: include_str!("man/environment.txt"),
+    environment: concat!(
+        include_str!("man/environment.txt"),
+        "\n\n",
+        crate::view::view_environment_text!()
+    ),
     examples: &[
+        (
+            "pi-branch session.jsonl",
+            "On a terminal: the conversation Pi would resume, one row per entry.",
+        ),
         (
             "pi-branch session.jsonl | pi-usage",
             "What the kept conversation cost.",

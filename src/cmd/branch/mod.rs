@@ -14,14 +14,15 @@
 //! page), `entries` (what is kept of each entry while a session is read, with its ids
 //! interned by `ids`), `resolve` (the tree resolved, the leaf chosen, the kept entries),
 //! `leaves` (leaves and depths), `store` (the lines read again), then `write` (the kept
-//! lines, or the `records` `branch_info` and `leaf`) or `tree` (`--tree`, drawn for a
-//! person). This file wires them: the tool, the opening of inputs, and the visitor the reader
+//! lines, or the `records` `branch_info` and `leaf`), `tree` (`--tree`, drawn for a
+//! person) or `outline` (the active branch for a person, the default on a terminal). This file wires them: the tool, the opening of inputs, and the visitor the reader
 //! calls.
 
 mod args;
 mod entries;
 mod ids;
 mod leaves;
+mod outline;
 mod records;
 mod resolve;
 mod store;
@@ -58,17 +59,20 @@ impl Tool for Branch {
 
     fn run(args: &Args) -> ExitCode {
         let sources = args.inputs.sources();
+        // Never the lines on a terminal unless asked for: the outline instead.
+        let records = args.info || args.leaves || args.tree;
+        let outline = args.outline || (!records && crate::view::chosen(false, args.json));
         input::run(
             "pi-branch",
             &sources,
             args.inputs.threads(),
-            |src, out, d| branch_source(args, src, out, d),
+            |src, out, d| branch_source(args, outline, src, out, d),
             |_, _| Ok(()),
         )
     }
 
     /// Runs pi-branch over `input` as if it came on stdin (for property tests, fuzzing and the
-    /// benchmarks; the binary goes through [`run`]).
+    /// benchmarks; the binary goes through [`run`]). The outline only with --outline.
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
         let mut v = PerSession::new(Brancher {
             args,
@@ -77,13 +81,20 @@ impl Tool for Branch {
             map: None,
             whole: None,
             name: "<stdin>",
+            outline: args.outline,
         });
         reader::read(input, false, d, &mut v)?;
         Ok(())
     }
 }
 
-fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+fn branch_source(
+    args: &Args,
+    outline: bool,
+    src: &Source,
+    out: &mut Out,
+    d: &mut Diags,
+) -> Result<(), Stop> {
     let Some(input) = Opened::open(src, d) else {
         return Ok(());
     };
@@ -104,6 +115,7 @@ fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Res
             map,
             whole,
             name: &name,
+            outline,
         });
         read_contents(c, input.is_named(), d, &mut v).map(|_| ())
     })
@@ -114,7 +126,7 @@ fn branch_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Res
 #[doc(hidden)]
 pub fn branch_file(args: &Args, path: &std::path::Path, d: &mut Diags) -> Result<Vec<u8>, Stop> {
     let mut out = Out::held();
-    branch_source(args, &Source::Path(path.to_path_buf()), &mut out, d)?;
+    branch_source(args, false, &Source::Path(path.to_path_buf()), &mut out, d)?;
     Ok(out.buf)
 }
 
@@ -127,6 +139,8 @@ struct Brancher<'a, 'w> {
     map: Option<&'a Map>,
     whole: Option<&'a [u8]>,
     name: &'a str,
+    /// The active branch is drawn as an outline instead of written as lines.
+    outline: bool,
 }
 
 impl SessionVisitor for Brancher<'_, '_> {
@@ -162,6 +176,8 @@ impl SessionVisitor for Brancher<'_, '_> {
             write::write_leaves(self.out, &s, &tree, self.name, self.args, &lines, d)?;
         } else if self.args.tree {
             tree::draw(self.out, &s, &tree, &lines, self.args.fold, d)?;
+        } else if self.outline {
+            outline::draw(self.out, &s, &tree, &lines, d)?;
         } else if tree.leaf.is_some() || (self.args.leaf.is_none() && self.args.label.is_none()) {
             write::write_branch(self.out, &s, &tree, &lines, d)?;
         }

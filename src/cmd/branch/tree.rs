@@ -9,6 +9,10 @@
 //! levels and says how many it leaves out (`(+N levels)`), so a comb-shaped tree (every branch
 //! point one level deeper) draws lines of bounded width, not ones as wide as the tree is deep.
 //! Leaves are counted and marked by the rule `--info` counts them by ([`ResolvedTree::leaves`]).
+//!
+//! The active branch stays in the column of the root: at a branch point its next entry is drawn
+//! after the other branches, at the same indentation. Lines are cut to the width
+//! ([`crate::view::width`]), then coloured (abandoned entries dimmed, the active leaf green).
 
 use super::entries::{EntryTable, BAD, NONE};
 use super::resolve::ResolvedTree;
@@ -17,6 +21,7 @@ use crate::diag::{sanitize, Diags};
 use crate::json::{self, Raw};
 use crate::message::{content_text, truncate_chars};
 use crate::output::{Out, Stop};
+use crate::view::Paint;
 
 const TEXT_CHARS: usize = 60;
 
@@ -65,8 +70,11 @@ pub(crate) fn draw(
     for &i in &leaves {
         is_leaf[i as usize] = true;
     }
-    write_heading(out, s, t, leaves.len())?;
+    let columns = crate::view::width::columns();
+    write_heading(out, s, t, leaves.len(), columns)?;
     let mut drawing = Drawing {
+        columns,
+        colour: crate::view::colour::enabled(),
         s,
         t,
         p,
@@ -129,11 +137,12 @@ fn children_and_roots(s: &EntryTable, t: &ResolvedTree) -> (Vec<Vec<u32>>, Vec<u
 }
 
 /// The first line: the session, its size, its leaves and the active branch's length.
-fn write_heading(
+pub(super) fn write_heading(
     out: &mut Out,
     s: &EntryTable,
     t: &ResolvedTree,
     leaves: usize,
+    columns: Option<usize>,
 ) -> Result<(), Stop> {
     let n = s.entries.len();
     let kept = t.kept.len();
@@ -147,11 +156,23 @@ fn write_heading(
         s.version,
         if leaves == 1 { "leaf" } else { "leaves" }
     );
-    out.line(head.as_bytes())
+    out.line(fit(head, columns).as_bytes())
+}
+
+/// `line` cut to the width, when there is one.
+fn fit(line: String, columns: Option<usize>) -> String {
+    match columns {
+        Some(c) => crate::view::width::cut(&line, c),
+        None => line,
+    }
 }
 
 /// A session's tree being drawn.
 struct Drawing<'a> {
+    /// The width lines are cut to (`COLUMNS`, the terminal's; none in a pipe).
+    columns: Option<usize>,
+    /// `--color`: abandoned entries dimmed, the active leaf green.
+    colour: bool,
     s: &'a EntryTable,
     t: &'a ResolvedTree,
     p: &'a LineStore<'a>,
@@ -215,7 +236,9 @@ impl Drawing<'_> {
                     } else {
                         '○'
                     };
-                    out.line(format!("{prefix}{mark} … {} entries …", end - k).as_bytes())?;
+                    let line = format!("{prefix}{mark} … {} entries …", end - k);
+                    let line = Paint::Dim.apply(&fit(line, self.columns), self.colour);
+                    out.line(line.as_bytes())?;
                     k = end;
                     continue;
                 }
@@ -223,21 +246,41 @@ impl Drawing<'_> {
             let i = run[k] as usize;
             let is_leaf = self.is_leaf[i];
             let line = describe_entry(self.s, self.t, self.p, i, is_leaf, &mut self.buf, d);
-            out.line(format!("{prefix}{line}").as_bytes())?;
+            // Cut first, then painted: abandoned entries dimmed, the active leaf in green.
+            let paint = match (self.t.on_chain[i], self.t.leaf == Some(i as u32)) {
+                (_, true) => Paint::Good,
+                (true, false) => Paint::Plain,
+                (false, false) => Paint::Dim,
+            };
+            let line = fit(format!("{prefix}{line}"), self.columns);
+            out.line(paint.apply(&line, self.colour).as_bytes())?;
             k += 1;
         }
         Ok(())
     }
 
-    /// The branches below the run's last entry, pushed so that they are drawn in file order.
-    /// Below [`MAX_INDENT`] levels the hidden ones are counted, not drawn.
+    /// The branches below the run's last entry, pushed so that they are drawn in file order,
+    /// except the active branch's next entry: it is drawn last, at the run's own indentation,
+    /// so the active branch stays in the run's column (column 0 from the root) however many
+    /// branch points it passes. Below [`MAX_INDENT`] levels the hidden ones are counted, not
+    /// drawn.
     fn push_children(&self, run: &[u32], parent: &PendingBranch, stack: &mut Vec<PendingBranch>) {
         let last = *run.last().unwrap() as usize;
-        let kids: Vec<u32> = self.children[last]
+        let (active, kids): (Vec<u32>, Vec<u32>) = self.children[last]
             .iter()
             .copied()
             .filter(|&c| !self.visited[c as usize])
-            .collect();
+            .partition(|&c| self.t.on_chain[c as usize] && self.t.on_chain[last]);
+        if let Some(&next) = active.first() {
+            stack.push(PendingBranch {
+                start: next,
+                first: parent.cont.clone(),
+                cont: parent.cont.clone(),
+                depth: parent.depth,
+                guides: parent.guides.clone(),
+            });
+        }
+        let continues = !active.is_empty();
         let depth = parent.depth + 1;
         let hidden = parent.depth.saturating_sub(MAX_INDENT);
         let base = match hidden {
@@ -246,7 +289,8 @@ impl Drawing<'_> {
             _ => format!("{}(+{hidden} levels) ", parent.guides),
         };
         for (j, &c) in kids.iter().enumerate().rev() {
-            let is_last = j + 1 == kids.len();
+            // The active branch continues below the others: none of them is the last.
+            let is_last = j + 1 == kids.len() && !continues;
             let first = format!("{base}{}", if is_last { "└─" } else { "├─" });
             let cont = format!("{base}{}", if is_last { "  " } else { "│ " });
             let guides = if depth <= MAX_INDENT {
@@ -283,7 +327,7 @@ fn describe_entry(
         format!("line {}", entry.line())
     };
     let what = if p.line(entry, buf, d) {
-        describe(buf)
+        describe(buf, TEXT_CHARS)
     } else {
         "(unreadable)".into()
     };
@@ -307,12 +351,14 @@ fn text(raw: Option<Raw<'_>>) -> String {
 
 /// A few words saying what an entry is. `line` is read again from the file, so it is
 /// validated here before its members are read.
-fn describe(line: &[u8]) -> String {
+/// What was said (a message's text) is cut to `said_chars` characters, the rest to
+/// [`TEXT_CHARS`].
+pub(super) fn describe(line: &[u8], said_chars: usize) -> String {
     let entry = json::value_at(line, 0).ok();
     let get = |k: &str| entry.and_then(|e| e.get(k));
     let kind = text(get("type"));
     match kind.as_str() {
-        "message" => describe_message(get("message")),
+        "message" => describe_message(get("message"), said_chars),
         "compaction" => {
             let mut out = match get("tokensBefore").and_then(Raw::as_u64) {
                 Some(n) => format!("compaction ({n} tokens before)"),
@@ -354,13 +400,13 @@ fn describe(line: &[u8]) -> String {
 }
 
 /// A few words saying what a `message` entry's message is.
-fn describe_message(msg: Option<Raw<'_>>) -> String {
+fn describe_message(msg: Option<Raw<'_>>, said_chars: usize) -> String {
     let member = |k: &str| msg.and_then(|m| m.get(k));
     let role = text(member("role"));
     match role.as_str() {
         "user" | "custom" => {
             let text = member("content").and_then(content_text).unwrap_or_default();
-            format!("{role}: {}", quote(&text))
+            format!("{role}: {}", quote(&text, said_chars))
         }
         "assistant" => {
             let mut tools = Vec::new();
@@ -374,7 +420,7 @@ fn describe_message(msg: Option<Raw<'_>>) -> String {
             let said = member("content").and_then(content_text).unwrap_or_default();
             let mut out = "assistant".to_string();
             if !said.trim().is_empty() {
-                out.push_str(&format!(": {}", quote(&said)));
+                out.push_str(&format!(": {}", quote(&said, said_chars)));
             }
             if !tools.is_empty() {
                 out.push_str(&format!(" → {}", tools.join(", ")));
@@ -414,6 +460,6 @@ fn describe_message(msg: Option<Raw<'_>>) -> String {
     }
 }
 
-fn quote(text: &str) -> String {
-    format!("\"{}\"", truncate_chars(text, TEXT_CHARS))
+fn quote(text: &str, max: usize) -> String {
+    format!("\"{}\"", truncate_chars(text, max))
 }

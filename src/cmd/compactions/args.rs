@@ -33,10 +33,15 @@ pub struct Args {
     #[arg(long)]
     pub errors: bool,
 
-    /// Print one line per session with compactions or compaction failures, for a person,
-    /// instead of records.
-    #[arg(long)]
+    /// Print a table for a person instead of records (the default when stdout is a
+    /// terminal): per session a row per compaction or compaction failure, then the counts by
+    /// trigger.
+    #[arg(long, conflicts_with = "json")]
     pub table: bool,
+
+    /// Print JSON Lines even when stdout is a terminal.
+    #[arg(long)]
+    pub json: bool,
 
     /// Read context windows from FILE (Pi's models.json format) instead of
     /// $PI_CODING_AGENT_DIR/models.json or ~/.pi/agent/models.json.
@@ -60,10 +65,14 @@ pub const MAN: ManPage = ManPage {
         include_str!("man/description-after-windows.txt"),
     ),
     output: include_str!("man/output.txt"),
-    environment: include_str!("man/environment.txt"),
+    environment: concat!(
+        include_str!("man/environment.txt"),
+        "\n\n",
+        crate::view::view_environment_text!()
+    ),
     examples: &[
         ("pi-compactions session.jsonl | jq '{line, trigger, basis, tokens_before, context_after}'", "Why and how much each compaction saved."),
-        ("pi-compactions --table ~/.pi/agent/sessions/*/*.jsonl", "Which sessions compacted, and how."),
+        ("pi-compactions --table ~/.pi/agent/sessions/*/*.jsonl", "Each compaction of every session as a table: when, why, how much."),
         ("pi-compactions --errors s.jsonl | jq -r 'select(.type==\"assistant_error\").error_kind' | sort | uniq -c", "What kinds of API errors a session hit."),
         ("pi-branch s.jsonl | pi-compactions", "Only the compactions of the kept conversation."),
         ("pi-compactions --summary --files s.jsonl | jq -r '.summary'", "Read the summaries."),

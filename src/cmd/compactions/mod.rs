@@ -15,7 +15,8 @@
 //!   `trigger`: the trigger of a compaction, decided from its clues;
 //! - `session`: what is remembered of the session being read; `waiting`: records waiting
 //!   in input order; `reporter`: the visitor that drives them, entry by entry;
-//! - `records`: the output records; `table`: the `--table` line.
+//! - `records`: the output records; `table`: the human view (`--table`, the default on a
+//!   terminal), made from those records.
 
 mod args;
 mod errors;
@@ -61,6 +62,8 @@ impl Tool for Compactions {
     fn run(args: &Args) -> ExitCode {
         let windows = models_json::load_for(TOOL, args.models.as_deref());
         let sources = args.inputs.sources();
+        let table = crate::view::chosen(args.table, args.json);
+        let mut all = table::Tally::default();
         let settings = Settings {
             args,
             windows: &windows,
@@ -70,25 +73,42 @@ impl Tool for Compactions {
             &sources,
             args.inputs.threads(),
             |src, out, d| {
-                report(&settings, &src.name(), out, d, |d, v| {
-                    input::open::read_source(src, d, v)
-                })
+                let read = |d: &mut Diags, v: &mut dyn Visitor| input::open::read_source(src, d, v);
+                if !table {
+                    return report(&settings, &src.name(), out, d, read).map(|()| None);
+                }
+                let mut records = Out::held();
+                report(&settings, &src.name(), &mut records, d, read)?;
+                table::write_tables(&records.buf, out).map(Some)
             },
-            |_, _| Ok(()),
+            |tally, out| match tally {
+                Some(Some(t)) => {
+                    all.add(&t);
+                    Ok(())
+                }
+                Some(None) => Ok(()),
+                None if table => table::write_footer(&all, out),
+                None => Ok(()),
+            },
         )
     }
 
     /// Runs pi-compactions over `input` as if it came on stdin (for tests and fuzzing); models.json
-    /// is read as in [`run`].
+    /// is read as in [`run`]. The table only with --table (`out` is no terminal).
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
         let windows = models_json::load_for(TOOL, args.models.as_deref());
         let settings = Settings {
             args,
             windows: &windows,
         };
-        report(&settings, "<stdin>", out, d, |d, v| {
-            reader::read(input, false, d, v)
-        })
+        let read = |d: &mut Diags, v: &mut dyn Visitor| reader::read(input, false, d, v);
+        if !args.table {
+            return report(&settings, "<stdin>", out, d, read);
+        }
+        let mut records = Out::held();
+        report(&settings, "<stdin>", &mut records, d, read)?;
+        let tally = table::write_tables(&records.buf, out)?;
+        table::write_footer(&tally, out)
     }
 }
 

@@ -14,7 +14,6 @@ use super::records::{
     EntryPlace, OptIn,
 };
 use super::session::{ModelIx, ParentRef, RecentKind, SessionMemory};
-use super::table::SessionTally;
 use super::trigger::{
     infer_trigger, recorded_trigger, settle_continuation, AssistantFacts, AutoOn, Basis, Clues,
     Place, StopReason,
@@ -48,8 +47,6 @@ pub(super) struct SessionReport {
     memory: SessionMemory,
     /// Records in input order, waiting to be written.
     waiting: Ordered<Waiting>,
-    /// The counts of its `--table` line.
-    tally: SessionTally,
 }
 
 /// What a compaction just decided shows of auto-compaction: an uncompacted reply over the
@@ -109,7 +106,6 @@ impl SessionVisitor for Reporter<'_, '_> {
         Ok(SessionReport {
             memory: SessionMemory::new(h.id.clone(), h.is_linear()),
             waiting: Ordered::default(),
-            tally: SessionTally::default(),
         })
     }
 
@@ -120,24 +116,13 @@ impl SessionVisitor for Reporter<'_, '_> {
 
     fn end(&mut self, mut s: SessionReport, _d: &mut Diags) -> Result<(), Stop> {
         // Nothing more can settle the records still waiting.
-        self.write_waiting(&mut s, true)?;
-        if self.args().table {
-            if let Some(line) = s.tally.line(self.file, &s.memory.id) {
-                self.out.line(line.as_bytes())?;
-            }
-        }
-        Ok(())
+        self.write_waiting(&mut s, true)
     }
 }
 
 impl Reporter<'_, '_> {
     fn args(&self) -> &Args {
         self.settings.args
-    }
-
-    /// Whether records are written (with `--table`, only the sessions' lines are).
-    fn writes_records(&self) -> bool {
-        !self.args().table
     }
 
     fn opt_in(&self) -> OptIn {
@@ -149,11 +134,10 @@ impl Reporter<'_, '_> {
 
     /// Writes the records at the front of the queue that are settled, or, when `all`, every
     /// record in it. A compaction's trigger is final once it is settled (see
-    /// [`settle_continuation`]); it is counted for the table then, and written unless `--table`.
+    /// [`settle_continuation`]).
     fn write_waiting(&mut self, s: &mut SessionReport, all: bool) -> Result<(), Stop> {
         let (reserve_tokens, opt_in) = (self.args().reserve_tokens, self.opt_in());
-        let writes = self.writes_records();
-        let (out, file, memory, tally) = (&mut *self.out, self.file, &s.memory, &mut s.tally);
+        let (out, file, memory) = (&mut *self.out, self.file, &s.memory);
         let write = |w: Waiting| match w {
             Waiting::Written(bytes) => out.line(&bytes),
             Waiting::Compaction(mut c) => {
@@ -164,10 +148,6 @@ impl Reporter<'_, '_> {
                     id: f.entry.as_deref().map(Rc::from),
                 };
                 settle_continuation((&mut f.trigger, &mut f.basis, &mut f.evidence), at, retried);
-                tally.count_compaction(f.trigger, f.basis, f.tokens_before);
-                if !writes {
-                    return Ok(());
-                }
                 CompactionReport {
                     session: &memory.id,
                     file,
@@ -271,9 +251,7 @@ impl Reporter<'_, '_> {
                 let id = id.map(|i| &**i);
                 read.compaction = Some(self.compaction(&s.memory, e, parent, id, read.model, d));
             }
-            Some(b"\"branch_summary\"")
-                if self.args().branch_summaries && self.writes_records() =>
-            {
+            Some(b"\"branch_summary\"") if self.args().branch_summaries => {
                 let id = id.map(|i| &**i);
                 read.record = Some(self.branch_summary(&s.memory, e, id, parent, d));
             }
@@ -329,7 +307,7 @@ impl Reporter<'_, '_> {
         }
     }
 
-    /// An assistant message with an error: a compaction failure (counted for the table), an
+    /// An assistant message with an error: a compaction failure, an
     /// ordinary error record (with --errors), or nothing.
     fn assistant_error(
         &self,
@@ -344,12 +322,6 @@ impl Reporter<'_, '_> {
         let failure = text
             .as_deref()
             .and_then(|t| failure_of(t, stop == StopReason::Aborted));
-        if failure.is_some() {
-            s.tally.count_failure();
-        }
-        if !self.writes_records() {
-            return None;
-        }
         let (timestamp, stop_reason) = (e.str("timestamp"), str_of(msg.stop_reason));
         let (timestamp, stop_reason) = (timestamp.as_deref(), stop_reason.as_deref());
         let at = EntryPlace {

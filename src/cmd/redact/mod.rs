@@ -75,6 +75,8 @@ impl RunState {
 impl Tool for Redact {
     type Args = Args;
     const MAN: ManPage = MAN;
+    /// It writes sessions, never a view for a person.
+    const HUMAN_VIEW: bool = false;
 
     fn run(args: &Args) -> ExitCode {
         let state = match RunState::new(args) {

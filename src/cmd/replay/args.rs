@@ -16,15 +16,10 @@ pub struct Args {
     pub inputs: Inputs,
 
     /// Output format: `html` (one self-contained page), `md` (GitHub-flavoured Markdown) or
-    /// `text` (for a terminal, in colour unless NO_COLOR is set). Default: `text` when stdout
+    /// `text` (for a terminal, coloured as --color says). Default: `text` when stdout
     /// is a terminal, `html` otherwise.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub format: Option<Format>,
-
-    /// With text output: colour even when stdout is not a terminal (for `less -R`); NO_COLOR
-    /// still turns it off.
-    #[arg(long)]
-    pub color: bool,
 
     /// Show the abandoned branches too, each folded after the entry of the active branch it
     /// left from (each from there to its leaf, as `pi-branch --leaf` gives it).
@@ -70,7 +65,11 @@ pub const MAN: ManPage = ManPage {
     summary: "render Pi sessions as HTML, Markdown or terminal text",
     description: include_str!("man/description.txt"),
     output: include_str!("man/output.txt"),
-    environment: include_str!("man/environment.txt"),
+    environment: concat!(
+        include_str!("man/environment.txt"),
+        "\n\n",
+        crate::view::colour_environment_text!()
+    ),
     examples: &[
         (
             "pi-replay s.jsonl > s.html",

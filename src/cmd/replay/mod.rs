@@ -45,8 +45,8 @@ impl Tool for Replay {
         let format = args
             .format
             .unwrap_or(if terminal { Format::Text } else { Format::Html });
-        let colour =
-            (terminal || args.color) && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        // Text is coloured as every human view is (--color, NO_COLOR).
+        let colour = crate::view::colour::enabled();
         input::run(
             "pi-replay",
             &sources,

@@ -132,7 +132,7 @@ fn row(m: &FileMeta, usage: Option<&FileCells>, t: &TableInput) -> Vec<String> {
         size(m.bytes),
         m.counts
             .as_ref()
-            .map(|c| crate::cmd::usage::thousands(c.messages.into()))
+            .map(|c| crate::view::thousands(c.messages.into()))
             .unwrap_or_else(|| NO_VALUE.into()),
         cost.to_string(),
         text(models),
@@ -220,7 +220,7 @@ pub(super) fn render(metas: &[FileMeta], t: &TableInput, limit: Option<usize>) -
             dropped.join(", ")
         );
         match limit {
-            Some(c) => out.push_str(&crate::cmd::usage::width::wrap(&note, c)),
+            Some(c) => out.push_str(&crate::view::width::wrap(&note, c)),
             None => out.push_str(&note),
         }
     }
@@ -229,7 +229,7 @@ pub(super) fn render(metas: &[FileMeta], t: &TableInput, limit: Option<usize>) -
 
 /// Writes the table of `metas` as wide as COLUMNS or the terminal (no limit in a pipe).
 pub(super) fn table(out: &mut Out, metas: &[FileMeta], t: &TableInput) -> Result<(), Stop> {
-    let text = render(metas, t, crate::cmd::usage::width::columns());
+    let text = render(metas, t, crate::view::width::columns());
     out.raw(text.as_bytes())
 }
 

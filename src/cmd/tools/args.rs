@@ -9,8 +9,13 @@ pub const MAN: ManPage = ManPage {
     summary: "join every tool call in Pi sessions to its result",
     description: include_str!("man/description.txt"),
     output: include_str!("man/output.txt"),
-    environment: include_str!("man/environment.txt"),
+    environment: concat!(
+        include_str!("man/environment.txt"),
+        "\n\n",
+        crate::view::view_environment_text!()
+    ),
     examples: &[
+        ("pi-tools session.jsonl", "On a terminal: a table of the calls and a summary per tool."),
         ("pi-tools session.jsonl | jq -r 'select(.status==\"error\") | [.name, .evidence] | @tsv'", "Which calls failed, and why."),
         ("pi-branch session.jsonl | pi-tools --errors", "Failed calls of the kept conversation only."),
         ("pi-tools --no-content --name bash ~/.pi/agent/sessions/*/*.jsonl | jq -s 'group_by(.status) | map({status: .[0].status, n: length})'", "Bash outcomes across sessions, without reading anyone's output."),
@@ -51,7 +56,7 @@ impl CallStatus {
     }
 }
 
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(
     name = "pi-tools",
     version,
@@ -81,6 +86,15 @@ pub struct Args {
     /// Only failed calls: the same as --status error.
     #[arg(long)]
     pub errors: bool,
+
+    /// Print the calls as tables for a person (the default when stdout is a terminal): per
+    /// session a row per call, then a summary per tool name.
+    #[arg(long, conflicts_with = "json")]
+    pub table: bool,
+
+    /// Print JSON Lines even when stdout is a terminal.
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl Args {

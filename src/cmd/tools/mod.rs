@@ -16,6 +16,7 @@ mod facts;
 mod join;
 mod records;
 mod text;
+mod view;
 mod waiting;
 
 pub use args::{Args, CallStatus, MAN};
@@ -46,6 +47,9 @@ impl Tool for Tools {
 
     fn run(args: &Args) -> ExitCode {
         let sources = args.inputs.sources();
+        if crate::view::chosen(args.table, args.json) {
+            return run_view(args, &sources);
+        }
         input::run(
             "pi-tools",
             &sources,
@@ -55,12 +59,45 @@ impl Tool for Tools {
         )
     }
 
-    /// Runs pi-tools over `input` as if it came on stdin (for tests and fuzzing).
+    /// Runs pi-tools over `input` as if it came on stdin (for tests and fuzzing); the tables
+    /// only with --table (`out` is no terminal).
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+        if args.table {
+            let mut records = Out::held();
+            let view_args = view::record_args(args);
+            let mut v = PerSession::new(Joiner::new(&view_args, &mut records, None, "<stdin>"));
+            reader::read(input, false, d, &mut v)?;
+            let summary = view::write_calls(&records.buf, out)?;
+            return view::write_summary(&summary, out);
+        }
         let mut v = PerSession::new(Joiner::new(args, out, None, "<stdin>"));
         reader::read(input, false, d, &mut v)?;
         Ok(())
     }
+}
+
+/// The human view: each input's records are written to memory, then shown as tables; the
+/// summary per tool name comes after the last input.
+fn run_view(args: &Args, sources: &[Source]) -> ExitCode {
+    let view_args = view::record_args(args);
+    let mut summary = view::Summary::new();
+    input::run(
+        "pi-tools",
+        sources,
+        args.inputs.threads(),
+        |src, out, d| {
+            let mut records = Out::held();
+            tools_source(&view_args, src, &mut records, d)?;
+            view::write_calls(&records.buf, out)
+        },
+        |counts, out| match counts {
+            Some(c) => {
+                view::merge(&mut summary, c);
+                Ok(())
+            }
+            None => view::write_summary(&summary, out),
+        },
+    )
 }
 
 fn tools_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {

@@ -122,7 +122,11 @@ pub const MAN: ManPage = ManPage {
         include_str!("man/comparison.txt")
     ),
     output: include_str!("man/output.txt"),
-    environment: include_str!("man/environment.txt"),
+    environment: concat!(
+        include_str!("man/environment.txt"),
+        "\n\n",
+        crate::view::view_environment_text!()
+    ),
     examples: &[
         ("pi-usage ~/.pi/agent/sessions/*/*.jsonl", "Tokens and cost per session, as a table on a terminal."),
         ("pi-usage --total --json ~/.pi/agent/sessions/*/*.jsonl | jq .total.cost", "All recorded cost, forks and sub-agent repeats counted once."),

@@ -2,15 +2,15 @@
 //! assistant message with a bar of its recorded context, the context window marked on the bar,
 //! and compactions and inferred drops named beside it.
 //!
-//! Layout, fitted to the width ([`super::width`]): a heading per session (id and input, first
+//! Layout, fitted to the width ([`crate::view::width`]): a heading per session (id and input, first
 //! model, its window and where that came from), then `line`, `time`, `context`, `fill`, the
 //! bar, and a note. The bar takes what the other columns and [`NOTE`] leave (at least
 //! [`MIN_BAR`]); a line still too wide is cut at its end.
 
 use super::records::ContextRecord;
-use super::table::thousands;
-use super::width;
 use crate::models_json::Window;
+use crate::view::width;
+use crate::view::{thousands, Paint};
 
 /// The narrowest bar drawn.
 const MIN_BAR: usize = 8;
@@ -99,8 +99,9 @@ pub fn render(session: &str, file: &str, rows: &[ContextRow], columns: Option<us
         )
         .max()
         .unwrap_or(0);
-    out.push_str(&format!(
-        "{:>w0$}  {:<w1$}  {:>w2$}  {:>w3$}  {}\n",
+    let colour = crate::view::colour::enabled();
+    let heads = format!(
+        "{:>w0$}  {:<w1$}  {:>w2$}  {:>w3$}  {}",
         head[0],
         head[1],
         head[2],
@@ -110,7 +111,13 @@ pub fn render(session: &str, file: &str, rows: &[ContextRow], columns: Option<us
         w1 = w[1],
         w2 = w[2],
         w3 = w[3]
-    ));
+    );
+    let heads = match columns {
+        Some(c) => width::cut(&heads, c),
+        None => heads,
+    };
+    out.push_str(&Paint::Head.apply(&heads, colour));
+    out.push('\n');
     let mut model = rows.first().and_then(|r| r.model.clone());
     for (r, c) in rows.iter().zip(&cells) {
         let mut line = format!(
@@ -163,12 +170,16 @@ fn heading(session: &str, file: &str, rows: &[ContextRow], columns: Option<usize
         format!("model {model}"),
         window,
     ];
+    let colour = crate::view::colour::enabled();
     let mut out = String::new();
-    for l in lines {
-        match columns {
-            Some(c) => out.push_str(&width::cut(&l, c)),
-            None => out.push_str(&l),
-        }
+    for (i, l) in lines.iter().enumerate() {
+        let l = match columns {
+            Some(c) => width::cut(l, c),
+            None => l.clone(),
+        };
+        // The session's line in bold.
+        let paint = if i == 0 { Paint::Head } else { Paint::Plain };
+        out.push_str(&paint.apply(&l, colour));
         out.push('\n');
     }
     out

@@ -33,12 +33,10 @@ mod records;
 mod report;
 mod sums;
 mod table;
-pub mod width;
 
 pub use args::{Args, Dim, ZoneArg, MAN};
 
 pub use decimal::{format_decimal, parse_cost, Amount, Cost};
-pub use table::thousands;
 
 use crate::calendar::Zone;
 use crate::cli::ManPage;
@@ -49,6 +47,7 @@ use crate::output::{Out, Stop};
 use crate::reader::{self, PerSession, Visitor};
 use crate::record::{describe, Described};
 use crate::tool::Tool;
+use crate::view::width;
 use calls::{InputCalls, Lineage};
 use collect::{Collector, ForkOrigins};
 use context::ContextWriter;

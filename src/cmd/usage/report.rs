@@ -252,7 +252,7 @@ impl UsageReport {
                 &self.total,
                 show_total,
                 &self.zone,
-                super::width::columns(),
+                crate::view::width::columns(),
             );
             return out.raw(text.as_bytes());
         }

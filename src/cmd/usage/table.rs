@@ -5,25 +5,8 @@ use super::decimal::Amount;
 #[cfg(test)]
 use super::decimal::Cost;
 use super::sums::{label_of, GroupUsage, Sums};
-use super::width;
 use crate::calendar::Zone;
-
-/// Thousands separators: `1234567` → `1,234,567`.
-pub fn thousands(n: u128) -> String {
-    group_digits(&n.to_string())
-}
-
-/// Decimal digits with thousands separators.
-fn group_digits(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 3);
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+use crate::view::{group_digits, thousands, width, Paint};
 
 /// A cost sum as `$1,234.5678` (rounded half to even to 4 places).
 pub fn dollars(v: &Amount) -> String {
@@ -267,9 +250,11 @@ pub fn render(
                 .unwrap_or(0)
         })
         .collect();
+    let colour = crate::view::colour::enabled();
     let mut out = String::new();
     for (ri, r) in table.iter().enumerate() {
-        if (show_total && ri == table.len() - 1) || ri == 1 {
+        let is_total = show_total && ri == table.len() - 1;
+        if is_total || ri == 1 {
             let rule: Vec<String> = keep.iter().map(|&i| "-".repeat(width[i])).collect();
             out.push_str(&rule.join("  "));
             out.push('\n');
@@ -286,7 +271,14 @@ pub fn render(
                 }
             })
             .collect();
-        out.push_str(cells.join("  ").trim_end());
+        let line = cells.join("  ");
+        // The heads and the total row in bold, painted after the widths are measured.
+        let paint = if ri == 0 || is_total {
+            Paint::Head
+        } else {
+            Paint::Plain
+        };
+        out.push_str(&paint.apply(line.trim_end(), colour));
         out.push('\n');
     }
     let mut text = String::new();

@@ -1,9 +1,10 @@
-//! How wide pi-usage's tables may be: `COLUMNS` when it is set to a number, else the width of
-//! the terminal stdout is, else no limit (a table piped somewhere is not cut).
+//! How wide a human view may be: `COLUMNS` when it is set to a number, else the width of the
+//! terminal stdout is, else no limit (a view piped somewhere is not cut); and text cut or
+//! wrapped to a width.
 
 use std::io::IsTerminal;
 
-/// The narrowest width honoured: below it the tables are cut no further.
+/// The narrowest width honoured: below it the views are cut no further.
 pub const MIN: usize = 40;
 
 /// The width to fit, `None` for no limit.

@@ -1,0 +1,338 @@
+//! The human views (issue 15): each one's text at widths 60, 80 and 160, with and without
+//! colour, fits the width and holds what it must; and on a real terminal (driven by `script`
+//! or tmux) each tool chooses its human view, and JSON Lines (or its pipe format) in a pipe.
+
+use crate::util::*;
+
+const WIDTHS: [usize; 3] = [60, 80, 160];
+
+/// `s` without its colour codes (CSI sequences).
+fn plain(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// How the colour is asked for, and whether the view is coloured then (stdout is a pipe).
+const COLOURS: [(&[&str], Option<&str>, bool); 4] = [
+    (&["--color", "always"], None, true),
+    (&["--color", "never"], None, false),
+    // auto in a pipe: no colour, NO_COLOR or not.
+    (&[], Some("1"), false),
+    // always wins over NO_COLOR.
+    (&["--color", "always"], Some("1"), true),
+];
+
+/// Runs `tool args` at every width and colour choice; checks the width, the colour, and that
+/// every line of `want` is in the text (colour codes left out). Returns the texts at 60
+/// columns without colour.
+fn check_view(tool: &str, args: &[&str], want: &[&str]) -> String {
+    let mut narrow = String::new();
+    for width in WIDTHS {
+        for (colour_args, no_color, coloured) in COLOURS {
+            let mut c = cmd(tool)
+                .args(colour_args)
+                .args(args)
+                .env("COLUMNS", width.to_string());
+            c = match no_color {
+                Some(v) => c.env("NO_COLOR", v),
+                None => c.env_remove("NO_COLOR"),
+            };
+            let o = c.run();
+            assert!(o.status == 0, "{tool} {args:?}: {}", o.stderr);
+            let raw = o.out();
+            let what = format!("{tool} {args:?} {colour_args:?} NO_COLOR={no_color:?} at {width}");
+            assert_eq!(raw.contains('\u{1b}'), coloured, "{what}:\n{raw}");
+            let text = plain(&raw);
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= width,
+                    "{what}: a line of {} characters:\n{line}",
+                    line.chars().count()
+                );
+            }
+            for w in want {
+                assert!(text.contains(w), "{what}: {w:?} missing in\n{text}");
+            }
+            if width == 60 && !coloured {
+                narrow = text;
+            }
+        }
+    }
+    narrow
+}
+
+#[test]
+fn pi_tools_table_fits_every_width_and_highlights_errors() {
+    let f = fixture_str("tools-session.jsonl");
+    let narrow = check_view(
+        "pi-tools",
+        &["--table", &f],
+        &[
+            "session s-tools",
+            "status",
+            "error",
+            "no_result",
+            "Summary by tool",
+            "all",
+        ],
+    );
+    // At 60 columns the line column, first in the drop order, is left out and said so.
+    assert!(narrow.contains("(left out to fit: line)"), "{narrow}");
+    // Each call is a row with its name, status and argument preview; the footer sums per name.
+    let wide = plain(
+        &cmd("pi-tools")
+            .args(["--table", "--color", "never", &f])
+            .env("COLUMNS", "160")
+            .ok()
+            .out(),
+    );
+    let row = wide.lines().find(|l| l.contains("ls -l missing")).unwrap();
+    for w in ["10:00:02", "bash", "error", "1.5s", "ls: cannot access"] {
+        assert!(row.contains(w), "{w:?} not in {row:?}");
+    }
+    let bash = wide.lines().rfind(|l| l.starts_with("bash ")).unwrap();
+    assert_eq!(
+        bash.split_whitespace().collect::<Vec<_>>(),
+        ["bash", "2", "1", "0", "1.5s"]
+    );
+    // Errors are red and bold; the status of a good call is not painted.
+    let coloured = cmd("pi-tools")
+        .args(["--table", "--color", "always", &f])
+        .env("COLUMNS", "160")
+        .ok()
+        .out();
+    assert!(
+        coloured.contains("\u{1b}[1m\u{1b}[31merror\u{1b}[0m"),
+        "{coloured}"
+    );
+}
+
+#[test]
+fn pi_tools_table_neutralises_control_characters() {
+    let f = fixture_str("tools-text-escapes.jsonl");
+    let o = cmd("pi-tools")
+        .args(["--table", "--color", "never", &f])
+        .env("COLUMNS", "160")
+        .ok()
+        .out();
+    assert!(!o.contains('\u{1b}'), "{o:?}");
+    assert!(!o.chars().any(|c| c.is_control() && c != '\n'), "{o:?}");
+}
+
+#[test]
+fn pi_compactions_table_fits_every_width() {
+    let args = [
+        fixture_str("compaction-overflow.jsonl"),
+        fixture_str("compaction-failures.jsonl"),
+    ];
+    let narrow = check_view(
+        "pi-compactions",
+        &["--table", &args[0], &args[1]],
+        &["trigger", "overflow", "180,500", "failed", "8 failures"],
+    );
+    // The first kept entry and the line go first; trigger and tokens before stay.
+    assert!(
+        narrow.contains("(left out to fit: line, first kept)")
+            || narrow.contains("(left out to fit: time, line, first kept)"),
+        "{narrow}"
+    );
+}
+
+#[test]
+fn pi_branch_outline_and_tree_fit_every_width() {
+    let f = fixture_str("compaction-branches.jsonl");
+    let narrow = check_view(
+        "pi-branch",
+        &["--outline", &f],
+        &[
+            "user: \"start\"",
+            "assistant: \"on A\"",
+            "compaction (101 tokens before)",
+        ],
+    );
+    // Only the active branch: the abandoned one is not in the outline.
+    assert!(!narrow.contains("branch B"), "{narrow}");
+    // More of what was said than the tree's 60 characters, as the width allows, on one line.
+    let f2 = fixture_str("redact-everything.jsonl");
+    let wide = check_view("pi-branch", &["--outline", &f2], &["user: \"Please fix"]);
+    assert!(!wide.contains("ghp_"), "cut at 60 columns:\n{wide}");
+    let o = cmd("pi-branch")
+        .args(["--outline", "--color", "never", &f2])
+        .env("COLUMNS", "160")
+        .ok()
+        .out();
+    assert!(
+        o.contains("user: \"Please fix /home/ana/src/app/main.rs; my key is ghp_abcdefghijklmnopqrstuvwxyz0123456789\""),
+        "{o}"
+    );
+    // The tree fits and keeps the active branch in column 0.
+    let tree = check_view(
+        "pi-branch",
+        &["--tree", &f],
+        &["○ a5 user", "← leaf (active)"],
+    );
+    for active in ["● a1 ", "● a3 ", "● a10 "] {
+        assert!(
+            tree.lines().any(|l| l.starts_with(active)),
+            "{active:?} not in column 0:\n{tree}"
+        );
+    }
+}
+
+#[test]
+fn pi_usage_tables_fit_every_width() {
+    let f = fixture_str("usage-since-days.jsonl");
+    check_view("pi-usage", &["--table", &f], &["Session", "Total"]);
+    check_view(
+        "pi-usage",
+        &["--table", "--by", "day,model", "--tz", "UTC", &f],
+        &["Day"],
+    );
+    let c = fixture_str("compaction-overflow.jsonl");
+    check_view("pi-usage", &["--context", "--table", &c], &["s-overflow"]);
+}
+
+/// Runs `command` (a shell command line) on a new terminal: `script` from util-linux, else a
+/// tmux session; `None` (with a note) when neither is installed.
+fn on_terminal(command: &str) -> Option<String> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let has = |name: &str| std::env::split_paths(&path).any(|d| d.join(name).is_file());
+    let env = [("COLUMNS", "100"), ("TZ", "UTC")];
+    if has("script") {
+        let mut c = std::process::Command::new("script");
+        c.args(["-qec", command, "/dev/null"])
+            .stdin(std::process::Stdio::null())
+            .env_remove("NO_COLOR")
+            .env_remove("PI_JSONL_ASSUME_TTY")
+            .env("HOME", root().join("fixtures").join("no-home"));
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let o = c.output().expect("script runs");
+        return Some(String::from_utf8_lossy(&o.stdout).replace("\r\n", "\n"));
+    }
+    if has("tmux") {
+        let dir = TempDir::new("tmux");
+        let out = dir.path().join("out");
+        let wrapped = format!("{command} > {out}.t; mv {out}.t {out}", out = out.display());
+        let sock = format!("pi-jsonl-views-{}", std::process::id());
+        let status = std::process::Command::new("tmux")
+            .args(["-L", &sock, "new-session", "-d", "-x", "100", "-y", "50"])
+            .args(["env", "COLUMNS=100", "TZ=UTC", "sh", "-c", &wrapped])
+            .env_remove("NO_COLOR")
+            .status()
+            .expect("tmux runs");
+        assert!(status.success());
+        // The output file appears when the command has finished (no timing assumed: polled).
+        while !out.exists() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let _ = std::process::Command::new("tmux")
+            .args(["-L", &sock, "kill-server"])
+            .status();
+        return Some(std::fs::read_to_string(&out).unwrap());
+    }
+    eprintln!("views: neither script nor tmux is installed; the terminal test is skipped");
+    None
+}
+
+#[test]
+fn on_a_terminal_each_tool_shows_its_human_view_and_in_a_pipe_its_records() {
+    let bin = |t: &str| bin_dir().join(t).display().to_string();
+    let f = |n: &str| fixture_str(n);
+    // (tool and arguments, text of the human view, first byte of the pipe's output)
+    let cases = [
+        (
+            format!("{} {}", bin("pi-tools"), f("tools-session.jsonl")),
+            "Summary by tool",
+            "{",
+        ),
+        (
+            format!(
+                "{} {}",
+                bin("pi-compactions"),
+                f("compaction-overflow.jsonl")
+            ),
+            "1 compaction: overflow 1",
+            "{",
+        ),
+        (
+            format!("{} {}", bin("pi-branch"), f("branched.jsonl")),
+            "user: \"kept follow-up\"",
+            "{",
+        ),
+        (
+            format!("{} {}", bin("pi-usage"), f("usage-since-days.jsonl")),
+            "Total",
+            "{",
+        ),
+        (
+            format!(
+                "{} {}",
+                bin("pi-sessions"),
+                root().join("fixtures").display()
+            ),
+            "NAME",
+            "{",
+        ),
+        (
+            format!("{} {}", bin("pi-replay"), f("branched.jsonl")),
+            "kept follow-up",
+            "<",
+        ),
+    ];
+    for (command, human, piped) in cases {
+        let Some(tty) = on_terminal(&command) else {
+            return;
+        };
+        assert!(tty.contains(human), "{command} on a terminal:\n{tty}");
+        assert!(!tty.starts_with('{'), "{command} on a terminal:\n{tty}");
+        // Coloured by default on a terminal (pi-sessions' table has no colour yet).
+        if !command.contains("pi-sessions") {
+            assert!(
+                tty.contains('\u{1b}'),
+                "{command}: no colour on a terminal:\n{tty}"
+            );
+        }
+        let pipe = on_terminal(&format!("{command} | cat")).unwrap();
+        assert!(pipe.starts_with(piped), "{command} | cat:\n{pipe}");
+        assert!(!pipe.contains('\u{1b}'), "{command} | cat:\n{pipe}");
+        // NO_COLOR turns the colour off on a terminal; --color always turns it back on.
+        let no_color = on_terminal(&format!("env NO_COLOR=1 {command}")).unwrap();
+        assert!(
+            no_color.contains(human),
+            "{command} with NO_COLOR:\n{no_color}"
+        );
+        assert!(
+            !no_color.contains('\u{1b}'),
+            "{command} with NO_COLOR:\n{no_color}"
+        );
+        if !command.contains("pi-sessions") {
+            let always = on_terminal(&format!("env NO_COLOR=1 {command} --color always")).unwrap();
+            assert!(
+                always.contains('\u{1b}'),
+                "{command} --color always:\n{always}"
+            );
+        }
+        // --json forces the records on a terminal (pi-replay has no records to force).
+        if !command.contains("pi-replay") {
+            let json = on_terminal(&format!("{command} --json")).unwrap();
+            assert!(
+                json.starts_with('{'),
+                "{command} --json on a terminal:\n{json}"
+            );
+        }
+    }
+}
