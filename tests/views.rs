@@ -284,7 +284,7 @@ fn on_a_terminal_each_tool_shows_its_human_view_and_in_a_pipe_its_records() {
                 bin("pi-sessions"),
                 root().join("fixtures").display()
             ),
-            "NAME",
+            "Session",
             "{",
         ),
         (
@@ -299,13 +299,11 @@ fn on_a_terminal_each_tool_shows_its_human_view_and_in_a_pipe_its_records() {
         };
         assert!(tty.contains(human), "{command} on a terminal:\n{tty}");
         assert!(!tty.starts_with('{'), "{command} on a terminal:\n{tty}");
-        // Coloured by default on a terminal (pi-sessions' table has no colour yet).
-        if !command.contains("pi-sessions") {
-            assert!(
-                tty.contains('\u{1b}'),
-                "{command}: no colour on a terminal:\n{tty}"
-            );
-        }
+        // Coloured by default on a terminal.
+        assert!(
+            tty.contains('\u{1b}'),
+            "{command}: no colour on a terminal:\n{tty}"
+        );
         let pipe = on_terminal(&format!("{command} | cat")).unwrap();
         assert!(pipe.starts_with(piped), "{command} | cat:\n{pipe}");
         assert!(!pipe.contains('\u{1b}'), "{command} | cat:\n{pipe}");
@@ -319,13 +317,11 @@ fn on_a_terminal_each_tool_shows_its_human_view_and_in_a_pipe_its_records() {
             !no_color.contains('\u{1b}'),
             "{command} with NO_COLOR:\n{no_color}"
         );
-        if !command.contains("pi-sessions") {
-            let always = on_terminal(&format!("env NO_COLOR=1 {command} --color always")).unwrap();
-            assert!(
-                always.contains('\u{1b}'),
-                "{command} --color always:\n{always}"
-            );
-        }
+        let always = on_terminal(&format!("env NO_COLOR=1 {command} --color always")).unwrap();
+        assert!(
+            always.contains('\u{1b}'),
+            "{command} --color always:\n{always}"
+        );
         // --json forces the records on a terminal (pi-replay has no records to force).
         if !command.contains("pi-replay") {
             let json = on_terminal(&format!("{command} --json")).unwrap();

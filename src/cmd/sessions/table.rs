@@ -194,8 +194,9 @@ pub(super) fn render(metas: &[FileMeta], t: &TableInput, limit: Option<usize>) -
     let keep = fit(&mut rows, limit);
     let widths: Vec<usize> = (0..HEADINGS.len()).map(|i| width_of(&rows, i)).collect();
     let right = |i: usize| matches!(HEADINGS[i], "Size" | "Messages" | "Cost");
+    let colour = crate::view::colour::enabled();
     let mut out = String::new();
-    for r in &rows {
+    for (ri, r) in rows.iter().enumerate() {
         let cells: Vec<String> = keep
             .iter()
             .map(|&i| {
@@ -207,7 +208,13 @@ pub(super) fn render(metas: &[FileMeta], t: &TableInput, limit: Option<usize>) -
                 }
             })
             .collect();
-        out.push_str(cells.join("  ").trim_end());
+        // The heads in bold (painted after the widths are measured), as pi-usage's.
+        let paint = if ri == 0 {
+            crate::view::Paint::Head
+        } else {
+            crate::view::Paint::Plain
+        };
+        out.push_str(&paint.apply(cells.join("  ").trim_end(), colour));
         out.push('\n');
     }
     let dropped: Vec<&str> = (0..HEADINGS.len())
