@@ -108,15 +108,23 @@ impl FileKey {
     }
 }
 
-/// What the cache has for a file.
-pub enum Lookup {
-    /// The file is as it was read: the payload stands for all of it.
-    Hit(Vec<u8>),
-    /// The file grew and what was read of it is unchanged: the payload stands for its first
+/// What the cache has for a file: the tool's value made from the payload.
+pub enum Lookup<T> {
+    /// The file is as it was read: the value stands for all of it.
+    Hit(T),
+    /// The file grew and what was read of it is unchanged: the value stands for its first
     /// `size` bytes.
-    Grown { payload: Vec<u8>, size: u64 },
+    Grown { value: T, size: u64 },
     /// Nothing usable: read the file.
     Miss,
+}
+
+/// Where an entry's payload is: in the bytes of the cache file it was loaded from (not copied
+/// out: a run that reads nothing again copies nothing), or its own.
+#[derive(Debug, Clone)]
+enum Payload {
+    Loaded(std::ops::Range<usize>),
+    Own(Vec<u8>),
 }
 
 /// One file's entry.
@@ -126,7 +134,17 @@ struct Entry {
     /// Hashes of the first and last [`EDGE`] bytes of the `key.size` bytes read.
     edges: (u64, u64),
     path: Vec<u8>,
-    payload: Vec<u8>,
+    payload: Payload,
+}
+
+impl Entry {
+    /// The payload, `file` being the bytes of the cache file it was loaded from.
+    fn payload<'a>(&'a self, file: &'a [u8]) -> &'a [u8] {
+        match &self.payload {
+            Payload::Loaded(r) => &file[r.clone()],
+            Payload::Own(v) => v,
+        }
+    }
 }
 
 /// The entries of one cache file, loaded the first time an input falls in it.
@@ -134,6 +152,8 @@ struct Entry {
 struct Shard {
     loaded: bool,
     changed: bool,
+    /// The cache file's bytes, which loaded payloads point into.
+    file: Vec<u8>,
     entries: HashMap<(u64, u64), Entry>,
 }
 
@@ -188,7 +208,7 @@ impl Cache {
             let path = self.shard_path(i);
             match fs::read(&path) {
                 Ok(bytes) => match parse(self.tool, &bytes) {
-                    Ok(entries) => s.entries = entries,
+                    Ok(entries) => (s.file, s.entries) = (bytes, entries),
                     Err(why) => note(format!(
                         "cache file {} {why}; ignored (it is written again)",
                         path.display()
@@ -201,32 +221,38 @@ impl Cache {
         s
     }
 
-    /// What the cache has for the file at `path`, which is `key` now; [`Lookup::Grown`] only
-    /// when the tool can `continue` a file that grew.
-    pub fn lookup(
+    /// What the cache has for the file at `path`, which is `key` now, made a value by `make`
+    /// (`None`: the payload is damaged, a miss); [`Lookup::Grown`] only when the tool can
+    /// `continue` a file that grew.
+    pub fn lookup<T>(
         &self,
         key: &FileKey,
         path: &Path,
         continues: bool,
         note: &mut dyn FnMut(String),
-    ) -> Lookup {
+        make: impl FnOnce(&[u8]) -> Option<T>,
+    ) -> Lookup<T> {
         let shard = self.shard(key, note);
         let Some(e) = shard.entries.get(&(key.dev, key.ino)) else {
             return Lookup::Miss;
         };
-        if e.key == *key {
-            return Lookup::Hit(e.payload.clone());
+        let grown = continues && key.size > e.key.size;
+        if e.key != *key && !grown {
+            return Lookup::Miss;
         }
-        if continues && key.size > e.key.size {
-            let (size, edges) = (e.key.size, e.edges);
-            let payload = e.payload.clone();
-            drop(shard);
-            let now = File::open(path)
-                .ok()
-                .and_then(|f| edge_hashes(&f, size).ok());
-            if now == Some(edges) {
-                return Lookup::Grown { payload, size };
-            }
+        let (size, edges) = (e.key.size, e.edges);
+        let Some(value) = make(e.payload(&shard.file)) else {
+            return Lookup::Miss;
+        };
+        if e.key == *key {
+            return Lookup::Hit(value);
+        }
+        drop(shard);
+        let now = File::open(path)
+            .ok()
+            .and_then(|f| edge_hashes(&f, size).ok());
+        if now == Some(edges) {
+            return Lookup::Grown { value, size };
         }
         Lookup::Miss
     }
@@ -244,7 +270,7 @@ impl Cache {
             key: *key,
             edges,
             path,
-            payload,
+            payload: Payload::Own(payload),
         };
         shard.entries.insert((key.dev, key.ino), e);
     }
@@ -269,12 +295,12 @@ impl Cache {
     /// those whose file is gone (or is another file now).
     fn save_shard(&self, i: usize, s: &mut Shard) -> std::io::Result<()> {
         let path = self.shard_path(i);
-        if let Ok(entries) = fs::read(&path)
-            .map_err(drop)
-            .and_then(|b| parse(self.tool, &b).map_err(drop))
-        {
-            for (k, e) in entries {
-                s.entries.entry(k).or_insert(e);
+        if let Ok(bytes) = fs::read(&path) {
+            for (k, e) in parse(self.tool, &bytes).unwrap_or_default() {
+                s.entries.entry(k).or_insert_with(|| Entry {
+                    payload: Payload::Own(e.payload(&bytes).to_vec()),
+                    ..e
+                });
             }
         }
         s.entries.retain(|_, e| {
@@ -282,7 +308,7 @@ impl Cache {
             fs::metadata(p).is_ok_and(|m| (m.dev(), m.ino()) == (e.key.dev, e.key.ino))
         });
         fs::create_dir_all(&self.dir)?;
-        let bytes = serialize(self.tool, s.entries.values());
+        let bytes = serialize(self.tool, &s.file, s.entries.values());
         static COUNTER: AtomicU64 = AtomicU64::new(0);
         let tmp = self.dir.join(format!(
             ".{i:02x}.{}.{}.tmp",
@@ -356,7 +382,12 @@ fn header(tool: &str) -> Writer {
     w
 }
 
-fn serialize<'e>(tool: &str, entries: impl ExactSizeIterator<Item = &'e Entry>) -> Vec<u8> {
+/// A cache file of `tool` holding `entries`, whose loaded payloads are in `file`.
+fn serialize<'e>(
+    tool: &str,
+    file: &[u8],
+    entries: impl ExactSizeIterator<Item = &'e Entry>,
+) -> Vec<u8> {
     let mut w = header(tool);
     w.u64(entries.len() as u64);
     for e in entries {
@@ -370,7 +401,7 @@ fn serialize<'e>(tool: &str, entries: impl ExactSizeIterator<Item = &'e Entry>) 
         w.u64(e.edges.0);
         w.u64(e.edges.1);
         w.bytes(&e.path);
-        w.bytes(&e.payload);
+        w.bytes(e.payload(file));
     }
     let sum = xxhash_rust::xxh3::xxh3_64(&w.0);
     w.u64(sum);
@@ -391,6 +422,11 @@ fn parse(tool: &str, bytes: &[u8]) -> Result<HashMap<(u64, u64), Entry>, String>
         return Err(damaged());
     }
     let mut r = Reader::new(body);
+    // Where a payload read from `r` lies in `bytes`.
+    let range_of = |p: &[u8]| {
+        let start = p.as_ptr() as usize - bytes.as_ptr() as usize;
+        start..start + p.len()
+    };
     let format = r.u32().ok_or_else(damaged)?;
     if format != FORMAT {
         return Err(format!("has format {format}, not {FORMAT}"));
@@ -416,7 +452,7 @@ fn parse(tool: &str, bytes: &[u8]) -> Result<HashMap<(u64, u64), Entry>, String>
             };
             let edges = (r.u64()?, r.u64()?);
             let path = r.bytes()?.to_vec();
-            let payload = r.bytes()?.to_vec();
+            let payload = Payload::Loaded(range_of(r.bytes()?));
             let e = Entry {
                 key,
                 edges,
@@ -468,16 +504,14 @@ mod tests {
             },
             edges: (8, 9),
             path: b"/p".to_vec(),
-            payload: b"payload".to_vec(),
+            payload: Payload::Own(b"payload".to_vec()),
         };
-        let bytes = serialize("pi-usage", [&e].into_iter());
+        let bytes = serialize("pi-usage", &[], [&e].into_iter());
         let back = parse("pi-usage", &bytes).unwrap();
         let got = &back[&(1, 2)];
         assert_eq!(got.key, e.key);
-        assert_eq!(
-            (got.edges, &got.path, &got.payload),
-            (e.edges, &e.path, &e.payload)
-        );
+        assert_eq!((got.edges, &got.path), (e.edges, &e.path));
+        assert_eq!(got.payload(&bytes), b"payload");
         assert!(parse("pi-sessions", &bytes)
             .unwrap_err()
             .contains("written by"));

@@ -18,13 +18,14 @@ pub fn describe(store: &Cache, f: &Found, prompt: bool, projects: &ProjectCache)
         _ => return discover::describe(f, prompt, projects),
     };
     let mut note = |m: String| super::note("pi-sessions", Some(&f.path), &m);
-    if let Lookup::Hit(p) = store.lookup(&key, &f.path, false, &mut note) {
-        if let Some(meta) = decode(&p, f, prompt, projects) {
-            return FileReport {
-                meta: Some(meta),
-                problem: None,
-            };
-        }
+    let found = store.lookup(&key, &f.path, false, &mut note, |p| {
+        decode(p, f, prompt, projects)
+    });
+    if let Lookup::Hit(meta) = found {
+        return FileReport {
+            meta: Some(meta),
+            problem: None,
+        };
     }
     let r = discover::describe(f, prompt, projects);
     if let (Some(m), None) = (&r.meta, &r.problem) {

@@ -55,15 +55,11 @@ pub fn collect(
         Ok(md) if md.is_file() => FileKey::of(&md),
         _ => return super::collect(src, present, d),
     };
-    let found = cache.lookup(&key, path, true, &mut |m| d.note(None, m));
+    let found = cache.lookup(&key, path, true, &mut |m| d.note(None, m), decode);
     match found {
-        Lookup::Hit(p) => {
-            if let Some((calls, _)) = decode(&p) {
-                return Ok(for_this_run(calls, src, present));
-            }
-        }
-        Lookup::Grown { payload, size } => {
-            if let Some((calls, Some(resume))) = decode(&payload) {
+        Lookup::Hit((calls, _)) => return Ok(for_this_run(calls, src, present)),
+        Lookup::Grown { value, size } => {
+            if let (calls, Some(resume)) = value {
                 let calls = for_this_run(calls, src, present);
                 let read_on = ReadOn {
                     cache,
