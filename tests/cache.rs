@@ -234,6 +234,36 @@ fn a_grown_file_is_read_on_from_where_the_cache_left_off() {
     assert_eq!(total(true), "1.108");
 }
 
+/// With stdin among the inputs (never cached) the files still come from the cache.
+#[test]
+fn stdin_among_cached_files() {
+    let (t, files) = copies("cache-stdin", &fixture_files()[..20]);
+    let dir = t.path().join("cache");
+    let stdin = fs::read(crate::util::fixture("usage-basic.jsonl")).unwrap();
+    let run = |cache: bool| {
+        let mut c = cmd("pi-usage").args(["--json", "--by", "model", "--total"]);
+        if cache {
+            c = c.arg("--cache-dir").arg(&dir);
+        }
+        c.args(&files[..10])
+            .arg("-")
+            .args(&files[10..])
+            .stdin(stdin.clone())
+            .run()
+    };
+    let plain = run(false);
+    for phase in ["cold", "warm"] {
+        let o = run(true);
+        assert_eq!(
+            (o.status, &o.stderr),
+            (plain.status, &plain.stderr),
+            "{phase}"
+        );
+        assert!(o.stdout == plain.stdout, "{phase}: stdout differs");
+    }
+    assert!(dir.join("pi-usage").is_dir());
+}
+
 #[test]
 fn a_damaged_cache_file_is_ignored_with_a_note() {
     let files: Vec<PathBuf> = [

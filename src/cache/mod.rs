@@ -155,6 +155,8 @@ struct Shard {
     /// The cache file's bytes, which loaded payloads point into.
     file: Vec<u8>,
     entries: HashMap<(u64, u64), Entry>,
+    /// The entries of files this run looked up or read: they exist.
+    used: std::collections::HashSet<(u64, u64)>,
 }
 
 /// One tool's cache, for one run.
@@ -232,7 +234,8 @@ impl Cache {
         note: &mut dyn FnMut(String),
         make: impl FnOnce(&[u8]) -> Option<T>,
     ) -> Lookup<T> {
-        let shard = self.shard(key, note);
+        let mut shard = self.shard(key, note);
+        shard.used.insert((key.dev, key.ino));
         let Some(e) = shard.entries.get(&(key.dev, key.ino)) else {
             return Lookup::Miss;
         };
@@ -303,9 +306,11 @@ impl Cache {
                 });
             }
         }
-        s.entries.retain(|_, e| {
+        let used = &s.used;
+        s.entries.retain(|k, e| {
             let p = Path::new(std::ffi::OsStr::from_bytes(&e.path));
-            fs::metadata(p).is_ok_and(|m| (m.dev(), m.ino()) == (e.key.dev, e.key.ino))
+            used.contains(k)
+                || fs::metadata(p).is_ok_and(|m| (m.dev(), m.ino()) == (e.key.dev, e.key.ino))
         });
         fs::create_dir_all(&self.dir)?;
         let bytes = serialize(self.tool, &s.file, s.entries.values());
@@ -389,7 +394,7 @@ fn serialize<'e>(
     entries: impl ExactSizeIterator<Item = &'e Entry>,
 ) -> Vec<u8> {
     let mut w = header(tool);
-    w.u64(entries.len() as u64);
+    w.var(entries.len() as u64);
     for e in entries {
         let k = &e.key;
         for v in [k.dev, k.ino, k.size] {
@@ -439,7 +444,7 @@ fn parse(tool: &str, bytes: &[u8]) -> Result<HashMap<(u64, u64), Entry>, String>
         ));
     }
     let entries = (|| {
-        let n = r.count(88)?;
+        let n = r.count(74)?;
         let mut entries = HashMap::with_capacity(n);
         for _ in 0..n {
             let (dev, ino, size) = (r.u64()?, r.u64()?, r.u64()?);
@@ -469,6 +474,7 @@ fn parse(tool: &str, bytes: &[u8]) -> Result<HashMap<(u64, u64), Entry>, String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::ffi::OsStringExt;
 
     #[test]
     fn the_root_is_the_option_else_xdg_else_home() {
@@ -490,6 +496,46 @@ mod tests {
         let got = root(None, env(Some("rel"), Some("/h")));
         assert_eq!(got, Some("/h/.cache/pi-jsonl".into()));
         assert_eq!(root(None, env(None, None)), None);
+    }
+
+    #[test]
+    fn an_entry_whose_file_is_gone_is_dropped_when_its_cache_file_is_written() {
+        let dir = std::env::temp_dir().join(format!("pi-jsonl-cache-prune-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        let kept = dir.join("kept.jsonl");
+        fs::write(&kept, "{}\n").unwrap();
+        let args = CacheArgs {
+            cache_dir: Some(dir.join("cache")),
+            ..CacheArgs::default()
+        };
+        let cache = Cache::open("pi-usage", &args).unwrap();
+        let file = File::open(&kept).unwrap();
+        let key = FileKey::of(&file.metadata().unwrap());
+        cache.put(&key, &kept, &file, b"kept".to_vec());
+        // A file of the same cache file that no longer exists.
+        let gone = Entry {
+            key: FileKey {
+                ino: key.ino + SHARDS as u64,
+                ..key
+            },
+            edges: (0, 0),
+            path: dir.join("gone.jsonl").into_os_string().into_vec(),
+            payload: Payload::Own(b"gone".to_vec()),
+        };
+        assert_eq!(gone.key.shard(), key.shard());
+        let shard = &cache.shards[key.shard()];
+        shard
+            .lock()
+            .unwrap()
+            .entries
+            .insert((key.dev, gone.key.ino), gone);
+        cache.save();
+        let bytes = fs::read(cache.shard_path(key.shard())).unwrap();
+        let entries = parse("pi-usage", &bytes).unwrap();
+        assert_eq!(entries.len(), 1);
+        assert_eq!(entries[&(key.dev, key.ino)].payload(&bytes), b"kept");
+        let _ = fs::remove_dir_all(&dir);
     }
 
     #[test]

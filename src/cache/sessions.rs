@@ -48,7 +48,7 @@ fn encode(m: &FileMeta, prompt: bool) -> Vec<u8> {
     w.u8(STATUS.iter().position(|s| *s == m.status).unwrap_or(0) as u8);
     w.opt_str(m.reason.as_deref());
     w.opt_str(m.session.as_deref());
-    w.opt_u64(m.version);
+    w.opt_var(m.version);
     w.u64(m.headers);
     w.opt_str(m.cwd.as_deref());
     w.opt_str(m.name.as_deref());
@@ -75,7 +75,7 @@ fn encode(m: &FileMeta, prompt: bool) -> Vec<u8> {
             w.u64(v);
         }
     });
-    w.u64(m.models.len() as u64);
+    w.var(m.models.len() as u64);
     for model in &m.models {
         w.str(model);
     }
@@ -95,7 +95,7 @@ fn decode(payload: &[u8], f: &Found, prompt: bool, projects: &ProjectCache) -> O
     let status = *STATUS.get(usize::from(r.u8()?))?;
     let reason = r.opt_string()?;
     let session = r.opt_string()?;
-    let version = r.opt_u64()?;
+    let version = r.opt_var()?;
     let headers = r.u64()?;
     let cwd = r.opt_string()?;
     let name = r.opt_string()?;
@@ -116,7 +116,7 @@ fn decode(payload: &[u8], f: &Found, prompt: bool, projects: &ProjectCache) -> O
             unknown_roles: r.u64()?,
         })
     })?;
-    let n = r.count(8)?;
+    let n = r.count(1)?;
     let models = (0..n).map(|_| r.string()).collect::<Option<Vec<_>>>()?;
     let bad_lines = r.u64()?;
     let first_prompt = r.opt_string()?.filter(|_| prompt);

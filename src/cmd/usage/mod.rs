@@ -89,9 +89,19 @@ impl Tool for Usage {
         }
         let table = args.table || (!args.json && std::io::stdout().is_terminal());
         let present = InputSet::new(&sources);
+        let cache = crate::cache::Cache::open("pi-usage", &args.cache);
+        // With --cache and files only (stdin cannot be cached), its own loop: see `cached::run`.
+        if let Some(c) = cache
+            .as_ref()
+            .filter(|_| sources.iter().all(|s| !s.is_stdin()))
+        {
+            let mut report = new_report(args, table);
+            let status = cached::run(c, &sources, &present, &mut report, args.inputs.threads());
+            c.save();
+            return status;
+        }
         let report = Mutex::new(new_report(args, table));
         let lock = || report.lock().unwrap_or_else(|e| e.into_inner());
-        let cache = crate::cache::Cache::open("pi-usage", &args.cache);
         let status = input::run_in_turn(
             "pi-usage",
             &sources,
