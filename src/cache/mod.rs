@@ -35,8 +35,8 @@ use std::sync::Mutex;
 /// The options of the tools that cache.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct CacheArgs {
-    /// Keep what each input file gives in a cache, and use it when the file has not changed
-    /// since (a file that only grew is read from where the cache left off).
+    /// Keep what each input file gives in a cache, and use it while the file has not changed
+    /// (pi-usage reads a file that only grew from where the cache left off).
     #[arg(long)]
     pub cache: bool,
 
