@@ -111,11 +111,12 @@ fn assistant(id: &str, model: &str, cost: &str) -> String {
 }
 
 /// The changes every phase-3 check makes to copies: appends (new calls, a repeat of the last
-/// line, a new session, a line cut short), rewrites in place (a token count, the header's id).
+/// line, a new session, a line cut short), rewrites in place (a token count, the header's id),
+/// a file cut to its first half.
 fn change(files: &[PathBuf]) {
     for (i, p) in files.iter().enumerate() {
         let text = fs::read_to_string(p).unwrap_or_default();
-        match i % 6 {
+        match i % 7 {
             0 => append(
                 p,
                 &assistant(
@@ -142,7 +143,16 @@ fn change(files: &[PathBuf]) {
             4 => {
                 rewrite(p, "\"id\":\"", |b| b.is_ascii_alphanumeric(), b'z');
             }
-            _ => append(p, r#"{"type":"message","id":"cut-short","#),
+            5 => append(p, r#"{"type":"message","id":"cut-short","#),
+            _ => {
+                // Shrunk: its first half of lines, the modification time set back.
+                let before = mtime(p);
+                let half: Vec<&str> = text.lines().collect();
+                let kept = half[..half.len() / 2].join("\n") + "\n";
+                fs::write(p, kept).unwrap();
+                let f = fs::OpenOptions::new().write(true).open(p).unwrap();
+                f.set_modified(before).unwrap();
+            }
         }
     }
 }
@@ -157,7 +167,7 @@ fn usage_is_the_same_with_the_cache_on_fixtures_cold_warm_and_changed() {
     usage_same(&files, &dir, "changed");
     usage_same(&files, &dir, "changed, warm");
     // Appended to again: read on from where the cache left off.
-    for (i, p) in files.iter().enumerate().filter(|(i, _)| i % 6 == 0) {
+    for (i, p) in files.iter().enumerate().filter(|(i, _)| i % 7 == 0) {
         append(p, &assistant(&format!("again-{i}"), "m-new", "0.5"));
     }
     usage_same(&files, &dir, "appended again");
