@@ -110,8 +110,8 @@ impl Tool for Usage {
                 // Several inputs are read in parallel, each one's calls collected and handed to
                 // the report in argument order. A large input (or the only one) instead waits
                 // for its turn and streams its calls into the report as it reads them, so memory
-                // does not grow with its size. With --cache every file is collected (its calls
-                // are what the cache keeps).
+                // does not grow with its size. With --cache (here only when stdin is among the
+                // inputs) every file is collected: its calls are what the cache keeps.
                 if let (Some(c), Source::Path(p)) = (&cache, src) {
                     return cached::collect(c, p, src, &present, d).map(Some);
                 }
