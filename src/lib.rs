@@ -12,6 +12,7 @@
 
 pub use pi_jsonl_scan::{json, lines};
 
+pub mod cache;
 pub mod calendar;
 pub mod cli;
 pub mod cmd;

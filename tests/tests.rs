@@ -4,6 +4,7 @@ mod util;
 
 mod bad_input;
 mod branch;
+mod cache;
 mod compactions;
 mod compactions_pi1;
 mod compactions_truth;

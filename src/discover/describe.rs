@@ -195,15 +195,7 @@ fn describe_read(
     m.name = v.name.take().or(v.title.take());
     m.models = std::mem::take(&mut v.models);
     m.first_prompt = v.first_prompt.take();
-    if let Some(cwd) = m.cwd.as_ref().filter(|c| !c.is_empty()) {
-        m.project = Some(cwd.clone());
-        m.project_source = Some(ProjectSource::Header);
-    } else if let Some(folder) = &found.project_folder {
-        if let Some((p, src)) = projects.get(folder) {
-            m.project = Some(p);
-            m.project_source = Some(src);
-        }
-    }
+    (m.project, m.project_source) = project_of(m.cwd.as_deref(), found, projects).unzip();
     if let Some(t) = v.last_activity.filter(|&t| t > 0) {
         m.modified = Some(t);
         m.modified_source = Some("message");
@@ -212,6 +204,20 @@ fn describe_read(
         m.modified_source = Some("header");
     }
     (m, problem)
+}
+
+/// The project of a file whose header's cwd is `cwd`, found at `found`: the cwd, else what its
+/// `--<encoded cwd>--` folder stands for (which depends on the file system now, not on the
+/// file: the cache of pi-sessions asks again rather than keep it).
+pub fn project_of(
+    cwd: Option<&str>,
+    found: &Found,
+    projects: &ProjectCache,
+) -> Option<(String, ProjectSource)> {
+    match cwd.filter(|c| !c.is_empty()) {
+        Some(cwd) => Some((cwd.to_string(), ProjectSource::Header)),
+        None => projects.get(found.project_folder.as_ref()?),
+    }
 }
 
 fn blank(found: Found) -> FileMeta {

@@ -168,4 +168,7 @@ pub struct Args {
     /// a small machine, nor so many that the open-file limit is reached).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
+
+    #[command(flatten)]
+    pub cache: crate::cache::CacheArgs,
 }

@@ -63,6 +63,9 @@ impl Tool for Sessions {
     const MAN: ManPage = MAN;
 
     fn run(args: &Args) -> ExitCode {
+        if args.cache.cache_clear {
+            return crate::cache::clear_for(TOOL, &args.cache);
+        }
         let format = Format::of(args, io::stdout().is_terminal());
         let Some(roots) = roots(args) else {
             return crate::input::exit_status();
@@ -83,7 +86,11 @@ impl Tool for Sessions {
                 return crate::input::exit_status();
             }
         };
-        let mut metas = pool.install(|| scan(&roots, &exts, args.prompts));
+        let cache = crate::cache::Cache::open(TOOL, &args.cache);
+        let mut metas = pool.install(|| scan(&roots, &exts, args.prompts, cache.as_ref()));
+        if let Some(c) = &cache {
+            c.save();
+        }
         metas.retain(|m| select::keep(args, matches!(format, Format::Paths(_)), m));
         let key = args.sort.unwrap_or(if format == Format::Table {
             SortKey::Modified
@@ -172,9 +179,14 @@ fn roots(args: &Args) -> Option<Vec<PathBuf>> {
     (!there.is_empty()).then(|| there.into_iter().map(|d| d.path).collect())
 }
 
-/// Finds the files below `roots` and describes each (in parallel, on the current pool), in
-/// path order; reports the problems of the walk and of reading.
-fn scan(roots: &[PathBuf], exts: &[OsString], want_prompt: bool) -> Vec<FileMeta> {
+/// Finds the files below `roots` and describes each (in parallel, on the current pool; from
+/// `cache` when it has them), in path order; reports the problems of the walk and of reading.
+fn scan(
+    roots: &[PathBuf],
+    exts: &[OsString],
+    want_prompt: bool,
+    cache: Option<&crate::cache::Cache>,
+) -> Vec<FileMeta> {
     let walked = Progress::run(TOOL, "found", |p| discover::walk(roots, exts, Some(p)));
     let projects = ProjectCache::default();
     let described: Vec<FileReport> = Progress::run(TOOL, "read", |p| {
@@ -183,7 +195,10 @@ fn scan(roots: &[PathBuf], exts: &[OsString], want_prompt: bool) -> Vec<FileMeta
             .files
             .par_iter()
             .map(|f| {
-                let d = discover::describe(f, want_prompt, &projects);
+                let d = match cache {
+                    Some(c) => crate::cache::sessions::describe(c, f, want_prompt, &projects),
+                    None => discover::describe(f, want_prompt, &projects),
+                };
                 p.add(1);
                 d
             })

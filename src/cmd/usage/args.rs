@@ -75,6 +75,9 @@ pub struct Args {
     /// Print JSON Lines even when stdout is a terminal.
     #[arg(long)]
     pub json: bool,
+
+    #[command(flatten)]
+    pub cache: crate::cache::CacheArgs,
 }
 
 /// A grouping dimension.

@@ -31,6 +31,17 @@ pub enum Cost {
     Fine(Box<Fine>),
 }
 
+impl Cost {
+    /// Number text that [`parse_cost`] reads back as this very cost (pi-usage's cache keeps a
+    /// cost so).
+    pub fn to_text(&self) -> String {
+        match self {
+            Cost::Units(v) => format!("{v}e-{SCALE}"),
+            Cost::Fine(f) => format!("{}e-{}", f.units, f.places),
+        }
+    }
+}
+
 /// `units` * 10^-`places` dollars, `places` above 18.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fine {
@@ -257,6 +268,21 @@ pub fn format_decimal(v: &Amount) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cost_written_as_text_reads_back_the_same() {
+        for text in [
+            "0",
+            "0.0123",
+            "1e-19",
+            "0.0010530000000000001",
+            "340282366920938463463.374607431768211455",
+            "12e3",
+        ] {
+            let c = parse_cost(text.as_bytes()).unwrap();
+            assert_eq!(parse_cost(c.to_text().as_bytes()), Ok(c), "{text}");
+        }
+    }
 
     fn units(v: u128) -> Result<Cost, NotACost> {
         Ok(Cost::Units(v))

@@ -20,8 +20,10 @@
 //! - `records`: the `usage` and `context` records; `table`: the table for a person.
 //! - `context`: --context, the per-message context series.
 //! - `per_call`: --calls, one record per billed call.
+//! - `cached`: --cache, the calls of each file kept between runs.
 
 mod args;
+mod cached;
 mod calls;
 mod collect;
 mod context;
@@ -75,6 +77,9 @@ impl Tool for Usage {
     const MAN: ManPage = MAN;
 
     fn run(args: &Args) -> ExitCode {
+        if args.cache.cache_clear {
+            return crate::cache::clear_for("pi-usage", &args.cache);
+        }
         let sources = args.inputs.sources();
         if args.context {
             return run_context(args, &sources);
@@ -84,9 +89,20 @@ impl Tool for Usage {
         }
         let table = args.table || (!args.json && std::io::stdout().is_terminal());
         let present = InputSet::new(&sources);
+        let cache = crate::cache::Cache::open("pi-usage", &args.cache);
+        // With --cache and files only (stdin cannot be cached), its own loop: see `cached::run`.
+        if let Some(c) = cache
+            .as_ref()
+            .filter(|_| sources.iter().all(|s| !s.is_stdin()))
+        {
+            let mut report = new_report(args, table);
+            let status = cached::run(c, &sources, &present, &mut report, args.inputs.threads());
+            c.save();
+            return status;
+        }
         let report = Mutex::new(new_report(args, table));
         let lock = || report.lock().unwrap_or_else(|e| e.into_inner());
-        input::run_in_turn(
+        let status = input::run_in_turn(
             "pi-usage",
             &sources,
             args.inputs.threads(),
@@ -94,7 +110,11 @@ impl Tool for Usage {
                 // Several inputs are read in parallel, each one's calls collected and handed to
                 // the report in argument order. A large input (or the only one) instead waits
                 // for its turn and streams its calls into the report as it reads them, so memory
-                // does not grow with its size.
+                // does not grow with its size. With --cache (here only when stdin is among the
+                // inputs) every file is collected: its calls are what the cache keeps.
+                if let (Some(c), Source::Path(p)) = (&cache, src) {
+                    return cached::collect(c, p, src, &present, d).map(Some);
+                }
                 if !streams(src, sources.len()) {
                     return collect(src, &present, d).map(Some);
                 }
@@ -109,7 +129,11 @@ impl Tool for Usage {
                 Some(None) => Ok(()),
                 None => lock().finish(out),
             },
-        )
+        );
+        if let Some(c) = &cache {
+            c.save();
+        }
+        status
     }
 
     /// Runs pi-usage over `input` as if it came on stdin, totals included (for tests and

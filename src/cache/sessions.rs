@@ -1,0 +1,149 @@
+//! pi-sessions' cache: each file's description ([`FileMeta`]) but for what depends on where the
+//! file was found or on the file system now (its path and place in the layout, and a project
+//! read from its folder's name: both found again). A file that grew is described again whole:
+//! its description counts things over the whole file (entries, leaves, the last activity) that
+//! a continued pass would have to carry over, for a pass that costs as much as the reading it
+//! saves only on files far larger than sessions are.
+
+use super::codec::{Reader, Writer};
+use super::{Cache, FileKey, Lookup};
+use crate::discover::describe::project_of;
+use crate::discover::{self, FileMeta, FileReport, FileStatus, Found, ProjectCache, SessionCounts};
+use std::fs::{self, File};
+
+/// [`discover::describe`], answered from `store` when the file is as it was described.
+pub fn describe(store: &Cache, f: &Found, prompt: bool, projects: &ProjectCache) -> FileReport {
+    let key = match fs::metadata(&f.path) {
+        Ok(md) if md.is_file() => FileKey::of(&md),
+        _ => return discover::describe(f, prompt, projects),
+    };
+    let mut note = |m: String| super::note("pi-sessions", Some(&f.path), &m);
+    let found = store.lookup(&key, &f.path, false, &mut note, |p| {
+        decode(p, f, prompt, projects)
+    });
+    if let Lookup::Hit(meta) = found {
+        return FileReport {
+            meta: Some(meta),
+            problem: None,
+        };
+    }
+    let r = discover::describe(f, prompt, projects);
+    if let (Some(m), None) = (&r.meta, &r.problem) {
+        // Kept only when what was read is the file the key names (it did not change meanwhile).
+        let file = File::open(&f.path).ok();
+        let same = |file: &File| file.metadata().is_ok_and(|md| FileKey::of(&md) == key);
+        if let Some(file) = file.filter(|file| m.bytes == key.size && same(file)) {
+            store.put(&key, &f.path, &file, encode(m, prompt));
+        }
+    }
+    r
+}
+
+const STATUS: [FileStatus; 5] = FileStatus::ALL;
+const MODIFIED_SOURCES: [&str; 3] = ["message", "header", "mtime"];
+
+fn encode(m: &FileMeta, prompt: bool) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.bool(prompt);
+    w.u8(STATUS.iter().position(|s| *s == m.status).unwrap_or(0) as u8);
+    w.opt_str(m.reason.as_deref());
+    w.opt_str(m.session.as_deref());
+    w.opt_var(m.version);
+    w.u64(m.headers);
+    w.opt_str(m.cwd.as_deref());
+    w.opt_str(m.name.as_deref());
+    w.opt_str(m.parent_session.as_deref());
+    w.opt_i64(m.created);
+    w.opt_i64(m.modified);
+    let source = m.modified_source;
+    w.opt(source, |w, s| {
+        w.u8(MODIFIED_SOURCES.iter().position(|x| *x == s).unwrap_or(0) as u8)
+    });
+    w.u64(m.bytes);
+    w.u64(m.lines);
+    w.opt(m.counts.as_ref(), |w, c| {
+        for v in [
+            c.entries,
+            c.messages,
+            c.user_messages,
+            c.assistant_messages,
+            c.leaves,
+            c.compactions,
+            c.unknown_entries,
+            c.unknown_roles,
+        ] {
+            w.u64(v);
+        }
+    });
+    w.var(m.models.len() as u64);
+    for model in &m.models {
+        w.str(model);
+    }
+    w.u64(m.bad_lines);
+    w.opt_str(m.first_prompt.as_deref());
+    w.0
+}
+
+/// The description of the file found at `f` from `payload`; `None` when the payload is damaged
+/// or lacks the first prompt asked for.
+fn decode(payload: &[u8], f: &Found, prompt: bool, projects: &ProjectCache) -> Option<FileMeta> {
+    let mut r = Reader::new(payload);
+    let has_prompt = r.bool()?;
+    if prompt && !has_prompt {
+        return None;
+    }
+    let status = *STATUS.get(usize::from(r.u8()?))?;
+    let reason = r.opt_string()?;
+    let session = r.opt_string()?;
+    let version = r.opt_var()?;
+    let headers = r.u64()?;
+    let cwd = r.opt_string()?;
+    let name = r.opt_string()?;
+    let parent_session = r.opt_string()?;
+    let created = r.opt_i64()?;
+    let modified = r.opt_i64()?;
+    let modified_source = r.opt(|r| MODIFIED_SOURCES.get(usize::from(r.u8()?)).copied())?;
+    let (bytes, lines) = (r.u64()?, r.u64()?);
+    let counts = r.opt(|r| {
+        Some(SessionCounts {
+            entries: r.u64()?,
+            messages: r.u64()?,
+            user_messages: r.u64()?,
+            assistant_messages: r.u64()?,
+            leaves: r.u64()?,
+            compactions: r.u64()?,
+            unknown_entries: r.u64()?,
+            unknown_roles: r.u64()?,
+        })
+    })?;
+    let n = r.count(1)?;
+    let models = (0..n).map(|_| r.string()).collect::<Option<Vec<_>>>()?;
+    let bad_lines = r.u64()?;
+    let first_prompt = r.opt_string()?.filter(|_| prompt);
+    if !r.is_empty() {
+        return None;
+    }
+    let (project, project_source) = project_of(cwd.as_deref(), f, projects).unzip();
+    Some(FileMeta {
+        found: f.clone(),
+        status,
+        reason,
+        session,
+        version,
+        headers,
+        cwd,
+        project,
+        project_source,
+        name,
+        parent_session,
+        created,
+        modified,
+        modified_source,
+        bytes,
+        lines,
+        counts,
+        models,
+        bad_lines,
+        first_prompt,
+    })
+}

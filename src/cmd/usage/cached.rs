@@ -1,0 +1,595 @@
+//! pi-usage's cache (`--cache`, [`crate::cache`]): per file, its sessions and billed calls as
+//! the [`Collector`] reads them, each call with its identity, so that repeats are still found
+//! across files when the report takes the inputs in order, as without the cache. What depends
+//! on the run rather than on the file is left out and found again: the file's name as given,
+//! and each session's fork lineage (whether its original is among this run's inputs).
+//!
+//! The sums (the session table, `--by`, `--total`) use the cache; `--context` and `--calls`
+//! read every file (their records carry each message's line and entry, which the cache does
+//! not keep).
+//!
+//! Only a file read without a diagnostic or a note is kept (one with a problem is read again
+//! each time, so its problems are reported each time). A file that grew is read on from where
+//! the cache left off when what was read ended with a complete record of a session whose header
+//! the cache located: its header line is read again, then the lines added, numbered as in the
+//! whole file, and their calls are added to those of that session. Otherwise the file is read
+//! whole again.
+
+use super::calls::{BilledCall, CallSource, CallTables, InputCalls, SessionFacts, TimeText};
+use super::collect::Collector;
+use super::decimal::{parse_cost, Cost};
+use super::report::UsageReport;
+use super::InputSet;
+use crate::cache::codec::{Reader, Writer};
+use crate::cache::{Cache, FileKey, Lookup};
+use crate::diag::Diags;
+use crate::input::open::Opened;
+use crate::input::Source;
+use crate::lines::{Line, SliceLines};
+use crate::output::{Out, Stop};
+use crate::reader::{self, Entry, Header, Lines, PerSession, Visitor};
+use std::fs::{self, File};
+use std::io::{self, IsTerminal};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// Where a file can be read on from: the header line of its last session (its number, offset,
+/// length with its newline and hash) and the lines read.
+struct Resume {
+    header_no: u64,
+    header_offset: u64,
+    header_len: u64,
+    header_hash: u64,
+    lines: u64,
+}
+
+/// Inputs looked up or read in parallel before the report takes them, in argument order: what
+/// memory holds at most is the calls of one batch.
+const BATCH: usize = 128;
+
+/// pi-usage over `sources`, every one a file, with `cache`: each batch of inputs is looked up
+/// (or read) on `threads` threads, then handed to `report` in argument order, each input's
+/// diagnostics first; the exit status. (Not through the input driver: with every file in the
+/// cache a run is short enough for the driver's start, rayon's pool among it, to show; and with
+/// the cache no input is streamed in its turn, which is what the driver adds.)
+pub fn run(
+    cache: &Cache,
+    sources: &[Source],
+    present: &InputSet,
+    report: &mut UsageReport,
+    threads: Option<usize>,
+) -> ExitCode {
+    let stdout = io::stdout();
+    let tty = stdout.is_terminal();
+    let mut lock = stdout.lock();
+    let mut out = Out::direct(&mut lock, tty);
+    // Not the driver's `worker_count`: it starts rayon's pool to count the CPUs, whose idle
+    // threads cost more than a run that reads nothing again (measured: 66 sched_yield calls).
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = threads.unwrap_or(cpus).clamp(1, BATCH);
+    let mut write = || -> Result<(), Stop> {
+        for batch in sources.chunks(BATCH) {
+            let done = in_parallel(batch, threads, |src, path, d| {
+                collect(cache, path, src, present, d)
+            });
+            for (calls, mut d) in done {
+                d.flush();
+                report.file(calls?, &mut out)?;
+            }
+        }
+        report.finish(&mut out)?;
+        out.flush()
+    };
+    match write() {
+        Ok(()) => crate::input::exit_status(),
+        Err(Stop::BrokenPipe) => ExitCode::SUCCESS,
+        Err(Stop::Io(e)) => {
+            crate::diag::report_global("pi-usage", format!("writing output: {e}"));
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `job` over each input of `batch` (files) on `threads` threads (this one among them), each
+/// with its own held diagnostics; the results in the batch's order.
+fn in_parallel<T: Send>(
+    batch: &[Source],
+    threads: usize,
+    job: impl Fn(&Source, &Path, &mut Diags) -> T + Sync,
+) -> Vec<(T, Diags)> {
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<(T, Diags)>>> = batch.iter().map(|_| Mutex::new(None)).collect();
+    let work = || loop {
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(src) = batch.get(i) else {
+            return;
+        };
+        let mut d = Diags::new("pi-usage", &src.name(), false);
+        let Source::Path(path) = src else {
+            continue;
+        };
+        let r = job(src, path, &mut d);
+        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some((r, d));
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads.min(batch.len()) {
+            // A thread the system refuses leaves its share to the others.
+            let _ = std::thread::Builder::new().spawn_scoped(scope, work);
+        }
+        work();
+    });
+    slots
+        .into_iter()
+        .filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
+        .collect()
+}
+
+/// The calls of the input `src` at `path`, from `cache` when it has them; kept there when the
+/// file is read.
+pub fn collect(
+    cache: &Cache,
+    path: &Path,
+    src: &Source,
+    present: &InputSet,
+    d: &mut Diags,
+) -> Result<InputCalls, Stop> {
+    let key = match fs::metadata(path) {
+        Ok(md) if md.is_file() => FileKey::of(&md),
+        _ => return super::collect(src, present, d),
+    };
+    let found = cache.lookup(&key, path, true, &mut |m| d.note(None, m), decode);
+    match found {
+        Lookup::Hit((calls, _)) => return Ok(for_this_run(calls, src, present)),
+        Lookup::Grown { value, size } => {
+            if let (calls, Some(resume)) = value {
+                let calls = for_this_run(calls, src, present);
+                let read_on = ReadOn {
+                    cache,
+                    key,
+                    path,
+                    prefix: size,
+                    resume,
+                };
+                if let Some(r) = read_on.read(calls, src, present, d) {
+                    return r;
+                }
+            }
+        }
+        Lookup::Miss => {}
+    }
+    read_whole(cache, key, path, src, present, d)
+}
+
+/// Cached calls made those of `src` in this run: its name, and each session's lineage among
+/// this run's inputs.
+fn for_this_run(mut calls: InputCalls, src: &Source, present: &InputSet) -> InputCalls {
+    use super::collect::ForkOrigins;
+    calls.file = src.name();
+    for s in &mut calls.sessions {
+        s.lineage = present.lineage(s.parent.as_deref());
+    }
+    calls
+}
+
+/// Reads `src` whole and keeps its calls in `cache` when the read was clean.
+fn read_whole(
+    cache: &Cache,
+    key: FileKey,
+    path: &Path,
+    src: &Source,
+    present: &InputSet,
+    d: &mut Diags,
+) -> Result<InputCalls, Stop> {
+    let Some(opened) = Opened::open(src, d) else {
+        return Ok(InputCalls::new(src.name()));
+    };
+    let before = d.counts().total();
+    let mut c = PerSession::new(Collector::new(present, src.name(), None));
+    let mut watch = Watch::new(&mut c);
+    let stats = opened.read(d, &mut watch)?;
+    let (clean, last_header) = (watch.clean(d, before), watch.last_header);
+    let data = c.into_inner().data;
+    let Some(file) = opened
+        .file()
+        .filter(|f| clean && stats.bytes == key.size && unchanged(f, &key))
+    else {
+        return Ok(data);
+    };
+    let resume = last_header.filter(|_| ends_with_record(file, key.size));
+    let resume = resume.and_then(|h| h.resume(file, stats.lines));
+    cache.put(&key, path, file, encode(&data, resume.as_ref()));
+    Ok(data)
+}
+
+/// Whether `file` is still `key`.
+fn unchanged(file: &File, key: &FileKey) -> bool {
+    file.metadata().is_ok_and(|md| FileKey::of(&md) == *key)
+}
+
+/// Whether the first `size` bytes of `file` end with a record and its newline (`}` then `\n`):
+/// nothing after the last record that the next line could change the reading of.
+fn ends_with_record(file: &File, size: u64) -> bool {
+    let mut last = [0; 2];
+    size >= 2 && file.read_exact_at(&mut last, size - 2).is_ok() && last == *b"}\n"
+}
+
+/// A file that grew, to be read on from `prefix`, the bytes its cached calls stand for.
+struct ReadOn<'a> {
+    cache: &'a Cache,
+    key: FileKey,
+    path: &'a Path,
+    prefix: u64,
+    resume: Resume,
+}
+
+impl ReadOn<'_> {
+    /// The calls of the whole file: `cached` and those of the lines added; `None` when the
+    /// file cannot be read on (its last header moved: read it whole).
+    fn read(
+        self,
+        mut cached: InputCalls,
+        src: &Source,
+        present: &InputSet,
+        d: &mut Diags,
+    ) -> Option<Result<InputCalls, Stop>> {
+        let r = &self.resume;
+        let file = File::open(self.path).ok()?;
+        let mut header = vec![0; usize::try_from(r.header_len).ok()?];
+        file.read_exact_at(&mut header, r.header_offset).ok()?;
+        if xxhash_rust::xxh3::xxh3_64(&header) != r.header_hash || cached.sessions.is_empty() {
+            return None;
+        }
+        let mut added = vec![0; usize::try_from(self.key.size - self.prefix).ok()?];
+        file.read_exact_at(&mut added, self.prefix).ok()?;
+        let lines = ReadOnLines {
+            header: SliceLines::new(&header),
+            header_shift: (r.header_no - 1, r.header_offset),
+            added: SliceLines::new(&added),
+            added_shift: (r.lines, self.prefix),
+            in_added: false,
+        };
+        let before = d.counts().total();
+        let mut c = PerSession::new(Collector::new(present, src.name(), None));
+        let mut watch = Watch::new(&mut c);
+        let stats = match reader::read_lines(lines, true, d, &mut watch) {
+            Ok(s) => s,
+            Err(stop) => return Some(Err(stop)),
+        };
+        let (clean, last_header) = (watch.clean(d, before), watch.last_header);
+        append(&mut cached, c.into_inner().data);
+        let lines = r.lines + stats.lines - 1;
+        if clean && unchanged(&file, &self.key) && added.ends_with(b"}\n") {
+            let resume = match last_header.filter(|h| h.no > r.header_no) {
+                Some(h) => h.resume(&file, lines),
+                None => Some(Resume {
+                    lines,
+                    ..self.resume
+                }),
+            };
+            let payload = encode(&cached, resume.as_ref());
+            self.cache.put(&self.key, self.path, &file, payload);
+        }
+        Some(Ok(cached))
+    }
+}
+
+/// Adds `more`, the calls read on from a session header of `base`'s last session (their first
+/// session is that one again), to `base`.
+fn append(base: &mut InputCalls, more: InputCalls) {
+    let t = &mut base.tables;
+    let models: Vec<u32> = (more.tables.models.iter())
+        .map(|(p, m)| t.model(p.as_deref(), m.as_deref()))
+        .collect();
+    let names: Vec<u32> = more.tables.names.iter().map(|n| t.name(n)).collect();
+    let kinds: Vec<u32> = more
+        .tables
+        .kinds
+        .iter()
+        .map(|k| t.kind(k.as_deref()))
+        .collect();
+    let first = base.sessions.len() as u32 - 1;
+    base.sessions.extend(more.sessions.into_iter().skip(1));
+    for (session, mut call) in more.calls {
+        call.model = models[call.model as usize];
+        if let CallSource::UsageEntry(k) = &mut call.source {
+            *k = kinds[*k as usize];
+        }
+        for (name, _) in &mut call.other {
+            *name = names[*name as usize];
+        }
+        base.calls.push((first + session, call));
+    }
+}
+
+/// The lines a file that grew is read on with: its last session's header line, then the lines
+/// added, each numbered and placed as in the whole file.
+struct ReadOnLines<'a> {
+    header: SliceLines<'a>,
+    header_shift: (u64, u64),
+    added: SliceLines<'a>,
+    added_shift: (u64, u64),
+    in_added: bool,
+}
+
+impl Lines for ReadOnLines<'_> {
+    fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        if !self.in_added {
+            if let Some(l) = self.header.next_line() {
+                return Ok(Some(shift(l, self.header_shift)));
+            }
+            self.in_added = true;
+        }
+        Ok(self.added.next_line().map(|l| shift(l, self.added_shift)))
+    }
+}
+
+/// `l` numbered and placed `no` lines and `offset` bytes further on.
+fn shift(mut l: Line<'_>, (no, offset): (u64, u64)) -> Line<'_> {
+    l.no += no;
+    l.offset += offset;
+    l
+}
+
+/// A session header's line: where a file can be read on from.
+#[derive(Clone, Copy)]
+struct HeaderLine {
+    no: u64,
+    offset: u64,
+    len: u64,
+}
+
+impl HeaderLine {
+    /// The resume point of a file open as `file` whose `lines` lines were read.
+    fn resume(self, file: &File, lines: u64) -> Option<Resume> {
+        let mut bytes = vec![0; usize::try_from(self.len).ok()?];
+        file.read_exact_at(&mut bytes, self.offset).ok()?;
+        Some(Resume {
+            header_no: self.no,
+            header_offset: self.offset,
+            header_len: self.len,
+            header_hash: xxhash_rust::xxh3::xxh3_64(&bytes),
+            lines,
+        })
+    }
+}
+
+/// A visitor passed through to the collector's, noting the last session header (a whole line:
+/// one the reader trimmed is not resumed from) and whether a fragment was read (a note).
+struct Watch<'v> {
+    inner: &'v mut dyn Visitor,
+    last_header: Option<HeaderLine>,
+    fragment: bool,
+}
+
+impl<'v> Watch<'v> {
+    fn new(inner: &'v mut dyn Visitor) -> Watch<'v> {
+        Watch {
+            inner,
+            last_header: None,
+            fragment: false,
+        }
+    }
+
+    /// Whether the read reported nothing since `d` counted `before` diagnostics.
+    fn clean(&self, d: &Diags, before: u64) -> bool {
+        !self.fragment && d.counts().total() == before
+    }
+}
+
+impl Visitor for Watch<'_> {
+    fn header(&mut self, h: &Header<'_>, d: &mut Diags) -> Result<(), Stop> {
+        self.fragment |= h.fragment;
+        self.last_header =
+            (h.line.has_newline && h.line.bytes.ends_with(b"}")).then_some(HeaderLine {
+                no: h.line.no,
+                offset: h.line.offset,
+                len: h.line.len_with_eol,
+            });
+        self.inner.header(h, d)
+    }
+    fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+        self.inner.entry(e, d)
+    }
+    fn end(&mut self, d: &mut Diags) -> Result<(), Stop> {
+        self.inner.end(d)
+    }
+    fn outside(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+        self.inner.outside(e, d)
+    }
+    fn reads_messages(&self) -> bool {
+        self.inner.reads_messages()
+    }
+    fn reads_fragments(&self) -> bool {
+        self.inner.reads_fragments()
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The payload: sessions, the tables, the calls, the resume point.
+
+fn encode(c: &InputCalls, resume: Option<&Resume>) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.var(c.sessions.len() as u64);
+    for s in &c.sessions {
+        w.str(&s.id);
+        w.opt_str(s.cwd.as_deref());
+        w.opt_str(s.parent.as_deref());
+    }
+    let t = &c.tables;
+    w.var(t.models.len() as u64);
+    for (p, m) in &t.models {
+        w.opt_str(p.as_deref());
+        w.opt_str(m.as_deref());
+    }
+    w.var(t.names.len() as u64);
+    for n in &t.names {
+        w.str(n);
+    }
+    w.var(t.kinds.len() as u64);
+    for k in &t.kinds {
+        w.opt_str(k.as_deref());
+    }
+    w.var(c.calls.len() as u64);
+    for (session, call) in &c.calls {
+        w.var(u64::from(*session));
+        encode_call(&mut w, call);
+    }
+    w.opt(resume, |w, r| {
+        for v in [
+            r.header_no,
+            r.header_offset,
+            r.header_len,
+            r.header_hash,
+            r.lines,
+        ] {
+            w.u64(v);
+        }
+    });
+    w.0
+}
+
+fn encode_call(w: &mut Writer, c: &BilledCall) {
+    match c.source {
+        CallSource::Message => w.u8(0),
+        CallSource::Summarization => w.u8(1),
+        CallSource::UsageEntry(k) => {
+            w.u8(2);
+            w.var(u64::from(k));
+        }
+        CallSource::ToolResult => w.u8(3),
+    }
+    w.var(u64::from(c.model));
+    w.opt(c.time.as_ref(), |w, (ms, text)| {
+        w.i64(*ms);
+        w.str(text.as_str());
+    });
+    w.opt(c.identity, Writer::u128);
+    for t in c.tokens {
+        w.var(t);
+    }
+    w.var128(c.total_tokens);
+    w.bool(c.total_computed);
+    w.opt_var(c.reasoning);
+    w.opt_var(c.cache_write_1h);
+    w.opt(c.cost.as_ref(), |w, cost| match cost {
+        Cost::Units(v) => {
+            w.u8(0);
+            w.var128(*v);
+        }
+        fine => {
+            w.u8(1);
+            w.str(&fine.to_text());
+        }
+    });
+    w.bool(c.cost_from_provider);
+    w.opt(c.nested, |w, (n, incomplete)| {
+        w.var(n);
+        w.bool(incomplete);
+    });
+    w.var(c.other.len() as u64);
+    for (name, v) in &c.other {
+        w.var(u64::from(*name));
+        w.var(*v);
+    }
+}
+
+/// The calls `payload` holds (the file's name empty, every lineage `None`) and its resume
+/// point; `None` when it is damaged.
+fn decode(payload: &[u8]) -> Option<(InputCalls, Option<Resume>)> {
+    let mut r = Reader::new(payload);
+    let mut c = InputCalls::default();
+    for _ in 0..r.count(3)? {
+        c.sessions.push(SessionFacts {
+            id: r.string()?,
+            cwd: r.opt_string()?,
+            parent: r.opt_string()?,
+            lineage: super::calls::Lineage::None,
+        });
+    }
+    // Each name is interned where it was: the indexes the calls hold stay right.
+    let t = &mut c.tables;
+    for i in 0..r.count(2)? {
+        let (p, m) = (r.opt(Reader::str)?, r.opt(Reader::str)?);
+        (t.model(p, m) as usize == i).then_some(())?;
+    }
+    for i in 0..r.count(1)? {
+        (t.name(r.str()?) as usize == i).then_some(())?;
+    }
+    for i in 0..r.count(1)? {
+        (t.kind(r.opt(Reader::str)?) as usize == i).then_some(())?;
+    }
+    let n = r.count(30)?;
+    c.calls.reserve_exact(n);
+    for _ in 0..n {
+        let session = u32::try_from(r.var()?).ok()?;
+        let call = decode_call(&mut r, &c.tables)?;
+        (session < c.sessions.len() as u32).then_some(())?;
+        c.calls.push((session, call));
+    }
+    let resume = r.opt(|r| {
+        Some(Resume {
+            header_no: r.u64()?,
+            header_offset: r.u64()?,
+            header_len: r.u64()?,
+            header_hash: r.u64()?,
+            lines: r.u64()?,
+        })
+    })?;
+    r.is_empty().then_some((c, resume))
+}
+
+/// An index into a table of `len` items.
+fn index(r: &mut Reader<'_>, len: usize) -> Option<u32> {
+    r.var()
+        .filter(|&i| i < len as u64)
+        .and_then(|i| u32::try_from(i).ok())
+}
+
+/// One call, its indexes checked against `tables`.
+fn decode_call(r: &mut Reader<'_>, tables: &CallTables) -> Option<BilledCall> {
+    let source = match r.u8()? {
+        0 => CallSource::Message,
+        1 => CallSource::Summarization,
+        2 => CallSource::UsageEntry(index(r, tables.kinds.len())?),
+        3 => CallSource::ToolResult,
+        _ => return None,
+    };
+    let model = index(r, tables.models.len())?;
+    let time = r.opt(|r| Some((r.i64()?, TimeText::new(r.str()?))))?;
+    let identity = r.opt(Reader::u128)?;
+    let tokens = [r.var()?, r.var()?, r.var()?, r.var()?];
+    let total_tokens = r.var128()?;
+    let total_computed = r.bool()?;
+    let reasoning = r.opt_var()?;
+    let cache_write_1h = r.opt_var()?;
+    let cost = r.opt(|r| match r.u8()? {
+        0 => Some(Cost::Units(r.var128()?)),
+        1 => parse_cost(r.str()?.as_bytes()).ok(),
+        _ => None,
+    })?;
+    let cost_from_provider = r.bool()?;
+    let nested = r.opt(|r| Some((r.var()?, r.bool()?)))?;
+    let n = r.count(2)?;
+    let mut other = Vec::with_capacity(n);
+    for _ in 0..n {
+        other.push((index(r, tables.names.len())?, r.var()?));
+    }
+    Some(BilledCall {
+        source,
+        model,
+        time,
+        identity,
+        tokens,
+        total_tokens,
+        total_computed,
+        reasoning,
+        cache_write_1h,
+        cost,
+        cost_from_provider,
+        nested,
+        other,
+    })
+}

@@ -1,0 +1,439 @@
+//! `--cache` (issue 18): pi-usage and pi-sessions write the same output with and without the
+//! cache — on a cold cache, a warm one, and after files were appended to and rewritten in place
+//! (same size, modification time set back) — over the fixtures and the corpus; the cache lives
+//! where it is told, never beside the inputs; a damaged cache file is ignored with a note;
+//! concurrent runs do not corrupt it; `--cache-clear` empties it.
+
+use crate::util::{cmd, corpus_files_or_skip, fixture_files, Output, TempDir};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+/// pi-usage's modes the cache serves (the session records, groups, totals, a range, repeats
+/// counted, the table), and --context and --calls, which bypass it.
+const USAGE_MODES: &[&[&str]] = &[
+    &[],
+    &["--by", "day,model", "--total"],
+    &["--by", "project,week"],
+    &["--total", "--no-dedup"],
+    &["--since", "2026-01-01", "--total"],
+    &["--table"],
+    &["--context"],
+    &["--calls"],
+];
+
+/// Copies `files` into a fresh directory (the copies are changed, never the originals).
+fn copies(tag: &str, files: &[PathBuf]) -> (TempDir, Vec<PathBuf>) {
+    let t = TempDir::new(tag);
+    let mut out = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let name = format!("{i:03}-{}", f.file_name().unwrap().to_string_lossy());
+        let p = t.path().join("in").join(name);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::copy(f, &p).unwrap();
+        out.push(p);
+    }
+    (t, out)
+}
+
+fn usage(mode: &[&str], files: &[PathBuf], cache: Option<&Path>) -> Output {
+    let mut c = cmd("pi-usage").arg("--json").args(mode);
+    if mode == ["--table"] {
+        c = cmd("pi-usage").args(mode).env("COLUMNS", "200");
+    }
+    if let Some(dir) = cache {
+        c = c.arg("--cache-dir").arg(dir);
+    }
+    c.args(files).run()
+}
+
+/// Every mode of pi-usage gives the same stdout, stderr and status with the cache in `dir` as
+/// without it.
+fn usage_same(files: &[PathBuf], dir: &Path, phase: &str) {
+    for mode in USAGE_MODES {
+        let plain = usage(mode, files, None);
+        let cached = usage(mode, files, Some(dir));
+        assert_eq!(
+            plain.status, cached.status,
+            "{phase} {mode:?}: {}",
+            cached.stderr
+        );
+        assert_eq!(plain.stderr, cached.stderr, "{phase} {mode:?}");
+        assert!(
+            plain.stdout == cached.stdout,
+            "{phase} {mode:?}: stdout differs\n--- without\n{}\n--- with\n{}",
+            plain.out(),
+            cached.out()
+        );
+    }
+}
+
+fn mtime(p: &Path) -> SystemTime {
+    fs::metadata(p).unwrap().modified().unwrap()
+}
+
+/// Appends `text` to the file at `p`.
+fn append(p: &Path, text: &str) {
+    use std::io::Write;
+    let mut f = fs::OpenOptions::new().append(true).open(p).unwrap();
+    f.write_all(text.as_bytes()).unwrap();
+}
+
+/// Rewrites the file at `p` in place: the first byte `from` after `after` becomes `to` (same
+/// size), and the modification time is set back to what it was. `false` when there is no such
+/// byte.
+fn rewrite(p: &Path, after: &str, from: fn(u8) -> bool, to: u8) -> bool {
+    let before = mtime(p);
+    let mut bytes = fs::read(p).unwrap();
+    let Some(at) = bytes
+        .windows(after.len())
+        .position(|w| w == after.as_bytes())
+    else {
+        return false;
+    };
+    let Some(i) = (at + after.len()..bytes.len()).find(|&i| from(bytes[i]) && bytes[i] != to)
+    else {
+        return false;
+    };
+    bytes[i] = to;
+    fs::write(p, &bytes).unwrap();
+    let f = fs::OpenOptions::new().write(true).open(p).unwrap();
+    f.set_modified(before).unwrap();
+    assert_eq!(mtime(p), before);
+    true
+}
+
+/// An assistant message (a billed call) of `model` costing `cost`.
+fn assistant(id: &str, model: &str, cost: &str) -> String {
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"2026-05-02T10:00:00.000Z","message":{{"role":"assistant","provider":"cache-test","model":"{model}","usage":{{"input":11,"output":7,"cacheRead":3,"cacheWrite":1,"totalTokens":22,"cost":{{"total":{cost}}}}},"content":[],"timestamp":1777716000000}}}}"#
+    ) + "\n"
+}
+
+/// The changes every phase-3 check makes to copies: appends (new calls, a repeat of the last
+/// line, a new session, a line cut short), rewrites in place (a token count, the header's id),
+/// a file cut to its first half.
+fn change(files: &[PathBuf]) {
+    for (i, p) in files.iter().enumerate() {
+        let text = fs::read_to_string(p).unwrap_or_default();
+        match i % 7 {
+            0 => append(
+                p,
+                &assistant(
+                    &format!("appended-{i}"),
+                    "m-new",
+                    "0.1250000000000000000001",
+                ),
+            ),
+            1 => {
+                // The last line again: a repeat of its call, if it is one.
+                let last = text.lines().last().unwrap_or("").to_string();
+                append(p, &(last + "\n"));
+            }
+            2 => {
+                let header = r#"{"type":"session","version":3,"id":"cache-test-second","timestamp":"2026-05-03T00:00:00.000Z","cwd":"/tmp/cache-test"}"#;
+                append(
+                    p,
+                    &(header.to_string() + "\n" + &assistant("second-1", "m2", "1e-19")),
+                );
+            }
+            3 => {
+                rewrite(p, "\"input\":", |b| b.is_ascii_digit(), b'7');
+            }
+            4 => {
+                rewrite(p, "\"id\":\"", |b| b.is_ascii_alphanumeric(), b'z');
+            }
+            5 => append(p, r#"{"type":"message","id":"cut-short","#),
+            _ => {
+                // Shrunk: its first half of lines, the modification time set back.
+                let before = mtime(p);
+                let half: Vec<&str> = text.lines().collect();
+                let kept = half[..half.len() / 2].join("\n") + "\n";
+                fs::write(p, kept).unwrap();
+                let f = fs::OpenOptions::new().write(true).open(p).unwrap();
+                f.set_modified(before).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn usage_is_the_same_with_the_cache_on_fixtures_cold_warm_and_changed() {
+    let (t, files) = copies("cache-usage", &fixture_files());
+    let dir = t.path().join("cache");
+    usage_same(&files, &dir, "cold");
+    usage_same(&files, &dir, "warm");
+    change(&files);
+    usage_same(&files, &dir, "changed");
+    usage_same(&files, &dir, "changed, warm");
+    // Appended to again: read on from where the cache left off.
+    for (i, p) in files.iter().enumerate().filter(|(i, _)| i % 7 == 0) {
+        append(p, &assistant(&format!("again-{i}"), "m-new", "0.5"));
+    }
+    usage_same(&files, &dir, "appended again");
+    // The cache is in its directory only: the inputs' directory holds the inputs.
+    let listed = fs::read_dir(t.path().join("in")).unwrap().count();
+    assert_eq!(listed, files.len());
+    assert!(dir.join("pi-usage").is_dir());
+}
+
+#[test]
+fn usage_is_the_same_with_the_cache_on_the_corpus_cold_warm_and_changed() {
+    let Some(corpus) = corpus_files_or_skip() else {
+        return;
+    };
+    let (t, files) = copies("cache-corpus", &corpus);
+    let dir = t.path().join("cache");
+    let modes: &[&[&str]] = &[&["--by", "day,model", "--total"], &[]];
+    let same = |phase: &str| {
+        for mode in modes {
+            let plain = usage(mode, &files, None);
+            let cached = usage(mode, &files, Some(&dir));
+            assert_eq!(plain.status, cached.status, "{phase} {mode:?}");
+            assert_eq!(plain.stderr, cached.stderr, "{phase} {mode:?}");
+            assert!(
+                plain.stdout == cached.stdout,
+                "{phase} {mode:?}: stdout differs"
+            );
+        }
+    };
+    same("cold");
+    same("warm");
+    change(&files);
+    same("changed");
+    same("changed, warm");
+}
+
+/// The cache reads a grown file on from where it left off: a change before that point,
+/// outside the first and last 4 KiB the cache checks, is not seen (Pi only appends; this test
+/// pins down which bytes are read again).
+#[test]
+fn a_grown_file_is_read_on_from_where_the_cache_left_off() {
+    let t = TempDir::new("cache-grown");
+    let dir = t.path().join("cache");
+    let header = r#"{"type":"session","version":3,"id":"grown","timestamp":"2026-05-01T00:00:00.000Z","cwd":"/g"}"#;
+    let mut text = header.to_string() + "\n";
+    for i in 0..100 {
+        text += &assistant(&format!("a{i:03}"), "m", "0.001");
+    }
+    let p = t.write("grown.jsonl", &text);
+    let total = |cache: bool| {
+        let mut c = cmd("pi-usage").args(["--json", "--total"]);
+        if cache {
+            c = c.arg("--cache-dir").arg(&dir);
+        }
+        let o = c.arg(&p).ok();
+        let r = o.records();
+        r.last().unwrap()["total"]["cost"].to_string()
+    };
+    assert_eq!(total(true), "0.1");
+    // Line 50's cost changed in place (same size), and a call appended.
+    let at = text.find(r#""a049""#).unwrap();
+    let cost_at = at + text[at..].find("0.001").unwrap();
+    let mut bytes = text.clone().into_bytes();
+    bytes[cost_at + 4] = b'9';
+    bytes.extend_from_slice(assistant("z", "m", "1").as_bytes());
+    fs::write(&p, &bytes).unwrap();
+    // Without the cache: the whole file as it is now; with it: the call appended is added to
+    // what the cache had.
+    assert_eq!(total(false), "1.108");
+    assert_eq!(total(true), "1.1");
+    // The same size and a new change time: read whole again.
+    let f = fs::OpenOptions::new().write(true).open(&p).unwrap();
+    f.set_modified(SystemTime::now()).unwrap();
+    assert_eq!(total(true), "1.108");
+}
+
+/// With stdin among the inputs (never cached) the files still come from the cache.
+#[test]
+fn stdin_among_cached_files() {
+    let (t, files) = copies("cache-stdin", &fixture_files()[..20]);
+    let dir = t.path().join("cache");
+    let stdin = fs::read(crate::util::fixture("usage-basic.jsonl")).unwrap();
+    let run = |cache: bool| {
+        let mut c = cmd("pi-usage").args(["--json", "--by", "model", "--total"]);
+        if cache {
+            c = c.arg("--cache-dir").arg(&dir);
+        }
+        c.args(&files[..10])
+            .arg("-")
+            .args(&files[10..])
+            .stdin(stdin.clone())
+            .run()
+    };
+    let plain = run(false);
+    for phase in ["cold", "warm"] {
+        let o = run(true);
+        assert_eq!(
+            (o.status, &o.stderr),
+            (plain.status, &plain.stderr),
+            "{phase}"
+        );
+        assert!(o.stdout == plain.stdout, "{phase}: stdout differs");
+    }
+    assert!(dir.join("pi-usage").is_dir());
+}
+
+#[test]
+fn a_damaged_cache_file_is_ignored_with_a_note() {
+    let files: Vec<PathBuf> = [
+        "usage-basic.jsonl",
+        "usage-fork.jsonl",
+        "pi16-usage-sources.jsonl",
+    ]
+    .iter()
+    .map(|f| crate::util::fixture(f))
+    .collect();
+    let (t, files) = copies("cache-damaged", &files);
+    let dir = t.path().join("cache");
+    let mode: &[&str] = &["--by", "model", "--total"];
+    let plain = usage(mode, &files, None);
+    assert_eq!(plain.status, 0);
+    usage(mode, &files, Some(&dir));
+    let shards: Vec<PathBuf> = fs::read_dir(dir.join("pi-usage"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert!(!shards.is_empty());
+    let version = env!("CARGO_PKG_VERSION").as_bytes();
+    type Damage = fn(&mut Vec<u8>, &[u8]);
+    let damages: [(&str, Damage); 4] = [
+        ("cut short", |b, _| b.truncate(b.len() / 2)),
+        ("garbage", |b, _| b.iter_mut().for_each(|x| *x = b'#')),
+        ("a flipped bit", |b, _| {
+            let mid = b.len() / 2;
+            b[mid] ^= 4;
+        }),
+        ("another version", |b, version| {
+            // A valid file written by another version: its checksum made right again.
+            let at = b.windows(version.len()).position(|w| w == version).unwrap();
+            b[at] = b'9';
+            let body = b.len() - 8;
+            let sum = xxhash_rust::xxh3::xxh3_64(&b[..body]);
+            b[body..].copy_from_slice(&sum.to_le_bytes());
+        }),
+    ];
+    for (what, damage) in damages {
+        for s in &shards {
+            let mut b = fs::read(s).unwrap();
+            damage(&mut b, version);
+            fs::write(s, b).unwrap();
+        }
+        let o = usage(mode, &files, Some(&dir));
+        assert_eq!(o.status, 0, "{what}: a note, not a problem: {}", o.stderr);
+        assert!(o.stdout == plain.stdout, "{what}: stdout differs");
+        let notes: Vec<&str> = o.stderr_lines();
+        assert_eq!(notes.len(), shards.len(), "{what}: {}", o.stderr);
+        for n in notes {
+            assert!(n.contains(": note: cache file "), "{what}: {n}");
+            let why = if what == "another version" {
+                "was written by pi-usage 9"
+            } else {
+                "; ignored"
+            };
+            assert!(n.contains(why), "{what}: {n}");
+        }
+        // Written again: the next run has nothing to say.
+        let again = usage(mode, &files, Some(&dir));
+        assert_eq!((again.status, again.stderr.as_str()), (0, ""), "{what}");
+        assert!(again.stdout == plain.stdout, "{what}: stdout differs");
+    }
+}
+
+#[test]
+fn concurrent_runs_do_not_corrupt_the_cache() {
+    let (t, files) = copies("cache-concurrent", &fixture_files());
+    let dir = t.path().join("cache");
+    let mode: &[&str] = &["--by", "day,model", "--total"];
+    let mut plain = usage(mode, &files, None);
+    for round in 0..3 {
+        let runs: Vec<_> = (0..2)
+            .map(|_| {
+                let (files, dir) = (files.clone(), dir.clone());
+                std::thread::spawn(move || usage(mode, &files, Some(&dir)))
+            })
+            .collect();
+        for r in runs {
+            let o = r.join().unwrap();
+            assert!(o.stdout == plain.stdout, "round {round}: stdout differs");
+            assert_eq!(o.stderr, plain.stderr, "round {round}");
+        }
+        if round == 1 {
+            change(&files[..12]);
+            plain = usage(mode, &files, None);
+        }
+    }
+    // No temporary file is left, and no cache file is damaged (nothing noted).
+    for e in fs::read_dir(dir.join("pi-usage")).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(name.ends_with(".bin") && !name.starts_with('.'), "{name}");
+    }
+    let o = usage(mode, &files, Some(&dir));
+    assert!(!o.stderr.contains("cache file"), "{}", o.stderr);
+}
+
+#[test]
+fn cache_clear_deletes_the_tools_cache_and_the_default_is_xdg_cache_home() {
+    let t = TempDir::new("cache-clear");
+    let xdg = t.path().join("xdg");
+    let f = crate::util::fixture("usage-basic.jsonl");
+    let run = |tool: &str, args: &[&str]| cmd(tool).env("XDG_CACHE_HOME", &xdg).args(args).run();
+    let usage_dir = xdg.join("pi-jsonl").join("pi-usage");
+    run("pi-usage", &["--cache", "--total", f.to_str().unwrap()]);
+    assert!(usage_dir.is_dir());
+    let sessions_dir = xdg.join("pi-jsonl").join("pi-sessions");
+    let tree = crate::util::fixture("sessions-tree");
+    run(
+        "pi-sessions",
+        &["--cache", "--json", tree.to_str().unwrap()],
+    );
+    assert!(sessions_dir.is_dir());
+    let o = run("pi-usage", &["--cache-clear"]);
+    assert_eq!((o.status, o.stdout.len(), o.stderr.as_str()), (0, 0, ""));
+    assert!(!usage_dir.exists());
+    assert!(sessions_dir.is_dir(), "each tool clears its own");
+    let o = run("pi-sessions", &["--cache-clear"]);
+    assert_eq!((o.status, o.stderr.as_str()), (0, ""));
+    assert!(!sessions_dir.exists());
+    // Nothing to clear is no error either.
+    assert_eq!(run("pi-sessions", &["--cache-clear"]).status, 0);
+}
+
+/// pi-sessions over a folder of copies, with the cache in `dir` or without.
+fn sessions(root: &Path, extra: &[&str], cache: Option<&Path>) -> Output {
+    let mut c = cmd("pi-sessions")
+        .args(["--json", "--dir"])
+        .arg(root)
+        .args(extra);
+    if let Some(dir) = cache {
+        c = c.arg("--cache-dir").arg(dir);
+    }
+    c.run()
+}
+
+#[test]
+fn sessions_is_the_same_with_the_cache_cold_warm_and_changed() {
+    let mut inputs = fixture_files();
+    inputs.extend(corpus_files_or_skip().unwrap_or_default());
+    let (t, files) = copies("cache-sessions", &inputs);
+    let root = t.path().join("in");
+    let dir = t.path().join("cache");
+    let same = |phase: &str| {
+        for extra in [&[][..], &["--prompts"][..]] {
+            let plain = sessions(&root, extra, None);
+            let cached = sessions(&root, extra, Some(&dir));
+            assert_eq!(plain.status, cached.status, "{phase} {extra:?}");
+            assert_eq!(plain.stderr, cached.stderr, "{phase} {extra:?}");
+            assert!(
+                plain.stdout == cached.stdout,
+                "{phase} {extra:?}: stdout differs"
+            );
+        }
+    };
+    same("cold");
+    same("warm");
+    change(&files);
+    same("changed");
+    same("changed, warm");
+    assert_eq!(fs::read_dir(&root).unwrap().count(), files.len());
+}
