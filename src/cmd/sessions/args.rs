@@ -10,7 +10,11 @@ pub const MAN: ManPage = ManPage {
     summary: "find Pi session files and describe each one",
     description: include_str!("man/description.txt"),
     output: include_str!("man/output.txt"),
-    environment: include_str!("man/environment.txt"),
+    environment: concat!(
+        include_str!("man/environment.txt"),
+        "\n\n",
+        crate::view::view_environment_text!()
+    ),
     examples: &[
         ("pi-sessions", "On a terminal: a table of every session, newest first."),
         ("pi-sessions --paths0 | xargs -0 pi-usage --total", "Sum usage over every session."),
