@@ -40,6 +40,71 @@ pub fn cut(s: &str, max: usize) -> String {
     out
 }
 
+/// `s` cut to `max` characters (0: not cut) with `…`, keeping its end (`keep_end`: an id's
+/// random part, a path's last folder) or its start.
+pub fn cut_keeping(s: &str, max: usize, keep_end: bool) -> String {
+    let n = s.chars().count();
+    if n <= max || max == 0 {
+        return s.to_string();
+    }
+    if !keep_end {
+        return cut(s, max);
+    }
+    let mut out = String::from('…');
+    out.extend(s.chars().skip(n + 1 - max));
+    out
+}
+
+/// How a column of a plain text table may be narrowed: its cells cut to no fewer than `min`
+/// characters (0: never cut), keeping their end or their start.
+#[derive(Debug, Clone, Copy)]
+pub struct Cut {
+    pub head: &'static str,
+    pub min: usize,
+    pub keep_end: bool,
+}
+
+/// Fits a plain text table (`rows`, the heads first, columns two blanks apart) to `limit`
+/// characters: the cells of the column that may be cut and is widest are cut first, each to
+/// no less than its `min`, until the table fits or nothing more can be cut; then columns are
+/// left out in `drop_order` (by head) until it fits. The indexes of the columns kept, in
+/// order. pi-usage's and pi-sessions' tables fit this way (their man pages state each order).
+pub fn cut_then_drop(
+    cols: &[Cut],
+    rows: &mut [Vec<String>],
+    drop_order: &[&str],
+    limit: Option<usize>,
+) -> Vec<usize> {
+    let mut keep: Vec<usize> = (0..cols.len()).collect();
+    let Some(limit) = limit else {
+        return keep;
+    };
+    let width_of = |rows: &[Vec<String>], i: usize| {
+        rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)
+    };
+    let total = |rows: &[Vec<String>], keep: &[usize]| {
+        keep.iter().map(|&i| width_of(rows, i)).sum::<usize>() + 2 * keep.len().saturating_sub(1)
+    };
+    while total(rows, &keep) > limit {
+        let widest = (0..cols.len())
+            .filter(|&i| cols[i].min > 0 && width_of(rows, i) > cols[i].min)
+            .max_by_key(|&i| width_of(rows, i));
+        let Some(i) = widest else { break };
+        let over = total(rows, &keep) - limit;
+        let to = width_of(rows, i).saturating_sub(over).max(cols[i].min);
+        for r in rows.iter_mut().skip(1) {
+            r[i] = cut_keeping(&r[i], to, cols[i].keep_end);
+        }
+    }
+    for name in drop_order {
+        if total(rows, &keep) <= limit {
+            break;
+        }
+        keep.retain(|&i| cols[i].head != *name);
+    }
+    keep
+}
+
 /// `text`'s lines wrapped at spaces to `max` characters (a word longer than that stays whole);
 /// continuation lines are indented by two spaces.
 pub fn wrap(text: &str, max: usize) -> String {

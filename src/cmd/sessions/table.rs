@@ -76,23 +76,6 @@ fn size(b: u64) -> String {
     }
 }
 
-/// `s` cut to `max` characters with `…`, keeping its end or its start.
-fn cut(s: &str, max: usize, keep_end: bool) -> String {
-    let n = s.chars().count();
-    if n <= max || max == 0 {
-        return s.to_string();
-    }
-    let mut out = String::new();
-    if keep_end {
-        out.push('…');
-        out.extend(s.chars().skip(n + 1 - max));
-    } else {
-        out.extend(s.chars().take(max - 1));
-        out.push('…');
-    }
-    out
-}
-
 /// What the table needs besides the files: the time, the home directory (shown as `~`),
 /// whether prompts may be shown, and each file's cost and models as pi-usage gives them.
 pub(super) struct TableInput<'a> {
@@ -145,42 +128,6 @@ fn width_of(rows: &[Vec<String>], i: usize) -> usize {
     rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)
 }
 
-fn total_width(rows: &[Vec<String>], keep: &[usize]) -> usize {
-    keep.iter().map(|&i| width_of(rows, i)).sum::<usize>() + 2 * keep.len().saturating_sub(1)
-}
-
-/// Fits `rows` (the headings first) to `limit` columns: cuts the cells of the columns that
-/// may be cut, the widest first, to no less than their minimum; then drops columns in
-/// [`DROP_ORDER`]. The indexes of the columns kept.
-fn fit(rows: &mut [Vec<String>], limit: Option<usize>) -> Vec<usize> {
-    let mut keep: Vec<usize> = (0..HEADINGS.len()).collect();
-    let Some(limit) = limit else {
-        return keep;
-    };
-    while total_width(rows, &keep) > limit {
-        let widest = (0..HEADINGS.len())
-            .filter(|&i| {
-                let (min, _) = cut_rule(HEADINGS[i]);
-                min > 0 && width_of(rows, i) > min
-            })
-            .max_by_key(|&i| width_of(rows, i));
-        let Some(i) = widest else { break };
-        let (min, keep_end) = cut_rule(HEADINGS[i]);
-        let over = total_width(rows, &keep) - limit;
-        let to = width_of(rows, i).saturating_sub(over).max(min);
-        for r in rows.iter_mut().skip(1) {
-            r[i] = cut(&r[i], to, keep_end);
-        }
-    }
-    for name in DROP_ORDER {
-        if total_width(rows, &keep) <= limit {
-            break;
-        }
-        keep.retain(|&i| HEADINGS[i] != name);
-    }
-    keep
-}
-
 /// The table of `metas` (`t.usage[i]` holds pi-usage's cells for `metas[i]`), `limit`
 /// columns wide at most when it can be (`None`: no limit).
 pub(super) fn render(metas: &[FileMeta], t: &TableInput, limit: Option<usize>) -> String {
@@ -191,7 +138,15 @@ pub(super) fn render(metas: &[FileMeta], t: &TableInput, limit: Option<usize>) -
             .zip(t.usage)
             .map(|(m, u)| row(m, u.as_ref(), t)),
     );
-    let keep = fit(&mut rows, limit);
+    let cuts = HEADINGS.map(|head| {
+        let (min, keep_end) = cut_rule(head);
+        crate::view::width::Cut {
+            head,
+            min,
+            keep_end,
+        }
+    });
+    let keep = crate::view::width::cut_then_drop(&cuts, &mut rows, &DROP_ORDER, limit);
     let widths: Vec<usize> = (0..HEADINGS.len()).map(|i| width_of(&rows, i)).collect();
     let right = |i: usize| matches!(HEADINGS[i], "Size" | "Messages" | "Cost");
     let colour = crate::view::colour::enabled();
@@ -257,9 +212,15 @@ mod tests {
 
     #[test]
     fn cut_keeps_one_end() {
-        assert_eq!(cut("/home/u/src/project", 8, true), "…project");
-        assert_eq!(cut("short", 8, true), "short");
-        assert_eq!(cut("claude-sonnet-4-5", 8, false), "claude-…");
+        assert_eq!(
+            crate::view::width::cut_keeping("/home/u/src/project", 8, true),
+            "…project"
+        );
+        assert_eq!(crate::view::width::cut_keeping("short", 8, true), "short");
+        assert_eq!(
+            crate::view::width::cut_keeping("claude-sonnet-4-5", 8, false),
+            "claude-…"
+        );
     }
 
     #[test]

@@ -190,21 +190,6 @@ fn number_column(i: usize) -> Column {
     }
 }
 
-/// `s` cut to `max` characters, keeping its start or (`keep_end`) its end.
-fn cut_to(s: &str, max: usize, keep_end: bool) -> String {
-    let n = s.chars().count();
-    if n <= max || max == 0 {
-        return s.to_string();
-    }
-    if keep_end {
-        let mut out = String::from('…');
-        out.extend(s.chars().skip(n + 1 - max));
-        out
-    } else {
-        width::cut(s, max)
-    }
-}
-
 /// Renders rows (and a total row) as text, `columns` wide at most when possible (`None`: no
 /// limit): label columns are cut first (projects and models to 12 characters, providers to 8,
 /// session ids to 13, keeping their end), then columns dropped in [`DROP_ORDER`]; the notes are wrapped. Rows per session
@@ -240,7 +225,15 @@ pub fn render(
         }
         table.push(r);
     }
-    let keep = fit(&cols, &mut table, columns);
+    let cuts: Vec<width::Cut> = cols
+        .iter()
+        .map(|c| width::Cut {
+            head: c.head,
+            min: c.min,
+            keep_end: c.keep_end,
+        })
+        .collect();
+    let keep = width::cut_then_drop(&cuts, &mut table, &DROP_ORDER, columns);
     let width: Vec<usize> = (0..cols.len())
         .map(|i| {
             table
@@ -288,44 +281,6 @@ pub fn render(
         None => out.push_str(&text),
     }
     out
-}
-
-/// Fits the table to `columns`: cuts label cells, then drops number columns; the indexes of
-/// the columns kept, in order.
-fn fit(cols: &[Column], table: &mut [Vec<String>], columns: Option<usize>) -> Vec<usize> {
-    let mut keep: Vec<usize> = (0..cols.len()).collect();
-    let Some(limit) = columns else {
-        return keep;
-    };
-    let col_width = |table: &[Vec<String>], i: usize| {
-        table
-            .iter()
-            .map(|r| r[i].chars().count())
-            .max()
-            .unwrap_or(0)
-    };
-    let total = |table: &[Vec<String>], keep: &[usize]| {
-        keep.iter().map(|&i| col_width(table, i)).sum::<usize>() + 2 * keep.len().saturating_sub(1)
-    };
-    // Cut the label columns that may be cut, the widest first, to what the limit leaves.
-    while total(table, &keep) > limit {
-        let widest = (0..cols.len())
-            .filter(|&i| cols[i].min > 0 && col_width(table, i) > cols[i].min)
-            .max_by_key(|&i| col_width(table, i));
-        let Some(i) = widest else { break };
-        let over = total(table, &keep) - limit;
-        let to = col_width(table, i).saturating_sub(over).max(cols[i].min);
-        for r in table.iter_mut().skip(1) {
-            r[i] = cut_to(&r[i], to, cols[i].keep_end);
-        }
-    }
-    for name in DROP_ORDER {
-        if total(table, &keep) <= limit {
-            break;
-        }
-        keep.retain(|&i| cols[i].head != name);
-    }
-    keep
 }
 
 /// The notes under the table: missing costs, repeats left out, unresolved forks, and the
