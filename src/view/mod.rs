@@ -89,6 +89,45 @@ pub fn section(
     out
 }
 
+/// Writes the records of one input (`jsonl`, a tool's own JSON Lines) as one [`section`] per
+/// session, in order: `add` makes a record's row (and counts what it needs). For the tools whose
+/// view is drawn from their records (pi-tools, pi-compactions), so the view shows what the
+/// records say.
+pub fn sections(
+    jsonl: &[u8],
+    columns: &[Column],
+    one_line: bool,
+    out: &mut crate::output::Out,
+    mut add: impl FnMut(&serde_json::Value) -> Vec<(String, Paint)>,
+) -> Result<(), crate::output::Stop> {
+    let (width, colour) = (width::columns(), colour::enabled());
+    let mut session: Option<(String, String)> = None;
+    let mut table = Table::new(columns, one_line);
+    for line in jsonl.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let Ok(r) = serde_json::from_slice::<serde_json::Value>(line) else {
+            continue;
+        };
+        let here = (text(&r["file"]), text(&r["session"]));
+        if session.as_ref() != Some(&here) {
+            if let Some((file, id)) = session.take() {
+                out.raw(section(&id, &file, &table, width, colour).as_bytes())?;
+            }
+            table = Table::new(columns, one_line);
+            session = Some(here);
+        }
+        table.row(add(&r));
+    }
+    if let Some((file, id)) = session {
+        out.raw(section(&id, &file, &table, width, colour).as_bytes())?;
+    }
+    Ok(())
+}
+
+/// A record's string member, or `""`.
+pub fn text(v: &serde_json::Value) -> String {
+    v.as_str().unwrap_or_default().to_string()
+}
+
 /// A table, and after it a note naming the columns left out to fit the width, if any.
 pub fn table_with_note(table: &Table, width: Option<usize>, colour: bool) -> String {
     let (mut out, dropped) = table.render(width, colour);

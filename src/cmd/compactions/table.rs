@@ -10,7 +10,7 @@
 
 use super::trigger::{Basis, Trigger};
 use crate::output::{Out, Stop};
-use crate::view::{self, Align, Column, Paint, Table};
+use crate::view::{self, Align, Column, Paint};
 use serde_json::Value;
 
 const COLUMNS: [Column; 8] = [
@@ -93,28 +93,11 @@ impl Tally {
 
 /// Writes the tables of the records in `jsonl` (one input's) and returns what they count.
 pub(super) fn write_tables(jsonl: &[u8], out: &mut Out) -> Result<Tally, Stop> {
-    let (width, colour) = (view::width::columns(), view::colour::enabled());
     let mut tally = Tally::default();
-    let mut session: Option<(String, String)> = None;
-    let mut table = Table::new(&COLUMNS, false);
-    for line in jsonl.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        let Ok(r) = serde_json::from_slice::<Value>(line) else {
-            continue;
-        };
-        let here = (text(&r["file"]), text(&r["session"]));
-        if session.as_ref() != Some(&here) {
-            if let Some((file, id)) = session.take() {
-                out.raw(view::section(&id, &file, &table, width, colour).as_bytes())?;
-            }
-            table = Table::new(&COLUMNS, false);
-            session = Some(here);
-        }
-        tally.count(&r);
-        table.row(row(&r));
-    }
-    if let Some((file, id)) = session {
-        out.raw(view::section(&id, &file, &table, width, colour).as_bytes())?;
-    }
+    view::sections(jsonl, &COLUMNS, false, out, |r| {
+        tally.count(r);
+        row(r)
+    })?;
     Ok(tally)
 }
 
@@ -129,10 +112,6 @@ pub(super) fn write_footer(tally: &Tally, out: &mut Out) -> Result<(), Stop> {
     out.raw(b"\n")
 }
 
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
-}
-
 fn tokens(v: &Value) -> String {
     v.as_u64()
         .map(|n| view::thousands(n.into()))
@@ -142,18 +121,18 @@ fn tokens(v: &Value) -> String {
 /// A record's row: a compaction, a failure, or (with options) an assistant error or a branch
 /// summary.
 fn row(r: &Value) -> Vec<(String, Paint)> {
-    let kind = text(&r["type"]);
+    let kind = view::text(&r["type"]);
     let (trigger, basis, paint) = match kind.as_str() {
         "compaction_report" => {
-            let basis = text(&r["basis"]);
+            let basis = view::text(&r["basis"]);
             let paint = if basis == "unknown" {
                 Paint::Warn
             } else {
                 Paint::Plain
             };
-            (text(&r["trigger"]), basis, paint)
+            (view::text(&r["trigger"]), basis, paint)
         }
-        "compaction_failure" => (text(&r["trigger"]), "failed".into(), Paint::Error),
+        "compaction_failure" => (view::text(&r["trigger"]), "failed".into(), Paint::Error),
         "assistant_error" => ("error".into(), String::new(), Paint::Error),
         other => (other.replace('_', " "), String::new(), Paint::Dim),
     };
@@ -196,7 +175,11 @@ fn evidence(r: &Value) -> String {
                     .as_u64()
                     .map(|l| format!(" (line {l})"))
                     .unwrap_or_default();
-                format!("{}{at}: {}", text(&c["rule"]), text(&c["detail"]))
+                format!(
+                    "{}{at}: {}",
+                    view::text(&c["rule"]),
+                    view::text(&c["detail"])
+                )
             })
             .collect();
         return view::one_line(&parts.join("; "), 400);

@@ -76,39 +76,17 @@ pub(super) fn merge(into: &mut Summary, from: Summary) {
 
 /// Writes the tables of the records in `jsonl` (one input's) and returns its counts.
 pub(super) fn write_calls(jsonl: &[u8], out: &mut Out) -> Result<Summary, Stop> {
-    let (width, colour) = (view::width::columns(), view::colour::enabled());
     let mut summary = Summary::new();
-    let mut session: Option<(String, String)> = None;
-    let mut table = Table::new(&CALLS, true);
-    for line in jsonl.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        let Ok(r) = serde_json::from_slice::<Value>(line) else {
-            continue;
-        };
-        let here = (text(&r["file"]), text(&r["session"]));
-        if session.as_ref() != Some(&here) {
-            if let Some((file, id)) = session.take() {
-                out.raw(view::section(&id, &file, &table, width, colour).as_bytes())?;
-            }
-            table = Table::new(&CALLS, true);
-            session = Some(here);
-        }
-        count(&mut summary, &r);
-        table.row(row(&r));
-    }
-    if let Some((file, id)) = session {
-        out.raw(view::section(&id, &file, &table, width, colour).as_bytes())?;
-    }
+    view::sections(jsonl, &CALLS, true, out, |r| {
+        count(&mut summary, r);
+        row(r)
+    })?;
     Ok(summary)
-}
-
-/// A string member, or `""`.
-fn text(v: &Value) -> String {
-    v.as_str().unwrap_or_default().to_string()
 }
 
 /// A record's row.
 fn row(r: &Value) -> Vec<(String, Paint)> {
-    let status = text(&r["status"]);
+    let status = view::text(&r["status"]);
     let paint = status_paint(&status);
     let mut name = view::one_line(r["name"].as_str().unwrap_or("?"), 40);
     if r["by_user"] == Value::Bool(true) {
@@ -120,7 +98,7 @@ fn row(r: &Value) -> Vec<(String, Paint)> {
         _ if r["type"] == "tool_result" => r,
         _ => &Value::Null,
     };
-    let evidence = text(&r["evidence"]);
+    let evidence = view::text(&r["evidence"]);
     let result_text = match result["text"].as_str() {
         Some(t) => view::one_line(t, PREVIEW_CHARS),
         // A failure without text says why (an aborted turn), unless that is its status.
