@@ -381,14 +381,7 @@ impl Diags {
 /// Reports a problem that belongs to no input (a bad option value, a missing models file).
 pub fn report_global(tool: &str, msg: impl AsRef<str>) {
     REPORTED.store(true, Ordering::Relaxed);
-    if shown() == Shown::Nothing {
-        return;
-    }
-    let _ = writeln!(
-        std::io::stderr().lock(),
-        "{tool}: {}",
-        sanitize(msg.as_ref())
-    );
+    note_global(tool, msg);
 }
 
 /// Says something about the run that is not a problem (how many files a tool given no FILE
