@@ -353,6 +353,36 @@ fn a_key_that_is_a_token_is_replaced_too() {
     }
 }
 
+/// A tool output where a path the path pattern sees (`/home/ana/work/app/[eval]` gives
+/// `/home/ana/work/app/`) is also the start of a path it did not see start (in a `file://` URL,
+/// after `pkg@`), and a shorter path (`/node_modules/`, in code) is masked on its own: every
+/// record is written, every path given its pseudonym, nothing withheld (the shape of a
+/// corpus record that `--keep-text` used to withhold).
+#[test]
+fn keep_text_withholds_no_record_whose_paths_all_get_pseudonyms() {
+    let f = fixture("redact-keep-text-path-in-url.jsonl");
+    let o = cmd("pi-redact").arg("--keep-text").arg(&f).run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    assert_eq!(o.stderr, "");
+    let input = std::fs::read_to_string(&f).unwrap();
+    let out = o.out();
+    assert_eq!(out.lines().count(), input.lines().count());
+    assert!(out.lines().all(|l| !l.is_empty()), "no line withheld");
+    for private in ["ana", "/work/app", "register-", "left-pad"] {
+        assert!(!out.contains(private), "{private} survived: {out}");
+    }
+    let text = o.records()[3]["message"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(text.contains("(file:///home/user1/dir"), "{text}");
+    assert!(text.contains("pkg@/home/user1/dir"), "{text}");
+    assert!(
+        text.contains("Require stack:\n- /home/user1/dir1/dir2/[eval]"),
+        "{text}"
+    );
+}
+
 // ---- The canaries. ----
 
 /// Fake secrets of many kinds, e-mail addresses and home paths. Each is what must not appear

@@ -105,8 +105,12 @@ fn compiled() -> &'static Compiled {
         email: Regex::new(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
             .expect("e-mail pattern"),
         token: Regex::new(r"[A-Za-z0-9+/_=\-]{24,}").expect("token pattern"),
-        path: Regex::new(r#"(?:^|[\s"'`(\[=:,<>|]|\\[nrt])(?P<s>~?/[^\s"'`<>()\[\]{},;|\\]+)"#)
-            .expect("path pattern"),
+        // A path starts the text, follows a blank, a quote, a bracket, an operator, a written
+        // `\n`, or is the path of a `file://` URL.
+        path: Regex::new(
+            r#"(?:^|[\s"'`(\[=:,<>|]|\\[nrt]|file://)(?P<s>~?/[^\s"'`<>()\[\]{},;|\\]+)"#,
+        )
+        .expect("path pattern"),
     })
 }
 
@@ -201,7 +205,16 @@ impl Masker {
         exact.sort_by_key(|(_, s)| std::cmp::Reverse(s.len()));
         for (kind, secret) in exact {
             for (i, _) in text.match_indices(secret.as_str()) {
-                add(i, i + secret.len(), Mask::Secret(kind), &mut spans);
+                let mut end = i + secret.len();
+                if kind == "path" {
+                    // A path masked elsewhere found inside a longer path (one the path
+                    // pattern did not see start): the whole longer path gets its pseudonym.
+                    // Masking the prefix alone would leave the rest as it was, and a
+                    // pseudonym's last `/` before that rest could spell again a shorter path
+                    // masked elsewhere (`…/dir2/` + `node_modules/` holds `/node_modules/`).
+                    end = path_end(text, end);
+                }
+                add(i, end, Mask::Secret(kind), &mut spans);
             }
         }
         for (kind, re) in &c.detectors {
@@ -232,6 +245,19 @@ impl Masker {
         spans.sort_by_key(|s| s.start);
         spans
     }
+}
+
+/// Whether `c` can be part of a path written in text (what the path pattern allows).
+fn is_path_char(c: char) -> bool {
+    !c.is_whitespace() && !"\"'`<>()[]{},;|\\".contains(c)
+}
+
+/// Where the run of path characters that goes on at `end` stops.
+fn path_end(text: &str, end: usize) -> usize {
+    text[end..]
+        .char_indices()
+        .find(|&(_, c)| !is_path_char(c))
+        .map_or(text.len(), |(i, _)| end + i)
 }
 
 /// Whether a run of token characters looks like a random credential rather than a word, a
@@ -333,6 +359,11 @@ mod tests {
             "see https://example.com/a/b"
         );
         assert_eq!(mask(&m, "run /compact now"), "run /compact now");
+        // A local file's URL: its path.
+        assert_eq!(
+            mask(&m, "at (file:///srv/x/y.mjs:1:7)"),
+            "at (file:///srv/dir1/dir2)"
+        );
         // Paths in text that is itself escaped JSON (`\n` written out).
         assert_eq!(
             mask(&m, r"a.json\n/srv/x/y.txt\n"),

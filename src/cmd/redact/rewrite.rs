@@ -43,6 +43,8 @@ enum Act {
     Id,
     /// The session header's id: renamed with `--rename-ids`.
     SessionId,
+    /// An image block's data: the placeholder [`Rewriter::image`] holds (data otherwise).
+    ImageData,
 }
 
 /// Which strings of data are labels, kept as they are.
@@ -155,6 +157,7 @@ fn block_act(block: &str, kind: TextKind, key: &str) -> Act {
         ("toolCall", "id" | "name" | "namespace") => Act::Keep,
         ("toolCall", "arguments") => Act::Data(Labels::None),
         ("image", "mimeType") => Act::Keep,
+        ("image", "data") => Act::ImageData,
         ("redacted_thinking", "data") => Act::Drop,
         _ if is_signature(key) => Act::Drop,
         _ => Act::Data(Labels::None),
@@ -219,6 +222,8 @@ pub struct Rewriter<'r> {
     /// masker finds: set for a second rewrite of a record whose first one left a masked
     /// string unmasked in another of its texts (where no detector saw it).
     pub also: Vec<(&'static str, String)>,
+    /// The placeholder of the image block being written, for its `data`.
+    image: Option<String>,
     /// Whether anything of the current record was changed.
     changed: bool,
 }
@@ -239,6 +244,7 @@ impl<'r> Rewriter<'r> {
             renames: None,
             check: LineCheck::default(),
             also: Vec::new(),
+            image: None,
             changed: false,
         }
     }
@@ -318,6 +324,7 @@ impl<'r> Rewriter<'r> {
             Act::Data(labels) => self.data(raw, out, depth, key, labels),
             Act::Time => self.time(raw, out),
             Act::Id | Act::SessionId => self.id(act, raw, out),
+            Act::ImageData if self.image.is_some() => self.image_data(out),
             _ => self.data(raw, out, depth, key, Labels::None),
         }
     }
@@ -438,41 +445,28 @@ impl<'r> Rewriter<'r> {
         }
     }
 
-    /// A content block: text, thinking, a tool call, an image, or another kind.
+    /// A content block: text, thinking, a tool call, an image, or another kind. An image's
+    /// placeholder is made before its members are walked (it needs the MIME type, which may
+    /// come after the data).
     fn block(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize) {
         let block: Cow<'_, str> = raw.get("type").and_then(Raw::as_str).unwrap_or_default();
-        if block == "image" {
-            if let Some(data) = raw.get("data").filter(|d| d.first() == Some(&b'"')) {
+        self.image = (block == "image")
+            .then(|| raw.get("data").filter(|d| d.first() == Some(&b'"')))
+            .flatten()
+            .map(|data| {
                 let mime = raw.get("mimeType").and_then(Raw::as_str);
-                let placeholder = of_image(mime.as_deref(), data.len().saturating_sub(2));
-                return self.image(raw, out, depth, placeholder);
-            }
-        }
+                of_image(mime.as_deref(), data.len().saturating_sub(2))
+            });
         self.object(raw, out, depth, |k| block_act(&block, kind, k));
+        self.image = None;
     }
 
-    /// An image block with its data replaced by `placeholder`.
-    fn image(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, placeholder: String) {
-        out.push(b'{');
-        let mut first = true;
-        raw.for_each_field(|key, value| {
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            let name = json::decode_string_body(key);
-            if name == "data" {
-                self.changed = true;
-                self.tally.add("image");
-                out.extend_from_slice(b"\"data\":");
-                write_str(out, &placeholder);
-            } else {
-                let a = block_act("image", TextKind::Message, &name);
-                self.key(key, &name, a, out);
-                self.value(a, value, out, depth + 1, &name);
-            }
-        });
-        out.push(b'}');
+    /// An image block's data: its placeholder.
+    fn image_data(&mut self, out: &mut Vec<u8>) {
+        let placeholder = self.image.take().unwrap_or_default();
+        self.changed = true;
+        self.tally.add("image");
+        write_str(out, &placeholder);
     }
 
     /// Data: keys and value types kept; numbers, booleans and null copied; strings replaced
