@@ -111,17 +111,34 @@ impl Tool for Redact {
     /// Runs pi-redact over `input` as if it came on stdin (for tests and fuzzing); the summary
     /// is not printed.
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-        let mut state = match RunState::new(args) {
-            Ok(s) => s,
-            Err(e) => {
-                d.report(None, Kind::Io, e);
-                return Ok(());
-            }
-        };
-        let mut v = Redactor::new(args, &mut state, out);
-        reader::read(input, false, d, &mut v)?;
-        Ok(())
+        redact_bytes(args, input, out, d).map(|_| ())
     }
+}
+
+/// [`Redact::run_bytes`]; the number of records the residual scan withheld.
+fn redact_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<u64, Stop> {
+    let mut state = match RunState::new(args) {
+        Ok(s) => s,
+        Err(e) => {
+            d.report(None, Kind::Io, e);
+            return Ok(0);
+        }
+    };
+    let mut v = Redactor::new(args, &mut state, out);
+    reader::read(input, false, d, &mut v)?;
+    Ok(v.withheld)
+}
+
+/// `input` as `pi-redact` writes it with no option (every text replaced, paths given
+/// pseudonyms, the residual scan on), for another tool to read (`pi-replay --redact`); and the
+/// number of records the scan withheld (each written as a blank line). The input's own
+/// problems are not reported here: the reading tool reports them.
+pub fn redacted(input: &[u8]) -> (Vec<u8>, u64) {
+    let args = <Args as clap::Parser>::parse_from(["pi-redact"]);
+    let mut out = Out::held();
+    let mut quiet = Diags::quiet("pi-redact", "");
+    let withheld = redact_bytes(&args, input, &mut out, &mut quiet).unwrap_or(0);
+    (out.buf, withheld)
 }
 
 fn redact_source(
