@@ -383,6 +383,55 @@ fn keep_text_withholds_no_record_whose_paths_all_get_pseudonyms() {
     );
 }
 
+/// Windows paths (a drive with `\` or `/`, UNC, doubled `\` in JSON text) get pseudonyms that
+/// keep their structure, one per path whatever its separators; the sessions folder named
+/// after the cwd (in `parentSession`, and `--out-dir`'s) is named after the cwd's pseudonym,
+/// as Pi names it.
+#[test]
+fn windows_paths_get_pseudonyms_that_keep_their_structure() {
+    let f = fixture("redact-windows-paths.jsonl");
+    let folder = "--C--Users-user1-dir1-dir2--";
+    let r = cmd("pi-redact").arg(&f).ok().records();
+    assert_eq!(r[0]["cwd"], r"C:\Users\user1\dir1\dir2");
+    assert_eq!(
+        r[0]["parentSession"],
+        format!(r"C:\Users\user1\dir3\dir4\dir5\{folder}\file1.jsonl")
+    );
+    let calls = &r[2]["message"]["content"];
+    assert_eq!(
+        calls[0]["arguments"]["path"],
+        r"C:\Users\user1\dir1\dir2\file2.rs"
+    );
+    assert_eq!(
+        calls[1]["arguments"]["path"],
+        "C:/Users/user1/dir1/dir2/file3.rs"
+    );
+
+    let o = cmd("pi-redact").arg("--keep-text").arg(&f).ok();
+    assert!(
+        !o.out().contains("ana") && !o.out().contains("fileserver"),
+        "{}",
+        o.out()
+    );
+    let r = o.records();
+    assert_eq!(
+        r[1]["message"]["content"],
+        r"Fix C:\Users\user1\dir1\dir2\file2.rs and C:/Users/user1/dir1/dir2/file3.rs; the plan is on \\dir6\dir7\file4.docx"
+    );
+    assert_eq!(
+        r[3]["message"]["content"][0]["text"],
+        "{\"file\":\"C:\\\\Users\\\\user1\\\\dir1\\\\dir2\\\\file2.rs\"}\nfn main() {}\n"
+    );
+
+    let t = TempDir::new("redact-windows");
+    let out = t.path().join("shared");
+    cmd("pi-redact").arg("--out-dir").arg(&out).arg(&f).ok();
+    let placed = out
+        .join(folder)
+        .join("2026-06-01T10-00-00-000Z_s-win.jsonl");
+    assert!(placed.is_file(), "{}", placed.display());
+}
+
 // ---- The canaries. ----
 
 /// Fake secrets of many kinds, e-mail addresses and home paths. Each is what must not appear
@@ -600,7 +649,7 @@ fn out_dir_lays_files_out_as_pi_does_and_never_replaces_one() {
     // The same run to stdout: the same pseudonyms, the files' contents one after the other.
     let whole = cmd("pi-redact").args([&a, &b]).ok().out();
     let first = out.join("--home-user1-dir1-dir2--/2026-06-01T10-00-00-000Z_s-redact.jsonl");
-    let second = out.join("--home-user2-dir9--/2026-05-01T09-59-00-000Z_s-basic.jsonl");
+    let second = out.join("--home-user2-dir8--/2026-05-01T09-59-00-000Z_s-basic.jsonl");
     let (x, y) = (
         std::fs::read_to_string(&first).unwrap(),
         std::fs::read_to_string(&second).unwrap(),

@@ -3,7 +3,7 @@
 //! e-mail addresses, tokens that look random, and file paths (given their pseudonyms).
 //! Each mask names its kind: `[secret:github-token]`, `[email]`.
 
-use super::paths::{looks_like_path, Pseudonyms};
+use super::paths::{looks_like_path, windows_root, Pseudonyms};
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -106,10 +106,15 @@ fn compiled() -> &'static Compiled {
             .expect("e-mail pattern"),
         token: Regex::new(r"[A-Za-z0-9+/_=\-]{24,}").expect("token pattern"),
         // A path starts the text, follows a blank, a quote, a bracket, an operator, a written
-        // `\n`, or is the path of a `file://` URL.
-        path: Regex::new(
-            r#"(?:^|[\s"'`(\[=:,<>|]|\\[nrt]|file://)(?P<s>~?/[^\s"'`<>()\[\]{},;|\\]+)"#,
-        )
+        // `\n`, or is the path of a `file://` URL; it is absolute, `~/`, or a Windows path:
+        // a drive with `\`, `/` or `\\` between components, or `\\server\share` (a server
+        // name of two characters or more, and one `\` after it: JSON text quoted in text holds
+        // `\\n` often, UNC paths seldom).
+        path: Regex::new(concat!(
+            r#"(?:^|[\s"'`(\[=:,<>|]|\\[nrt]|file://)(?P<s>~?/[^\s"'`<>()\[\]{},;|\\]+"#,
+            r#"|[A-Za-z]:(?:\\\\?|/)[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*"#,
+            r#"|\\\\[A-Za-z0-9][A-Za-z0-9._$\-]+\\[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*)"#
+        ))
         .expect("path pattern"),
     })
 }
@@ -236,15 +241,38 @@ impl Masker {
         }
         for m in c.path.captures_iter(text) {
             let g = m.name("s").expect("path group");
+            let found = windows_in_json_text(g.as_str());
             // A lone `/word` in text is more often a command (`/compact`) than a path.
-            let deep = g.as_str().starts_with('~') || g.as_str()[1..].contains('/');
-            if deep && looks_like_path(g.as_str()) {
-                add(g.start(), g.end(), Mask::Path, &mut spans);
+            let deep = found.starts_with('~')
+                || found[1..].contains('/')
+                || windows_root(found).is_some_and(|r| found[r..].contains(['\\', '/']));
+            if deep && looks_like_path(found) {
+                add(g.start(), g.start() + found.len(), Mask::Path, &mut spans);
             }
         }
         spans.sort_by_key(|s| s.start);
         spans
     }
+}
+
+/// A Windows path found in text, cut where the text's own escapes start: in JSON text, where
+/// every `\` of a path is doubled (`C:\\\\Users\\\\ana`), a lone `\` starts an escape (`\n`), not
+/// a component.
+fn windows_in_json_text(path: &str) -> &str {
+    let doubled = path.get(1..4) == Some(":\\\\") || path.starts_with("\\\\\\\\");
+    if !doubled {
+        return path;
+    }
+    let b = path.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], b.get(i + 1)) {
+            (b'\\', Some(b'\\')) => i += 2,
+            (b'\\', _) => return &path[..i],
+            _ => i += 1,
+        }
+    }
+    path
 }
 
 /// Whether `c` can be part of a path written in text (what the path pattern allows).
@@ -359,6 +387,17 @@ mod tests {
             "see https://example.com/a/b"
         );
         assert_eq!(mask(&m, "run /compact now"), "run /compact now");
+        // Windows paths: with `\`, `/`, doubled `\` (in JSON text, up to its next escape), UNC.
+        let mut p = Pseudonyms::default();
+        let win = r#"open C:\Users\ana\src\main.rs, C:/Users/ana/src/x.txt, {"p":"C:\\Users\\ana\\src\\main.rs\n"} \\srv\share\a.md"#;
+        assert_eq!(
+            m.mask(win, &mut p, &[], |_, _| {}),
+            r#"open C:\Users\user1\dir1\file1.rs, C:/Users/user1/dir1/file2.txt, {"p":"C:\\Users\\user1\\dir1\\file1.rs\n"} \\dir2\dir3\file3.md"#
+        );
+        assert_eq!(mask(&m, r"see C:\x or a:b"), r"see C:\dir1 or a:b");
+        // Escapes of JSON text quoted in text are not UNC paths.
+        let quoted = r#"split(\"\\n\"); "\\n\\n01 x"; \\n\\nthe"#;
+        assert_eq!(mask(&m, quoted), quoted);
         // A local file's URL: its path.
         assert_eq!(
             mask(&m, "at (file:///srv/x/y.mjs:1:7)"),

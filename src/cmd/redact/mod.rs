@@ -275,7 +275,7 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
                     Kind::BadField,
                     format!(
                         "the rewritten record still holds {} characters of replaced input text: not written",
-                        String::from_utf8_lossy(s).chars().count()
+                        String::from_utf8_lossy(&s).chars().count()
                     ),
                 );
                 self.withheld += 1;

@@ -10,6 +10,7 @@ use super::paths::{looks_like_path, Pseudonyms};
 use super::placeholder::{of_image, of_text, TextKind};
 use super::retime::shifted;
 use super::tally::Tally;
+use crate::hash::FastMap;
 use crate::json::{self, Raw};
 use crate::output::{push_value, write_str};
 use std::borrow::Cow;
@@ -17,6 +18,9 @@ use std::borrow::Cow;
 /// Nesting deeper than this inside tool arguments, details or extension data is replaced by
 /// one placeholder (the walk recurses; Pi's own records are a few levels deep).
 const MAX_DEPTH: usize = 128;
+
+/// At most this many keys' masker answers are remembered (a bound on the memory they take).
+const KEYS_REMEMBERED: usize = 1 << 16;
 
 /// What is done with one member's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +37,8 @@ enum Act {
     Masked,
     /// A path: its pseudonym.
     Path,
+    /// A session's working directory: its pseudonym, which also names its sessions folder.
+    Cwd,
     /// Data: keys and value types kept, strings replaced, except the labels of its kind.
     Data(Labels),
     /// A message object.
@@ -85,6 +91,30 @@ fn write_array(raw: Raw<'_>, out: &mut Vec<u8>, mut element: impl FnMut(Raw<'_>,
     out.push(b']');
 }
 
+/// An object's members, raw key (between its quotes) and value, in order: read in one pass,
+/// where looking one up and then walking them all would read the object twice.
+type Members<'a> = Vec<(&'a [u8], Raw<'a>)>;
+
+fn members(raw: Raw<'_>) -> Members<'_> {
+    let mut m = Vec::new();
+    raw.for_each_field(|k, v| m.push((k, v)));
+    m
+}
+
+/// The value of the last member named `key` (the one `JSON.parse` keeps).
+fn last<'a>(members: &Members<'a>, key: &str) -> Option<Raw<'a>> {
+    members
+        .iter()
+        .rev()
+        .find(|(k, _)| json::key_is(k, key))
+        .map(|&(_, v)| v)
+}
+
+/// [`last`], a string, decoded; empty when there is none.
+fn last_str<'a>(members: &Members<'a>, key: &str) -> Cow<'a, str> {
+    last(members, key).and_then(Raw::as_str).unwrap_or_default()
+}
+
 /// What a top-level member of an entry of type `kind` is.
 fn entry_act(kind: &str, key: &str) -> Act {
     match (kind, key) {
@@ -94,7 +124,8 @@ fn entry_act(kind: &str, key: &str) -> Act {
         (_, "type") => Act::Keep,
         // Who was billed, on any entry that says (compaction, branch summary, usage entries).
         (_, "provider" | "model" | "modelId" | "api" | "responseModel") => Act::Keep,
-        ("session", "cwd" | "parentSession") => Act::Path,
+        ("session", "cwd") => Act::Cwd,
+        ("session", "parentSession") => Act::Path,
         ("session", "version") => Act::Keep,
         (_, "message") => Act::Message,
         ("thinking_level_change", "thinkingLevel") => Act::Keep,
@@ -197,9 +228,8 @@ fn is_identifier(s: &str) -> bool {
 /// purpose (an id, a model name, a key: such copies are not leaks).
 #[derive(Default)]
 pub struct LineCheck {
-    /// Replaced input strings of at least [`super::check::MIN_LEN`] characters, escaped as
-    /// JSON string bodies.
-    pub replaced: Vec<Vec<u8>>,
+    /// Replaced input strings of at least [`super::check::MIN_LEN`] characters.
+    pub replaced: Vec<String>,
     /// Byte ranges of the output line that are copied input text.
     pub kept: Vec<(usize, usize)>,
     /// What kept text had masked (kind, original): a second rewrite masks these everywhere
@@ -224,6 +254,8 @@ pub struct Rewriter<'r> {
     pub also: Vec<(&'static str, String)>,
     /// The placeholder of the image block being written, for its `data`.
     image: Option<String>,
+    /// Identifier keys of data the masker was asked about: whether it found anything.
+    keys_checked: FastMap<String, bool>,
     /// Whether anything of the current record was changed.
     changed: bool,
 }
@@ -245,6 +277,7 @@ impl<'r> Rewriter<'r> {
             check: LineCheck::default(),
             also: Vec::new(),
             image: None,
+            keys_checked: FastMap::default(),
             changed: false,
         }
     }
@@ -261,15 +294,26 @@ impl<'r> Rewriter<'r> {
 
     /// Writes an object with each member's value treated as `act` says.
     fn object(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, act: impl Fn(&str) -> Act) {
+        self.members(&members(raw), out, depth, act);
+    }
+
+    /// Writes an object of these members, each value treated as `act` says.
+    fn members(
+        &mut self,
+        members: &Members<'_>,
+        out: &mut Vec<u8>,
+        depth: usize,
+        act: impl Fn(&str) -> Act,
+    ) {
         out.push(b'{');
         let mut first = true;
-        raw.for_each_field(|key, value| {
+        for &(key, value) in members {
             let name = json::decode_string_body(key);
             let a = act(&name);
             if a == Act::Drop {
                 self.changed = true;
                 self.tally.add("signature");
-                return;
+                continue;
             }
             if !first {
                 out.push(b',');
@@ -277,13 +321,29 @@ impl<'r> Rewriter<'r> {
             first = false;
             self.key(key, &name, a, out);
             self.value(a, value, out, depth + 1, &name);
-        });
+        }
         out.push(b'}');
+    }
+
+    /// Whether a key of data is written as it is: an identifier in which the masker finds
+    /// nothing. The masker's answer for each key is remembered (keys repeat on every record).
+    fn is_plain_key(&mut self, name: &str) -> bool {
+        if !is_identifier(name) {
+            return false;
+        }
+        if let Some(&found) = self.keys_checked.get(name) {
+            return !found;
+        }
+        let found = self.masker.finds_any(name);
+        if self.keys_checked.len() < KEYS_REMEMBERED {
+            self.keys_checked.insert(name.to_string(), found);
+        }
+        !found
     }
 
     /// Writes a member's key: as it is, unless it is data whose key is not an identifier.
     fn key(&mut self, raw_key: &[u8], name: &str, act: Act, out: &mut Vec<u8>) {
-        if matches!(act, Act::Data(_)) && (!is_identifier(name) || self.masker.finds_any(name)) {
+        if matches!(act, Act::Data(_)) && !self.is_plain_key(name) {
             let mut found: Vec<(&'static str, String)> = Vec::new();
             let written = if self.keep_text {
                 self.masker
@@ -316,10 +376,12 @@ impl<'r> Rewriter<'r> {
             Act::Text(kind) if raw.first() == Some(&b'"') => self.text(kind, raw, out),
             Act::Content(kind) => self.content(kind, raw, out, depth),
             Act::Masked if raw.first() == Some(&b'"') => self.masked(raw, out),
-            Act::Path if raw.first() == Some(&b'"') => self.path(raw, out),
+            Act::Path if raw.first() == Some(&b'"') => self.path(raw, out, false),
+            Act::Cwd if raw.first() == Some(&b'"') => self.path(raw, out, true),
             Act::Message if raw.first() == Some(&b'{') => {
-                let role = raw.get("role").and_then(Raw::as_str).unwrap_or_default();
-                self.object(raw, out, depth, |k| message_act(&role, k));
+                let m = members(raw);
+                let role = last_str(&m, "role");
+                self.members(&m, out, depth, |k| message_act(&role, k));
             }
             Act::Data(labels) => self.data(raw, out, depth, key, labels),
             Act::Time => self.time(raw, out),
@@ -364,15 +426,13 @@ impl<'r> Rewriter<'r> {
         self.check.kept.push((start, out.len()));
     }
 
-    /// Notes a replaced input string for the residual scan, as it would be written inside a
-    /// JSON string (escaped): text that leaked would be written so.
+    /// Notes a replaced input string for the residual scan (which looks for it as it would
+    /// be written inside a JSON string).
     fn replaced(&mut self, s: &str) {
-        if s.chars().count() >= super::check::MIN_LEN {
-            let mut escaped = Vec::with_capacity(s.len() + 2);
-            write_str(&mut escaped, s);
-            self.check
-                .replaced
-                .push(escaped[1..escaped.len() - 1].to_vec());
+        // A character is at most 4 bytes: long strings need no count.
+        let min = super::check::MIN_LEN;
+        if s.len() >= 4 * min || (s.len() >= min && s.chars().count() >= min) {
+            self.check.replaced.push(s.to_string());
         }
     }
 
@@ -417,9 +477,14 @@ impl<'r> Rewriter<'r> {
         write_str(out, &masked);
     }
 
-    fn path(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+    /// A path (a session's `cwd` with `cwd`): its pseudonym.
+    fn path(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, cwd: bool) {
         let s = raw.as_str().unwrap_or_default();
-        let p = self.paths.path(&s);
+        let p = if cwd {
+            self.paths.cwd(&s)
+        } else {
+            self.paths.path(&s)
+        };
         if p == *s {
             return self.keep(raw, out);
         }
@@ -449,15 +514,16 @@ impl<'r> Rewriter<'r> {
     /// placeholder is made before its members are walked (it needs the MIME type, which may
     /// come after the data).
     fn block(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize) {
-        let block: Cow<'_, str> = raw.get("type").and_then(Raw::as_str).unwrap_or_default();
+        let m = members(raw);
+        let block = last_str(&m, "type");
         self.image = (block == "image")
-            .then(|| raw.get("data").filter(|d| d.first() == Some(&b'"')))
+            .then(|| last(&m, "data").filter(|d| d.first() == Some(&b'"')))
             .flatten()
             .map(|data| {
-                let mime = raw.get("mimeType").and_then(Raw::as_str);
+                let mime = last(&m, "mimeType").and_then(Raw::as_str);
                 of_image(mime.as_deref(), data.len().saturating_sub(2))
             });
-        self.object(raw, out, depth, |k| block_act(&block, kind, k));
+        self.members(&m, out, depth, |k| block_act(&block, kind, k));
         self.image = None;
     }
 
@@ -506,7 +572,7 @@ impl<'r> Rewriter<'r> {
         if label {
             self.keep(raw, out)
         } else if looks_like_path(&s) || (one_line && names_a_path(key)) {
-            self.path(raw, out)
+            self.path(raw, out, false)
         } else {
             self.text(TextKind::Value, raw, out)
         }
