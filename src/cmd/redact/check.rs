@@ -3,6 +3,7 @@
 //! and none of the secrets the user named. A line that does is not written.
 
 use super::rewrite::LineCheck;
+use crate::json;
 use crate::output::write_str;
 use memchr::memmem;
 
@@ -12,15 +13,20 @@ pub const MIN_LEN: usize = 8;
 
 /// The first input string that survived in `line`, if any, as it is written there: a
 /// replaced string (escaped as a JSON string body) found outside the ranges copied on
-/// purpose, or a named secret found anywhere.
-pub fn residual(line: &[u8], check: &LineCheck, secrets: &[String]) -> Option<Vec<u8>> {
+/// purpose, or a named secret found anywhere. `record` is the input record (the replaced texts
+/// of `check.replaced_in_record` are its slices).
+pub fn residual(
+    line: &[u8],
+    check: &LineCheck,
+    secrets: &[String],
+    record: &[u8],
+) -> Option<Vec<u8>> {
     let mut escaped = Vec::new();
-    for s in &check.replaced {
+    let mut survives = |s: &str| {
         // Escaping never shortens a string: one longer than the line cannot be in it (most
-        // replaced texts are, once their placeholders are written: this saves escaping them
-        // and preparing a search for them).
-        if s.len() > line.len() {
-            continue;
+        // replaced texts are, once their placeholders are written: this saves escaping them).
+        if s.len() > line.len() || s.chars().nth(MIN_LEN - 1).is_none() {
+            return None;
         }
         escaped.clear();
         write_str(&mut escaped, s);
@@ -31,8 +37,21 @@ pub fn residual(line: &[u8], check: &LineCheck, secrets: &[String]) -> Option<Ve
                 .iter()
                 .any(|&(a, b)| a <= at && at + body.len() <= b)
         });
-        if found {
-            return Some(body.to_vec());
+        found.then(|| body.to_vec())
+    };
+    for s in &check.replaced {
+        if let Some(found) = survives(s) {
+            return Some(found);
+        }
+    }
+    for &(a, b, chars) in &check.replaced_in_record {
+        // A character takes a byte or more: a text of more characters than the line has bytes
+        // is not in it (nor decoded).
+        let Some(body) = record.get(a..b).filter(|_| chars <= line.len() as u64) else {
+            continue;
+        };
+        if let Some(found) = survives(&json::decode_string_body(body)) {
+            return Some(found);
         }
     }
     secrets
@@ -56,12 +75,13 @@ mod tests {
     fn copies_on_purpose_are_not_leaks() {
         let check = LineCheck {
             replaced: vec!["my-tool-name".to_string()],
+            replaced_in_record: vec![],
             kept: vec![(2, 16)],
             masked: vec![],
         };
-        assert_eq!(residual(b"{\"my-tool-name\"}", &check, &[]), None);
+        assert_eq!(residual(b"{\"my-tool-name\"}", &check, &[], b""), None);
         assert_eq!(
-            residual(b"{\"x\":\"my-tool-name\"}", &check, &[]),
+            residual(b"{\"x\":\"my-tool-name\"}", &check, &[], b""),
             Some(b"my-tool-name".to_vec())
         );
         let secrets = vec!["hunter2hunter2".to_string()];
@@ -69,7 +89,8 @@ mod tests {
             residual(
                 b"{\"id\":\"hunter2hunter2\"}",
                 &LineCheck::default(),
-                &secrets
+                &secrets,
+                b""
             ),
             Some(b"hunter2hunter2".to_vec())
         );

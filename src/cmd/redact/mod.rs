@@ -261,7 +261,7 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
         }
         self.next_line = line + 1;
         self.rewrite(kind, object);
-        if self.check && self.leaks() && !self.rw.check.masked.is_empty() {
+        if self.check && self.leaks(object) && !self.rw.check.masked.is_empty() {
             // Text masked in one place of the record but left in another (where no detector
             // saw it): rewrite once more, masking those strings everywhere.
             self.rw.also = std::mem::take(&mut self.rw.check.masked);
@@ -269,7 +269,9 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
             self.rw.also.clear();
         }
         if self.check {
-            if let Some(s) = check::residual(&self.buf, &self.rw.check, self.secrets) {
+            if let Some(s) =
+                check::residual(&self.buf, &self.rw.check, self.secrets, object.bytes())
+            {
                 d.report(
                     Some(line),
                     Kind::BadField,
@@ -296,8 +298,8 @@ impl Redactor<'_, '_, '_> {
     }
 
     /// Whether the rewritten record in `buf` still holds replaced text.
-    fn leaks(&self) -> bool {
-        check::residual(&self.buf, &self.rw.check, self.secrets).is_some()
+    fn leaks(&self, object: Raw<'_>) -> bool {
+        check::residual(&self.buf, &self.rw.check, self.secrets, object.bytes()).is_some()
     }
 }
 

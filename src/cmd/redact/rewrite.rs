@@ -7,7 +7,7 @@
 use super::ids::Renames;
 use super::mask::Masker;
 use super::paths::{looks_like_path, Pseudonyms};
-use super::placeholder::{of_image, of_text, TextKind};
+use super::placeholder::{of_image, of_size, of_text, Size, TextKind};
 use super::retime::shifted;
 use super::tally::Tally;
 use crate::hash::FastMap;
@@ -230,6 +230,10 @@ fn is_identifier(s: &str) -> bool {
 pub struct LineCheck {
     /// Replaced input strings of at least [`super::check::MIN_LEN`] characters.
     pub replaced: Vec<String>,
+    /// Replaced texts of at least [`super::check::MIN_LEN`] characters, as written in the
+    /// record: the byte ranges of their string bodies (decoded only when the scan needs them)
+    /// and their lengths in characters.
+    pub replaced_in_record: Vec<(usize, usize, u64)>,
     /// Byte ranges of the output line that are copied input text.
     pub kept: Vec<(usize, usize)>,
     /// What kept text had masked (kind, original): a second rewrite masks these everywhere
@@ -256,6 +260,8 @@ pub struct Rewriter<'r> {
     image: Option<String>,
     /// Identifier keys of data the masker was asked about: whether it found anything.
     keys_checked: FastMap<String, bool>,
+    /// Where the current record's text starts in memory (its strings are slices of it).
+    record_start: usize,
     /// Whether anything of the current record was changed.
     changed: bool,
 }
@@ -278,6 +284,7 @@ impl<'r> Rewriter<'r> {
             also: Vec::new(),
             image: None,
             keys_checked: FastMap::default(),
+            record_start: 0,
             changed: false,
         }
     }
@@ -288,6 +295,7 @@ impl<'r> Rewriter<'r> {
         out.clear();
         self.check = LineCheck::default();
         self.changed = false;
+        self.record_start = object.bytes().as_ptr() as usize;
         self.object(object, out, 0, |key| entry_act(kind, key));
         self.changed
     }
@@ -438,20 +446,35 @@ impl<'r> Rewriter<'r> {
 
     /// Free text: its placeholder, or (`--keep-text`) the text masked.
     fn text(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>) {
-        let s = raw.as_str().unwrap_or_default();
-        if s.is_empty() {
+        let body = raw
+            .bytes()
+            .get(1..raw.len().saturating_sub(1))
+            .unwrap_or_default();
+        if body.is_empty() {
             return self.keep(raw, out);
         }
         if self.keep_text {
             return self.masked(raw, out);
         }
-        let placeholder = of_text(kind, &s);
-        if placeholder == *s {
-            // Already a placeholder (a redacted file redacted again).
+        // The placeholder needs only the text's size: read from the string as written, which
+        // spares decoding (and copying) every replaced text.
+        let size =
+            Size::of_json_body(body).unwrap_or_else(|| Size::of(&raw.as_str().unwrap_or_default()));
+        let placeholder = of_size(kind, size);
+        // Already a placeholder (a redacted file redacted again)? Only a text as short as one
+        // can be (a character takes at most 6 bytes written).
+        if raw.len() <= 6 * placeholder.len() + 2 && raw.as_str().is_some_and(|s| *s == placeholder)
+        {
             return self.keep(raw, out);
         }
         self.tally.add(kind.name());
-        self.replaced(&s);
+        // The residual scan decodes the text only if the line can hold it.
+        if size.chars >= super::check::MIN_LEN as u64 {
+            let at = raw.bytes().as_ptr() as usize - self.record_start;
+            self.check
+                .replaced_in_record
+                .push((at + 1, at + raw.len() - 1, size.chars));
+        }
         self.changed = true;
         write_str(out, &placeholder);
     }
