@@ -353,6 +353,85 @@ fn a_key_that_is_a_token_is_replaced_too() {
     }
 }
 
+/// A tool output where a path the path pattern sees (`/home/ana/work/app/[eval]` gives
+/// `/home/ana/work/app/`) is also the start of a path it did not see start (in a `file://` URL,
+/// after `pkg@`), and a shorter path (`/node_modules/`, in code) is masked on its own: every
+/// record is written, every path given its pseudonym, nothing withheld (the shape of a
+/// corpus record that `--keep-text` used to withhold).
+#[test]
+fn keep_text_withholds_no_record_whose_paths_all_get_pseudonyms() {
+    let f = fixture("redact-keep-text-path-in-url.jsonl");
+    let o = cmd("pi-redact").arg("--keep-text").arg(&f).run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    assert_eq!(o.stderr, "");
+    let input = std::fs::read_to_string(&f).unwrap();
+    let out = o.out();
+    assert_eq!(out.lines().count(), input.lines().count());
+    assert!(out.lines().all(|l| !l.is_empty()), "no line withheld");
+    for private in ["ana", "/work/app", "register-", "left-pad"] {
+        assert!(!out.contains(private), "{private} survived: {out}");
+    }
+    let text = o.records()[3]["message"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(text.contains("(file:///home/user1/dir"), "{text}");
+    assert!(text.contains("pkg@/home/user1/dir"), "{text}");
+    assert!(
+        text.contains("Require stack:\n- /home/user1/dir1/dir2/[eval]"),
+        "{text}"
+    );
+}
+
+/// Windows paths (a drive with `\` or `/`, UNC, doubled `\` in JSON text) get pseudonyms that
+/// keep their structure, one per path whatever its separators; the sessions folder named
+/// after the cwd (in `parentSession`, and `--out-dir`'s) is named after the cwd's pseudonym,
+/// as Pi names it.
+#[test]
+fn windows_paths_get_pseudonyms_that_keep_their_structure() {
+    let f = fixture("redact-windows-paths.jsonl");
+    let folder = "--C--Users-user1-dir1-dir2--";
+    let r = cmd("pi-redact").arg(&f).ok().records();
+    assert_eq!(r[0]["cwd"], r"C:\Users\user1\dir1\dir2");
+    assert_eq!(
+        r[0]["parentSession"],
+        format!(r"C:\Users\user1\dir3\dir4\dir5\{folder}\file1.jsonl")
+    );
+    let calls = &r[2]["message"]["content"];
+    assert_eq!(
+        calls[0]["arguments"]["path"],
+        r"C:\Users\user1\dir1\dir2\file2.rs"
+    );
+    assert_eq!(
+        calls[1]["arguments"]["path"],
+        "C:/Users/user1/dir1/dir2/file3.rs"
+    );
+
+    let o = cmd("pi-redact").arg("--keep-text").arg(&f).ok();
+    assert!(
+        !o.out().contains("ana") && !o.out().contains("fileserver"),
+        "{}",
+        o.out()
+    );
+    let r = o.records();
+    assert_eq!(
+        r[1]["message"]["content"],
+        r"Fix C:\Users\user1\dir1\dir2\file2.rs and C:/Users/user1/dir1/dir2/file3.rs; the plan is on \\dir6\dir7\file4.docx"
+    );
+    assert_eq!(
+        r[3]["message"]["content"][0]["text"],
+        "{\"file\":\"C:\\\\Users\\\\user1\\\\dir1\\\\dir2\\\\file2.rs\"}\nfn main() {}\n"
+    );
+
+    let t = TempDir::new("redact-windows");
+    let out = t.path().join("shared");
+    cmd("pi-redact").arg("--out-dir").arg(&out).arg(&f).ok();
+    let placed = out
+        .join(folder)
+        .join("2026-06-01T10-00-00-000Z_s-win.jsonl");
+    assert!(placed.is_file(), "{}", placed.display());
+}
+
 // ---- The canaries. ----
 
 /// Fake secrets of many kinds, e-mail addresses and home paths. Each is what must not appear
@@ -570,7 +649,7 @@ fn out_dir_lays_files_out_as_pi_does_and_never_replaces_one() {
     // The same run to stdout: the same pseudonyms, the files' contents one after the other.
     let whole = cmd("pi-redact").args([&a, &b]).ok().out();
     let first = out.join("--home-user1-dir1-dir2--/2026-06-01T10-00-00-000Z_s-redact.jsonl");
-    let second = out.join("--home-user2-dir9--/2026-05-01T09-59-00-000Z_s-basic.jsonl");
+    let second = out.join("--home-user2-dir8--/2026-05-01T09-59-00-000Z_s-basic.jsonl");
     let (x, y) = (
         std::fs::read_to_string(&first).unwrap(),
         std::fs::read_to_string(&second).unwrap(),

@@ -217,6 +217,38 @@ fn privacy_switches_leave_out_thinking_and_outputs() {
     assert!(md.contains("1 image(s) left out"));
 }
 
+/// --redact renders what pi-redact writes: the fixture's prompt, secret, paths, user name,
+/// output and file name appear without it and not with it, in every format, and the tool
+/// calls and numbers are still there.
+#[test]
+fn redact_renders_the_redacted_session() {
+    let private = [
+        "Please fix",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "/home/ana",
+        "main.rs",
+        "redact-everything",
+    ];
+    for format in ["html", "md", "text"] {
+        let plain = replay("redact-everything", &["--format", format]).out();
+        for p in private {
+            assert!(plain.contains(p), "{format}: the test's premise: {p}");
+        }
+        let o = replay("redact-everything", &["--format", format, "--redact"]);
+        assert_eq!(o.stderr, "", "{format}");
+        let page = o.out();
+        for p in private {
+            assert!(!page.contains(p), "{format}: {p} survived --redact");
+        }
+        assert!(page.contains("[prompt · "), "{format}: placeholders shown");
+        assert!(
+            page.contains("/home/user1/dir1/dir2"),
+            "{format}: pseudonyms shown"
+        );
+        assert!(page.contains("read"), "{format}: the tool's name is kept");
+    }
+}
+
 /// The tags pi-replay's page may contain; anything else is markup from the session.
 const TAGS: &[&str] = &[
     "!DOCTYPE",

@@ -3,30 +3,68 @@
 //! and none of the secrets the user named. A line that does is not written.
 
 use super::rewrite::LineCheck;
+use crate::json;
+use crate::output::write_str;
 use memchr::memmem;
 
 /// The shortest replaced string the scan looks for (shorter ones occur by chance: `main`,
 /// `true`).
 pub const MIN_LEN: usize = 8;
 
-/// The first input string that survived in `line`, if any: a replaced string found outside
-/// the ranges copied on purpose, or a named secret found anywhere.
-pub fn residual<'s>(line: &[u8], check: &'s LineCheck, secrets: &'s [String]) -> Option<&'s [u8]> {
-    for s in &check.replaced {
-        let found = memmem::find_iter(line, s).any(|at| {
+/// The first input string that survived in `line`, if any, as it is written there: a
+/// replaced string (escaped as a JSON string body) found outside the ranges copied on
+/// purpose, or a named secret found anywhere. `record` is the input record (the replaced texts
+/// of `check.replaced_in_record` are its slices).
+pub fn residual(
+    line: &[u8],
+    check: &LineCheck,
+    secrets: &[String],
+    record: &[u8],
+) -> Option<Vec<u8>> {
+    let mut escaped = Vec::new();
+    let mut survives = |s: &str| {
+        // Escaping never shortens a string: one longer than the line cannot be in it (most
+        // replaced texts are, once their placeholders are written: this saves escaping them).
+        if s.len() > line.len() || s.chars().nth(MIN_LEN - 1).is_none() {
+            return None;
+        }
+        escaped.clear();
+        write_str(&mut escaped, s);
+        let body = &escaped[1..escaped.len() - 1];
+        let found = occurrences(line, body).any(|at| {
             !check
                 .kept
                 .iter()
-                .any(|&(a, b)| a <= at && at + s.len() <= b)
+                .any(|&(a, b)| a <= at && at + body.len() <= b)
         });
-        if found {
-            return Some(s);
+        found.then(|| body.to_vec())
+    };
+    for s in &check.replaced {
+        if let Some(found) = survives(s) {
+            return Some(found);
+        }
+    }
+    for &(a, b, chars) in &check.replaced_in_record {
+        // A character takes a byte or more: a text of more characters than the line has bytes
+        // is not in it (nor decoded).
+        let Some(body) = record.get(a..b).filter(|_| chars <= line.len() as u64) else {
+            continue;
+        };
+        if let Some(found) = survives(&json::decode_string_body(body)) {
+            return Some(found);
         }
     }
     secrets
         .iter()
         .find(|s| memmem::find(line, s.as_bytes()).is_some())
-        .map(|s| s.as_bytes())
+        .map(|s| s.as_bytes().to_vec())
+}
+
+/// Where `needle` (not empty) occurs in `line`: at each place of its first byte where the
+/// rest follows. Lines are short once their texts are replaced, and needles many: this costs
+/// nothing to prepare, where a `memmem` searcher is built for each needle.
+fn occurrences<'a>(line: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    memchr::memchr_iter(needle[0], line).filter(move |&at| line[at..].starts_with(needle))
 }
 
 #[cfg(test)]
@@ -36,23 +74,25 @@ mod tests {
     #[test]
     fn copies_on_purpose_are_not_leaks() {
         let check = LineCheck {
-            replaced: vec![b"my-tool-name".to_vec()],
+            replaced: vec!["my-tool-name".to_string()],
+            replaced_in_record: vec![],
             kept: vec![(2, 16)],
             masked: vec![],
         };
-        assert_eq!(residual(b"{\"my-tool-name\"}", &check, &[]), None);
+        assert_eq!(residual(b"{\"my-tool-name\"}", &check, &[], b""), None);
         assert_eq!(
-            residual(b"{\"x\":\"my-tool-name\"}", &check, &[]),
-            Some(&b"my-tool-name"[..])
+            residual(b"{\"x\":\"my-tool-name\"}", &check, &[], b""),
+            Some(b"my-tool-name".to_vec())
         );
         let secrets = vec!["hunter2hunter2".to_string()];
         assert_eq!(
             residual(
                 b"{\"id\":\"hunter2hunter2\"}",
                 &LineCheck::default(),
-                &secrets
+                &secrets,
+                b""
             ),
-            Some(&b"hunter2hunter2"[..])
+            Some(b"hunter2hunter2".to_vec())
         );
     }
 }

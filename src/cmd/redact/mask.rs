@@ -3,7 +3,7 @@
 //! e-mail addresses, tokens that look random, and file paths (given their pseudonyms).
 //! Each mask names its kind: `[secret:github-token]`, `[email]`.
 
-use super::paths::{looks_like_path, Pseudonyms};
+use super::paths::{looks_like_path, windows_root, Pseudonyms};
 use regex::Regex;
 use std::sync::OnceLock;
 
@@ -105,8 +105,17 @@ fn compiled() -> &'static Compiled {
         email: Regex::new(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
             .expect("e-mail pattern"),
         token: Regex::new(r"[A-Za-z0-9+/_=\-]{24,}").expect("token pattern"),
-        path: Regex::new(r#"(?:^|[\s"'`(\[=:,<>|]|\\[nrt])(?P<s>~?/[^\s"'`<>()\[\]{},;|\\]+)"#)
-            .expect("path pattern"),
+        // A path starts the text, follows a blank, a quote, a bracket, an operator, a written
+        // `\n`, or is the path of a `file://` URL; it is absolute, `~/`, or a Windows path:
+        // a drive with `\`, `/` or `\\` between components, or `\\server\share` (a server
+        // name of two characters or more, and one `\` after it: JSON text quoted in text holds
+        // `\\n` often, UNC paths seldom).
+        path: Regex::new(concat!(
+            r#"(?:^|[\s"'`(\[=:,<>|]|\\[nrt]|file://)(?P<s>~?/[^\s"'`<>()\[\]{},;|\\]+"#,
+            r#"|[A-Za-z]:(?:\\\\?|/)[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*"#,
+            r#"|\\\\[A-Za-z0-9][A-Za-z0-9._$\-]+\\[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*)"#
+        ))
+        .expect("path pattern"),
     })
 }
 
@@ -201,7 +210,16 @@ impl Masker {
         exact.sort_by_key(|(_, s)| std::cmp::Reverse(s.len()));
         for (kind, secret) in exact {
             for (i, _) in text.match_indices(secret.as_str()) {
-                add(i, i + secret.len(), Mask::Secret(kind), &mut spans);
+                let mut end = i + secret.len();
+                if kind == "path" {
+                    // A path masked elsewhere found inside a longer path (one the path
+                    // pattern did not see start): the whole longer path gets its pseudonym.
+                    // Masking the prefix alone would leave the rest as it was, and a
+                    // pseudonym's last `/` before that rest could spell again a shorter path
+                    // masked elsewhere (`…/dir2/` + `node_modules/` holds `/node_modules/`).
+                    end = path_end(text, end);
+                }
+                add(i, end, Mask::Secret(kind), &mut spans);
             }
         }
         for (kind, re) in &c.detectors {
@@ -223,15 +241,51 @@ impl Masker {
         }
         for m in c.path.captures_iter(text) {
             let g = m.name("s").expect("path group");
+            let found = windows_in_json_text(g.as_str());
             // A lone `/word` in text is more often a command (`/compact`) than a path.
-            let deep = g.as_str().starts_with('~') || g.as_str()[1..].contains('/');
-            if deep && looks_like_path(g.as_str()) {
-                add(g.start(), g.end(), Mask::Path, &mut spans);
+            let deep = found.starts_with('~')
+                || found[1..].contains('/')
+                || windows_root(found).is_some_and(|r| found[r..].contains(['\\', '/']));
+            if deep && looks_like_path(found) {
+                add(g.start(), g.start() + found.len(), Mask::Path, &mut spans);
             }
         }
         spans.sort_by_key(|s| s.start);
         spans
     }
+}
+
+/// A Windows path found in text, cut where the text's own escapes start: in JSON text, where
+/// every `\` of a path is doubled (`C:\\\\Users\\\\ana`), a lone `\` starts an escape (`\n`), not
+/// a component.
+fn windows_in_json_text(path: &str) -> &str {
+    let doubled = path.get(1..4) == Some(":\\\\") || path.starts_with("\\\\\\\\");
+    if !doubled {
+        return path;
+    }
+    let b = path.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], b.get(i + 1)) {
+            (b'\\', Some(b'\\')) => i += 2,
+            (b'\\', _) => return &path[..i],
+            _ => i += 1,
+        }
+    }
+    path
+}
+
+/// Whether `c` can be part of a path written in text (what the path pattern allows).
+fn is_path_char(c: char) -> bool {
+    !c.is_whitespace() && !"\"'`<>()[]{},;|\\".contains(c)
+}
+
+/// Where the run of path characters that goes on at `end` stops.
+fn path_end(text: &str, end: usize) -> usize {
+    text[end..]
+        .char_indices()
+        .find(|&(_, c)| !is_path_char(c))
+        .map_or(text.len(), |(i, _)| end + i)
 }
 
 /// Whether a run of token characters looks like a random credential rather than a word, a
@@ -333,6 +387,22 @@ mod tests {
             "see https://example.com/a/b"
         );
         assert_eq!(mask(&m, "run /compact now"), "run /compact now");
+        // Windows paths: with `\`, `/`, doubled `\` (in JSON text, up to its next escape), UNC.
+        let mut p = Pseudonyms::default();
+        let win = r#"open C:\Users\ana\src\main.rs, C:/Users/ana/src/x.txt, {"p":"C:\\Users\\ana\\src\\main.rs\n"} \\srv\share\a.md"#;
+        assert_eq!(
+            m.mask(win, &mut p, &[], |_, _| {}),
+            r#"open C:\Users\user1\dir1\file1.rs, C:/Users/user1/dir1/file2.txt, {"p":"C:\\Users\\user1\\dir1\\file1.rs\n"} \\dir2\dir3\file3.md"#
+        );
+        assert_eq!(mask(&m, r"see C:\x or a:b"), r"see C:\dir1 or a:b");
+        // Escapes of JSON text quoted in text are not UNC paths.
+        let quoted = r#"split(\"\\n\"); "\\n\\n01 x"; \\n\\nthe"#;
+        assert_eq!(mask(&m, quoted), quoted);
+        // A local file's URL: its path.
+        assert_eq!(
+            mask(&m, "at (file:///srv/x/y.mjs:1:7)"),
+            "at (file:///srv/dir1/dir2)"
+        );
         // Paths in text that is itself escaped JSON (`\n` written out).
         assert_eq!(
             mask(&m, r"a.json\n/srv/x/y.txt\n"),

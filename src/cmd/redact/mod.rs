@@ -113,17 +113,34 @@ impl Tool for Redact {
     /// Runs pi-redact over `input` as if it came on stdin (for tests and fuzzing); the summary
     /// is not printed.
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
-        let mut state = match RunState::new(args) {
-            Ok(s) => s,
-            Err(e) => {
-                d.report(None, Kind::Io, e);
-                return Ok(());
-            }
-        };
-        let mut v = Redactor::new(args, &mut state, out);
-        reader::read(input, false, d, &mut v)?;
-        Ok(())
+        redact_bytes(args, input, out, d).map(|_| ())
     }
+}
+
+/// [`Redact::run_bytes`]; the number of records the residual scan withheld.
+fn redact_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<u64, Stop> {
+    let mut state = match RunState::new(args) {
+        Ok(s) => s,
+        Err(e) => {
+            d.report(None, Kind::Io, e);
+            return Ok(0);
+        }
+    };
+    let mut v = Redactor::new(args, &mut state, out);
+    reader::read(input, false, d, &mut v)?;
+    Ok(v.withheld)
+}
+
+/// `input` as `pi-redact` writes it with no option (every text replaced, paths given
+/// pseudonyms, the residual scan on), for another tool to read (`pi-replay --redact`); and the
+/// number of records the scan withheld (each written as a blank line). The input's own
+/// problems are not reported here: the reading tool reports them.
+pub fn redacted(input: &[u8]) -> (Vec<u8>, u64) {
+    let args = <Args as clap::Parser>::parse_from(["pi-redact"]);
+    let mut out = Out::held();
+    let mut quiet = Diags::quiet("pi-redact", "");
+    let withheld = redact_bytes(&args, input, &mut out, &mut quiet).unwrap_or(0);
+    (out.buf, withheld)
 }
 
 fn redact_source(
@@ -246,7 +263,7 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
         }
         self.next_line = line + 1;
         self.rewrite(kind, object);
-        if self.check && self.leaks() && !self.rw.check.masked.is_empty() {
+        if self.check && self.leaks(object) && !self.rw.check.masked.is_empty() {
             // Text masked in one place of the record but left in another (where no detector
             // saw it): rewrite once more, masking those strings everywhere.
             self.rw.also = std::mem::take(&mut self.rw.check.masked);
@@ -254,13 +271,15 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
             self.rw.also.clear();
         }
         if self.check {
-            if let Some(s) = check::residual(&self.buf, &self.rw.check, self.secrets) {
+            if let Some(s) =
+                check::residual(&self.buf, &self.rw.check, self.secrets, object.bytes())
+            {
                 d.report(
                     Some(line),
                     Kind::BadField,
                     format!(
                         "the rewritten record still holds {} characters of replaced input text: not written",
-                        String::from_utf8_lossy(s).chars().count()
+                        String::from_utf8_lossy(&s).chars().count()
                     ),
                 );
                 self.withheld += 1;
@@ -281,8 +300,8 @@ impl Redactor<'_, '_, '_> {
     }
 
     /// Whether the rewritten record in `buf` still holds replaced text.
-    fn leaks(&self) -> bool {
-        check::residual(&self.buf, &self.rw.check, self.secrets).is_some()
+    fn leaks(&self, object: Raw<'_>) -> bool {
+        check::residual(&self.buf, &self.rw.check, self.secrets, object.bytes()).is_some()
     }
 }
 

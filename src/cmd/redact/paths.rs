@@ -1,7 +1,12 @@
 //! Path pseudonyms: each directory or file name becomes `dirN`, `fileN.ext` or (under
-//! `/home`, `/Users`) `userN`, chosen once per run for each distinct path prefix, so the same
-//! path is written the same way everywhere and two paths that share a directory still share
-//! its pseudonym. The table is the only thing pi-redact keeps that grows with the input.
+//! `/home`, `/Users`, `C:\Users`) `userN`, chosen once per run for each distinct path prefix,
+//! so the same path is written the same way everywhere and two paths that share a directory
+//! still share its pseudonym. Windows paths (`C:\x`, `C:/x`, `\\server\share`, and the same
+//! with every `\` doubled, as in JSON text) keep their drive and separators; their prefixes
+//! are compared as Windows compares them (either separator, any case). A sessions folder named
+//! after a working directory (`--home-ana-app--`) is named after that directory's pseudonym
+//! once the directory has been seen as a session's `cwd`. The table is the only thing
+//! pi-redact keeps that grows with the input.
 
 use crate::hash::FastMap;
 
@@ -35,20 +40,109 @@ const PUBLIC_ROOTS: &[&str] = &[
 /// The directories that hold the users' homes: their children become `userN`.
 const HOME_PARENTS: &[&str] = &["/home", "/Users"];
 
+/// Top-level directories of a Windows drive that say nothing of the user (compared in any case).
+const WINDOWS_PUBLIC_ROOTS: &[&str] = &[
+    "users",
+    "windows",
+    "program files",
+    "program files (x86)",
+    "programdata",
+    "documents and settings",
+    "temp",
+    "tmp",
+];
+
+/// The top-level directories of a Windows drive that hold the users' homes.
+const WINDOWS_HOME_PARENTS: &[&str] = &["users", "documents and settings"];
+
 /// The pseudonym table of one run (shared by every file of the run).
 #[derive(Default)]
 pub struct Pseudonyms {
-    /// Original path prefix (without a trailing slash) → its pseudonym.
+    /// Original path prefix (without a trailing slash; a Windows one lower-cased, with `/`
+    /// between components, after its drive or `//`) → its pseudonym.
     names: FastMap<String, String>,
+    /// A working directory's sessions folder name (`--home-ana-app--`) → the folder name of
+    /// its pseudonym, for every `cwd` seen.
+    folders: FastMap<String, String>,
     users: u64,
     dirs: u64,
     files: u64,
 }
 
 impl Pseudonyms {
-    /// The pseudonym of `path` (absolute, `~/…`, or relative): each component replaced,
-    /// separators, `.`, `..`, a leading `~` and a trailing `/` kept.
+    /// The pseudonym of `path` (absolute, `~/…`, relative, or a Windows path): each component
+    /// replaced, separators, `.`, `..`, a leading `~`, a drive and a trailing separator kept.
     pub fn path(&mut self, path: &str) -> String {
+        match windows_root(path) {
+            Some(root) => self.windows_path(path, root),
+            None => self.posix_path(path),
+        }
+    }
+
+    /// The pseudonym of a session's working directory; from now on the sessions folder Pi
+    /// names after it is named after the pseudonym.
+    pub fn cwd(&mut self, cwd: &str) -> String {
+        let p = self.path(cwd);
+        self.folders
+            .entry(super::outdir::folder_name(cwd))
+            .or_insert_with(|| super::outdir::folder_name(&p));
+        p
+    }
+
+    /// The pseudonym of one component whose prefix (itself included) is `key`.
+    fn component(&mut self, key: &str, comp: &str, under_home: bool, is_last: bool) -> String {
+        if let Some(n) = self.names.get(key) {
+            return n.clone();
+        }
+        let n = match self.folders.get(comp) {
+            Some(folder) => folder.clone(),
+            None => self.new_name(comp, under_home, is_last),
+        };
+        self.names.insert(key.to_string(), n.clone());
+        n
+    }
+
+    /// A Windows path: `root` bytes of drive (`C:`) or UNC start (`\\`) kept, then runs of
+    /// separators kept as written and components replaced.
+    fn windows_path(&mut self, path: &str, root: usize) -> String {
+        let drive = !path.starts_with('\\');
+        let mut key = if drive {
+            path[..root].to_ascii_lowercase()
+        } else {
+            "//".to_string()
+        };
+        let mut written = path[..root].to_string();
+        let mut depth = 0;
+        let mut parent_is_home = false;
+        let mut rest = &path[root..];
+        while !rest.is_empty() {
+            let sep = rest.len() - rest.trim_start_matches(['\\', '/']).len();
+            written.push_str(&rest[..sep]);
+            rest = &rest[sep..];
+            let len = rest.find(['\\', '/']).unwrap_or(rest.len());
+            if len == 0 {
+                break;
+            }
+            let comp = &rest[..len];
+            rest = &rest[len..];
+            let lower = comp.to_lowercase();
+            key.push('/');
+            key.push_str(&lower);
+            let public = drive && depth == 0 && WINDOWS_PUBLIC_ROOTS.contains(&lower.as_str());
+            if public || comp == "." || comp == ".." {
+                written.push_str(comp);
+            } else {
+                let name = self.component(&key, comp, parent_is_home, rest.is_empty());
+                written.push_str(&name);
+            }
+            parent_is_home = drive && depth == 0 && WINDOWS_HOME_PARENTS.contains(&lower.as_str());
+            depth += 1;
+        }
+        written
+    }
+
+    /// A path with `/` separators.
+    fn posix_path(&mut self, path: &str) -> String {
         let mut original = String::with_capacity(path.len());
         let mut written = String::with_capacity(path.len());
         let parts: Vec<&str> = path.split('/').collect();
@@ -70,14 +164,7 @@ impl Pseudonyms {
             let parent_is_home = HOME_PARENTS.contains(&original.trim_end_matches('/'));
             original.push_str(comp);
             let is_last = i + 1 == parts.len();
-            let name = match self.names.get(&original) {
-                Some(n) => n.clone(),
-                None => {
-                    let n = self.new_name(comp, parent_is_home, is_last);
-                    self.names.insert(original.clone(), n.clone());
-                    n
-                }
-            };
+            let name = self.component(&original, comp, parent_is_home, is_last);
             written.push_str(&name);
         }
         written
@@ -111,14 +198,29 @@ fn extension(name: &str) -> Option<&str> {
     ok.then_some(ext)
 }
 
-/// Whether a whole string value reads as a file path: absolute or `~/`, one line, no blanks,
-/// not a URL's `//`. Such values (a tool's `path` argument, `cwd`) get a pseudonym instead of
-/// a placeholder.
+/// How many bytes of `path` are a Windows root kept as it is: 2 for a drive (`C:` before a
+/// separator), or the backslashes of a UNC path's start (`\\server`, `\\\\server` in
+/// JSON text); `None` for any other path.
+pub fn windows_root(path: &str) -> Option<usize> {
+    let b = path.as_bytes();
+    if b.len() > 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'\\' | b'/') {
+        return Some(2);
+    }
+    let slashes = b.iter().take_while(|&&c| c == b'\\').count();
+    let unc = matches!(slashes, 2 | 4) && b.get(slashes).is_some_and(|&c| c != b'/');
+    (unc && b.len() > slashes).then_some(slashes)
+}
+
+/// Whether a whole string value reads as a file path: absolute, `~/` or a Windows path, one
+/// line, no blanks, not a URL's `//`. Such values (a tool's `path` argument, `cwd`) get a
+/// pseudonym instead of a placeholder.
 pub fn looks_like_path(s: &str) -> bool {
     let rest = if let Some(r) = s.strip_prefix("~/") {
         r
     } else if let Some(r) = s.strip_prefix('/') {
         r
+    } else if let Some(root) = windows_root(s) {
+        s[root..].trim_start_matches(['\\', '/'])
     } else {
         return false;
     };
@@ -156,6 +258,53 @@ mod tests {
     }
 
     #[test]
+    fn windows_paths_keep_their_drive_and_separators() {
+        let mut p = Pseudonyms::default();
+        assert_eq!(
+            p.path(r"C:\Users\ana\src\app\main.rs"),
+            r"C:\Users\user1\dir1\dir2\file1.rs"
+        );
+        // The same directories, written with `/`, in another case, or with doubled `\`.
+        assert_eq!(
+            p.path("c:/users/ana/src/lib.rs"),
+            "c:/users/user1/dir1/file2.rs"
+        );
+        assert_eq!(
+            p.path(r"C:\\Users\\ana\\src\\app\\main.rs"),
+            r"C:\\Users\\user1\\dir1\\dir2\\file1.rs"
+        );
+        assert_eq!(p.path(r"C:\Users\ana\"), r"C:\Users\user1\");
+        assert_eq!(p.path(r"D:\Users\ana"), r"D:\Users\user2", "another drive");
+        assert_eq!(
+            p.path(r"\\fileserver\team\plan.docx"),
+            r"\\dir3\dir4\file3.docx"
+        );
+        assert_eq!(
+            p.path(r"\\\\fileserver\\team\\plan.docx"),
+            r"\\\\dir3\\dir4\\file3.docx"
+        );
+        assert_eq!(
+            p.path(r"C:\Program Files\Tool\..\x.exe"),
+            r"C:\Program Files\dir5\..\file4.exe"
+        );
+    }
+
+    #[test]
+    fn a_sessions_folder_is_named_after_its_cwd_pseudonym() {
+        let mut p = Pseudonyms::default();
+        assert_eq!(p.cwd("/home/ana/my-app"), "/home/user1/dir1");
+        assert_eq!(
+            p.path("/home/ana/.pi/agent/sessions/--home-ana-my-app--/x.jsonl"),
+            "/home/user1/dir2/dir3/dir4/--home-user1-dir1--/file1.jsonl"
+        );
+        assert_eq!(p.cwd(r"C:\Users\ana\app"), r"C:\Users\user2\dir5");
+        assert_eq!(
+            p.path(r"C:\Users\ana\.pi\agent\sessions\--C--Users-ana-app--\y.jsonl"),
+            r"C:\Users\user2\dir6\dir7\dir8\--C--Users-user2-dir5--\file2.jsonl"
+        );
+    }
+
+    #[test]
     fn what_reads_as_a_path() {
         assert!(looks_like_path("/home/ana/x"));
         assert!(looks_like_path("~/x"));
@@ -164,5 +313,12 @@ mod tests {
         assert!(!looks_like_path("/a b"));
         assert!(!looks_like_path("src/x"));
         assert!(!looks_like_path("hello"));
+        assert!(looks_like_path(r"C:\Users\ana"));
+        assert!(looks_like_path("C:/Users/ana"));
+        assert!(looks_like_path(r"\\server\share"));
+        assert!(!looks_like_path(r"C:\"));
+        assert!(!looks_like_path("C:"));
+        assert!(!looks_like_path(r"\\"));
+        assert!(!looks_like_path(r"\n"));
     }
 }

@@ -7,9 +7,10 @@
 use super::ids::Renames;
 use super::mask::Masker;
 use super::paths::{looks_like_path, Pseudonyms};
-use super::placeholder::{of_image, of_text, TextKind};
+use super::placeholder::{of_image, of_size, of_text, Size, TextKind};
 use super::retime::shifted;
 use super::tally::Tally;
+use crate::hash::FastMap;
 use crate::json::{self, Raw};
 use crate::output::{push_value, write_str};
 use std::borrow::Cow;
@@ -17,6 +18,9 @@ use std::borrow::Cow;
 /// Nesting deeper than this inside tool arguments, details or extension data is replaced by
 /// one placeholder (the walk recurses; Pi's own records are a few levels deep).
 const MAX_DEPTH: usize = 128;
+
+/// At most this many keys' masker answers are remembered (a bound on the memory they take).
+const KEYS_REMEMBERED: usize = 1 << 16;
 
 /// What is done with one member's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +37,8 @@ enum Act {
     Masked,
     /// A path: its pseudonym.
     Path,
+    /// A session's working directory: its pseudonym, which also names its sessions folder.
+    Cwd,
     /// Data: keys and value types kept, strings replaced, except the labels of its kind.
     Data(Labels),
     /// A message object.
@@ -43,6 +49,8 @@ enum Act {
     Id,
     /// The session header's id: renamed with `--rename-ids`.
     SessionId,
+    /// An image block's data: the placeholder [`Rewriter::image`] holds (data otherwise).
+    ImageData,
 }
 
 /// Which strings of data are labels, kept as they are.
@@ -83,6 +91,30 @@ fn write_array(raw: Raw<'_>, out: &mut Vec<u8>, mut element: impl FnMut(Raw<'_>,
     out.push(b']');
 }
 
+/// An object's members, raw key (between its quotes) and value, in order: read in one pass,
+/// where looking one up and then walking them all would read the object twice.
+type Members<'a> = Vec<(&'a [u8], Raw<'a>)>;
+
+fn members(raw: Raw<'_>) -> Members<'_> {
+    let mut m = Vec::new();
+    raw.for_each_field(|k, v| m.push((k, v)));
+    m
+}
+
+/// The value of the last member named `key` (the one `JSON.parse` keeps).
+fn last<'a>(members: &Members<'a>, key: &str) -> Option<Raw<'a>> {
+    members
+        .iter()
+        .rev()
+        .find(|(k, _)| json::key_is(k, key))
+        .map(|&(_, v)| v)
+}
+
+/// [`last`], a string, decoded; empty when there is none.
+fn last_str<'a>(members: &Members<'a>, key: &str) -> Cow<'a, str> {
+    last(members, key).and_then(Raw::as_str).unwrap_or_default()
+}
+
 /// What a top-level member of an entry of type `kind` is.
 fn entry_act(kind: &str, key: &str) -> Act {
     match (kind, key) {
@@ -92,7 +124,8 @@ fn entry_act(kind: &str, key: &str) -> Act {
         (_, "type") => Act::Keep,
         // Who was billed, on any entry that says (compaction, branch summary, usage entries).
         (_, "provider" | "model" | "modelId" | "api" | "responseModel") => Act::Keep,
-        ("session", "cwd" | "parentSession") => Act::Path,
+        ("session", "cwd") => Act::Cwd,
+        ("session", "parentSession") => Act::Path,
         ("session", "version") => Act::Keep,
         (_, "message") => Act::Message,
         ("thinking_level_change", "thinkingLevel") => Act::Keep,
@@ -155,6 +188,7 @@ fn block_act(block: &str, kind: TextKind, key: &str) -> Act {
         ("toolCall", "id" | "name" | "namespace") => Act::Keep,
         ("toolCall", "arguments") => Act::Data(Labels::None),
         ("image", "mimeType") => Act::Keep,
+        ("image", "data") => Act::ImageData,
         ("redacted_thinking", "data") => Act::Drop,
         _ if is_signature(key) => Act::Drop,
         _ => Act::Data(Labels::None),
@@ -194,9 +228,12 @@ fn is_identifier(s: &str) -> bool {
 /// purpose (an id, a model name, a key: such copies are not leaks).
 #[derive(Default)]
 pub struct LineCheck {
-    /// Replaced input strings of at least [`super::check::MIN_LEN`] characters, escaped as
-    /// JSON string bodies.
-    pub replaced: Vec<Vec<u8>>,
+    /// Replaced input strings of at least [`super::check::MIN_LEN`] characters.
+    pub replaced: Vec<String>,
+    /// Replaced texts of at least [`super::check::MIN_LEN`] characters, as written in the
+    /// record: the byte ranges of their string bodies (decoded only when the scan needs them)
+    /// and their lengths in characters.
+    pub replaced_in_record: Vec<(usize, usize, u64)>,
     /// Byte ranges of the output line that are copied input text.
     pub kept: Vec<(usize, usize)>,
     /// What kept text had masked (kind, original): a second rewrite masks these everywhere
@@ -219,6 +256,12 @@ pub struct Rewriter<'r> {
     /// masker finds: set for a second rewrite of a record whose first one left a masked
     /// string unmasked in another of its texts (where no detector saw it).
     pub also: Vec<(&'static str, String)>,
+    /// The placeholder of the image block being written, for its `data`.
+    image: Option<String>,
+    /// Identifier keys of data the masker was asked about: whether it found anything.
+    keys_checked: FastMap<String, bool>,
+    /// Where the current record's text starts in memory (its strings are slices of it).
+    record_start: usize,
     /// Whether anything of the current record was changed.
     changed: bool,
 }
@@ -239,6 +282,9 @@ impl<'r> Rewriter<'r> {
             renames: None,
             check: LineCheck::default(),
             also: Vec::new(),
+            image: None,
+            keys_checked: FastMap::default(),
+            record_start: 0,
             changed: false,
         }
     }
@@ -249,21 +295,33 @@ impl<'r> Rewriter<'r> {
         out.clear();
         self.check = LineCheck::default();
         self.changed = false;
+        self.record_start = object.bytes().as_ptr() as usize;
         self.object(object, out, 0, |key| entry_act(kind, key));
         self.changed
     }
 
     /// Writes an object with each member's value treated as `act` says.
     fn object(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, act: impl Fn(&str) -> Act) {
+        self.members(&members(raw), out, depth, act);
+    }
+
+    /// Writes an object of these members, each value treated as `act` says.
+    fn members(
+        &mut self,
+        members: &Members<'_>,
+        out: &mut Vec<u8>,
+        depth: usize,
+        act: impl Fn(&str) -> Act,
+    ) {
         out.push(b'{');
         let mut first = true;
-        raw.for_each_field(|key, value| {
+        for &(key, value) in members {
             let name = json::decode_string_body(key);
             let a = act(&name);
             if a == Act::Drop {
                 self.changed = true;
                 self.tally.add("signature");
-                return;
+                continue;
             }
             if !first {
                 out.push(b',');
@@ -271,13 +329,29 @@ impl<'r> Rewriter<'r> {
             first = false;
             self.key(key, &name, a, out);
             self.value(a, value, out, depth + 1, &name);
-        });
+        }
         out.push(b'}');
+    }
+
+    /// Whether a key of data is written as it is: an identifier in which the masker finds
+    /// nothing. The masker's answer for each key is remembered (keys repeat on every record).
+    fn is_plain_key(&mut self, name: &str) -> bool {
+        if !is_identifier(name) {
+            return false;
+        }
+        if let Some(&found) = self.keys_checked.get(name) {
+            return !found;
+        }
+        let found = self.masker.finds_any(name);
+        if self.keys_checked.len() < KEYS_REMEMBERED {
+            self.keys_checked.insert(name.to_string(), found);
+        }
+        !found
     }
 
     /// Writes a member's key: as it is, unless it is data whose key is not an identifier.
     fn key(&mut self, raw_key: &[u8], name: &str, act: Act, out: &mut Vec<u8>) {
-        if matches!(act, Act::Data(_)) && (!is_identifier(name) || self.masker.finds_any(name)) {
+        if matches!(act, Act::Data(_)) && !self.is_plain_key(name) {
             let mut found: Vec<(&'static str, String)> = Vec::new();
             let written = if self.keep_text {
                 self.masker
@@ -310,14 +384,17 @@ impl<'r> Rewriter<'r> {
             Act::Text(kind) if raw.first() == Some(&b'"') => self.text(kind, raw, out),
             Act::Content(kind) => self.content(kind, raw, out, depth),
             Act::Masked if raw.first() == Some(&b'"') => self.masked(raw, out),
-            Act::Path if raw.first() == Some(&b'"') => self.path(raw, out),
+            Act::Path if raw.first() == Some(&b'"') => self.path(raw, out, false),
+            Act::Cwd if raw.first() == Some(&b'"') => self.path(raw, out, true),
             Act::Message if raw.first() == Some(&b'{') => {
-                let role = raw.get("role").and_then(Raw::as_str).unwrap_or_default();
-                self.object(raw, out, depth, |k| message_act(&role, k));
+                let m = members(raw);
+                let role = last_str(&m, "role");
+                self.members(&m, out, depth, |k| message_act(&role, k));
             }
             Act::Data(labels) => self.data(raw, out, depth, key, labels),
             Act::Time => self.time(raw, out),
             Act::Id | Act::SessionId => self.id(act, raw, out),
+            Act::ImageData if self.image.is_some() => self.image_data(out),
             _ => self.data(raw, out, depth, key, Labels::None),
         }
     }
@@ -357,34 +434,47 @@ impl<'r> Rewriter<'r> {
         self.check.kept.push((start, out.len()));
     }
 
-    /// Notes a replaced input string for the residual scan, as it would be written inside a
-    /// JSON string (escaped): text that leaked would be written so.
+    /// Notes a replaced input string for the residual scan (which looks for it as it would
+    /// be written inside a JSON string).
     fn replaced(&mut self, s: &str) {
-        if s.chars().count() >= super::check::MIN_LEN {
-            let mut escaped = Vec::with_capacity(s.len() + 2);
-            write_str(&mut escaped, s);
-            self.check
-                .replaced
-                .push(escaped[1..escaped.len() - 1].to_vec());
+        // A character is at most 4 bytes: long strings need no count.
+        let min = super::check::MIN_LEN;
+        if s.len() >= 4 * min || (s.len() >= min && s.chars().count() >= min) {
+            self.check.replaced.push(s.to_string());
         }
     }
 
     /// Free text: its placeholder, or (`--keep-text`) the text masked.
     fn text(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>) {
-        let s = raw.as_str().unwrap_or_default();
-        if s.is_empty() {
+        let body = raw
+            .bytes()
+            .get(1..raw.len().saturating_sub(1))
+            .unwrap_or_default();
+        if body.is_empty() {
             return self.keep(raw, out);
         }
         if self.keep_text {
             return self.masked(raw, out);
         }
-        let placeholder = of_text(kind, &s);
-        if placeholder == *s {
-            // Already a placeholder (a redacted file redacted again).
+        // The placeholder needs only the text's size: read from the string as written, which
+        // spares decoding (and copying) every replaced text.
+        let size =
+            Size::of_json_body(body).unwrap_or_else(|| Size::of(&raw.as_str().unwrap_or_default()));
+        let placeholder = of_size(kind, size);
+        // Already a placeholder (a redacted file redacted again)? Only a text as short as one
+        // can be (a character takes at most 6 bytes written).
+        if raw.len() <= 6 * placeholder.len() + 2 && raw.as_str().is_some_and(|s| *s == placeholder)
+        {
             return self.keep(raw, out);
         }
         self.tally.add(kind.name());
-        self.replaced(&s);
+        // The residual scan decodes the text only if the line can hold it.
+        if size.chars >= super::check::MIN_LEN as u64 {
+            let at = raw.bytes().as_ptr() as usize - self.record_start;
+            self.check
+                .replaced_in_record
+                .push((at + 1, at + raw.len() - 1, size.chars));
+        }
         self.changed = true;
         write_str(out, &placeholder);
     }
@@ -410,9 +500,14 @@ impl<'r> Rewriter<'r> {
         write_str(out, &masked);
     }
 
-    fn path(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+    /// A path (a session's `cwd` with `cwd`): its pseudonym.
+    fn path(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, cwd: bool) {
         let s = raw.as_str().unwrap_or_default();
-        let p = self.paths.path(&s);
+        let p = if cwd {
+            self.paths.cwd(&s)
+        } else {
+            self.paths.path(&s)
+        };
         if p == *s {
             return self.keep(raw, out);
         }
@@ -438,41 +533,29 @@ impl<'r> Rewriter<'r> {
         }
     }
 
-    /// A content block: text, thinking, a tool call, an image, or another kind.
+    /// A content block: text, thinking, a tool call, an image, or another kind. An image's
+    /// placeholder is made before its members are walked (it needs the MIME type, which may
+    /// come after the data).
     fn block(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize) {
-        let block: Cow<'_, str> = raw.get("type").and_then(Raw::as_str).unwrap_or_default();
-        if block == "image" {
-            if let Some(data) = raw.get("data").filter(|d| d.first() == Some(&b'"')) {
-                let mime = raw.get("mimeType").and_then(Raw::as_str);
-                let placeholder = of_image(mime.as_deref(), data.len().saturating_sub(2));
-                return self.image(raw, out, depth, placeholder);
-            }
-        }
-        self.object(raw, out, depth, |k| block_act(&block, kind, k));
+        let m = members(raw);
+        let block = last_str(&m, "type");
+        self.image = (block == "image")
+            .then(|| last(&m, "data").filter(|d| d.first() == Some(&b'"')))
+            .flatten()
+            .map(|data| {
+                let mime = last(&m, "mimeType").and_then(Raw::as_str);
+                of_image(mime.as_deref(), data.len().saturating_sub(2))
+            });
+        self.members(&m, out, depth, |k| block_act(&block, kind, k));
+        self.image = None;
     }
 
-    /// An image block with its data replaced by `placeholder`.
-    fn image(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, placeholder: String) {
-        out.push(b'{');
-        let mut first = true;
-        raw.for_each_field(|key, value| {
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            let name = json::decode_string_body(key);
-            if name == "data" {
-                self.changed = true;
-                self.tally.add("image");
-                out.extend_from_slice(b"\"data\":");
-                write_str(out, &placeholder);
-            } else {
-                let a = block_act("image", TextKind::Message, &name);
-                self.key(key, &name, a, out);
-                self.value(a, value, out, depth + 1, &name);
-            }
-        });
-        out.push(b'}');
+    /// An image block's data: its placeholder.
+    fn image_data(&mut self, out: &mut Vec<u8>) {
+        let placeholder = self.image.take().unwrap_or_default();
+        self.changed = true;
+        self.tally.add("image");
+        write_str(out, &placeholder);
     }
 
     /// Data: keys and value types kept; numbers, booleans and null copied; strings replaced
@@ -512,7 +595,7 @@ impl<'r> Rewriter<'r> {
         if label {
             self.keep(raw, out)
         } else if looks_like_path(&s) || (one_line && names_a_path(key)) {
-            self.path(raw, out)
+            self.path(raw, out, false)
         } else {
             self.text(TextKind::Value, raw, out)
         }

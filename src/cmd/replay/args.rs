@@ -34,6 +34,13 @@ pub struct Args {
     #[arg(long)]
     pub no_tool_output: bool,
 
+    /// Render the session as `pi-redact` writes it (no option): every prompt, text, output
+    /// and argument value replaced by a placeholder of its kind and size, paths given
+    /// pseudonyms, secrets masked; the tree, tools, numbers and times kept. The file's name
+    /// is not shown.
+    #[arg(long)]
+    pub redact: bool,
+
     /// Cut each tool output, command output and raw entry shown to N bytes (at a character
     /// boundary), stating the full size.
     #[arg(long, value_name = "N", default_value_t = 20000)]

@@ -11,7 +11,7 @@ use crate::output::{Out, Stop};
 use crate::tool::Tool;
 use clap::Parser;
 use serde_json::Value;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// One record another tool wrote, parsed, with its line's raw text when exact numbers are
@@ -137,7 +137,7 @@ impl Facts {
             contexts.insert(r.u64("line").unwrap_or(0), r);
         }
         let abandoned = if branches {
-            abandoned(input, max_text)
+            abandoned(input, &branch, max_text)
         } else {
             Vec::new()
         };
@@ -176,9 +176,14 @@ fn tools_by_line(branch: &[u8], max_text: usize) -> HashMap<u64, Vec<Rec>> {
 }
 
 /// Every leaf of `input` but the active one, with its branch (pi-branch --leaves, then
-/// pi-branch --leaf for each: one pass over the input per leaf).
-fn abandoned(input: &[u8], max_text: usize) -> Vec<Abandoned> {
+/// pi-branch --leaf for each: one pass over the input per leaf). `active` is pi-branch's
+/// output (each session's active branch). Of each branch only what is shown is kept: the
+/// header and the entries from the last one it shares with the active branch (the lines
+/// before are kept as blank lines, so that the line numbers of pi-tools' records hold), and
+/// the tool records about those entries; so the memory is not the sum of the branches.
+fn abandoned(input: &[u8], active: &[u8], max_text: usize) -> Vec<Abandoned> {
     let leaves = records::<Branch>(&args(&["pi-branch", "--leaves"]), input);
+    let mut active_ids: HashMap<String, HashSet<String>> = HashMap::new();
     let mut out = Vec::new();
     for l in &leaves {
         let (session, Some(leaf)) = (l.str("session").unwrap_or(""), l.str("entry")) else {
@@ -187,10 +192,20 @@ fn abandoned(input: &[u8], max_text: usize) -> Vec<Abandoned> {
         if l.value.get("active") == Some(&Value::Bool(true)) {
             continue;
         }
-        let all = run::<Branch>(&args(&["pi-branch", "--leaf", leaf]), input);
         // The branch of this leaf's own session (another session may hold the same id).
-        let branch = session_part(&all, session);
-        let tools = tools_by_line(&branch, max_text);
+        let mut branch = session_part(
+            &run::<Branch>(&args(&["pi-branch", "--leaf", leaf]), input),
+            session,
+        );
+        let mut tools = tools_by_line(&branch, max_text);
+        let ids = active_ids
+            .entry(session.to_string())
+            .or_insert_with(|| ids_of(&session_part(active, session)));
+        let from = blank_shared(&mut branch, ids);
+        tools.retain(|&line, recs| {
+            recs.retain(|r| line >= from || result_line(r).is_some_and(|n| n >= from));
+            !recs.is_empty()
+        });
         out.push(Abandoned {
             session: session.to_string(),
             leaf: leaf.to_string(),
@@ -199,6 +214,44 @@ fn abandoned(input: &[u8], max_text: usize) -> Vec<Abandoned> {
         });
     }
     out
+}
+
+/// The ids of the entries of `lines`.
+fn ids_of(lines: &[u8]) -> HashSet<String> {
+    lines
+        .split(|&b| b == b'\n')
+        .filter_map(|l| json::validate(l.trim_ascii_end()).ok()?.get("id")?.as_str())
+        .map(|id| id.into_owned())
+        .collect()
+}
+
+/// Blanks the lines of `branch` after its first and before the last entry whose id is in
+/// `shared` (what pi-replay does not show of an abandoned branch); the number of the first
+/// line kept after the first (1 when nothing is shared).
+fn blank_shared(branch: &mut Vec<u8>, shared: &HashSet<String>) -> u64 {
+    let lines: Vec<&[u8]> = branch.split_inclusive(|&b| b == b'\n').collect();
+    let last_shared = lines.iter().skip(1).rposition(|l| {
+        json::validate(l.trim_ascii_end())
+            .ok()
+            .and_then(|r| r.get("id")?.as_str())
+            .is_some_and(|id| shared.contains(id.as_ref()))
+    });
+    let Some(i) = last_shared.map(|i| i + 1) else {
+        return 1;
+    };
+    let mut kept = Vec::with_capacity(branch.len());
+    kept.extend_from_slice(lines[0]);
+    kept.resize(kept.len() + i - 1, b'\n');
+    for l in &lines[i..] {
+        kept.extend_from_slice(l);
+    }
+    *branch = kept;
+    i as u64 + 1
+}
+
+/// The line of the result a `tool_call` record joined.
+fn result_line(r: &Rec) -> Option<u64> {
+    r.value.get("result")?.get("line")?.as_u64()
 }
 
 /// The lines of `stream` from the header of session `id` to the next header; with `id` empty,

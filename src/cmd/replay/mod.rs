@@ -136,6 +136,22 @@ fn render(
     out: &mut Out,
     d: &mut Diags,
 ) -> Result<Option<String>, Stop> {
+    let redacted;
+    let (input, file) = if args.redact {
+        let withheld;
+        (redacted, withheld) = crate::cmd::redact::redacted(input);
+        if withheld > 0 {
+            d.report(
+                None,
+                Kind::BadField,
+                format!("{withheld} record(s) still held private text after redaction: left out"),
+            );
+        }
+        // The file's name may say whose it is (Pi names a session's folder after its cwd).
+        (&redacted[..], "[redacted]")
+    } else {
+        (input, file)
+    };
     let facts = Facts::gather(
         input,
         args.models.as_deref(),

@@ -1,0 +1,22 @@
+//! pi-redact, in each mode, never panics or hangs on any input.
+#![no_main]
+
+use clap::Parser;
+use libfuzzer_sys::fuzz_target;
+use pi_jsonl::cmd::redact;
+use pi_jsonl::diag::Diags;
+use pi_jsonl::output::Out;
+use pi_jsonl::tool::Tool;
+
+fuzz_target!(|data: &[u8]| {
+    for args in [
+        &["pi-redact"][..],
+        &["pi-redact", "--keep-text"],
+        &["pi-redact", "--rename-ids", "--shift-time=-1d", "--no-check"],
+    ] {
+        let a = redact::Args::try_parse_from(args).unwrap();
+        let mut out = Out::held();
+        let mut d = Diags::new("pi-redact", "<fuzz>", false);
+        let _ = redact::Redact::run_bytes(&a, data, &mut out, &mut d);
+    }
+});
