@@ -132,6 +132,8 @@ fn large_inputs_read_on_several_cores_give_the_same_output() {
         &["pi-compactions", "--errors"],
         &["pi-tools"],
         &["pi-sessions", "--json"],
+        &["pi-redact"],
+        &["pi-redact", "--keep-text"],
     ];
     for run in runs {
         for inputs in [std::slice::from_ref(&one), &four[..]] {
