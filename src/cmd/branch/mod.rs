@@ -41,6 +41,7 @@ use crate::output::{Out, Stop};
 use crate::reader::{self, Entry, Header, PerSession, SessionVisitor};
 use crate::record::{describe, Described};
 use crate::tool::Tool;
+use clap::Parser;
 use entries::EntryTable;
 use resolve::ResolvedTree;
 use std::fs::File;
@@ -128,6 +129,74 @@ pub fn branch_file(args: &Args, path: &std::path::Path, d: &mut Diags) -> Result
     let mut out = Out::held();
     branch_source(args, false, &Source::Path(path.to_path_buf()), &mut out, d)?;
     Ok(out.buf)
+}
+
+/// One leaf of a session and the branch that ends in it ([`every_branch`]).
+pub struct LeafBranch {
+    pub session: String,
+    pub leaf: String,
+    /// The leaf Pi would load (pi-branch's default).
+    pub active: bool,
+    /// What `pi-branch --leaf ID` writes for this session: its header and the chain.
+    pub lines: Vec<u8>,
+}
+
+/// Hands `each` every leaf of every session in `input` with its branch, in the order
+/// `--leaves` lists them, from one reading (pi-replay --branches: one `pi-branch --leaf` run per
+/// leaf would read the whole input once per leaf); one branch is held at a time. Diagnostics
+/// are counted only.
+pub fn every_branch(input: &[u8], each: &mut dyn FnMut(LeafBranch)) {
+    struct Every<'a, 'f> {
+        input: &'a [u8],
+        args: Args,
+        each: &'f mut dyn FnMut(LeafBranch),
+    }
+    impl SessionVisitor for Every<'_, '_> {
+        type Session = EntryTable;
+        fn reads_messages(&self) -> bool {
+            false
+        }
+        fn header(&mut self, h: &Header<'_>, d: &mut Diags) -> Result<EntryTable, Stop> {
+            Ok(EntryTable::new(h, false, d))
+        }
+        fn entry(&mut self, s: &mut EntryTable, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
+            s.add(e, d);
+            Ok(())
+        }
+        fn end(&mut self, mut s: EntryTable, d: &mut Diags) -> Result<(), Stop> {
+            s.ids.release_table();
+            let lines = LineStore::new(None, None, Some(self.input), &s);
+            let tree = ResolvedTree::build(&s, &self.args, d);
+            for leaf in tree.leaves(&s) {
+                let entry = &s.entries[leaf as usize];
+                if entry.id >= entries::BAD {
+                    continue;
+                }
+                let id = s.ids.text(entry.id).into_owned();
+                self.args.leaf = Some(id.clone());
+                let chain = ResolvedTree::build(&s, &self.args, d);
+                self.args.leaf = None;
+                let mut out = Out::held();
+                if chain.leaf.is_some() {
+                    write::write_branch(&mut out, &s, &chain, &lines, d)?;
+                }
+                (self.each)(LeafBranch {
+                    session: s.id.clone(),
+                    leaf: id,
+                    active: Some(leaf) == tree.leaf,
+                    lines: out.buf,
+                });
+            }
+            Ok(())
+        }
+    }
+    let mut v = PerSession::new(Every {
+        input,
+        args: Args::parse_from(["pi-branch"]),
+        each,
+    });
+    let mut d = Diags::quiet("pi-branch", "");
+    let _ = reader::read_slice(input, false, &mut d, &mut v);
 }
 
 /// The reader's visitor: keeps each session's entries as they come, and at its end resolves

@@ -182,37 +182,30 @@ fn tools_by_line(branch: &[u8], max_text: usize) -> HashMap<u64, Vec<Rec>> {
 /// before are kept as blank lines, so that the line numbers of pi-tools' records hold), and
 /// the tool records about those entries; so the memory is not the sum of the branches.
 fn abandoned(input: &[u8], active: &[u8], max_text: usize) -> Vec<Abandoned> {
-    let leaves = records::<Branch>(&args(&["pi-branch", "--leaves"]), input);
     let mut active_ids: HashMap<String, HashSet<String>> = HashMap::new();
     let mut out = Vec::new();
-    for l in &leaves {
-        let (session, Some(leaf)) = (l.str("session").unwrap_or(""), l.str("entry")) else {
-            continue;
-        };
-        if l.value.get("active") == Some(&Value::Bool(true)) {
-            continue;
+    crate::cmd::branch::every_branch(input, &mut |b| {
+        if b.active {
+            return;
         }
-        // The branch of this leaf's own session (another session may hold the same id).
-        let mut branch = session_part(
-            &run::<Branch>(&args(&["pi-branch", "--leaf", leaf]), input),
-            session,
-        );
+        // From its header (an oh-my-pi title slot before it is not part of the page).
+        let mut branch = session_part(&b.lines, &b.session);
         let mut tools = tools_by_line(&branch, max_text);
         let ids = active_ids
-            .entry(session.to_string())
-            .or_insert_with(|| ids_of(&session_part(active, session)));
+            .entry(b.session.clone())
+            .or_insert_with(|| ids_of(&session_part(active, &b.session)));
         let from = blank_shared(&mut branch, ids);
         tools.retain(|&line, recs| {
             recs.retain(|r| line >= from || result_line(r).is_some_and(|n| n >= from));
             !recs.is_empty()
         });
         out.push(Abandoned {
-            session: session.to_string(),
-            leaf: leaf.to_string(),
+            session: b.session,
+            leaf: b.leaf,
             branch,
             tools,
         });
-    }
+    });
     out
 }
 
