@@ -5,8 +5,10 @@
 //! order (sessions, the tree, first occurrences) stays with the one reader, so a tool's
 //! output is the same on one core or many.
 //!
-//! How many threads help is decided per input from a process-wide budget ([`Budget`]): the
-//! driver's `--threads` (default one per CPU), less the workers busy on other inputs.
+//! Up to [`MAX_HELPERS`] threads help one input, and each works a chunk only while a CPU of
+//! the run's [`Budget`] is free (`--threads`, default one per CPU, less the threads busy on
+//! other inputs): with one large input they take the other cores, with many inputs the
+//! workers on the other inputs keep them.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -147,6 +149,7 @@ struct Shared<T> {
 }
 
 /// The chunks of one input and the pipeline over them; see [`in_order`].
+/// The chunks of one input and the pipeline over them ([`in_order`]).
 struct Ordered<'a, T, W> {
     data: &'a [u8],
     chunk: usize,
@@ -160,9 +163,8 @@ struct Ordered<'a, T, W> {
 /// Runs `work` over the chunks of `data` (each at least `chunk` bytes, cut at line starts;
 /// `work` is given the chunk's offset and bytes) on `helpers` threads besides this one, and
 /// hands `read` a function that yields the results in chunk order (`None` after the last).
-/// The helpers work only while a CPU of the [`BUDGET`] is free.
-/// That function works chunks itself when it would otherwise wait. With no helpers it is a
-/// loop on this thread.
+/// That function works chunks itself when it would otherwise wait, so with no helpers (or none
+/// given a CPU of the [`BUDGET`]) it is a loop on this thread.
 ///
 /// A helper that panics stops the pipeline; the panic is raised again when this returns.
 pub fn in_order<'a, T, W, O>(
