@@ -172,18 +172,15 @@ pub fn every_branch(input: &[u8], each: &mut dyn FnMut(LeafBranch)) {
                 if entry.id >= entries::BAD {
                     continue;
                 }
-                let id = s.ids.text(entry.id).into_owned();
-                self.args.leaf = Some(id.clone());
-                let chain = ResolvedTree::build(&s, &self.args, d);
-                self.args.leaf = None;
+                let active = Some(leaf) == tree.leaf;
+                // The active leaf's branch is the one resolved; another's, from the same ids.
+                let other = (!active).then(|| tree.with_leaf(&s, leaf, d));
                 let mut out = Out::held();
-                if chain.leaf.is_some() {
-                    write::write_branch(&mut out, &s, &chain, &lines, d)?;
-                }
+                write::write_branch(&mut out, &s, other.as_ref().unwrap_or(&tree), &lines, d)?;
                 (self.each)(LeafBranch {
                     session: s.id.clone(),
-                    leaf: id,
-                    active: Some(leaf) == tree.leaf,
+                    leaf: s.ids.text(entry.id).into_owned(),
+                    active,
                     lines: out.buf,
                 });
             }

@@ -48,11 +48,28 @@ impl ResolvedTree {
             }
             return t;
         };
-        t.leaf = Some(leaf);
-        let chain = t.walk_up(s, leaf, d);
-        let idless = t.kept_idless(s, d);
-        t.kept = interleave(&chain, &idless);
+        t.branch_to(s, leaf, d);
         t
+    }
+
+    /// This tree with the branch to `leaf` (another leaf of it) chosen instead: what
+    /// `--leaf` with that leaf's id resolves to, without resolving the ids again.
+    pub(crate) fn with_leaf(&self, s: &EntryTable, leaf: u32, d: &mut Diags) -> ResolvedTree {
+        let mut t = ResolvedTree {
+            parent_of: self.parent_of.clone(),
+            live: self.live.clone(),
+            ..ResolvedTree::empty(s.entries.len())
+        };
+        t.branch_to(s, leaf, d);
+        t
+    }
+
+    /// Chooses `leaf`: the chain from it to the root, and the entries kept.
+    fn branch_to(&mut self, s: &EntryTable, leaf: u32, d: &mut Diags) {
+        self.leaf = Some(leaf);
+        let chain = self.walk_up(s, leaf, d);
+        let idless = self.kept_idless(s, d);
+        self.kept = interleave(&chain, &idless);
     }
 
     /// A linear log (v1): everything, in file order, each entry the child of the one before.
