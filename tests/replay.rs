@@ -447,6 +447,28 @@ fn html_is_the_default_away_from_a_terminal_and_one_page_holds_every_input() {
     assert!(o.contains("<circle class=\"drop\""));
 }
 
+/// The inputs of one run are written on several threads, each rewriting the index: no two
+/// of them may share a temporary file (a race that failed about one run in fifteen).
+#[test]
+fn out_dir_with_inputs_written_at_once_reports_nothing() {
+    let dir = TempDir::new("pi-replay-site-threads");
+    let inputs = [
+        "replay-every-kind.jsonl",
+        "tools-image.jsonl",
+        "branched.jsonl",
+        "tools-session.jsonl",
+    ];
+    for run in 0..30 {
+        let site = dir.path().join(format!("site{run}"));
+        cmd("pi-replay")
+            .args(["--threads", "4", "--out-dir"])
+            .arg(&site)
+            .args(inputs.map(fixture))
+            .ok();
+        assert_eq!(std::fs::read_dir(&site).unwrap().count(), inputs.len() + 1);
+    }
+}
+
 #[test]
 fn out_dir_writes_a_page_per_input_and_an_index_of_every_page() {
     let dir = TempDir::new("pi-replay-site");

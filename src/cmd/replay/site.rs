@@ -57,9 +57,13 @@ fn page_name(src: &Source) -> String {
     }
 }
 
-/// Writes `bytes` to `dir/name` through a temporary file renamed into place.
+/// Writes `bytes` to `dir/name` through a temporary file renamed into place. The temporary
+/// name is this process's and this call's own: the inputs of one run are written on several
+/// threads, each rewriting the index.
 fn replace(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.{}.{call}.tmp", std::process::id()));
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, dir.join(name))
 }
