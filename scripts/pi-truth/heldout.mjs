@@ -42,9 +42,10 @@ export const RUN_STEPS = new Set(["plain", "tools", "overflowError", "silent", "
  * what the user did at one point, nothing Pi writes: `after` turns auto-compaction off for
  * the run of step `k` and runs /compact after it; `before` runs /compact before step `k`;
  * `auto` turns auto-compaction on (and lets summaries succeed) for the run of step `k`, after
- * Pi's check before its prompt (`atEnd`: from the run's end, for Pi's check after it); `abort` presses Esc instead of /compact in step `k` (a
- * /compact while tools run). The /compacts of the steps in `skip` are left out; with `pre`,
- * auto-compaction is on for Pi's check before the prompt of that step. Each session's steps
+ * Pi's check before its prompt (`atEnd`: from the run's end, for Pi's check after it);
+ * `abort` presses Esc instead of /compact in step `k` (a /compact while tools run). The
+ * /compacts of the steps in `skip` are left out; with `pre`, auto-compaction is on for Pi's
+ * check before the prompt of that step. Each session's steps
  * are reported to `onSteps` (truth.mjs records each compaction's step through `ctx.step`).
  */
 export async function heldout({ seed, count, from = 0, twin, onSteps, file, dir, scenario, models, files, words, replies, overflowTexts }) {
