@@ -1,20 +1,25 @@
 //! pi-compactions scored against the truth (issue 21): sessions written by Pi 1.6.0's real
 //! `AgentSession` with pi-ai's faux provider, and for each compaction entry the reason Pi's own
-//! `compaction_start` event gave (`scripts/pi-truth` makes both). Two sets:
+//! `compaction_start` event gave (`scripts/pi-truth` makes them). The sets:
 //! - the hand-written scenarios: `fixtures/truth/`, `tests/data/truth-compactions.jsonl`;
-//! - the held-out set: randomized sessions from a seed (`truth.mjs --heldout 20261130 40`),
-//!   with other models, settings and steps than the scenarios, made after the rules were
-//!   written and never used to write them: `tests/data/truth-heldout/`,
-//!   `tests/data/truth-heldout.jsonl` (each line also gives the session's `reserveTokens`).
+//! - two held-out sets: randomized sessions from a seed (`truth.mjs --heldout SEED 40`), with
+//!   other models, settings and steps than the scenarios, each made after the rules it scores
+//!   and never used to write them: `tests/data/truth-heldout/` (seed 20261130) and
+//!   `tests/data/truth-heldout2/` (seed 20261215), with `tests/data/truth-heldout*.jsonl` (each
+//!   line also gives the session's `reserveTokens`);
+//! - the twins of the held-out sets (`truth.mjs --twins SEED 40`): `tests/data/truth-twins/`,
+//!   `tests/data/truth-twins.jsonl`.
 //!
 //! A trigger is *right* when it is Pi's reason, *vague* when it is `unknown` or `automatic`,
 //! *wrong* otherwise. None may be wrong, with the windows and reserve known or without them.
 //! The share right is asserted as a floor of the counts reached today (a rule change that
-//! loses a right label fails): it is below the issue's 90% because a compaction over the
-//! threshold after a reply (or after a silent overflow) is Pi's own, or /compact with
-//! auto-compaction off or after Pi's own attempt failed, and the file is the same: such
-//! compactions are `unknown`, with the clues listed (docs/FORMAT.md, "How the trigger is
-//! inferred").
+//! loses a right label fails). It is below the issue's 90%, and no rule reading the file can
+//! do better: a compaction over the threshold after a reply (or after a silent overflow, or
+//! after a model switch, or after an aborted run) is Pi's own, or /compact with
+//! auto-compaction off or after Pi's own attempt failed, and the file is the same. The twins
+//! prove it compaction by compaction: every compaction the rules leave vague on the held-out
+//! sets has a twin, a session Pi wrote the same up to ids and times with another reason
+//! (docs/FORMAT.md, "How the trigger is inferred", "The ceiling").
 
 use crate::util::records::parse_records;
 use crate::util::*;
@@ -39,6 +44,15 @@ fn heldout() -> Set {
     Set {
         dir: root().join("tests/data/truth-heldout"),
         truth: "tests/data/truth-heldout.jsonl",
+    }
+}
+
+/// A second held-out set, made from a seed not looked at before (`--heldout 20261215 40`) after
+/// the rules it scores were written.
+fn heldout2() -> Set {
+    Set {
+        dir: root().join("tests/data/truth-heldout2"),
+        truth: "tests/data/truth-heldout2.jsonl",
     }
 }
 
@@ -187,6 +201,16 @@ fn heldout_without_the_windows_none_wrong() {
     heldout().score(false).check(68, 126);
 }
 
+#[test]
+fn heldout2_with_the_windows_known_none_wrong() {
+    heldout2().score(true).check(107, 138);
+}
+
+#[test]
+fn heldout2_without_the_windows_none_wrong() {
+    heldout2().score(false).check(73, 138);
+}
+
 /// What the line a rule cites must be: (entry type, message role, stopReason), each `None`
 /// when any will do.
 fn cited(rule: &str) -> (&'static str, Option<&'static str>, Option<&'static str>) {
@@ -209,7 +233,7 @@ fn cited(rule: &str) -> (&'static str, Option<&'static str>, Option<&'static str
 #[test]
 fn every_inferred_label_names_its_rule_and_lines() {
     let format = std::fs::read_to_string(root().join("docs/FORMAT.md")).unwrap();
-    for set in [scenarios(), heldout()] {
+    for set in [scenarios(), heldout(), heldout2()] {
         for known in [true, false] {
             for (key, r) in set.reports(known) {
                 let evidence = r["evidence"].as_array().unwrap();
@@ -269,7 +293,7 @@ fn every_inferred_label_names_its_rule_and_lines() {
 fn each_new_rule_is_exercised_and_right() {
     // rule → the reasons Pi gave where it decided, over both sets.
     let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for set in [scenarios(), heldout()] {
+    for set in [scenarios(), heldout(), heldout2()] {
         let got = set.reports(true);
         let truth: BTreeMap<_, _> = set
             .truth()
@@ -314,5 +338,197 @@ fn each_new_rule_is_exercised_and_right() {
             .get(rule)
             .unwrap_or_else(|| panic!("rule {rule} never decides on the truth"));
         assert!(reasons.iter().all(|r| r == reason), "{rule}: {reasons:?}");
+    }
+}
+
+/// The twins of the held-out sets (`truth.mjs --twins SEED 40`, scripts/pi-truth/twins.mjs):
+/// for a compaction of a held-out session, the same session made again with one change in
+/// what the user did (auto-compaction off and /compact, /compact before the prompt, Esc
+/// instead of /compact, auto-compaction on instead of /compact), which Pi wrote the same up to
+/// ids and times, and whose compaction Pi gave another reason.
+fn twins() -> Set {
+    Set {
+        dir: root().join("tests/data/truth-twins"),
+        truth: "tests/data/truth-twins.jsonl",
+    }
+}
+
+/// One line of `tests/data/truth-twins.jsonl`, beyond the truth it also is.
+struct Twin {
+    file: String,
+    entry: String,
+    reason: String,
+    /// The held-out session it is the twin of.
+    of: String,
+    /// Which compaction of that session (0 for the first in the file).
+    compaction: usize,
+    /// Pi's reason for that compaction.
+    of_reason: String,
+}
+
+fn twin_lines() -> Vec<Twin> {
+    let text = std::fs::read_to_string(root().join(twins().truth)).unwrap();
+    text.lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            let s = |k: &str| v[k].as_str().unwrap().to_string();
+            Twin {
+                file: s("file"),
+                entry: s("entry"),
+                reason: s("reason"),
+                of: s("twin_of"),
+                compaction: v["twin_compaction"].as_u64().unwrap() as usize,
+                of_reason: s("twin_reason"),
+            }
+        })
+        .collect()
+}
+
+/// A session as Pi wrote it, without what differs between two runs that make the same session
+/// (twins.mjs `canonical`): ids renumbered in order of appearance, the header's id, times
+/// (`timestamp`, `durationMs`) and faux's `api` tag left out.
+fn canonical(text: &str) -> Vec<Value> {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                m.retain(|k, _| !matches!(k.as_str(), "timestamp" | "durationMs" | "api"));
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut ids: BTreeMap<String, String> = BTreeMap::new();
+    text.lines()
+        .map(|l| {
+            let mut e: Value = serde_json::from_str(l).unwrap();
+            let m = e.as_object_mut().unwrap();
+            if m["type"] == "session" {
+                m.remove("id");
+            } else {
+                let n = format!("#{}", ids.len());
+                ids.insert(m["id"].as_str().unwrap().to_string(), n);
+                for k in ["id", "parentId", "firstKeptEntryId", "targetId"] {
+                    if let Some(new) = m.get(k).and_then(Value::as_str).and_then(|id| ids.get(id)) {
+                        m.insert(k.to_string(), Value::String(new.clone()));
+                    }
+                }
+            }
+            strip(&mut e);
+            e
+        })
+        .collect()
+}
+
+/// The held-out set that holds a twin's original session.
+fn set_of(twin: &Twin) -> Set {
+    [heldout(), heldout2()]
+        .into_iter()
+        .find(|s| s.dir.join(&twin.of).is_file())
+        .unwrap_or_else(|| panic!("{}: no held-out session {}", twin.file, twin.of))
+}
+
+/// The id of the `n`th compaction entry of a session.
+fn nth_compaction(text: &str, n: usize) -> String {
+    text.lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|e| e["type"] == "compaction")
+        .nth(n)
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Proof that the file cannot always tell why Pi compacted: each twin is its held-out session
+/// up to ids and times, Pi gave the two compactions different reasons, and pi-compactions gives
+/// both the same vague trigger (with the windows known and without), so it is wrong on neither.
+#[test]
+fn twins_are_the_same_file_with_another_reason_and_stay_vague() {
+    let lines = twin_lines();
+    assert!(lines.len() >= 59, "the committed twins");
+    for known in [true, false] {
+        let theirs = twins().reports(known);
+        let ours = [heldout().reports(known), heldout2().reports(known)];
+        for t in &lines {
+            let set = set_of(t);
+            let original = std::fs::read_to_string(set.dir.join(&t.of)).unwrap();
+            let twin = std::fs::read_to_string(twins().dir.join(&t.file)).unwrap();
+            assert!(
+                canonical(&original) == canonical(&twin),
+                "{} is not {} up to ids and times",
+                t.file,
+                t.of
+            );
+            let entry = nth_compaction(&original, t.compaction);
+            assert_eq!(nth_compaction(&twin, t.compaction), t.entry, "{}", t.file);
+            let truth = set.truth();
+            let pi = truth
+                .iter()
+                .find(|x| x.file == t.of && x.entry == entry)
+                .unwrap();
+            assert_eq!(pi.reason, t.of_reason, "{} {entry}", t.of);
+            assert_ne!(t.reason, t.of_reason, "{}: twins differ in reason", t.file);
+            let a = ours
+                .iter()
+                .find_map(|r| r.get(&(t.of.clone(), entry.clone())))
+                .unwrap();
+            let b = &theirs[&(t.file.clone(), t.entry.clone())];
+            let rules = |r: &Value| -> Vec<Value> {
+                r["evidence"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| e["rule"].clone())
+                    .collect()
+            };
+            assert_eq!(a["trigger"], b["trigger"], "{} and {}", t.of, t.file);
+            assert_eq!(rules(a), rules(b), "{} and {}", t.of, t.file);
+            assert!(
+                matches!(a["trigger"].as_str(), Some("unknown" | "automatic")),
+                "{} {entry}: {} decided where its twin {} had another reason",
+                t.of,
+                a["trigger"],
+                t.file
+            );
+        }
+    }
+}
+
+/// The ceiling: on each held-out set the best any rule reading the file could score without
+/// being wrong is the compactions that have no twin. The rules reach it: every compaction they
+/// leave vague (with the windows known) has a twin. (Held-out 20261130: 98 of 126, 77.8%;
+/// 20261215: 107 of 138, 77.5%; docs/FORMAT.md says what ≥ 90% would need.)
+#[test]
+fn heldout_sets_are_scored_at_their_ceiling() {
+    let lines = twin_lines();
+    for (set, ceiling, total) in [(heldout(), 98, 126), (heldout2(), 107, 138)] {
+        let truth = set.truth();
+        let got = set.reports(true);
+        let texts: BTreeMap<String, String> = set
+            .files()
+            .into_iter()
+            .map(|f| {
+                let t = std::fs::read_to_string(set.dir.join(&f)).unwrap();
+                (f, t)
+            })
+            .collect();
+        let twinned: Vec<(String, String)> = lines
+            .iter()
+            .filter(|t| texts.contains_key(&t.of))
+            .map(|t| (t.of.clone(), nth_compaction(&texts[&t.of], t.compaction)))
+            .collect();
+        assert_eq!(truth.len(), total);
+        assert_eq!(total - twinned.len(), ceiling, "{}", set.truth);
+        for t in &truth {
+            let key = (t.file.clone(), t.entry.clone());
+            let right = got[&key]["trigger"] == t.reason.as_str();
+            assert_eq!(
+                right,
+                !twinned.contains(&key),
+                "{key:?}: right exactly where no twin exists ({})",
+                got[&key]["evidence"]
+            );
+        }
     }
 }

@@ -34,9 +34,23 @@ const STEPS = [
 	["toggle", 2],
 ];
 
-export async function heldout({ seed, count, scenario, models, files, words, replies, overflowTexts }) {
+/** The steps that prompt (a run), after which or before which Pi may compact on its own. */
+export const RUN_STEPS = new Set(["plain", "tools", "overflowError", "silent", "lengthFull", "truncated", "lengthMax", "manualMidRun", "retryable"]);
+
+/**
+ * Makes the sessions `from` to `from + count - 1` of SEED. `twin` (truth.mjs --twins) changes
+ * what the user did at one point, nothing Pi writes: `after` turns auto-compaction off for
+ * the run of step `k` and runs /compact after it; `before` runs /compact before step `k`;
+ * `auto` turns auto-compaction on (and lets summaries succeed) for the run of step `k`, after
+ * Pi's check before its prompt (`atEnd`: from the run's end, for Pi's check after it);
+ * `abort` presses Esc instead of /compact in step `k` (a /compact while tools run). The
+ * /compacts of the steps in `skip` are left out; with `pre`, auto-compaction is on for Pi's
+ * check before the prompt of that step. Each session's steps
+ * are reported to `onSteps` (truth.mjs records each compaction's step through `ctx.step`).
+ */
+export async function heldout({ seed, count, from = 0, twin, onSteps, file, dir, scenario, models, files, words, replies, overflowTexts }) {
 	const { reply, readCall, errorReply, usage, fauxAssistantMessage } = replies;
-	for (let n = 0; n < count; n++) {
+	for (let n = from; n < from + count; n++) {
 		const rnd = random(seed * 100003 + n);
 		const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
 		const between = (lo, hi) => lo + Math.floor(rnd() * (hi - lo + 1));
@@ -55,7 +69,8 @@ export async function heldout({ seed, count, scenario, models, files, words, rep
 		};
 		const steps = Array.from({ length: between(8, 18) }, weighted);
 		const name = `heldout-${seed}-${String(n).padStart(3, "0")}`;
-		console.error(`${name}: ${JSON.stringify(settings)} ${steps.join(" ")}`);
+		if (!twin) console.error(`${name}: ${JSON.stringify(settings)} ${steps.join(" ")}`);
+		onSteps?.(steps);
 		await scenario(
 			name,
 			async (c) => {
@@ -65,7 +80,9 @@ export async function heldout({ seed, count, scenario, models, files, words, rep
 				const prompt = (k) => words(`${name} step ${k}`, between(200, 2500));
 				const reads = (k) => Array.from({ length: k }, () => () => readCall(id(), pick(files).name));
 				const ok = (k) => () => reply(`done ${k}`);
-				for (const [k, kind] of steps.entries()) {
+				// Twin `abort`: Esc instead of /compact while the tools run.
+				let abortInstead = false;
+				const step = async (k, kind) => {
 					switch (kind) {
 						case "plain":
 							await c.run(prompt(k), [ok(k)]);
@@ -110,7 +127,7 @@ export async function heldout({ seed, count, scenario, models, files, words, rep
 							// /compact while the tools run: Pi aborts the run, then compacts.
 							let pending;
 							const off = c.session.subscribe((e) => {
-								if (e.type === "tool_execution_end" && !pending) pending = c.tryCompact();
+								if (e.type === "tool_execution_end" && !pending) pending = abortInstead ? c.session.abort() : c.tryCompact();
 							});
 							await c.run(prompt(k), [...reads(3), ok(k)]);
 							off();
@@ -132,9 +149,67 @@ export async function heldout({ seed, count, scenario, models, files, words, rep
 							c.settingsManager.setCompactionEnabled(!c.settingsManager.getCompactionEnabled());
 							break;
 					}
+				};
+				// Auto-compaction as `on` from the start of the next run (after Pi's check before
+				// the prompt), or from its `agent_end` (Pi's check after the run only), to its end;
+				// then as before.
+				const autoDuringRun = (on, body, from = "agent_start") => async () => {
+					const enabled = c.settingsManager.getCompactionEnabled();
+					const off = c.session.subscribe((e) => {
+						if (e.type === from) c.settingsManager.setCompactionEnabled(on);
+					});
+					const failing = on ? c.failSummaries(0) : 0;
+					try {
+						await body();
+					} finally {
+						off();
+						// Pi's own attempt at the end of the run (auto-compaction on) spent a failing summary.
+						if (on) c.failSummaries(enabled ? 0 : failing);
+						c.settingsManager.setCompactionEnabled(enabled);
+					}
+				};
+				// Auto-compaction on for Pi's check before the next prompt only.
+				const autoBeforePrompt = (body) => async () => {
+					const enabled = c.settingsManager.getCompactionEnabled();
+					c.settingsManager.setCompactionEnabled(true);
+					// The /compact this replaces succeeded; a failing summary left for later stays.
+					const failing = c.failSummaries(0);
+					const off = c.session.subscribe((e) => {
+						if (e.type !== "agent_start") return;
+						c.settingsManager.setCompactionEnabled(enabled);
+						c.failSummaries(failing);
+					});
+					try {
+						await body();
+					} finally {
+						off();
+						c.settingsManager.setCompactionEnabled(enabled);
+					}
+				};
+				for (const [k, kind] of steps.entries()) {
+					c.step = k;
+					const run = () => step(k, kind);
+					if (twin?.skip?.includes(k)) continue;
+					if (twin?.pre === k) await autoBeforePrompt(run)();
+					else if (twin?.k !== k) await run();
+					else if (twin.kind === "before") {
+						await c.tryCompact();
+						await run();
+					} else if (twin.kind === "after") {
+						await autoDuringRun(false, run)();
+						// Pi's compaction at the end of the run succeeded: no failing summary was left.
+						c.failSummaries(0);
+						await c.tryCompact();
+					} else if (twin.kind === "auto") await autoDuringRun(true, run)();
+					else if (twin.kind === "atEnd") await autoDuringRun(true, run, "agent_end")();
+					else if (twin.kind === "abort") {
+						abortInstead = true;
+						await run();
+						abortInstead = false;
+					}
 				}
 			},
-			settings,
+			{ ...settings, ...(file ? { file } : {}), ...(dir ? { dir } : {}) },
 		);
 	}
 }

@@ -38,11 +38,15 @@ crypto.randomUUID = () => {
 };
 // Modes: `truth.mjs OUT` writes the hand-written scenarios; `truth.mjs --heldout SEED COUNT OUT`
 // writes COUNT randomized sessions made from SEED (heldout.mjs), a held-out truth.
-const HELDOUT = process.argv[2] === "--heldout";
+// `truth.mjs --twins SEED COUNT OUT` makes the same sessions as --heldout and, for each of
+// their compactions, tries twins (twins.mjs): sessions Pi writes the same (up to ids and
+// times) whose compaction has another reason.
+const TWINS = process.argv[2] === "--twins";
+const HELDOUT = process.argv[2] === "--heldout" || TWINS;
 const HELDOUT_SEED = HELDOUT ? Number(process.argv[3]) : 0;
 const HELDOUT_COUNT = HELDOUT ? Number(process.argv[4]) : 0;
 if (HELDOUT && !(Number.isInteger(HELDOUT_SEED) && HELDOUT_SEED > 0 && Number.isInteger(HELDOUT_COUNT) && HELDOUT_COUNT > 0))
-	throw new Error("usage: truth.mjs --heldout SEED COUNT OUT (SEED and COUNT positive integers)");
+	throw new Error("usage: truth.mjs --heldout|--twins SEED COUNT OUT (SEED and COUNT positive integers)");
 let randomState = HELDOUT ? HELDOUT_SEED : 42;
 Math.random = () => {
 	// xorshift32: only scheduling details (chunk sizes) use it
@@ -135,6 +139,8 @@ async function scenario(
 		keepRecentTokens = 500,
 		model = MODELS[0].id,
 		customTools = [],
+		file = name,
+		dir = OUT,
 	} = {},
 ) {
 	const faux = fauxProvider({ provider: "faux", models: MODELS });
@@ -228,11 +234,12 @@ async function scenario(
 			if (!entry) throw new Error(`${name}: no compaction entry for a ${reason} compaction`);
 			mapped.add(entry.id);
 			truth.push({
-				file: `${name}.jsonl`,
+				file: `${file}.jsonl`,
 				entry: entry.id,
 				reason,
 				pi: PI_VERSION,
 				...(HELDOUT ? { reserve: reserveTokens } : {}),
+				...(TWINS ? { step: ctx.step } : {}),
 			});
 		}
 	});
@@ -265,23 +272,24 @@ async function scenario(
 		},
 		/** The next `n` summarization requests fail (a compaction that leaves nothing in the file). */
 		failSummaries(n) {
+			const before = failSummaries;
 			failSummaries = n;
+			return before;
 		},
 	};
 	await script(ctx);
-	const file = sessionManager.getSessionFile();
 	session.dispose();
-	const target = path.join(OUT, `${name}.jsonl`);
-	fs.copyFileSync(file, target);
+	const target = path.join(dir, `${file}.jsonl`);
+	fs.copyFileSync(sessionManager.getSessionFile(), target);
 	const entries = fs
 		.readFileSync(target, "utf8")
 		.split("\n")
 		.filter((l) => l.trim())
 		.map((l) => JSON.parse(l));
 	const compactions = entries.filter((e) => e.type === "compaction").length;
-	const recorded = truth.filter((t) => t.file === `${name}.jsonl`).length;
+	const recorded = truth.filter((t) => t.file === `${file}.jsonl`).length;
 	if (compactions !== recorded) throw new Error(`${name}: ${compactions} compactions, ${recorded} reasons`);
-	console.error(`${name}: ${compactions} compactions`);
+	if (dir === OUT) console.error(`${name}: ${compactions} compactions`);
 }
 
 const reply = (text) => fauxAssistantMessage(text);
@@ -357,7 +365,19 @@ const OVERFLOW_TEXTS = [
 // threshold compaction fires above 7616 tokens on faux-large and 3616 on faux-small.
 // ---------------------------------------------------------------------------------------------
 
-if (HELDOUT) {
+if (TWINS) {
+	const { twins } = await import("./twins.mjs");
+	const found = await twins({
+		seed: HELDOUT_SEED,
+		count: HELDOUT_COUNT,
+		out: OUT,
+		work: path.join(WORK, "twins"),
+		truth,
+		random: { get: () => randomState, set: (s) => (randomState = s) },
+		generator: { scenario, models: MODELS, files: HELDOUT_FILES, words, replies: { reply, readCall, errorReply, usage, fauxAssistantMessage }, overflowTexts: OVERFLOW_TEXTS },
+	});
+	for (const t of found) console.log(JSON.stringify(t));
+} else if (HELDOUT) {
 	const { heldout } = await import("./heldout.mjs");
 	await heldout({ seed: HELDOUT_SEED, count: HELDOUT_COUNT, scenario, models: MODELS, files: HELDOUT_FILES, words, replies: { reply, readCall, errorReply, usage, fauxAssistantMessage }, overflowTexts: OVERFLOW_TEXTS });
 } else {
