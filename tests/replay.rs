@@ -180,6 +180,21 @@ fn branches_shows_each_abandoned_branch_where_it_left() {
 }
 
 #[test]
+fn branches_shows_a_branch_that_shares_no_entry_with_the_active_one_first() {
+    // pi16-roots.jsonl has three roots; the branches from the other two share only the header
+    // with the active branch (they used to be left out).
+    let md = replay("pi16-roots", &["--format", "md", "--branches"]).out();
+    let first_entry = md.find("### System message").unwrap();
+    for leaf in ["63661689", "7d5b7985"] {
+        let at = md
+            .find(&format!("### Abandoned branch to leaf {leaf}"))
+            .unwrap_or_else(|| panic!("no branch to {leaf}:\n{md}"));
+        assert!(at < first_entry, "{md}");
+    }
+    assert!(md.contains("Write a streaming parser."));
+}
+
+#[test]
 fn max_text_cuts_outputs_and_states_the_full_size() {
     let md = replay(
         "replay-every-kind",
