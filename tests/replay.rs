@@ -715,3 +715,32 @@ fn a_fragment_is_rendered_and_called_one() {
         assert!(md.contains(said), "{said}: {md}");
     }
 }
+
+#[test]
+fn a_long_page_holds_its_entries_in_groups_the_browser_may_leave_unlaid() {
+    // 120 entries: groups of 50, 50 and 20 (then the page opens in the time of its parse:
+    // BENCHMARKS.md, pi-replay).
+    let mut session = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"long\",\"timestamp\":\"2026-05-01T10:00:00.000Z\",\"cwd\":\"/p\"}\n",
+    );
+    for i in 0..120 {
+        let parent = match i {
+            0 => "null".to_string(),
+            _ => format!("\"e{}\"", i - 1),
+        };
+        session.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"e{i}\",\"parentId\":{parent},\"timestamp\":\"2026-05-01T10:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"entry {i}\"}}}}\n"
+        ));
+    }
+    let html = cmd("pi-replay")
+        .args(["--format", "html"])
+        .stdin(session)
+        .ok()
+        .out();
+    let groups: Vec<&str> = html.split("<div class=\"items\">").skip(1).collect();
+    assert_eq!(groups.len(), 3, "{html}");
+    for (g, want) in groups.iter().zip([50, 50, 20]) {
+        assert_eq!(g.matches("<article class=\"item user\">").count(), want);
+    }
+    assert!(html.contains("div.items { content-visibility: auto;"));
+}
