@@ -358,9 +358,10 @@ fn session_part(stream: &[u8], id: &str) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    /// A session of `depth` turns on its active branch; from every tenth turn an abandoned
-    /// branch of two entries leaves: a result answering a call made in the first turn (before
-    /// every fork), and a user message.
+    /// A session of `depth` turns on its active branch, whose first turn makes two calls and
+    /// answers one (`dup`); from every tenth turn an abandoned branch of three entries leaves:
+    /// a result answering the other call (`early`, made before every fork), a second result
+    /// for `dup`, and a user message.
     fn deep_branchy_session(depth: usize) -> (Vec<u8>, usize) {
         let mut s = String::from(
             "{\"type\":\"session\",\"version\":3,\"id\":\"deep\",\"timestamp\":\"2026-05-01T10:00:00.000Z\",\"cwd\":\"/p\"}\n",
@@ -381,19 +382,20 @@ mod tests {
         line(
             "a0".into(),
             "u0",
-            "{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\",\"id\":\"early\",\"name\":\"bash\",\"arguments\":{\"command\":\"ls\"}}]}".into(),
+            "{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\",\"id\":\"early\",\"name\":\"bash\",\"arguments\":{\"command\":\"ls\"}},{\"type\":\"toolCall\",\"id\":\"dup\",\"name\":\"bash\",\"arguments\":{\"command\":\"pwd\"}}]}".into(),
         );
-        let mut parent = "a0".to_string();
+        let result = |id: &str| {
+            format!("{{\"role\":\"toolResult\",\"toolCallId\":\"{id}\",\"toolName\":\"bash\",\"content\":[{{\"type\":\"text\",\"text\":\"out\"}}]}}")
+        };
+        line("t0".into(), "a0", result("dup"));
+        let mut parent = "t0".to_string();
         for i in 1..=depth {
             line(format!("u{i}"), &parent, user("go on"));
             parent = format!("u{i}");
             if i % 10 == 0 {
-                line(
-                    format!("r{i}"),
-                    &parent,
-                    "{\"role\":\"toolResult\",\"toolCallId\":\"early\",\"toolName\":\"bash\",\"content\":[{\"type\":\"text\",\"text\":\"late\"}]}".into(),
-                );
-                line(format!("x{i}"), &format!("r{i}"), user("abandoned"));
+                line(format!("r{i}"), &parent, result("early"));
+                line(format!("d{i}"), &format!("r{i}"), result("dup"));
+                line(format!("x{i}"), &format!("d{i}"), user("abandoned"));
             }
         }
         // The last entry: the active leaf.
@@ -416,19 +418,27 @@ mod tests {
         );
         for a in &abandoned {
             let lines: Vec<&[u8]> = a.branch.split_inclusive(|&b| b == b'\n').collect();
-            // The header, the call the shown result answers, then the two entries shown.
-            assert_eq!(lines.len(), 4, "leaf {}", a.leaf);
-            assert_eq!(a.from, 3);
+            // The header, the calls the shown results name and the first result of `dup`,
+            // then the three entries shown.
+            assert_eq!(lines.len(), 6, "leaf {}", a.leaf);
+            assert_eq!(a.from, 4);
             assert!(String::from_utf8_lossy(lines[1]).contains("\"id\":\"a0\""));
+            assert!(String::from_utf8_lossy(lines[2]).contains("\"id\":\"t0\""));
             assert_eq!(a.fork, format!("u{}", &a.leaf[1..]));
-            // The result is joined to the call made before the fork: no orphan.
-            let call = &a.tools[&2][0];
-            assert_eq!(result_line(call), Some(3), "{}", call.value);
+            // `early`'s result is joined to its call, made before the fork: no orphan.
+            let call = a.tools[&2]
+                .iter()
+                .find(|r| r.str("call_id") == Some("early"))
+                .unwrap();
+            assert_eq!(result_line(call), Some(4), "{}", call.value);
             assert!(
-                !a.tools.contains_key(&3),
+                !a.tools.contains_key(&4),
                 "{:?}",
-                a.tools.get(&3).map(|r| &r[0].value)
+                a.tools.get(&4).map(|r| &r[0].value)
             );
+            // The second result of `dup` is a duplicate of the one before the fork.
+            let dup = &a.tools[&5][0];
+            assert_eq!(dup.str("status"), Some("duplicate"), "{}", dup.value);
         }
     }
 }
