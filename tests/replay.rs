@@ -180,6 +180,21 @@ fn branches_shows_each_abandoned_branch_where_it_left() {
 }
 
 #[test]
+fn branches_shows_a_branch_that_shares_no_entry_with_the_active_one_first() {
+    // pi16-roots.jsonl has three roots; the branches from the other two share only the header
+    // with the active branch (they used to be left out).
+    let md = replay("pi16-roots", &["--format", "md", "--branches"]).out();
+    let first_entry = md.find("### System message").unwrap();
+    for leaf in ["63661689", "7d5b7985"] {
+        let at = md
+            .find(&format!("### Abandoned branch to leaf {leaf}"))
+            .unwrap_or_else(|| panic!("no branch to {leaf}:\n{md}"));
+        assert!(at < first_entry, "{md}");
+    }
+    assert!(md.contains("Write a streaming parser."));
+}
+
+#[test]
 fn max_text_cuts_outputs_and_states_the_full_size() {
     let md = replay(
         "replay-every-kind",
@@ -699,4 +714,33 @@ fn a_fragment_is_rendered_and_called_one() {
     for said in ["two answers, please", "second", "welcome"] {
         assert!(md.contains(said), "{said}: {md}");
     }
+}
+
+#[test]
+fn a_long_page_holds_its_entries_in_groups_the_browser_may_leave_unlaid() {
+    // 120 entries: groups of 50, 50 and 20 (then the page opens in the time of its parse:
+    // BENCHMARKS.md, pi-replay).
+    let mut session = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"long\",\"timestamp\":\"2026-05-01T10:00:00.000Z\",\"cwd\":\"/p\"}\n",
+    );
+    for i in 0..120 {
+        let parent = match i {
+            0 => "null".to_string(),
+            _ => format!("\"e{}\"", i - 1),
+        };
+        session.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"e{i}\",\"parentId\":{parent},\"timestamp\":\"2026-05-01T10:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"entry {i}\"}}}}\n"
+        ));
+    }
+    let html = cmd("pi-replay")
+        .args(["--format", "html"])
+        .stdin(session)
+        .ok()
+        .out();
+    let groups: Vec<&str> = html.split("<div class=\"items\">").skip(1).collect();
+    assert_eq!(groups.len(), 3, "{html}");
+    for (g, want) in groups.iter().zip([50, 50, 20]) {
+        assert_eq!(g.matches("<article class=\"item user\">").count(), want);
+    }
+    assert!(html.contains("div.items { content-visibility: auto;"));
 }

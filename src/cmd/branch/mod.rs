@@ -131,25 +131,57 @@ pub fn branch_file(args: &Args, path: &std::path::Path, d: &mut Diags) -> Result
     Ok(out.buf)
 }
 
-/// One leaf of a session and the branch that ends in it ([`every_branch`]).
-pub struct LeafBranch {
-    pub session: String,
+/// One leaf of a session and the branch that ends in it ([`every_branch`]): its entries as
+/// indexes in the session, how many of them it shares with the active branch, and their lines
+/// written on demand, so that a caller reads only the part it shows.
+pub struct LeafBranch<'a> {
+    pub session: &'a str,
+    /// The session's place in the input (0 for the first), which tells apart two sessions that
+    /// have the same id.
+    pub session_no: usize,
     pub leaf: String,
     /// The leaf Pi would load (pi-branch's default).
     pub active: bool,
-    /// What `pi-branch --leaf ID` writes for this session: its header and the chain.
-    pub lines: Vec<u8>,
+    /// The entries of the branch, in the order `pi-branch --leaf ID` writes them, each as its
+    /// index in the session (the same entry has the same index in every branch).
+    pub entries: &'a [u32],
+    /// How many of `entries`, from the first, run to the last one whose id the active branch
+    /// has too (its fork point; 0 when it shares none). For the active leaf: to its last
+    /// entry with an id.
+    pub shared: usize,
+    table: &'a EntryTable,
+    store: &'a LineStore<'a>,
+}
+
+impl LeafBranch<'_> {
+    /// The id of the entry `entry` (an index in the session), if it has one.
+    pub fn id(&self, entry: u32) -> Option<String> {
+        let id = self.table.entries.get(entry as usize)?.id;
+        (id < entries::BAD).then(|| self.table.ids.text(id).into_owned())
+    }
+
+    /// What pi-branch writes of this session's lead (oh-my-pi's title slot and the header;
+    /// nothing for a fragment) when `lead`, then of the entries `entries` (indexes in the
+    /// session), in that order: each line byte for byte, newline-ended.
+    pub fn write(&self, lead: bool, entries: &[u32]) -> Vec<u8> {
+        let mut out = Out::held();
+        let mut d = Diags::quiet("pi-branch", "");
+        let lead = if lead { &self.table.lead[..] } else { &[] };
+        let _ = write::write_entries(&mut out, self.table, lead, entries, self.store, &mut d);
+        out.buf
+    }
 }
 
 /// Hands `each` every leaf of every session in `input` with its branch, in the order
-/// `--leaves` lists them, from one reading (pi-replay --branches: one `pi-branch --leaf` run per
-/// leaf would read the whole input once per leaf); one branch is held at a time. Diagnostics
-/// are counted only.
-pub fn every_branch(input: &[u8], each: &mut dyn FnMut(LeafBranch)) {
+/// `--leaves` lists them, from one reading: each session's tree is resolved once, each other
+/// leaf's branch from it ([`ResolvedTree::with_leaf`]), and no line is written unless the
+/// caller asks ([`LeafBranch::write`]). Diagnostics are counted only.
+pub fn every_branch(input: &[u8], each: &mut dyn FnMut(&LeafBranch)) {
     struct Every<'a, 'f> {
         input: &'a [u8],
         args: Args,
-        each: &'f mut dyn FnMut(LeafBranch),
+        each: &'f mut dyn FnMut(&LeafBranch),
+        sessions: usize,
     }
     impl SessionVisitor for Every<'_, '_> {
         type Session = EntryTable;
@@ -165,8 +197,18 @@ pub fn every_branch(input: &[u8], each: &mut dyn FnMut(LeafBranch)) {
         }
         fn end(&mut self, mut s: EntryTable, d: &mut Diags) -> Result<(), Stop> {
             s.ids.release_table();
-            let lines = LineStore::new(None, None, Some(self.input), &s);
+            let session_no = self.sessions;
+            self.sessions += 1;
+            let store = LineStore::new(None, None, Some(self.input), &s);
             let tree = ResolvedTree::build(&s, &self.args, d);
+            // The ids on the active branch, by interned id.
+            let mut on_active = vec![false; s.ids.len()];
+            for &i in &tree.kept {
+                let id = s.entries[i as usize].id;
+                if id < entries::BAD {
+                    on_active[id as usize] = true;
+                }
+            }
             for leaf in tree.leaves(&s) {
                 let entry = &s.entries[leaf as usize];
                 if entry.id >= entries::BAD {
@@ -175,13 +217,23 @@ pub fn every_branch(input: &[u8], each: &mut dyn FnMut(LeafBranch)) {
                 let active = Some(leaf) == tree.leaf;
                 // The active leaf's branch is the one resolved; another's, from the same ids.
                 let other = (!active).then(|| tree.with_leaf(&s, leaf, d));
-                let mut out = Out::held();
-                write::write_branch(&mut out, &s, other.as_ref().unwrap_or(&tree), &lines, d)?;
-                (self.each)(LeafBranch {
-                    session: s.id.clone(),
+                let kept = &other.as_ref().unwrap_or(&tree).kept;
+                let shared = kept
+                    .iter()
+                    .rposition(|&i| {
+                        let id = s.entries[i as usize].id;
+                        id < entries::BAD && on_active[id as usize]
+                    })
+                    .map_or(0, |i| i + 1);
+                (self.each)(&LeafBranch {
+                    session: &s.id,
+                    session_no,
                     leaf: s.ids.text(entry.id).into_owned(),
                     active,
-                    lines: out.buf,
+                    entries: kept,
+                    shared,
+                    table: &s,
+                    store: &store,
                 });
             }
             Ok(())
@@ -191,6 +243,7 @@ pub fn every_branch(input: &[u8], each: &mut dyn FnMut(LeafBranch)) {
         input,
         args: Args::parse_from(["pi-branch"]),
         each,
+        sessions: 0,
     });
     let mut d = Diags::quiet("pi-branch", "");
     let _ = reader::read_slice(input, false, &mut d, &mut v);

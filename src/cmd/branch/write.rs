@@ -2,7 +2,7 @@
 //! `branch_info` or `leaf` records.
 
 use super::args::Args;
-use super::entries::{EntryTable, BAD, NONE};
+use super::entries::{EntryTable, PackedEntry, BAD, NONE};
 use super::records::{BranchInfo, Leaf};
 use super::resolve::ResolvedTree;
 use super::store::LineStore;
@@ -16,6 +16,20 @@ pub(crate) fn write_branch(
     out: &mut Out,
     s: &EntryTable,
     t: &ResolvedTree,
+    p: &LineStore,
+    d: &mut Diags,
+) -> Result<(), Stop> {
+    write_entries(out, s, &s.lead, &t.kept, p, d)
+}
+
+/// Writes the `lead` lines (oh-my-pi's title slot and the header, or none) then the entries
+/// `kept` (indexes in `s`), each line byte for byte and newline-ended, contiguous runs of
+/// lines copied in one go.
+pub(crate) fn write_entries(
+    out: &mut Out,
+    s: &EntryTable,
+    lead: &[PackedEntry],
+    kept: &[u32],
     p: &LineStore,
     d: &mut Diags,
 ) -> Result<(), Stop> {
@@ -44,10 +58,9 @@ pub(crate) fn write_branch(
         Ok(())
     };
     let mut run: Option<(u64, u64, bool)> = None;
-    for node in s
-        .lead
+    for node in lead
         .iter()
-        .chain(t.kept.iter().map(|&i| &s.entries[i as usize]))
+        .chain(kept.iter().map(|&i| &s.entries[i as usize]))
     {
         match run {
             Some((a, b, true)) if b == node.offset() => {

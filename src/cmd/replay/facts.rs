@@ -4,7 +4,8 @@
 //! session totals (pi-usage) and the context series (pi-usage --context over the branch).
 //! pi-replay composes them as a person would in a pipe, so it says what they say.
 
-use crate::cmd::{branch::Branch, compactions::Compactions, tools::Tools, usage::Usage};
+use crate::cmd::branch::{Branch, LeafBranch};
+use crate::cmd::{compactions::Compactions, tools::Tools, usage::Usage};
 use crate::diag::Diags;
 use crate::json;
 use crate::output::{Out, Stop};
@@ -40,12 +41,19 @@ impl Rec {
     }
 }
 
-/// An abandoned branch (--branches): pi-branch --leaf's output for one leaf that is not the
-/// active one, and pi-tools' records over it, by line.
+/// An abandoned branch (--branches): what pi-replay shows of it (its entries after the last
+/// one it shares with the active branch) and pi-tools' records over it, by line.
 pub(super) struct Abandoned {
     pub session: String,
     pub leaf: String,
+    /// The id of the active branch's entry it leaves from; empty when it shares none.
+    pub fork: String,
+    /// As pi-branch writes them: the session's header, the entries before the fork that the
+    /// results shown answer (the calls and their first results, for pi-tools' join), then the
+    /// entries shown.
     pub branch: Vec<u8>,
+    /// The number of the first line of `branch` shown (1-based).
+    pub from: u64,
     pub tools: HashMap<u64, Vec<Rec>>,
 }
 
@@ -137,7 +145,7 @@ impl Facts {
             contexts.insert(r.u64("line").unwrap_or(0), r);
         }
         let abandoned = if branches {
-            abandoned(input, &branch, max_text)
+            abandoned(input, max_text)
         } else {
             Vec::new()
         };
@@ -175,71 +183,146 @@ fn tools_by_line(branch: &[u8], max_text: usize) -> HashMap<u64, Vec<Rec>> {
     tools
 }
 
-/// Every leaf of `input` but the active one, with its branch (pi-branch --leaves, then
-/// pi-branch --leaf for each: one pass over the input per leaf). `active` is pi-branch's
-/// output (each session's active branch). Of each branch only what is shown is kept: the
-/// header and the entries from the last one it shares with the active branch (the lines
-/// before are kept as blank lines, so that the line numbers of pi-tools' records hold), and
-/// the tool records about those entries; so the memory is not the sum of the branches.
-fn abandoned(input: &[u8], active: &[u8], max_text: usize) -> Vec<Abandoned> {
-    let mut active_ids: HashMap<String, HashSet<String>> = HashMap::new();
+/// Every leaf of `input` but the active one, with what is shown of its branch, from one
+/// reading of the input (`branch::every_branch`). Of each branch only the part after its fork
+/// point is written and given to pi-tools, with, before it, the few entries of the shared part
+/// whose calls its results answer; so the work is the input's size plus what is shown, not
+/// the leaves times the depth of the tree.
+fn abandoned(input: &[u8], max_text: usize) -> Vec<Abandoned> {
+    abandoned_counted(input, max_text, &mut 0)
+}
+
+/// [`abandoned`], adding to `parsed` the number of entry lines read for the join: each entry
+/// of a session is read at most once, whatever the number of branches through it.
+fn abandoned_counted(input: &[u8], max_text: usize, parsed: &mut usize) -> Vec<Abandoned> {
     let mut out = Vec::new();
+    let mut ids = ToolIds::default();
     crate::cmd::branch::every_branch(input, &mut |b| {
+        if ids.session != Some(b.session_no) {
+            *parsed += ids.parsed;
+            ids = ToolIds {
+                session: Some(b.session_no),
+                ..ToolIds::default()
+            };
+        }
         if b.active {
             return;
         }
+        let (before, shown) = b.entries.split_at(b.shared);
+        let needed = ids.answered_before(b, before, shown);
         // From its header (an oh-my-pi title slot before it is not part of the page).
-        let mut branch = session_part(&b.lines, &b.session);
+        let mut branch = session_part(&b.write(true, &[]), b.session);
+        let from = line_count(&branch) + needed.len() as u64 + 1;
+        branch.extend_from_slice(&b.write(false, &needed));
+        branch.extend_from_slice(&b.write(false, shown));
         let mut tools = tools_by_line(&branch, max_text);
-        let ids = active_ids
-            .entry(b.session.clone())
-            .or_insert_with(|| ids_of(&session_part(active, &b.session)));
-        let from = blank_shared(&mut branch, ids);
         tools.retain(|&line, recs| {
             recs.retain(|r| line >= from || result_line(r).is_some_and(|n| n >= from));
             !recs.is_empty()
         });
         out.push(Abandoned {
-            session: b.session,
-            leaf: b.leaf,
+            session: b.session.to_string(),
+            leaf: b.leaf.clone(),
+            fork: before.last().and_then(|&e| b.id(e)).unwrap_or_default(),
             branch,
+            from,
             tools,
         });
     });
+    *parsed += ids.parsed;
     out
 }
 
-/// The ids of the entries of `lines`.
-fn ids_of(lines: &[u8]) -> HashSet<String> {
-    lines
-        .split(|&b| b == b'\n')
-        .filter_map(|l| json::validate(l.trim_ascii_end()).ok()?.get("id")?.as_str())
-        .map(|id| id.into_owned())
-        .collect()
+fn line_count(b: &[u8]) -> u64 {
+    b.iter().filter(|&&c| c == b'\n').count() as u64
 }
 
-/// Blanks the lines of `branch` after its first and before the last entry whose id is in
-/// `shared` (what pi-replay does not show of an abandoned branch); the number of the first
-/// line kept after the first (1 when nothing is shared).
-fn blank_shared(branch: &mut Vec<u8>, shared: &HashSet<String>) -> u64 {
-    let lines: Vec<&[u8]> = branch.split_inclusive(|&b| b == b'\n').collect();
-    let last_shared = lines.iter().skip(1).rposition(|l| {
-        json::validate(l.trim_ascii_end())
-            .ok()
-            .and_then(|r| r.get("id")?.as_str())
-            .is_some_and(|id| shared.contains(id.as_ref()))
-    });
-    let Some(i) = last_shared.map(|i| i + 1) else {
-        return 1;
-    };
-    let mut kept = Vec::with_capacity(branch.len());
-    kept.extend_from_slice(lines[0]);
-    kept.resize(kept.len() + i - 1, b'\n');
-    for l in &lines[i..] {
-        kept.extend_from_slice(l);
+/// The call and result ids of an entry: the ids of its toolCall blocks, and the id its
+/// toolResult answers.
+type EntryToolIds = (Vec<Box<str>>, Option<Box<str>>);
+
+/// The tool-call ids of a session's entries, each entry read once, for the join of an
+/// abandoned branch's results to calls made before its fork.
+#[derive(Default)]
+struct ToolIds {
+    /// The session they are of (its place in the input).
+    session: Option<usize>,
+    /// By entry index.
+    of: HashMap<u32, EntryToolIds>,
+    /// How many entry lines were read.
+    parsed: usize,
+}
+
+impl ToolIds {
+    fn of(&mut self, b: &LeafBranch, entry: u32) -> &EntryToolIds {
+        self.of.entry(entry).or_insert_with(|| {
+            self.parsed += 1;
+            call_ids(&b.write(false, &[entry]))
+        })
     }
-    *branch = kept;
-    i as u64 + 1
+
+    /// The entries of `before` (the part of a branch before `shown`) that pi-tools needs in
+    /// order to join `shown` as it would over the whole branch: for each id a result of
+    /// `shown` names, the latest call with that id in `before` and the first result after it
+    /// there (which makes a later one a duplicate). In branch order.
+    fn answered_before(&mut self, b: &LeafBranch, before: &[u32], shown: &[u32]) -> Vec<u32> {
+        let mut open: HashSet<Box<str>> = HashSet::new();
+        for &e in shown {
+            open.extend(self.of(b, e).1.clone());
+        }
+        let mut first_result: HashMap<Box<str>, usize> = HashMap::new();
+        let mut needed = Vec::new();
+        for (at, &e) in before.iter().enumerate().rev() {
+            if open.is_empty() {
+                break;
+            }
+            let (calls, result) = self.of(b, e);
+            if let Some(r) = result.as_ref().filter(|r| open.contains(*r)) {
+                first_result.insert(r.clone(), at);
+            }
+            for c in calls {
+                if open.remove(c) {
+                    needed.push(at);
+                    needed.extend(first_result.get(c));
+                }
+            }
+        }
+        needed.sort_unstable();
+        needed.dedup();
+        needed.into_iter().map(|at| before[at]).collect()
+    }
+}
+
+/// The string `r` holds, if it is one.
+fn str_at(r: Option<json::Raw<'_>>) -> Option<std::borrow::Cow<'_, str>> {
+    r.and_then(|r| r.as_str())
+}
+
+/// The ids of `line`'s toolCall blocks when it is an assistant message, the id it answers
+/// when it is a toolResult (pi-tools reads only `message` entries).
+fn call_ids(line: &[u8]) -> EntryToolIds {
+    let mut calls = Vec::new();
+    let Some(m) = json::validate(line.trim_ascii_end())
+        .ok()
+        .filter(|e| str_at(e.get("type")).is_some_and(|t| t == "message"))
+        .and_then(|e| e.get("message"))
+    else {
+        return (calls, None);
+    };
+    match str_at(m.get("role")).as_deref() {
+        Some("assistant") => {
+            if let Some(c) = m.get("content") {
+                c.for_each_element(|b| {
+                    if str_at(b.get("type")).is_some_and(|t| t == "toolCall") {
+                        calls.extend(str_at(b.get("id")).map(|i| i.into()));
+                    }
+                });
+            }
+            (calls, None)
+        }
+        Some("toolResult") => (calls, str_at(m.get("toolCallId")).map(|i| i.into())),
+        _ => (calls, None),
+    }
 }
 
 /// The line of the result a `tool_call` record joined.
@@ -269,4 +352,93 @@ fn session_part(stream: &[u8], id: &str) -> Vec<u8> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A session of `depth` turns on its active branch, whose first turn makes two calls and
+    /// answers one (`dup`); from every tenth turn an abandoned branch of three entries leaves:
+    /// a result answering the other call (`early`, made before every fork), a second result
+    /// for `dup`, and a user message.
+    fn deep_branchy_session(depth: usize) -> (Vec<u8>, usize) {
+        let mut s = String::from(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"deep\",\"timestamp\":\"2026-05-01T10:00:00.000Z\",\"cwd\":\"/p\"}\n",
+        );
+        let mut entries = 0;
+        let mut line = |id: String, parent: &str, message: String| {
+            let parent = match parent {
+                "" => "null".to_string(),
+                p => format!("\"{p}\""),
+            };
+            s.push_str(&format!(
+                "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2026-05-01T10:00:01.000Z\",\"message\":{message}}}\n"
+            ));
+            entries += 1;
+        };
+        let user = |t: &str| format!("{{\"role\":\"user\",\"content\":\"{t}\"}}");
+        line("u0".into(), "", user("start"));
+        line(
+            "a0".into(),
+            "u0",
+            "{\"role\":\"assistant\",\"content\":[{\"type\":\"toolCall\",\"id\":\"early\",\"name\":\"bash\",\"arguments\":{\"command\":\"ls\"}},{\"type\":\"toolCall\",\"id\":\"dup\",\"name\":\"bash\",\"arguments\":{\"command\":\"pwd\"}}]}".into(),
+        );
+        let result = |id: &str| {
+            format!("{{\"role\":\"toolResult\",\"toolCallId\":\"{id}\",\"toolName\":\"bash\",\"content\":[{{\"type\":\"text\",\"text\":\"out\"}}]}}")
+        };
+        line("t0".into(), "a0", result("dup"));
+        let mut parent = "t0".to_string();
+        for i in 1..=depth {
+            line(format!("u{i}"), &parent, user("go on"));
+            parent = format!("u{i}");
+            if i % 10 == 0 {
+                line(format!("r{i}"), &parent, result("early"));
+                line(format!("d{i}"), &format!("r{i}"), result("dup"));
+                line(format!("x{i}"), &format!("d{i}"), user("abandoned"));
+            }
+        }
+        // The last entry: the active leaf.
+        line("end".into(), &parent, user("the end"));
+        (s.into_bytes(), entries)
+    }
+
+    #[test]
+    fn each_abandoned_branch_is_read_from_its_fork_and_each_entry_once() {
+        let depth = 400;
+        let (input, entries) = deep_branchy_session(depth);
+        let mut parsed = 0;
+        let abandoned = abandoned_counted(&input, 100, &mut parsed);
+        assert_eq!(abandoned.len(), depth / 10);
+        // Every entry at most once for the join, not once per branch through it (the branches
+        // hold about 40 × 200 entries before their forks).
+        assert!(
+            parsed <= entries,
+            "{parsed} lines read for {entries} entries"
+        );
+        for a in &abandoned {
+            let lines: Vec<&[u8]> = a.branch.split_inclusive(|&b| b == b'\n').collect();
+            // The header, the calls the shown results name and the first result of `dup`,
+            // then the three entries shown.
+            assert_eq!(lines.len(), 6, "leaf {}", a.leaf);
+            assert_eq!(a.from, 4);
+            assert!(String::from_utf8_lossy(lines[1]).contains("\"id\":\"a0\""));
+            assert!(String::from_utf8_lossy(lines[2]).contains("\"id\":\"t0\""));
+            assert_eq!(a.fork, format!("u{}", &a.leaf[1..]));
+            // `early`'s result is joined to its call, made before the fork: no orphan.
+            let call = a.tools[&2]
+                .iter()
+                .find(|r| r.str("call_id") == Some("early"))
+                .unwrap();
+            assert_eq!(result_line(call), Some(4), "{}", call.value);
+            assert!(
+                !a.tools.contains_key(&4),
+                "{:?}",
+                a.tools.get(&4).map(|r| &r[0].value)
+            );
+            // The second result of `dup` is a duplicate of the one before the fork.
+            let dup = &a.tools[&5][0];
+            assert_eq!(dup.str("status"), Some("duplicate"), "{}", dup.value);
+        }
+    }
 }

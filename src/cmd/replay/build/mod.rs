@@ -186,7 +186,6 @@ impl<'a> Builder<'a> {
     /// active branch's entry it left from (`""`: it shares no entry with the active branch).
     fn abandoned_branches(&self) -> HashMap<String, Vec<Item>> {
         let mut forks: HashMap<String, Vec<Item>> = HashMap::new();
-        let active: HashSet<String> = self.lines.iter().filter_map(|l| l.member("id")).collect();
         for a in self
             .facts
             .abandoned
@@ -194,21 +193,11 @@ impl<'a> Builder<'a> {
             .filter(|a| a.session == self.session_id)
         {
             let lines = lines_of(&a.branch);
-            let shared = lines
-                .iter()
-                .rposition(|l| l.member("id").is_some_and(|id| active.contains(&id)));
-            let fork = shared
-                .and_then(|i| lines[i].member("id"))
-                .unwrap_or_default();
             let mut b = Builder::new(self.facts, &a.tools, self.args, &lines);
             b.session_id = self.session_id.clone();
-            // After the last entry it shares with the active branch, else after its header (a
-            // fragment's branch has none).
-            let start = shared.map_or_else(
-                || usize::from(lines.first().is_some_and(|l| l.type_is("session"))),
-                |i| i + 1,
-            );
-            let rest = lines.get(start..).unwrap_or_default();
+            let rest = lines
+                .get((a.from as usize).saturating_sub(1)..)
+                .unwrap_or_default();
             let mut items = Vec::new();
             for l in rest {
                 if b.joined.contains(&l.no) {
@@ -217,7 +206,7 @@ impl<'a> Builder<'a> {
                 let v = l.value();
                 items.push(Part::Nested(b.item(l, v.as_ref())));
             }
-            forks.entry(fork).or_default().push(Item {
+            forks.entry(a.fork.clone()).or_default().push(Item {
                 kind: "abandoned",
                 title: format!("Abandoned branch to leaf {}", a.leaf),
                 meta: vec![format!(
