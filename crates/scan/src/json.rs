@@ -865,6 +865,49 @@ mod tests {
         }
     }
 
+    /// The public entry points (64-byte string loop) against [`reference`] (the stepwise
+    /// loop): the same results, errors and member spans on generated session lines, whole
+    /// and cut short or with a byte changed (the fuzz target `scan_equiv` does the same on
+    /// any bytes).
+    #[test]
+    fn block_strings_give_what_the_stepwise_loop_gave() {
+        let mut data = Vec::new();
+        pi_jsonl_gen::Gen::new(7)
+            .session(&pi_jsonl_gen::Shape::v3(2 << 20), &mut data)
+            .unwrap();
+        let mut rng = pi_jsonl_gen::Rng::new(8);
+        let specials = b"\\\\\"\"\x00\x1fu0/n ";
+        let mut compared = 0;
+        for line in data.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
+            let mut variants = vec![
+                line.to_vec(),
+                line[..rng.below(line.len() as u64) as usize].to_vec(),
+            ];
+            let mut changed = line.to_vec();
+            let at = rng.below(line.len() as u64) as usize;
+            changed[at] = *rng.pick(specials);
+            variants.push(changed);
+            for v in &variants {
+                let spans = |r: Result<Raw, Error>| r.map(|raw| (raw.as_ptr(), raw.len()));
+                assert_eq!(spans(validate(v)), spans(reference::validate(v)));
+                type Seen<'a> = Vec<(Member, &'a [u8], Raw<'a>)>;
+                let (mut new, mut old): (Seen, Seen) = (vec![], vec![]);
+                let open = |k: &[u8]| k == b"message";
+                let a = scan_members_nested(v, 0, open, |m, k, r| new.push((m, k, r)));
+                let b = reference::scan_members_nested(v, 0, open, |m, k, r| old.push((m, k, r)));
+                assert_eq!(spans(a), spans(b));
+                let place = |s: &Seen| -> Vec<_> {
+                    s.iter()
+                        .map(|(m, k, r)| (*m, k.as_ptr(), k.len(), r.as_ptr(), r.len()))
+                        .collect()
+                };
+                assert_eq!(place(&new), place(&old));
+                compared += 1;
+            }
+        }
+        assert!(compared > 1000, "{compared} lines");
+    }
+
     #[test]
     fn numbers() {
         assert_eq!(as_u64(b"123"), Some(123));
