@@ -30,6 +30,34 @@ fn small_entries() -> Vec<u8> {
     data
 }
 
+/// The real sessions of the shared corpus (`$PI_JSONL_CORPUS`, else `../shared/corpus` beside
+/// the project), every `.jsonl` file one after the other; empty when it is absent.
+fn corpus() -> Vec<u8> {
+    let root = match std::env::var_os("PI_JSONL_CORPUS") {
+        Some(dir) => std::path::PathBuf::from(dir),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
+    let mut files = vec![];
+    let mut dirs = vec![root];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "jsonl") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    let mut data = Vec::new();
+    for f in files {
+        data.extend(std::fs::read(f).unwrap_or_default());
+        data.push(b'\n');
+    }
+    data
+}
+
 fn lines(data: &[u8]) -> Vec<&[u8]> {
     data.split(|&c| c == b'\n')
         .filter(|l| !l.is_empty())
@@ -185,6 +213,17 @@ fn benches(c: &mut Criterion) {
     let small = small_entries();
     parse_paths(c, "session", &big);
     parse_paths(c, "small-entries", &small);
+    let corpus = corpus();
+    if !corpus.is_empty() {
+        let ls = lines(&corpus);
+        let mut g = c.benchmark_group("parse/corpus");
+        g.throughput(Throughput::Bytes(corpus.len() as u64));
+        g.sample_size(20);
+        g.bench_function("scan_object (ours)", |b| {
+            b.iter(|| ls.iter().map(|l| ours(black_box(l))).sum::<usize>())
+        });
+        g.finish();
+    }
     utf8(c, &big);
     line_splitting(c, &big);
 }

@@ -23,6 +23,7 @@
 //!   reads as `None`, or U+FFFD in a string). `Raw` has the same as methods.
 
 mod raw;
+mod strings;
 
 pub use raw::Raw;
 
@@ -155,30 +156,32 @@ fn string_stop_swar(b: &[u8], mut i: usize) -> usize {
 }
 
 /// `b[i]` is the opening quote; returns the index just past the closing quote.
+///
+/// A string without escapes ends at the first stop of [`string_stop`]; one with escapes is
+/// skipped 64 bytes a step from its first backslash on ([`strings`]).
 #[inline]
-fn skip_string(b: &[u8], mut i: usize) -> Result<usize, Error> {
-    i += 1;
-    loop {
-        let stop = string_stop(b, i);
-        match b.get(stop) {
-            None => return err(ErrorKind::Eof, b.len()),
-            Some(b'"') => return Ok(stop + 1),
-            Some(b'\\') => {}
-            Some(_) => return err(ErrorKind::ControlChar, stop),
-        }
-        // A backslash escape.
-        match b.get(stop + 1) {
-            None => return err(ErrorKind::Eof, b.len()),
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i = stop + 2,
-            Some(b'u') => {
-                let hex = b.get(stop + 2..stop + 6);
-                match hex {
-                    Some(h) if h.iter().all(u8::is_ascii_hexdigit) => i = stop + 6,
-                    _ => return err(ErrorKind::BadEscape, stop),
-                }
-            }
-            Some(_) => return err(ErrorKind::BadEscape, stop),
-        }
+fn skip_string(b: &[u8], i: usize) -> Result<usize, Error> {
+    let stop = string_stop(b, i + 1);
+    if b.get(stop) == Some(&b'"') {
+        return Ok(stop + 1);
+    }
+    strings::skip_rest(b, stop)
+}
+
+/// How a scan skips strings: the block loop ([`Blocks`]), or, for the reference scanner
+/// the block loop is tested against, the stepwise loop it replaced.
+trait Strings {
+    /// `b[i]` is the opening quote; returns the index just past the closing quote.
+    fn skip(b: &[u8], i: usize) -> Result<usize, Error>;
+}
+
+/// Strings skipped by [`skip_string`]: what every public entry point uses.
+struct Blocks;
+
+impl Strings for Blocks {
+    #[inline(always)]
+    fn skip(b: &[u8], i: usize) -> Result<usize, Error> {
+        skip_string(b, i)
     }
 }
 
@@ -284,16 +287,22 @@ impl Stack {
 /// Validates the value starting at `b[i]` (no leading whitespace) and returns the index just
 /// past it. Iterative, so any depth is accepted and none can overflow the stack.
 pub fn skip_value(b: &[u8], i: usize) -> Result<usize, Error> {
+    skip_value_with::<Blocks>(b, i)
+}
+
+/// [`skip_value`], strings skipped by `S`.
+#[inline]
+fn skip_value_with<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
     // Scalars directly: most values are, and they need no container stack.
     match b.get(i) {
-        Some(b'"') => return skip_string(b, i),
+        Some(b'"') => return S::skip(b, i),
         Some(b'-' | b'0'..=b'9') => return skip_number(b, i),
         Some(b't') => return skip_literal(b, i, b"true"),
         Some(b'f') => return skip_literal(b, i, b"false"),
         Some(b'n') => return skip_literal(b, i, b"null"),
         _ => {}
     }
-    skip_container(b, i)
+    skip_container::<S>(b, i)
 }
 
 /// [`skip_value`], returning the value's text: the value that starts at `b[i]`, whatever
@@ -307,8 +316,13 @@ pub fn value_at(b: &[u8], i: usize) -> Result<Raw<'_>, Error> {
 /// text; an error when the text is not one value (at the first byte after it, when it is
 /// followed by more than whitespace).
 pub fn validate(b: &[u8]) -> Result<Raw<'_>, Error> {
+    validate_with::<Blocks>(b)
+}
+
+/// [`validate`], strings skipped by `S`.
+fn validate_with<S: Strings>(b: &[u8]) -> Result<Raw<'_>, Error> {
     let start = skip_ws(b, 0);
-    let end = skip_value(b, start)?;
+    let end = skip_value_with::<S>(b, start)?;
     let rest = skip_ws(b, end);
     if rest != b.len() {
         return err(ErrorKind::Unexpected, rest);
@@ -316,7 +330,7 @@ pub fn validate(b: &[u8]) -> Result<Raw<'_>, Error> {
     Ok(Raw(&b[start..end]))
 }
 
-fn skip_container(b: &[u8], i: usize) -> Result<usize, Error> {
+fn skip_container<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
     let mut i = i;
     let mut stack = Stack::new();
     'value: loop {
@@ -325,7 +339,7 @@ fn skip_container(b: &[u8], i: usize) -> Result<usize, Error> {
             return err(ErrorKind::Eof, i);
         };
         match c {
-            b'"' => i = skip_string(b, i)?,
+            b'"' => i = S::skip(b, i)?,
             b'{' | b'[' => {
                 let object = c == b'{';
                 stack.push(object);
@@ -335,7 +349,7 @@ fn skip_container(b: &[u8], i: usize) -> Result<usize, Error> {
                     stack.len -= 1;
                     i += 1;
                 } else if object {
-                    i = object_key(b, i)?;
+                    i = object_key::<S>(b, i)?;
                     continue 'value;
                 } else {
                     continue 'value;
@@ -358,7 +372,7 @@ fn skip_container(b: &[u8], i: usize) -> Result<usize, Error> {
                 Some(b',') => {
                     i = skip_ws(b, i + 1);
                     if object {
-                        i = object_key(b, i)?;
+                        i = object_key::<S>(b, i)?;
                     }
                     continue 'value;
                 }
@@ -374,7 +388,7 @@ fn skip_container(b: &[u8], i: usize) -> Result<usize, Error> {
 }
 
 /// `b[i]` should start `"key" :`; returns the index of the value after it.
-fn object_key(b: &[u8], i: usize) -> Result<usize, Error> {
+fn object_key<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
     if b.get(i) != Some(&b'"') {
         return err(
             if i >= b.len() {
@@ -385,7 +399,7 @@ fn object_key(b: &[u8], i: usize) -> Result<usize, Error> {
             i,
         );
     }
-    let i = skip_ws(b, skip_string(b, i)?);
+    let i = skip_ws(b, S::skip(b, i)?);
     if b.get(i) != Some(&b':') {
         return err(
             if i >= b.len() {
@@ -408,7 +422,7 @@ pub fn scan_members<'a>(
     i: usize,
     mut f: impl FnMut(&'a [u8], Raw<'a>),
 ) -> Result<Raw<'a>, Error> {
-    let end = object_members(b, i, 0, &|_: &[u8]| false, &mut |_, k, v| f(k, v))?;
+    let end = object_members::<Blocks, _, _>(b, i, 0, &|_: &[u8]| false, &mut |_, k, v| f(k, v))?;
     Ok(Raw(&b[i..end]))
 }
 
@@ -434,13 +448,13 @@ pub fn scan_members_nested<'a>(
     open: impl Fn(&[u8]) -> bool,
     mut f: impl FnMut(Member, &'a [u8], Raw<'a>),
 ) -> Result<Raw<'a>, Error> {
-    let end = object_members(b, i, 0, &open, &mut f)?;
+    let end = object_members::<Blocks, _, _>(b, i, 0, &open, &mut f)?;
     Ok(Raw(&b[i..end]))
 }
 
 /// The object at `b[i]`, `depth` containers down (0 or 1): its members go to `f`, and at depth
 /// 0 those `open` picks are scanned the same way. Returns the index past its `}`.
-fn object_members<'a, O, F>(
+fn object_members<'a, S, O, F>(
     b: &'a [u8],
     i: usize,
     depth: usize,
@@ -448,6 +462,7 @@ fn object_members<'a, O, F>(
     f: &mut F,
 ) -> Result<usize, Error>
 where
+    S: Strings,
     O: Fn(&[u8]) -> bool,
     F: FnMut(Member, &'a [u8], Raw<'a>),
 {
@@ -469,7 +484,7 @@ where
                 i,
             );
         }
-        let key_end = skip_string(b, i)?;
+        let key_end = S::skip(b, i)?;
         let key = &b[i + 1..key_end - 1];
         i = skip_ws(b, key_end);
         if b.get(i) != Some(&b':') {
@@ -484,9 +499,9 @@ where
         }
         i = skip_ws(b, i + 1);
         let (end, kind) = if depth == 0 && b.get(i) == Some(&b'{') && open(key) {
-            (object_members(b, i, 1, open, f)?, Member::Opened)
+            (object_members::<S, O, F>(b, i, 1, open, f)?, Member::Opened)
         } else {
-            let end = skip_value(b, i)?;
+            let end = skip_value_with::<S>(b, i)?;
             (
                 end,
                 if depth == 0 {
@@ -630,6 +645,46 @@ pub fn kind_name(raw: &[u8]) -> &'static str {
         Some(b'n') => "null",
         Some(_) => "number",
         None => "nothing",
+    }
+}
+
+/// Strings skipped by the stepwise loop the block loop replaced.
+#[cfg(any(test, feature = "reference"))]
+struct Stepwise;
+
+#[cfg(any(test, feature = "reference"))]
+impl Strings for Stepwise {
+    fn skip(b: &[u8], i: usize) -> Result<usize, Error> {
+        strings::skip_plain(b, i + 1)
+    }
+}
+
+/// The scanner with strings skipped escape by escape, as before the 64-byte block loop: the
+/// reference the fuzz target `scan_equiv` and the tests hold the public entry points to (the
+/// same verdicts, errors and spans). Built for tests and with the `reference` feature only.
+#[cfg(any(test, feature = "reference"))]
+pub mod reference {
+    use super::{object_members, skip_value_with, validate_with, Error, Member, Raw, Stepwise};
+
+    /// [`super::skip_value`], strings stepped escape by escape.
+    pub fn skip_value(b: &[u8], i: usize) -> Result<usize, Error> {
+        skip_value_with::<Stepwise>(b, i)
+    }
+
+    /// [`super::validate`], strings stepped escape by escape.
+    pub fn validate(b: &[u8]) -> Result<Raw<'_>, Error> {
+        validate_with::<Stepwise>(b)
+    }
+
+    /// [`super::scan_members_nested`], strings stepped escape by escape.
+    pub fn scan_members_nested<'a>(
+        b: &'a [u8],
+        i: usize,
+        open: impl Fn(&[u8]) -> bool,
+        mut f: impl FnMut(Member, &'a [u8], Raw<'a>),
+    ) -> Result<Raw<'a>, Error> {
+        let end = object_members::<Stepwise, _, _>(b, i, 0, &open, &mut f)?;
+        Ok(Raw(&b[i..end]))
     }
 }
 
@@ -808,6 +863,49 @@ mod tests {
             assert_eq!(string_stop(&v, from), want, "{v:?} from {from}");
             assert_eq!(string_stop_swar(&v, from), want, "{v:?} from {from}");
         }
+    }
+
+    /// The public entry points (64-byte string loop) against [`reference`] (the stepwise
+    /// loop): the same results, errors and member spans on generated session lines, whole
+    /// and cut short or with a byte changed (the fuzz target `scan_equiv` does the same on
+    /// any bytes).
+    #[test]
+    fn block_strings_give_what_the_stepwise_loop_gave() {
+        let mut data = Vec::new();
+        pi_jsonl_gen::Gen::new(7)
+            .session(&pi_jsonl_gen::Shape::v3(2 << 20), &mut data)
+            .unwrap();
+        let mut rng = pi_jsonl_gen::Rng::new(8);
+        let specials = b"\\\\\"\"\x00\x1fu0/n ";
+        let mut compared = 0;
+        for line in data.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
+            let mut variants = vec![
+                line.to_vec(),
+                line[..rng.below(line.len() as u64) as usize].to_vec(),
+            ];
+            let mut changed = line.to_vec();
+            let at = rng.below(line.len() as u64) as usize;
+            changed[at] = *rng.pick(specials);
+            variants.push(changed);
+            for v in &variants {
+                let spans = |r: Result<Raw, Error>| r.map(|raw| (raw.as_ptr(), raw.len()));
+                assert_eq!(spans(validate(v)), spans(reference::validate(v)));
+                type Seen<'a> = Vec<(Member, &'a [u8], Raw<'a>)>;
+                let (mut new, mut old): (Seen, Seen) = (vec![], vec![]);
+                let open = |k: &[u8]| k == b"message";
+                let a = scan_members_nested(v, 0, open, |m, k, r| new.push((m, k, r)));
+                let b = reference::scan_members_nested(v, 0, open, |m, k, r| old.push((m, k, r)));
+                assert_eq!(spans(a), spans(b));
+                let place = |s: &Seen| -> Vec<_> {
+                    s.iter()
+                        .map(|(m, k, r)| (*m, k.as_ptr(), k.len(), r.as_ptr(), r.len()))
+                        .collect()
+                };
+                assert_eq!(place(&new), place(&old));
+                compared += 1;
+            }
+        }
+        assert!(compared > 1000, "{compared} lines");
     }
 
     #[test]

@@ -1,0 +1,458 @@
+//! Skipping the rest of a string that holds escapes, 64 bytes a step.
+//!
+//! [`skip_string`](super::skip_string) finds the end of a string without escapes with one
+//! 16-byte step of [`string_stop`](super::string_stop). Once it meets a backslash it hands the
+//! rest to [`skip_rest`], which classifies 64 bytes at a time into bit masks (quotes,
+//! backslashes, control bytes, bytes that may follow a backslash, `u`) and works out from them
+//! without a branch per escape which bytes are escaped: a byte is escaped when it follows a run
+//! of backslashes of odd length, runs being carried from one block to the next. The string ends
+//! at the first quote that is not escaped. The stepwise loop ([`skip_plain`]) stopped at every
+//! escape, a branch the processor cannot predict in tool output with an escape every 40 bytes.
+//!
+//! The verdict and its position are the stepwise loop's, exactly: the first of these, in the
+//! order of the text, decides —
+//! - an unescaped quote: the string ends after it;
+//! - an unescaped control byte: [`ErrorKind::ControlChar`] at it;
+//! - an escaped byte that cannot follow a backslash, or a `\u` not followed by four hex digits:
+//!   [`ErrorKind::BadEscape`] at the backslash;
+//! - the end of the text: [`ErrorKind::Eof`] at its length (handled, with the last bytes that
+//!   do not fill a block, by the stepwise loop, which the block loop hands over to in the state
+//!   the stepwise loop would be in there).
+//!
+//! Why mapping events to positions this way is the stepwise order: the bytes inside a valid
+//! escape (`\n`, `\u0041`) are never quotes, backslashes or control bytes, so they raise no
+//! event; a bad escape is reported at its backslash, which comes before any byte of it. An
+//! escaped byte `e` reports at `e - 1`, and no other event can sit at `e - 1` (a backslash),
+//! so "the lowest event bit" orders escaped and unescaped events correctly.
+//!
+//! Paths: AVX2 (two 32-byte registers a block) when the CPU has it, checked at run time; SSE2
+//! (four 16-byte registers, part of the x86-64 baseline) otherwise; the stepwise loop alone off
+//! x86-64. Every path is tested against the stepwise loop.
+
+// Off x86-64 only the stepwise loop runs; the block loop is still built there, and its tests
+// run it with the byte-by-byte classifier.
+#![cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+
+use super::{err, string_stop, Error, ErrorKind};
+
+/// What one 64-byte block holds, one bit per byte (bit `k` is byte `k`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Block {
+    pub quote: u64,
+    pub backslash: u64,
+    /// Bytes below 0x20.
+    pub control: u64,
+    /// Bytes that may not follow a backslash: all but `"` `\` `/` `b` `f` `n` `r` `t` `u`.
+    pub not_escapable: u64,
+    /// `u` bytes (a `\u` escape needs four hex digits after it).
+    pub u: u64,
+}
+
+/// Bits 0, 2, 4, … : the even positions of a block.
+const EVEN: u64 = 0x5555_5555_5555_5555;
+
+/// The bytes of a block escaped by a backslash: each byte just after a run of backslashes of
+/// odd length. `carry` is 1 when the previous block's last run was of odd length (so this
+/// block's byte 0 is escaped) and is set the same way for the next block.
+#[inline(always)]
+pub(super) fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
+    let carried = *carry;
+    // A backslash escaped by the previous block escapes nothing itself.
+    let backslash = backslash & !carried;
+    let run_starts = backslash & !(backslash << 1);
+    // Adding a run's lowest bit to the run carries through it to the byte just after it. A
+    // run of odd length starting at an even position ends at an odd one, and the other way.
+    let from_even = backslash.wrapping_add(run_starts & EVEN);
+    let (from_odd, overflow) = backslash.overflowing_add(run_starts & !EVEN);
+    let after_odd_runs = (from_even & !backslash & !EVEN) | (from_odd & !backslash & EVEN);
+    // A run reaching past bit 63 that started at an odd position has an odd length so far
+    // (its even-started counterpart an even one, which escapes nothing).
+    *carry = u64::from(overflow);
+    after_odd_runs | carried
+}
+
+/// Whether `b[at..at + 4]` are four hex digits (what must follow `\u`).
+#[inline]
+fn hex4_at(b: &[u8], at: usize) -> bool {
+    b.get(at..at + 4)
+        .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+}
+
+/// The stepwise loop: from `i` (inside a string, not inside an escape) to just past the
+/// closing quote, stopping at every escape. The tail of [`skip_rest`], the whole of it off
+/// x86-64, and the reference the block loop is tested against.
+pub(super) fn skip_plain(b: &[u8], mut i: usize) -> Result<usize, Error> {
+    loop {
+        let stop = string_stop(b, i);
+        match b.get(stop) {
+            None => return err(ErrorKind::Eof, b.len()),
+            Some(b'"') => return Ok(stop + 1),
+            Some(b'\\') => {}
+            Some(_) => return err(ErrorKind::ControlChar, stop),
+        }
+        // A backslash escape.
+        match b.get(stop + 1) {
+            None => return err(ErrorKind::Eof, b.len()),
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i = stop + 2,
+            Some(b'u') if hex4_at(b, stop + 2) => i = stop + 6,
+            Some(_) => return err(ErrorKind::BadEscape, stop),
+        }
+    }
+}
+
+/// From `i` (inside a string, not inside an escape) to just past the closing quote: the
+/// block loop on the best path the CPU has, the stepwise loop for what is left.
+#[inline]
+pub(super) fn skip_rest(b: &[u8], i: usize) -> Result<usize, Error> {
+    #[cfg(target_arch = "x86_64")]
+    if b.len().saturating_sub(i) >= 64 {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above, which is all `blocks_avx2` needs.
+            return unsafe { x86::blocks_avx2(b, i) };
+        }
+        // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 CPU has it.
+        return unsafe { x86::blocks_sse2(b, i) };
+    }
+    skip_plain(b, i)
+}
+
+/// The block loop, over whichever `classify` the CPU allows. From `i` (inside a string, not
+/// inside an escape) while 64 bytes are left; the rest goes to [`skip_plain`].
+#[inline(always)]
+pub(super) fn blocks(
+    b: &[u8],
+    i: usize,
+    classify: impl Fn(&[u8; 64]) -> Block,
+) -> Result<usize, Error> {
+    let mut at = i;
+    let mut carry = 0u64;
+    while let Some(bytes) = b.get(at..at + 64) {
+        let block = classify(bytes.try_into().expect("64 bytes"));
+        let escaped = escaped_bytes(block.backslash, &mut carry);
+        let stops = ((block.quote | block.control) & !escaped) | (escaped & block.not_escapable);
+        // The `\u` escapes before the first stop (all of them when there is none) need their
+        // four hex digits, which may lie in the next block: checked byte by byte, in order.
+        let before_stop = stops.wrapping_sub(1) & !stops;
+        let mut u_escapes = escaped & block.u & before_stop;
+        while u_escapes != 0 {
+            let u = at + u_escapes.trailing_zeros() as usize;
+            if !hex4_at(b, u + 1) {
+                return err(ErrorKind::BadEscape, u - 1);
+            }
+            u_escapes &= u_escapes - 1;
+        }
+        if stops != 0 {
+            let bit = stops.trailing_zeros();
+            let s = at + bit as usize;
+            return if escaped >> bit & 1 == 1 {
+                err(ErrorKind::BadEscape, s - 1)
+            } else if b[s] == b'"' {
+                Ok(s + 1)
+            } else {
+                err(ErrorKind::ControlChar, s)
+            };
+        }
+        at += 64;
+    }
+    // With a carry, the block's last byte is a backslash that escapes the next one: the
+    // stepwise loop starts at that escape. Inside a `\u` escape's digits (checked above) it
+    // may start anywhere: they are plain bytes to it.
+    skip_plain(b, at - carry as usize)
+}
+
+#[cfg(target_arch = "x86_64")]
+pub(super) mod x86 {
+    //! The block classifiers for x86-64 and the block loops compiled with them.
+
+    use super::{blocks, Block, Error};
+    use std::arch::x86_64::*;
+
+    /// The block loop with SSE2 (always present on x86-64).
+    #[target_feature(enable = "sse2")]
+    pub(in super::super) fn blocks_sse2(b: &[u8], i: usize) -> Result<usize, Error> {
+        blocks(b, i, |bytes| classify_sse2(bytes))
+    }
+
+    /// The block loop with AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(in super::super) unsafe fn blocks_avx2(b: &[u8], i: usize) -> Result<usize, Error> {
+        blocks(b, i, |bytes| classify_avx2(bytes))
+    }
+
+    /// Bit masks of 16 bytes (low 16 bits).
+    #[target_feature(enable = "sse2")]
+    fn classify16(x: __m128i) -> [u32; 5] {
+        let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
+        let bits = |m: __m128i| _mm_movemask_epi8(m) as u32;
+        // c <= 0x1f exactly when min(c, 0x1f) == c.
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+        let mut escapable = eq(b'"');
+        for c in [b'\\', b'/', b'b', b'f', b'n', b'r', b't', b'u'] {
+            escapable = _mm_or_si128(escapable, eq(c));
+        }
+        [
+            bits(eq(b'"')),
+            bits(eq(b'\\')),
+            bits(control),
+            !bits(escapable) & 0xffff,
+            bits(eq(b'u')),
+        ]
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn classify_sse2(bytes: &[u8; 64]) -> Block {
+        let mut m = [0u64; 5];
+        for (k, part) in bytes.chunks_exact(16).enumerate() {
+            // SAFETY: `part` is 16 bytes in bounds; the load needs no alignment, and SSE2 is
+            // part of the x86-64 baseline.
+            let x = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
+            for (all, bits) in m.iter_mut().zip(classify16(x)) {
+                *all |= u64::from(bits) << (16 * k);
+            }
+        }
+        let [quote, backslash, control, not_escapable, u] = m;
+        Block {
+            quote,
+            backslash,
+            control,
+            not_escapable,
+            u,
+        }
+    }
+
+    /// Bit masks of 32 bytes. Which bytes may follow a backslash is looked up by nibble:
+    /// each of the nine (`"` `/` of row 2, `\` of row 5, `b f n` of row 6, `r t u` of row 7)
+    /// is in the row class its high nibble gives and in the low nibble's set of row classes.
+    #[target_feature(enable = "avx2")]
+    fn classify32(x: __m256i) -> [u32; 5] {
+        let eq = |c: u8| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c as i8));
+        let bits = |m: __m256i| _mm256_movemask_epi8(m) as u32;
+        let control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x);
+        // Row classes: row 2 = 1, row 5 = 2, row 6 = 4, row 7 = 8.
+        #[rustfmt::skip]
+        let by_high = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+            0, 0, 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0,
+        ));
+        // Low nibble 2: `"` `b` `r`; 4: `t`; 5: `u`; 6: `f`; C: `\`; E: `n`; F: `/`.
+        #[rustfmt::skip]
+        let by_low = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+            0, 0, 1 | 4 | 8, 0, 8, 8, 4, 0, 0, 0, 0, 0, 2, 0, 4, 1,
+        ));
+        let nibble = _mm256_set1_epi8(0x0f);
+        let high = _mm256_and_si256(_mm256_srli_epi16::<4>(x), nibble);
+        let low = _mm256_and_si256(x, nibble);
+        let class = _mm256_and_si256(
+            _mm256_shuffle_epi8(by_high, high),
+            _mm256_shuffle_epi8(by_low, low),
+        );
+        let not_escapable = _mm256_cmpeq_epi8(class, _mm256_setzero_si256());
+        [
+            bits(eq(b'"')),
+            bits(eq(b'\\')),
+            bits(control),
+            bits(not_escapable),
+            bits(eq(b'u')),
+        ]
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn classify_avx2(bytes: &[u8; 64]) -> Block {
+        // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and need
+        // no alignment.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()),
+                _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
+            )
+        };
+        let (lo, hi) = (classify32(lo), classify32(hi));
+        let join = |k: usize| u64::from(lo[k]) | u64::from(hi[k]) << 32;
+        Block {
+            quote: join(0),
+            backslash: join(1),
+            control: join(2),
+            not_escapable: join(3),
+            u: join(4),
+        }
+    }
+
+    #[cfg(test)]
+    pub(in super::super) fn classify_avx2_checked(bytes: &[u8; 64]) -> Option<Block> {
+        // SAFETY: called only where the CPU has AVX2, checked just before.
+        std::arch::is_x86_feature_detected!("avx2").then(|| unsafe { classify_avx2(bytes) })
+    }
+
+    #[cfg(test)]
+    pub(in super::super) fn classify_sse2_for_tests(bytes: &[u8; 64]) -> Block {
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { classify_sse2(bytes) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The classification byte by byte: what every vector path must give.
+    fn classify_bytewise(bytes: &[u8; 64]) -> Block {
+        let mask =
+            |f: &dyn Fn(u8) -> bool| (0..64).fold(0u64, |m, k| m | (u64::from(f(bytes[k])) << k));
+        Block {
+            quote: mask(&|c| c == b'"'),
+            backslash: mask(&|c| c == b'\\'),
+            control: mask(&|c| c < 0x20),
+            not_escapable: mask(&|c| !b"\"\\/bfnrtu".contains(&c)),
+            u: mask(&|c| c == b'u'),
+        }
+    }
+
+    /// Every way the block loop can run here, each checked against the stepwise loop.
+    fn each_path(b: &[u8], i: usize) {
+        let want = skip_plain(b, i);
+        let show = || String::from_utf8_lossy(b).into_owned();
+        assert_eq!(
+            blocks(b, i, classify_bytewise),
+            want,
+            "bytewise, from {i}: {:?}",
+            show()
+        );
+        #[cfg(target_arch = "x86_64")]
+        {
+            let sse2 = blocks(b, i, x86::classify_sse2_for_tests);
+            assert_eq!(sse2, want, "SSE2, from {i}: {:?}", show());
+            if x86::classify_avx2_checked(&[0; 64]).is_some() {
+                let avx2 = blocks(b, i, |x| x86::classify_avx2_checked(x).expect("AVX2"));
+                assert_eq!(avx2, want, "AVX2, from {i}: {:?}", show());
+            }
+        }
+        assert_eq!(skip_rest(b, i), want, "skip_rest, from {i}: {:?}", show());
+    }
+
+    #[test]
+    fn vector_classifiers_agree_with_the_bytewise_one() {
+        let mut rng = pi_jsonl_gen::Rng::new(20);
+        for n in 0..5_000u32 {
+            let bytes: [u8; 64] = std::array::from_fn(|k| match n % 3 {
+                // Every byte value somewhere.
+                0 => (n as usize * 64 + k) as u8,
+                _ => rng.below(256) as u8,
+            });
+            let want = classify_bytewise(&bytes);
+            #[cfg(target_arch = "x86_64")]
+            {
+                assert_eq!(x86::classify_sse2_for_tests(&bytes), want, "{bytes:?}");
+                if let Some(avx2) = x86::classify_avx2_checked(&bytes) {
+                    assert_eq!(avx2, want, "{bytes:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn escaped_bytes_follow_odd_backslash_runs_across_blocks() {
+        let mut rng = pi_jsonl_gen::Rng::new(21);
+        for _ in 0..2_000 {
+            // Four blocks of backslashes, dense enough for long runs.
+            let text: Vec<bool> = (0..256).map(|_| rng.below(3) != 0).collect();
+            // The stepwise reading: a backslash not itself escaped escapes the next byte.
+            let mut want = vec![false; 256];
+            let mut escape_next = false;
+            for (k, &bs) in text.iter().enumerate() {
+                want[k] = escape_next;
+                escape_next = bs && !escape_next;
+            }
+            let mut carry = 0;
+            for block in 0..4 {
+                let bits = (0..64).fold(0u64, |m, k| m | (u64::from(text[block * 64 + k]) << k));
+                let got = escaped_bytes(bits, &mut carry);
+                for k in 0..64 {
+                    let escaped = got >> k & 1 == 1;
+                    // Escaped backslashes are not marked (they raise nothing either way).
+                    if !text[block * 64 + k] {
+                        assert_eq!(escaped, want[block * 64 + k], "block {block} byte {k}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Motifs (escapes, runs, quotes, control bytes, bad escapes) put at every position around
+    /// the first block boundaries, in texts that end right there or a little after.
+    #[test]
+    fn block_boundaries() {
+        let motifs: &[&[u8]] = &[
+            b"\"",
+            b"\\\"",
+            b"\\\\\"",
+            b"\\\\\\\"",
+            b"\\\\\\\\\"",
+            b"\\n\"",
+            b"\x01",
+            b"\\\x01",
+            b"\\\\\x01",
+            b"\x1f\"",
+            b"\\u0041\"",
+            b"\\u00e9x\\\"\"",
+            b"\\u00G1\"",
+            b"\\u00\"",
+            b"\\u\\\"",
+            b"\\",
+            b"\\\\",
+            b"\\q\"",
+            b"\\/\"",
+            b"\\\\u\"",
+            b"\xc3\xa9\\\xc3\"",
+        ];
+        for motif in motifs {
+            for len in [63, 64, 65, 66, 70, 127, 128, 129, 140] {
+                for at in 54..len.min(72) {
+                    let mut text = vec![b'a'; len];
+                    let end = (at + motif.len()).min(len);
+                    text[at..end].copy_from_slice(&motif[..end - at]);
+                    for i in [0, 1, 2] {
+                        each_path(&text, i);
+                    }
+                    // The string ending exactly at the end of the text.
+                    let mut closed = text[..at].to_vec();
+                    closed.extend_from_slice(motif);
+                    closed.push(b'"');
+                    each_path(&closed, 0);
+                }
+            }
+        }
+        // A run of backslashes over the boundary, every length and parity.
+        for run in 1..=9 {
+            for start in 58..66 {
+                for after in [&b"\""[..], b"n\"", b"u0041\"", b"\x02"] {
+                    let mut text = vec![b'x'; start];
+                    text.extend(std::iter::repeat_n(b'\\', run));
+                    text.extend_from_slice(after);
+                    text.extend_from_slice(&[b'y'; 80]);
+                    text.push(b'"');
+                    each_path(&text, 0);
+                    each_path(&text, 1);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn random_strings_agree_with_the_stepwise_loop() {
+        let mut rng = pi_jsonl_gen::Rng::new(22);
+        let alphabet = b"aaaaaaaa\\\\\\\\\"\"u0Fe/bnrt\x00\x1f\x7f\xc3\xa9\xff ";
+        for _ in 0..20_000 {
+            let len = rng.below(400) as usize;
+            let text: Vec<u8> = (0..len).map(|_| *rng.pick(alphabet)).collect();
+            let i = if len > 0 {
+                rng.below(len as u64) as usize
+            } else {
+                0
+            };
+            each_path(&text, i);
+        }
+    }
+}
