@@ -22,6 +22,7 @@
 //!   and never skips, so any bytes are safe to give them (what is not the value they expect
 //!   reads as `None`, or U+FFFD in a string). `Raw` has the same as methods.
 
+pub mod block;
 mod raw;
 mod strings;
 

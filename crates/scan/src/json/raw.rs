@@ -5,6 +5,8 @@
 //! their answers mean nothing. That is why they take a [`Raw`], which only the scanner makes
 //! (its field is visible to the `json` module alone): a caller cannot hand them other bytes.
 
+#[cfg(target_arch = "x86_64")]
+use super::block;
 use super::{as_bool, as_f64, as_str, as_u64, key_is, kind_name, skip_ws};
 use std::borrow::Cow;
 use std::fmt;
@@ -146,14 +148,23 @@ impl fmt::Debug for Raw<'_> {
 }
 
 /// `b[i]` is the opening quote of a string already validated; returns the index just past
-/// its closing quote (`b.len()` when there is none). Jumps from quote to quote with `memchr`:
-/// a quote ends the string unless an odd number of backslashes precedes it. Unlike the
-/// validating scanner this does not stop at every escape, which is what makes a second look at
-/// validated text (a message's members, a content array) cheap.
+/// its closing quote (`b.len()` when there is none). It jumps from quote to quote: a quote
+/// ends the string unless an odd number of backslashes precedes it; with AVX2, whole blocks
+/// of 64 bytes first ([`quote_in_blocks`]). Unlike the validating scanner neither stops at
+/// every escape, which is what makes a second look at validated text (a message's members,
+/// a content array) cheap.
 #[inline]
 fn skip_valid_string(b: &[u8], i: usize) -> usize {
     let start = i + 1;
     let mut from = start;
+    #[cfg(target_arch = "x86_64")]
+    if b.len() - start >= 64 && block::available() {
+        // SAFETY: the CPU has AVX2, checked just above.
+        match unsafe { quote_in_blocks(b, start) } {
+            Ok(end) => return end,
+            Err(rest) => from = rest,
+        }
+    }
     while let Some(q) = next_quote(b, from) {
         let backslashes = b[start..q]
             .iter()
@@ -166,6 +177,32 @@ fn skip_valid_string(b: &[u8], i: usize) -> usize {
         from = q + 1;
     }
     b.len()
+}
+
+/// The index just past the first quote at or after `from` that no backslash escapes, looked
+/// for in the whole 64-byte blocks of `b[from..]`; when none has it, `Err` with where the
+/// blocks end.
+///
+/// # Safety
+/// The CPU has AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn quote_in_blocks(b: &[u8], from: usize) -> Result<usize, usize> {
+    let mut carry = false;
+    let mut at = from;
+    while let Some(bytes) = b.get(at..at + 64) {
+        let bytes: &[u8; 64] = bytes.try_into().expect("64 bytes");
+        // SAFETY: the CPU has AVX2 (this function's contract).
+        let block = unsafe { block::Block::load(bytes) };
+        let (escaped, next) = block::escaped(block.eq(b'\\'), carry);
+        let quotes = block.eq(b'"') & !escaped;
+        if quotes != 0 {
+            return Ok(at + quotes.trailing_zeros() as usize + 1);
+        }
+        carry = next;
+        at += 64;
+    }
+    Err(at)
 }
 
 /// Index of the first `"` at or after `i`. Inline sixteen bytes a step: most strings of a
@@ -302,4 +339,47 @@ fn last_member<'a>(raw: &'a [u8], key: &str) -> Option<&'a [u8]> {
         }
     });
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::skip_valid_string;
+
+    /// The end of a string found one byte at a time.
+    fn string_end_one_by_one(b: &[u8], open: usize) -> usize {
+        let mut k = open + 1;
+        while k < b.len() {
+            match b[k] {
+                b'\\' => k += 2,
+                b'"' => return k + 1,
+                _ => k += 1,
+            }
+        }
+        b.len()
+    }
+
+    /// Strings of every length around the 64-byte blocks, with runs of backslashes and
+    /// escaped quotes anywhere, followed by more text: the end is the one found byte by byte.
+    #[test]
+    fn string_ends_are_found_across_blocks() {
+        let pieces: [&[u8]; 6] = [b"a", b"\\\"", b"\\\\", b"\\n", b"\\\\\\\"", b"\xc3\xa9"];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for round in 0..20_000 {
+            let mut b = b"{\"k\":\"".to_vec();
+            while b.len() < 6 + round % 300 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                b.extend_from_slice(pieces[(x % 6) as usize]);
+            }
+            b.extend_from_slice(b"\",\"more\":\"x\\\"y\"}");
+            let open = 5;
+            assert_eq!(
+                skip_valid_string(&b, open),
+                string_end_one_by_one(&b, open),
+                "{}",
+                String::from_utf8_lossy(&b)
+            );
+        }
+    }
 }
