@@ -6,8 +6,6 @@
 
 use std::io::{self, Write};
 
-mod escaped;
-
 /// Why processing stopped early.
 #[derive(Debug)]
 pub enum Stop {
@@ -375,7 +373,7 @@ pub fn write_str(buf: &mut Vec<u8>, s: &str) {
 /// `\u0041`, `\u001B`, surrogate pairs, invalid UTF-8), which must be decoded and escaped again.
 pub fn escaped_as_written(body: &[u8]) -> Option<usize> {
     simdutf8::basic::from_utf8(body).ok()?;
-    escaped::escaped_as_written(body)
+    crate::json::written_len(body)
 }
 
 #[cfg(test)]

@@ -5,8 +5,6 @@
 //! their answers mean nothing. That is why they take a [`Raw`], which only the scanner makes
 //! (its field is visible to the `json` module alone): a caller cannot hand them other bytes.
 
-#[cfg(target_arch = "x86_64")]
-use super::block;
 use super::{as_bool, as_f64, as_str, as_u64, key_is, kind_name, skip_ws};
 use std::borrow::Cow;
 use std::fmt;
@@ -150,7 +148,7 @@ impl fmt::Debug for Raw<'_> {
 /// `b[i]` is the opening quote of a string already validated; returns the index just past
 /// its closing quote (`b.len()` when there is none). It jumps from quote to quote: a quote
 /// ends the string unless an odd number of backslashes precedes it; with AVX2, whole blocks
-/// of 64 bytes first ([`quote_in_blocks`]). Unlike the validating scanner neither stops at
+/// of 64 bytes first (`strings::quote_in_blocks`). Unlike the validating scanner neither stops at
 /// every escape, which is what makes a second look at validated text (a message's members,
 /// a content array) cheap.
 #[inline]
@@ -158,9 +156,9 @@ fn skip_valid_string(b: &[u8], i: usize) -> usize {
     let start = i + 1;
     let mut from = start;
     #[cfg(target_arch = "x86_64")]
-    if b.len() - start >= 64 && block::available() {
+    if b.len() - start >= 64 && std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
-        match unsafe { quote_in_blocks(b, start) } {
+        match unsafe { super::strings::x86::quote_in_blocks_avx2(b, start) } {
             Ok(end) => return end,
             Err(rest) => from = rest,
         }
@@ -177,32 +175,6 @@ fn skip_valid_string(b: &[u8], i: usize) -> usize {
         from = q + 1;
     }
     b.len()
-}
-
-/// The index just past the first quote at or after `from` that no backslash escapes, looked
-/// for in the whole 64-byte blocks of `b[from..]`; when none has it, `Err` with where the
-/// blocks end.
-///
-/// # Safety
-/// The CPU has AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn quote_in_blocks(b: &[u8], from: usize) -> Result<usize, usize> {
-    let mut carry = false;
-    let mut at = from;
-    while let Some(bytes) = b.get(at..at + 64) {
-        let bytes: &[u8; 64] = bytes.try_into().expect("64 bytes");
-        // SAFETY: the CPU has AVX2 (this function's contract).
-        let block = unsafe { block::Block::load(bytes) };
-        let (escaped, next) = block::escaped(block.eq(b'\\'), carry);
-        let quotes = block.eq(b'"') & !escaped;
-        if quotes != 0 {
-            return Ok(at + quotes.trailing_zeros() as usize + 1);
-        }
-        carry = next;
-        at += 64;
-    }
-    Err(at)
 }
 
 /// Index of the first `"` at or after `i`. Inline sixteen bytes a step: most strings of a
