@@ -373,41 +373,7 @@ pub fn write_str(buf: &mut Vec<u8>, s: &str) {
 /// `\u0041`, `\u001B`, surrogate pairs, invalid UTF-8), which must be decoded and escaped again.
 pub fn escaped_as_written(body: &[u8]) -> Option<usize> {
     simdutf8::basic::from_utf8(body).ok()?;
-    let hex = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
-    };
-    let mut len = body.len();
-    let mut i = 0;
-    loop {
-        // In a validated body the scanner's string loop stops only at backslashes (quotes and
-        // controls are escaped); inline, it is quicker than a `memchr` call per escape.
-        let j = crate::json::string_stop(body, i);
-        let Some(&c) = body.get(j) else { break };
-        if c != b'\\' {
-            return None;
-        }
-        match *body.get(j + 1)? {
-            b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => {
-                len -= 1;
-                i = j + 2;
-            }
-            b'u' => {
-                let [b'0', b'0', hi, lo] = *body.get(j + 2..j + 6)? else {
-                    return None;
-                };
-                let c = hex(hi)? << 4 | hex(lo)?;
-                if c >= 0x20 || matches!(c, 0x08 | b'\t' | b'\n' | 0x0c | b'\r') {
-                    return None;
-                }
-                len -= 5;
-                i = j + 6;
-            }
-            _ => return None,
-        }
-    }
-    Some(len)
+    crate::json::written_len(body)
 }
 
 #[cfg(test)]

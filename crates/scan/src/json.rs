@@ -542,6 +542,21 @@ pub fn as_str(raw: &[u8]) -> Option<Cow<'_, str>> {
     Some(decode_string_body(&raw[1..raw.len() - 1]))
 }
 
+/// When the body of a validated string (the text between its quotes) holds only the escapes
+/// a minimal writer writes (`\" \\ \b \t \n \f \r`, and `\u00xx` in lowercase for the other
+/// controls below U+0020; `JSON.stringify` and serde_json write these), how many bytes the
+/// text it stands for has; `None` for a body with any other escape (`\/`, `\u0041`, `\u001B`,
+/// a surrogate pair) or with a quote or control byte no backslash escapes. UTF-8 is not
+/// checked. With AVX2, 64 bytes a step.
+pub fn written_len(body: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if body.len() >= 64 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { strings::x86::written_blocks_avx2(body) }.map(|added| body.len() - added);
+    }
+    strings::written_plain(body, 0).map(|added| body.len() - added)
+}
+
 /// Decodes the text between the quotes of a validated JSON string.
 pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
     let Some(first) = memchr::memchr(b'\\', body) else {

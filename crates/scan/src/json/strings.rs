@@ -160,6 +160,111 @@ pub(super) fn blocks(
     skip_plain(b, at - carry as usize)
 }
 
+/// The block loop of a second look at a validated string ([`super::Raw`]'s walkers): from
+/// `from` (inside the string, not inside an escape), the index just past the first quote no
+/// backslash escapes, looked for in the whole blocks of `b[from..]`; when none has it, `Err`
+/// with where the blocks end (the caller goes on from there byte by byte).
+#[inline(always)]
+pub(super) fn quote_in_blocks(
+    b: &[u8],
+    from: usize,
+    quotes_and_backslashes: impl Fn(&[u8; 64]) -> (u64, u64),
+) -> Result<usize, usize> {
+    let mut at = from;
+    let mut carry = 0u64;
+    while let Some(bytes) = b.get(at..at + 64) {
+        let (quote, backslash) = quotes_and_backslashes(bytes.try_into().expect("64 bytes"));
+        let quotes = quote & !escaped_bytes(backslash, &mut carry);
+        if quotes != 0 {
+            return Ok(at + quotes.trailing_zeros() as usize + 1);
+        }
+        at += 64;
+    }
+    Err(at)
+}
+
+/// [`super::written_len`] one escape at a time: from `i` (not inside an escape) to the end of
+/// `body`, how many bytes its escapes add to the text they stand for, or `None`.
+pub(super) fn written_plain(body: &[u8], mut i: usize) -> Option<usize> {
+    let mut added = 0;
+    loop {
+        let j = string_stop(body, i);
+        let Some(&c) = body.get(j) else {
+            return Some(added);
+        };
+        if c != b'\\' {
+            return None;
+        }
+        match *body.get(j + 1)? {
+            b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => {
+                added += 1;
+                i = j + 2;
+            }
+            b'u' if written_unicode(body, j + 2) => {
+                added += 5;
+                i = j + 6;
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Whether the four hex digits of a `\u` escape at `body[at..]` are what a minimal writer
+/// writes: `00xx` in lowercase, for a control character that has no short escape.
+fn written_unicode(body: &[u8], at: usize) -> bool {
+    let hex = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let Some(&[b'0', b'0', hi, lo]) = body.get(at..at + 4) else {
+        return false;
+    };
+    let Some(c) = hex(hi).zip(hex(lo)).map(|(h, l)| h << 4 | l) else {
+        return false;
+    };
+    c < 0x20 && !matches!(c, 0x08 | b'\t' | b'\n' | 0x0c | b'\r')
+}
+
+/// [`written_plain`] over the whole blocks of `body`, the rest byte by byte. `slash` gives a
+/// block's `/` bytes (JSON lets `\/` stand for `/`; a minimal writer never writes it).
+///
+/// Each escape is a backslash and the byte after it, so over the whole body the escapes
+/// number half the backslashes plus the escaped bytes that are not backslashes; a backslash
+/// at the end of the blocks that escapes the next byte is left to the byte loop.
+#[inline(always)]
+pub(super) fn written_blocks(
+    body: &[u8],
+    classify: impl Fn(&[u8; 64]) -> (Block, u64),
+) -> Option<usize> {
+    let (mut at, mut carry) = (0, 0u64);
+    let (mut backslashes, mut letters, mut unicode) = (0, 0, 0);
+    while let Some(bytes) = body.get(at..at + 64) {
+        let (block, slash) = classify(bytes.try_into().expect("64 bytes"));
+        let escaped = escaped_bytes(block.backslash, &mut carry);
+        let escaped_letters = escaped & !block.backslash;
+        let bad = ((block.quote | block.control) & !escaped)
+            | (escaped_letters & (block.not_escapable | slash));
+        if bad != 0 {
+            return None;
+        }
+        let mut u = escaped_letters & block.u;
+        while u != 0 {
+            if !written_unicode(body, at + u.trailing_zeros() as usize + 1) {
+                return None;
+            }
+            u &= u - 1;
+            unicode += 1;
+        }
+        backslashes += block.backslash.count_ones() as usize;
+        letters += escaped_letters.count_ones() as usize;
+        at += 64;
+    }
+    let carried = carry as usize;
+    let added = (backslashes - carried + letters) / 2 + 4 * unicode;
+    Some(added + written_plain(body, at - carried)?)
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86 {
     //! The block classifiers for x86-64 and the block loops compiled with them.
@@ -180,6 +285,43 @@ pub(super) mod x86 {
     #[target_feature(enable = "avx2")]
     pub(in super::super) unsafe fn blocks_avx2(b: &[u8], i: usize) -> Result<usize, Error> {
         blocks(b, i, |bytes| classify_avx2(bytes))
+    }
+
+    /// [`quote_in_blocks`](super::quote_in_blocks) with AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(in super::super) unsafe fn quote_in_blocks_avx2(
+        b: &[u8],
+        from: usize,
+    ) -> Result<usize, usize> {
+        super::quote_in_blocks(b, from, |bytes| {
+            (eq_avx2(bytes, b'"'), eq_avx2(bytes, b'\\'))
+        })
+    }
+
+    /// [`written_blocks`](super::written_blocks) with AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(in super::super) unsafe fn written_blocks_avx2(body: &[u8]) -> Option<usize> {
+        super::written_blocks(body, |bytes| (classify_avx2(bytes), eq_avx2(bytes, b'/')))
+    }
+
+    /// The bytes of a block equal to `c`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn eq_avx2(bytes: &[u8; 64], c: u8) -> u64 {
+        let c = _mm256_set1_epi8(c as i8);
+        let half = |k: usize| {
+            // SAFETY: the load reads 32 bytes inside `bytes` (offset 0 or 32 of 64) and needs
+            // no alignment.
+            let x = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(k).cast::<__m256i>()) };
+            u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, c)) as u32)
+        };
+        half(0) | half(32) << 32
     }
 
     /// Bit masks of 16 bytes (low 16 bits).
@@ -453,6 +595,111 @@ mod tests {
                 0
             };
             each_path(&text, i);
+        }
+    }
+
+    /// The escape-counting loop over whole blocks, on every path the CPU has, against the byte
+    /// loop: bodies of every length around block boundaries from pieces that make runs of
+    /// backslashes, escapes cut by a block's or the body's end, `\/`, quotes and controls.
+    #[test]
+    fn written_len_agrees_with_the_byte_loop() {
+        let pieces: [&[u8]; 17] = [
+            b"a",
+            b"\\",
+            b"\\\\",
+            b"\\n",
+            b"\\\"",
+            b"\"",
+            b"\\u001b",
+            b"\\u001B",
+            b"\\u0041",
+            b"\\u00",
+            b"\n",
+            b"\xc3\xa9",
+            b"u",
+            b"\\/",
+            b"\\t\\r",
+            b"0",
+            b"/",
+        ];
+        let mut rng = pi_jsonl_gen::Rng::new(23);
+        let (mut some, mut none) = (0, 0);
+        for round in 0..40_000 {
+            let mut body = Vec::new();
+            while body.len() < round % 300 {
+                // Mostly plain bytes and short escapes, so that many bodies are accepted.
+                let p = if rng.below(40) == 0 {
+                    rng.below(17) as usize
+                } else {
+                    [0, 3, 4, 2, 16][rng.below(5) as usize]
+                };
+                body.extend_from_slice(pieces[p]);
+            }
+            let want = written_plain(&body, 0);
+            let show = || String::from_utf8_lossy(&body).into_owned();
+            let bytewise = |x: &[u8; 64]| {
+                let slash = (0..64).fold(0u64, |m, k| m | u64::from(x[k] == b'/') << k);
+                (classify_bytewise(x), slash)
+            };
+            assert_eq!(written_blocks(&body, bytewise), want, "{}", show());
+            assert_eq!(
+                super::super::written_len(&body),
+                want.map(|added| body.len() - added),
+                "{}",
+                show()
+            );
+            if want.is_some() {
+                some += 1;
+            } else {
+                none += 1;
+            }
+        }
+        assert!(some > 5_000 && none > 5_000, "{some} accepted, {none} not");
+        // Runs of backslashes ending exactly at a block's end or at the body's end.
+        for len in [1, 2, 3, 62, 63, 64, 65, 66, 127, 128, 129, 192] {
+            for run in 1..6 {
+                for tail in [&b""[..], b"n", b"u001f", b"x", b"/"] {
+                    let mut body = vec![b'a'; len];
+                    let start = len.saturating_sub(run);
+                    body[start..].fill(b'\\');
+                    body.extend_from_slice(tail);
+                    let want = written_plain(&body, 0);
+                    let got = super::super::written_len(&body);
+                    assert_eq!(got, want.map(|a| body.len() - a), "{len} {run} {tail:?}");
+                    if tail.is_empty() {
+                        assert_eq!(want.is_some(), (len - start) % 2 == 0, "{len} {run}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The quote that ends a validated string, over whole blocks then byte by byte as
+    /// `Raw`'s walkers do, against a byte loop; strings of every length with runs of
+    /// backslashes and escaped quotes anywhere, followed by more text.
+    #[test]
+    fn quote_in_blocks_finds_the_end_of_the_string() {
+        let pieces: [&[u8]; 6] = [b"a", b"\\\"", b"\\\\", b"\\n", b"\\\\\\\"", b"\xc3\xa9"];
+        let mut rng = pi_jsonl_gen::Rng::new(24);
+        for round in 0..20_000 {
+            let mut b = b"\"".to_vec();
+            while b.len() < 1 + round % 300 {
+                b.extend_from_slice(pieces[rng.below(6) as usize]);
+            }
+            b.extend_from_slice(b"\",\"more\":\"x\\\"y\"}");
+            let mut want = 1;
+            while b[want] != b'"' {
+                want += if b[want] == b'\\' { 2 } else { 1 };
+            }
+            let bytewise = |x: &[u8; 64]| {
+                let block = classify_bytewise(x);
+                (block.quote, block.backslash)
+            };
+            match quote_in_blocks(&b, 1, bytewise) {
+                Ok(end) => assert_eq!(end, want + 1, "{}", String::from_utf8_lossy(&b)),
+                // The quote lies past the whole blocks, for the byte loop to find.
+                Err(at) => assert!(want >= at, "{}", String::from_utf8_lossy(&b)),
+            }
         }
     }
 }
