@@ -133,6 +133,14 @@ impl<'a> Entry<'a> {
         ))
     }
 
+    /// The `message` member (the last, as [`Entry::get`] finds it) when it is an object, and
+    /// its members (raw key, value) as the scan found them: no second pass over it. `None`
+    /// when there is no such object or the visitor does not read messages.
+    pub fn message_members(&self) -> Option<(Raw<'a>, impl Iterator<Item = (&'a [u8], Raw<'a>)>)> {
+        let raw = self.get("message").filter(|m| m.first() == Some(&b'{'))?;
+        Some((raw, self.message?.iter().map(|f| (f.key, f.value))))
+    }
+
     /// Member `key` as a string, when it is one.
     pub fn str(&self, key: &str) -> Option<Cow<'a, str>> {
         self.get(key).and_then(Raw::as_str)

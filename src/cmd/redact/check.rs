@@ -28,6 +28,12 @@ pub fn residual(
         if s.len() > line.len() || s.chars().nth(MIN_LEN - 1).is_none() {
             return None;
         }
+        // Nor is one whose start is not in it (its start up to the first byte escaping
+        // changes is written as it is).
+        let start = &s.as_bytes()[..json::string_stop(s.as_bytes(), 0).min(QUICK)];
+        if absent(line, start) {
+            return None;
+        }
         escaped.clear();
         write_str(&mut escaped, s);
         let body = &escaped[1..escaped.len() - 1];
@@ -50,6 +56,16 @@ pub fn residual(
         let Some(body) = record.get(a..b).filter(|_| chars <= line.len() as u64) else {
             continue;
         };
+        // The text as written starts with its body up to the first escape, as far as that is
+        // UTF-8: a line without that start cannot hold it (most lines: no need to decode).
+        let start = &body[..memchr::memchr(b'\\', body).unwrap_or(body.len()).min(QUICK)];
+        let start = match std::str::from_utf8(start) {
+            Ok(_) => start,
+            Err(e) => &start[..e.valid_up_to()],
+        };
+        if absent(line, start) {
+            continue;
+        }
         if let Some(found) = survives(&json::decode_string_body(body)) {
             return Some(found);
         }
@@ -58,6 +74,14 @@ pub fn residual(
         .iter()
         .find(|s| memmem::find(line, s.as_bytes()).is_some())
         .map(|s| s.as_bytes().to_vec())
+}
+
+/// At most this many bytes of the start of a replaced string are looked for first.
+const QUICK: usize = 64;
+
+/// Whether the start of a string (`start`, empty when unknown) is found nowhere in `line`.
+fn absent(line: &[u8], start: &[u8]) -> bool {
+    !start.is_empty() && occurrences(line, start).next().is_none()
 }
 
 /// Where `needle` (not empty) occurs in `line`: at each place of its first byte where the

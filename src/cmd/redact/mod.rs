@@ -31,7 +31,7 @@ use crate::tool::Tool;
 use ids::Renames;
 use mask::Masker;
 use paths::Pseudonyms;
-use rewrite::Rewriter;
+use rewrite::{members, Members, Rewriter};
 use std::process::ExitCode;
 use std::sync::Mutex;
 use tally::Tally;
@@ -252,9 +252,17 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
         }
     }
 
-    /// Rewrites the record `object` of type `kind` (line `line`) and writes it, unless the
-    /// residual scan finds replaced text in it.
-    fn write(&mut self, kind: &str, object: Raw<'_>, line: u64, d: &mut Diags) -> Result<(), Stop> {
+    /// Rewrites the record `object` of type `kind` (line `line`; its members `top`, and its
+    /// `message` object's when the reader noted them) and writes it, unless the residual scan
+    /// finds replaced text in it.
+    fn write(
+        &mut self,
+        kind: &str,
+        object: Raw<'_>,
+        (top, message): (&Members<'_>, Option<&(Raw<'_>, Members<'_>)>),
+        line: u64,
+        d: &mut Diags,
+    ) -> Result<(), Stop> {
         // Lines the reader skipped (blank, or not JSON) stay as blank lines, so that every
         // record keeps its line number (the tools' `line` fields, their diagnostics).
         while self.next_line < line {
@@ -262,29 +270,27 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
             self.next_line += 1;
         }
         self.next_line = line + 1;
-        self.rewrite(kind, object);
-        if self.check && self.leaks(object) && !self.rw.check.masked.is_empty() {
+        self.rewrite(kind, object, top, message);
+        let mut leak = self.check.then(|| self.leak(object)).flatten();
+        if leak.is_some() && !self.rw.check.masked.is_empty() {
             // Text masked in one place of the record but left in another (where no detector
             // saw it): rewrite once more, masking those strings everywhere.
             self.rw.also = std::mem::take(&mut self.rw.check.masked);
-            self.rewrite(kind, object);
+            self.rewrite(kind, object, top, message);
             self.rw.also.clear();
+            leak = self.leak(object);
         }
-        if self.check {
-            if let Some(s) =
-                check::residual(&self.buf, &self.rw.check, self.secrets, object.bytes())
-            {
-                d.report(
-                    Some(line),
-                    Kind::BadField,
-                    format!(
-                        "the rewritten record still holds {} characters of replaced input text: not written",
-                        String::from_utf8_lossy(&s).chars().count()
-                    ),
-                );
-                self.withheld += 1;
-                return self.out.line(b"");
-            }
+        if let Some(s) = leak {
+            d.report(
+                Some(line),
+                Kind::BadField,
+                format!(
+                    "the rewritten record still holds {} characters of replaced input text: not written",
+                    String::from_utf8_lossy(&s).chars().count()
+                ),
+            );
+            self.withheld += 1;
+            return self.out.line(b"");
         }
         self.out.line(&self.buf)
     }
@@ -292,16 +298,22 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
 
 impl Redactor<'_, '_, '_> {
     /// Rewrites the record into `buf` (a copy of it when nothing changed).
-    fn rewrite(&mut self, kind: &str, object: Raw<'_>) {
-        if !self.rw.record(kind, object, &mut self.buf) {
+    fn rewrite(
+        &mut self,
+        kind: &str,
+        object: Raw<'_>,
+        top: &Members<'_>,
+        message: Option<&(Raw<'_>, Members<'_>)>,
+    ) {
+        if !self.rw.record(kind, object, top, message, &mut self.buf) {
             self.buf.clear();
             push_value(&mut self.buf, &object);
         }
     }
 
-    /// Whether the rewritten record in `buf` still holds replaced text.
-    fn leaks(&self, object: Raw<'_>) -> bool {
-        check::residual(&self.buf, &self.rw.check, self.secrets, object.bytes()).is_some()
+    /// The replaced text the rewritten record in `buf` still holds, if any.
+    fn leak(&self, object: Raw<'_>) -> Option<Vec<u8>> {
+        check::residual(&self.buf, &self.rw.check, self.secrets, object.bytes())
     }
 }
 
@@ -313,7 +325,7 @@ impl Visitor for Redactor<'_, '_, '_> {
             let b = slot.line.bytes;
             let start = json::skip_ws(b, 0);
             if let Ok(raw) = json::validate(b[start..].trim_ascii_end()) {
-                self.write("title", raw, slot.line.no, d)?;
+                self.write("title", raw, (&members(raw), None), slot.line.no, d)?;
             }
         }
         // A fragment has no header line: its `line` is its first entry's, which `entry` writes.
@@ -332,7 +344,7 @@ impl Visitor for Redactor<'_, '_, '_> {
         let Ok(raw) = json::validate(&b[start..=end]) else {
             return Ok(());
         };
-        self.write("session", raw, h.line.no, d)?;
+        self.write("session", raw, (&members(raw), None), h.line.no, d)?;
         if self.first_header.is_none() {
             self.first_header = Some(self.buf.clone());
         }
@@ -341,7 +353,9 @@ impl Visitor for Redactor<'_, '_, '_> {
 
     fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
         let kind = e.kind().unwrap_or_default();
-        self.write(&kind, e.object, e.line.no, d)
+        let top: Members<'_> = e.members().collect();
+        let message = e.message_members().map(|(raw, m)| (raw, m.collect()));
+        self.write(&kind, e.object, (&top, message.as_ref()), e.line.no, d)
     }
 
     fn end(&mut self, _d: &mut Diags) -> Result<(), Stop> {
@@ -354,7 +368,8 @@ impl Visitor for Redactor<'_, '_, '_> {
         self.entry(e, d)
     }
 
+    /// The rewriter walks each message from the members the reader found.
     fn reads_messages(&self) -> bool {
-        false
+        true
     }
 }

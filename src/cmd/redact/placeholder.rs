@@ -47,15 +47,31 @@ impl TextKind {
 
 /// `n` with a comma every three digits (1,234).
 fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
+    let mut out = Vec::new();
+    push_grouped(&mut out, n);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes `n` with a comma every three digits (1,234) at the end of `out`.
+fn push_grouped(out: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let digits = &digits[at..];
+    for (i, &c) in digits.iter().enumerate() {
         if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
+            out.push(b',');
         }
         out.push(c);
     }
-    out
 }
 
 /// The size of a text as a placeholder states it.
@@ -77,56 +93,221 @@ impl Size {
     }
 
     /// The size of the text of a JSON string body (between its quotes), read without decoding
-    /// it (as [`crate::json::decode_string_body`] decodes: a surrogate pair is one character,
-    /// a lone surrogate one U+FFFD); `None` when the body is not valid UTF-8 (decode it then:
-    /// each invalid sequence becomes a U+FFFD).
+    /// it ([`Size::of_utf8_json_body`]); `None` when the body is not valid UTF-8 (decode it
+    /// then: each invalid sequence becomes a U+FFFD).
     pub fn of_json_body(body: &[u8]) -> Option<Size> {
-        let text = simdutf8::basic::from_utf8(body).ok()?;
-        let (mut chars, mut newlines, mut trailing) = (0u64, 0u64, 0u64);
-        let mut i = 0;
-        while i < body.len() {
-            let j = memchr::memchr(b'\\', &body[i..]).map_or(body.len(), |p| i + p);
-            if j > i {
-                // `\\` is ASCII: `i` and `j` are character boundaries.
-                chars += text[i..j].chars().count() as u64;
-                trailing = 0;
+        simdutf8::basic::from_utf8(body).ok()?;
+        Some(Size::of_utf8_json_body(body))
+    }
+
+    /// The size of the text of a JSON string body known to be valid UTF-8 (its record was
+    /// checked), read in one pass without decoding it, as
+    /// [`crate::json::decode_string_body`] decodes: a surrogate pair is one character, a lone
+    /// surrogate one U+FFFD. Each character starts with one byte that is not a continuation
+    /// byte (`0x80..=0xBF`), and an escape stands for one character: the characters are the
+    /// bytes, less the continuation bytes, less what escapes take beyond one byte each. On a
+    /// body that is not UTF-8 the answer means nothing.
+    pub fn of_utf8_json_body(body: &[u8]) -> Size {
+        let mut count = Counts::default();
+        let mut carry = 0u64;
+        let mut at = 0;
+        while at < body.len() {
+            let block = &body[at..body.len().min(at + 64)];
+            let masks = Masks::of(block);
+            count.continuation += u64::from(masks.continuation.count_ones());
+            let escaped = escaped_bytes(masks.backslash, &mut carry) & masks.within;
+            if escaped != 0 {
+                count.block(body, at, escaped, &masks);
             }
-            if j == body.len() {
-                break;
-            }
-            let hex = |at: usize| {
-                let h = std::str::from_utf8(body.get(at..at + 4)?).ok()?;
-                u32::from_str_radix(h, 16).ok()
-            };
-            let (newline, len) = match body.get(j + 1) {
-                Some(b'u') => match hex(j + 2) {
-                    Some(0xD800..=0xDBFF)
-                        if body.get(j + 6..j + 8) == Some(b"\\u")
-                            && matches!(hex(j + 8), Some(0xDC00..=0xDFFF)) =>
-                    {
-                        (false, 12)
-                    }
-                    Some(0x0A) => (true, 6),
-                    _ => (false, 6),
-                },
-                Some(b'n') => (true, 2),
-                Some(_) => (false, 2),
-                // A lone `\` at the end is kept as it is.
-                None => (false, 1),
-            };
-            chars += 1;
-            if newline {
-                newlines += 1;
-                trailing += 1;
-            } else {
-                trailing = 0;
-            }
-            i = j + len;
+            at += 64;
         }
-        Some(Size {
-            chars,
-            lines: newlines - trailing + 1,
-        })
+        let trailing = trailing_newlines(body);
+        Size {
+            chars: body.len() as u64 - count.continuation - count.extra,
+            lines: count.newlines - trailing + 1,
+        }
+    }
+}
+
+/// What [`Size::of_utf8_json_body`] counts as it goes.
+#[derive(Default)]
+struct Counts {
+    continuation: u64,
+    /// The bytes the escapes take beyond one each (each stands for one character).
+    extra: u64,
+    /// Escaped line feeds (`\n`, `\u000a`).
+    newlines: u64,
+    /// The index past the last `\u` escape read (the second half of a surrogate pair is read
+    /// with the first).
+    unicode_end: usize,
+}
+
+impl Counts {
+    /// The escapes of the block at `body[at..]`, `escaped` marking the byte after each
+    /// escape's backslash.
+    #[inline]
+    fn block(&mut self, body: &[u8], at: usize, escaped: u64, masks: &Masks) {
+        // Every escape takes two bytes or more.
+        self.extra += u64::from(escaped.count_ones());
+        self.newlines += u64::from((escaped & masks.n).count_ones());
+        let mut unicode = escaped & masks.u;
+        while unicode != 0 {
+            let j = at + unicode.trailing_zeros() as usize - 1;
+            unicode &= unicode - 1;
+            if j < self.unicode_end {
+                continue;
+            }
+            let (newline, len) = unicode_escape(body, j);
+            // Six bytes (a pair: twelve, two escapes) for one character.
+            self.extra += if len == 12 { 9 } else { 4 };
+            self.newlines += u64::from(newline);
+            self.unicode_end = j + len;
+        }
+    }
+}
+
+/// The bytes of a block of up to 64 that matter to [`Size::of_utf8_json_body`], one bit each.
+struct Masks {
+    backslash: u64,
+    continuation: u64,
+    n: u64,
+    u: u64,
+    /// The block's own bytes (a last block is shorter).
+    within: u64,
+}
+
+impl Masks {
+    #[inline(always)]
+    fn of(block: &[u8]) -> Masks {
+        let within = if block.len() == 64 {
+            u64::MAX
+        } else {
+            (1u64 << block.len()) - 1
+        };
+        let mut padded = [0u8; 64];
+        let bytes: &[u8; 64] = match block.try_into() {
+            Ok(whole) => whole,
+            Err(_) => {
+                padded[..block.len()].copy_from_slice(block);
+                &padded
+            }
+        };
+        let mut m = Masks {
+            backslash: 0,
+            continuation: 0,
+            n: 0,
+            u: 0,
+            within,
+        };
+        for (k, part) in bytes.chunks_exact(16).enumerate() {
+            let part: &[u8; 16] = part.try_into().expect("16 bytes");
+            let (backslash, continuation, n, u) = masks16(part);
+            m.backslash |= u64::from(backslash) << (16 * k);
+            m.continuation |= u64::from(continuation) << (16 * k);
+            m.n |= u64::from(n) << (16 * k);
+            m.u |= u64::from(u) << (16 * k);
+        }
+        m
+    }
+}
+
+/// Of 16 bytes: which are `\`, continuation bytes (`0x80..=0xBF`), `n`, `u`.
+#[inline(always)]
+fn masks16(part: &[u8; 16]) -> (u16, u16, u16, u16) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
+            _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is part of the x86-64 baseline; the load reads the 16 bytes of `part`
+        // and needs no alignment.
+        unsafe {
+            let x = _mm_loadu_si128(part.as_ptr().cast::<__m128i>());
+            let is = |c: u8| _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8))) as u16;
+            // Continuation bytes are those below 0xC0 (-64) as signed bytes.
+            let continuation = _mm_movemask_epi8(_mm_cmplt_epi8(x, _mm_set1_epi8(-64))) as u16;
+            (is(b'\\'), continuation, is(b'n'), is(b'u'))
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let mut m = (0u16, 0u16, 0u16, 0u16);
+        for (k, &c) in part.iter().enumerate() {
+            m.0 |= u16::from(c == b'\\') << k;
+            m.1 |= u16::from((0x80..0xC0).contains(&c)) << k;
+            m.2 |= u16::from(c == b'n') << k;
+            m.3 |= u16::from(c == b'u') << k;
+        }
+        m
+    }
+}
+
+/// The bytes a backslash escapes in a block of 64 (`backslash` marks its backslashes), as
+/// the simdjson parser finds them: in each run of backslashes every other one escapes the
+/// byte after it. `carry` says whether the last byte of the previous block escapes the first
+/// of this one, and is set for the next block.
+#[inline(always)]
+fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
+    const ODD_BITS: u64 = 0xAAAA_AAAA_AAAA_AAAA;
+    if backslash == 0 {
+        return std::mem::take(carry);
+    }
+    let potential = backslash & !*carry;
+    let maybe_escaped = potential << 1;
+    let escape_and_terminal = ((maybe_escaped | ODD_BITS).wrapping_sub(potential)) ^ ODD_BITS;
+    let escaped = escape_and_terminal ^ (backslash | *carry);
+    let escape = escape_and_terminal & backslash;
+    *carry = escape >> 63;
+    escaped
+}
+
+/// How many escaped line feeds (`\n`, `\u000a`) end the body, one after another.
+fn trailing_newlines(body: &[u8]) -> u64 {
+    // Whether the backslash at `at` starts an escape: an odd run of backslashes ends there.
+    let starts = |at: usize| {
+        body[..=at]
+            .iter()
+            .rev()
+            .take_while(|&&c| c == b'\\')
+            .count()
+            % 2
+            == 1
+    };
+    let (mut end, mut n) = (body.len(), 0);
+    loop {
+        let rest = &body[..end];
+        if rest.ends_with(b"\\n") && starts(end - 2) {
+            end -= 2;
+        } else if rest.len() >= 6
+            && rest[end - 6..end - 4] == *b"\\u"
+            && rest[end - 4..].eq_ignore_ascii_case(b"000a")
+            && starts(end - 6)
+        {
+            end -= 6;
+        } else {
+            return n;
+        }
+        n += 1;
+    }
+}
+
+/// The `\u` escape at `body[j]`: whether it stands for a line feed, and its length (a
+/// surrogate pair is one escape).
+fn unicode_escape(body: &[u8], j: usize) -> (bool, usize) {
+    let hex = |at: usize| {
+        let h = std::str::from_utf8(body.get(at..at + 4)?).ok()?;
+        u32::from_str_radix(h, 16).ok()
+    };
+    match hex(j + 2) {
+        Some(0xD800..=0xDBFF)
+            if body.get(j + 6..j + 8) == Some(b"\\u")
+                && matches!(hex(j + 8), Some(0xDC00..=0xDFFF)) =>
+        {
+            (false, 12)
+        }
+        Some(0x0A) => (true, 6),
+        _ => (false, 6),
     }
 }
 
@@ -137,12 +318,25 @@ pub fn of_text(kind: TextKind, text: &str) -> String {
 
 /// The placeholder of a text of this kind and size.
 pub fn of_size(kind: TextKind, size: Size) -> String {
-    if kind == TextKind::ToolOutput {
-        let unit = if size.lines == 1 { "line" } else { "lines" };
-        return format!("[{} · {} {unit}]", kind.name(), grouped(size.lines));
-    }
-    let unit = if size.chars == 1 { "char" } else { "chars" };
-    format!("[{} · {} {unit}]", kind.name(), grouped(size.chars))
+    let mut out = Vec::new();
+    push_placeholder(&mut out, kind, size);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes [`of_size`] at the end of `out` (no allocation: it is written for most texts).
+pub fn push_placeholder(out: &mut Vec<u8>, kind: TextKind, size: Size) {
+    let (n, one, many) = if kind == TextKind::ToolOutput {
+        (size.lines, "line", "lines")
+    } else {
+        (size.chars, "char", "chars")
+    };
+    out.push(b'[');
+    out.extend_from_slice(kind.name().as_bytes());
+    out.extend_from_slice(" · ".as_bytes());
+    push_grouped(out, n);
+    out.push(b' ');
+    out.extend_from_slice(if n == 1 { one } else { many }.as_bytes());
+    out.push(b']');
 }
 
 /// The placeholder of an image: its format (from `image/png`) and its decoded size from the
@@ -182,6 +376,11 @@ mod tests {
             b"caf\xc3\xa9 \\u00e9 \\ud83d\\ude00 \\ud800x \\udc00 \\\"q\\\" \\\\n",
             b"tab\\there\\r\\n",
             b"end\\",
+            b"\\n\\n\\n",
+            "sixteen bytes!\\nx\\\\\\\\\\u00e9t\\ud83d\\ude00 long enough to cross a chunk: \\u000a\\n"
+                .as_bytes(),
+            "éééééééééééééééééééééééé\\n\\n".as_bytes(),
+            "0123456789abcde\\u000A".as_bytes(),
         ];
         for body in bodies {
             let text = crate::json::decode_string_body(body);
@@ -193,6 +392,54 @@ mod tests {
             );
         }
         assert_eq!(Size::of_json_body(b"bad \xff"), None);
+    }
+
+    /// Bodies made of escapes and multi-byte characters in every order and at every offset
+    /// of the 64-byte blocks: the size read is the decoded text's.
+    #[test]
+    fn sizes_of_mixed_bodies_across_blocks() {
+        let pieces: &[&str] = &[
+            "a",
+            "n",
+            "u",
+            " ",
+            "é",
+            "数",
+            "😀",
+            "\\n",
+            "\\\\",
+            "\\\"",
+            "\\t",
+            "\\/",
+            "\\u000a",
+            "\\u000A",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\udc00",
+            "\\\\n",
+            "\\\\u",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        for _ in 0..3000 {
+            let mut body = String::new();
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = (state % 90) as usize;
+            for _ in 0..len {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                body.push_str(pieces[(state % pieces.len() as u64) as usize]);
+            }
+            let text = crate::json::decode_string_body(body.as_bytes());
+            assert_eq!(
+                Size::of_utf8_json_body(body.as_bytes()),
+                Size::of(&text),
+                "{body}"
+            );
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@
 use super::ids::Renames;
 use super::mask::Masker;
 use super::paths::{looks_like_path, Pseudonyms};
-use super::placeholder::{of_image, of_size, of_text, Size, TextKind};
+use super::placeholder::{of_image, of_text, push_placeholder, Size, TextKind};
 use super::retime::shifted;
 use super::tally::Tally;
 use crate::hash::FastMap;
@@ -93,9 +93,10 @@ fn write_array(raw: Raw<'_>, out: &mut Vec<u8>, mut element: impl FnMut(Raw<'_>,
 
 /// An object's members, raw key (between its quotes) and value, in order: read in one pass,
 /// where looking one up and then walking them all would read the object twice.
-type Members<'a> = Vec<(&'a [u8], Raw<'a>)>;
+pub type Members<'a> = Vec<(&'a [u8], Raw<'a>)>;
 
-fn members(raw: Raw<'_>) -> Members<'_> {
+/// The members of the object `raw`.
+pub fn members(raw: Raw<'_>) -> Members<'_> {
     let mut m = Vec::new();
     raw.for_each_field(|k, v| m.push((k, v)));
     m
@@ -241,6 +242,16 @@ pub struct LineCheck {
     pub masked: Vec<(&'static str, String)>,
 }
 
+impl LineCheck {
+    /// Emptied for another line (its vectors kept).
+    fn clear(&mut self) {
+        self.replaced.clear();
+        self.replaced_in_record.clear();
+        self.kept.clear();
+        self.masked.clear();
+    }
+}
+
 /// The rewriter of one run (its pseudonyms and secrets are shared by every file).
 pub struct Rewriter<'r> {
     pub keep_text: bool,
@@ -264,6 +275,9 @@ pub struct Rewriter<'r> {
     record_start: usize,
     /// Whether anything of the current record was changed.
     changed: bool,
+    /// Whether the current record is valid UTF-8 (then so is each of its strings, and its
+    /// text is copied without checking it again).
+    utf8: bool,
 }
 
 impl<'r> Rewriter<'r> {
@@ -286,23 +300,48 @@ impl<'r> Rewriter<'r> {
             keys_checked: FastMap::default(),
             record_start: 0,
             changed: false,
+            utf8: false,
         }
     }
 
     /// Writes the record `object` (an entry or a header of type `kind`) rewritten into `out`
-    /// (cleared first). `false` when nothing needed changing: the caller may copy the input.
-    pub fn record(&mut self, kind: &str, object: Raw<'_>, out: &mut Vec<u8>) -> bool {
+    /// (cleared first), from its members as the reader found them (`top`), and those of its
+    /// `message` object when the reader noted them. `false` when nothing needed changing: the
+    /// caller may copy the input.
+    pub fn record(
+        &mut self,
+        kind: &str,
+        object: Raw<'_>,
+        top: &Members<'_>,
+        message: Option<&(Raw<'_>, Members<'_>)>,
+        out: &mut Vec<u8>,
+    ) -> bool {
         out.clear();
-        self.check = LineCheck::default();
+        self.check.clear();
         self.changed = false;
         self.record_start = object.bytes().as_ptr() as usize;
-        self.object(object, out, 0, |key| entry_act(kind, key));
+        self.utf8 = simdutf8::basic::from_utf8(object.bytes()).is_ok();
+        out.push(b'{');
+        let mut first = true;
+        for &(key, value) in top {
+            self.member(
+                key,
+                value,
+                &mut first,
+                out,
+                0,
+                |name| entry_act(kind, name),
+                |rw, out| {
+                    // The message the reader read: its members as it found them.
+                    match message.filter(|(m, _)| m.bytes().as_ptr() == value.bytes().as_ptr()) {
+                        Some((_, m)) => rw.message(m, out, 1),
+                        None => rw.value(Act::Message, value, out, 1, "message"),
+                    }
+                },
+            );
+        }
+        out.push(b'}');
         self.changed
-    }
-
-    /// Writes an object with each member's value treated as `act` says.
-    fn object(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, act: impl Fn(&str) -> Act) {
-        self.members(&members(raw), out, depth, act);
     }
 
     /// Writes an object of these members, each value treated as `act` says.
@@ -316,21 +355,59 @@ impl<'r> Rewriter<'r> {
         out.push(b'{');
         let mut first = true;
         for &(key, value) in members {
-            let name = json::decode_string_body(key);
-            let a = act(&name);
-            if a == Act::Drop {
-                self.changed = true;
-                self.tally.add("signature");
-                continue;
-            }
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            self.key(key, &name, a, out);
-            self.value(a, value, out, depth + 1, &name);
+            self.member(key, value, &mut first, out, depth, &act, |rw, out| {
+                rw.value(Act::Message, value, out, depth + 1, "message")
+            });
         }
         out.push(b'}');
+    }
+
+    /// Writes one member of an object (after a comma unless it is the `first` written), its
+    /// value treated as `act` says; a message by `message`.
+    #[allow(clippy::too_many_arguments)]
+    fn member(
+        &mut self,
+        key: &[u8],
+        value: Raw<'_>,
+        first: &mut bool,
+        out: &mut Vec<u8>,
+        depth: usize,
+        act: impl Fn(&str) -> Act,
+        message: impl FnOnce(&mut Self, &mut Vec<u8>),
+    ) {
+        let name = self.key_name(key);
+        let a = act(&name);
+        if a == Act::Drop {
+            self.changed = true;
+            self.tally.add("signature");
+            return;
+        }
+        if !*first {
+            out.push(b',');
+        }
+        *first = false;
+        self.key(key, &name, a, out);
+        if a == Act::Message && value.first() == Some(&b'{') {
+            message(self, out);
+        } else {
+            self.value(a, value, out, depth + 1, &name);
+        }
+    }
+
+    /// A member's name: its key decoded.
+    fn key_name<'k>(&self, key: &'k [u8]) -> Cow<'k, str> {
+        if self.utf8 && !key.contains(&b'\\') {
+            // SAFETY: the record is valid UTF-8 (`record` checked it) and a key is the text
+            // between two of its quotes (ASCII), so whole characters of it.
+            return Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(key) });
+        }
+        json::decode_string_body(key)
+    }
+
+    /// Writes a message object of these members.
+    fn message(&mut self, m: &Members<'_>, out: &mut Vec<u8>, depth: usize) {
+        let role = last_str(m, "role");
+        self.members(m, out, depth, |k| message_act(&role, k));
     }
 
     /// Whether a key of data is written as it is: an identifier in which the masker finds
@@ -371,7 +448,7 @@ impl<'r> Rewriter<'r> {
         } else {
             let start = out.len();
             out.push(b'"');
-            push_value(out, raw_key);
+            self.copy(out, raw_key);
             out.push(b'"');
             self.check.kept.push((start, out.len()));
         }
@@ -386,11 +463,7 @@ impl<'r> Rewriter<'r> {
             Act::Masked if raw.first() == Some(&b'"') => self.masked(raw, out),
             Act::Path if raw.first() == Some(&b'"') => self.path(raw, out, false),
             Act::Cwd if raw.first() == Some(&b'"') => self.path(raw, out, true),
-            Act::Message if raw.first() == Some(&b'{') => {
-                let m = members(raw);
-                let role = last_str(&m, "role");
-                self.members(&m, out, depth, |k| message_act(&role, k));
-            }
+            Act::Message if raw.first() == Some(&b'{') => self.message(&members(raw), out, depth),
             Act::Data(labels) => self.data(raw, out, depth, key, labels),
             Act::Time => self.time(raw, out),
             Act::Id | Act::SessionId => self.id(act, raw, out),
@@ -430,8 +503,17 @@ impl<'r> Rewriter<'r> {
 
     fn keep(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
         let start = out.len();
-        push_value(out, &raw);
+        self.copy(out, &raw);
         self.check.kept.push((start, out.len()));
+    }
+
+    /// Copies input text of the record (checked once for the whole record).
+    fn copy(&self, out: &mut Vec<u8>, text: &[u8]) {
+        if self.utf8 {
+            out.extend_from_slice(text);
+        } else {
+            push_value(out, text);
+        }
     }
 
     /// Notes a replaced input string for the residual scan (which looks for it as it would
@@ -458,13 +540,22 @@ impl<'r> Rewriter<'r> {
         }
         // The placeholder needs only the text's size: read from the string as written, which
         // spares decoding (and copying) every replaced text.
-        let size =
-            Size::of_json_body(body).unwrap_or_else(|| Size::of(&raw.as_str().unwrap_or_default()));
-        let placeholder = of_size(kind, size);
+        let size = match self.utf8 {
+            true => Size::of_utf8_json_body(body),
+            false => Size::of_json_body(body)
+                .unwrap_or_else(|| Size::of(&raw.as_str().unwrap_or_default())),
+        };
+        let start = out.len();
+        out.push(b'"');
+        push_placeholder(out, kind, size);
+        out.push(b'"');
         // Already a placeholder (a redacted file redacted again)? Only a text as short as one
         // can be (a character takes at most 6 bytes written).
-        if raw.len() <= 6 * placeholder.len() + 2 && raw.as_str().is_some_and(|s| *s == placeholder)
+        let placeholder = &out[start + 1..out.len() - 1];
+        if raw.len() <= 6 * placeholder.len() + 2
+            && raw.as_str().is_some_and(|s| s.as_bytes() == placeholder)
         {
+            out.truncate(start);
             return self.keep(raw, out);
         }
         self.tally.add(kind.name());
@@ -476,7 +567,6 @@ impl<'r> Rewriter<'r> {
                 .push((at + 1, at + raw.len() - 1, size.chars));
         }
         self.changed = true;
-        write_str(out, &placeholder);
     }
 
     /// Text kept with its secrets, e-mail addresses and paths masked.
@@ -567,13 +657,20 @@ impl<'r> Rewriter<'r> {
             return write_str(out, &format!("[value · nested · {} bytes]", raw.len()));
         }
         match raw.first() {
-            Some(b'{') => self.object(raw, out, depth, |k| {
-                if is_signature(k) {
-                    Act::Drop
-                } else {
-                    Act::Data(labels)
-                }
-            }),
+            Some(b'{') => {
+                let act = |k: &str| match is_signature(k) {
+                    true => Act::Drop,
+                    false => Act::Data(labels),
+                };
+                out.push(b'{');
+                let mut first = true;
+                raw.for_each_field(|k, v| {
+                    self.member(k, v, &mut first, out, depth, act, |rw, out| {
+                        rw.value(Act::Data(labels), v, out, depth + 1, "message")
+                    })
+                });
+                out.push(b'}');
+            }
             Some(b'[') => write_array(raw, out, |el, out| {
                 self.data(el, out, depth + 1, key, labels)
             }),
@@ -583,6 +680,11 @@ impl<'r> Rewriter<'r> {
     }
 
     fn data_string(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, key: &str, labels: Labels) {
+        // A string with a space is text: no label, path or one-line value holds one (its
+        // placeholder is written without decoding it).
+        if raw.len() > 32 && memchr::memchr(b' ', &raw).is_some() {
+            return self.text(TextKind::Value, raw, out);
+        }
         let s = raw.as_str().unwrap_or_default();
         let one_line = !s.is_empty() && s.len() <= 4096 && !s.chars().any(char::is_whitespace);
         let label = match labels {
