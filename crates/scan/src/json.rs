@@ -26,6 +26,7 @@ mod raw;
 mod strings;
 
 pub use raw::Raw;
+pub use strings::escaped_bytes;
 
 use std::borrow::Cow;
 use std::fmt;

@@ -1,6 +1,8 @@
 //! The placeholders that stand for replaced text: the kind of text and its size class, never
 //! its content (`[prompt · 1,234 chars]`, `[tool output · 87 lines]`, `[image · png · 34 KB]`).
 
+use crate::json;
+
 /// What a replaced text was, as its placeholder names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextKind {
@@ -115,15 +117,20 @@ impl Size {
             let block = &body[at..body.len().min(at + 64)];
             let masks = Masks::of(block);
             count.continuation += u64::from(masks.continuation.count_ones());
-            let escaped = escaped_bytes(masks.backslash, &mut carry) & masks.within;
-            if escaped != 0 {
-                count.block(body, at, escaped, &masks);
+            count.backslashes += u64::from(masks.backslash.count_ones());
+            let letters =
+                json::escaped_bytes(masks.backslash, &mut carry) & !masks.backslash & masks.within;
+            if letters != 0 {
+                count.block(body, at, letters, &masks);
             }
             at += 64;
         }
+        // Each escape is a backslash and the byte after it (`\\` or a letter): they number
+        // half the backslashes and escaped letters.
+        let escapes = (count.backslashes + count.letters) / 2;
         let trailing = trailing_newlines(body);
         Size {
-            chars: body.len() as u64 - count.continuation - count.extra,
+            chars: body.len() as u64 - count.continuation - escapes - count.extra,
             lines: count.newlines - trailing + 1,
         }
     }
@@ -133,7 +140,10 @@ impl Size {
 #[derive(Default)]
 struct Counts {
     continuation: u64,
-    /// The bytes the escapes take beyond one each (each stands for one character).
+    backslashes: u64,
+    /// The escaped bytes that are not backslashes.
+    letters: u64,
+    /// The bytes `\u` escapes take beyond two each (each stands for one character).
     extra: u64,
     /// Escaped line feeds (`\n`, `\u000a`).
     newlines: u64,
@@ -143,14 +153,13 @@ struct Counts {
 }
 
 impl Counts {
-    /// The escapes of the block at `body[at..]`, `escaped` marking the byte after each
-    /// escape's backslash.
+    /// The escapes of the block at `body[at..]` other than `\\`, `letters` marking the byte
+    /// after each one's backslash.
     #[inline]
-    fn block(&mut self, body: &[u8], at: usize, escaped: u64, masks: &Masks) {
-        // Every escape takes two bytes or more.
-        self.extra += u64::from(escaped.count_ones());
-        self.newlines += u64::from((escaped & masks.n).count_ones());
-        let mut unicode = escaped & masks.u;
+    fn block(&mut self, body: &[u8], at: usize, letters: u64, masks: &Masks) {
+        self.letters += u64::from(letters.count_ones());
+        self.newlines += u64::from((letters & masks.n).count_ones());
+        let mut unicode = letters & masks.u;
         while unicode != 0 {
             let j = at + unicode.trailing_zeros() as usize - 1;
             unicode &= unicode - 1;
@@ -241,25 +250,6 @@ fn masks16(part: &[u8; 16]) -> (u16, u16, u16, u16) {
         }
         m
     }
-}
-
-/// The bytes a backslash escapes in a block of 64 (`backslash` marks its backslashes), as
-/// the simdjson parser finds them: in each run of backslashes every other one escapes the
-/// byte after it. `carry` says whether the last byte of the previous block escapes the first
-/// of this one, and is set for the next block.
-#[inline(always)]
-fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
-    const ODD_BITS: u64 = 0xAAAA_AAAA_AAAA_AAAA;
-    if backslash == 0 {
-        return std::mem::take(carry);
-    }
-    let potential = backslash & !*carry;
-    let maybe_escaped = potential << 1;
-    let escape_and_terminal = ((maybe_escaped | ODD_BITS).wrapping_sub(potential)) ^ ODD_BITS;
-    let escaped = escape_and_terminal ^ (backslash | *carry);
-    let escape = escape_and_terminal & backslash;
-    *carry = escape >> 63;
-    escaped
 }
 
 /// How many escaped line feeds (`\n`, `\u000a`) end the body, one after another.

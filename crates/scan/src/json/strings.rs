@@ -51,11 +51,13 @@ pub(super) struct Block {
 /// Bits 0, 2, 4, … : the even positions of a block.
 const EVEN: u64 = 0x5555_5555_5555_5555;
 
-/// The bytes of a block escaped by a backslash: each byte just after a run of backslashes of
-/// odd length. `carry` is 1 when the previous block's last run was of odd length (so this
-/// block's byte 0 is escaped) and is set the same way for the next block.
+/// The bytes of a 64-byte block escaped by a backslash (bit `k` for byte `k`, `backslash` the
+/// block's backslashes): each byte just after a run of backslashes of odd length, and byte 0
+/// when `carry` is 1. Backslashes escaped inside a run are not marked, but for a carried
+/// byte 0. `carry` is 1 when the previous block's last run was of odd length (so this block's
+/// byte 0 is escaped) and is set the same way for the next block; 0 for a first block.
 #[inline(always)]
-pub(super) fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
+pub fn escaped_bytes(backslash: u64, carry: &mut u64) -> u64 {
     let carried = *carry;
     // A backslash escaped by the previous block escapes nothing itself.
     let backslash = backslash & !carried;
