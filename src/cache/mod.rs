@@ -260,7 +260,10 @@ impl Cache {
             let path = self.shard_path(i);
             match FileBytes::load(&path) {
                 Ok(bytes) => match parse(self.tool, &bytes) {
-                    Ok(entries) => (s.file, s.entries) = (bytes, entries),
+                    Ok(entries) => {
+                        s.used.reserve(entries.len());
+                        (s.file, s.entries) = (bytes, entries);
+                    }
                     Err(why) => note(format!(
                         "cache file {} {why}; ignored (it is written again)",
                         path.display()

@@ -137,13 +137,7 @@ pub fn session_sources(tool: &'static str, roots: &[PathBuf]) -> SessionSources 
 /// Each path is looked up once (`stat`); what was found of every file returned is kept for
 /// [`take_input_metadata`], so that a cache keys the file without asking again.
 pub fn expand_directories(tool: &'static str, sources: Vec<Source>) -> Vec<Source> {
-    let metadata: Vec<Option<Metadata>> = sources
-        .iter()
-        .map(|s| match s {
-            Source::Path(p) => std::fs::metadata(p).ok(),
-            Source::Stdin => None,
-        })
-        .collect();
+    let metadata = metadata_of(&sources);
     let is_dir = |m: &Option<Metadata>| m.as_ref().is_some_and(Metadata::is_dir);
     if !metadata.iter().any(is_dir) {
         keep_input_metadata(&sources, metadata);
@@ -179,6 +173,47 @@ pub fn expand_directories(tool: &'static str, sources: Vec<Source>) -> Vec<Sourc
     }
     keep_input_metadata(&out, out_metadata);
     out
+}
+
+/// How many paths one thread looks up at least in [`metadata_of`].
+const STATS_PER_THREAD: usize = 512;
+
+/// The metadata of each path among `sources` (`None`: stdin, or it could not be looked up), on
+/// up to 4 threads when there are thousands (a `stat` takes microseconds, a thread's start tens
+/// of them; rayon's pool is not started for this).
+fn metadata_of(sources: &[Source]) -> Vec<Option<Metadata>> {
+    let one = |s: &Source| match s {
+        Source::Path(p) => std::fs::metadata(p).ok(),
+        Source::Stdin => None,
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = (sources.len() / STATS_PER_THREAD).clamp(1, cpus.min(4));
+    if threads == 1 {
+        return sources.iter().map(one).collect();
+    }
+    let per = sources.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut parts = sources.chunks(per);
+        let first = parts.next().unwrap_or_default();
+        let others: Vec<_> = parts
+            .map(|part| {
+                (
+                    part,
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || part.iter().map(one).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        let mut all: Vec<Option<Metadata>> = first.iter().map(one).collect();
+        for (part, thread) in others {
+            // A thread the system refused, or one that failed: its part is looked up here.
+            match thread.ok().and_then(|t| t.join().ok()) {
+                Some(found) => all.extend(found),
+                None => all.extend(part.iter().map(one)),
+            }
+        }
+        all
+    })
 }
 
 /// What [`expand_directories`] last found of the files it returned: each one's path and
@@ -239,5 +274,31 @@ fn skipped_note(empty: usize, foreign: usize) -> String {
 pub fn report_problems(tool: &'static str, problems: &[(PathBuf, String)]) {
     for (p, msg) in problems {
         Diags::new(tool, &p.to_string_lossy(), true).report(None, Kind::Io, msg);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_of_thousands_of_paths_is_in_their_order_on_any_thread() {
+        // Directories, a missing path and stdin, in a pattern, over enough paths for threads.
+        let kinds = ["/", "/nonexistent-pi-jsonl", "/tmp", "-"];
+        let sources: Vec<Source> = (0..STATS_PER_THREAD * 5 + 7)
+            .map(|i| match kinds[i % 3 + usize::from(i % 7 == 0)] {
+                "-" => Source::Stdin,
+                p => Source::Path(p.into()),
+            })
+            .collect();
+        let got = metadata_of(&sources);
+        assert_eq!(got.len(), sources.len());
+        for (s, m) in sources.iter().zip(&got) {
+            let want = match s {
+                Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.ino()),
+                Source::Stdin => None,
+            };
+            assert_eq!(m.as_ref().map(MetadataExt::ino), want, "{s:?}");
+        }
     }
 }
