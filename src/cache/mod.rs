@@ -22,7 +22,6 @@ pub mod codec;
 pub mod sessions;
 
 use codec::{Reader, Writer};
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs::{self, File, Metadata};
 use std::io::Write as _;
@@ -119,8 +118,8 @@ pub enum Lookup<T> {
     Miss,
 }
 
-/// Where an entry's payload is: in the bytes of the cache file it was loaded from (not copied
-/// out: a run that reads nothing again copies nothing), or its own.
+/// Where an entry's path or payload is: in the bytes of the cache file it was loaded from (not
+/// copied out: a run that reads nothing again copies nothing), or its own.
 #[derive(Debug, Clone)]
 enum Payload {
     Loaded(std::ops::Range<usize>),
@@ -133,19 +132,29 @@ struct Entry {
     key: FileKey,
     /// Hashes of the first and last [`EDGE`] bytes of the `key.size` bytes read.
     edges: (u64, u64),
-    path: Vec<u8>,
+    path: Payload,
     payload: Payload,
 }
 
-impl Entry {
-    /// The payload, `file` being the bytes of the cache file it was loaded from.
-    fn payload<'a>(&'a self, file: &'a [u8]) -> &'a [u8] {
-        match &self.payload {
+impl Payload {
+    /// The bytes, `file` being those of the cache file they were loaded from.
+    fn get<'a>(&'a self, file: &'a [u8]) -> &'a [u8] {
+        match self {
             Payload::Loaded(r) => &file[r.clone()],
             Payload::Own(v) => v,
         }
     }
 }
+
+impl Entry {
+    /// The payload, `file` being the bytes of the cache file it was loaded from.
+    fn payload<'a>(&'a self, file: &'a [u8]) -> &'a [u8] {
+        self.payload.get(file)
+    }
+}
+
+/// The entries of a cache file by device and inode.
+type Entries = crate::hash::FastMap<(u64, u64), Entry>;
 
 /// The entries of one cache file, loaded the first time an input falls in it.
 #[derive(Default)]
@@ -153,10 +162,51 @@ struct Shard {
     loaded: bool,
     changed: bool,
     /// The cache file's bytes, which loaded payloads point into.
-    file: Vec<u8>,
-    entries: HashMap<(u64, u64), Entry>,
+    file: FileBytes,
+    entries: Entries,
     /// The entries of files this run looked up or read: they exist.
-    used: std::collections::HashSet<(u64, u64)>,
+    used: crate::hash::FastSet<(u64, u64)>,
+}
+
+/// A cache file's bytes: mapped (one `mmap` instead of copying them into fresh memory: a cache
+/// file is never changed in place, runs write a new one and rename it over the old), else read.
+enum FileBytes {
+    Mapped(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl Default for FileBytes {
+    fn default() -> FileBytes {
+        FileBytes::Read(Vec::new())
+    }
+}
+
+impl std::ops::Deref for FileBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            FileBytes::Mapped(m) => m,
+            FileBytes::Read(v) => v,
+        }
+    }
+}
+
+impl FileBytes {
+    fn load(path: &Path) -> std::io::Result<FileBytes> {
+        let file = File::open(path)?;
+        // SAFETY: a read-only map, never written through. The tools replace a cache file by
+        // rename, never write one in place, so its bytes do not change while a run has it
+        // mapped. (A cache file cut short by hand during a run would end that run with
+        // SIGBUS: unlike inputs, cache files are not under `input::mapped`'s guard.)
+        match unsafe { memmap2::Mmap::map(&file) } {
+            Ok(m) => Ok(FileBytes::Mapped(m)),
+            Err(_) => {
+                let mut v = Vec::new();
+                std::io::Read::read_to_end(&mut &file, &mut v)?;
+                Ok(FileBytes::Read(v))
+            }
+        }
+    }
 }
 
 /// One tool's cache, for one run.
@@ -208,9 +258,12 @@ impl Cache {
         if !s.loaded {
             s.loaded = true;
             let path = self.shard_path(i);
-            match fs::read(&path) {
+            match FileBytes::load(&path) {
                 Ok(bytes) => match parse(self.tool, &bytes) {
-                    Ok(entries) => (s.file, s.entries) = (bytes, entries),
+                    Ok(entries) => {
+                        s.used.reserve(entries.len());
+                        (s.file, s.entries) = (bytes, entries);
+                    }
                     Err(why) => note(format!(
                         "cache file {} {why}; ignored (it is written again)",
                         path.display()
@@ -268,7 +321,7 @@ impl Cache {
         };
         let mut shard = self.shard(key, &mut |_| {});
         shard.changed = true;
-        let path = path.as_os_str().as_bytes().to_vec();
+        let path = Payload::Own(path.as_os_str().as_bytes().to_vec());
         let e = Entry {
             key: *key,
             edges,
@@ -301,14 +354,15 @@ impl Cache {
         if let Ok(bytes) = fs::read(&path) {
             for (k, e) in parse(self.tool, &bytes).unwrap_or_default() {
                 s.entries.entry(k).or_insert_with(|| Entry {
+                    path: Payload::Own(e.path.get(&bytes).to_vec()),
                     payload: Payload::Own(e.payload(&bytes).to_vec()),
                     ..e
                 });
             }
         }
-        let used = &s.used;
+        let (used, file) = (&s.used, &s.file);
         s.entries.retain(|k, e| {
-            let p = Path::new(std::ffi::OsStr::from_bytes(&e.path));
+            let p = Path::new(std::ffi::OsStr::from_bytes(e.path.get(file)));
             used.contains(k)
                 || fs::metadata(p).is_ok_and(|m| (m.dev(), m.ino()) == (e.key.dev, e.key.ino))
         });
@@ -405,7 +459,7 @@ fn serialize<'e>(
         }
         w.u64(e.edges.0);
         w.u64(e.edges.1);
-        w.bytes(&e.path);
+        w.bytes(e.path.get(file));
         w.bytes(e.payload(file));
     }
     let sum = xxhash_rust::xxh3::xxh3_64(&w.0);
@@ -414,7 +468,7 @@ fn serialize<'e>(
 }
 
 /// The entries of a cache file of `tool`, or why it is refused.
-fn parse(tool: &str, bytes: &[u8]) -> Result<HashMap<(u64, u64), Entry>, String> {
+fn parse(tool: &str, bytes: &[u8]) -> Result<Entries, String> {
     let damaged = || "is damaged".to_string();
     let (body, sum) = bytes
         .split_at_checked(bytes.len().wrapping_sub(8))
@@ -445,7 +499,7 @@ fn parse(tool: &str, bytes: &[u8]) -> Result<HashMap<(u64, u64), Entry>, String>
     }
     let entries = (|| {
         let n = r.count(74)?;
-        let mut entries = HashMap::with_capacity(n);
+        let mut entries = Entries::with_capacity_and_hasher(n, Default::default());
         for _ in 0..n {
             let (dev, ino, size) = (r.u64()?, r.u64()?, r.u64()?);
             let key = FileKey {
@@ -456,7 +510,7 @@ fn parse(tool: &str, bytes: &[u8]) -> Result<HashMap<(u64, u64), Entry>, String>
                 ctime: (r.i64()?, r.i64()?),
             };
             let edges = (r.u64()?, r.u64()?);
-            let path = r.bytes()?.to_vec();
+            let path = Payload::Loaded(range_of(r.bytes()?));
             let payload = Payload::Loaded(range_of(r.bytes()?));
             let e = Entry {
                 key,
@@ -520,7 +574,7 @@ mod tests {
                 ..key
             },
             edges: (0, 0),
-            path: dir.join("gone.jsonl").into_os_string().into_vec(),
+            path: Payload::Own(dir.join("gone.jsonl").into_os_string().into_vec()),
             payload: Payload::Own(b"gone".to_vec()),
         };
         assert_eq!(gone.key.shard(), key.shard());
@@ -549,14 +603,15 @@ mod tests {
                 ctime: (6, -7),
             },
             edges: (8, 9),
-            path: b"/p".to_vec(),
+            path: Payload::Own(b"/p".to_vec()),
             payload: Payload::Own(b"payload".to_vec()),
         };
         let bytes = serialize("pi-usage", &[], [&e].into_iter());
         let back = parse("pi-usage", &bytes).unwrap();
         let got = &back[&(1, 2)];
         assert_eq!(got.key, e.key);
-        assert_eq!((got.edges, &got.path), (e.edges, &e.path));
+        assert_eq!(got.edges, e.edges);
+        assert_eq!(got.path.get(&bytes), b"/p");
         assert_eq!(got.payload(&bytes), b"payload");
         assert!(parse("pi-sessions", &bytes)
             .unwrap_err()

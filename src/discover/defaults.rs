@@ -12,9 +12,11 @@ use crate::diag::{Diags, Kind};
 use crate::input::Source;
 use rayon::prelude::*;
 use std::ffi::OsString;
+use std::fs::Metadata;
 use std::io::{self, IsTerminal};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Set to `1` to make tools act as if stdin were a terminal (for tests).
 pub const ASSUME_TTY_VAR: &str = "PI_JSONL_ASSUME_TTY";
@@ -131,39 +133,125 @@ pub fn session_sources(tool: &'static str, roots: &[PathBuf]) -> SessionSources 
 /// ([`session_sources`], in path order); other inputs stay as they are. A file found under a
 /// directory that was already given (by name, or found under an earlier directory: two
 /// stores that share files, a directory and a link to it) is not read a second time.
+///
+/// Each path is looked up once (`stat`); what was found of every file returned is kept for
+/// [`take_input_metadata`], so that a cache keys the file without asking again.
 pub fn expand_directories(tool: &'static str, sources: Vec<Source>) -> Vec<Source> {
-    if !sources
-        .iter()
-        .any(|s| matches!(s, Source::Path(p) if p.is_dir()))
-    {
+    let metadata = metadata_of(&sources);
+    let is_dir = |m: &Option<Metadata>| m.as_ref().is_some_and(Metadata::is_dir);
+    if !metadata.iter().any(is_dir) {
+        keep_input_metadata(&sources, metadata);
         return sources;
     }
-    let identity = |p: &Path| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
-    let mut seen: std::collections::HashSet<(u64, u64)> = sources
+    let identity = |m: &Metadata| (m.dev(), m.ino());
+    let mut seen: std::collections::HashSet<(u64, u64)> = metadata
         .iter()
-        .filter_map(|s| match s {
-            Source::Path(p) if !p.is_dir() => identity(p),
-            _ => None,
-        })
+        .flatten()
+        .filter(|m| !m.is_dir())
+        .map(identity)
         .collect();
-    let mut out = Vec::new();
-    for s in sources {
+    let (mut out, mut out_metadata) = (Vec::new(), Vec::new());
+    for (s, m) in sources.into_iter().zip(metadata) {
         match &s {
-            Source::Path(p) if p.is_dir() => {
+            Source::Path(p) if is_dir(&m) => {
                 for f in session_sources(tool, std::slice::from_ref(p)).sources {
-                    let new = match &f {
-                        Source::Path(fp) => identity(fp).is_none_or(|id| seen.insert(id)),
-                        Source::Stdin => true,
+                    let m = match &f {
+                        Source::Path(fp) => std::fs::metadata(fp).ok(),
+                        Source::Stdin => None,
                     };
-                    if new {
+                    if m.as_ref().is_none_or(|m| seen.insert(identity(m))) {
                         out.push(f);
+                        out_metadata.push(m);
                     }
                 }
             }
-            _ => out.push(s),
+            _ => {
+                out.push(s);
+                out_metadata.push(m);
+            }
         }
     }
+    keep_input_metadata(&out, out_metadata);
     out
+}
+
+/// How many paths one thread looks up at least in [`metadata_of`].
+const STATS_PER_THREAD: usize = 512;
+
+/// The metadata of each path among `sources` (`None`: stdin, or it could not be looked up), on
+/// up to 4 threads when there are thousands (a `stat` takes microseconds, a thread's start tens
+/// of them; rayon's pool is not started for this).
+fn metadata_of(sources: &[Source]) -> Vec<Option<Metadata>> {
+    let one = |s: &Source| match s {
+        Source::Path(p) => std::fs::metadata(p).ok(),
+        Source::Stdin => None,
+    };
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads = (sources.len() / STATS_PER_THREAD).clamp(1, cpus.min(4));
+    if threads == 1 {
+        return sources.iter().map(one).collect();
+    }
+    let per = sources.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let mut parts = sources.chunks(per);
+        let first = parts.next().unwrap_or_default();
+        let others: Vec<_> = parts
+            .map(|part| {
+                (
+                    part,
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || part.iter().map(one).collect::<Vec<_>>()),
+                )
+            })
+            .collect();
+        let mut all: Vec<Option<Metadata>> = first.iter().map(one).collect();
+        for (part, thread) in others {
+            // A thread the system refused, or one that failed: its part is looked up here.
+            match thread.ok().and_then(|t| t.join().ok()) {
+                Some(found) => all.extend(found),
+                None => all.extend(part.iter().map(one)),
+            }
+        }
+        all
+    })
+}
+
+/// What [`expand_directories`] last found of the files it returned: each one's path and
+/// metadata, in its order.
+static INPUT_METADATA: Mutex<Vec<Option<(PathBuf, Metadata)>>> = Mutex::new(Vec::new());
+
+fn keep_input_metadata(sources: &[Source], metadata: Vec<Option<Metadata>>) {
+    let kept = sources
+        .iter()
+        .zip(metadata)
+        .map(|(s, m)| match (s, m) {
+            (Source::Path(p), Some(m)) if m.is_file() => Some((p.clone(), m)),
+            _ => None,
+        })
+        .collect();
+    *INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner()) = kept;
+}
+
+/// The metadata of the regular files among the inputs [`expand_directories`] last returned, as
+/// it found them when it looked each path up: taken (a second call gets none).
+pub fn take_input_metadata() -> InputMetadata {
+    let mut kept = INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner());
+    InputMetadata(std::mem::take(&mut *kept))
+}
+
+/// See [`take_input_metadata`].
+#[derive(Default)]
+pub struct InputMetadata(Vec<Option<(PathBuf, Metadata)>>);
+
+impl InputMetadata {
+    /// The metadata of input number `i` when it is the regular file at `path` (`None`: look it
+    /// up).
+    pub fn get(&self, i: usize, path: &Path) -> Option<&Metadata> {
+        match self.0.get(i)? {
+            Some((p, m)) if p.as_os_str() == path.as_os_str() => Some(m),
+            _ => None,
+        }
+    }
 }
 
 /// `; skipped 2 empty, 1 not sessions`, or nothing when nothing was skipped.
@@ -186,5 +274,31 @@ fn skipped_note(empty: usize, foreign: usize) -> String {
 pub fn report_problems(tool: &'static str, problems: &[(PathBuf, String)]) {
     for (p, msg) in problems {
         Diags::new(tool, &p.to_string_lossy(), true).report(None, Kind::Io, msg);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_of_thousands_of_paths_is_in_their_order_on_any_thread() {
+        // Directories, a missing path and stdin, in a pattern, over enough paths for threads.
+        let kinds = ["/", "/nonexistent-pi-jsonl", "/tmp", "-"];
+        let sources: Vec<Source> = (0..STATS_PER_THREAD * 5 + 7)
+            .map(|i| match kinds[i % 3 + usize::from(i % 7 == 0)] {
+                "-" => Source::Stdin,
+                p => Source::Path(p.into()),
+            })
+            .collect();
+        let got = metadata_of(&sources);
+        assert_eq!(got.len(), sources.len());
+        for (s, m) in sources.iter().zip(&got) {
+            let want = match s {
+                Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.ino()),
+                Source::Stdin => None,
+            };
+            assert_eq!(m.as_ref().map(MetadataExt::ino), want, "{s:?}");
+        }
     }
 }

@@ -31,7 +31,7 @@ pub mod walk;
 
 pub use defaults::{
     default_sources, expand_directories, report_problems, session_sources, stdin_is_terminal,
-    SessionSources, ASSUME_TTY_VAR,
+    take_input_metadata, InputMetadata, SessionSources, ASSUME_TTY_VAR,
 };
 pub use describe::{describe, describe_bytes, FileMeta, FileReport, FileStatus, SessionCounts};
 pub use layout::{Found, Role};

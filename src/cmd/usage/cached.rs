@@ -33,8 +33,6 @@ use std::io::{self, IsTerminal};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 
 /// Where a file can be read on from: the header line of its last session (its number, offset,
 /// length with its newline and hash) and the lines read.
@@ -46,15 +44,18 @@ struct Resume {
     lines: u64,
 }
 
-/// Inputs looked up or read in parallel before the report takes them, in argument order: what
-/// memory holds at most is the calls of one batch.
-const BATCH: usize = 128;
+/// Inputs looked up or read ahead of those the report holds (in argument order, at most as
+/// many): what memory holds at most is the calls of twice this many inputs.
+const AHEAD: usize = 64;
+/// Inputs a thread takes at a time (fewer hand-overs between the threads).
+const CHUNK: usize = 16;
 
-/// pi-usage over `sources`, every one a file, with `cache`: each batch of inputs is looked up
-/// (or read) on `threads` threads, then handed to `report` in argument order, each input's
-/// diagnostics first; the exit status. (Not through the input driver: with every file in the
-/// cache a run is short enough for the driver's start, rayon's pool among it, to show; and with
-/// the cache no input is streamed in its turn, which is what the driver adds.)
+/// pi-usage over `sources`, every one a file, with `cache`: the inputs are looked up (or read)
+/// on `threads` threads, at most 2 × [`AHEAD`] inputs ahead of the report, which takes them in
+/// argument order, each input's diagnostics first; the exit status. (Not through the input
+/// driver: with every file in the cache a run is short enough for the driver's start, rayon's
+/// pool among it, to show; and with the cache no input is streamed in its turn, which is what
+/// the driver adds.)
 pub fn run(
     cache: &Cache,
     sources: &[Source],
@@ -69,17 +70,19 @@ pub fn run(
     // Not the driver's `worker_count`: it starts rayon's pool to count the CPUs, whose idle
     // threads cost more than a run that reads nothing again (measured: 66 sched_yield calls).
     let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let threads = threads.unwrap_or(cpus).clamp(1, BATCH);
+    let threads = threads.unwrap_or(cpus).clamp(1, AHEAD / CHUNK);
+    // What the directory check of each FILE argument found: the cache's key, without a second
+    // `stat` of each file.
+    let known = crate::discover::take_input_metadata();
+    let job = |i: usize, src: &Source, d: &mut Diags| match src {
+        Source::Path(path) => collect_with(cache, known.get(i, path), path, src, present, d),
+        Source::Stdin => super::collect(src, present, d),
+    };
     let mut write = || -> Result<(), Stop> {
-        for batch in sources.chunks(BATCH) {
-            let done = in_parallel(batch, threads, |src, path, d| {
-                collect(cache, path, src, present, d)
-            });
-            for (calls, mut d) in done {
-                d.flush();
-                report.file(calls?, &mut out)?;
-            }
-        }
+        in_order(sources, threads, job, |calls, mut d| {
+            d.flush();
+            report.file(calls?, &mut out)
+        })?;
         report.finish(&mut out)?;
         out.flush()
     };
@@ -93,38 +96,147 @@ pub fn run(
     }
 }
 
-/// `job` over each input of `batch` (files) on `threads` threads (this one among them), each
-/// with its own held diagnostics; the results in the batch's order.
-fn in_parallel<T: Send>(
-    batch: &[Source],
+/// What the threads of [`in_order`] share: the results not taken yet (input `i` in slot
+/// `i % AHEAD`), the next input no thread took, how many results were taken, who waits, and
+/// whether the taker stopped.
+struct Window<T> {
+    slots: Vec<Option<(T, Diags)>>,
+    next: usize,
+    taken: usize,
+    /// Whether the taker waits for a result; how many threads wait for room.
+    taker_waits: bool,
+    waiting: usize,
+    stopped: bool,
+}
+
+impl<T> Window<T> {
+    /// The next chunk of inputs, when it is within [`AHEAD`] of the taker (taken).
+    fn claim(&mut self, len: usize) -> Option<std::ops::Range<usize>> {
+        let end = (self.next + CHUNK).min(len);
+        if self.next >= len || end > self.taken + AHEAD {
+            return None;
+        }
+        let start = std::mem::replace(&mut self.next, end);
+        Some(start..end)
+    }
+}
+
+/// `job` over each input (with its index, and its own held diagnostics) on `threads` threads,
+/// this one among them, never more than 2 × [`AHEAD`] inputs ahead of `take`, which this thread
+/// calls with each result in input order; the first error of `take` stops it all. (Waiters
+/// are woken only when someone waits: a wake is a system call, and a run that finds
+/// everything in the cache hands over thousands of inputs in a few milliseconds.)
+fn in_order<T: Send>(
+    sources: &[Source],
     threads: usize,
-    job: impl Fn(&Source, &Path, &mut Diags) -> T + Sync,
-) -> Vec<(T, Diags)> {
-    let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<(T, Diags)>>> = batch.iter().map(|_| Mutex::new(None)).collect();
+    job: impl Fn(usize, &Source, &mut Diags) -> T + Sync,
+    mut take: impl FnMut(T, Diags) -> Result<(), Stop>,
+) -> Result<(), Stop> {
+    let len = sources.len();
+    let run = |chunk: std::ops::Range<usize>| -> Vec<(T, Diags)> {
+        let d = |i: usize| Diags::new("pi-usage", &sources[i].name(), false);
+        chunk
+            .map(|i| {
+                let mut d = d(i);
+                (job(i, &sources[i], &mut d), d)
+            })
+            .collect()
+    };
+    let window = std::sync::Mutex::new(Window {
+        slots: (0..AHEAD).map(|_| None).collect(),
+        next: 0,
+        taken: 0,
+        taker_waits: false,
+        waiting: 0,
+        stopped: false,
+    });
+    let (ready, room) = (std::sync::Condvar::new(), std::sync::Condvar::new());
+    let lock = || window.lock().unwrap_or_else(|e| e.into_inner());
+    let store = |chunk: std::ops::Range<usize>, done: Vec<(T, Diags)>| {
+        let mut w = lock();
+        for (i, r) in chunk.zip(done) {
+            w.slots[i % AHEAD] = Some(r);
+        }
+        if w.taker_waits {
+            ready.notify_one();
+        }
+    };
     let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(src) = batch.get(i) else {
-            return;
+        let mut w = lock();
+        let chunk = loop {
+            if w.stopped || w.next >= len {
+                return;
+            }
+            if let Some(c) = w.claim(len) {
+                break c;
+            }
+            w.waiting += 1;
+            w = room.wait(w).unwrap_or_else(|e| e.into_inner());
+            w.waiting -= 1;
         };
-        let mut d = Diags::new("pi-usage", &src.name(), false);
-        let Source::Path(path) = src else {
-            continue;
-        };
-        let r = job(src, path, &mut d);
-        *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some((r, d));
+        drop(w);
+        let done = run(chunk.clone());
+        store(chunk, done);
+    };
+    // The results ready from input `i` on (at least that one: read here when no thread took it
+    // yet, else waited for), moved out of the window.
+    let ready_from = |i: usize| {
+        let mut w = lock();
+        loop {
+            let mut got = std::collections::VecDeque::new();
+            while let Some(r) = (i + got.len() < len)
+                .then(|| w.slots[(i + got.len()) % AHEAD].take())
+                .flatten()
+            {
+                got.push_back(r);
+            }
+            if !got.is_empty() {
+                let before = w.taken;
+                w.taken = i + got.len();
+                // Threads wait for a whole chunk to have room.
+                if w.waiting > 0 && before / CHUNK != w.taken / CHUNK {
+                    room.notify_all();
+                }
+                return got;
+            }
+            // Not ready: read a chunk here rather than wait, when there is one.
+            if let Some(c) = w.claim(len) {
+                drop(w);
+                let done = run(c.clone());
+                store(c, done);
+                w = lock();
+                continue;
+            }
+            w.taker_waits = true;
+            w = ready.wait(w).unwrap_or_else(|e| e.into_inner());
+            w.taker_waits = false;
+        }
     };
     std::thread::scope(|scope| {
-        for _ in 1..threads.min(batch.len()) {
-            // A thread the system refuses leaves its share to the others.
-            let _ = std::thread::Builder::new().spawn_scoped(scope, work);
+        if len > CHUNK {
+            for _ in 1..threads {
+                // A thread the system refuses leaves its share to this one.
+                let _ = std::thread::Builder::new().spawn_scoped(scope, work);
+            }
         }
-        work();
-    });
-    slots
-        .into_iter()
-        .filter_map(|s| s.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect()
+        let result = (|| {
+            // Results moved out of the window in one hold of its lock, in input order.
+            let mut mine = std::collections::VecDeque::new();
+            for i in 0..len {
+                if mine.is_empty() {
+                    mine = ready_from(i);
+                }
+                let (r, d) = mine
+                    .pop_front()
+                    .expect("ready_from gives at least one result");
+                take(r, d)?;
+            }
+            Ok(())
+        })();
+        lock().stopped = true;
+        room.notify_all();
+        result
+    })
 }
 
 /// The calls of the input `src` at `path`, from `cache` when it has them; kept there when the
@@ -136,7 +248,21 @@ pub fn collect(
     present: &InputSet,
     d: &mut Diags,
 ) -> Result<InputCalls, Stop> {
-    let key = match fs::metadata(path) {
+    collect_with(cache, None, path, src, present, d)
+}
+
+/// [`collect`], the file's metadata `known` when it was looked up already (before it is read:
+/// a file that changed since is read again, or not kept, as for a file that changes while it
+/// is read).
+fn collect_with(
+    cache: &Cache,
+    known: Option<&fs::Metadata>,
+    path: &Path,
+    src: &Source,
+    present: &InputSet,
+    d: &mut Diags,
+) -> Result<InputCalls, Stop> {
+    let key = match known.cloned().map_or_else(|| fs::metadata(path), Ok) {
         Ok(md) if md.is_file() => FileKey::of(&md),
         _ => return super::collect(src, present, d),
     };
@@ -592,4 +718,67 @@ fn decode_call(r: &mut Reader<'_>, tables: &CallTables) -> Option<BilledCall> {
         nested,
         other,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sources(n: usize) -> Vec<Source> {
+        (0..n)
+            .map(|i| Source::Path(format!("/nonexistent/{i}.jsonl").into()))
+            .collect()
+    }
+
+    #[test]
+    fn in_order_hands_every_result_over_in_input_order_on_any_number_of_threads() {
+        for n in [0, 1, CHUNK, CHUNK + 1, AHEAD, AHEAD * 3 + 5] {
+            let srcs = sources(n);
+            for threads in [1, 2, 3, 8] {
+                let mut got = Vec::new();
+                let r = in_order(
+                    &srcs,
+                    threads,
+                    |i, _, _| i,
+                    |i, _| {
+                        got.push(i);
+                        Ok(())
+                    },
+                );
+                assert!(r.is_ok());
+                assert_eq!(
+                    got,
+                    (0..n).collect::<Vec<_>>(),
+                    "{n} inputs, {threads} threads"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn in_order_stops_at_the_first_error_of_the_taker_and_never_runs_far_ahead() {
+        let srcs = sources(AHEAD * 4);
+        let started = std::sync::atomic::AtomicUsize::new(0);
+        let mut taken = 0;
+        let r = in_order(
+            &srcs,
+            3,
+            |i, _, _| {
+                started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                i
+            },
+            |i, _| {
+                taken += 1;
+                if i == 100 {
+                    return Err(Stop::BrokenPipe);
+                }
+                Ok(())
+            },
+        );
+        assert!(matches!(r, Err(Stop::BrokenPipe)));
+        assert_eq!(taken, 101);
+        // Nothing was begun more than AHEAD inputs past those the taker holds (at most AHEAD).
+        let started = started.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(started <= 101 + 2 * AHEAD, "{started} begun");
+    }
 }
