@@ -148,9 +148,9 @@ impl fmt::Debug for Raw<'_> {
 /// `b[i]` is the opening quote of a string already validated; returns the index just past
 /// its closing quote (`b.len()` when there is none). It jumps from quote to quote: a quote
 /// ends the string unless an odd number of backslashes precedes it; with AVX2, whole blocks
-/// of 64 bytes first (`strings::quote_in_blocks`). Unlike the validating scanner neither stops at
-/// every escape, which is what makes a second look at validated text (a message's members,
-/// a content array) cheap.
+/// of 64 bytes first (`strings::quote_in_blocks`). Unlike the validating scanner neither
+/// stops at every escape, which is what makes a second look at validated text (a message's
+/// members, a content array) cheap.
 #[inline]
 fn skip_valid_string(b: &[u8], i: usize) -> usize {
     let start = i + 1;
