@@ -34,7 +34,7 @@ impl Inputs {
             return crate::discover::default_sources(tool_name());
         }
         let sources = crate::input::Source::from_args(&self.files);
-        let mut sources = crate::discover::expand_directories(tool_name(), sources);
+        let mut sources = crate::discover::expand_directories(tool_name(), sources, self.threads());
         let stdins = sources.iter().filter(|s| s.is_stdin()).count();
         if stdins > 1 {
             // Stdin can be read once: the later `-` would read nothing, silently.

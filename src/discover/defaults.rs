@@ -135,9 +135,14 @@ pub fn session_sources(tool: &'static str, roots: &[PathBuf]) -> SessionSources 
 /// stores that share files, a directory and a link to it) is not read a second time.
 ///
 /// Each path is looked up once (`stat`); what was found of every file returned is kept for
-/// [`take_input_metadata`], so that a cache keys the file without asking again.
-pub fn expand_directories(tool: &'static str, sources: Vec<Source>) -> Vec<Source> {
-    let metadata = metadata_of(&sources);
+/// [`take_input_metadata`], so that a cache keys the file without asking again. `threads` is
+/// the run's `--threads`: the lookups take no more threads than that.
+pub fn expand_directories(
+    tool: &'static str,
+    sources: Vec<Source>,
+    threads: Option<usize>,
+) -> Vec<Source> {
+    let metadata = metadata_of(&sources, threads);
     let is_dir = |m: &Option<Metadata>| m.as_ref().is_some_and(Metadata::is_dir);
     if !metadata.iter().any(is_dir) {
         keep_input_metadata(&sources, metadata);
@@ -180,14 +185,16 @@ const STATS_PER_THREAD: usize = 512;
 
 /// The metadata of each path among `sources` (`None`: stdin, or it could not be looked up), on
 /// up to 4 threads when there are thousands (a `stat` takes microseconds, a thread's start tens
-/// of them; rayon's pool is not started for this).
-fn metadata_of(sources: &[Source]) -> Vec<Option<Metadata>> {
+/// of them; rayon's pool is not started for this), and no more than `threads` (`--threads`;
+/// default one per CPU).
+fn metadata_of(sources: &[Source], threads: Option<usize>) -> Vec<Option<Metadata>> {
     let one = |s: &Source| match s {
         Source::Path(p) => std::fs::metadata(p).ok(),
         Source::Stdin => None,
     };
-    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
-    let threads = (sources.len() / STATS_PER_THREAD).clamp(1, cpus.min(4));
+    let cpus =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let threads = (sources.len() / STATS_PER_THREAD).clamp(1, cpus.clamp(1, 4));
     if threads == 1 {
         return sources.iter().map(one).collect();
     }
@@ -291,14 +298,16 @@ mod tests {
                 p => Source::Path(p.into()),
             })
             .collect();
-        let got = metadata_of(&sources);
-        assert_eq!(got.len(), sources.len());
-        for (s, m) in sources.iter().zip(&got) {
-            let want = match s {
-                Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.ino()),
-                Source::Stdin => None,
-            };
-            assert_eq!(m.as_ref().map(MetadataExt::ino), want, "{s:?}");
+        for threads in [None, Some(1), Some(3)] {
+            let got = metadata_of(&sources, threads);
+            assert_eq!(got.len(), sources.len());
+            for (s, m) in sources.iter().zip(&got) {
+                let want = match s {
+                    Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.ino()),
+                    Source::Stdin => None,
+                };
+                assert_eq!(m.as_ref().map(MetadataExt::ino), want, "{s:?} {threads:?}");
+            }
         }
     }
 }
