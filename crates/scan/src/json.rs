@@ -25,7 +25,7 @@
 mod raw;
 mod strings;
 
-pub use raw::Raw;
+pub use raw::{Fields, Raw};
 pub use strings::escaped_bytes;
 
 use std::borrow::Cow;

@@ -49,6 +49,22 @@ impl<'a> Raw<'a> {
         each_element(self.0, |v| f(Raw(v)));
     }
 
+    /// Calls `f` with the members of each element that is an object, in order, when this is
+    /// an array: each element is read once, where [`for_each_element`](Self::for_each_element)
+    /// then [`for_each_field`](Self::for_each_field) read it twice. Elements that are not
+    /// objects are passed over; members `f` leaves unread are skipped.
+    pub fn for_each_object_element(self, mut f: impl FnMut(&mut Fields<'a>)) {
+        let raw = self.0;
+        elements(raw, |i| {
+            if raw[i] != b'{' {
+                return skip_valid(raw, i);
+            }
+            let mut fields = Fields::new(raw, i);
+            f(&mut fields);
+            fields.end()
+        });
+    }
+
     /// The string, decoded ([`as_str`](super::as_str)); `None` when this is not a string.
     #[inline]
     pub fn as_str(self) -> Option<Cow<'a, str>> {
@@ -245,52 +261,104 @@ fn skip_valid(b: &[u8], i: usize) -> usize {
     b.len()
 }
 
-/// The members of the validated object `b` (which starts with `{`), found with
-/// [`skip_valid`]. Stops quietly at anything unexpected.
-fn scan_valid_object<'a>(b: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8])) {
-    let mut i = skip_ws(b, 1);
-    while b.get(i) == Some(&b'"') {
-        let key_end = skip_valid_string(b, i);
-        let Some(key) = b.get(i + 1..key_end.saturating_sub(1)) else {
-            return;
-        };
-        i = skip_ws(b, key_end);
-        if b.get(i) != Some(&b':') {
-            return;
+/// The members of a validated object, one at a time ([`Raw::for_each_object_element`]): the
+/// raw key (between its quotes, escapes undecoded) and the value. Strings are jumped over and
+/// brackets counted ([`skip_valid`]); it stops quietly at anything unexpected.
+pub struct Fields<'a> {
+    b: &'a [u8],
+    /// At the next key's quote, or where the members stopped.
+    i: usize,
+    done: bool,
+}
+
+impl<'a> Fields<'a> {
+    /// The members of the object whose `{` is `b[open]`.
+    fn new(b: &'a [u8], open: usize) -> Fields<'a> {
+        Fields {
+            b,
+            i: skip_ws(b, open + 1),
+            done: false,
         }
-        i = skip_ws(b, i + 1);
-        if i >= b.len() {
-            return;
-        }
-        let end = skip_valid(b, i);
-        f(key, &b[i..end]);
-        i = skip_ws(b, end);
-        if b.get(i) != Some(&b',') {
-            return;
-        }
-        i = skip_ws(b, i + 1);
+    }
+
+    /// The index just past the object's `}` (where the members stopped, on text that is not
+    /// valid), the members not yet read passed over.
+    fn end(mut self) -> usize {
+        for _ in &mut self {}
+        self.i + usize::from(self.b.get(self.i) == Some(&b'}'))
     }
 }
 
-/// Calls `f` with the text of each element of the validated array `raw`; nothing when `raw`
-/// is not an array.
-fn each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
+impl<'a> Iterator for Fields<'a> {
+    type Item = (&'a [u8], Raw<'a>);
+
+    fn next(&mut self) -> Option<(&'a [u8], Raw<'a>)> {
+        let b = self.b;
+        let mut i = self.i;
+        if self.done || b.get(i) != Some(&b'"') {
+            self.done = true;
+            return None;
+        }
+        self.done = true;
+        let key_end = skip_valid_string(b, i);
+        let key = b.get(i + 1..key_end.saturating_sub(1))?;
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        if i >= b.len() {
+            return None;
+        }
+        let end = skip_valid(b, i);
+        let value = Raw(&b[i..end]);
+        i = skip_ws(b, end);
+        self.i = i;
+        if b.get(i) == Some(&b',') {
+            self.i = skip_ws(b, i + 1);
+            self.done = false;
+        }
+        Some((key, value))
+    }
+}
+
+/// The members of the validated object `b` (which starts with `{`).
+fn scan_valid_object<'a>(b: &'a [u8], mut f: impl FnMut(&'a [u8], &'a [u8])) {
+    for (key, value) in Fields::new(b, 0) {
+        f(key, value.0);
+    }
+}
+
+/// The elements of the validated array `raw`: `element(i)` is given the index of each one's
+/// first byte and returns the index just past it. Nothing when `raw` is not an array.
+fn elements(raw: &[u8], mut element: impl FnMut(usize) -> usize) {
     if raw.first() != Some(&b'[') {
         return;
     }
     let mut i = skip_ws(raw, 1);
     while i < raw.len() && raw[i] != b']' {
-        let end = skip_valid(raw, i);
-        if end == i {
+        let end = element(i);
+        if end <= i {
             return;
         }
-        f(&raw[i..end]);
         i = skip_ws(raw, end);
         if raw.get(i) != Some(&b',') {
             return;
         }
         i = skip_ws(raw, i + 1);
     }
+}
+
+/// Calls `f` with the text of each element of the validated array `raw`; nothing when `raw`
+/// is not an array.
+fn each_element<'a>(raw: &'a [u8], mut f: impl FnMut(&'a [u8])) {
+    elements(raw, |i| {
+        let end = skip_valid(raw, i);
+        if end > i {
+            f(&raw[i..end]);
+        }
+        end
+    });
 }
 
 /// Calls `f(raw_key, raw_value)` for each member of the validated object `raw`; nothing when
@@ -315,7 +383,54 @@ fn last_member<'a>(raw: &'a [u8], key: &str) -> Option<&'a [u8]> {
 
 #[cfg(test)]
 mod tests {
-    use super::skip_valid_string;
+    use super::{skip_valid_string, Raw};
+
+    type Members = Vec<Vec<(Vec<u8>, Vec<u8>)>>;
+
+    /// Each object element's members, read in one pass and read element by element.
+    fn members_both_ways(raw: Raw<'_>) -> (Members, Members) {
+        let mut one_pass = vec![];
+        raw.for_each_object_element(|fields| {
+            one_pass.push(fields.map(|(k, v)| (k.to_vec(), v.to_vec())).collect());
+        });
+        let mut twice = vec![];
+        raw.for_each_element(|e| {
+            if e.first() == Some(&b'{') {
+                let mut m = vec![];
+                e.for_each_field(|k, v| m.push((k.to_vec(), v.to_vec())));
+                twice.push(m);
+            }
+        });
+        (one_pass, twice)
+    }
+
+    #[test]
+    fn object_elements_are_read_in_one_pass_as_element_by_element() {
+        let texts = [
+            r#"[]"#,
+            r#"[{}]"#,
+            r#"[ { } , {"a":1} ]"#,
+            r#"[{"type":"text","text":"a \" } ] { [ \\"},{"type":"image","data":"AAAA","mimeType":"image/png"}]"#,
+            r#"[1, "s", {"k": [1, {"x": "}"}], "n": null}, [{"in": "array"}], true, {"t": "\u0041"}]"#,
+            r#"[{"deep":{"a":{"b":[{"c":"d"}]}},"after":"x"}, {"e":""}]"#,
+            r#"{"not":"an array"}"#,
+            r#""a string""#,
+        ];
+        let long = format!(
+            r#"[{{"type":"text","text":"{}"}},{{"k":"v"}}]"#,
+            "ab\\\"c".repeat(50)
+        );
+        for text in texts.iter().copied().chain([long.as_str()]) {
+            let raw = super::super::validate(text.as_bytes()).unwrap();
+            let (one_pass, twice) = members_both_ways(raw);
+            assert_eq!(one_pass, twice, "{text}");
+        }
+        // Members left unread are passed over: the next element is still found.
+        let raw = super::super::validate(br#"[{"a":"x","b":[1,2]},{"c":3}]"#).unwrap();
+        let mut firsts = vec![];
+        raw.for_each_object_element(|fields| firsts.push(fields.next().map(|(k, _)| k.to_vec())));
+        assert_eq!(firsts, [Some(b"a".to_vec()), Some(b"c".to_vec())]);
+    }
 
     /// The end of a string found one byte at a time.
     fn string_end_one_by_one(b: &[u8], open: usize) -> usize {
