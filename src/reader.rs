@@ -109,6 +109,7 @@ pub struct Entry<'a> {
     fields: &'a [Field<'a>],
     /// `None` when the visitor does not read messages (not noted in the scan).
     message: Option<&'a [Field<'a>]>,
+    utf8: bool,
 }
 
 impl<'a> Entry<'a> {
@@ -139,6 +140,13 @@ impl<'a> Entry<'a> {
     pub fn message_members(&self) -> Option<(Raw<'a>, impl Iterator<Item = (&'a [u8], Raw<'a>)>)> {
         let raw = self.get("message").filter(|m| m.first() == Some(&b'{'))?;
         Some((raw, self.message?.iter().map(|f| (f.key, f.value))))
+    }
+
+    /// Whether the reader checked the whole line and found it valid UTF-8: text taken from it
+    /// needs no check of its own. `false` when it is not valid, or was not checked where the
+    /// entry was made (a line read again); a tool then checks what it uses.
+    pub fn is_utf8(&self) -> bool {
+        self.utf8
     }
 
     /// Member `key` as a string, when it is one.
@@ -864,6 +872,8 @@ struct Classifier<'v> {
     saw_record: bool,
     /// Set by [`Classifier::line`] when the line must wait ([`Trailing::Hold`]).
     hold: bool,
+    /// The line being scanned was checked and is valid UTF-8 ([`Entry::is_utf8`]).
+    line_utf8: bool,
 }
 
 impl<'v> Classifier<'v> {
@@ -874,6 +884,7 @@ impl<'v> Classifier<'v> {
             fragment: None,
             held_title: None,
             replaying: false,
+            line_utf8: false,
             visitor,
             named_file,
             stats: Stats::default(),
@@ -897,7 +908,8 @@ impl<'v> Classifier<'v> {
         if start == b.len() {
             return Ok(());
         }
-        if simdutf8::basic::from_utf8(b).is_err() {
+        self.line_utf8 = simdutf8::basic::from_utf8(b).is_ok();
+        if !self.line_utf8 {
             report_invalid_utf8(&line, d);
         }
         self.scan(line, start, members, Trailing::Hold, d)
@@ -915,6 +927,7 @@ impl<'v> Classifier<'v> {
             object: pre.object,
             fields: pre.fields,
             message: self.reads_messages.then_some(pre.message),
+            utf8: pre.valid_utf8,
         };
         self.record(&entry, d)
     }
@@ -939,6 +952,7 @@ impl<'v> Classifier<'v> {
                     message: self
                         .reads_messages
                         .then(|| &members.nested[message.0..message.1]),
+                    utf8: self.line_utf8,
                 };
                 self.record(&entry, d)
             }
@@ -1013,6 +1027,7 @@ impl<'v> Classifier<'v> {
                     message: self
                         .reads_messages
                         .then(|| &members.nested[message.0..message.1]),
+                    utf8: self.line_utf8,
                 };
                 self.record(&entry, d)?;
                 // After the header, so that the file it starts counts it.
@@ -1048,6 +1063,8 @@ impl<'v> Classifier<'v> {
             Trailing::Keep
         };
         let mut members = LineMembers::default();
+        // Checked when it was first read, but not kept: the tools check again.
+        self.line_utf8 = false;
         self.scan(line, start, &mut members, trailing, d)
     }
 
@@ -1133,6 +1150,7 @@ impl<'v> Classifier<'v> {
         let line = held.line.line();
         let start = json::skip_ws(line.bytes, 0);
         let mut members = LineMembers::default();
+        self.line_utf8 = false;
         self.replaying = true;
         let r = self.scan(line, start, &mut members, Trailing::Trim, d);
         self.replaying = false;
@@ -1399,6 +1417,7 @@ mod tests {
             object,
             fields: &members.fields,
             message: None,
+            utf8: false,
         })
     }
 

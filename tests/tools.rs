@@ -852,3 +852,32 @@ fn result_text_is_escaped_one_way_whatever_the_input_escapes() {
         );
     }
 }
+
+/// A result text with invalid UTF-8 is read as U+FFFD (and the line reported), never copied
+/// through as it is: from a file and from stdin, with the text as a string and as blocks.
+#[test]
+fn result_text_with_invalid_utf8_is_decoded_not_copied() {
+    let mut session = br#"{"type":"session","version":3,"id":"s-bad","timestamp":"2026-05-02T10:00:00.000Z","cwd":"/p"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-05-02T10:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{}},{"type":"toolCall","id":"c2","name":"bash","arguments":{}}]}}
+"#
+    .to_vec();
+    for (id, text) in [("c1", r#"[{"type":"text","text":"ok "#), ("c2", r#""ok "#)] {
+        session.extend_from_slice(format!(r#"{{"type":"message","id":"r{id}","parentId":"a1","timestamp":"2026-05-02T10:00:02.000Z","message":{{"role":"toolResult","toolCallId":"{id}","toolName":"bash","content":{text}"#).as_bytes());
+        session.extend_from_slice(b"\xff\xfe then \\n more");
+        session.extend_from_slice(if id == "c1" { b"\"}]" } else { b"\"" });
+        session.extend_from_slice(b",\"isError\":false}}\n");
+    }
+    let dir = TempDir::new("tools-bad-utf8");
+    let file = dir.write("s.jsonl", &session);
+    for o in [
+        cmd("pi-tools").arg(&file).run(),
+        cmd("pi-tools").stdin(session.clone()).run(),
+    ] {
+        assert_eq!(o.status, 2, "{}", o.stderr);
+        let recs = o.records();
+        for id in ["c1", "c2"] {
+            let r = &by_call_id(&recs, id)["result"];
+            assert_eq!(r["text"], json!("ok \u{FFFD}\u{FFFD} then \n more"), "{id}");
+        }
+    }
+}

@@ -102,6 +102,8 @@ pub(super) struct MessageLine<'a> {
     pub(super) entry: Option<Cow<'a, str>>,
     pub(super) timestamp: Option<Cow<'a, str>>,
     pub(super) msg: Message<'a>,
+    /// The line was found valid UTF-8 by the reader ([`Entry::is_utf8`]).
+    pub(super) utf8: bool,
 }
 
 impl<'a> MessageLine<'a> {
@@ -111,6 +113,7 @@ impl<'a> MessageLine<'a> {
             entry: e.str("id"),
             timestamp: e.str("timestamp"),
             msg,
+            utf8: e.is_utf8(),
         }
     }
 
@@ -133,6 +136,7 @@ impl<'a> MessageLine<'a> {
             entry: id.and_then(Raw::as_str),
             timestamp: ts.and_then(Raw::as_str),
             msg: Message::read(msg?),
+            utf8: false,
         })
     }
 }
@@ -200,8 +204,8 @@ impl<'a> ResultUsage<'a> {
 }
 
 impl<'a> ResultFacts<'a> {
-    /// The facts of a toolResult message.
-    pub(super) fn read(m: &Message<'a>, args: &Args) -> ResultFacts<'a> {
+    /// The facts of a toolResult message; `utf8`: its line is known to be valid UTF-8.
+    pub(super) fn read(m: &Message<'a>, args: &Args, utf8: bool) -> ResultFacts<'a> {
         let (call_id, name, content, is_error, details) = (
             m.tool_call_id,
             m.tool_name,
@@ -217,16 +221,16 @@ impl<'a> ResultFacts<'a> {
         let mut images = 0;
         let mut image_types = Vec::new();
         let text = content.and_then(|c| {
-            if let Some(t) = ResultText::of_string(c, args) {
+            if let Some(t) = ResultText::of_string(c, args, utf8) {
                 return Some(t);
             }
             if c.first() != Some(&b'[') {
                 return None;
             }
             let mut parts = Vec::new();
-            c.for_each_element(|b| {
+            c.for_each_object_element(|block| {
                 let (mut kind, mut t, mut mime) = (None, None, None);
-                b.for_each_field(|k, v| {
+                for (k, v) in block {
                     if json::key_is(k, "type") {
                         kind = Some(v);
                     } else if json::key_is(k, "text") {
@@ -234,7 +238,7 @@ impl<'a> ResultFacts<'a> {
                     } else if json::key_is(k, "mimeType") {
                         mime = Some(v);
                     }
-                });
+                }
                 match kind.and_then(Raw::as_str).as_deref() {
                     Some("text") => {
                         if let Some(t) = t.and_then(string_body) {
@@ -248,7 +252,7 @@ impl<'a> ResultFacts<'a> {
                     _ => {}
                 }
             });
-            Some(ResultText::of(parts, args))
+            Some(ResultText::of(parts, args, utf8))
         });
         ResultFacts {
             call_id: call_id.and_then(Raw::as_str),
@@ -265,15 +269,20 @@ impl<'a> ResultFacts<'a> {
     }
 
     /// The result of a user's command (a bashExecution, `m`) whose exit code is `exit_code`:
-    /// its output as the text, no images, no isError, no details.
-    pub(super) fn of_bash(m: &Message<'a>, exit_code: Option<i64>, args: &Args) -> ResultFacts<'a> {
+    /// its output as the text, no images, no isError, no details. `utf8` as for [`Self::read`].
+    pub(super) fn of_bash(
+        m: &Message<'a>,
+        exit_code: Option<i64>,
+        args: &Args,
+        utf8: bool,
+    ) -> ResultFacts<'a> {
         ResultFacts {
             call_id: None,
             name: Some(Cow::Borrowed("bash")),
             is_error: None,
             exit_code,
             details: None,
-            text: m.output.and_then(|o| ResultText::of_string(o, args)),
+            text: m.output.and_then(|o| ResultText::of_string(o, args, utf8)),
             images: 0,
             image_types: Vec::new(),
             usage: None,
@@ -322,7 +331,7 @@ mod tests {
     fn facts(message: &str, args: &[&str]) -> (CallStatus, CallEvidence) {
         let args = Args::try_parse_from([&["pi-tools"], args].concat()).unwrap();
         let message = json::validate(message.as_bytes()).unwrap();
-        ResultFacts::read(&Message::read(message), &args).verdict()
+        ResultFacts::read(&Message::read(message), &args, false).verdict()
     }
 
     #[test]

@@ -352,7 +352,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
     ) -> bool {
         let facts = result
             .as_ref()
-            .map(|r| ResultFacts::read(&r.msg, self.args));
+            .map(|r| ResultFacts::read(&r.msg, self.args, r.utf8));
         let (status, evidence) = call_verdict(facts.as_ref(), c.turn.aborted());
         if !self.args.wanted(c.name.as_deref(), status) {
             return false;
@@ -417,7 +417,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             return false;
         }
         let command = m.command.filter(|c| c.first() == Some(&b'"'));
-        let facts = ResultFacts::of_bash(m, exit_code, self.args);
+        let facts = ResultFacts::of_bash(m, exit_code, self.args, line.utf8);
         ToolCall {
             session,
             file: self.name,
@@ -464,7 +464,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         } else {
             CallStatus::Orphan
         };
-        let facts = ResultFacts::read(&line.msg, self.args);
+        let facts = ResultFacts::read(&line.msg, self.args, line.utf8);
         if !self.args.wanted(facts.name.as_deref(), status) {
             return false;
         }

@@ -25,14 +25,21 @@ pub(super) enum ResultText<'a> {
 impl<'a> ResultText<'a> {
     /// The text of `parts` (string bodies); kept escaped when every part is written as the
     /// output would write it and --max-text cannot cut it (its characters are at most its
-    /// escaped bytes).
-    pub(super) fn of(parts: Vec<&'a [u8]>, a: &Args) -> ResultText<'a> {
+    /// escaped bytes). `utf8`: the parts come from a line the reader found valid UTF-8, so
+    /// their own check is skipped.
+    pub(super) fn of(parts: Vec<&'a [u8]>, a: &Args, utf8: bool) -> ResultText<'a> {
         let newlines = parts.len().saturating_sub(1);
         let escaped_len = parts.iter().map(|p| p.len()).sum::<usize>() + newlines;
         if a.max_text.is_none_or(|max| escaped_len <= max) {
             let lens: Option<Vec<usize>> = parts
                 .iter()
-                .map(|p| output::escaped_as_written(p))
+                .map(|p| {
+                    if utf8 {
+                        json::written_len(p)
+                    } else {
+                        output::escaped_as_written(p)
+                    }
+                })
                 .collect();
             if let Some(lens) = lens {
                 let bytes = (lens.iter().sum::<usize>() + newlines) as u64;
@@ -50,8 +57,8 @@ impl<'a> ResultText<'a> {
     }
 
     /// The text of a JSON value, when it is a string.
-    pub(super) fn of_string(raw: Raw<'a>, a: &Args) -> Option<ResultText<'a>> {
-        string_body(raw).map(|b| ResultText::of(vec![b], a))
+    pub(super) fn of_string(raw: Raw<'a>, a: &Args, utf8: bool) -> Option<ResultText<'a>> {
+        string_body(raw).map(|b| ResultText::of(vec![b], a, utf8))
     }
 
     /// The length of the text in bytes (UTF-8).
