@@ -685,3 +685,48 @@ fn out_dir_does_not_write_an_input_with_a_withheld_record() {
     );
     assert_eq!(std::fs::read_dir(&out).unwrap().count(), 0);
 }
+
+/// A record with invalid UTF-8 is reported and its text read as U+FFFD, never copied through as
+/// it is: kept text (`--keep-text`) and the placeholder's size, from a file and from stdin.
+#[test]
+fn text_with_invalid_utf8_is_read_as_replacement_characters() {
+    let mut session = br#"{"type":"session","version":3,"id":"s-bad","timestamp":"2026-05-02T10:00:00.000Z","cwd":"/p"}
+{"type":"message","id":"u"#
+        .to_vec();
+    // A member kept as it is (the id) in a record that is rewritten, and a text that is
+    // replaced.
+    session.extend_from_slice(b"\xff1\",\"parentId\":null,\"timestamp\":\"2026-05-02T10:00:01.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hello ");
+    session.extend_from_slice(b"\xff\xfe world\"}}\n");
+    // A value kept as it is (the model's name).
+    session.extend_from_slice(br#"{"type":"message","id":"a1","parentId":"u1","timestamp":"2026-05-02T10:00:02.000Z","message":{"role":"assistant","content":[],"provider":"p","stopReason":"stop","model":"m"#);
+    session.extend_from_slice(b"\xff1\"}}\n");
+    let dir = TempDir::new("redact-bad-utf8");
+    let file = dir.write("s.jsonl", &session);
+    for (mode, want) in [
+        (None, r#""content":"[prompt · 14 chars]""#),
+        (
+            Some("--keep-text"),
+            "\"content\":\"hello \u{FFFD}\u{FFFD} world\"",
+        ),
+    ] {
+        let args: Vec<&str> = mode.into_iter().collect();
+        for o in [
+            cmd("pi-redact").args(&args).arg(&file).run(),
+            cmd("pi-redact").args(&args).stdin(session.clone()).run(),
+        ] {
+            assert_eq!(o.status, 2, "{mode:?}: {}", o.stderr);
+            assert!(o.stderr.contains("invalid UTF-8"), "{mode:?}: {}", o.stderr);
+            assert!(o.out().contains(want), "{mode:?}: {}", o.out());
+            assert!(
+                o.out().contains("\"model\":\"m\u{FFFD}1\""),
+                "{mode:?}: {}",
+                o.out()
+            );
+            assert!(
+                o.out().contains("\"id\":\"u\u{FFFD}1\""),
+                "{mode:?}: {}",
+                o.out()
+            );
+        }
+    }
+}

@@ -355,6 +355,7 @@ impl Visitor for Redactor<'_, '_, '_> {
         let kind = e.kind().unwrap_or_default();
         let top: Members<'_> = e.members().collect();
         let message = e.message_members().map(|(raw, m)| (raw, m.collect()));
+        self.rw.known_utf8 = e.is_utf8();
         self.write(&kind, e.object, (&top, message.as_ref()), e.line.no, d)
     }
 

@@ -278,6 +278,11 @@ pub struct Rewriter<'r> {
     /// Whether the current record is valid UTF-8 (then so is each of its strings, and its
     /// text is copied without checking it again).
     utf8: bool,
+    /// The reader found the next record's line valid UTF-8 ([`Entry::is_utf8`]): it is not
+    /// checked again. Taken by [`Rewriter::record`]; a record without it is checked.
+    ///
+    /// [`Entry::is_utf8`]: crate::reader::Entry::is_utf8
+    pub known_utf8: bool,
 }
 
 impl<'r> Rewriter<'r> {
@@ -301,6 +306,7 @@ impl<'r> Rewriter<'r> {
             record_start: 0,
             changed: false,
             utf8: false,
+            known_utf8: false,
         }
     }
 
@@ -320,7 +326,8 @@ impl<'r> Rewriter<'r> {
         self.check.clear();
         self.changed = false;
         self.record_start = object.bytes().as_ptr() as usize;
-        self.utf8 = simdutf8::basic::from_utf8(object.bytes()).is_ok();
+        self.utf8 = std::mem::take(&mut self.known_utf8)
+            || simdutf8::basic::from_utf8(object.bytes()).is_ok();
         out.push(b'{');
         let mut first = true;
         for &(key, value) in top {
