@@ -292,6 +292,15 @@ async function scenario(
 	if (dir === OUT) console.error(`${name}: ${compactions} compactions`);
 }
 
+// Pi's threshold for the 24,000-token scenario model: the window less the default reserve.
+const THRESHOLD = 24000 - 16384;
+// The context of the session's last reply since the last compaction (0 when there is none).
+const lastContext = (c) => {
+	const branch = c.sessionManager.getBranch();
+	const since = branch.slice(branch.findLastIndex((e) => e.type === "compaction") + 1);
+	const a = since.filter((e) => e.type === "message" && e.message.role === "assistant").at(-1);
+	return a ? a.message.usage.totalTokens : 0;
+};
 const reply = (text) => fauxAssistantMessage(text);
 const summary = () => fauxAssistantMessage("## Goal\nScripted summary.\n## Progress\n- done");
 const readCall = (id, file) => fauxAssistantMessage(fauxToolCall("read", { path: file }, { id }), { stopReason: "toolUse" });
@@ -526,21 +535,13 @@ if (TWINS) {
 	// threshold, which looks like Pi's threshold check but follows the earlier sign of
 	// auto-compaction off.
 	await scenario("auto-off-after-automatic", async (c) => {
-		const limit = 24000 - 16384;
-		// The context of the last reply since the last compaction (0 when there is none).
-		const lastContext = () => {
-			const branch = c.sessionManager.getBranch();
-			const since = branch.slice(branch.findLastIndex((e) => e.type === "compaction") + 1);
-			const a = since.filter((e) => e.type === "message" && e.message.role === "assistant").at(-1);
-			return a ? a.message.usage.totalTokens : 0;
-		};
 		await c.prompt(words("read them", 1500), readCall("call-h", "a.txt"), readCall("call-i", "b.txt"), readCall("call-j", "c.txt"), reply("read three"));
 		c.settingsManager.setCompactionEnabled(false);
 		let turn = 0;
-		while (lastContext() <= limit) await c.prompt(words(`off ${turn++}`, 2000), reply(`off ${turn}`));
+		while (lastContext(c) <= THRESHOLD) await c.prompt(words(`off ${turn++}`, 2000), reply(`off ${turn}`));
 		await c.prompt(words(`off ${turn++}`, 500), reply(`off ${turn}`));
 		await c.compact();
-		while (lastContext() <= limit) await c.prompt(words(`again ${turn++}`, 2000), reply(`again ${turn}`));
+		while (lastContext(c) <= THRESHOLD) await c.prompt(words(`again ${turn++}`, 2000), reply(`again ${turn}`));
 		await c.compact();
 		await c.prompt(words("end", 300), reply("end"));
 	});
@@ -551,15 +552,8 @@ if (TWINS) {
 	await scenario(
 		"manual-auto-off-first-crossing",
 		async (c) => {
-			const limit = 24000 - 16384;
-			const lastContext = () => {
-				const branch = c.sessionManager.getBranch();
-				const since = branch.slice(branch.findLastIndex((e) => e.type === "compaction") + 1);
-				const a = since.filter((e) => e.type === "message" && e.message.role === "assistant").at(-1);
-				return a ? a.message.usage.totalTokens : 0;
-			};
 			let turn = 0;
-			while (lastContext() <= limit) await c.prompt(words(`turn ${turn++}`, 2000), reply(`noted ${turn}`));
+			while (lastContext(c) <= THRESHOLD) await c.prompt(words(`turn ${turn++}`, 2000), reply(`noted ${turn}`));
 			await c.compact();
 			await c.prompt(words("small", 500), reply("small"));
 			await c.prompt(words("jump", 500), Object.assign(reply("accepted silently"), { _usage: usage(25000, 4) }));
@@ -600,17 +594,10 @@ if (TWINS) {
 	// a reply fails (its summary request fails, which leaves nothing in the file), then
 	// /compact; the same after a silent overflow. Both look like Pi's own compactions.
 	await scenario("manual-after-failed-automatic", async (c) => {
-		const limit = 24000 - 16384;
-		const lastContext = () => {
-			const branch = c.sessionManager.getBranch();
-			const since = branch.slice(branch.findLastIndex((e) => e.type === "compaction") + 1);
-			const a = since.filter((e) => e.type === "message" && e.message.role === "assistant").at(-1);
-			return a ? a.message.usage.totalTokens : 0;
-		};
 		await c.prompt(words("read them", 1500), readCall("call-m", "d.txt"), readCall("call-n", "e.txt"), readCall("call-o", "f.txt"), reply("read three"));
 		let turn = 0;
 		c.failSummaries(1);
-		while (lastContext() <= limit) await c.prompt(words(`turn ${turn++}`, 2000), reply(`noted ${turn}`));
+		while (lastContext(c) <= THRESHOLD) await c.prompt(words(`turn ${turn++}`, 2000), reply(`noted ${turn}`));
 		await c.compact();
 		await c.prompt(words("small", 500), reply("small"));
 		c.failSummaries(1);
