@@ -261,6 +261,7 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
         object: Raw<'_>,
         (top, message): (&Members<'_>, Option<&(Raw<'_>, Members<'_>)>),
         line: u64,
+        known_utf8: bool,
         d: &mut Diags,
     ) -> Result<(), Stop> {
         // Lines the reader skipped (blank, or not JSON) stay as blank lines, so that every
@@ -270,13 +271,13 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
             self.next_line += 1;
         }
         self.next_line = line + 1;
-        self.rewrite(kind, object, top, message);
+        self.rewrite(kind, object, top, message, known_utf8);
         let mut leak = self.check.then(|| self.leak(object)).flatten();
         if leak.is_some() && !self.rw.check.masked.is_empty() {
             // Text masked in one place of the record but left in another (where no detector
             // saw it): rewrite once more, masking those strings everywhere.
             self.rw.also = std::mem::take(&mut self.rw.check.masked);
-            self.rewrite(kind, object, top, message);
+            self.rewrite(kind, object, top, message, known_utf8);
             self.rw.also.clear();
             leak = self.leak(object);
         }
@@ -304,8 +305,12 @@ impl Redactor<'_, '_, '_> {
         object: Raw<'_>,
         top: &Members<'_>,
         message: Option<&(Raw<'_>, Members<'_>)>,
+        known_utf8: bool,
     ) {
-        if !self.rw.record(kind, object, top, message, &mut self.buf) {
+        if !self
+            .rw
+            .record(kind, object, top, message, known_utf8, &mut self.buf)
+        {
             self.buf.clear();
             push_value(&mut self.buf, &object);
         }
@@ -325,7 +330,7 @@ impl Visitor for Redactor<'_, '_, '_> {
             let b = slot.line.bytes;
             let start = json::skip_ws(b, 0);
             if let Ok(raw) = json::validate(b[start..].trim_ascii_end()) {
-                self.write("title", raw, (&members(raw), None), slot.line.no, d)?;
+                self.write("title", raw, (&members(raw), None), slot.line.no, false, d)?;
             }
         }
         // A fragment has no header line: its `line` is its first entry's, which `entry` writes.
@@ -344,7 +349,7 @@ impl Visitor for Redactor<'_, '_, '_> {
         let Ok(raw) = json::validate(&b[start..=end]) else {
             return Ok(());
         };
-        self.write("session", raw, (&members(raw), None), h.line.no, d)?;
+        self.write("session", raw, (&members(raw), None), h.line.no, false, d)?;
         if self.first_header.is_none() {
             self.first_header = Some(self.buf.clone());
         }
@@ -355,8 +360,8 @@ impl Visitor for Redactor<'_, '_, '_> {
         let kind = e.kind().unwrap_or_default();
         let top: Members<'_> = e.members().collect();
         let message = e.message_members().map(|(raw, m)| (raw, m.collect()));
-        self.rw.known_utf8 = e.is_utf8();
-        self.write(&kind, e.object, (&top, message.as_ref()), e.line.no, d)
+        let (line, utf8) = (e.line.no, e.is_utf8());
+        self.write(&kind, e.object, (&top, message.as_ref()), line, utf8, d)
     }
 
     fn end(&mut self, _d: &mut Diags) -> Result<(), Stop> {

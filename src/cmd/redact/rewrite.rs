@@ -278,11 +278,6 @@ pub struct Rewriter<'r> {
     /// Whether the current record is valid UTF-8 (then so is each of its strings, and its
     /// text is copied without checking it again).
     utf8: bool,
-    /// The reader found the next record's line valid UTF-8 ([`Entry::is_utf8`]): it is not
-    /// checked again. Taken by [`Rewriter::record`]; a record without it is checked.
-    ///
-    /// [`Entry::is_utf8`]: crate::reader::Entry::is_utf8
-    pub known_utf8: bool,
 }
 
 impl<'r> Rewriter<'r> {
@@ -306,28 +301,30 @@ impl<'r> Rewriter<'r> {
             record_start: 0,
             changed: false,
             utf8: false,
-            known_utf8: false,
         }
     }
 
     /// Writes the record `object` (an entry or a header of type `kind`) rewritten into `out`
     /// (cleared first), from its members as the reader found them (`top`), and those of its
-    /// `message` object when the reader noted them. `false` when nothing needed changing: the
-    /// caller may copy the input.
+    /// `message` object when the reader noted them. `known_utf8`: the reader found the record's
+    /// line valid UTF-8 ([`Entry::is_utf8`]), so it is not checked again. `false` when nothing
+    /// needed changing: the caller may copy the input.
+    ///
+    /// [`Entry::is_utf8`]: crate::reader::Entry::is_utf8
     pub fn record(
         &mut self,
         kind: &str,
         object: Raw<'_>,
         top: &Members<'_>,
         message: Option<&(Raw<'_>, Members<'_>)>,
+        known_utf8: bool,
         out: &mut Vec<u8>,
     ) -> bool {
         out.clear();
         self.check.clear();
         self.changed = false;
         self.record_start = object.bytes().as_ptr() as usize;
-        self.utf8 = std::mem::take(&mut self.known_utf8)
-            || simdutf8::basic::from_utf8(object.bytes()).is_ok();
+        self.utf8 = known_utf8 || simdutf8::basic::from_utf8(object.bytes()).is_ok();
         out.push(b'{');
         let mut first = true;
         for &(key, value) in top {
