@@ -125,13 +125,10 @@ impl<'a> Entry<'a> {
     /// The members of the `message` member, as [`Message::read`] of its value gives them
     /// (without a second pass over it): `None` when the entry has no `message`.
     pub fn message(&self) -> Option<Message<'a>> {
-        let raw = self.get("message")?;
-        let Some(members) = self.message.filter(|_| raw.first() == Some(&b'{')) else {
-            return Some(Message::read(raw));
-        };
-        Some(Message::from_members(
-            members.iter().map(|f| (f.key, f.value)),
-        ))
+        match self.message_members() {
+            Some((_, members)) => Some(Message::from_members(members)),
+            None => self.get("message").map(Message::read),
+        }
     }
 
     /// The `message` member (the last, as [`Entry::get`] finds it) when it is an object, and
