@@ -25,8 +25,10 @@ use crate::json::{self, Raw};
 use crate::lines::{Line, LineReader, SliceLines};
 use crate::message::Message;
 use crate::output::Stop;
+use std::any::Any;
 use std::borrow::Cow;
 use std::io::{self, Read};
+use std::sync::Arc;
 
 /// A session header.
 #[derive(Debug, Clone)]
@@ -110,9 +112,21 @@ pub struct Entry<'a> {
     /// `None` when the visitor does not read messages (not noted in the scan).
     message: Option<&'a [Field<'a>]>,
     utf8: bool,
+    /// The facts the visitor's [`Ahead`] found in this entry ahead of the reader: the store of
+    /// its chunk, and the entry's place in it.
+    ahead: Option<(&'a (dyn Any + Send), usize)>,
 }
 
 impl<'a> Entry<'a> {
+    /// The facts of type `T` the visitor's [`Ahead`] found in this entry ahead of the reader;
+    /// `None` when the entry was not read ahead (a small input, one thread, a line the
+    /// reader read again).
+    #[inline]
+    pub fn ahead<T: 'static>(&self) -> Option<&'a T> {
+        let (facts, i) = self.ahead?;
+        facts.downcast_ref::<Vec<T>>()?.get(i)
+    }
+
     /// The value of top-level member `key` (the last one when repeated, as in JS).
     pub fn get(&self, key: &str) -> Option<Raw<'a>> {
         self.fields
@@ -203,6 +217,35 @@ pub enum ParentLink<'a> {
     NotString(Raw<'a>),
 }
 
+/// What a tool finds in each record ahead of the reader (issue 20): on the threads that
+/// prescan a large input ([`prescan`]), the tool reads from each entry what does not depend on
+/// other lines into facts of its own, which its visitor then finds with [`Entry::ahead`]
+/// instead of reading the entry again; so the one reader that works in order has less to do.
+/// Facts depend on the entry alone (not on its line number, which a prescan does not know),
+/// and a visitor reads an entry the same with or without them (an entry read on one thread
+/// has none).
+pub trait Ahead: Send + Sync {
+    /// An empty store for the facts of one chunk's records, one per record in order.
+    fn chunk(&self) -> Box<dyn Any + Send>;
+    /// Adds the facts of `e` to `facts` (made by [`Ahead::chunk`]).
+    fn record(&self, facts: &mut (dyn Any + Send), e: &Entry<'_>);
+}
+
+/// An [`Ahead`] whose facts are what a function gives for each entry (kept in a `Vec<T>`).
+pub struct AheadFn<T>(pub fn(&Entry<'_>) -> T);
+
+impl<T: Send + 'static> Ahead for AheadFn<T> {
+    fn chunk(&self) -> Box<dyn Any + Send> {
+        Box::new(Vec::<T>::new())
+    }
+
+    fn record(&self, facts: &mut (dyn Any + Send), e: &Entry<'_>) {
+        if let Some(v) = facts.downcast_mut::<Vec<T>>() {
+            v.push((self.0)(e));
+        }
+    }
+}
+
 /// What a tool does with the sessions of one input.
 pub trait Visitor {
     /// A session begins.
@@ -226,6 +269,11 @@ pub trait Visitor {
     /// pi-sessions, which classifies such a file as unreadable; the default is yes).
     fn reads_fragments(&self) -> bool {
         true
+    }
+    /// What the tool reads from each record ahead of the reader ([`Ahead`]), if anything
+    /// (the default: nothing).
+    fn ahead(&self) -> Option<Arc<dyn Ahead>> {
+        None
     }
 }
 
@@ -253,6 +301,10 @@ pub trait SessionVisitor {
     /// As [`Visitor::reads_fragments`].
     fn reads_fragments(&self) -> bool {
         true
+    }
+    /// As [`Visitor::ahead`].
+    fn ahead(&self) -> Option<Arc<dyn Ahead>> {
+        None
     }
 }
 
@@ -308,6 +360,10 @@ impl<V: SessionVisitor> Visitor for PerSession<V> {
 
     fn reads_fragments(&self) -> bool {
         self.visitor.reads_fragments()
+    }
+
+    fn ahead(&self) -> Option<Arc<dyn Ahead>> {
+        self.visitor.ahead()
     }
 }
 
@@ -376,32 +432,31 @@ pub fn read_lines<L: Lines>(
     d: &mut Diags,
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
-    read_lines_with(lines, NoPrescans, named_file, d, v)
+    read_lines_with(Unscanned(lines), named_file, d, v)
 }
 
-/// [`read_lines`] with lines validated ahead ([`prescan`]): `next` hands out the prescans of
-/// consecutive chunks of the same bytes `lines` splits, in order. A line the prescan found to
-/// be one JSON object is not scanned again; any other (blank, malformed, trimmed, the first
-/// line's byte-order mark) is read as [`read_lines`] reads it. The same sessions, entries and
-/// diagnostics as [`read_lines`].
-pub fn read_lines_prescanned<'a, L: Lines>(
-    lines: L,
+/// [`read_lines`] over lines validated ahead ([`prescan`]): `next` hands out the prescans of
+/// consecutive chunks of the input, in order, and their lines are the reader's (it does not
+/// split the input again). A line the prescan found to be one JSON object is not scanned
+/// again; any other (blank, malformed, trimmed, the first line's byte-order mark) is read as
+/// [`read_lines`] reads it. The same sessions, entries and diagnostics as [`read_lines`].
+pub fn read_lines_prescanned<'a>(
     next: &mut dyn FnMut() -> Option<Prescan<'a>>,
     named_file: bool,
     d: &mut Diags,
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
-    let cursor = PrescanCursor {
+    let chunks = PrescanCursor {
         next,
         chunk: None,
         at: 0,
+        lines_before: 0,
     };
-    read_lines_with(lines, cursor, named_file, d, v)
+    read_lines_with(chunks, named_file, d, v)
 }
 
-fn read_lines_with<L: Lines, P: Prescans>(
-    mut lines: L,
-    mut prescans: P,
+fn read_lines_with<S: LineSource>(
+    mut lines: S,
     named_file: bool,
     d: &mut Diags,
     v: &mut dyn Visitor,
@@ -413,12 +468,12 @@ fn read_lines_with<L: Lines, P: Prescans>(
     // A record followed by whitespace only Pi trims (form feed, NBSP, U+2028, ...) waits here,
     // copied, until the next line that is not blank says whether it ends a file.
     let mut held: Option<HeldLine> = None;
-    while let Some(line) = next_line(&mut lines, &mut classifier.stats, d) {
+    while let Some((line, pre)) = lines.next(&mut classifier.stats, d) {
         if held.is_some() && (line.too_long || !is_pi_blank(line.bytes)) {
             let ends_a_file = starts_session(line.bytes);
             classifier.settle(held.take().expect("held"), ends_a_file, d)?;
         }
-        if let Some(pre) = prescans.find(line.offset) {
+        if let Some(pre) = pre {
             classifier.prescanned(line, pre, d)?;
             continue;
         }
@@ -520,63 +575,114 @@ impl HeldLine {
     }
 }
 
-/// The lines of one chunk of the input, validated ahead of the reader on another thread
-/// (`input::chunks`): for each line that is one JSON object as it stands, the object and its
-/// members, as [`Classifier::line`] would find them.
+/// The lines of one chunk of the input, split and validated ahead of the reader on another
+/// thread (`input::chunks`): every line, and for each that is one JSON object as it stands,
+/// the object and its members, as [`Classifier::line`] would find them.
 pub struct Prescan<'a> {
-    lines: Vec<Prescanned<'a>>,
+    lines: Vec<PrescannedLine<'a>>,
     members: LineMembers<'a>,
+    /// The facts the visitor's [`Ahead`] found in the chunk's records, when it has one.
+    facts: Option<Box<dyn Any + Send>>,
+    /// The chunk could not be read whole (a mapped file that shrank): the reader reports this
+    /// where the chunk starts and reads no further.
+    error: Option<io::Error>,
 }
 
-/// One line of a [`Prescan`] that is a record.
+impl Prescan<'_> {
+    /// Marks the chunk as not read whole, for the reason `e`: its lines are not read.
+    pub fn fail(&mut self, e: io::Error) {
+        self.error = Some(e);
+    }
+}
+
+/// One line of a [`Prescan`]: its `no` counted from 1 in the chunk, its offset in the input.
+struct PrescannedLine<'a> {
+    line: Line<'a>,
+    /// The record the line is, when it is one JSON object as it stands.
+    record: Option<Prescanned<'a>>,
+}
+
+/// A line of a [`Prescan`] that is a record.
 struct Prescanned<'a> {
-    /// Where the line starts in the input.
-    offset: u64,
     object: Raw<'a>,
     valid_utf8: bool,
     /// The line's members in the chunk's vectors.
     fields: (usize, usize),
     message: (usize, usize),
+    /// The record's place among the chunk's records (in its facts).
+    index: usize,
 }
 
-/// Validates the lines of `chunk` (whole lines of the input, starting at its byte `offset`)
-/// and locates their members, as the reader would; `reads_messages` as the visitor says.
+/// Splits `chunk` (whole lines of the input, starting at its byte `offset`) into lines,
+/// validates them and locates their members, as the reader would; `reads_messages` and
+/// `ahead` as the visitor says ([`Visitor::ahead`]: its facts of each record are found here).
 /// Only what does not depend on earlier lines is done here.
-pub fn prescan(chunk: &[u8], offset: usize, reads_messages: bool) -> Prescan<'_> {
+pub fn prescan<'a>(
+    chunk: &'a [u8],
+    offset: usize,
+    reads_messages: bool,
+    ahead: Option<&dyn Ahead>,
+) -> Prescan<'a> {
     let mut members = LineMembers::default();
     let mut lines = Vec::new();
+    let mut facts = ahead.map(Ahead::chunk);
+    let mut records = 0;
     let mut split = SliceLines::new(chunk);
-    while let Some(line) = split.next_line() {
+    while let Some(mut line) = split.next_line() {
+        line.offset += offset as u64;
         let b = line.bytes;
         let start = json::skip_ws(b, 0);
         if line.too_long || start == b.len() {
+            lines.push(PrescannedLine { line, record: None });
             continue;
         }
         let mark = (members.fields.len(), members.nested.len());
-        match members.scan(b, start, reads_messages) {
+        let record = match members.scan(b, start, reads_messages) {
             Ok((object, message)) if json::skip_ws(b, start + object.len()) == b.len() => {
-                lines.push(Prescanned {
-                    offset: offset as u64 + line.offset,
+                let valid_utf8 = simdutf8::basic::from_utf8(b).is_ok();
+                if let (Some(ahead), Some(facts)) = (ahead, facts.as_deref_mut()) {
+                    let entry = Entry {
+                        line,
+                        object,
+                        fields: &members.fields[mark.0..],
+                        message: reads_messages.then(|| &members.nested[message.0..message.1]),
+                        utf8: valid_utf8,
+                        ahead: None,
+                    };
+                    ahead.record(facts, &entry);
+                }
+                records += 1;
+                Some(Prescanned {
                     object,
-                    valid_utf8: simdutf8::basic::from_utf8(b).is_ok(),
+                    valid_utf8,
                     fields: (mark.0, members.fields.len()),
                     message,
-                });
+                    index: records - 1,
+                })
             }
             // Read again by the reader, which knows what comes before.
             _ => {
                 members.fields.truncate(mark.0);
                 members.nested.truncate(mark.1);
+                None
             }
-        }
+        };
+        lines.push(PrescannedLine { line, record });
     }
-    Prescan { lines, members }
+    Prescan {
+        lines,
+        members,
+        facts,
+        error: None,
+    }
 }
 
-/// Where the reader's prescanned lines come from ([`read_lines_with`]).
-trait Prescans {
-    /// The prescanned record that starts at `offset`, if there is one.
-    fn find(&mut self, offset: u64) -> Option<Record<'_>>;
+/// Where the reader's lines come from ([`read_lines_with`]), each with the record it was
+/// found to be ahead of the reader ([`prescan`]), when it was.
+trait LineSource {
+    /// The next line, counted in `stats` as [`next_line`] counts it; `None` at the end, or on
+    /// a read error (reported).
+    fn next(&mut self, stats: &mut Stats, d: &mut Diags) -> Option<(Line<'_>, Option<Record<'_>>)>;
 }
 
 /// A prescanned record, as [`Classifier::prescanned`] takes it.
@@ -585,56 +691,60 @@ struct Record<'p> {
     valid_utf8: bool,
     fields: &'p [Field<'p>],
     message: &'p [Field<'p>],
+    ahead: Option<(&'p (dyn Any + Send), usize)>,
 }
 
-/// No prescans: every line is scanned by the reader.
-struct NoPrescans;
+/// Lines not prescanned: every one is scanned by the reader.
+struct Unscanned<L>(L);
 
-impl Prescans for NoPrescans {
+impl<L: Lines> LineSource for Unscanned<L> {
     #[inline(always)]
-    fn find(&mut self, _: u64) -> Option<Record<'_>> {
-        None
+    fn next(&mut self, stats: &mut Stats, d: &mut Diags) -> Option<(Line<'_>, Option<Record<'_>>)> {
+        next_line(&mut self.0, stats, d).map(|line| (line, None))
     }
 }
 
-/// The prescans of consecutive chunks, walked in step with the reader's lines.
+/// The prescans of consecutive chunks, their lines handed out in order.
 struct PrescanCursor<'n, 'a> {
     next: &'n mut dyn FnMut() -> Option<Prescan<'a>>,
     chunk: Option<Prescan<'a>>,
-    /// The next line of `chunk` not yet passed.
+    /// The next line of `chunk` not yet handed out.
     at: usize,
+    /// The lines of the chunks before `chunk`.
+    lines_before: u64,
 }
 
-impl Prescans for PrescanCursor<'_, '_> {
+impl LineSource for PrescanCursor<'_, '_> {
     #[inline]
-    fn find(&mut self, offset: u64) -> Option<Record<'_>> {
-        loop {
-            let line = match &self.chunk {
-                Some(c) if self.at < c.lines.len() => c.lines[self.at].offset,
-                // Read to its end, or none taken yet: the next chunk (none after the last).
-                _ => {
-                    self.chunk = Some((self.next)()?);
-                    self.at = 0;
-                    continue;
-                }
-            };
-            if line > offset {
+    fn next(&mut self, stats: &mut Stats, d: &mut Diags) -> Option<(Line<'_>, Option<Record<'_>>)> {
+        while self.chunk.as_ref().is_none_or(|c| self.at == c.lines.len()) {
+            if let Some(done) = self.chunk.take() {
+                self.lines_before += done.lines.len() as u64;
+            }
+            let chunk = (self.next)()?;
+            if let Some(e) = &chunk.error {
+                d.report(Some(stats.lines + 1), Kind::Io, format!("read error: {e}"));
                 return None;
             }
-            self.at += 1;
-            if line == offset {
-                break;
-            }
+            self.chunk = Some(chunk);
+            self.at = 0;
         }
         let chunk = self.chunk.as_ref()?;
-        let line = &chunk.lines[self.at - 1];
-        let (f, m) = (line.fields, line.message);
-        Some(Record {
-            object: line.object,
-            valid_utf8: line.valid_utf8,
-            fields: &chunk.members.fields[f.0..f.1],
-            message: &chunk.members.nested[m.0..m.1],
-        })
+        let pre = &chunk.lines[self.at];
+        self.at += 1;
+        let line = Line {
+            no: self.lines_before + pre.line.no,
+            ..pre.line
+        };
+        let line = counted(line, stats, d);
+        let record = pre.record.as_ref().map(|r| Record {
+            object: r.object,
+            valid_utf8: r.valid_utf8,
+            fields: &chunk.members.fields[r.fields.0..r.fields.1],
+            message: &chunk.members.nested[r.message.0..r.message.1],
+            ahead: chunk.facts.as_deref().map(|f| (f, r.index)),
+        });
+        Some((line, record))
     }
 }
 
@@ -649,18 +759,24 @@ enum Trailing {
     Keep,
 }
 
-/// The next line, counted in `stats`, a byte-order mark at the start of the input reported
-/// and left out; `None` at the end, or on a read error (reported).
+/// The next line, counted in `stats` ([`counted`]); `None` at the end, or on a read error
+/// (reported).
 #[inline(always)]
 fn next_line<'l, L: Lines>(lines: &'l mut L, stats: &mut Stats, d: &mut Diags) -> Option<Line<'l>> {
-    let mut line = match lines.next_line() {
-        Ok(Some(l)) => l,
-        Ok(None) => return None,
+    match lines.next_line() {
+        Ok(Some(l)) => Some(counted(l, stats, d)),
+        Ok(None) => None,
         Err(e) => {
             d.report(Some(stats.lines + 1), Kind::Io, format!("read error: {e}"));
-            return None;
+            None
         }
-    };
+    }
+}
+
+/// `line`, counted in `stats`, reported when too long, a byte-order mark at the start of the
+/// input reported and left out.
+#[inline(always)]
+fn counted<'l>(mut line: Line<'l>, stats: &mut Stats, d: &mut Diags) -> Line<'l> {
     stats.lines = line.no;
     stats.bytes = line.offset + line.len_with_eol;
     if line.too_long {
@@ -676,7 +792,7 @@ fn next_line<'l, L: Lines>(lines: &'l mut L, stats: &mut Stats, d: &mut Diags) -
         line.offset += 3;
         line.len_with_eol -= 3;
     }
-    Some(line)
+    line
 }
 
 #[cold]
@@ -925,6 +1041,7 @@ impl<'v> Classifier<'v> {
             fields: pre.fields,
             message: self.reads_messages.then_some(pre.message),
             utf8: pre.valid_utf8,
+            ahead: pre.ahead,
         };
         self.record(&entry, d)
     }
@@ -950,6 +1067,7 @@ impl<'v> Classifier<'v> {
                         .reads_messages
                         .then(|| &members.nested[message.0..message.1]),
                     utf8: self.line_utf8,
+                    ahead: None,
                 };
                 self.record(&entry, d)
             }
@@ -1025,6 +1143,7 @@ impl<'v> Classifier<'v> {
                         .reads_messages
                         .then(|| &members.nested[message.0..message.1]),
                     utf8: self.line_utf8,
+                    ahead: None,
                 };
                 self.record(&entry, d)?;
                 // After the header, so that the file it starts counts it.
@@ -1415,6 +1534,7 @@ mod tests {
             fields: &members.fields,
             message: None,
             utf8: false,
+            ahead: None,
         })
     }
 
@@ -1510,12 +1630,26 @@ mod prescan_tests {
     use crate::input::chunks;
     use std::fmt::Write as _;
 
-    /// Every call the reader makes, with what it hands over.
+    /// Every call the reader makes, with what it hands over; and how many entries came with
+    /// facts found ahead ([`Ahead`]), each checked against the entry.
     #[derive(Default)]
-    struct Log(String);
+    struct Log(String, usize);
+
+    /// The facts the log's [`Ahead`] finds: the entry's type, members and record, as text.
+    fn fact(e: &Entry<'_>) -> String {
+        let members: Vec<_> = e
+            .members()
+            .map(|(k, _)| String::from_utf8_lossy(k))
+            .collect();
+        format!("{:?} {members:?} {}", e.kind(), e.object.len())
+    }
 
     impl Log {
         fn entry(&mut self, what: &str, e: &Entry<'_>) {
+            if let Some(f) = e.ahead::<String>() {
+                assert_eq!(f, &fact(e), "line {}", e.line.no);
+                self.1 += 1;
+            }
             let _ = write!(
                 self.0,
                 "{what} {} {} {}",
@@ -1560,24 +1694,28 @@ mod prescan_tests {
             self.entry("outside", e);
             Ok(())
         }
+        fn ahead(&self) -> Option<Arc<dyn Ahead>> {
+            Some(Arc::new(AheadFn(fact)))
+        }
     }
 
     /// The reader's log and diagnostics of `data`, with prescans of `chunk` bytes on
-    /// `helpers` threads (`None`: no prescans).
-    fn read(data: &[u8], prescans: Option<(usize, usize)>) -> String {
+    /// `helpers` threads (`None`: no prescans); and how many entries had facts found ahead.
+    fn read(data: &[u8], prescans: Option<(usize, usize)>) -> (String, usize) {
         let mut d = Diags::new("t", "f", false);
         let mut log = Log::default();
+        let ahead = log.ahead();
         let stats = match prescans {
             None => read_lines(SliceLines::new(data), true, &mut d, &mut log),
             Some((chunk, helpers)) => {
-                let work = |offset, bytes| prescan(bytes, offset, true);
+                let work = |offset, bytes| prescan(bytes, offset, true, ahead.as_deref());
                 chunks::in_order(data, chunk, helpers, work, |next| {
-                    read_lines_prescanned(SliceLines::new(data), next, true, &mut d, &mut log)
+                    read_lines_prescanned(next, true, &mut d, &mut log)
                 })
             }
         }
         .unwrap();
-        format!("{}{}{stats:?}", log.0, d.held())
+        (format!("{}{}{stats:?}", log.0, d.held()), log.1)
     }
 
     fn inputs() -> Vec<Vec<u8>> {
@@ -1604,14 +1742,19 @@ mod prescan_tests {
         out
     }
 
+    /// And the facts a visitor finds ahead ([`Ahead`]) come with the entries they are of.
     #[test]
     fn prescanned_lines_read_as_the_reader_reads_them() {
+        let mut with_facts = 0;
         for data in inputs() {
-            let want = read(&data, None);
+            let (want, none) = read(&data, None);
+            assert_eq!(none, 0, "no facts without prescans");
             for chunk in [1, 2, 7, 64, 333, 4096, 1 << 20] {
                 for helpers in [0, 1, 3] {
+                    let (got, facts) = read(&data, Some((chunk, helpers)));
+                    with_facts += facts;
                     assert_eq!(
-                        read(&data, Some((chunk, helpers))),
+                        got,
                         want,
                         "chunk {chunk}, {helpers} helpers, input {:?}",
                         String::from_utf8_lossy(&data[..data.len().min(200)])
@@ -1619,6 +1762,7 @@ mod prescan_tests {
                 }
             }
         }
+        assert!(with_facts > 0, "entries read ahead carry their facts");
     }
 
     #[test]

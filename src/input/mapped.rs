@@ -264,12 +264,17 @@ impl Lines for MappedLines<'_> {
         let line = self.lines.next_line();
         // Finding the line's end read every byte of it: a shrunk file shows here.
         if self.map.faulted() {
-            return Err(io::Error::other(
-                "the file shrank while it was read (another program truncated or rewrote it); the rest is not read",
-            ));
+            return Err(shrank());
         }
         Ok(line)
     }
+}
+
+/// The read error of a map whose file shrank while it was read.
+fn shrank() -> io::Error {
+    io::Error::other(
+        "the file shrank while it was read (another program truncated or rewrote it); the rest is not read",
+    )
 }
 
 /// [`reader::read`] over a mapped file: the same sessions, entries and
@@ -280,21 +285,39 @@ pub fn read_mapped(
     d: &mut Diags,
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
-    let lines = MappedLines {
-        map,
-        lines: SliceLines::new(map.bytes()),
-        released: 0,
-    };
     let data = map.bytes();
     let helpers = chunks::helpers_for(data.len());
     let stats = if helpers == 0 {
+        let lines = MappedLines {
+            map,
+            lines: SliceLines::new(data),
+            released: 0,
+        };
         reader::read_lines(lines, named_file, d, v)
     } else {
-        // Lines are validated ahead on the helpers; this thread reads them in order.
+        // Lines are split and validated ahead on the helpers; this thread reads them in order.
         let reads_messages = v.reads_messages();
-        let prescan = |offset, chunk| reader::prescan(chunk, offset, reads_messages);
+        let ahead = v.ahead();
+        let prescan = |offset, chunk| {
+            let mut p = reader::prescan(chunk, offset, reads_messages, ahead.as_deref());
+            // Scanning the chunk read every byte of it: a shrunk file shows here.
+            if map.faulted() {
+                p.fail(shrank());
+            }
+            (offset, p)
+        };
         chunks::in_order(data, chunks::CHUNK, helpers, prescan, |next| {
-            reader::read_lines_prescanned(lines, next, named_file, d, v)
+            // The chunks before the one taken are done with: their pages are released.
+            let mut released = 0;
+            let mut next_releasing = || {
+                let (from, p) = next()?;
+                if from - released >= RELEASE_STEP {
+                    map.release(released, from);
+                    released = from;
+                }
+                Some(p)
+            };
+            reader::read_lines_prescanned(&mut next_releasing, named_file, d, v)
         })
     };
     map.release(0, map.bytes().len());
