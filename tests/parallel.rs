@@ -96,6 +96,26 @@ fn closed_stdout_ends_a_many_file_run_quietly() {
     assert!(!err.contains("Broken pipe"), "{err}");
 }
 
+/// Billed calls pi-usage reads ahead of the reader only in part (issue 20): a provider
+/// written with an escape, usage fields that are reported, another usage field, a tool
+/// result's and a summarization's usage, a usage entry, a timestamp that is not one.
+const BILLED_CALLS: &str = concat!(
+    r#"{"type":"message","id":"zz1","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"assistant","provider":"an\u0074hropic","model":"m1","usage":{"input":1,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":3,"cost":{"total":0.5}},"timestamp":1767225600000}}"#,
+    "\n",
+    r#"{"type":"message","id":"zz2","parentId":"zz1","timestamp":"2026-01-01T00:00:01Z","message":{"role":"assistant","provider":"p","model":"m2","usage":{"input":-1,"output":"x","cost":{"total":-2}},"timestamp":1767225601000}}"#,
+    "\n",
+    r#"{"type":"message","id":"zz3","parentId":"zz2","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","provider":"p","model":"m2","usage":{"input":5,"output":6,"premium":7,"cost":{"total":0.25}},"timestamp":1767225602000}}"#,
+    "\n",
+    r#"{"type":"message","id":"zz4","parentId":"zz3","timestamp":"2026-01-01T00:00:03Z","message":{"role":"toolResult","toolCallId":"c","toolName":"t","content":[],"usage":{"input":1,"output":1,"cost":{"total":0.1}},"nestedCalls":{"count":2,"complete":false}}}"#,
+    "\n",
+    r#"{"type":"usage","id":"zz5","parentId":"zz4","timestamp":"2026-01-01T00:00:04Z","kind":"k","provider":"p","model":"m3","usage":{"input":1,"output":1}}"#,
+    "\n",
+    r#"{"type":"compaction","id":"zz6","parentId":"zz5","timestamp":"not a time","summary":"s","firstKeptEntryId":"zz1","tokensBefore":1,"provider":"p","model":"m1","usage":{"input":3,"output":4}}"#,
+    "\n",
+    r#"{"type":"message","id":"zz7","parentId":"zz6","timestamp":"2026-01-01T00:00:05Z","message":{"role":"assistant","provider":"p","model":"m1","responseId":"r1","usage":{"input":1,"output":1},"timestamp":1767225605000}}"#,
+    "\n",
+);
+
 /// A session past the size at which one input is read on several cores (issue 20,
 /// `input::chunks`), with defects through it: a glued line, a malformed line, blank lines,
 /// a second session.
@@ -104,6 +124,7 @@ fn large_session(dir: &TempDir, name: &str, seed: u64) -> String {
     Gen::new(seed)
         .session(&Shape::v3(6_000_000), &mut data)
         .unwrap();
+    data.extend_from_slice(BILLED_CALLS.as_bytes());
     data.extend_from_slice(b"{\"type\":\"custom\"}{\"type\":\"custom\"}\n\n{\"type\":\n");
     Gen::new(seed + 1)
         .session(&Shape::v3(4_000_000), &mut data)

@@ -13,8 +13,10 @@ use crate::json::Raw;
 use crate::message::{cost_total, for_each_usage_member, NestedCalls, TokenField, UsageMember};
 use crate::message::{short_text, token_value};
 use crate::output::{Out, Stop};
-use crate::reader::{Entry, Header, SessionVisitor};
+use crate::reader::{Ahead, AheadFn, Entry, Header, SessionVisitor};
 use crate::time;
+use std::borrow::Cow;
+use std::sync::Arc;
 
 /// Tells whether a fork's original is in the input.
 pub trait ForkOrigins {
@@ -40,13 +42,16 @@ pub enum SessionCalls {
     Reported(ReportedSession),
 }
 
-/// The parts of an entry that make a call.
+/// The parts of an entry that make a call ([`call_parts`]).
 struct BilledCallParts<'a> {
     usage: Option<Raw<'a>>,
+    /// A usage entry's is `UsageEntry(0)` here: its `kind` is numbered in order.
     source: CallSource,
-    provider: Option<&'a str>,
-    model: Option<&'a str>,
-    response_id: Option<&'a str>,
+    /// A usage entry's `kind` (oh-my-pi's `purpose`).
+    kind: Option<Cow<'a, str>>,
+    provider: Option<Cow<'a, str>>,
+    model: Option<Cow<'a, str>>,
+    response_id: Option<Cow<'a, str>>,
     /// The message's own (Unix-millisecond) timestamp.
     message_timestamp: Option<Raw<'a>>,
     /// A tool result's `nestedCalls`.
@@ -54,7 +59,7 @@ struct BilledCallParts<'a> {
 }
 
 /// What was read from one `usage` object.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct UsageRead {
     tokens: [u64; 4],
     total: Option<u64>,
@@ -68,6 +73,23 @@ struct UsageRead {
 /// The token fields of a `usage` object, in the order of [`BilledCall::tokens`].
 pub const TOKEN_FIELDS: [&str; 4] = ["input", "output", "cacheRead", "cacheWrite"];
 
+/// A call read from its entry: all but its model's and kind's numbers in the input's tables.
+#[derive(Clone)]
+struct CallRead {
+    source: CallSource,
+    usage: UsageRead,
+    identity: Option<u128>,
+    time: Option<(i64, TimeText)>,
+    nested: Option<(u64, bool)>,
+}
+
+/// What reads a call from its entry: `names` numbers the other usage fields' names,
+/// `scratch` is space for the identity.
+struct CallReader<'n> {
+    names: &'n mut dyn FnMut(&str) -> u32,
+    scratch: &'n mut Vec<u8>,
+}
+
 impl<'a, 'w> Collector<'a, 'w> {
     pub fn new(
         present: &'a dyn ForkOrigins,
@@ -79,6 +101,82 @@ impl<'a, 'w> Collector<'a, 'w> {
             data: InputCalls::new(file),
             sink,
             scratch: Vec::new(),
+        }
+    }
+
+    /// The call in entry `e`, made of `c`, into the session's calls.
+    fn push_call(
+        &mut self,
+        session: &SessionCalls,
+        e: &Entry<'_>,
+        mut c: BilledCallParts<'_>,
+        d: &mut Diags,
+    ) {
+        if let CallSource::UsageEntry(_) = c.source {
+            c.source = CallSource::UsageEntry(self.data.tables.kind(c.kind.as_deref()));
+        }
+        let tables = &mut self.data.tables;
+        let read = CallReader {
+            names: &mut |n| tables.name(n),
+            scratch: &mut self.scratch,
+        }
+        .read(e, &c, d);
+        let model = tables.model(c.provider.as_deref(), c.model.as_deref());
+        self.push_read(session, model, read);
+    }
+
+    /// A call read ([`CallReader::read`]) with model `model`, into the session's calls.
+    fn push_read(&mut self, session: &SessionCalls, model: u32, r: CallRead) {
+        let u = r.usage;
+        let computed: u128 = u.tokens.iter().map(|&t| u128::from(t)).sum();
+        let call = BilledCall {
+            source: r.source,
+            model,
+            time: r.time,
+            identity: r.identity,
+            tokens: u.tokens,
+            total_tokens: u.total.map_or(computed, u128::from),
+            total_computed: u.total.is_none(),
+            reasoning: u.reasoning,
+            cache_write_1h: u.cache_write_1h,
+            cost: u.cost,
+            cost_from_provider: u.cost_from_provider,
+            nested: r.nested,
+            other: u.other,
+        };
+        match (session, &mut self.sink) {
+            (SessionCalls::Reported(s), Some((report, _))) => {
+                report.call(s, &call, &self.data.tables)
+            }
+            (SessionCalls::Kept(index), _) => self.data.calls.push((*index, call)),
+            // A reported session comes only with a report.
+            (SessionCalls::Reported(_), None) => {}
+        }
+    }
+}
+
+impl CallReader<'_> {
+    /// The call in entry `e`, made of `c`; what is wrong in it reported.
+    fn read(&mut self, e: &Entry<'_>, c: &BilledCallParts<'_>, d: &mut Diags) -> CallRead {
+        let what = match c.source {
+            CallSource::Message => String::new(),
+            CallSource::Summarization => format!("{} ", e.kind().as_deref().unwrap_or("entry")),
+            CallSource::UsageEntry(_) => "usage entry ".into(),
+            CallSource::ToolResult => "toolResult ".into(),
+        };
+        let usage = match c.usage {
+            Some(u) => self.read_usage(u, &what, e.line.no, d),
+            None => UsageRead::default(),
+        };
+        CallRead {
+            source: c.source,
+            usage,
+            identity: self.identity(e, c),
+            time: Self::time(e, c.message_timestamp, d),
+            nested: c
+                .nested_calls
+                .and_then(NestedCalls::read)
+                .map(|n| (n.count, n.complete == Some(false))),
         }
     }
 
@@ -118,7 +216,7 @@ impl<'a, 'w> Collector<'a, 'w> {
             UsageMember::Token(field, value) => (Some(field), value),
             UsageMember::OtherNumber(name, v) => match token_value(v) {
                 Ok(Some(n)) => {
-                    let index = self.data.tables.name(&name);
+                    let index = (self.names)(&name);
                     u.other.push((index, n));
                     return;
                 }
@@ -244,21 +342,18 @@ impl<'a, 'w> Collector<'a, 'w> {
     fn identity(&mut self, e: &Entry<'_>, c: &BilledCallParts<'_>) -> Option<u128> {
         let timestamp = e.get("timestamp").filter(|v| !v.is_null());
         let usage = c.usage.as_deref().unwrap_or(b"");
-        if let Some(r) = c.response_id.filter(|r| !r.is_empty()) {
+        if let Some(r) = c.response_id.as_deref().filter(|r| !r.is_empty()) {
             let numeric = |t: &Raw<'_>| t.first().is_some_and(|b| b.is_ascii_digit() || *b == b'-');
             let time = match c.message_timestamp.filter(numeric) {
                 Some(t) => t.bytes(),
                 None => timestamp.map_or(&b""[..], Raw::bytes),
             };
-            return Some(identity(
-                &mut self.scratch,
-                &[b"r", r.as_bytes(), time, usage],
-            ));
+            return Some(identity(self.scratch, &[b"r", r.as_bytes(), time, usage]));
         }
         let id = e.get("id").filter(|v| !v.is_null());
         (id.is_some() || timestamp.is_some()).then(|| {
             identity(
-                &mut self.scratch,
+                self.scratch,
                 &[
                     match c.source {
                         CallSource::Message => b"e",
@@ -272,57 +367,6 @@ impl<'a, 'w> Collector<'a, 'w> {
                 ],
             )
         })
-    }
-
-    /// The call in entry `e`, made of `c`, into the session's calls.
-    fn push_call(
-        &mut self,
-        session: &SessionCalls,
-        e: &Entry<'_>,
-        c: BilledCallParts<'_>,
-        d: &mut Diags,
-    ) {
-        let what = match c.source {
-            CallSource::Message => String::new(),
-            CallSource::Summarization => format!("{} ", e.kind().as_deref().unwrap_or("entry")),
-            CallSource::UsageEntry(_) => "usage entry ".into(),
-            CallSource::ToolResult => "toolResult ".into(),
-        };
-        let u = match c.usage {
-            Some(u) => self.read_usage(u, &what, e.line.no, d),
-            None => UsageRead::default(),
-        };
-        let identity = self.identity(e, &c);
-        let time = Self::time(e, c.message_timestamp, d);
-        let model = self.data.tables.model(c.provider, c.model);
-        let computed: u128 = u.tokens.iter().map(|&t| u128::from(t)).sum();
-        let nested = c
-            .nested_calls
-            .and_then(NestedCalls::read)
-            .map(|n| (n.count, n.complete == Some(false)));
-        let call = BilledCall {
-            source: c.source,
-            model,
-            time,
-            identity,
-            tokens: u.tokens,
-            total_tokens: u.total.map_or(computed, u128::from),
-            total_computed: u.total.is_none(),
-            reasoning: u.reasoning,
-            cache_write_1h: u.cache_write_1h,
-            cost: u.cost,
-            cost_from_provider: u.cost_from_provider,
-            nested,
-            other: u.other,
-        };
-        match (session, &mut self.sink) {
-            (SessionCalls::Reported(s), Some((report, _))) => {
-                report.call(s, &call, &self.data.tables)
-            }
-            (SessionCalls::Kept(index), _) => self.data.calls.push((*index, call)),
-            // A reported session comes only with a report.
-            (SessionCalls::Reported(_), None) => {}
-        }
     }
 }
 
@@ -366,84 +410,176 @@ impl SessionVisitor for Collector<'_, '_> {
         e: &Entry<'_>,
         d: &mut Diags,
     ) -> Result<(), Stop> {
-        // The sources Pi 1.6.0's getSessionStats adds up (agent-session.js), kept apart.
-        match e.get("type").as_deref() {
-            Some(b"\"message\"") => {
-                let Some(message) = e.message() else {
+        // Read ahead of the reader (a large input on several cores): most entries make no
+        // call, and a call read without a problem needs only its model numbered.
+        match e.ahead::<UsageFacts>() {
+            Some(UsageFacts::NoCall) => return Ok(()),
+            Some(UsageFacts::Call(ahead)) => {
+                if let Some((provider, model)) = ahead.names(e) {
+                    let model = self.data.tables.model(provider, model);
+                    self.push_read(session, model, ahead.call.clone());
                     return Ok(());
-                };
-                if message.is_assistant() {
-                    // Keyed as Pi keys it: provider and `responseModel ?? model`.
-                    let provider = message.provider.and_then(Raw::as_str);
-                    let model = message.billed_model();
-                    let response_id = message.response_id.and_then(Raw::as_str);
-                    let c = BilledCallParts {
-                        usage: message.usage.filter(|u| !u.is_null()),
-                        source: CallSource::Message,
-                        provider: provider.as_deref(),
-                        model: model.as_deref(),
-                        response_id: response_id.as_deref(),
-                        message_timestamp: message.timestamp,
-                        nested_calls: None,
-                    };
-                    self.push_call(session, e, c, d);
-                } else if message.is_tool_result() {
-                    // Counted only with a usage, as Pi counts it.
-                    if let Some(u) = message.usage.filter(|u| !u.is_null()) {
-                        let c = BilledCallParts {
-                            usage: Some(u),
-                            source: CallSource::ToolResult,
-                            provider: None,
-                            model: None,
-                            response_id: None,
-                            message_timestamp: message.timestamp,
-                            nested_calls: message.nested_calls,
-                        };
-                        self.push_call(session, e, c, d);
-                    }
                 }
             }
-            Some(b"\"usage\"" | b"\"model_usage\"") => {
-                // Every usage entry is a billed call, whatever its kind (an unknown one too).
-                // oh-my-pi's `model_usage` entry is one too, its `purpose` standing for the kind.
-                let kind = e.str("kind").or_else(|| e.str("purpose"));
-                let kind = self.data.tables.kind(kind.as_deref());
-                let provider = e.str("provider");
-                let model = e.str("model");
-                let c = BilledCallParts {
-                    usage: e.get("usage").filter(|u| !u.is_null()),
-                    source: CallSource::UsageEntry(kind),
-                    provider: provider.as_deref(),
-                    model: model.as_deref(),
-                    response_id: None,
-                    message_timestamp: None,
-                    nested_calls: None,
-                };
-                self.push_call(session, e, c, d);
-            }
-            Some(b"\"compaction\"" | b"\"branch_summary\"") => {
-                if let Some(u) = e.get("usage").filter(|u| !u.is_null()) {
-                    let provider = e.str("provider");
-                    let model = e.str("model");
-                    let c = BilledCallParts {
-                        usage: Some(u),
-                        source: CallSource::Summarization,
-                        provider: provider.as_deref(),
-                        model: model.as_deref(),
-                        response_id: None,
-                        message_timestamp: None,
-                        nested_calls: None,
-                    };
-                    self.push_call(session, e, c, d);
-                }
-            }
-            _ => {}
+            Some(UsageFacts::InOrder) | None => {}
+        }
+        if let Some(c) = call_parts(e) {
+            self.push_call(session, e, c, d);
         }
         Ok(())
     }
 
+    fn ahead(&self) -> Option<Arc<dyn Ahead>> {
+        Some(Arc::new(AheadFn(usage_facts)))
+    }
+
     fn end(&mut self, _session: SessionCalls, _d: &mut Diags) -> Result<(), Stop> {
         Ok(())
+    }
+}
+
+/// The parts of the call entry `e` makes, when it makes one: the sources Pi 1.6.0's
+/// getSessionStats adds up (agent-session.js), kept apart.
+fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
+    let parts = |usage, source, kind, provider, model| BilledCallParts {
+        usage,
+        source,
+        kind,
+        provider,
+        model,
+        response_id: None,
+        message_timestamp: None,
+        nested_calls: None,
+    };
+    match e.get("type").as_deref() {
+        Some(b"\"message\"") => {
+            let message = e.message()?;
+            if message.is_assistant() {
+                // Keyed as Pi keys it: provider and `responseModel ?? model`.
+                let provider = message.provider.and_then(Raw::as_str);
+                let usage = message.usage.filter(|u| !u.is_null());
+                Some(BilledCallParts {
+                    response_id: message.response_id.and_then(Raw::as_str),
+                    message_timestamp: message.timestamp,
+                    ..parts(
+                        usage,
+                        CallSource::Message,
+                        None,
+                        provider,
+                        message.billed_model(),
+                    )
+                })
+            } else if message.is_tool_result() {
+                // Counted only with a usage, as Pi counts it.
+                let usage = message.usage.filter(|u| !u.is_null())?;
+                Some(BilledCallParts {
+                    message_timestamp: message.timestamp,
+                    nested_calls: message.nested_calls,
+                    ..parts(Some(usage), CallSource::ToolResult, None, None, None)
+                })
+            } else {
+                None
+            }
+        }
+        Some(b"\"usage\"" | b"\"model_usage\"") => {
+            // Every usage entry is a billed call, whatever its kind (an unknown one too).
+            // oh-my-pi's `model_usage` entry is one too, its `purpose` standing for the kind.
+            let kind = e.str("kind").or_else(|| e.str("purpose"));
+            let usage = e.get("usage").filter(|u| !u.is_null());
+            let source = CallSource::UsageEntry(0);
+            Some(parts(
+                usage,
+                source,
+                kind,
+                e.str("provider"),
+                e.str("model"),
+            ))
+        }
+        Some(b"\"compaction\"" | b"\"branch_summary\"") => {
+            let usage = e.get("usage").filter(|u| !u.is_null())?;
+            let source = CallSource::Summarization;
+            Some(parts(
+                Some(usage),
+                source,
+                None,
+                e.str("provider"),
+                e.str("model"),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// What pi-usage reads from an entry ahead of the reader ([`Ahead`]).
+enum UsageFacts {
+    /// The entry makes no call: it cannot matter.
+    NoCall,
+    /// A call read without a problem to report.
+    Call(Box<CallAhead>),
+    /// Read by the reader in order: its reading reports something, or it names a usage
+    /// entry's kind or another usage field (numbered in order).
+    InOrder,
+}
+
+/// A call read ahead of the reader, and where its provider and model are in its line.
+struct CallAhead {
+    call: CallRead,
+    provider: Option<(usize, usize)>,
+    model: Option<(usize, usize)>,
+}
+
+impl CallAhead {
+    /// The call's provider and model, from its line `e`; `None` when they are not there.
+    fn names<'e>(&self, e: &Entry<'e>) -> Option<(Option<&'e str>, Option<&'e str>)> {
+        let text = |at: Option<(usize, usize)>| match at {
+            Some((from, to)) => std::str::from_utf8(e.line.bytes.get(from..to)?)
+                .ok()
+                .map(Some),
+            None => Some(None),
+        };
+        Some((text(self.provider)?, text(self.model)?))
+    }
+}
+
+/// [`UsageFacts`] of entry `e`: what [`Collector`]'s `entry` would read of it, when it can be
+/// read without the input's tables and without reporting anything.
+fn usage_facts(e: &Entry<'_>) -> UsageFacts {
+    let Some(c) = call_parts(e) else {
+        return UsageFacts::NoCall;
+    };
+    if let CallSource::UsageEntry(_) = c.source {
+        return UsageFacts::InOrder;
+    }
+    let mut named = false;
+    let mut scratch = Vec::new();
+    let mut d = Diags::quiet("pi-usage", "");
+    let call = CallReader {
+        names: &mut |_| {
+            named = true;
+            0
+        },
+        scratch: &mut scratch,
+    }
+    .read(e, &c, &mut d);
+    // Where a string is in the line: one written without escapes is a slice of it.
+    let line = e.line.bytes.as_ptr_range();
+    let at = |s: &Option<Cow<'_, str>>| match s {
+        None => Some(None),
+        Some(Cow::Borrowed(s)) if line.contains(&s.as_ptr()) => {
+            let from = s.as_ptr() as usize - line.start as usize;
+            Some(Some((from, from + s.len())))
+        }
+        Some(_) => None,
+    };
+    match (at(&c.provider), at(&c.model)) {
+        (Some(provider), Some(model)) if !named && d.counts().total() == 0 => {
+            UsageFacts::Call(Box::new(CallAhead {
+                call,
+                provider,
+                model,
+            }))
+        }
+        _ => UsageFacts::InOrder,
     }
 }
 
@@ -471,6 +607,61 @@ fn entry_time_ms(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reader::{self, Visitor};
+
+    /// What [`usage_facts`] makes of each entry of `text` (one session).
+    fn facts_of(text: &str) -> Vec<&'static str> {
+        struct Facts(Vec<&'static str>);
+        impl Visitor for Facts {
+            fn header(&mut self, _: &Header<'_>, _: &mut Diags) -> Result<(), Stop> {
+                Ok(())
+            }
+            fn entry(&mut self, e: &Entry<'_>, _: &mut Diags) -> Result<(), Stop> {
+                self.0.push(match usage_facts(e) {
+                    UsageFacts::NoCall => "no call",
+                    UsageFacts::Call(_) => "call",
+                    UsageFacts::InOrder => "in order",
+                });
+                Ok(())
+            }
+            fn end(&mut self, _: &mut Diags) -> Result<(), Stop> {
+                Ok(())
+            }
+        }
+        let mut v = Facts(Vec::new());
+        let mut d = Diags::quiet("pi-usage", "t");
+        let header = r#"{"type":"session","version":3,"id":"s","timestamp":"t"}"#;
+        let input = format!("{header}\n{text}");
+        reader::read_slice(input.as_bytes(), false, &mut d, &mut v).unwrap();
+        v.0
+    }
+
+    /// Issue 20: an entry that makes no call needs nothing more; a call read without a
+    /// problem is read ahead; what reports something, or numbers a name in order, is read
+    /// in order.
+    #[test]
+    fn calls_are_read_ahead_only_when_nothing_is_reported() {
+        let m = |role: &str, rest: &str| {
+            format!(
+                r#"{{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{{"role":"{role}"{rest}}}}}"#
+            )
+        };
+        let cases = [
+            (m("user", r#","content":"x""#), "no call"),
+            (m("toolResult", r#","content":[]"#), "no call"),
+            (r#"{"type":"custom","id":"b","parentId":null,"timestamp":"t"}"#.into(), "no call"),
+            (m("assistant", r#","provider":"p","model":"m","usage":{"input":1,"output":2,"cost":{"total":0.5}}"#), "call"),
+            (m("toolResult", r#","usage":{"input":1}"#), "call"),
+            (m("assistant", r#","provider":"p\u0031","model":"m","usage":{"input":1}"#), "in order"),
+            (m("assistant", r#","provider":"p","model":"m","usage":{"input":-1}"#), "in order"),
+            (m("assistant", r#","provider":"p","model":"m","usage":{"input":1,"premium":2}"#), "in order"),
+            (r#"{"type":"usage","id":"c","parentId":null,"timestamp":"t","kind":"k","usage":{"input":1}}"#.into(), "in order"),
+            (r#"{"type":"compaction","id":"c","parentId":null,"timestamp":"yesterday","usage":{"input":1}}"#.into(), "in order"),
+        ];
+        for (line, want) in cases {
+            assert_eq!(facts_of(&line), [want], "{line}");
+        }
+    }
 
     #[test]
     fn entry_timestamps_by_the_usage_rule() {
