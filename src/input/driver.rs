@@ -19,11 +19,18 @@ use std::sync::{mpsc, Condvar, Mutex};
 /// files they hold open (at most two each) stay well inside the process's open-file limit:
 /// more would fail with "Too many open files".
 pub fn worker_count(asked: Option<usize>, inputs: usize) -> usize {
-    let cpus = rayon::current_num_threads();
+    let cpus = cpus();
     let asked = asked.unwrap_or(cpus);
     let useful = (cpus * MAX_PER_CPU).max(MAX_ANYWAY);
     let files = open_file_limit().map_or(usize::MAX, |n| n.saturating_sub(64) / 2);
     asked.min(inputs).min(useful).min(files).max(1)
+}
+
+/// The CPUs this process may run on. Not rayon's `current_num_threads`, which starts rayon's
+/// pool to count them: its idle threads spin (`sched_yield`, 66 calls in a run over one
+/// 200 MB file) on the cores the workers and the chunk helpers need.
+pub fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Threads per CPU past which more only wait (reading is CPU-bound, and the page cache or a
@@ -227,7 +234,7 @@ where
     let tty = stdout.is_terminal();
     let mut lock = stdout.lock();
     let mut out = Out::direct(&mut lock, tty);
-    let cpus = threads.unwrap_or_else(rayon::current_num_threads).max(1);
+    let cpus = threads.unwrap_or_else(cpus).max(1);
     chunks::BUDGET.set_total(cpus);
     if sources.len() == 1 {
         let _busy = chunks::Busy::start();
