@@ -550,9 +550,13 @@ fn usage_facts(e: &Entry<'_>) -> UsageFacts {
     if let CallSource::UsageEntry(_) = c.source {
         return UsageFacts::InOrder;
     }
+    thread_local! {
+        /// The identity's scratch space on this thread, kept from call to call.
+        static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
     let mut named = false;
-    let mut scratch = Vec::new();
     let mut d = Diags::quiet("pi-usage", "");
+    let mut scratch = SCRATCH.take();
     let call = CallReader {
         names: &mut |_| {
             named = true;
@@ -561,6 +565,7 @@ fn usage_facts(e: &Entry<'_>) -> UsageFacts {
         scratch: &mut scratch,
     }
     .read(e, &c, &mut d);
+    SCRATCH.set(scratch);
     // Where a string is in the line: one written without escapes is a slice of it.
     let line = e.line.bytes.as_ptr_range();
     let at = |s: &Option<Cow<'_, str>>| match s {
