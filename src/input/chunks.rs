@@ -1,7 +1,8 @@
 //! One large input on several cores (issue 20): the bytes are cut at line starts into chunks;
 //! threads work chunks ahead of the reader, in any order, and the reader takes the results in
 //! chunk order ([`in_order`]). Only the work that does not depend on earlier lines runs ahead
-//! (validating a line and locating its members: `reader::prescan`); everything that needs
+//! (splitting the chunk into lines, validating each and locating its members, and what a tool
+//! reads from each entry alone: `reader::prescan`, `reader::Ahead`); everything that needs
 //! order (sessions, the tree, first occurrences) stays with the one reader, so a tool's
 //! output is the same on one core or many.
 //!
@@ -148,7 +149,6 @@ struct Shared<T> {
     stopped: bool,
 }
 
-/// The chunks of one input and the pipeline over them; see [`in_order`].
 /// The chunks of one input and the pipeline over them ([`in_order`]).
 struct Ordered<'a, T, W> {
     data: &'a [u8],
