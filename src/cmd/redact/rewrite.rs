@@ -11,7 +11,7 @@ use super::placeholder::{of_image, of_text, push_placeholder, Size, TextKind};
 use super::retime::shifted;
 use super::tally::Tally;
 use crate::hash::FastMap;
-use crate::json::{self, Raw};
+use crate::json::{self, Element, Raw};
 use crate::output::{push_value, write_str};
 use std::borrow::Cow;
 
@@ -618,11 +618,25 @@ impl<'r> Rewriter<'r> {
     fn content(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize) {
         match raw.first() {
             Some(b'"') => self.text(kind, raw, out),
-            Some(b'[') => write_array(raw, out, |el, out| match el.first() {
-                Some(b'{') => self.block(kind, el, out, depth + 1),
-                Some(b'"') => self.text(kind, el, out),
-                _ => self.data(el, out, depth + 1, "", Labels::None),
-            }),
+            Some(b'[') => {
+                // Each block read once: its members as the array is walked.
+                out.push(b'[');
+                let mut first = true;
+                raw.for_each_element_or_fields(|el| {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    match el {
+                        Element::Object(fields) => {
+                            self.block(kind, &fields.collect(), out, depth + 1)
+                        }
+                        Element::Other(el) if el.first() == Some(&b'"') => self.text(kind, el, out),
+                        Element::Other(el) => self.data(el, out, depth + 1, "", Labels::None),
+                    }
+                });
+                out.push(b']');
+            }
             _ => self.data(raw, out, depth, "", Labels::None),
         }
     }
@@ -630,17 +644,16 @@ impl<'r> Rewriter<'r> {
     /// A content block: text, thinking, a tool call, an image, or another kind. An image's
     /// placeholder is made before its members are walked (it needs the MIME type, which may
     /// come after the data).
-    fn block(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize) {
-        let m = members(raw);
-        let block = last_str(&m, "type");
+    fn block(&mut self, kind: TextKind, m: &Members<'_>, out: &mut Vec<u8>, depth: usize) {
+        let block = last_str(m, "type");
         self.image = (block == "image")
-            .then(|| last(&m, "data").filter(|d| d.first() == Some(&b'"')))
+            .then(|| last(m, "data").filter(|d| d.first() == Some(&b'"')))
             .flatten()
             .map(|data| {
-                let mime = last(&m, "mimeType").and_then(Raw::as_str);
+                let mime = last(m, "mimeType").and_then(Raw::as_str);
                 of_image(mime.as_deref(), data.len().saturating_sub(2))
             });
-        self.members(&m, out, depth, |k| block_act(&block, kind, k));
+        self.members(m, out, depth, |k| block_act(&block, kind, k));
         self.image = None;
     }
 

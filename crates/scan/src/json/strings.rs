@@ -267,6 +267,132 @@ pub(super) fn written_blocks(
     Some(added + written_plain(body, at - carried)?)
 }
 
+/// The characters and line feeds of the text a JSON string body stands for
+/// ([`text_counts`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextCounts {
+    /// Characters, as [`decode_string_body`](super::decode_string_body) decodes: an escape is
+    /// one, a surrogate pair one, a lone surrogate one (U+FFFD).
+    pub chars: u64,
+    /// Line feeds: `\n` and `\u000a` escapes (a string holds no raw line feed).
+    pub line_feeds: u64,
+}
+
+/// The characters and line feeds of the text of a validated JSON string body (between its
+/// quotes) that is valid UTF-8, read 64 bytes a step without decoding it: each character
+/// starts with one byte that is not a continuation byte (`0x80..=0xBF`), and an escape stands
+/// for one character, so the characters are the bytes, less the continuation bytes, less what
+/// escapes take beyond one byte each. Only `\u` escapes are read one by one. On a body that is
+/// not valid it returns some count and never panics, but the count means nothing.
+pub fn text_counts(body: &[u8]) -> TextCounts {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
+            // SAFETY: the CPU has AVX2 and POPCNT, checked just above.
+            return unsafe { x86::text_counts_avx2(body) };
+        }
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { x86::text_counts_sse2(body) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    count_blocks(body, text_bytes_bytewise)
+}
+
+/// Of a 64-byte block, one bit per byte: backslashes, continuation bytes, `n`, `u` (what
+/// [`count_blocks`] needs), byte by byte: off x86-64, and what the vector paths are tested
+/// against.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn text_bytes_bytewise(bytes: &[u8; 64]) -> [u64; 4] {
+    let mask =
+        |f: &dyn Fn(u8) -> bool| (0..64).fold(0u64, |m, k| m | (u64::from(f(bytes[k])) << k));
+    [
+        mask(&|c| c == b'\\'),
+        mask(&|c| (0x80..0xC0).contains(&c)),
+        mask(&|c| c == b'n'),
+        mask(&|c| c == b'u'),
+    ]
+}
+
+/// [`text_counts`] over whichever `classify` the CPU allows (backslash, continuation, `n` and
+/// `u` masks of a block); the last block, shorter, is padded with zeros (none of those).
+#[inline(always)]
+fn count_blocks(body: &[u8], classify: impl Fn(&[u8; 64]) -> [u64; 4]) -> TextCounts {
+    let (mut continuation, mut backslashes, mut letters) = (0u64, 0u64, 0u64);
+    let (mut line_feeds, mut extra) = (0u64, 0u64);
+    // The index past the last `\u` escape read (a pair's second half is read with the first).
+    let mut unicode_end = 0;
+    let mut carry = 0u64;
+    let mut at = 0;
+    while at < body.len() {
+        let mut padded = [0u8; 64];
+        let (bytes, within) = match body.get(at..at + 64) {
+            Some(whole) => (whole.try_into().expect("64 bytes"), u64::MAX),
+            None => {
+                let n = body.len() - at;
+                padded[..n].copy_from_slice(&body[at..]);
+                (&padded, (1u64 << n) - 1)
+            }
+        };
+        let [backslash, cont, n, u] = classify(bytes);
+        continuation += u64::from(cont.count_ones());
+        backslashes += u64::from(backslash.count_ones());
+        let escaped = escaped_bytes(backslash, &mut carry) & !backslash & within;
+        if escaped != 0 {
+            letters += u64::from(escaped.count_ones());
+            line_feeds += u64::from((escaped & n).count_ones());
+            let mut unicode = escaped & u;
+            while unicode != 0 {
+                // The backslash before the `u` (the previous block's last byte for bit 0).
+                let j = (at + unicode.trailing_zeros() as usize).wrapping_sub(1);
+                unicode &= unicode - 1;
+                if j < unicode_end || j >= body.len() {
+                    continue;
+                }
+                let (line_feed, len) = unicode_escape(body, j);
+                // Six bytes (a pair: twelve, two escapes) for one character.
+                extra += if len == 12 { 9 } else { 4 };
+                line_feeds += u64::from(line_feed);
+                unicode_end = j + len;
+            }
+        }
+        at += 64;
+    }
+    // Each escape is a backslash and the byte after it (`\\` or a letter): they number half
+    // the backslashes and escaped letters.
+    let escapes = (backslashes + letters) / 2;
+    TextCounts {
+        chars: (body.len() as u64)
+            .saturating_sub(continuation + escapes)
+            .saturating_sub(extra),
+        line_feeds,
+    }
+}
+
+/// The four hex digits at `b[at..]` as a number, if they are four hex digits.
+fn hex4_value(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at + 4)?.iter().try_fold(0u32, |v, &c| {
+        let d = (c as char).to_digit(16)?;
+        Some(v << 4 | d)
+    })
+}
+
+/// The `\u` escape at `body[j]`: whether it stands for a line feed, and its length (a
+/// surrogate pair is one escape, twelve bytes).
+fn unicode_escape(body: &[u8], j: usize) -> (bool, usize) {
+    match hex4_value(body, j + 2) {
+        Some(0xD800..=0xDBFF)
+            if body.get(j + 6..j + 8) == Some(b"\\u")
+                && matches!(hex4_value(body, j + 8), Some(0xDC00..=0xDFFF)) =>
+        {
+            (false, 12)
+        }
+        Some(0x0A) => (true, 6),
+        _ => (false, 6),
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86 {
     //! The block classifiers for x86-64 and the block loops compiled with them.
@@ -422,6 +548,72 @@ pub(super) mod x86 {
             not_escapable: join(3),
             u: join(4),
         }
+    }
+
+    /// [`text_counts`](super::text_counts) with AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and POPCNT.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(in super::super) unsafe fn text_counts_avx2(body: &[u8]) -> super::TextCounts {
+        super::count_blocks(body, |bytes| text_bytes_avx2(bytes))
+    }
+
+    /// [`text_counts`](super::text_counts) with SSE2 (always present on x86-64).
+    #[target_feature(enable = "sse2")]
+    pub(in super::super) fn text_counts_sse2(body: &[u8]) -> super::TextCounts {
+        super::count_blocks(body, |bytes| text_bytes_sse2(bytes))
+    }
+
+    /// Backslashes, continuation bytes (`0x80..=0xBF`: below -64 as signed bytes), `n`, `u`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn text_bytes_avx2(bytes: &[u8; 64]) -> [u64; 4] {
+        // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and need
+        // no alignment.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()),
+                _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
+            )
+        };
+        let (backslash, n, u) = (
+            _mm256_set1_epi8(b'\\' as i8),
+            _mm256_set1_epi8(b'n' as i8),
+            _mm256_set1_epi8(b'u' as i8),
+        );
+        let below = _mm256_set1_epi8(-64);
+        let bits = |l: __m256i, h: __m256i| {
+            u64::from(_mm256_movemask_epi8(l) as u32)
+                | u64::from(_mm256_movemask_epi8(h) as u32) << 32
+        };
+        [
+            bits(
+                _mm256_cmpeq_epi8(lo, backslash),
+                _mm256_cmpeq_epi8(hi, backslash),
+            ),
+            bits(_mm256_cmpgt_epi8(below, lo), _mm256_cmpgt_epi8(below, hi)),
+            bits(_mm256_cmpeq_epi8(lo, n), _mm256_cmpeq_epi8(hi, n)),
+            bits(_mm256_cmpeq_epi8(lo, u), _mm256_cmpeq_epi8(hi, u)),
+        ]
+    }
+
+    /// [`text_bytes_avx2`] with SSE2, 16 bytes a step.
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn text_bytes_sse2(bytes: &[u8; 64]) -> [u64; 4] {
+        let mut m = [0u64; 4];
+        for (k, part) in bytes.chunks_exact(16).enumerate() {
+            // SAFETY: `part` is 16 bytes in bounds; the load needs no alignment.
+            let x = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
+            let bits = |v: __m128i| u64::from(_mm_movemask_epi8(v) as u16);
+            let eq = |c: u8| bits(_mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8)));
+            let cont = bits(_mm_cmplt_epi8(x, _mm_set1_epi8(-64)));
+            for (all, b) in m.iter_mut().zip([eq(b'\\'), cont, eq(b'n'), eq(b'u')]) {
+                *all |= b << (16 * k);
+            }
+        }
+        m
     }
 
     #[cfg(test)]
@@ -702,6 +894,83 @@ mod tests {
                 // The quote lies past the whole blocks, for the byte loop to find.
                 Err(at) => assert!(want >= at, "{}", String::from_utf8_lossy(&b)),
             }
+        }
+    }
+
+    /// The text counts, on every path the CPU has, against decoding the body and counting:
+    /// bodies of escapes and multi-byte characters in every order and at every offset of the
+    /// 64-byte blocks, and runs of backslashes across a block's end.
+    #[test]
+    fn text_counts_agree_with_decoding() {
+        let pieces: &[&str] = &[
+            "a",
+            "n",
+            "u",
+            " ",
+            "é",
+            "数",
+            "😀",
+            "\\n",
+            "\\\\",
+            "\\\"",
+            "\\t",
+            "\\/",
+            "\\u000a",
+            "\\u000A",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\udc00",
+            "\\\\n",
+            "\\\\u",
+            "\\u001b",
+            "\\ud83d\\u000a",
+        ];
+        let mut rng = pi_jsonl_gen::Rng::new(25);
+        let mut bodies: Vec<String> = (0..6_000)
+            .map(|round| {
+                let mut body = String::new();
+                while body.len() < round % 200 {
+                    body.push_str(pieces[rng.below(pieces.len() as u64) as usize]);
+                }
+                body
+            })
+            .collect();
+        for len in [62, 63, 64, 65, 127, 128] {
+            for run in 1..6 {
+                for tail in ["n", "u000a", "\"", "/", "ud83d\\ude00"] {
+                    let mut body = "a".repeat(len - run.min(len));
+                    body.push_str(&"\\\\".repeat(run / 2));
+                    if run % 2 == 1 {
+                        body.push('\\');
+                        body.push_str(tail);
+                    }
+                    bodies.push(body);
+                }
+            }
+        }
+        for body in &bodies {
+            let text = super::super::decode_string_body(body.as_bytes());
+            let want = TextCounts {
+                chars: text.chars().count() as u64,
+                line_feeds: text.bytes().filter(|&c| c == b'\n').count() as u64,
+            };
+            let b = body.as_bytes();
+            assert_eq!(
+                count_blocks(b, text_bytes_bytewise),
+                want,
+                "bytewise {body}"
+            );
+            assert_eq!(text_counts(b), want, "{body}");
+            #[cfg(target_arch = "x86_64")]
+            {
+                // SAFETY: SSE2 is part of the x86-64 baseline.
+                assert_eq!(unsafe { x86::text_counts_sse2(b) }, want, "SSE2 {body}");
+            }
+        }
+        // Not valid UTF-8 or not a valid body: some count, no panic.
+        for bad in [&b"\\"[..], b"\\u12", b"\xff\xbf\\", b"\\ud800\\u"] {
+            let _ = text_counts(bad);
         }
     }
 }
