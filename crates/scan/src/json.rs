@@ -26,7 +26,7 @@ mod raw;
 mod strings;
 
 pub use raw::{Element, Fields, Raw};
-pub use strings::{escaped_bytes, text_counts, TextCounts};
+pub use strings::{escaped_bytes, string_counts, text_counts, TextCounts};
 
 use std::borrow::Cow;
 use std::fmt;

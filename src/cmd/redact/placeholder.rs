@@ -107,7 +107,11 @@ impl Size {
     /// [`crate::json::decode_string_body`] decodes: a surrogate pair is one character, a lone
     /// surrogate one U+FFFD). On a body that is not UTF-8 the answer means nothing.
     pub fn of_utf8_json_body(body: &[u8]) -> Size {
-        let counts = json::text_counts(body);
+        Size::of_counts(json::text_counts(body), body)
+    }
+
+    /// The size of the text of a JSON string body from its counts ([`json::text_counts`]).
+    pub fn of_counts(counts: json::TextCounts, body: &[u8]) -> Size {
         Size {
             chars: counts.chars,
             lines: (counts.line_feeds + 1).saturating_sub(trailing_newlines(body)),

@@ -11,7 +11,7 @@ use super::placeholder::{of_image, of_text, push_placeholder, Size, TextKind};
 use super::retime::shifted;
 use super::tally::Tally;
 use crate::hash::FastMap;
-use crate::json::{self, Element, Raw};
+use crate::json::{self, Element, Raw, TextCounts};
 use crate::output::{push_value, write_str};
 use std::borrow::Cow;
 
@@ -278,6 +278,9 @@ pub struct Rewriter<'r> {
     /// Whether the current record is valid UTF-8 (then so is each of its strings, and its
     /// text is copied without checking it again).
     utf8: bool,
+    /// The strings of the content block being written whose texts were counted as the block
+    /// was read (the address of each one's opening quote, and its counts).
+    counted: Vec<(usize, TextCounts)>,
 }
 
 impl<'r> Rewriter<'r> {
@@ -301,6 +304,7 @@ impl<'r> Rewriter<'r> {
             record_start: 0,
             changed: false,
             utf8: false,
+            counted: Vec::new(),
         }
     }
 
@@ -544,9 +548,11 @@ impl<'r> Rewriter<'r> {
         }
         // The placeholder needs only the text's size: read from the string as written, which
         // spares decoding (and copying) every replaced text.
-        let size = match self.utf8 {
-            true => Size::of_utf8_json_body(body),
-            false => Size::of_json_body(body)
+        let counted = self.counted.iter().find(|c| c.0 == raw.as_ptr() as usize);
+        let size = match (self.utf8, counted) {
+            (true, Some(&(_, counts))) => Size::of_counts(counts, body),
+            (true, None) => Size::of_utf8_json_body(body),
+            (false, _) => Size::of_json_body(body)
                 .unwrap_or_else(|| Size::of(&raw.as_str().unwrap_or_default())),
         };
         let start = out.len();
@@ -629,7 +635,19 @@ impl<'r> Rewriter<'r> {
                     first = false;
                     match el {
                         Element::Object(fields) => {
-                            self.block(kind, &fields.collect(), out, depth + 1)
+                            // Its texts counted as their ends are found (the members
+                            // `block_act` takes for text).
+                            let mut m = Members::with_capacity(8);
+                            self.counted.clear();
+                            let is_text = |k: &[u8]| k == b"text" || k == b"thinking";
+                            while let Some((k, v, counts)) = fields.next_counted(is_text) {
+                                if let Some(c) = counts {
+                                    self.counted.push((v.as_ptr() as usize, c));
+                                }
+                                m.push((k, v));
+                            }
+                            self.block(kind, &m, out, depth + 1);
+                            self.counted.clear();
                         }
                         Element::Other(el) if el.first() == Some(&b'"') => self.text(kind, el, out),
                         Element::Other(el) => self.data(el, out, depth + 1, "", Labels::None),

@@ -317,10 +317,25 @@ impl<'a> Fields<'a> {
     }
 }
 
-impl<'a> Iterator for Fields<'a> {
-    type Item = (&'a [u8], Raw<'a>);
+impl<'a> Fields<'a> {
+    /// The next member, as [`Iterator::next`] gives it, and when its value is a string and
+    /// `count(raw_key)` says so, the characters and line feeds of its text
+    /// ([`string_counts`](super::string_counts), for text that is valid UTF-8): the string's
+    /// end is found as its text is counted, where skipping it and counting after would read
+    /// it twice.
+    pub fn next_counted(
+        &mut self,
+        count: impl FnOnce(&[u8]) -> bool,
+    ) -> Option<(&'a [u8], Raw<'a>, Option<super::TextCounts>)> {
+        self.member(count)
+    }
 
-    fn next(&mut self) -> Option<(&'a [u8], Raw<'a>)> {
+    /// The next member; its value's text counted when it is a string and `count(key)` is true.
+    #[inline]
+    fn member(
+        &mut self,
+        count: impl FnOnce(&[u8]) -> bool,
+    ) -> Option<(&'a [u8], Raw<'a>, Option<super::TextCounts>)> {
         let b = self.b;
         let mut i = self.i;
         if self.done || b.get(i) != Some(&b'"') {
@@ -338,7 +353,13 @@ impl<'a> Iterator for Fields<'a> {
         if i >= b.len() {
             return None;
         }
-        let end = skip_valid(b, i);
+        let (end, counts) = match b[i] {
+            b'"' if count(key) => {
+                let (end, counts) = super::string_counts(b, i);
+                (end, Some(counts))
+            }
+            _ => (skip_valid(b, i), None),
+        };
         let value = Raw(&b[i..end]);
         i = skip_ws(b, end);
         self.i = i;
@@ -346,7 +367,15 @@ impl<'a> Iterator for Fields<'a> {
             self.i = skip_ws(b, i + 1);
             self.done = false;
         }
-        Some((key, value))
+        Some((key, value, counts))
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = (&'a [u8], Raw<'a>);
+
+    fn next(&mut self) -> Option<(&'a [u8], Raw<'a>)> {
+        self.member(|_| false).map(|(key, value, _)| (key, value))
     }
 }
 
@@ -477,6 +506,31 @@ mod tests {
             Element::Other(v) => seen.push(Some(v.to_vec())),
         });
         assert_eq!(seen, [Some(b"a".to_vec()), Some(b"\"after\"".to_vec())]);
+    }
+
+    /// Members read with their strings counted are the members read plainly, and each string's
+    /// counts are its text's.
+    #[test]
+    fn counted_members_are_the_members() {
+        let texts = [
+            r#"{}"#,
+            r#"{"type":"text","text":"a \" } ] { [ \\ \n\u000a","n":1,"o":{"s":"\""},"e":""}"#,
+            r#"{ "a" : "x" , "b" : [ "y" ] , "c" : "\ud83d\ude00é" }"#,
+        ];
+        for text in texts {
+            let raw = crate::json::validate(text.as_bytes()).expect("valid");
+            let mut plain = vec![];
+            raw.for_each_field(|k, v| plain.push((k.to_vec(), v.to_vec())));
+            let mut counted = vec![];
+            let mut fields = super::Fields::new(raw.bytes(), 0);
+            while let Some((k, v, c)) = fields.next_counted(|k| k != b"n") {
+                let want = (v.first() == Some(&b'"') && k != b"n")
+                    .then(|| crate::json::text_counts(&v[1..v.len() - 1]));
+                assert_eq!(c, want, "{text}: {}", String::from_utf8_lossy(k));
+                counted.push((k.to_vec(), v.to_vec()));
+            }
+            assert_eq!(counted, plain, "{text}");
+        }
     }
 
     #[test]

@@ -285,29 +285,43 @@ pub struct TextCounts {
 /// escapes take beyond one byte each. Only `\u` escapes are read one by one. On a body that is
 /// not valid it returns some count and never panics, but the count means nothing.
 pub fn text_counts(body: &[u8]) -> TextCounts {
+    counts_to_quote(body, 0).1
+}
+
+/// [`text_counts`] of the validated string whose opening quote is `b[open]`, and the index
+/// just past its closing quote (the first quote no backslash escapes; `b.len()` when there is
+/// none): the string's end found and its text counted in the same pass, where finding the end
+/// first ([`super::Raw`]'s walkers) and counting after reads the text twice.
+pub fn string_counts(b: &[u8], open: usize) -> (usize, TextCounts) {
+    counts_to_quote(b, open + 1)
+}
+
+/// [`count_blocks`] on the best path the CPU has.
+fn counts_to_quote(b: &[u8], from: usize) -> (usize, TextCounts) {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("popcnt")
         {
             // SAFETY: the CPU has AVX2 and POPCNT, checked just above.
-            return unsafe { x86::text_counts_avx2(body) };
+            return unsafe { x86::text_counts_avx2(b, from) };
         }
         // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe { x86::text_counts_sse2(body) }
+        unsafe { x86::text_counts_sse2(b, from) }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    count_blocks(body, text_bytes_bytewise)
+    count_blocks(b, from, text_bytes_bytewise)
 }
 
-/// Of a 64-byte block, one bit per byte: backslashes, continuation bytes, `n`, `u` (what
-/// [`count_blocks`] needs), byte by byte: off x86-64, and what the vector paths are tested
-/// against.
+/// Of a 64-byte block, one bit per byte: quotes, backslashes, continuation bytes, `n`, `u`
+/// (what [`count_blocks`] needs), byte by byte: off x86-64, and what the vector paths are
+/// tested against.
 #[cfg(any(test, not(target_arch = "x86_64")))]
-fn text_bytes_bytewise(bytes: &[u8; 64]) -> [u64; 4] {
+fn text_bytes_bytewise(bytes: &[u8; 64]) -> [u64; 5] {
     let mask =
         |f: &dyn Fn(u8) -> bool| (0..64).fold(0u64, |m, k| m | (u64::from(f(bytes[k])) << k));
     [
+        mask(&|c| c == b'"'),
         mask(&|c| c == b'\\'),
         mask(&|c| (0x80..0xC0).contains(&c)),
         mask(&|c| c == b'n'),
@@ -315,58 +329,93 @@ fn text_bytes_bytewise(bytes: &[u8; 64]) -> [u64; 4] {
     ]
 }
 
-/// [`text_counts`] over whichever `classify` the CPU allows (backslash, continuation, `n` and
-/// `u` masks of a block); the last block, shorter, is padded with zeros (none of those).
+/// The text from `b[from]` (inside a string, not inside an escape) to the first quote no
+/// backslash escapes (or the end of `b`), counted ([`text_counts`]), and the index just past
+/// that quote; over whichever `classify` the CPU allows (quote, backslash, continuation, `n`
+/// and `u` masks of a block). The last block, shorter, is padded with zeros (none of those).
 #[inline(always)]
-fn count_blocks(body: &[u8], classify: impl Fn(&[u8; 64]) -> [u64; 4]) -> TextCounts {
-    let (mut continuation, mut backslashes, mut letters) = (0u64, 0u64, 0u64);
-    let (mut line_feeds, mut extra) = (0u64, 0u64);
-    // The index past the last `\u` escape read (a pair's second half is read with the first).
-    let mut unicode_end = 0;
+fn count_blocks(
+    b: &[u8],
+    from: usize,
+    classify: impl Fn(&[u8; 64]) -> [u64; 5],
+) -> (usize, TextCounts) {
+    let mut n = Counted::default();
     let mut carry = 0u64;
-    let mut at = 0;
-    while at < body.len() {
+    let mut at = from;
+    let mut body_end = b.len();
+    while at < b.len() {
         let mut padded = [0u8; 64];
-        let (bytes, within) = match body.get(at..at + 64) {
+        let (bytes, mut within) = match b.get(at..at + 64) {
             Some(whole) => (whole.try_into().expect("64 bytes"), u64::MAX),
             None => {
-                let n = body.len() - at;
-                padded[..n].copy_from_slice(&body[at..]);
-                (&padded, (1u64 << n) - 1)
+                let len = b.len() - at;
+                padded[..len].copy_from_slice(&b[at..]);
+                (&padded, (1u64 << len) - 1)
             }
         };
-        let [backslash, cont, n, u] = classify(bytes);
-        continuation += u64::from(cont.count_ones());
-        backslashes += u64::from(backslash.count_ones());
-        let escaped = escaped_bytes(backslash, &mut carry) & !backslash & within;
-        if escaped != 0 {
-            letters += u64::from(escaped.count_ones());
-            line_feeds += u64::from((escaped & n).count_ones());
-            let mut unicode = escaped & u;
-            while unicode != 0 {
-                // The backslash before the `u` (the previous block's last byte for bit 0).
-                let j = (at + unicode.trailing_zeros() as usize).wrapping_sub(1);
-                unicode &= unicode - 1;
-                if j < unicode_end || j >= body.len() {
-                    continue;
-                }
-                let (line_feed, len) = unicode_escape(body, j);
-                // Six bytes (a pair: twelve, two escapes) for one character.
-                extra += if len == 12 { 9 } else { 4 };
-                line_feeds += u64::from(line_feed);
-                unicode_end = j + len;
-            }
+        let [quote, backslash, continuation, letter_n, letter_u] = classify(bytes);
+        let escaped = escaped_bytes(backslash, &mut carry);
+        let quotes = quote & !escaped & within;
+        if quotes != 0 {
+            // The string ends in this block: only the bytes before its quote count.
+            let q = quotes.trailing_zeros();
+            within = (1u64 << q) - 1;
+            body_end = at + q as usize;
+        }
+        let letters = escaped & !backslash & within;
+        n.twice += u64::from((continuation & within).count_ones()) * 2
+            + u64::from((backslash & within).count_ones())
+            + u64::from(letters.count_ones());
+        n.line_feeds += u64::from((letters & letter_n).count_ones());
+        if letters & letter_u != 0 {
+            n.unicode(b, at, letters & letter_u);
+        }
+        if quotes != 0 {
+            break;
         }
         at += 64;
     }
-    // Each escape is a backslash and the byte after it (`\\` or a letter): they number half
-    // the backslashes and escaped letters.
-    let escapes = (backslashes + letters) / 2;
-    TextCounts {
-        chars: (body.len() as u64)
-            .saturating_sub(continuation + escapes)
-            .saturating_sub(extra),
-        line_feeds,
+    let counts = TextCounts {
+        chars: ((body_end - from.min(body_end)) as u64).saturating_sub(n.twice / 2),
+        line_feeds: n.line_feeds,
+    };
+    (b.len().min(body_end + 1), counts)
+}
+
+/// What [`count_blocks`] counts as it goes.
+#[derive(Default)]
+struct Counted {
+    /// Twice the bytes that start no character (the characters are the bytes less half of
+    /// this): each continuation byte counts 2; each escape is a backslash and the byte after
+    /// it (`\\` or a letter), which count 1 each, so an escape of two bytes counts 2; a `\u`
+    /// escape takes 4 bytes more (8), a surrogate pair 9 more than its two escapes (18).
+    twice: u64,
+    line_feeds: u64,
+    /// The index past the last `\u` escape read (a pair's second half is read with the first).
+    unicode_end: usize,
+}
+
+impl Counted {
+    /// The `\u` escapes whose `u` the bits of `letters` mark in the block at `b[at..]`: read one
+    /// by one (rare in text), out of the block loop.
+    #[inline(never)]
+    fn unicode(&mut self, b: &[u8], at: usize, mut letters: u64) {
+        while letters != 0 {
+            // The backslash before the `u` (the previous block's last byte for bit 0).
+            let j = (at + letters.trailing_zeros() as usize).wrapping_sub(1);
+            letters &= letters - 1;
+            if j < self.unicode_end || j >= b.len() {
+                continue;
+            }
+            // A valid escape's digits, and a pair's second half, lie inside the string.
+            let (line_feed, len) = unicode_escape(b, j);
+            // Six bytes for one character: 4 beyond the backslash and letter already counted.
+            // A pair, twelve bytes, is two escapes (two backslashes, two letters) for one
+            // character: 9 beyond those.
+            self.twice += if len == 12 { 18 } else { 8 };
+            self.line_feeds += u64::from(line_feed);
+            self.unicode_end = j + len;
+        }
     }
 }
 
@@ -550,25 +599,29 @@ pub(super) mod x86 {
         }
     }
 
-    /// [`text_counts`](super::text_counts) with AVX2.
+    /// [`count_blocks`](super::count_blocks) with AVX2.
     ///
     /// # Safety
     /// The CPU must have AVX2 and POPCNT.
     #[target_feature(enable = "avx2,popcnt")]
-    pub(in super::super) unsafe fn text_counts_avx2(body: &[u8]) -> super::TextCounts {
-        super::count_blocks(body, |bytes| text_bytes_avx2(bytes))
+    pub(in super::super) unsafe fn text_counts_avx2(
+        b: &[u8],
+        from: usize,
+    ) -> (usize, super::TextCounts) {
+        super::count_blocks(b, from, |bytes| text_bytes_avx2(bytes))
     }
 
-    /// [`text_counts`](super::text_counts) with SSE2 (always present on x86-64).
+    /// [`count_blocks`](super::count_blocks) with SSE2 (always present on x86-64).
     #[target_feature(enable = "sse2")]
-    pub(in super::super) fn text_counts_sse2(body: &[u8]) -> super::TextCounts {
-        super::count_blocks(body, |bytes| text_bytes_sse2(bytes))
+    pub(in super::super) fn text_counts_sse2(b: &[u8], from: usize) -> (usize, super::TextCounts) {
+        super::count_blocks(b, from, |bytes| text_bytes_sse2(bytes))
     }
 
-    /// Backslashes, continuation bytes (`0x80..=0xBF`: below -64 as signed bytes), `n`, `u`.
+    /// Quotes, backslashes, continuation bytes (`0x80..=0xBF`: below -64 as signed bytes),
+    /// `n`, `u`.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn text_bytes_avx2(bytes: &[u8; 64]) -> [u64; 4] {
+    fn text_bytes_avx2(bytes: &[u8; 64]) -> [u64; 5] {
         // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and need
         // no alignment.
         let (lo, hi) = unsafe {
@@ -577,7 +630,8 @@ pub(super) mod x86 {
                 _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
             )
         };
-        let (backslash, n, u) = (
+        let (quote, backslash, n, u) = (
+            _mm256_set1_epi8(b'"' as i8),
             _mm256_set1_epi8(b'\\' as i8),
             _mm256_set1_epi8(b'n' as i8),
             _mm256_set1_epi8(b'u' as i8),
@@ -588,6 +642,7 @@ pub(super) mod x86 {
                 | u64::from(_mm256_movemask_epi8(h) as u32) << 32
         };
         [
+            bits(_mm256_cmpeq_epi8(lo, quote), _mm256_cmpeq_epi8(hi, quote)),
             bits(
                 _mm256_cmpeq_epi8(lo, backslash),
                 _mm256_cmpeq_epi8(hi, backslash),
@@ -601,15 +656,16 @@ pub(super) mod x86 {
     /// [`text_bytes_avx2`] with SSE2, 16 bytes a step.
     #[target_feature(enable = "sse2")]
     #[inline]
-    fn text_bytes_sse2(bytes: &[u8; 64]) -> [u64; 4] {
-        let mut m = [0u64; 4];
+    fn text_bytes_sse2(bytes: &[u8; 64]) -> [u64; 5] {
+        let mut m = [0u64; 5];
         for (k, part) in bytes.chunks_exact(16).enumerate() {
             // SAFETY: `part` is 16 bytes in bounds; the load needs no alignment.
             let x = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
             let bits = |v: __m128i| u64::from(_mm_movemask_epi8(v) as u16);
             let eq = |c: u8| bits(_mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8)));
             let cont = bits(_mm_cmplt_epi8(x, _mm_set1_epi8(-64)));
-            for (all, b) in m.iter_mut().zip([eq(b'\\'), cont, eq(b'n'), eq(b'u')]) {
+            let masks = [eq(b'"'), eq(b'\\'), cont, eq(b'n'), eq(b'u')];
+            for (all, b) in m.iter_mut().zip(masks) {
                 *all |= b << (16 * k);
             }
         }
@@ -956,21 +1012,37 @@ mod tests {
                 line_feeds: text.bytes().filter(|&c| c == b'\n').count() as u64,
             };
             let b = body.as_bytes();
+            let end = b.len();
             assert_eq!(
-                count_blocks(b, text_bytes_bytewise),
-                want,
+                count_blocks(b, 0, text_bytes_bytewise),
+                (end, want),
                 "bytewise {body}"
             );
             assert_eq!(text_counts(b), want, "{body}");
             #[cfg(target_arch = "x86_64")]
             {
                 // SAFETY: SSE2 is part of the x86-64 baseline.
-                assert_eq!(unsafe { x86::text_counts_sse2(b) }, want, "SSE2 {body}");
+                assert_eq!(
+                    unsafe { x86::text_counts_sse2(b, 0) },
+                    (end, want),
+                    "SSE2 {body}"
+                );
             }
+            // The string in a record, followed by more strings: its end found as it is counted.
+            let record = format!(r#"{{"k":"{body}","more":"x\"y","z":"\\"}}"#);
+            let r = record.as_bytes();
+            let want_end = 6 + b.len() + 1;
+            assert_eq!(string_counts(r, 5), (want_end, want), "in a record: {body}");
+            assert_eq!(
+                count_blocks(r, 6, text_bytes_bytewise),
+                (want_end, want),
+                "bytewise, in a record: {body}"
+            );
         }
         // Not valid UTF-8 or not a valid body: some count, no panic.
         for bad in [&b"\\"[..], b"\\u12", b"\xff\xbf\\", b"\\ud800\\u"] {
             let _ = text_counts(bad);
+            let _ = string_counts(bad, 0);
         }
     }
 }
