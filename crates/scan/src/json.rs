@@ -25,8 +25,8 @@
 mod raw;
 mod strings;
 
-pub use raw::{Fields, Raw};
-pub use strings::escaped_bytes;
+pub use raw::{Element, Fields, Raw};
+pub use strings::{escaped_bytes, string_counts, text_counts, TextCounts};
 
 use std::borrow::Cow;
 use std::fmt;

@@ -7,11 +7,57 @@ use super::paths::{looks_like_path, windows_root, Pseudonyms};
 use regex::Regex;
 use std::sync::OnceLock;
 
-/// A detector: the kind its masks name, and the pattern (group `s`, when present, is the part
-/// masked; the whole match otherwise).
+/// A detector: the kind its masks name, the pattern (group `s`, when present, is the part
+/// masked; the whole match otherwise), and the anchors that let most texts skip it.
 struct Detector {
     kind: &'static str,
     pattern: &'static str,
+    /// What every match holds: one of the anchors of each of these.
+    anchors: &'static [Anchors],
+}
+
+/// Literal strings one of which every match of a pattern holds (read off the pattern: each
+/// of its alternatives starts with or holds one; a `[=:]` or `\s` the pattern needs is one
+/// too): a text that holds none cannot match, and the pattern is not run on it. A prefilter no weaker than its pattern (a test checks each on
+/// matching texts).
+#[derive(Debug, Clone, Copy)]
+enum Anchors {
+    /// Found byte for byte.
+    Exact(&'static [&'static str]),
+    /// Found in any ASCII case (the pattern is `(?i)`). Unicode case folding also matches `k`
+    /// with the Kelvin sign and `s` with the long s: a text holding either always runs.
+    AnyCase(&'static [&'static str]),
+    /// A white space character (what `\s` matches: Unicode's White_Space, as
+    /// `char::is_whitespace`).
+    Space,
+}
+
+impl Anchors {
+    /// Whether `text` holds one of the anchors (so the pattern may match it).
+    fn in_text(self, text: &str) -> bool {
+        match self {
+            Anchors::Exact(words) => words
+                .iter()
+                .any(|w| memchr::memmem::find(text.as_bytes(), w.as_bytes()).is_some()),
+            Anchors::AnyCase(words) => {
+                text.contains(['\u{212A}', '\u{17F}'])
+                    || words
+                        .iter()
+                        .any(|w| contains_any_case(text.as_bytes(), w.as_bytes()))
+            }
+            Anchors::Space => text.contains(char::is_whitespace),
+        }
+    }
+}
+
+/// Whether `text` holds `word` (ASCII, lower case, not empty) in any ASCII case.
+fn contains_any_case(text: &[u8], word: &[u8]) -> bool {
+    let first = word[0];
+    memchr::memchr2_iter(first, first.to_ascii_uppercase(), text).any(|at| {
+        text[at..]
+            .get(..word.len())
+            .is_some_and(|t| t.eq_ignore_ascii_case(word))
+    })
 }
 
 /// The credential detectors, most specific first (an earlier one wins where two overlap).
@@ -19,60 +65,116 @@ const DETECTORS: &[Detector] = &[
     Detector {
         kind: "private-key",
         pattern: r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
+        anchors: &[Anchors::Exact(&["-----BEGIN "])],
     },
     Detector {
         kind: "url-password",
         pattern: r"[A-Za-z][A-Za-z0-9+.\-]*://(?P<s>[^\s:/@]*:[^\s@/]+)@",
+        anchors: &[Anchors::Exact(&["://"]), Anchors::Exact(&["@"])],
     },
     Detector {
         kind: "aws-access-key",
         pattern: r"\b(?:AKIA|ASIA|ABIA|ACCA|AIDA|AROA)[0-9A-Z]{16}\b",
+        anchors: &[Anchors::Exact(&[
+            "AKIA", "ASIA", "ABIA", "ACCA", "AIDA", "AROA",
+        ])],
     },
     Detector {
         kind: "aws-secret-key",
         pattern: r#"(?i)aws.{0,20}?(?:secret|key).{0,20}?[=:]\s*["']?(?P<s>[A-Za-z0-9/+=]{40})\b"#,
+        anchors: &[Anchors::AnyCase(&["aws"]), Anchors::Exact(&["=", ":"])],
     },
     Detector {
         kind: "github-token",
         pattern: r"\b(?:gh[pousr]_[A-Za-z0-9]{30,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+        anchors: &[Anchors::Exact(&[
+            "ghp_",
+            "gho_",
+            "ghu_",
+            "ghs_",
+            "ghr_",
+            "github_pat_",
+        ])],
     },
     Detector {
         kind: "gitlab-token",
         pattern: r"\bgl(?:pat|dt|ptt|rt|cbt|oas)-[A-Za-z0-9_\-]{20,}",
+        anchors: &[Anchors::Exact(&[
+            "glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-",
+        ])],
     },
     Detector {
         kind: "slack-token",
         pattern: r"\bxox[abposre]-[A-Za-z0-9\-]{10,}|https://hooks\.slack\.com/services/[A-Za-z0-9/_\-]+",
+        anchors: &[Anchors::Exact(&[
+            "xox",
+            "https://hooks.slack.com/services/",
+        ])],
     },
     Detector {
         kind: "anthropic-key",
         pattern: r"\bsk-ant-[A-Za-z0-9_\-]{20,}",
+        anchors: &[Anchors::Exact(&["sk-ant-"])],
     },
     Detector {
         kind: "openai-key",
         pattern: r"\bsk-(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_\-]{20,}",
+        anchors: &[Anchors::Exact(&["sk-"])],
     },
     Detector {
         kind: "google-api-key",
         pattern: r"\bAIza[0-9A-Za-z_\-]{35,}",
+        anchors: &[Anchors::Exact(&["AIza"])],
     },
     Detector {
         kind: "stripe-key",
         pattern: r"\b[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}",
+        anchors: &[Anchors::Exact(&["k_live_", "k_test_"])],
     },
     Detector {
         kind: "jwt",
         pattern: r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
+        anchors: &[Anchors::Exact(&["eyJ"])],
     },
     Detector {
         kind: "bearer-token",
         pattern: r"(?i)\b(?:bearer|token)\s+(?P<s>[A-Za-z0-9._~+/=\-]{16,})",
+        anchors: &[Anchors::AnyCase(&["bearer", "token"]), Anchors::Space],
     },
     Detector {
         kind: "password",
         pattern: r#"(?i)(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|auth)["']?\s*[=:]\s*["']?(?P<s>[A-Za-z0-9!@#$%^&*+/=_\-~]*[0-9!@#$%^&*+=~][A-Za-z0-9!@#$%^&*+/=_\-~]*)"#,
+        anchors: &[
+            Anchors::AnyCase(&[
+                "password", "passwd", "pwd", "secret", "token", "api", "access", "auth",
+            ]),
+            Anchors::Exact(&["=", ":"]),
+        ],
     },
 ];
+
+/// Whether [`Masker::spans`] looks for each pattern's anchors before running it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prefilter {
+    /// For a key (asked about once, short): looking for the anchors costs little, and a key
+    /// that holds none needs no pattern, nor the patterns compiled (most runs in default
+    /// mode then compile none).
+    Anchors,
+    /// For kept text: every pattern runs. The regular expressions find their own literal
+    /// prefixes with vector code; looking for each detector's anchors first, one search per
+    /// anchor, made `--keep-text` slower (BENCHMARKS.md).
+    None,
+}
+
+/// The e-mail pattern's anchor: its `@`.
+const EMAIL: Anchors = Anchors::Exact(&["@"]);
+
+/// The path pattern's anchors: every path it finds holds a `/` or a `\` (`~/`, `/`, a drive
+/// with `\` or `/`, a UNC start).
+const PATH: Anchors = Anchors::Exact(&["/", "\\"]);
+
+/// The shortest text the random-token pattern can match (a run of 24 token characters).
+const TOKEN_MIN: usize = 24;
 
 /// What a masked span becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,7 +206,7 @@ fn compiled() -> &'static Compiled {
             .collect(),
         email: Regex::new(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
             .expect("e-mail pattern"),
-        token: Regex::new(r"[A-Za-z0-9+/_=\-]{24,}").expect("token pattern"),
+        token: Regex::new(&format!(r"[A-Za-z0-9+/_=\-]{{{TOKEN_MIN},}}")).expect("token pattern"),
         // A path starts the text, follows a blank, a quote, a bracket, an operator, a written
         // `\n`, or is the path of a `file://` URL; it is absolute, `~/`, or a Windows path:
         // a drive with `\`, `/` or `\\` between components, or `\\server\share` (a server
@@ -154,7 +256,7 @@ impl Masker {
         also: &[(&'static str, String)],
         mut found: impl FnMut(&'static str, &str),
     ) -> String {
-        let spans = self.spans(text, also);
+        let spans = self.spans(text, also, Prefilter::None);
         if spans.is_empty() {
             return text.to_string();
         }
@@ -191,12 +293,11 @@ impl Masker {
     /// Whether `text` holds anything to mask (a key that looks like an identifier may still
     /// be a token).
     pub fn finds_any(&self, text: &str) -> bool {
-        !self.spans(text, &[]).is_empty()
+        !self.spans(text, &[], Prefilter::Anchors).is_empty()
     }
 
     /// The spans to mask, in order, none overlapping (an earlier finder wins).
-    fn spans(&self, text: &str, also: &[(&'static str, String)]) -> Vec<Span> {
-        let c = compiled();
+    fn spans(&self, text: &str, also: &[(&'static str, String)], pre: Prefilter) -> Vec<Span> {
         let mut spans: Vec<Span> = Vec::new();
         let add = |start: usize, end: usize, mask: Mask, spans: &mut Vec<Span>| {
             if start < end && !spans.iter().any(|s| s.start < end && start < s.end) {
@@ -222,7 +323,19 @@ impl Masker {
                 add(i, end, Mask::Secret(kind), &mut spans);
             }
         }
-        for (kind, re) in &c.detectors {
+        // With the prefilter, each pattern runs only on a text that holds one of its anchors;
+        // the patterns are compiled the first time one runs (a run may need none).
+        let may = |anchors: Anchors| pre == Prefilter::None || anchors.in_text(text);
+        let (email, token, path) = (may(EMAIL), text.len() >= TOKEN_MIN, may(PATH));
+        let detectors: Vec<usize> = (0..DETECTORS.len())
+            .filter(|&i| DETECTORS[i].anchors.iter().all(|&a| may(a)))
+            .collect();
+        if detectors.is_empty() && !email && !token && !path {
+            spans.sort_by_key(|s| s.start);
+            return spans;
+        }
+        let c = compiled();
+        for (kind, re) in detectors.iter().map(|&i| &c.detectors[i]) {
             for m in re.captures_iter(text) {
                 let g = m.name("s").or_else(|| m.get(0)).expect("group 0");
                 if g.len() < 6 {
@@ -231,15 +344,18 @@ impl Masker {
                 add(g.start(), g.end(), Mask::Secret(kind), &mut spans);
             }
         }
-        for m in c.email.find_iter(text) {
+        let emails = email.then(|| c.email.find_iter(text));
+        for m in emails.into_iter().flatten() {
             add(m.start(), m.end(), Mask::Email, &mut spans);
         }
-        for m in c.token.find_iter(text) {
+        let tokens = token.then(|| c.token.find_iter(text));
+        for m in tokens.into_iter().flatten() {
             if looks_random(m.as_str()) {
                 add(m.start(), m.end(), Mask::Secret("high-entropy"), &mut spans);
             }
         }
-        for m in c.path.captures_iter(text) {
+        let paths = path.then(|| c.path.captures_iter(text));
+        for m in paths.into_iter().flatten() {
             let g = m.name("s").expect("path group");
             let found = windows_in_json_text(g.as_str());
             // A lone `/word` in text is more often a command (`/compact`) than a path.
@@ -357,6 +473,132 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(mask(&m, text), want, "{text}");
         }
+    }
+
+    /// The prefilter is no weaker than the patterns: each pattern that matches a text finds
+    /// one of its anchors in it. Texts built from credentials of every kind and pieces of
+    /// them (in other cases, with the Kelvin sign and the long s that Unicode case folding
+    /// equates with `k` and `s`), in random orders and noise.
+    #[test]
+    fn anchors_are_in_every_text_a_pattern_matches() {
+        let c = compiled();
+        let pieces = [
+            "AKIAIOSFODNN7EXAMPLE",
+            "ASIA",
+            "AROA",
+            "ghp_",
+            "gho_",
+            "github_pat_",
+            "glpat-",
+            "gldt-",
+            "xoxb-",
+            "https://hooks.slack.com/services/",
+            "sk-",
+            "sk-ant-",
+            "AIza",
+            "sk_live_",
+            "pk_test_",
+            "rk_",
+            "eyJ",
+            "eyJhbGciOiJIUzI1NiJ9",
+            ".",
+            "aws",
+            "AWS",
+            "Aws_Secret",
+            "secret",
+            "SECRET",
+            "key",
+            "Key",
+            "=",
+            ":",
+            " ",
+            "\"",
+            "'",
+            "@",
+            "example.com",
+            "://",
+            "https://",
+            "bob:hunter22",
+            "Bearer ",
+            "token ",
+            "TOKEN",
+            "tO\u{212A}en",
+            "\u{17F}ecret",
+            "pa\u{17F}\u{17F}word",
+            "password",
+            "PassWd",
+            "pwd",
+            "api_key",
+            "API-KEY",
+            "access_key",
+            "Auth",
+            "-----BEGIN ",
+            "RSA ",
+            "PRIVATE KEY-----",
+            "-----END RSA PRIVATE KEY-----",
+            "/",
+            "\\",
+            "~/",
+            "C:",
+            "home",
+            "abcdefghij0123456789",
+            "ABCDEFGHIJKLMNOP",
+            "Qm9vZ3Jhbm",
+            "x9",
+            "é",
+            "日本",
+            "\n",
+            "\t",
+            "-",
+            "_",
+            "+",
+            "0123456789",
+            "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w",
+            "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aw\u{17F} key: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aw\u{17F}",
+            "postgres://bob:hunter22@db",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        // How often each pattern matched (the detectors, then e-mail, path, token).
+        let mut matched = [0u32; DETECTORS.len() + 3];
+        for _ in 0..30_000 {
+            let text: String = (0..1 + next(12))
+                .map(|_| pieces[next(pieces.len())])
+                .collect();
+            for (i, d) in DETECTORS.iter().enumerate() {
+                if c.detectors[i].1.is_match(&text) {
+                    matched[i] += 1;
+                    let all = d.anchors.iter().all(|a| a.in_text(&text));
+                    assert!(all, "{}: {text:?}", d.kind);
+                }
+            }
+            let n = DETECTORS.len();
+            if c.email.is_match(&text) {
+                matched[n] += 1;
+                assert!(EMAIL.in_text(&text), "email: {text:?}");
+            }
+            if c.path.is_match(&text) {
+                matched[n + 1] += 1;
+                assert!(PATH.in_text(&text), "path: {text:?}");
+            }
+            if c.token.is_match(&text) {
+                matched[n + 2] += 1;
+                assert!(text.len() >= TOKEN_MIN, "token: {text:?}");
+            }
+        }
+        // Not a test of nothing: every pattern matched many of the texts.
+        assert!(
+            matched.iter().all(|&m| m >= 20),
+            "matches per pattern: {matched:?}"
+        );
     }
 
     #[test]

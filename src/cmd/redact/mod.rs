@@ -358,8 +358,14 @@ impl Visitor for Redactor<'_, '_, '_> {
 
     fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
         let kind = e.kind().unwrap_or_default();
-        let top: Members<'_> = e.members().collect();
-        let message = e.message_members().map(|(raw, m)| (raw, m.collect()));
+        // Room for a message's members (a dozen or so) from the start: no regrowth.
+        let mut top: Members<'_> = Members::with_capacity(16);
+        top.extend(e.members());
+        let message = e.message_members().map(|(raw, members)| {
+            let mut m = Members::with_capacity(16);
+            m.extend(members);
+            (raw, m)
+        });
         let (line, utf8) = (e.line.no, e.is_utf8());
         self.write(&kind, e.object, (&top, message.as_ref()), line, utf8, d)
     }

@@ -64,6 +64,10 @@ pub struct Pseudonyms {
     /// A working directory's sessions folder name (`--home-ana-app--`) → the folder name of
     /// its pseudonym, for every `cwd` seen.
     folders: FastMap<String, String>,
+    /// Each whole path met → its pseudonym: a path seen again (tool calls name the same files
+    /// over and over) costs one look-up instead of one per component. The answer is the one
+    /// the components would give: every prefix of a path seen is in `names` for good.
+    whole: FastMap<String, String>,
     users: u64,
     dirs: u64,
     files: u64,
@@ -73,10 +77,15 @@ impl Pseudonyms {
     /// The pseudonym of `path` (absolute, `~/…`, relative, or a Windows path): each component
     /// replaced, separators, `.`, `..`, a leading `~`, a drive and a trailing separator kept.
     pub fn path(&mut self, path: &str) -> String {
-        match windows_root(path) {
+        if let Some(p) = self.whole.get(path) {
+            return p.clone();
+        }
+        let p = match windows_root(path) {
             Some(root) => self.windows_path(path, root),
             None => self.posix_path(path),
-        }
+        };
+        self.whole.insert(path.to_string(), p.clone());
+        p
     }
 
     /// The pseudonym of a session's working directory; from now on the sessions folder Pi

@@ -103,152 +103,19 @@ impl Size {
     }
 
     /// The size of the text of a JSON string body known to be valid UTF-8 (its record was
-    /// checked), read in one pass without decoding it, as
+    /// checked), read in one pass without decoding it ([`json::text_counts`], which counts as
     /// [`crate::json::decode_string_body`] decodes: a surrogate pair is one character, a lone
-    /// surrogate one U+FFFD. Each character starts with one byte that is not a continuation
-    /// byte (`0x80..=0xBF`), and an escape stands for one character: the characters are the
-    /// bytes, less the continuation bytes, less what escapes take beyond one byte each. On a
-    /// body that is not UTF-8 the answer means nothing.
+    /// surrogate one U+FFFD). On a body that is not UTF-8 the answer means nothing.
     pub fn of_utf8_json_body(body: &[u8]) -> Size {
-        let mut count = Counts::default();
-        let mut carry = 0u64;
-        let mut at = 0;
-        while at < body.len() {
-            let block = &body[at..body.len().min(at + 64)];
-            let masks = Masks::of(block);
-            count.continuation += u64::from(masks.continuation.count_ones());
-            count.backslashes += u64::from(masks.backslash.count_ones());
-            let letters =
-                json::escaped_bytes(masks.backslash, &mut carry) & !masks.backslash & masks.within;
-            if letters != 0 {
-                count.block(body, at, letters, &masks);
-            }
-            at += 64;
-        }
-        // Each escape is a backslash and the byte after it (`\\` or a letter): they number
-        // half the backslashes and escaped letters.
-        let escapes = (count.backslashes + count.letters) / 2;
-        let trailing = trailing_newlines(body);
+        Size::of_counts(json::text_counts(body), body)
+    }
+
+    /// The size of the text of a JSON string body from its counts ([`json::text_counts`]).
+    pub fn of_counts(counts: json::TextCounts, body: &[u8]) -> Size {
         Size {
-            chars: body.len() as u64 - count.continuation - escapes - count.extra,
-            lines: count.newlines - trailing + 1,
+            chars: counts.chars,
+            lines: (counts.line_feeds + 1).saturating_sub(trailing_newlines(body)),
         }
-    }
-}
-
-/// What [`Size::of_utf8_json_body`] counts as it goes.
-#[derive(Default)]
-struct Counts {
-    continuation: u64,
-    backslashes: u64,
-    /// The escaped bytes that are not backslashes.
-    letters: u64,
-    /// The bytes `\u` escapes take beyond two each (each stands for one character).
-    extra: u64,
-    /// Escaped line feeds (`\n`, `\u000a`).
-    newlines: u64,
-    /// The index past the last `\u` escape read (the second half of a surrogate pair is read
-    /// with the first).
-    unicode_end: usize,
-}
-
-impl Counts {
-    /// The escapes of the block at `body[at..]` other than `\\`, `letters` marking the byte
-    /// after each one's backslash.
-    #[inline]
-    fn block(&mut self, body: &[u8], at: usize, letters: u64, masks: &Masks) {
-        self.letters += u64::from(letters.count_ones());
-        self.newlines += u64::from((letters & masks.n).count_ones());
-        let mut unicode = letters & masks.u;
-        while unicode != 0 {
-            let j = at + unicode.trailing_zeros() as usize - 1;
-            unicode &= unicode - 1;
-            if j < self.unicode_end {
-                continue;
-            }
-            let (newline, len) = unicode_escape(body, j);
-            // Six bytes (a pair: twelve, two escapes) for one character.
-            self.extra += if len == 12 { 9 } else { 4 };
-            self.newlines += u64::from(newline);
-            self.unicode_end = j + len;
-        }
-    }
-}
-
-/// The bytes of a block of up to 64 that matter to [`Size::of_utf8_json_body`], one bit each.
-struct Masks {
-    backslash: u64,
-    continuation: u64,
-    n: u64,
-    u: u64,
-    /// The block's own bytes (a last block is shorter).
-    within: u64,
-}
-
-impl Masks {
-    #[inline(always)]
-    fn of(block: &[u8]) -> Masks {
-        let within = if block.len() == 64 {
-            u64::MAX
-        } else {
-            (1u64 << block.len()) - 1
-        };
-        let mut padded = [0u8; 64];
-        let bytes: &[u8; 64] = match block.try_into() {
-            Ok(whole) => whole,
-            Err(_) => {
-                padded[..block.len()].copy_from_slice(block);
-                &padded
-            }
-        };
-        let mut m = Masks {
-            backslash: 0,
-            continuation: 0,
-            n: 0,
-            u: 0,
-            within,
-        };
-        for (k, part) in bytes.chunks_exact(16).enumerate() {
-            let part: &[u8; 16] = part.try_into().expect("16 bytes");
-            let (backslash, continuation, n, u) = masks16(part);
-            m.backslash |= u64::from(backslash) << (16 * k);
-            m.continuation |= u64::from(continuation) << (16 * k);
-            m.n |= u64::from(n) << (16 * k);
-            m.u |= u64::from(u) << (16 * k);
-        }
-        m
-    }
-}
-
-/// Of 16 bytes: which are `\`, continuation bytes (`0x80..=0xBF`), `n`, `u`.
-#[inline(always)]
-fn masks16(part: &[u8; 16]) -> (u16, u16, u16, u16) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_movemask_epi8,
-            _mm_set1_epi8,
-        };
-        // SAFETY: SSE2 is part of the x86-64 baseline; the load reads the 16 bytes of `part`
-        // and needs no alignment.
-        unsafe {
-            let x = _mm_loadu_si128(part.as_ptr().cast::<__m128i>());
-            let is = |c: u8| _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8))) as u16;
-            // Continuation bytes are those below 0xC0 (-64) as signed bytes.
-            let continuation = _mm_movemask_epi8(_mm_cmplt_epi8(x, _mm_set1_epi8(-64))) as u16;
-            (is(b'\\'), continuation, is(b'n'), is(b'u'))
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        let mut m = (0u16, 0u16, 0u16, 0u16);
-        for (k, &c) in part.iter().enumerate() {
-            m.0 |= u16::from(c == b'\\') << k;
-            m.1 |= u16::from((0x80..0xC0).contains(&c)) << k;
-            m.2 |= u16::from(c == b'n') << k;
-            m.3 |= u16::from(c == b'u') << k;
-        }
-        m
     }
 }
 
@@ -279,25 +146,6 @@ fn trailing_newlines(body: &[u8]) -> u64 {
             return n;
         }
         n += 1;
-    }
-}
-
-/// The `\u` escape at `body[j]`: whether it stands for a line feed, and its length (a
-/// surrogate pair is one escape).
-fn unicode_escape(body: &[u8], j: usize) -> (bool, usize) {
-    let hex = |at: usize| {
-        let h = std::str::from_utf8(body.get(at..at + 4)?).ok()?;
-        u32::from_str_radix(h, 16).ok()
-    };
-    match hex(j + 2) {
-        Some(0xD800..=0xDBFF)
-            if body.get(j + 6..j + 8) == Some(b"\\u")
-                && matches!(hex(j + 8), Some(0xDC00..=0xDFFF)) =>
-        {
-            (false, 12)
-        }
-        Some(0x0A) => (true, 6),
-        _ => (false, 6),
     }
 }
 

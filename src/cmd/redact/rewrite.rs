@@ -11,7 +11,7 @@ use super::placeholder::{of_image, of_text, push_placeholder, Size, TextKind};
 use super::retime::shifted;
 use super::tally::Tally;
 use crate::hash::FastMap;
-use crate::json::{self, Raw};
+use crate::json::{self, Element, Raw, TextCounts};
 use crate::output::{push_value, write_str};
 use std::borrow::Cow;
 
@@ -111,9 +111,25 @@ fn last<'a>(members: &Members<'a>, key: &str) -> Option<Raw<'a>> {
         .map(|&(_, v)| v)
 }
 
-/// [`last`], a string, decoded; empty when there is none.
-fn last_str<'a>(members: &Members<'a>, key: &str) -> Cow<'a, str> {
-    last(members, key).and_then(Raw::as_str).unwrap_or_default()
+/// [`last`], a string, decoded ([`str_of`]); empty when there is none.
+fn last_str<'a>(members: &Members<'a>, key: &str, utf8: bool) -> Cow<'a, str> {
+    last(members, key)
+        .and_then(|v| str_of(v, utf8))
+        .unwrap_or_default()
+}
+
+/// The string `raw`, decoded; `None` when it is not a string. `utf8`: its record is valid
+/// UTF-8, so a string without escapes is its own text, taken as it is (no check, no copy).
+fn str_of(raw: Raw<'_>, utf8: bool) -> Option<Cow<'_, str>> {
+    let body = raw.bytes().get(1..raw.len().wrapping_sub(1))?;
+    if utf8 && raw.first() == Some(&b'"') && memchr::memchr(b'\\', body).is_none() {
+        // SAFETY: the record is valid UTF-8 and the body lies between two of its quotes
+        // (ASCII), so it is whole characters of it.
+        return Some(Cow::Borrowed(unsafe {
+            std::str::from_utf8_unchecked(body)
+        }));
+    }
+    raw.as_str()
 }
 
 /// What a top-level member of an entry of type `kind` is.
@@ -278,6 +294,9 @@ pub struct Rewriter<'r> {
     /// Whether the current record is valid UTF-8 (then so is each of its strings, and its
     /// text is copied without checking it again).
     utf8: bool,
+    /// The strings of the content block being written whose texts were counted as the block
+    /// was read (the address of each one's opening quote, and its counts).
+    counted: Vec<(usize, TextCounts)>,
 }
 
 impl<'r> Rewriter<'r> {
@@ -301,6 +320,7 @@ impl<'r> Rewriter<'r> {
             record_start: 0,
             changed: false,
             utf8: false,
+            counted: Vec::new(),
         }
     }
 
@@ -410,18 +430,19 @@ impl<'r> Rewriter<'r> {
 
     /// Writes a message object of these members.
     fn message(&mut self, m: &Members<'_>, out: &mut Vec<u8>, depth: usize) {
-        let role = last_str(m, "role");
+        let role = last_str(m, "role", self.utf8);
         self.members(m, out, depth, |k| message_act(&role, k));
     }
 
     /// Whether a key of data is written as it is: an identifier in which the masker finds
     /// nothing. The masker's answer for each key is remembered (keys repeat on every record).
     fn is_plain_key(&mut self, name: &str) -> bool {
-        if !is_identifier(name) {
-            return false;
-        }
+        // Only identifiers are remembered: a key found is one.
         if let Some(&found) = self.keys_checked.get(name) {
             return !found;
+        }
+        if !is_identifier(name) {
+            return false;
         }
         let found = self.masker.finds_any(name);
         if self.keys_checked.len() < KEYS_REMEMBERED {
@@ -493,7 +514,10 @@ impl<'r> Rewriter<'r> {
 
     /// An id or a reference to one, renamed by `--rename-ids` when it is a string.
     fn id(&mut self, act: Act, raw: Raw<'_>, out: &mut Vec<u8>) {
-        let (Some(renames), Some(id)) = (self.renames.as_deref_mut(), raw.as_str()) else {
+        let Some(renames) = self.renames.as_deref_mut() else {
+            return self.keep(raw, out);
+        };
+        let Some(id) = raw.as_str() else {
             return self.keep(raw, out);
         };
         let new = if act == Act::SessionId {
@@ -544,9 +568,11 @@ impl<'r> Rewriter<'r> {
         }
         // The placeholder needs only the text's size: read from the string as written, which
         // spares decoding (and copying) every replaced text.
-        let size = match self.utf8 {
-            true => Size::of_utf8_json_body(body),
-            false => Size::of_json_body(body)
+        let counted = self.counted.iter().find(|c| c.0 == raw.as_ptr() as usize);
+        let size = match (self.utf8, counted) {
+            (true, Some(&(_, counts))) => Size::of_counts(counts, body),
+            (true, None) => Size::of_utf8_json_body(body),
+            (false, _) => Size::of_json_body(body)
                 .unwrap_or_else(|| Size::of(&raw.as_str().unwrap_or_default())),
         };
         let start = out.len();
@@ -557,7 +583,7 @@ impl<'r> Rewriter<'r> {
         // can be (a character takes at most 6 bytes written).
         let placeholder = &out[start + 1..out.len() - 1];
         if raw.len() <= 6 * placeholder.len() + 2
-            && raw.as_str().is_some_and(|s| s.as_bytes() == placeholder)
+            && str_of(raw, self.utf8).is_some_and(|s| s.as_bytes() == placeholder)
         {
             out.truncate(start);
             return self.keep(raw, out);
@@ -575,7 +601,7 @@ impl<'r> Rewriter<'r> {
 
     /// Text kept with its secrets, e-mail addresses and paths masked.
     fn masked(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
-        let s = raw.as_str().unwrap_or_default();
+        let s = str_of(raw, self.utf8).unwrap_or_default();
         let mut found: Vec<(&'static str, String)> = Vec::new();
         let masked = self.masker.mask(&s, self.paths, &self.also, |kind, orig| {
             found.push((kind, orig.to_string()))
@@ -596,7 +622,7 @@ impl<'r> Rewriter<'r> {
 
     /// A path (a session's `cwd` with `cwd`): its pseudonym.
     fn path(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, cwd: bool) {
-        let s = raw.as_str().unwrap_or_default();
+        let s = str_of(raw, self.utf8).unwrap_or_default();
         let p = if cwd {
             self.paths.cwd(&s)
         } else {
@@ -618,11 +644,37 @@ impl<'r> Rewriter<'r> {
     fn content(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize) {
         match raw.first() {
             Some(b'"') => self.text(kind, raw, out),
-            Some(b'[') => write_array(raw, out, |el, out| match el.first() {
-                Some(b'{') => self.block(kind, el, out, depth + 1),
-                Some(b'"') => self.text(kind, el, out),
-                _ => self.data(el, out, depth + 1, "", Labels::None),
-            }),
+            Some(b'[') => {
+                // Each block read once: its members as the array is walked.
+                out.push(b'[');
+                let mut first = true;
+                raw.for_each_element_or_fields(|el| {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    match el {
+                        Element::Object(fields) => {
+                            // Its texts counted as their ends are found (the members
+                            // `block_act` takes for text).
+                            let mut m = Members::with_capacity(8);
+                            self.counted.clear();
+                            let is_text = |k: &[u8]| k == b"text" || k == b"thinking";
+                            while let Some((k, v, counts)) = fields.next_counted(is_text) {
+                                if let Some(c) = counts {
+                                    self.counted.push((v.as_ptr() as usize, c));
+                                }
+                                m.push((k, v));
+                            }
+                            self.block(kind, &m, out, depth + 1);
+                            self.counted.clear();
+                        }
+                        Element::Other(el) if el.first() == Some(&b'"') => self.text(kind, el, out),
+                        Element::Other(el) => self.data(el, out, depth + 1, "", Labels::None),
+                    }
+                });
+                out.push(b']');
+            }
             _ => self.data(raw, out, depth, "", Labels::None),
         }
     }
@@ -630,17 +682,16 @@ impl<'r> Rewriter<'r> {
     /// A content block: text, thinking, a tool call, an image, or another kind. An image's
     /// placeholder is made before its members are walked (it needs the MIME type, which may
     /// come after the data).
-    fn block(&mut self, kind: TextKind, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize) {
-        let m = members(raw);
-        let block = last_str(&m, "type");
+    fn block(&mut self, kind: TextKind, m: &Members<'_>, out: &mut Vec<u8>, depth: usize) {
+        let block = last_str(m, "type", self.utf8);
         self.image = (block == "image")
-            .then(|| last(&m, "data").filter(|d| d.first() == Some(&b'"')))
+            .then(|| last(m, "data").filter(|d| d.first() == Some(&b'"')))
             .flatten()
             .map(|data| {
-                let mime = last(&m, "mimeType").and_then(Raw::as_str);
+                let mime = last(m, "mimeType").and_then(Raw::as_str);
                 of_image(mime.as_deref(), data.len().saturating_sub(2))
             });
-        self.members(&m, out, depth, |k| block_act(&block, kind, k));
+        self.members(m, out, depth, |k| block_act(&block, kind, k));
         self.image = None;
     }
 
@@ -689,7 +740,7 @@ impl<'r> Rewriter<'r> {
         if raw.len() > 32 && memchr::memchr(b' ', &raw).is_some() {
             return self.text(TextKind::Value, raw, out);
         }
-        let s = raw.as_str().unwrap_or_default();
+        let s = str_of(raw, self.utf8).unwrap_or_default();
         let one_line = !s.is_empty() && s.len() <= 4096 && !s.chars().any(char::is_whitespace);
         let label = match labels {
             Labels::None => false,

@@ -65,6 +65,26 @@ impl<'a> Raw<'a> {
         });
     }
 
+    /// Calls `f` with each element in order when this is an array, as
+    /// [`for_each_object_element`](Self::for_each_object_element) reads it: an object as its
+    /// members (read once; members `f` leaves unread are skipped), any other value whole. Unlike
+    /// that walker no element is passed over, so a writer can copy the array in its order.
+    pub fn for_each_element_or_fields(self, mut f: impl FnMut(Element<'_, 'a>)) {
+        let raw = self.0;
+        elements(raw, |i| {
+            if raw[i] != b'{' {
+                let end = skip_valid(raw, i);
+                if end > i {
+                    f(Element::Other(Raw(&raw[i..end])));
+                }
+                return end;
+            }
+            let mut fields = Fields::new(raw, i);
+            f(Element::Object(&mut fields));
+            fields.end()
+        });
+    }
+
     /// The string, decoded ([`as_str`](super::as_str)); `None` when this is not a string.
     #[inline]
     pub fn as_str(self) -> Option<Cow<'a, str>> {
@@ -261,6 +281,14 @@ fn skip_valid(b: &[u8], i: usize) -> usize {
     b.len()
 }
 
+/// One element of an array, as [`Raw::for_each_element_or_fields`] hands it out.
+pub enum Element<'f, 'a> {
+    /// An object: its members.
+    Object(&'f mut Fields<'a>),
+    /// Any other value.
+    Other(Raw<'a>),
+}
+
 /// The members of a validated object, one at a time ([`Raw::for_each_object_element`]): the
 /// raw key (between its quotes, escapes undecoded) and the value. Strings are jumped over and
 /// brackets counted ([`skip_valid`]); it stops quietly at anything unexpected.
@@ -289,10 +317,25 @@ impl<'a> Fields<'a> {
     }
 }
 
-impl<'a> Iterator for Fields<'a> {
-    type Item = (&'a [u8], Raw<'a>);
+impl<'a> Fields<'a> {
+    /// The next member, as [`Iterator::next`] gives it, and when its value is a string and
+    /// `count(raw_key)` says so, the characters and line feeds of its text
+    /// ([`string_counts`](super::string_counts), for text that is valid UTF-8): the string's
+    /// end is found as its text is counted, where skipping it and counting after would read
+    /// it twice.
+    pub fn next_counted(
+        &mut self,
+        count: impl FnOnce(&[u8]) -> bool,
+    ) -> Option<(&'a [u8], Raw<'a>, Option<super::TextCounts>)> {
+        self.member(count)
+    }
 
-    fn next(&mut self) -> Option<(&'a [u8], Raw<'a>)> {
+    /// The next member; its value's text counted when it is a string and `count(key)` is true.
+    #[inline]
+    fn member(
+        &mut self,
+        count: impl FnOnce(&[u8]) -> bool,
+    ) -> Option<(&'a [u8], Raw<'a>, Option<super::TextCounts>)> {
         let b = self.b;
         let mut i = self.i;
         if self.done || b.get(i) != Some(&b'"') {
@@ -310,7 +353,13 @@ impl<'a> Iterator for Fields<'a> {
         if i >= b.len() {
             return None;
         }
-        let end = skip_valid(b, i);
+        let (end, counts) = match b[i] {
+            b'"' if count(key) => {
+                let (end, counts) = super::string_counts(b, i);
+                (end, Some(counts))
+            }
+            _ => (skip_valid(b, i), None),
+        };
         let value = Raw(&b[i..end]);
         i = skip_ws(b, end);
         self.i = i;
@@ -318,7 +367,15 @@ impl<'a> Iterator for Fields<'a> {
             self.i = skip_ws(b, i + 1);
             self.done = false;
         }
-        Some((key, value))
+        Some((key, value, counts))
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = (&'a [u8], Raw<'a>);
+
+    fn next(&mut self) -> Option<(&'a [u8], Raw<'a>)> {
+        self.member(|_| false).map(|(key, value, _)| (key, value))
     }
 }
 
@@ -402,6 +459,78 @@ mod tests {
             }
         });
         (one_pass, twice)
+    }
+
+    /// Every element in order, objects as their members read in one pass, and as read element
+    /// by element.
+    #[test]
+    fn elements_or_fields_keep_every_element_in_order() {
+        use super::Element;
+        type Items = Vec<Result<Vec<(Vec<u8>, Vec<u8>)>, Vec<u8>>>;
+        let texts = [
+            r#"[]"#,
+            r#"[ {} , "s" ,1,{"a":[1,{"b":"}"}]} , [{"x":1}], null, {"t":"\"{"}, "\u0041"]"#,
+            r#"["only", "strings"]"#,
+            r#"[{"k":"v"},{"k":"w","n":2}]"#,
+            r#"{"not":"an array"}"#,
+            r#"7"#,
+        ];
+        for text in texts {
+            let raw = crate::json::validate(text.as_bytes()).expect("valid");
+            let mut one_pass: Items = vec![];
+            raw.for_each_element_or_fields(|el| {
+                one_pass.push(match el {
+                    Element::Object(fields) => {
+                        Ok(fields.map(|(k, v)| (k.to_vec(), v.to_vec())).collect())
+                    }
+                    Element::Other(v) => Err(v.to_vec()),
+                })
+            });
+            let mut twice: Items = vec![];
+            raw.for_each_element(|e| {
+                twice.push(if e.first() == Some(&b'{') {
+                    let mut m = vec![];
+                    e.for_each_field(|k, v| m.push((k.to_vec(), v.to_vec())));
+                    Ok(m)
+                } else {
+                    Err(e.to_vec())
+                })
+            });
+            assert_eq!(one_pass, twice, "{text}");
+        }
+        // Members left unread are skipped: the next element is still found.
+        let raw = crate::json::validate(br#"[{"a":"x","b":[1,2]},"after"]"#).expect("valid");
+        let mut seen = vec![];
+        raw.for_each_element_or_fields(|el| match el {
+            Element::Object(fields) => seen.push(fields.next().map(|(k, _)| k.to_vec())),
+            Element::Other(v) => seen.push(Some(v.to_vec())),
+        });
+        assert_eq!(seen, [Some(b"a".to_vec()), Some(b"\"after\"".to_vec())]);
+    }
+
+    /// Members read with their strings counted are the members read plainly, and each string's
+    /// counts are its text's.
+    #[test]
+    fn counted_members_are_the_members() {
+        let texts = [
+            r#"{}"#,
+            r#"{"type":"text","text":"a \" } ] { [ \\ \n\u000a","n":1,"o":{"s":"\""},"e":""}"#,
+            r#"{ "a" : "x" , "b" : [ "y" ] , "c" : "\ud83d\ude00é" }"#,
+        ];
+        for text in texts {
+            let raw = crate::json::validate(text.as_bytes()).expect("valid");
+            let mut plain = vec![];
+            raw.for_each_field(|k, v| plain.push((k.to_vec(), v.to_vec())));
+            let mut counted = vec![];
+            let mut fields = super::Fields::new(raw.bytes(), 0);
+            while let Some((k, v, c)) = fields.next_counted(|k| k != b"n") {
+                let want = (v.first() == Some(&b'"') && k != b"n")
+                    .then(|| crate::json::text_counts(&v[1..v.len() - 1]));
+                assert_eq!(c, want, "{text}: {}", String::from_utf8_lossy(k));
+                counted.push((k.to_vec(), v.to_vec()));
+            }
+            assert_eq!(counted, plain, "{text}");
+        }
     }
 
     #[test]

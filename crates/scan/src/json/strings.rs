@@ -267,6 +267,181 @@ pub(super) fn written_blocks(
     Some(added + written_plain(body, at - carried)?)
 }
 
+/// The characters and line feeds of the text a JSON string body stands for
+/// ([`text_counts`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextCounts {
+    /// Characters, as [`decode_string_body`](super::decode_string_body) decodes: an escape is
+    /// one, a surrogate pair one, a lone surrogate one (U+FFFD).
+    pub chars: u64,
+    /// Line feeds: `\n` and `\u000a` escapes (a string holds no raw line feed).
+    pub line_feeds: u64,
+}
+
+/// The characters and line feeds of the text of a validated JSON string body (between its
+/// quotes) that is valid UTF-8, read 64 bytes a step without decoding it: each character
+/// starts with one byte that is not a continuation byte (`0x80..=0xBF`), and an escape stands
+/// for one character, so the characters are the bytes, less the continuation bytes, less what
+/// escapes take beyond one byte each. Only `\u` escapes are read one by one. On a body that is
+/// not valid it returns some count and never panics, but the count means nothing.
+pub fn text_counts(body: &[u8]) -> TextCounts {
+    counts_to_quote(body, 0).1
+}
+
+/// [`text_counts`] of the validated string whose opening quote is `b[open]`, and the index
+/// just past its closing quote (the first quote no backslash escapes; `b.len()` when there is
+/// none): the string's end found and its text counted in the same pass, where finding the end
+/// first ([`super::Raw`]'s walkers) and counting after reads the text twice.
+pub fn string_counts(b: &[u8], open: usize) -> (usize, TextCounts) {
+    counts_to_quote(b, open + 1)
+}
+
+/// [`count_blocks`] on the best path the CPU has.
+fn counts_to_quote(b: &[u8], from: usize) -> (usize, TextCounts) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("popcnt")
+        {
+            // SAFETY: the CPU has AVX2 and POPCNT, checked just above.
+            return unsafe { x86::text_counts_avx2(b, from) };
+        }
+        // SAFETY: SSE2 is part of the x86-64 baseline.
+        unsafe { x86::text_counts_sse2(b, from) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    count_blocks(b, from, text_bytes_bytewise)
+}
+
+/// Of a 64-byte block, one bit per byte: quotes, backslashes, continuation bytes, `n`, `u`
+/// (what [`count_blocks`] needs), byte by byte: off x86-64, and what the vector paths are
+/// tested against.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn text_bytes_bytewise(bytes: &[u8; 64]) -> [u64; 5] {
+    let mask =
+        |f: &dyn Fn(u8) -> bool| (0..64).fold(0u64, |m, k| m | (u64::from(f(bytes[k])) << k));
+    [
+        mask(&|c| c == b'"'),
+        mask(&|c| c == b'\\'),
+        mask(&|c| (0x80..0xC0).contains(&c)),
+        mask(&|c| c == b'n'),
+        mask(&|c| c == b'u'),
+    ]
+}
+
+/// The text from `b[from]` (inside a string, not inside an escape) to the first quote no
+/// backslash escapes (or the end of `b`), counted ([`text_counts`]), and the index just past
+/// that quote; over whichever `classify` the CPU allows (quote, backslash, continuation, `n`
+/// and `u` masks of a block). The last block, shorter, is padded with zeros (none of those).
+#[inline(always)]
+fn count_blocks(
+    b: &[u8],
+    from: usize,
+    classify: impl Fn(&[u8; 64]) -> [u64; 5],
+) -> (usize, TextCounts) {
+    let mut n = Counted::default();
+    let mut carry = 0u64;
+    let mut at = from;
+    let mut body_end = b.len();
+    while at < b.len() {
+        let mut padded = [0u8; 64];
+        let (bytes, mut within) = match b.get(at..at + 64) {
+            Some(whole) => (whole.try_into().expect("64 bytes"), u64::MAX),
+            None => {
+                let len = b.len() - at;
+                padded[..len].copy_from_slice(&b[at..]);
+                (&padded, (1u64 << len) - 1)
+            }
+        };
+        let [quote, backslash, continuation, letter_n, letter_u] = classify(bytes);
+        let escaped = escaped_bytes(backslash, &mut carry);
+        let quotes = quote & !escaped & within;
+        if quotes != 0 {
+            // The string ends in this block: only the bytes before its quote count.
+            let q = quotes.trailing_zeros();
+            within = (1u64 << q) - 1;
+            body_end = at + q as usize;
+        }
+        let letters = escaped & !backslash & within;
+        n.twice += u64::from((continuation & within).count_ones()) * 2
+            + u64::from((backslash & within).count_ones())
+            + u64::from(letters.count_ones());
+        n.line_feeds += u64::from((letters & letter_n).count_ones());
+        if letters & letter_u != 0 {
+            n.unicode(b, at, letters & letter_u);
+        }
+        if quotes != 0 {
+            break;
+        }
+        at += 64;
+    }
+    let counts = TextCounts {
+        chars: ((body_end - from.min(body_end)) as u64).saturating_sub(n.twice / 2),
+        line_feeds: n.line_feeds,
+    };
+    (b.len().min(body_end + 1), counts)
+}
+
+/// What [`count_blocks`] counts as it goes.
+#[derive(Default)]
+struct Counted {
+    /// Twice the bytes that start no character (the characters are the bytes less half of
+    /// this): each continuation byte counts 2; each escape is a backslash and the byte after
+    /// it (`\\` or a letter), which count 1 each, so an escape of two bytes counts 2; a `\u`
+    /// escape takes 4 bytes more (8), a surrogate pair 9 more than its two escapes (18).
+    twice: u64,
+    line_feeds: u64,
+    /// The index past the last `\u` escape read (a pair's second half is read with the first).
+    unicode_end: usize,
+}
+
+impl Counted {
+    /// The `\u` escapes whose `u` the bits of `letters` mark in the block at `b[at..]`: read one
+    /// by one (rare in text), out of the block loop.
+    #[inline(never)]
+    fn unicode(&mut self, b: &[u8], at: usize, mut letters: u64) {
+        while letters != 0 {
+            // The backslash before the `u` (the previous block's last byte for bit 0).
+            let j = (at + letters.trailing_zeros() as usize).wrapping_sub(1);
+            letters &= letters - 1;
+            if j < self.unicode_end || j >= b.len() {
+                continue;
+            }
+            // A valid escape's digits, and a pair's second half, lie inside the string.
+            let (line_feed, len) = unicode_escape(b, j);
+            // Six bytes for one character: 4 beyond the backslash and letter already counted.
+            // A pair, twelve bytes, is two escapes (two backslashes, two letters) for one
+            // character: 9 beyond those.
+            self.twice += if len == 12 { 18 } else { 8 };
+            self.line_feeds += u64::from(line_feed);
+            self.unicode_end = j + len;
+        }
+    }
+}
+
+/// The four hex digits at `b[at..]` as a number, if they are four hex digits.
+fn hex4_value(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at + 4)?.iter().try_fold(0u32, |v, &c| {
+        let d = (c as char).to_digit(16)?;
+        Some(v << 4 | d)
+    })
+}
+
+/// The `\u` escape at `body[j]`: whether it stands for a line feed, and its length (a
+/// surrogate pair is one escape, twelve bytes).
+fn unicode_escape(body: &[u8], j: usize) -> (bool, usize) {
+    match hex4_value(body, j + 2) {
+        Some(0xD800..=0xDBFF)
+            if body.get(j + 6..j + 8) == Some(b"\\u")
+                && matches!(hex4_value(body, j + 8), Some(0xDC00..=0xDFFF)) =>
+        {
+            (false, 12)
+        }
+        Some(0x0A) => (true, 6),
+        _ => (false, 6),
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86 {
     //! The block classifiers for x86-64 and the block loops compiled with them.
@@ -422,6 +597,79 @@ pub(super) mod x86 {
             not_escapable: join(3),
             u: join(4),
         }
+    }
+
+    /// [`count_blocks`](super::count_blocks) with AVX2.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and POPCNT.
+    #[target_feature(enable = "avx2,popcnt")]
+    pub(in super::super) unsafe fn text_counts_avx2(
+        b: &[u8],
+        from: usize,
+    ) -> (usize, super::TextCounts) {
+        super::count_blocks(b, from, |bytes| text_bytes_avx2(bytes))
+    }
+
+    /// [`count_blocks`](super::count_blocks) with SSE2 (always present on x86-64).
+    #[target_feature(enable = "sse2")]
+    pub(in super::super) fn text_counts_sse2(b: &[u8], from: usize) -> (usize, super::TextCounts) {
+        super::count_blocks(b, from, |bytes| text_bytes_sse2(bytes))
+    }
+
+    /// Quotes, backslashes, continuation bytes (`0x80..=0xBF`: below -64 as signed bytes),
+    /// `n`, `u`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn text_bytes_avx2(bytes: &[u8; 64]) -> [u64; 5] {
+        // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and need
+        // no alignment.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()),
+                _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
+            )
+        };
+        let (quote, backslash, n, u) = (
+            _mm256_set1_epi8(b'"' as i8),
+            _mm256_set1_epi8(b'\\' as i8),
+            _mm256_set1_epi8(b'n' as i8),
+            _mm256_set1_epi8(b'u' as i8),
+        );
+        let below = _mm256_set1_epi8(-64);
+        let bits = |l: __m256i, h: __m256i| {
+            u64::from(_mm256_movemask_epi8(l) as u32)
+                | u64::from(_mm256_movemask_epi8(h) as u32) << 32
+        };
+        [
+            bits(_mm256_cmpeq_epi8(lo, quote), _mm256_cmpeq_epi8(hi, quote)),
+            bits(
+                _mm256_cmpeq_epi8(lo, backslash),
+                _mm256_cmpeq_epi8(hi, backslash),
+            ),
+            bits(_mm256_cmpgt_epi8(below, lo), _mm256_cmpgt_epi8(below, hi)),
+            bits(_mm256_cmpeq_epi8(lo, n), _mm256_cmpeq_epi8(hi, n)),
+            bits(_mm256_cmpeq_epi8(lo, u), _mm256_cmpeq_epi8(hi, u)),
+        ]
+    }
+
+    /// [`text_bytes_avx2`] with SSE2, 16 bytes a step.
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn text_bytes_sse2(bytes: &[u8; 64]) -> [u64; 5] {
+        let mut m = [0u64; 5];
+        for (k, part) in bytes.chunks_exact(16).enumerate() {
+            // SAFETY: `part` is 16 bytes in bounds; the load needs no alignment.
+            let x = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
+            let bits = |v: __m128i| u64::from(_mm_movemask_epi8(v) as u16);
+            let eq = |c: u8| bits(_mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8)));
+            let cont = bits(_mm_cmplt_epi8(x, _mm_set1_epi8(-64)));
+            let masks = [eq(b'"'), eq(b'\\'), cont, eq(b'n'), eq(b'u')];
+            for (all, b) in m.iter_mut().zip(masks) {
+                *all |= b << (16 * k);
+            }
+        }
+        m
     }
 
     #[cfg(test)]
@@ -702,6 +950,99 @@ mod tests {
                 // The quote lies past the whole blocks, for the byte loop to find.
                 Err(at) => assert!(want >= at, "{}", String::from_utf8_lossy(&b)),
             }
+        }
+    }
+
+    /// The text counts, on every path the CPU has, against decoding the body and counting:
+    /// bodies of escapes and multi-byte characters in every order and at every offset of the
+    /// 64-byte blocks, and runs of backslashes across a block's end.
+    #[test]
+    fn text_counts_agree_with_decoding() {
+        let pieces: &[&str] = &[
+            "a",
+            "n",
+            "u",
+            " ",
+            "é",
+            "数",
+            "😀",
+            "\\n",
+            "\\\\",
+            "\\\"",
+            "\\t",
+            "\\/",
+            "\\u000a",
+            "\\u000A",
+            "\\u00e9",
+            "\\ud83d\\ude00",
+            "\\ud800",
+            "\\udc00",
+            "\\\\n",
+            "\\\\u",
+            "\\u001b",
+            "\\ud83d\\u000a",
+        ];
+        let mut rng = pi_jsonl_gen::Rng::new(25);
+        let mut bodies: Vec<String> = (0..6_000)
+            .map(|round| {
+                let mut body = String::new();
+                while body.len() < round % 200 {
+                    body.push_str(pieces[rng.below(pieces.len() as u64) as usize]);
+                }
+                body
+            })
+            .collect();
+        for len in [62, 63, 64, 65, 127, 128] {
+            for run in 1..6 {
+                for tail in ["n", "u000a", "\"", "/", "ud83d\\ude00"] {
+                    let mut body = "a".repeat(len - run.min(len));
+                    body.push_str(&"\\\\".repeat(run / 2));
+                    if run % 2 == 1 {
+                        body.push('\\');
+                        body.push_str(tail);
+                    }
+                    bodies.push(body);
+                }
+            }
+        }
+        for body in &bodies {
+            let text = super::super::decode_string_body(body.as_bytes());
+            let want = TextCounts {
+                chars: text.chars().count() as u64,
+                line_feeds: text.bytes().filter(|&c| c == b'\n').count() as u64,
+            };
+            let b = body.as_bytes();
+            let end = b.len();
+            assert_eq!(
+                count_blocks(b, 0, text_bytes_bytewise),
+                (end, want),
+                "bytewise {body}"
+            );
+            assert_eq!(text_counts(b), want, "{body}");
+            #[cfg(target_arch = "x86_64")]
+            {
+                // SAFETY: SSE2 is part of the x86-64 baseline.
+                assert_eq!(
+                    unsafe { x86::text_counts_sse2(b, 0) },
+                    (end, want),
+                    "SSE2 {body}"
+                );
+            }
+            // The string in a record, followed by more strings: its end found as it is counted.
+            let record = format!(r#"{{"k":"{body}","more":"x\"y","z":"\\"}}"#);
+            let r = record.as_bytes();
+            let want_end = 6 + b.len() + 1;
+            assert_eq!(string_counts(r, 5), (want_end, want), "in a record: {body}");
+            assert_eq!(
+                count_blocks(r, 6, text_bytes_bytewise),
+                (want_end, want),
+                "bytewise, in a record: {body}"
+            );
+        }
+        // Not valid UTF-8 or not a valid body: some count, no panic.
+        for bad in [&b"\\"[..], b"\\u12", b"\xff\xbf\\", b"\\ud800\\u"] {
+            let _ = text_counts(bad);
+            let _ = string_counts(bad, 0);
         }
     }
 }
