@@ -339,6 +339,19 @@ pub fn write_str(buf: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
     buf.reserve(b.len() + 2);
     buf.push(b'"');
+    // Most strings a record holds are short names, ids and times with nothing to escape:
+    // one pass without an early exit (a vector at a time) says so, and they are copied whole.
+    if b.len() <= 64 {
+        let mut escape = false;
+        for &c in b {
+            escape |= c < 0x20 || c == b'"' || c == b'\\';
+        }
+        if !escape {
+            buf.extend_from_slice(b);
+            buf.push(b'"');
+            return;
+        }
+    }
     let mut i = 0;
     while i < b.len() {
         let stop = crate::json::string_stop(b, i);
