@@ -217,19 +217,34 @@ impl<'b> Obj<'b> {
         }
     }
 
-    /// A string given as parts already escaped as [`write_str`] escapes (see
-    /// [`escaped_as_written`]), joined by newlines: copied, not decoded and escaped again.
-    pub fn escaped_lines(&mut self, k: &str, parts: &[&[u8]]) -> &mut Self {
-        let buf = self.key(k);
-        buf.push(b'"');
+    /// A string given as parts (JSON string bodies) joined by newlines, each copied as it is
+    /// when it is already escaped as [`write_str`] escapes (see [`escaped_as_written`]; `utf8`:
+    /// the parts are known to be valid UTF-8), checked and copied in one pass: the length of
+    /// the text they stand for. `None`, with nothing written, when a part is escaped
+    /// otherwise (it must be decoded and escaped again).
+    pub fn written_lines(&mut self, k: &str, parts: &[&[u8]], utf8: bool) -> Option<usize> {
+        let (start, first) = (self.buf.len(), self.first);
+        self.key(k).push(b'"');
+        let mut len = 0;
         for (i, p) in parts.iter().enumerate() {
             if i > 0 {
-                buf.extend_from_slice(b"\\n");
+                self.buf.extend_from_slice(b"\\n");
+                len += 1;
             }
-            buf.extend_from_slice(p);
+            let copied = (utf8 || simdutf8::basic::from_utf8(p).is_ok())
+                .then(|| crate::json::copy_written(p, self.buf))
+                .flatten();
+            match copied {
+                Some(n) => len += n,
+                None => {
+                    self.buf.truncate(start);
+                    self.first = first;
+                    return None;
+                }
+            }
         }
-        buf.push(b'"');
-        self
+        self.buf.push(b'"');
+        Some(len)
     }
 
     /// An array of strings.

@@ -26,7 +26,7 @@ mod raw;
 mod strings;
 
 pub use raw::{Fields, Raw};
-pub use strings::escaped_bytes;
+pub use strings::{copy_written, escaped_bytes};
 
 use std::borrow::Cow;
 use std::fmt;
