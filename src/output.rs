@@ -124,13 +124,23 @@ impl<'b> Obj<'b> {
         Obj { buf, first: true }
     }
 
+    /// `,"k":` (no comma before the first member). A key is a field name: short, and
+    /// nothing in it to escape, which one look at its words says; it is then copied whole.
     fn key(&mut self, k: &str) -> &mut Vec<u8> {
+        let b = k.as_bytes();
+        self.buf.reserve(b.len() + 4);
         if !self.first {
             self.buf.push(b',');
         }
         self.first = false;
-        write_str(self.buf, k);
-        self.buf.push(b':');
+        if crate::json::string_stop(b, 0) == b.len() {
+            self.buf.push(b'"');
+            self.buf.extend_from_slice(b);
+            self.buf.extend_from_slice(b"\":");
+        } else {
+            write_str(self.buf, k);
+            self.buf.push(b':');
+        }
         self.buf
     }
 

@@ -111,7 +111,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
 
     /// The call of the toolCall block `b` of the assistant entry `e`.
     fn call(
-        &self,
+        &mut self,
         e: &Entry<'_>,
         turn: Rc<CallingTurn>,
         b: CallBlock<'_>,
@@ -141,9 +141,10 @@ impl<'a, 'w> Joiner<'a, 'w> {
             id: id_str.map(|i| i.into()),
             name,
             namespace: namespace.and_then(Raw::as_str).map(|n| n.into()),
-            arguments: arguments
-                .filter(|_| keep_arguments)
-                .map(|a| KeptBytes::keep(self.records.file, e, a.bytes())),
+            arguments: arguments.filter(|_| keep_arguments).map(|a| {
+                let budget = &mut self.records.arguments_budget;
+                KeptBytes::keep_within(self.records.file, e, a.bytes(), budget)
+            }),
             arguments_bytes: arguments.map(|a| a.len() as u64),
             answer: CallAnswer::Waiting,
         }
