@@ -6,8 +6,8 @@
 use super::args::Args;
 use super::errors::{api_error, failure_of, is_overflow_error, is_pi16_overflow_error};
 use super::read::{
-    details, first_kept_index, recorded_count, reply_usage, str_of, summary_facts,
-    system_message_bytes, usage_context,
+    details, first_kept_index, recorded_count, str_of, summary_facts, system_message_bytes,
+    UsageCounts,
 };
 use super::records::{
     AssistantError, BranchSummaryReport, CompactionFacts, CompactionFailure, CompactionReport,
@@ -276,19 +276,21 @@ impl Reporter<'_, '_> {
             Some("toolResult") => read.kind = RecentKind::ToolResult,
             Some("system") => s.memory.pi1 = true,
             Some("assistant") => {
-                if let (Some(p), Some(m)) = (str_of(msg.provider), str_of(msg.model)) {
-                    read.model = s.memory.models.intern(&p, &m);
+                let provider = str_of(msg.provider);
+                if let (Some(p), Some(m)) = (&provider, str_of(msg.model)) {
+                    read.model = s.memory.models.intern(p, &m);
                 }
                 let stop = StopReason::of(str_of(msg.stop_reason).as_deref());
                 let failed = matches!(stop, StopReason::Error | StopReason::Aborted);
+                let usage = UsageCounts::read(msg.usage);
                 if !failed {
-                    read.context = usage_context(msg.usage);
+                    read.context = usage.context();
                 }
                 if failed || msg.error_message.is_some() {
                     let entry = id.map(|i| &**i);
                     read.record = self.assistant_error(s, e, &msg, entry, stop, read.model);
                 }
-                let (text, provider) = (str_of(msg.error_message), str_of(msg.provider));
+                let text = str_of(msg.error_message);
                 read.kind = RecentKind::Assistant(Box::new(AssistantFacts {
                     line: e.line.no,
                     id: id.cloned(),
@@ -300,7 +302,7 @@ impl Reporter<'_, '_> {
                         provider.as_deref(),
                     ),
                     model: read.model,
-                    usage: reply_usage(msg.usage),
+                    usage: usage.reply(),
                 }));
             }
             _ => {}
