@@ -124,13 +124,24 @@ impl<'b> Obj<'b> {
         Obj { buf, first: true }
     }
 
+    /// `,"k":` (no comma before the first member). A key is a field name the program spells
+    /// (every caller gives a literal or a name from a fixed list): nothing in it to escape,
+    /// so it is copied whole, unchecked in release builds (a record writes dozens of keys).
     fn key(&mut self, k: &str) -> &mut Vec<u8> {
+        let b = k.as_bytes();
+        debug_assert_eq!(
+            crate::json::string_stop(b, 0),
+            b.len(),
+            "a key needs no escaping: {k:?}"
+        );
+        self.buf.reserve(b.len() + 4);
         if !self.first {
             self.buf.push(b',');
         }
         self.first = false;
-        write_str(self.buf, k);
-        self.buf.push(b':');
+        self.buf.push(b'"');
+        self.buf.extend_from_slice(b);
+        self.buf.extend_from_slice(b"\":");
         self.buf
     }
 
@@ -217,19 +228,34 @@ impl<'b> Obj<'b> {
         }
     }
 
-    /// A string given as parts already escaped as [`write_str`] escapes (see
-    /// [`escaped_as_written`]), joined by newlines: copied, not decoded and escaped again.
-    pub fn escaped_lines(&mut self, k: &str, parts: &[&[u8]]) -> &mut Self {
-        let buf = self.key(k);
-        buf.push(b'"');
+    /// A string given as parts (JSON string bodies) joined by newlines, each copied as it is
+    /// when it is already escaped as [`write_str`] escapes (see [`escaped_as_written`]; `utf8`:
+    /// the parts are known to be valid UTF-8), checked and copied in one pass: the length of
+    /// the text they stand for. `None`, with nothing written, when a part is escaped
+    /// otherwise (it must be decoded and escaped again).
+    pub fn written_lines(&mut self, k: &str, parts: &[&[u8]], utf8: bool) -> Option<usize> {
+        let (start, first) = (self.buf.len(), self.first);
+        self.key(k).push(b'"');
+        let mut len = 0;
         for (i, p) in parts.iter().enumerate() {
             if i > 0 {
-                buf.extend_from_slice(b"\\n");
+                self.buf.extend_from_slice(b"\\n");
+                len += 1;
             }
-            buf.extend_from_slice(p);
+            let copied = (utf8 || simdutf8::basic::from_utf8(p).is_ok())
+                .then(|| crate::json::copy_written(p, self.buf))
+                .flatten();
+            match copied {
+                Some(n) => len += n,
+                None => {
+                    self.buf.truncate(start);
+                    self.first = first;
+                    return None;
+                }
+            }
         }
-        buf.push(b'"');
-        self
+        self.buf.push(b'"');
+        Some(len)
     }
 
     /// An array of strings.
@@ -339,6 +365,19 @@ pub fn write_str(buf: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
     buf.reserve(b.len() + 2);
     buf.push(b'"');
+    // Most strings a record holds are short names, ids and times with nothing to escape:
+    // one pass without an early exit (a vector at a time) says so, and they are copied whole.
+    if b.len() <= 64 {
+        let mut escape = false;
+        for &c in b {
+            escape |= c < 0x20 || c == b'"' || c == b'\\';
+        }
+        if !escape {
+            buf.extend_from_slice(b);
+            buf.push(b'"');
+            return;
+        }
+    }
     let mut i = 0;
     while i < b.len() {
         let stop = crate::json::string_stop(b, i);

@@ -116,6 +116,38 @@ const BILLED_CALLS: &str = concat!(
     "\n",
 );
 
+/// Entries pi-compactions reads ahead of the reader, and in order (issue 20): a reply whose
+/// model is written with an escape (read in order), an overflow error (its error record read
+/// again in order), the compaction after it and the retried reply, a compaction failure, an
+/// aborted reply, a system message, a model change, a type written with an escape, a
+/// branch summary.
+const COMPACTION_CLUES: &str = concat!(
+    r#"{"type":"message","id":"cc1","parentId":"zz7","timestamp":"2026-01-01T00:00:06Z","message":{"role":"user","content":"go"}}"#,
+    "\n",
+    r#"{"type":"message","id":"cc2","parentId":"cc1","timestamp":"2026-01-01T00:00:07Z","message":{"role":"assistant","provider":"anthropic","model":"claude-\u0073onnet-4-5","usage":{"input":150000,"output":10,"cacheRead":40000,"cacheWrite":0,"totalTokens":190010},"stopReason":"toolUse"}}"#,
+    "\n",
+    r#"{"type":"message","id":"cc3","parentId":"cc2","timestamp":"2026-01-01T00:00:08Z","message":{"role":"toolResult","toolCallId":"t","toolName":"read","content":[]}}"#,
+    "\n",
+    r#"{"type":"message","id":"cc4","parentId":"cc3","timestamp":"2026-01-01T00:00:09Z","message":{"role":"assistant","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":0,"output":0},"stopReason":"error","errorMessage":"prompt is too long: 210000 tokens > 200000 maximum"}}"#,
+    "\n",
+    r#"{"type":"compaction","id":"cc5","parentId":"cc4","timestamp":"2026-01-01T00:00:10Z","summary":"s","firstKeptEntryId":"cc3","tokensBefore":210000}"#,
+    "\n",
+    r#"{"type":"message","id":"cc6","parentId":"cc5","timestamp":"2026-01-01T00:00:11Z","message":{"role":"assistant","provider":"anthropic","model":"claude-sonnet-4-5","usage":{"input":20000,"output":5},"stopReason":"stop"}}"#,
+    "\n",
+    r#"{"type":"message","id":"cc7","parentId":"cc6","timestamp":"2026-01-01T00:00:12Z","message":{"role":"assistant","provider":"anthropic","model":"claude-sonnet-4-5","stopReason":"error","errorMessage":"Auto-compaction failed: summarization request failed"}}"#,
+    "\n",
+    r#"{"type":"message","id":"cc8","parentId":"cc7","timestamp":"2026-01-01T00:00:13Z","message":{"role":"assistant","provider":"openai","model":"gpt-5","stopReason":"aborted","errorMessage":"Request was aborted"}}"#,
+    "\n",
+    r#"{"type":"message","id":"cc9","parentId":"cc8","timestamp":"2026-01-01T00:00:14Z","message":{"role":"system","content":"x"}}"#,
+    "\n",
+    r#"{"type":"model_change","id":"cc10","parentId":"cc9","timestamp":"2026-01-01T00:00:15Z","provider":"openai","modelId":"gpt-5"}"#,
+    "\n",
+    r#"{"type":"\u006dessage","id":"cc11","parentId":"cc10","timestamp":"2026-01-01T00:00:16Z","message":{"role":"assistant","provider":"p","model":"m","stopReason":"error","errorMessage":"x"}}"#,
+    "\n",
+    r#"{"type":"branch_summary","id":"cc12","parentId":"cc2","timestamp":"2026-01-01T00:00:17Z","fromId":"cc11","summary":"b"}"#,
+    "\n",
+);
+
 /// A session past the size at which one input is read on several cores (issue 20,
 /// `input::chunks`), with defects through it: a glued line, a malformed line, blank lines,
 /// a second session.
@@ -125,6 +157,7 @@ fn large_session(dir: &TempDir, name: &str, seed: u64) -> String {
         .session(&Shape::v3(6_000_000), &mut data)
         .unwrap();
     data.extend_from_slice(BILLED_CALLS.as_bytes());
+    data.extend_from_slice(COMPACTION_CLUES.as_bytes());
     data.extend_from_slice(b"{\"type\":\"custom\"}{\"type\":\"custom\"}\n\n{\"type\":\n");
     Gen::new(seed + 1)
         .session(&Shape::v3(4_000_000), &mut data)
@@ -151,6 +184,12 @@ fn large_inputs_read_on_several_cores_give_the_same_output() {
         &["pi-usage", "--json", "--context"],
         &["pi-compactions"],
         &["pi-compactions", "--errors"],
+        &[
+            "pi-compactions",
+            "--errors",
+            "--branch-summaries",
+            "--summary",
+        ],
         &["pi-tools"],
         &["pi-sessions", "--json"],
         &["pi-redact"],
@@ -167,6 +206,12 @@ fn large_inputs_read_on_several_cores_give_the_same_output() {
             let reported = if run[0] == "pi-sessions" { 0 } else { 2 };
             assert_eq!(base.status, reported, "{run:?}: {}", base.stderr);
             assert!(!base.stdout.is_empty(), "{run:?}");
+            if run[0] == "pi-compactions" {
+                // The clues' compaction and its failure are read, by the ahead path and in order.
+                let records = String::from_utf8_lossy(&base.stdout);
+                assert!(records.contains(r#""entry":"cc5""#), "{run:?}");
+                assert!(records.contains(r#""entry":"cc7""#), "{run:?}");
+            }
             for threads in ["2", "4"] {
                 let o = cmd(run[0])
                     .args(&run[1..])

@@ -881,3 +881,58 @@ fn result_text_with_invalid_utf8_is_decoded_not_copied() {
         }
     }
 }
+
+/// Given a FILE, waiting calls keep their arguments in memory up to a budget (1 MiB in all)
+/// and past it read them again from the file: calls whose arguments pass the budget, all
+/// answered at the end, get the same records as from stdin (where every byte is kept), each
+/// with its own arguments; the budget comes back as the records are written, for the next
+/// turn.
+#[test]
+fn arguments_past_the_memory_budget_are_read_again_from_the_file() {
+    let mut session = br#"{"type":"session","version":3,"id":"s-big-args","timestamp":"2026-05-02T10:00:00.000Z","cwd":"/p"}
+"#
+    .to_vec();
+    let mut parent = "null".to_string();
+    let mut ids = Vec::new();
+    for turn in 0..2 {
+        // 24 calls of 64 KiB each: 1.5 MiB of arguments waiting at once.
+        let calls: Vec<String> = (0..24)
+            .map(|k| {
+                let id = format!("c{turn}-{k}");
+                let text = format!("{id} ").repeat(64 * 1024 / (id.len() + 1));
+                ids.push((id.clone(), text.clone()));
+                format!(r#"{{"type":"toolCall","id":"{id}","name":"write","arguments":{{"content":"{text}"}}}}"#)
+            })
+            .collect();
+        let a = format!("a{turn}");
+        session.extend_from_slice(format!(r#"{{"type":"message","id":"{a}","parentId":{parent},"timestamp":"2026-05-02T10:00:01.000Z","message":{{"role":"assistant","content":[{}]}}}}"#, calls.join(",")).as_bytes());
+        session.push(b'\n');
+        parent = format!("\"{a}\"");
+        for k in 0..24 {
+            let id = format!("c{turn}-{k}");
+            let r = format!("r{turn}-{k}");
+            session.extend_from_slice(format!(r#"{{"type":"message","id":"{r}","parentId":{parent},"timestamp":"2026-05-02T10:00:02.000Z","message":{{"role":"toolResult","toolCallId":"{id}","toolName":"write","content":[{{"type":"text","text":"done"}}],"isError":false}}}}"#).as_bytes());
+            session.push(b'\n');
+            parent = format!("\"{r}\"");
+        }
+    }
+    let dir = TempDir::new("tools-big-args");
+    let file = dir.write("s.jsonl", &session);
+    let from_file = cmd("pi-tools").arg(&file).ok().records();
+    let from_stdin = cmd("pi-tools").stdin(session.clone()).ok().records();
+    assert_eq!(from_file.len(), 48);
+    for (id, text) in &ids {
+        let r = by_call_id(&from_file, id);
+        assert_eq!(r["arguments"], json!({ "content": text }), "{id}");
+        assert_eq!(r["status"], "ok", "{id}");
+    }
+    let strip = |v: Vec<Value>| -> Vec<Value> {
+        v.into_iter()
+            .map(|mut r| {
+                r["file"] = Value::Null;
+                r
+            })
+            .collect()
+    };
+    assert_eq!(strip(from_file), strip(from_stdin));
+}

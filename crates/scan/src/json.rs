@@ -26,7 +26,7 @@ mod raw;
 mod strings;
 
 pub use raw::{Element, Fields, Raw};
-pub use strings::{escaped_bytes, string_counts, text_counts, TextCounts};
+pub use strings::{copy_written, escaped_bytes, string_counts, text_counts, TextCounts};
 
 use std::borrow::Cow;
 use std::fmt;
@@ -560,6 +560,9 @@ pub fn written_len(body: &[u8]) -> Option<usize> {
 
 /// Decodes the text between the quotes of a validated JSON string.
 pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
+    if let Some(text) = strings::short_ascii(body) {
+        return Cow::Borrowed(text);
+    }
     let Some(first) = memchr::memchr(b'\\', body) else {
         // A check of the (usual) valid text first: much quicker than `from_utf8_lossy`.
         return match simdutf8::basic::from_utf8(body) {

@@ -10,7 +10,8 @@
 //!
 //! Streaming, in bounded memory (see `session` and `waiting`). The modules, by job:
 //! - `args`: the command line and the man page (its prose in `man/*.txt`);
-//! - `read`: the members read from an entry; `errors`: what an error text says (`overflow`:
+//! - `read`: the members read from an entry; `ahead`: what an entry says of itself, read
+//!   ahead of the reader on a large input; `errors`: what an error text says (`overflow`:
 //!   Pi 1.6.0's overflow texts);
 //!   `trigger`: the trigger of a compaction, decided from its clues;
 //! - `session`: what is remembered of the session being read; `waiting`: records waiting
@@ -18,6 +19,7 @@
 //! - `records`: the output records; `table`: the human view (`--table`, the default on a
 //!   terminal), made from those records.
 
+mod ahead;
 mod args;
 mod errors;
 mod overflow;

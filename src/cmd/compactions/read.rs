@@ -14,57 +14,86 @@ pub(super) fn str_of(raw: Option<Raw<'_>>) -> Option<Cow<'_, str>> {
     raw.and_then(Raw::as_str)
 }
 
-/// The recorded context size of an assistant message's usage: `None` when none of input,
-/// cacheRead and cacheWrite is a count, or when they sum to zero (a member that is not a
-/// count counts as zero).
-pub(super) fn usage_context(usage: Option<Raw<'_>>) -> Option<u128> {
-    let u = usage?;
-    // One pass over the members (as `Raw::get`: the last of repeated members wins).
-    let (mut iv, mut rv, mut wv) = (None, None, None);
-    u.for_each_field(|k, v| {
-        if json::key_is(k, "input") {
-            iv = Some(v);
-        } else if json::key_is(k, "cacheRead") {
-            rv = Some(v);
-        } else if json::key_is(k, "cacheWrite") {
-            wv = Some(v);
-        }
-    });
-    // Counts as pi-usage reads them (`1e3` is 1000); an invalid one is left out.
-    let n = |v: Option<Raw<'_>>| v.and_then(|v| token_value(v).ok().flatten());
-    let (i, r, w) = (n(iv), n(rv), n(wv));
-    if i.is_none() && r.is_none() && w.is_none() {
-        return None;
-    }
-    // input + cacheRead + cacheWrite, exact: the sum may pass u64::MAX (issue 19, item 2).
-    let sum: u128 = [i, r, w].iter().map(|v| u128::from(v.unwrap_or(0))).sum();
-    (sum > 0).then_some(sum)
+/// The counts of an assistant message's `usage` that pi-compactions reads, read in one pass
+/// over its members (the last of repeated members wins, as `JSON.parse` keeps): each `None`
+/// when absent or not a count (`1e3` is 1000, as pi-usage reads counts).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) struct UsageCounts {
+    input: Option<u64>,
+    output: Option<u64>,
+    cache_read: Option<u64>,
+    cache_write: Option<u64>,
+    total_tokens: Option<u64>,
 }
 
-/// The token counts of an assistant message's `usage` as Pi reads them (a count that is absent
-/// or invalid is 0), in one pass over its members (the last of repeated members wins).
-pub(super) fn reply_usage(usage: Option<Raw<'_>>) -> ReplyUsage {
-    let mut r = ReplyUsage::default();
-    let Some(u) = usage else {
-        return r;
-    };
-    u.for_each_field(|k, v| {
-        let slot = if json::key_is(k, "input") {
-            &mut r.input
-        } else if json::key_is(k, "output") {
-            &mut r.output
-        } else if json::key_is(k, "cacheRead") {
-            &mut r.cache_read
-        } else if json::key_is(k, "cacheWrite") {
-            &mut r.cache_write
-        } else if json::key_is(k, "totalTokens") {
-            &mut r.total_tokens
-        } else {
-            return;
+impl UsageCounts {
+    /// The counts of `usage` (all `None` when there is none).
+    pub(super) fn read(usage: Option<Raw<'_>>) -> UsageCounts {
+        let Some(u) = usage else {
+            return UsageCounts::default();
         };
-        *slot = token_value(v).ok().flatten().unwrap_or(0);
-    });
-    r
+        let (mut iv, mut ov, mut rv, mut wv, mut tv) = (None, None, None, None, None);
+        u.for_each_field(|k, v| {
+            let slot = if json::key_is(k, "input") {
+                &mut iv
+            } else if json::key_is(k, "output") {
+                &mut ov
+            } else if json::key_is(k, "cacheRead") {
+                &mut rv
+            } else if json::key_is(k, "cacheWrite") {
+                &mut wv
+            } else if json::key_is(k, "totalTokens") {
+                &mut tv
+            } else {
+                return;
+            };
+            *slot = Some(v);
+        });
+        let n = |v: Option<Raw<'_>>| v.and_then(|v| token_value(v).ok().flatten());
+        UsageCounts {
+            input: n(iv),
+            output: n(ov),
+            cache_read: n(rv),
+            cache_write: n(wv),
+            total_tokens: n(tv),
+        }
+    }
+
+    /// The recorded context size: `None` when none of input, cacheRead and cacheWrite is a
+    /// count, or when they sum to zero (a member that is not a count counts as zero).
+    pub(super) fn context(&self) -> Option<u128> {
+        let (i, r, w) = (self.input, self.cache_read, self.cache_write);
+        if i.is_none() && r.is_none() && w.is_none() {
+            return None;
+        }
+        // input + cacheRead + cacheWrite, exact: the sum may pass u64::MAX (issue 19, item 2).
+        let sum: u128 = [i, r, w].iter().map(|v| u128::from(v.unwrap_or(0))).sum();
+        (sum > 0).then_some(sum)
+    }
+
+    /// The token counts as Pi reads them (a count that is absent or invalid is 0).
+    pub(super) fn reply(&self) -> ReplyUsage {
+        ReplyUsage {
+            input: self.input.unwrap_or(0),
+            output: self.output.unwrap_or(0),
+            cache_read: self.cache_read.unwrap_or(0),
+            cache_write: self.cache_write.unwrap_or(0),
+            total_tokens: self.total_tokens.unwrap_or(0),
+        }
+    }
+}
+
+/// The recorded context size of an assistant message's usage ([`UsageCounts::context`]).
+#[cfg(test)]
+fn usage_context(usage: Option<Raw<'_>>) -> Option<u128> {
+    UsageCounts::read(usage).context()
+}
+
+/// The token counts of an assistant message's `usage` as Pi reads them
+/// ([`UsageCounts::reply`]).
+#[cfg(test)]
+fn reply_usage(usage: Option<Raw<'_>>) -> ReplyUsage {
+    UsageCounts::read(usage).reply()
 }
 
 /// The strings of a JSON array (other elements left out); `None` when `raw` is no array.

@@ -3,11 +3,11 @@
 //! (a compaction report, a compaction failure, with options an assistant error or a branch
 //! summary report), remembers the entry, and writes the front of the queue once it is settled.
 
+use super::ahead::{self, entry_type, message_of, EntryType, Role};
 use super::args::Args;
-use super::errors::{api_error, failure_of, is_overflow_error, is_pi16_overflow_error};
+use super::errors::{api_error, failure_of};
 use super::read::{
-    details, first_kept_index, recorded_count, reply_usage, str_of, summary_facts,
-    system_message_bytes, usage_context,
+    details, first_kept_index, recorded_count, str_of, summary_facts, system_message_bytes,
 };
 use super::records::{
     AssistantError, BranchSummaryReport, CompactionFacts, CompactionFailure, CompactionReport,
@@ -20,14 +20,14 @@ use super::trigger::{
 };
 use super::waiting::{see_entry, AwaitingContext, Step, StepMessage, Waiting};
 use crate::diag::Diags;
-use crate::message::Message;
 use crate::models_json::Models;
 use crate::ordered::Ordered;
 use crate::output::{Out, Stop};
-use crate::reader::{Entry, Header, SessionVisitor};
+use crate::reader::{Ahead, Entry, Header, SessionVisitor};
 use crate::record::Record;
 use std::borrow::Cow;
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// What a run reports with: its arguments and the configured context windows.
 pub(super) struct Settings<'a> {
@@ -117,6 +117,11 @@ impl SessionVisitor for Reporter<'_, '_> {
     fn end(&mut self, mut s: SessionReport, _d: &mut Diags) -> Result<(), Stop> {
         // Nothing more can settle the records still waiting.
         self.write_waiting(&mut s, true)
+    }
+
+    /// What an entry says of itself is read ahead of the reader on a large input ([`ahead`]).
+    fn ahead(&self) -> Option<Arc<dyn Ahead>> {
+        Some(Arc::new(ahead::reader_ahead()))
     }
 }
 
@@ -230,28 +235,28 @@ impl Reporter<'_, '_> {
             record: None,
             compaction: None,
         };
-        match e.get("type").as_deref() {
-            Some(b"\"message\"") => self.message(s, e, id, &mut read),
-            Some(b"\"model_change\"") => {
+        match entry_type(e) {
+            EntryType::Message => self.message(s, e, id, &mut read),
+            EntryType::ModelChange => {
                 read.kind = RecentKind::ModelChange;
                 if let Some((p, m)) = e.model_change() {
                     read.model = s.memory.models.intern(&p, &m);
                 }
             }
-            Some(b"\"context_edit\"") => {
+            EntryType::ContextEdit => {
                 s.memory.pi1 = true;
                 read.kind = RecentKind::ContextEdit {
                     target: e.str("targetId").as_deref().map(Rc::from),
                     omitted: e.get("replacement").is_some_and(|r| r.is_null()),
                 };
             }
-            Some(b"\"usage\"") => s.memory.pi1 = true,
-            Some(b"\"compaction\"") => {
+            EntryType::Usage => s.memory.pi1 = true,
+            EntryType::Compaction => {
                 read.kind = RecentKind::Compaction;
                 let id = id.map(|i| &**i);
                 read.compaction = Some(self.compaction(&s.memory, e, parent, id, read.model, d));
             }
-            Some(b"\"branch_summary\"") if self.args().branch_summaries => {
+            EntryType::BranchSummary if self.args().branch_summaries => {
                 let id = id.map(|i| &**i);
                 read.record = Some(self.branch_summary(&s.memory, e, id, parent, d));
             }
@@ -262,7 +267,7 @@ impl Reporter<'_, '_> {
 
     /// A message: a user message ends the walk back from a compaction; an assistant message
     /// is a clue for the compaction after it, may settle the one before it, and may report an
-    /// error.
+    /// error. What the message says of itself may have been read ahead ([`message_of`]).
     fn message(
         &self,
         s: &mut SessionReport,
@@ -270,41 +275,42 @@ impl Reporter<'_, '_> {
         id: Option<&Rc<str>>,
         read: &mut EntryRead,
     ) {
-        let msg = e.message().unwrap_or_default();
-        match str_of(msg.role).as_deref() {
-            Some("user") => read.kind = RecentKind::User,
-            Some("toolResult") => read.kind = RecentKind::ToolResult,
-            Some("system") => s.memory.pi1 = true,
-            Some("assistant") => {
-                if let (Some(p), Some(m)) = (str_of(msg.provider), str_of(msg.model)) {
-                    read.model = s.memory.models.intern(&p, &m);
-                }
-                let stop = StopReason::of(str_of(msg.stop_reason).as_deref());
-                let failed = matches!(stop, StopReason::Error | StopReason::Aborted);
-                if !failed {
-                    read.context = usage_context(msg.usage);
-                }
-                if failed || msg.error_message.is_some() {
-                    let entry = id.map(|i| &**i);
-                    read.record = self.assistant_error(s, e, &msg, entry, stop, read.model);
-                }
-                let (text, provider) = (str_of(msg.error_message), str_of(msg.provider));
-                read.kind = RecentKind::Assistant(Box::new(AssistantFacts {
-                    line: e.line.no,
-                    id: id.cloned(),
-                    stop,
-                    overflow: is_overflow_error(stop, text.as_deref()),
-                    overflow_pi16: is_pi16_overflow_error(
-                        stop,
-                        text.as_deref(),
-                        provider.as_deref(),
-                    ),
-                    model: read.model,
-                    usage: reply_usage(msg.usage),
-                }));
+        let msg = message_of(e);
+        let a = match msg.role {
+            Role::Assistant(a) => a,
+            Role::User => {
+                read.kind = RecentKind::User;
+                return;
             }
-            _ => {}
+            Role::ToolResult => {
+                read.kind = RecentKind::ToolResult;
+                return;
+            }
+            Role::System => {
+                s.memory.pi1 = true;
+                return;
+            }
+            Role::Other => return,
+        };
+        if let Some((p, m)) = &msg.names {
+            read.model = s.memory.models.intern(p, m);
         }
+        if !a.failed() {
+            read.context = a.usage.context();
+        }
+        if a.error {
+            let entry = id.map(|i| &**i);
+            read.record = self.assistant_error(s, e, entry, a.stop, read.model);
+        }
+        read.kind = RecentKind::Assistant(Box::new(AssistantFacts {
+            line: e.line.no,
+            id: id.cloned(),
+            stop: a.stop,
+            overflow: a.overflow,
+            overflow_pi16: a.overflow_pi16,
+            model: read.model,
+            usage: a.usage.reply(),
+        }));
     }
 
     /// An assistant message with an error: a compaction failure, an
@@ -313,11 +319,11 @@ impl Reporter<'_, '_> {
         &self,
         s: &mut SessionReport,
         e: &Entry<'_>,
-        msg: &Message<'_>,
         id: Option<&str>,
         stop: StopReason,
         model: ModelIx,
     ) -> Option<Vec<u8>> {
+        let msg = e.message().unwrap_or_default();
         let text = str_of(msg.error_message);
         let failure = text
             .as_deref()

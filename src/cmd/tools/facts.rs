@@ -42,7 +42,16 @@ impl CallEvidence {
 
 /// Whether a value is the JSON string `s` (escapes decoded).
 pub(super) fn is_str(raw: Option<Raw<'_>>, s: &str) -> bool {
-    raw.and_then(Raw::as_str).is_some_and(|v| v == s)
+    let Some(raw) = raw else {
+        return false;
+    };
+    // Mostly written as it is (`"s"`, compared byte for byte); only a string with an escape
+    // can stand for `s` otherwise, and is decoded.
+    let b = raw.bytes();
+    if b.len() == s.len() + 2 && b[0] == b'"' && &b[1..b.len() - 1] == s.as_bytes() {
+        return true;
+    }
+    b.contains(&b'\\') && raw.as_str().is_some_and(|v| v == s)
 }
 
 /// A JSON number that is an integer (negative ones included).
@@ -400,6 +409,19 @@ mod tests {
             (Ok, CallEvidence::ExitCode)
         );
         assert_eq!(bash_verdict(None, None), (Ok, CallEvidence::Result));
+    }
+
+    #[test]
+    fn a_string_is_compared_as_it_decodes() {
+        let is = |text: &str, s: &str| is_str(Some(json::validate(text.as_bytes()).unwrap()), s);
+        assert!(is(r#""toolCall""#, "toolCall"));
+        assert!(is(r#""tool\u0043all""#, "toolCall"), "an escape is decoded");
+        assert!(is(r#""\u0074oolCall""#, "toolCall"));
+        assert!(!is(r#""toolcall""#, "toolCall"));
+        assert!(!is(r#""toolCall ""#, "toolCall"));
+        assert!(!is(r#""tool\nCall""#, "toolCall"));
+        assert!(!is("7", "7"), "not a string");
+        assert!(!is_str(None, "toolCall"));
     }
 
     #[test]

@@ -19,6 +19,15 @@ use crate::reader::{Entry, Header, SessionVisitor};
 use std::fs::File;
 use std::rc::Rc;
 
+/// The members of a toolCall block that a call record needs.
+#[derive(Default)]
+struct CallBlock<'a> {
+    id: Option<Raw<'a>>,
+    name: Option<Raw<'a>>,
+    arguments: Option<Raw<'a>>,
+    namespace: Option<Raw<'a>>,
+}
+
 /// pi-tools' visitor: joins the calls and results of each session and writes the records.
 pub(super) struct Joiner<'a, 'w> {
     records: RecordWriter<'a, 'w>,
@@ -50,9 +59,26 @@ impl<'a, 'w> Joiner<'a, 'w> {
             return Ok(());
         };
         let mut turn: Option<Rc<CallingTurn>> = None;
-        let mut blocks: Vec<Raw<'_>> = Vec::new();
-        content.for_each_element(|b| {
-            if is_str(b.get("type"), "toolCall") {
+        // Each block's members are read once: its type and, for a toolCall, what the call
+        // needs (the last of repeated members wins, as `JSON.parse` keeps).
+        let mut blocks: Vec<CallBlock<'_>> = Vec::new();
+        content.for_each_object_element(|members| {
+            let mut b = CallBlock::default();
+            let mut kind = None;
+            for (k, v) in members {
+                if json::key_is(k, "type") {
+                    kind = Some(v);
+                } else if json::key_is(k, "id") {
+                    b.id = Some(v);
+                } else if json::key_is(k, "name") {
+                    b.name = Some(v);
+                } else if json::key_is(k, "arguments") {
+                    b.arguments = Some(v);
+                } else if json::key_is(k, "namespace") {
+                    b.namespace = Some(v);
+                }
+            }
+            if is_str(kind, "toolCall") {
                 blocks.push(b);
             }
         });
@@ -84,20 +110,19 @@ impl<'a, 'w> Joiner<'a, 'w> {
     }
 
     /// The call of the toolCall block `b` of the assistant entry `e`.
-    fn call(&self, e: &Entry<'_>, turn: Rc<CallingTurn>, b: Raw<'_>, d: &mut Diags) -> PendingCall {
-        let (mut id, mut name, mut arguments): (_, _, Option<Raw<'_>>) = (None, None, None);
-        let mut namespace = None;
-        b.for_each_field(|k, v| {
-            if json::key_is(k, "id") {
-                id = Some(v);
-            } else if json::key_is(k, "name") {
-                name = Some(v);
-            } else if json::key_is(k, "arguments") {
-                arguments = Some(v);
-            } else if json::key_is(k, "namespace") {
-                namespace = Some(v);
-            }
-        });
+    fn call(
+        &mut self,
+        e: &Entry<'_>,
+        turn: Rc<CallingTurn>,
+        b: CallBlock<'_>,
+        d: &mut Diags,
+    ) -> PendingCall {
+        let CallBlock {
+            id,
+            name,
+            arguments,
+            namespace,
+        } = b;
         let arguments = arguments.filter(|a| !a.is_null());
         let id_str = id.and_then(Raw::as_str);
         if id_str.is_none() {
@@ -116,9 +141,10 @@ impl<'a, 'w> Joiner<'a, 'w> {
             id: id_str.map(|i| i.into()),
             name,
             namespace: namespace.and_then(Raw::as_str).map(|n| n.into()),
-            arguments: arguments
-                .filter(|_| keep_arguments)
-                .map(|a| KeptBytes::keep(self.records.file, e, a.bytes())),
+            arguments: arguments.filter(|_| keep_arguments).map(|a| {
+                let budget = &mut self.records.arguments_budget;
+                KeptBytes::keep_within(self.records.file, e, a.bytes(), budget)
+            }),
             arguments_bytes: arguments.map(|a| a.len() as u64),
             answer: CallAnswer::Waiting,
         }

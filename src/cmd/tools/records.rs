@@ -45,8 +45,8 @@ pub struct ToolCall<'a> {
 
 /// A call's `arguments`.
 enum CallArguments<'a> {
-    /// A toolCall block's, copied as recorded.
-    Recorded(Raw<'a>),
+    /// A toolCall block's, copied as recorded (one JSON value).
+    Recorded(&'a [u8]),
     /// A user command's: `{"command":…}` with the recorded command (a JSON string).
     Command(Raw<'a>),
 }
@@ -186,7 +186,7 @@ impl Record for ToolCall<'_> {
             .opt_str("namespace", self.namespace)
             .bool("by_user", self.by_user);
         match self.arguments {
-            Some(CallArguments::Recorded(raw)) => o.raw("arguments", raw.bytes()),
+            Some(CallArguments::Recorded(raw)) => o.raw("arguments", raw),
             Some(CallArguments::Command(command)) => o.obj("arguments", |a| {
                 a.raw("command", command.bytes());
             }),
@@ -286,7 +286,15 @@ pub(super) struct RecordWriter<'a, 'w> {
     pub(super) name: &'a str,
     /// A call's arguments, read again from the file.
     arguments_buf: Vec<u8>,
+    /// How many more bytes of the waiting calls' arguments may be kept in memory rather than
+    /// read again from the file ([`KeptBytes::keep_within`]).
+    pub(super) arguments_budget: usize,
 }
+
+/// The bytes of waiting calls' arguments kept in memory given a FILE, at most: a call's result
+/// mostly follows it within a few lines, so little is held; a session of calls that wait
+/// long reads theirs again from the file beyond this.
+const ARGUMENTS_IN_MEMORY: usize = 1 << 20;
 
 impl<'a, 'w> RecordWriter<'a, 'w> {
     pub(super) fn new(
@@ -301,6 +309,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             file,
             name,
             arguments_buf: Vec::new(),
+            arguments_budget: ARGUMENTS_IN_MEMORY,
         }
     }
 
@@ -350,6 +359,10 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         result: Option<MessageLine<'_>>,
         d: &mut Diags,
     ) -> bool {
+        if let Some(kept) = &c.arguments {
+            // Rendered once, now: what its arguments took of the budget is free again.
+            kept.give_back(self.file, &mut self.arguments_budget);
+        }
         let facts = result
             .as_ref()
             .map(|r| ResultFacts::read(&r.msg, self.args, r.utf8));
@@ -358,6 +371,8 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             return false;
         }
         let arguments = match &c.arguments {
+            // Copied from the line the scanner accepted.
+            Some(KeptBytes::Mem(b)) => Some(&b[..]),
             Some(kept) => match fetch(self.file, kept, &mut self.arguments_buf, d) {
                 // Read again from the file: recorded only when it is still one JSON value.
                 Some(r) => {
@@ -365,7 +380,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
                     if value.is_none() {
                         changed(d, c.turn.line);
                     }
-                    value
+                    value.map(Raw::bytes)
                 }
                 None => None,
             },

@@ -1,6 +1,6 @@
-//! A result's text: kept as the input escaped it when it can be copied as it is, decoded when
-//! it must be (escapes the output writes differently, or --max-text may cut it), and written
-//! with its size and whether it was cut.
+//! A result's text: copied as the input escaped it when it can be (checked as it is copied),
+//! decoded when it must be (escapes the output writes differently, or --max-text may cut it),
+//! and written with its size and whether it was cut.
 
 use super::args::Args;
 use crate::json::{self, Raw};
@@ -14,46 +14,25 @@ pub(super) fn string_body(raw: Raw<'_>) -> Option<&[u8]> {
 
 /// A result's text: the text blocks (or the string content) joined by newlines.
 pub(super) enum ResultText<'a> {
-    /// The JSON string bodies of the parts, each already escaped as the output escapes (see
-    /// [`output::escaped_as_written`]): written as they are, never decoded. `bytes` is the
-    /// length of the joined text.
-    Escaped { parts: Vec<&'a [u8]>, bytes: u64 },
-    /// The joined text, decoded.
+    /// The JSON string bodies of the parts, written as they are when each is already escaped
+    /// as the output escapes (checked as it is copied: [`Obj::written_lines`]), else decoded
+    /// first. `utf8`: they come from a line the reader found valid UTF-8, so their own UTF-8
+    /// check is skipped.
+    Parts { parts: Vec<&'a [u8]>, utf8: bool },
+    /// The joined text, decoded: --max-text may cut it.
     Decoded(String),
 }
 
 impl<'a> ResultText<'a> {
-    /// The text of `parts` (string bodies); kept escaped when every part is written as the
-    /// output would write it and --max-text cannot cut it (its characters are at most its
-    /// escaped bytes). `utf8`: the parts come from a line the reader found valid UTF-8, so
-    /// their own check is skipped.
+    /// The text of `parts` (string bodies): kept as they are written when --max-text cannot
+    /// cut them (a text's characters are at most its escaped bytes), else decoded.
     pub(super) fn of(parts: Vec<&'a [u8]>, a: &Args, utf8: bool) -> ResultText<'a> {
         let newlines = parts.len().saturating_sub(1);
         let escaped_len = parts.iter().map(|p| p.len()).sum::<usize>() + newlines;
         if a.max_text.is_none_or(|max| escaped_len <= max) {
-            let lens: Option<Vec<usize>> = parts
-                .iter()
-                .map(|p| {
-                    if utf8 {
-                        json::written_len(p)
-                    } else {
-                        output::escaped_as_written(p)
-                    }
-                })
-                .collect();
-            if let Some(lens) = lens {
-                let bytes = (lens.iter().sum::<usize>() + newlines) as u64;
-                return ResultText::Escaped { parts, bytes };
-            }
+            return ResultText::Parts { parts, utf8 };
         }
-        let mut text = String::new();
-        for (i, p) in parts.iter().enumerate() {
-            if i > 0 {
-                text.push('\n');
-            }
-            text.push_str(&json::decode_string_body(p));
-        }
-        ResultText::Decoded(text)
+        ResultText::Decoded(decode(&parts))
     }
 
     /// The text of a JSON value, when it is a string.
@@ -61,38 +40,70 @@ impl<'a> ResultText<'a> {
         string_body(raw).map(|b| ResultText::of(vec![b], a, utf8))
     }
 
-    /// The length of the text in bytes (UTF-8).
-    pub(super) fn bytes(&self) -> u64 {
+    /// The length of the text in bytes (UTF-8), found without writing it.
+    fn bytes(&self) -> u64 {
         match self {
-            ResultText::Escaped { bytes, .. } => *bytes,
+            ResultText::Parts { parts, utf8 } => {
+                let written: Option<usize> = parts
+                    .iter()
+                    .map(|p| {
+                        if *utf8 {
+                            json::written_len(p)
+                        } else {
+                            output::escaped_as_written(p)
+                        }
+                    })
+                    .sum();
+                match written {
+                    Some(len) => (len + parts.len().saturating_sub(1)) as u64,
+                    None => decode(parts).len() as u64,
+                }
+            }
             ResultText::Decoded(t) => t.len() as u64,
         }
     }
 }
 
+/// The text of string bodies joined by newlines, decoded.
+fn decode(parts: &[&[u8]]) -> String {
+    let mut text = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        text.push_str(&json::decode_string_body(p));
+    }
+    text
+}
+
 /// `text`, `text_truncated` and `bytes` of a result text.
 pub(super) fn write_text(o: &mut Obj<'_>, text: Option<&ResultText<'_>>, a: &Args) {
-    if a.no_content {
-        o.null("text").bool("text_truncated", false);
-    } else {
-        match text {
-            None => {
-                o.null("text").bool("text_truncated", false);
-            }
-            Some(ResultText::Escaped { parts, .. }) => {
-                o.escaped_lines("text", parts).bool("text_truncated", false);
-            }
-            Some(ResultText::Decoded(t)) => {
-                match a.max_text.and_then(|max| t.char_indices().nth(max)) {
-                    Some((cut, _)) => {
-                        o.str("text", &t[..cut]).bool("text_truncated", true);
-                    }
-                    None => {
-                        o.str("text", t).bool("text_truncated", false);
-                    }
-                }
-            }
+    let text = match text {
+        Some(t) if !a.no_content => t,
+        _ => {
+            o.null("text").bool("text_truncated", false);
+            o.opt_u64("bytes", text.map(ResultText::bytes));
+            return;
         }
-    }
-    o.opt_u64("bytes", text.map(ResultText::bytes));
+    };
+    let bytes = match text {
+        ResultText::Parts { parts, utf8 } => match o.written_lines("text", parts, *utf8) {
+            Some(len) => {
+                o.bool("text_truncated", false);
+                len as u64
+            }
+            None => write_decoded(o, &decode(parts), a),
+        },
+        ResultText::Decoded(t) => write_decoded(o, t, a),
+    };
+    o.u64("bytes", bytes);
+}
+
+/// `text` and `text_truncated` of a decoded text, cut at --max-text characters; its length.
+fn write_decoded(o: &mut Obj<'_>, t: &str, a: &Args) -> u64 {
+    match a.max_text.and_then(|max| t.char_indices().nth(max)) {
+        Some((cut, _)) => o.str("text", &t[..cut]).bool("text_truncated", true),
+        None => o.str("text", t).bool("text_truncated", false),
+    };
+    t.len() as u64
 }

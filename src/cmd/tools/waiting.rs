@@ -33,6 +33,29 @@ impl KeptBytes {
             None => KeptBytes::Mem(bytes.into()),
         }
     }
+
+    /// As [`KeptBytes::keep`], but a copy even given a FILE while `budget` (bytes) allows,
+    /// taken from it: bytes that are mostly written soon (a call's arguments: its result
+    /// mostly follows) are then neither read from the file nor checked again.
+    pub(super) fn keep_within(
+        file: Option<&File>,
+        e: &Entry<'_>,
+        bytes: &[u8],
+        budget: &mut usize,
+    ) -> KeptBytes {
+        if file.is_some() && bytes.len() <= *budget {
+            *budget -= bytes.len();
+            return KeptBytes::Mem(bytes.into());
+        }
+        KeptBytes::keep(file, e, bytes)
+    }
+
+    /// Gives back to `budget` what [`KeptBytes::keep_within`] took from it for these bytes.
+    pub(super) fn give_back(&self, file: Option<&File>, budget: &mut usize) {
+        if let (KeptBytes::Mem(b), Some(_)) = (self, file) {
+            *budget += b.len();
+        }
+    }
 }
 
 fn boxed(c: Option<Cow<'_, str>>) -> Option<Box<str>> {

@@ -234,15 +234,18 @@ fn written_unicode(body: &[u8], at: usize) -> bool {
 /// Each escape is a backslash and the byte after it, so over the whole body the escapes
 /// number half the backslashes plus the escaped bytes that are not backslashes; a backslash
 /// at the end of the blocks that escapes the next byte is left to the byte loop.
+/// `keep` is given each block once it is found written so (to copy it in the same pass).
 #[inline(always)]
 pub(super) fn written_blocks(
     body: &[u8],
     classify: impl Fn(&[u8; 64]) -> (Block, u64),
+    mut keep: impl FnMut(&[u8; 64]),
 ) -> Option<usize> {
     let (mut at, mut carry) = (0, 0u64);
     let (mut backslashes, mut letters, mut unicode) = (0, 0, 0);
     while let Some(bytes) = body.get(at..at + 64) {
-        let (block, slash) = classify(bytes.try_into().expect("64 bytes"));
+        let bytes: &[u8; 64] = bytes.try_into().expect("64 bytes");
+        let (block, slash) = classify(bytes);
         let escaped = escaped_bytes(block.backslash, &mut carry);
         let escaped_letters = escaped & !block.backslash;
         let bad = ((block.quote | block.control) & !escaped)
@@ -258,6 +261,7 @@ pub(super) fn written_blocks(
             u &= u - 1;
             unicode += 1;
         }
+        keep(bytes);
         backslashes += block.backslash.count_ones() as usize;
         letters += escaped_letters.count_ones() as usize;
         at += 64;
@@ -442,6 +446,29 @@ fn unicode_escape(body: &[u8], j: usize) -> (bool, usize) {
     }
 }
 
+/// [`written_len`](super::written_len) of `body`, appending `body` to `out` in the same pass
+/// when it is written so: text that is copied out as it is read once, not checked then
+/// copied. `None` leaves `out` as it was.
+pub fn copy_written(body: &[u8], out: &mut Vec<u8>) -> Option<usize> {
+    let start = out.len();
+    out.reserve(body.len());
+    #[cfg(target_arch = "x86_64")]
+    if body.len() >= 64 && std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        let added = unsafe { x86::copy_written_blocks_avx2(body, out) };
+        let whole = out.len() - start;
+        if let Some(added) = added {
+            out.extend_from_slice(&body[whole..]);
+            return Some(body.len() - added);
+        }
+        out.truncate(start);
+        return None;
+    }
+    let added = written_plain(body, 0)?;
+    out.extend_from_slice(body);
+    Some(body.len() - added)
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86 {
     //! The block classifiers for x86-64 and the block loops compiled with them.
@@ -484,7 +511,28 @@ pub(super) mod x86 {
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
     pub(in super::super) unsafe fn written_blocks_avx2(body: &[u8]) -> Option<usize> {
-        super::written_blocks(body, |bytes| (classify_avx2(bytes), eq_avx2(bytes, b'/')))
+        super::written_blocks(
+            body,
+            |bytes| (classify_avx2(bytes), eq_avx2(bytes, b'/')),
+            |_| {},
+        )
+    }
+
+    /// [`written_blocks`](super::written_blocks) with AVX2, each block accepted appended to
+    /// `out`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(in super::super) unsafe fn copy_written_blocks_avx2(
+        body: &[u8],
+        out: &mut Vec<u8>,
+    ) -> Option<usize> {
+        super::written_blocks(
+            body,
+            |bytes| (classify_avx2(bytes), eq_avx2(bytes, b'/')),
+            |bytes| out.extend_from_slice(bytes),
+        )
     }
 
     /// The bytes of a block equal to `c`.
@@ -683,6 +731,30 @@ pub(super) mod x86 {
         // SAFETY: SSE2 is part of the x86-64 baseline.
         unsafe { classify_sse2(bytes) }
     }
+}
+
+/// The longest body [`short_ascii`] looks at.
+const SHORT: usize = 64;
+
+/// The text of a short string body that holds no escape and only ASCII (at most [`SHORT`]
+/// bytes): the names, ids and times the tools read one by one, most of the strings they
+/// decode. `None` for any other body, which the general decoder reads. On so few bytes one
+/// pass without an early exit (the compiler does it a vector at a time) is quicker than a
+/// search for backslashes and then a UTF-8 check.
+#[inline]
+pub fn short_ascii(body: &[u8]) -> Option<&str> {
+    if body.len() > SHORT {
+        return None;
+    }
+    let mut other = false;
+    for &c in body {
+        other |= c >= 0x80 || c == b'\\';
+    }
+    if other {
+        return None;
+    }
+    // SAFETY: every byte is ASCII (checked just above), so the bytes are valid UTF-8.
+    Some(unsafe { std::str::from_utf8_unchecked(body) })
 }
 
 #[cfg(test)]
@@ -891,13 +963,21 @@ mod tests {
                 let slash = (0..64).fold(0u64, |m, k| m | u64::from(x[k] == b'/') << k);
                 (classify_bytewise(x), slash)
             };
-            assert_eq!(written_blocks(&body, bytewise), want, "{}", show());
+            assert_eq!(written_blocks(&body, bytewise, |_| {}), want, "{}", show());
             assert_eq!(
                 super::super::written_len(&body),
                 want.map(|added| body.len() - added),
                 "{}",
                 show()
             );
+            let mut out = b"before".to_vec();
+            let copied = copy_written(&body, &mut out);
+            assert_eq!(copied, want.map(|added| body.len() - added), "{}", show());
+            let mut expect = b"before".to_vec();
+            if copied.is_some() {
+                expect.extend_from_slice(&body);
+            }
+            assert_eq!(out, expect, "copied whole, or not at all: {}", show());
             if want.is_some() {
                 some += 1;
             } else {
@@ -916,6 +996,9 @@ mod tests {
                     let want = written_plain(&body, 0);
                     let got = super::super::written_len(&body);
                     assert_eq!(got, want.map(|a| body.len() - a), "{len} {run} {tail:?}");
+                    let mut out = Vec::new();
+                    assert_eq!(copy_written(&body, &mut out), got, "{len} {run} {tail:?}");
+                    assert_eq!(out.len(), if got.is_some() { body.len() } else { 0 });
                     if tail.is_empty() {
                         assert_eq!(want.is_some(), (len - start) % 2 == 0, "{len} {run}");
                     }
@@ -1043,6 +1126,31 @@ mod tests {
         for bad in [&b"\\"[..], b"\\u12", b"\xff\xbf\\", b"\\ud800\\u"] {
             let _ = text_counts(bad);
             let _ = string_counts(bad, 0);
+        }
+    }
+
+    #[test]
+    fn short_ascii_takes_short_plain_bodies_as_the_decoder_reads_them() {
+        let long = "a".repeat(SHORT + 1);
+        let bodies: [&[u8]; 9] = [
+            b"",
+            b"toolCall",
+            b"2026-01-01T00:00:00.000Z",
+            &long.as_bytes()[1..],
+            long.as_bytes(),
+            br"a\nb",
+            "caf\u{e9}".as_bytes(),
+            b"\xff",
+            b"x\x00y",
+        ];
+        for body in bodies {
+            // Byte by byte: the same verdict, and the same text as the decoder gives.
+            let plain = body.len() <= SHORT && body.iter().all(|&c| c.is_ascii() && c != b'\\');
+            let got = short_ascii(body);
+            assert_eq!(got.is_some(), plain, "{body:?}");
+            if let Some(text) = got {
+                assert_eq!(text, super::super::decode_string_body(body), "{body:?}");
+            }
         }
     }
 }
