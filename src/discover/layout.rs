@@ -3,8 +3,9 @@
 //! and what it is there ([`Role`]: a session, a sub-agent's run, oh-my-pi's advisor).
 
 use super::project::is_project_folder;
-use std::collections::HashSet;
+use crate::hash::FastSet;
 use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// A file found by [`super::walk()`], placed in Pi's layout.
@@ -58,8 +59,9 @@ impl Role {
     }
 }
 
-/// `path` (found below `root`, or the root itself) placed among the other files `found`.
-pub(crate) fn place(path: &Path, root: &Path, found: &HashSet<&Path>) -> Found {
+/// `path` (found below `root`, or the root itself) placed among the other files `found` (their
+/// paths' bytes: every one is `root` joined with names, as a sibling found here is).
+pub(crate) fn place(path: &Path, root: &Path, found: &FastSet<&[u8]>) -> Found {
     let mut parent_file = None;
     let mut project_folder = None;
     // The folders above the file, up to the root (or the root's folder when the root is the
@@ -77,7 +79,7 @@ pub(crate) fn place(path: &Path, root: &Path, found: &HashSet<&Path>) -> Found {
                 let mut sib = n.to_os_string();
                 sib.push(".jsonl");
                 let cand = dir.with_file_name(sib);
-                if found.contains(cand.as_path()) {
+                if found.contains(cand.as_os_str().as_bytes()) {
                     parent_file = Some(cand);
                 }
             }

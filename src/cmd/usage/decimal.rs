@@ -210,6 +210,12 @@ impl Amount {
         }
     }
 
+    /// The sum as a count of 10^-18 dollars, when it is one that fits a u128 (nothing finer):
+    /// what pi-usage's cache keeps of a sum.
+    pub fn as_units(&self) -> Option<u128> {
+        (self.fine.is_none() && self.hi == 0).then_some(self.lo)
+    }
+
     /// Adds the sum `o`.
     pub fn merge(&mut self, o: &Amount) {
         self.add_units(o.lo);
