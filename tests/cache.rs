@@ -214,8 +214,8 @@ fn call_at(id: &str, model: &str, time: &str, cost: &str) -> String {
 /// The sums the cache keeps beside the calls stand for them only where adding them is adding
 /// the calls: each case here would come out different if they were used regardless (a file
 /// that repeats an earlier file's calls, a file that repeats its own under --no-dedup, one time
-/// written two ways by calls of two models, costs finer than 10^-18), and the output must be
-/// the same as without the cache, cold and warm.
+/// written two ways by calls of two models) or if they were less exact than the calls (costs
+/// below 10^-18): the output must be the same as without the cache, cold and warm.
 #[test]
 fn summed_calls_stand_for_the_calls_only_where_they_add_up_the_same() {
     let t = TempDir::new("cache-summed");

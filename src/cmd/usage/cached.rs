@@ -148,7 +148,7 @@ fn in_order<'s, T: Send>(
 ) -> Result<(), Stop> {
     let len = sources.len();
     let run = |chunk: std::ops::Range<usize>| -> Vec<(T, Diags)> {
-        let d = |i: usize| Diags::new("pi-usage", &sources[i].name(), false);
+        let d = |i: usize| Diags::new("pi-usage", &name(&sources[i]), false);
         chunk
             .map(|i| {
                 let mut d = d(i);
@@ -341,7 +341,7 @@ impl<'s> Input<'s> {
                     input: self,
                     key,
                     bytes,
-                    file: src.name(),
+                    file: name(src),
                     summary,
                 }));
             }
@@ -431,11 +431,20 @@ impl Summed<'_> {
     }
 }
 
+/// [`Source::name`], a valid UTF-8 path checked by `to_str` (`to_string_lossy` walks it more
+/// slowly: thousands of names a run that finds everything in the cache).
+fn name(src: &Source) -> String {
+    match src {
+        Source::Path(p) => p.to_str().map_or_else(|| src.name(), str::to_owned),
+        Source::Stdin => src.name(),
+    }
+}
+
 /// Cached calls made those of `src` in this run: its name, and each session's lineage among
 /// this run's inputs.
 fn for_this_run(mut calls: InputCalls, src: &Source, present: &InputSet) -> InputCalls {
     use super::collect::ForkOrigins;
-    calls.file = src.name();
+    calls.file = name(src);
     for s in &mut calls.sessions {
         s.lineage = present.lineage(s.parent.as_deref());
     }

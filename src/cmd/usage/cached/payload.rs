@@ -11,15 +11,18 @@
 //! identities was seen in an earlier input, the sums stand for the calls; else the calls are
 //! read from the details.
 //!
-//! The sums are kept only when adding them is exactly adding the calls: every cost sum a whole
-//! number of 10^-18 dollars, and no two calls of the file at one time written two ways (which
-//! of them is a group's first or last would depend on the order the sums are added in).
+//! The sums are exact (token counts and costs as the report keeps them). They are kept only when
+//! adding them is exactly adding the calls: not when two calls of the file at one time write it
+//! two ways (which of them is a group's first or last would depend on the order the sums are
+//! added in).
 
 use super::Resume;
 use crate::cache::codec::{Reader, Writer};
 use crate::cmd::usage::calls::{
     BilledCall, CallSource, CallTables, InputCalls, Lineage, SessionFacts, TimeText,
 };
+#[cfg(test)]
+use crate::cmd::usage::decimal::format_decimal;
 use crate::cmd::usage::decimal::{parse_cost, Amount, Cost};
 use crate::cmd::usage::sums::{key_label, label_of, GroupUsage, Sums};
 use crate::hash::Hash128Set;
@@ -86,7 +89,7 @@ pub fn encode_summary(c: &InputCalls, resume: Option<&Resume>) -> Vec<u8> {
         }
     });
     let (sums, identities, repeats) = summed(c);
-    let exact = times_agree(c) && sums.values().all(whole);
+    let exact = times_agree(c);
     w.u8(if exact { SUMMED } else { 0 } | if repeats { REPEATS } else { 0 });
     if exact {
         w.var(sums.len() as u64);
@@ -131,20 +134,6 @@ fn times_agree(c: &InputCalls) -> bool {
         .all(|w| w[0].0 != w[1].0 || w[0].1 == w[1].1)
 }
 
-/// Whether every cost sum of `g` is a whole number of 10^-18 dollars in a u128.
-fn whole(g: &GroupUsage) -> bool {
-    let sources = [
-        &g.messages,
-        &g.summarization,
-        &g.usage_entries,
-        &g.tool_results,
-    ];
-    sources
-        .into_iter()
-        .chain(g.usage_kinds.values())
-        .all(|s| s.cost.as_units().is_some() && s.cost_from_provider.as_units().is_some())
-}
-
 fn encode_group(w: &mut Writer, g: &GroupUsage) {
     for s in [
         &g.messages,
@@ -170,7 +159,7 @@ fn encode_group(w: &mut Writer, g: &GroupUsage) {
     w.var(g.duplicates);
 }
 
-/// A [`Sums`], its costs whole (see [`whole`]); an empty one in a byte.
+/// A [`Sums`]; an empty one in a byte.
 fn encode_sums(w: &mut Writer, s: &Sums) {
     let empty = *s == Sums::default();
     w.opt((!empty).then_some(s), |w, s| {
@@ -189,9 +178,9 @@ fn encode_sums(w: &mut Writer, s: &Sums) {
         w.var(s.reasoning_calls);
         w.var128(s.cache_write_1h);
         w.var(s.cache_write_1h_calls);
-        w.var128(s.cost.as_units().unwrap_or(0));
+        encode_amount(w, &s.cost);
         w.var(s.cost_missing);
-        w.var128(s.cost_from_provider.as_units().unwrap_or(0));
+        encode_amount(w, &s.cost_from_provider);
         w.var(s.cost_from_provider_calls);
         w.var(s.other.len() as u64);
         for (name, v) in &s.other {
@@ -199,6 +188,22 @@ fn encode_sums(w: &mut Writer, s: &Sums) {
             w.var128(*v);
         }
     });
+}
+
+fn encode_amount(w: &mut Writer, a: &Amount) {
+    let (lo, hi, fine) = a.to_parts();
+    w.var128(lo);
+    w.var(hi);
+    w.opt(fine, |w, (places, units)| {
+        w.var(u64::from(places));
+        w.bytes(&units);
+    });
+}
+
+fn decode_amount(r: &mut Reader<'_>) -> Option<Amount> {
+    let (lo, hi) = (r.var128()?, r.var()?);
+    let fine = r.opt(|r| Some((u32::try_from(r.var()?).ok()?, r.bytes()?)))?;
+    Amount::from_parts(lo, hi, fine)
 }
 
 /// The summary in `bytes` as a run that takes the sums reads it; `None` when it keeps no sums
@@ -285,11 +290,6 @@ fn decode_group(r: &mut Reader<'_>) -> Option<GroupUsage> {
 }
 
 fn decode_sums(r: &mut Reader<'_>) -> Option<Sums> {
-    let amount = |v: u128| {
-        let mut a = Amount::default();
-        a.add(&Cost::Units(v));
-        a
-    };
     let s = r.opt(|r| {
         let mut s = Sums {
             count: r.var()?,
@@ -303,9 +303,9 @@ fn decode_sums(r: &mut Reader<'_>) -> Option<Sums> {
             reasoning_calls: r.var()?,
             cache_write_1h: r.var128()?,
             cache_write_1h_calls: r.var()?,
-            cost: amount(r.var128()?),
+            cost: decode_amount(r)?,
             cost_missing: r.var()?,
-            cost_from_provider: amount(r.var128()?),
+            cost_from_provider: decode_amount(r)?,
             cost_from_provider_calls: r.var()?,
             other: BTreeMap::new(),
         };
@@ -514,17 +514,18 @@ mod tests {
             s.models,
             vec![(Some("p"), Some("m1")), (Some("p"), Some("m2"))]
         );
-        let by_model: Vec<(u32, u64, u64, u128)> = (s.sums.iter())
+        let by_model: Vec<(u32, u64, u64, String)> = (s.sums.iter())
             .map(|(_, m, g)| {
                 (
                     *m,
                     g.messages.count,
                     g.duplicates,
-                    g.messages.cost.as_units().unwrap(),
+                    format_decimal(&g.messages.cost),
                 )
             })
             .collect();
-        assert_eq!(by_model, vec![(0, 1, 1, 1), (1, 1, 0, 3)]);
+        let cost = |units: &str| format!("0.{units:0>18}").trim_end_matches('0').to_string();
+        assert_eq!(by_model, vec![(0, 1, 1, cost("1")), (1, 1, 0, cost("3"))]);
         // The calls read back from the details, as they were.
         let (mut back, resume) = decode_tables(&bytes).unwrap();
         assert!(resume.is_none());
@@ -541,11 +542,41 @@ mod tests {
             call(1, 1, "2026-01-01T00:00:00.000Z", 2, Cost::Units(1)),
         ]);
         assert!(summary(&encode_summary(&two_ways, None)).is_none());
-        // A cost finer than 10^-18.
-        let fine = parse_cost(b"1e-19").unwrap();
-        let finer = input(vec![call(0, 1, "t", 1, fine)]);
-        assert!(summary(&encode_summary(&finer, None)).is_none());
-        // Both still give their tables for the calls.
-        assert!(decode_tables(&encode_summary(&finer, None)).is_some());
+        // Still the tables for the calls.
+        assert!(decode_tables(&encode_summary(&two_ways, None)).is_some());
+    }
+
+    #[test]
+    fn cost_sums_finer_than_1e_18_read_back_exactly() {
+        let cost = |t: &str| parse_cost(t.as_bytes()).unwrap();
+        let c = input(vec![
+            call(0, 1, "t1", 1, cost("0.0010530000000000001")),
+            call(0, 2, "t2", 2, cost("1e-19")),
+            call(
+                0,
+                3,
+                "t3",
+                3,
+                cost("340282366920938463463.374607431768211455"),
+            ),
+            call(
+                0,
+                4,
+                "t4",
+                4,
+                cost("340282366920938463463.374607431768211455"),
+            ),
+        ]);
+        let bytes = encode_summary(&c, None);
+        let s = summary(&bytes).expect("summed");
+        let mut want = Amount::default();
+        for (_, call) in &c.calls {
+            want.add(call.cost.as_ref().unwrap());
+        }
+        assert_eq!(
+            format_decimal(&s.sums[0].2.messages.cost),
+            format_decimal(&want)
+        );
+        assert_eq!(s.sums[0].2.messages.cost, want);
     }
 }
