@@ -73,9 +73,10 @@ const EDGE: u64 = 4096;
 /// The index's name in a tool's directory.
 const INDEX: &str = "index.bin";
 /// The 64-bit words of one index record: device, inode, size, modification and change times
-/// (seconds, nanoseconds), the two edge hashes, and where its path and summary are (offset and
-/// length of each, from the start of the variable part).
-const WORDS: usize = 13;
+/// (seconds, nanoseconds), the two edge hashes, where its path and summary are (offset and
+/// length of each, from the start of the variable part), and the summary's weight (a count the
+/// tool gives: pi-usage's distinct calls).
+const WORDS: usize = 14;
 const RECORD: usize = WORDS * 8;
 
 /// The cache's root directory: `dir` (`--cache-dir`), else `$XDG_CACHE_HOME/pi-jsonl` when it
@@ -207,6 +208,7 @@ struct Record {
     /// (offset, length) of the path and of the summary in the variable part.
     path: (u64, u64),
     summary: (u64, u64),
+    weight: u64,
 }
 
 /// The index: its records sorted by device and inode, then the variable part. Searched where
@@ -238,6 +240,7 @@ impl Index {
             edges: (w[7], w[8]),
             path: (w[9], w[10]),
             summary: (w[11], w[12]),
+            weight: w[13],
         }
     }
 
@@ -325,6 +328,7 @@ struct Put {
     edges: (u64, u64),
     path: Vec<u8>,
     summary: Vec<u8>,
+    weight: u64,
     details: Option<Vec<u8>>,
 }
 
@@ -439,6 +443,19 @@ impl Cache {
         Lookup::Miss
     }
 
+    /// The summaries' weight (what the tool counted in each, [`Cache::put`]) a run over `inputs`
+    /// files can expect: the index's total, scaled down when it holds more files (an estimate,
+    /// to size a table once rather than grow it).
+    pub fn weight(&self, inputs: usize, note: &mut dyn FnMut(String)) -> u64 {
+        let index = self.index(note);
+        let total: u64 = (0..index.len).map(|i| index.record(i).weight).sum();
+        match index.len {
+            0 => 0,
+            n if inputs >= n => total,
+            n => total / n as u64 * inputs as u64,
+        }
+    }
+
     /// The details kept with the summary of the file `key` (the key a lookup's `make` was
     /// given); `None` when they are not there (or their file is damaged: noted).
     pub fn details(&self, key: &FileKey, note: &mut dyn FnMut(String)) -> Option<&[u8]> {
@@ -451,14 +468,14 @@ impl Cache {
         }
     }
 
-    /// Keeps `summary` and `details` for the file at `path`, open as `file`, which was `key`
-    /// when it was read (and still is: the caller checked).
+    /// Keeps `summary` (of `weight`: [`Cache::weight`]) and `details` for the file at `path`,
+    /// open as `file`, which was `key` when it was read (and still is: the caller checked).
     pub fn put(
         &self,
         key: &FileKey,
         path: &Path,
         file: &File,
-        summary: Vec<u8>,
+        (summary, weight): (Vec<u8>, u64),
         details: Option<Vec<u8>>,
     ) {
         let Ok(edges) = edge_hashes(file, key.size) else {
@@ -469,6 +486,7 @@ impl Cache {
             edges,
             path: path.as_os_str().as_bytes().to_vec(),
             summary,
+            weight,
             details,
         };
         let mut puts = self.puts.lock().unwrap_or_else(|e| e.into_inner());
@@ -520,6 +538,7 @@ impl Cache {
                     edges: r.edges,
                     path,
                     summary,
+                    weight: r.weight,
                     looked_up: looked_up(r.key.id()),
                 };
                 entries.insert(r.key.id(), e);
@@ -532,6 +551,7 @@ impl Cache {
                 edges: p.edges,
                 path: &p.path,
                 summary: &p.summary,
+                weight: p.weight,
                 looked_up: true,
             };
             entries.insert(p.key.id(), e);
@@ -611,6 +631,7 @@ struct IndexEntry<'a> {
     edges: (u64, u64),
     path: &'a [u8],
     summary: &'a [u8],
+    weight: u64,
     /// Whether this run looked its file up (it exists: not looked up again).
     looked_up: bool,
 }
@@ -702,7 +723,8 @@ fn serialize_index(tool: &str, entries: &[&IndexEntry<'_>]) -> Vec<u8> {
             .key
             .words()
             .into_iter()
-            .chain([e.edges.0, e.edges.1, path.0, path.1, summary.0, summary.1]);
+            .chain([e.edges.0, e.edges.1, path.0, path.1, summary.0, summary.1])
+            .chain([e.weight]);
         for v in words {
             w.u64(v);
         }
@@ -809,6 +831,7 @@ mod tests {
             edges: (0, 0),
             path: &gone_path,
             summary: b"gone",
+            weight: 3,
             looked_up: false,
         };
         fs::create_dir_all(&cache.dir).unwrap();
@@ -818,7 +841,7 @@ mod tests {
             &key,
             &kept,
             &file,
-            b"kept".to_vec(),
+            (b"kept".to_vec(), 7),
             Some(b"calls".to_vec()),
         );
         cache.save();
@@ -868,6 +891,7 @@ mod tests {
                 edges: (8, ino),
                 path: b"/p",
                 summary: b"summary",
+                weight: ino,
                 looked_up: false,
             })
             .collect();
@@ -877,7 +901,7 @@ mod tests {
         let index = Index::parse("pi-usage", FileBytes::Read(bytes.clone())).unwrap();
         for ino in [2, 5, 9] {
             let r = index.record(index.find((1, ino)).unwrap());
-            assert_eq!((r.key, r.edges), (key(ino), (8, ino)));
+            assert_eq!((r.key, r.edges, r.weight), (key(ino), (8, ino), ino));
             assert_eq!(index.var(r.path), Some(&b"/p"[..]));
             assert_eq!(index.var(r.summary), Some(&b"summary"[..]));
         }

@@ -33,7 +33,7 @@ pub fn describe(store: &Cache, f: &Found, prompt: bool, projects: &ProjectCache)
         let file = File::open(&f.path).ok();
         let same = |file: &File| file.metadata().is_ok_and(|md| FileKey::of(&md) == key);
         if let Some(file) = file.filter(|file| m.bytes == key.size && same(file)) {
-            store.put(&key, &f.path, &file, encode(m, prompt), None);
+            store.put(&key, &f.path, &file, (encode(m, prompt), 0), None);
         }
     }
     r

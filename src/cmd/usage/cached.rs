@@ -77,6 +77,9 @@ pub fn run<'s>(
     // `stat` of each file.
     let known = crate::discover::take_input_metadata();
     let summed = report.takes_summed();
+    // The set of identities sized once for what the cache holds, rather than grown.
+    let mut note = |m: String| crate::cache::note("pi-usage", None, &m);
+    report.expect_identities(cache.weight(sources.len(), &mut note));
     let job = |i: usize, src: &'s Source, d: &mut Diags| match src {
         Source::Path(path) => {
             let input = Input {

@@ -216,6 +216,14 @@ impl UsageReport {
         self.dedup
     }
 
+    /// Makes room for `n` call identities (about as many as the inputs hold): the set of those
+    /// seen is then sized once rather than grown (at most 2^22 at once, 64 MiB).
+    pub fn expect_identities(&mut self, n: u64) {
+        if self.dedup {
+            self.seen.reserve(n.min(1 << 22) as usize);
+        }
+    }
+
     /// Counts the identities `ids` (distinct) as seen and says `true` when none was seen
     /// before (or repeats are not left out); else counts none of them and says `false`: the
     /// input's calls must then be taken one by one.

@@ -54,8 +54,9 @@ impl Summary<'_> {
     }
 }
 
-/// The summary of the calls `c` of a file, and its resume point.
-pub fn encode_summary(c: &InputCalls, resume: Option<&Resume>) -> Vec<u8> {
+/// The summary of the calls `c` of a file, and its resume point; and its weight, how many
+/// distinct identities it holds.
+pub fn encode_summary(c: &InputCalls, resume: Option<&Resume>) -> (Vec<u8>, u64) {
     let mut w = Writer::default();
     w.var(c.sessions.len() as u64);
     for s in &c.sessions {
@@ -100,10 +101,10 @@ pub fn encode_summary(c: &InputCalls, resume: Option<&Resume>) -> Vec<u8> {
         }
     }
     w.var(identities.len() as u64);
-    for id in identities {
-        w.u128(id);
+    for id in &identities {
+        w.u128(*id);
     }
-    w.0
+    (w.0, identities.len() as u64)
 }
 
 /// The calls of `c` summed by session and model as the report adds them (repeats within the
@@ -506,10 +507,11 @@ mod tests {
             call(0, 1, "t1", 4, Cost::Units(1)),
             call(0, 1, "t1", 4, Cost::Units(1)),
         ]);
-        let bytes = encode_summary(&c, None);
+        let (bytes, weight) = encode_summary(&c, None);
         let s = summary(&bytes).expect("summed");
         assert!(s.repeats);
         assert_eq!(s.identities().collect::<Vec<_>>(), vec![4, 9]);
+        assert_eq!(weight, 2);
         assert_eq!(
             s.models,
             vec![(Some("p"), Some("m1")), (Some("p"), Some("m2"))]
@@ -541,9 +543,9 @@ mod tests {
             call(0, 1, "2026-01-01T00:00:00Z", 1, Cost::Units(1)),
             call(1, 1, "2026-01-01T00:00:00.000Z", 2, Cost::Units(1)),
         ]);
-        assert!(summary(&encode_summary(&two_ways, None)).is_none());
+        assert!(summary(&encode_summary(&two_ways, None).0).is_none());
         // Still the tables for the calls.
-        assert!(decode_tables(&encode_summary(&two_ways, None)).is_some());
+        assert!(decode_tables(&encode_summary(&two_ways, None).0).is_some());
     }
 
     #[test]
@@ -567,7 +569,7 @@ mod tests {
                 cost("340282366920938463463.374607431768211455"),
             ),
         ]);
-        let bytes = encode_summary(&c, None);
+        let (bytes, _) = encode_summary(&c, None);
         let s = summary(&bytes).expect("summed");
         let mut want = Amount::default();
         for (_, call) in &c.calls {
