@@ -402,7 +402,8 @@ pub fn note_global(tool: &str, msg: impl AsRef<str>) {
 /// characters (C0, DEL, C1), and the invisible and bidirectional format characters (see
 /// [`is_invisible`]), each as `\u{…}`.
 pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(is_control) {
+    // Printable ASCII, the common name, without looking each character up.
+    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) || !s.chars().any(is_control) {
         return s.into();
     }
     let mut out = String::with_capacity(s.len() + 8);

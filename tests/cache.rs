@@ -204,6 +204,87 @@ fn usage_is_the_same_with_the_cache_on_the_corpus_cold_warm_and_changed() {
     same("changed, warm");
 }
 
+/// An assistant message of `model` at `time` (text as written) with `usage` fields.
+fn call_at(id: &str, model: &str, time: &str, cost: &str) -> String {
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":null,"timestamp":"{time}","message":{{"role":"assistant","provider":"p","model":"{model}","usage":{{"input":5,"output":2,"cacheRead":0,"cacheWrite":0,"totalTokens":7,"cost":{{"total":{cost}}}}},"content":[],"timestamp":1777716000000}}}}"#
+    ) + "\n"
+}
+
+/// The sums the cache keeps beside the calls stand for them only where adding them is adding
+/// the calls: each case here would come out different if they were used regardless (a file
+/// that repeats an earlier file's calls, a file that repeats its own under --no-dedup, one time
+/// written two ways by calls of two models) or if they were less exact than the calls (costs
+/// below 10^-18): the output must be the same as without the cache, cold and warm.
+#[test]
+fn summed_calls_stand_for_the_calls_only_where_they_add_up_the_same() {
+    let t = TempDir::new("cache-summed");
+    let header = |id: &str| {
+        format!(
+            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-05-01T00:00:00.000Z","cwd":"/s"}}"#
+        ) + "\n"
+    };
+    let calls = call_at("a1", "m1", "2026-05-02T10:00:00.000Z", "0.25")
+        + &call_at("a2", "m2", "2026-05-02T11:00:00.000Z", "0.5");
+    let files = [
+        t.write("a.jsonl", header("sa") + &calls),
+        // The same calls again, in another session: repeats of a.jsonl's.
+        t.write(
+            "b.jsonl",
+            header("sb") + &calls + &call_at("b1", "m1", "2026-05-03T10:00:00.000Z", "1"),
+        ),
+        // A call repeated within the file.
+        t.write(
+            "c.jsonl",
+            header("sc") + &call_at("c1", "m1", "2026-05-04T10:00:00.000Z", "2").repeat(2),
+        ),
+        // One instant written two ways, by calls of two models: which is the first of the
+        // session depends on the calls' order.
+        t.write(
+            "d.jsonl",
+            header("sd")
+                + &call_at("d1", "m2", "2026-05-05T10:00:00Z", "3")
+                + &call_at("d2", "m1", "2026-05-05T10:00:00.000Z", "3"),
+        ),
+        // Costs finer than 10^-18.
+        t.write(
+            "e.jsonl",
+            header("se")
+                + &call_at("e1", "m1", "2026-05-06T10:00:00.000Z", "1e-19")
+                + &call_at("e2", "m1", "2026-05-06T10:00:01.000Z", "1e-19"),
+        ),
+    ];
+    let dir = t.path().join("cache");
+    let modes: &[&[&str]] = &[
+        &[],
+        &["--total"],
+        &["--by", "model", "--total"],
+        &["--by", "session,provider", "--total"],
+        &["--by", "project,model", "--total", "--no-dedup"],
+        &["--by", "day", "--total"],
+    ];
+    for phase in ["cold", "warm"] {
+        for mode in modes {
+            let plain = usage(mode, &files, None);
+            let cached = usage(mode, &files, Some(&dir));
+            assert_eq!(
+                (plain.status, &plain.stderr),
+                (cached.status, &cached.stderr)
+            );
+            assert!(
+                plain.stdout == cached.stdout,
+                "{phase} {mode:?}: stdout differs\n--- without\n{}\n--- with\n{}",
+                plain.out(),
+                cached.out()
+            );
+        }
+    }
+    // The repeats were seen: b.jsonl's two calls and c.jsonl's second are left out.
+    let o = usage(&["--total"], &files, Some(&dir));
+    let total = o.records().last().unwrap().clone();
+    assert_eq!(total["duplicates"], 3, "{total}");
+}
+
 /// The cache reads a grown file on from where it left off: a change before that point,
 /// outside the first and last 4 KiB the cache checks, is not seen (Pi only appends; this test
 /// pins down which bytes are read again).
@@ -286,15 +367,8 @@ fn a_damaged_cache_file_is_ignored_with_a_note() {
     .collect();
     let (t, files) = copies("cache-damaged", &files);
     let dir = t.path().join("cache");
-    let mode: &[&str] = &["--by", "model", "--total"];
-    let plain = usage(mode, &files, None);
-    assert_eq!(plain.status, 0);
-    usage(mode, &files, Some(&dir));
-    let shards: Vec<PathBuf> = fs::read_dir(dir.join("pi-usage"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    assert!(!shards.is_empty());
+    // `--by day` needs each call, which the details files keep: a run reads them all.
+    let modes: [&[&str]; 2] = [&["--by", "model", "--total"], &["--by", "day", "--total"]];
     let version = env!("CARGO_PKG_VERSION").as_bytes();
     type Damage = fn(&mut Vec<u8>, &[u8]);
     let damages: [(&str, Damage); 4] = [
@@ -313,30 +387,50 @@ fn a_damaged_cache_file_is_ignored_with_a_note() {
             b[body..].copy_from_slice(&sum.to_le_bytes());
         }),
     ];
-    for (what, damage) in damages {
-        for s in &shards {
-            let mut b = fs::read(s).unwrap();
-            damage(&mut b, version);
-            fs::write(s, b).unwrap();
+    for mode in modes {
+        let plain = usage(mode, &files, None);
+        assert_eq!(plain.status, 0);
+        usage(mode, &files, Some(&dir));
+        let cache_files: Vec<PathBuf> = fs::read_dir(dir.join("pi-usage"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let index = dir.join("pi-usage").join("index.bin");
+        assert!(cache_files.contains(&index), "{cache_files:?}");
+        let details: Vec<PathBuf> = cache_files.into_iter().filter(|p| *p != index).collect();
+        assert!(!details.is_empty());
+        // The index damaged: every file is read again. The details damaged: the runs that
+        // need the calls read those files again.
+        let targets = if mode.contains(&"day") {
+            details
+        } else {
+            vec![index]
+        };
+        for (what, damage) in damages {
+            for s in &targets {
+                let mut b = fs::read(s).unwrap();
+                damage(&mut b, version);
+                fs::write(s, b).unwrap();
+            }
+            let o = usage(mode, &files, Some(&dir));
+            assert_eq!(o.status, 0, "{what}: a note, not a problem: {}", o.stderr);
+            assert!(o.stdout == plain.stdout, "{what} {mode:?}: stdout differs");
+            let notes: Vec<&str> = o.stderr_lines();
+            assert_eq!(notes.len(), targets.len(), "{what} {mode:?}: {}", o.stderr);
+            for n in notes {
+                assert!(n.contains(": note: cache file "), "{what}: {n}");
+                let why = if what == "another version" {
+                    "was written by pi-usage 9"
+                } else {
+                    "; ignored"
+                };
+                assert!(n.contains(why), "{what}: {n}");
+            }
+            // Written again: the next run has nothing to say.
+            let again = usage(mode, &files, Some(&dir));
+            assert_eq!((again.status, again.stderr.as_str()), (0, ""), "{what}");
+            assert!(again.stdout == plain.stdout, "{what}: stdout differs");
         }
-        let o = usage(mode, &files, Some(&dir));
-        assert_eq!(o.status, 0, "{what}: a note, not a problem: {}", o.stderr);
-        assert!(o.stdout == plain.stdout, "{what}: stdout differs");
-        let notes: Vec<&str> = o.stderr_lines();
-        assert_eq!(notes.len(), shards.len(), "{what}: {}", o.stderr);
-        for n in notes {
-            assert!(n.contains(": note: cache file "), "{what}: {n}");
-            let why = if what == "another version" {
-                "was written by pi-usage 9"
-            } else {
-                "; ignored"
-            };
-            assert!(n.contains(why), "{what}: {n}");
-        }
-        // Written again: the next run has nothing to say.
-        let again = usage(mode, &files, Some(&dir));
-        assert_eq!((again.status, again.stderr.as_str()), (0, ""), "{what}");
-        assert!(again.stdout == plain.stdout, "{what}: stdout differs");
     }
 }
 

@@ -80,6 +80,14 @@ impl<'a> Reader<'a> {
     pub fn is_empty(&self) -> bool {
         self.data.is_empty()
     }
+    /// How many bytes are left to read.
+    pub fn rest(&self) -> usize {
+        self.data.len()
+    }
+    /// The next `n` bytes, as they are.
+    pub fn raw(&mut self, n: usize) -> Option<&'a [u8]> {
+        self.take(n)
+    }
     fn take(&mut self, n: usize) -> Option<&'a [u8]> {
         if n > self.data.len() {
             return None;

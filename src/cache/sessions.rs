@@ -18,7 +18,7 @@ pub fn describe(store: &Cache, f: &Found, prompt: bool, projects: &ProjectCache)
         _ => return discover::describe(f, prompt, projects),
     };
     let mut note = |m: String| super::note("pi-sessions", Some(&f.path), &m);
-    let found = store.lookup(&key, &f.path, false, &mut note, |p| {
+    let found = store.lookup(&key, &f.path, false, &mut note, |p, _| {
         decode(p, f, prompt, projects)
     });
     if let Lookup::Hit(meta) = found {
@@ -33,7 +33,7 @@ pub fn describe(store: &Cache, f: &Found, prompt: bool, projects: &ProjectCache)
         let file = File::open(&f.path).ok();
         let same = |file: &File| file.metadata().is_ok_and(|md| FileKey::of(&md) == key);
         if let Some(file) = file.filter(|file| m.bytes == key.size && same(file)) {
-            store.put(&key, &f.path, &file, encode(m, prompt));
+            store.put(&key, &f.path, &file, (encode(m, prompt), 0), None);
         }
     }
     r

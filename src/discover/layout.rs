@@ -3,8 +3,10 @@
 //! and what it is there ([`Role`]: a session, a sub-agent's run, oh-my-pi's advisor).
 
 use super::project::is_project_folder;
-use std::collections::HashSet;
+use crate::hash::FastSet;
+use std::ffi::OsStr;
 use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 
 /// A file found by [`super::walk()`], placed in Pi's layout.
@@ -58,8 +60,80 @@ impl Role {
     }
 }
 
-/// `path` (found below `root`, or the root itself) placed among the other files `found`.
-pub(crate) fn place(path: &Path, root: &Path, found: &HashSet<&Path>) -> Found {
+/// `path` (found below `root`, or the root itself) placed among the other files `found` (their
+/// paths' bytes: every one is `root` joined with names, as a sibling found here is).
+pub(crate) fn place(path: &Path, root: &Path, found: &FastSet<&[u8]>) -> Found {
+    let (parent_file, project_folder) = match names_below(path, root) {
+        Some(start) => place_below(path, start, root, found),
+        None => place_by_components(path, root, found),
+    };
+    Found {
+        path: path.to_path_buf(),
+        role: Role::of(path, parent_file.is_some()),
+        parent_file,
+        project_folder,
+    }
+}
+
+/// Where the names below `root` begin in `path`, when `path` is `root` joined with at least
+/// one name (as the walk makes every path it finds below a root).
+fn names_below(path: &Path, root: &Path) -> Option<usize> {
+    let (p, r) = (path.as_os_str().as_bytes(), root.as_os_str().as_bytes());
+    let rest = p.strip_prefix(r).filter(|rest| !rest.is_empty())?;
+    let start = match (r.last(), rest[0]) {
+        (Some(b'/'), _) => r.len(),
+        (_, b'/') => r.len() + 1,
+        _ => return None,
+    };
+    // Names only: no empty, `.` or `..` component below the root.
+    let clean = p[start..]
+        .split(|&c| c == b'/')
+        .all(|n| !n.is_empty() && n != b"." && n != b"..");
+    clean.then_some(start)
+}
+
+/// [`place`] of a path whose names below the root begin at `start`, by its bytes: each folder
+/// between it and the root is a prefix of it, a session file beside that folder is the prefix
+/// and `.jsonl` (a `Path`'s components are parsed again at each step, which took most of the
+/// walk of a run that finds every file in the cache).
+fn place_below(
+    path: &Path,
+    start: usize,
+    root: &Path,
+    found: &FastSet<&[u8]>,
+) -> (Option<PathBuf>, Option<OsString>) {
+    let (mut parent_file, mut project_folder) = (None, None);
+    let bytes = path.as_os_str().as_bytes();
+    let ends = (start..bytes.len()).rev().filter(|&i| bytes[i] == b'/');
+    for end in ends {
+        let dir = &bytes[..end];
+        if parent_file.is_none() {
+            let cand = [dir, b".jsonl"].concat();
+            if found.contains(&cand[..]) {
+                parent_file = Some(PathBuf::from(OsString::from_vec(cand)));
+            }
+        }
+        let name =
+            OsStr::from_bytes(&dir[dir.iter().rposition(|&c| c == b'/').map_or(0, |i| i + 1)..]);
+        if project_folder.is_none() && is_project_folder(name) {
+            project_folder = Some(name.to_os_string());
+        }
+    }
+    if project_folder.is_none() {
+        project_folder = root
+            .file_name()
+            .filter(|n| is_project_folder(n))
+            .map(OsStr::to_os_string);
+    }
+    (parent_file, project_folder)
+}
+
+/// [`place`] by a walk up the path's components.
+fn place_by_components(
+    path: &Path,
+    root: &Path,
+    found: &FastSet<&[u8]>,
+) -> (Option<PathBuf>, Option<OsString>) {
     let mut parent_file = None;
     let mut project_folder = None;
     // The folders above the file, up to the root (or the root's folder when the root is the
@@ -77,7 +151,7 @@ pub(crate) fn place(path: &Path, root: &Path, found: &HashSet<&Path>) -> Found {
                 let mut sib = n.to_os_string();
                 sib.push(".jsonl");
                 let cand = dir.with_file_name(sib);
-                if found.contains(cand.as_path()) {
+                if found.contains(cand.as_os_str().as_bytes()) {
                     parent_file = Some(cand);
                 }
             }
@@ -92,10 +166,48 @@ pub(crate) fn place(path: &Path, root: &Path, found: &HashSet<&Path>) -> Found {
         }
         cur = dir.parent();
     }
-    Found {
-        path: path.to_path_buf(),
-        role: Role::of(path, parent_file.is_some()),
-        parent_file,
-        project_folder,
+    (parent_file, project_folder)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Placing a path by its bytes gives what the walk up its components gives.
+    #[test]
+    fn placing_by_bytes_is_placing_by_components() {
+        let files = [
+            "r/--home-u-p--/2026_a.jsonl",
+            "r/--home-u-p--/2026_a/sub.jsonl",
+            "r/--home-u-p--/2026_a/deeper/__advisor.jsonl",
+            "r/--home-u-p--/2026_b/sub.jsonl",
+            "r/plain/x.jsonl",
+            "r/--x--/y/--z--/f.jsonl",
+        ];
+        for root in ["r", "r/", "./r", "r/--home-u-p--", "/abs/r"] {
+            let paths: Vec<PathBuf> = files
+                .iter()
+                .filter_map(|f| f.strip_prefix("r/"))
+                .map(|rest| Path::new(root).join(rest))
+                .collect();
+            let set: FastSet<&[u8]> = paths.iter().map(|p| p.as_os_str().as_bytes()).collect();
+            for p in &paths {
+                let root = Path::new(root);
+                let Some(start) = names_below(p, root) else {
+                    continue;
+                };
+                let fast = place_below(p, start, root, &set);
+                assert_eq!(
+                    fast,
+                    place_by_components(p, root, &set),
+                    "{p:?} under {root:?}"
+                );
+            }
+        }
+        // Not below the root by bytes: placed by components.
+        assert_eq!(names_below(Path::new("r"), Path::new("r")), None);
+        assert_eq!(names_below(Path::new("r/./x.jsonl"), Path::new("r")), None);
+        assert_eq!(names_below(Path::new("rx/y.jsonl"), Path::new("r")), None);
+        assert_eq!(names_below(Path::new("r/y.jsonl"), Path::new("r")), Some(2));
     }
 }

@@ -10,7 +10,6 @@
 
 use super::layout::{place, Found};
 use super::progress::Progress;
-use std::collections::HashSet;
 use std::ffi::OsString;
 use std::fs;
 use std::io;
@@ -94,9 +93,14 @@ pub fn walk(roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -
         (a.0.as_os_str().as_bytes(), a.1, a.2).cmp(&(b.0.as_os_str().as_bytes(), b.1, b.2))
     });
     problems.sort_by(|a, b| a.0.as_os_str().as_bytes().cmp(b.0.as_os_str().as_bytes()));
-    let mut seen = HashSet::new();
+    let mut seen = crate::hash::FastSet::default();
     files.retain(|(_, _, id)| seen.insert(*id));
-    let set: HashSet<&Path> = files.iter().map(|(p, _, _)| p.as_path()).collect();
+    // Keyed by bytes: hashing a `Path` parses its components (a third of a run that finds
+    // every file in the cache went to it).
+    let set: crate::hash::FastSet<&[u8]> = files
+        .iter()
+        .map(|(p, _, _)| p.as_os_str().as_bytes())
+        .collect();
     let files = files
         .iter()
         .map(|(p, root, _)| place(p, &roots[*root], &set))

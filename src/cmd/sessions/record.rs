@@ -48,8 +48,8 @@ impl Record for SessionFile<'_> {
 
     fn write_fields(&self, r: &mut Obj<'_>) {
         let m = self.file;
-        let path = m.found.path.to_string_lossy();
-        let parent = m.found.parent_file.as_ref().map(|p| p.to_string_lossy());
+        let path = text(&m.found.path);
+        let parent = m.found.parent_file.as_deref().map(text);
         let c = m.counts.as_ref();
         r.str("path", &path)
             .opt_str("session", m.session.as_deref())
@@ -97,4 +97,10 @@ impl Record for SessionFile<'_> {
             r.opt_str("first_prompt", p.as_deref());
         }
     }
+}
+
+/// A path as text: `to_str` first, which checks a valid path faster than `to_string_lossy`
+/// walks it.
+fn text(p: &std::path::Path) -> std::borrow::Cow<'_, str> {
+    p.to_str().map_or_else(|| p.to_string_lossy(), Into::into)
 }

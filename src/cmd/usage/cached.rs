@@ -1,8 +1,10 @@
 //! pi-usage's cache (`--cache`, [`crate::cache`]): per file, its sessions and billed calls as
 //! the [`Collector`] reads them, each call with its identity, so that repeats are still found
-//! across files when the report takes the inputs in order, as without the cache. What depends
-//! on the run rather than on the file is left out and found again: the file's name as given,
-//! and each session's fork lineage (whether its original is among this run's inputs).
+//! across files when the report takes the inputs in order, as without the cache; and the calls
+//! summed ahead by session and model, which stand for the calls when the report's groups allow
+//! it and the file repeats no earlier input's call ([`payload`]). What depends on the run
+//! rather than on the file is left out and found again: the file's name as given, and each
+//! session's fork lineage (whether its original is among this run's inputs).
 //!
 //! The sums (the session table, `--by`, `--total`) use the cache; `--context` and `--calls`
 //! read every file (their records carry each message's line and entry, which the cache does
@@ -15,12 +17,12 @@
 //! whole file, and their calls are added to those of that session. Otherwise the file is read
 //! whole again.
 
-use super::calls::{BilledCall, CallSource, CallTables, InputCalls, SessionFacts, TimeText};
+mod payload;
+
+use super::calls::{CallSource, InputCalls};
 use super::collect::Collector;
-use super::decimal::{parse_cost, Cost};
 use super::report::UsageReport;
 use super::InputSet;
-use crate::cache::codec::{Reader, Writer};
 use crate::cache::{Cache, FileKey, Lookup};
 use crate::diag::Diags;
 use crate::input::open::Opened;
@@ -36,7 +38,7 @@ use std::process::ExitCode;
 
 /// Where a file can be read on from: the header line of its last session (its number, offset,
 /// length with its newline and hash) and the lines read.
-struct Resume {
+pub(super) struct Resume {
     header_no: u64,
     header_offset: u64,
     header_len: u64,
@@ -56,10 +58,10 @@ const CHUNK: usize = 16;
 /// driver: with every file in the cache a run is short enough for the driver's start, rayon's
 /// pool among it, to show; and with the cache no input is streamed in its turn, which is what
 /// the driver adds.)
-pub fn run(
-    cache: &Cache,
-    sources: &[Source],
-    present: &InputSet,
+pub fn run<'s>(
+    cache: &'s Cache,
+    sources: &'s [Source],
+    present: &'s InputSet,
     report: &mut UsageReport,
     threads: Option<usize>,
 ) -> ExitCode {
@@ -74,14 +76,29 @@ pub fn run(
     // What the directory check of each FILE argument found: the cache's key, without a second
     // `stat` of each file.
     let known = crate::discover::take_input_metadata();
-    let job = |i: usize, src: &Source, d: &mut Diags| match src {
-        Source::Path(path) => collect_with(cache, known.get(i, path), path, src, present, d),
-        Source::Stdin => super::collect(src, present, d),
+    let summed = report.takes_summed();
+    // The set of identities sized once for what the cache holds, rather than grown.
+    let mut note = |m: String| crate::cache::note("pi-usage", None, &m);
+    report.expect_identities(cache.weight(sources.len(), &mut note));
+    let job = |i: usize, src: &'s Source, d: &mut Diags| match src {
+        Source::Path(path) => {
+            let input = Input {
+                cache,
+                path,
+                src,
+                present,
+            };
+            input.take(known.get(i, path), summed, d)
+        }
+        Source::Stdin => super::collect(src, present, d).map(Taken::Calls),
     };
     let mut write = || -> Result<(), Stop> {
-        in_order(sources, threads, job, |calls, mut d| {
+        in_order(sources, threads, job, |taken, mut d| {
             d.flush();
-            report.file(calls?, &mut out)
+            match taken? {
+                Taken::Calls(calls) => report.file(calls, &mut out),
+                Taken::Summed(s) => s.add_to(report, &mut out),
+            }
         })?;
         report.finish(&mut out)?;
         out.flush()
@@ -126,15 +143,15 @@ impl<T> Window<T> {
 /// calls with each result in input order; the first error of `take` stops it all. (Waiters
 /// are woken only when someone waits: a wake is a system call, and a run that finds
 /// everything in the cache hands over thousands of inputs in a few milliseconds.)
-fn in_order<T: Send>(
-    sources: &[Source],
+fn in_order<'s, T: Send>(
+    sources: &'s [Source],
     threads: usize,
-    job: impl Fn(usize, &Source, &mut Diags) -> T + Sync,
+    job: impl Fn(usize, &'s Source, &mut Diags) -> T + Sync,
     mut take: impl FnMut(T, Diags) -> Result<(), Stop>,
 ) -> Result<(), Stop> {
     let len = sources.len();
     let run = |chunk: std::ops::Range<usize>| -> Vec<(T, Diags)> {
-        let d = |i: usize| Diags::new("pi-usage", &sources[i].name(), false);
+        let d = |i: usize| Diags::new("pi-usage", &name(&sources[i]), false);
         chunk
             .map(|i| {
                 let mut d = d(i);
@@ -248,52 +265,189 @@ pub fn collect(
     present: &InputSet,
     d: &mut Diags,
 ) -> Result<InputCalls, Stop> {
-    collect_with(cache, None, path, src, present, d)
+    let input = Input {
+        cache,
+        path,
+        src,
+        present,
+    };
+    match input.take(None, false, d)? {
+        Taken::Calls(calls) => Ok(calls),
+        Taken::Summed(s) => s.calls(d),
+    }
 }
 
-/// [`collect`], the file's metadata `known` when it was looked up already (before it is read:
-/// a file that changed since is read again, or not kept, as for a file that changes while it
-/// is read).
-fn collect_with(
-    cache: &Cache,
-    known: Option<&fs::Metadata>,
-    path: &Path,
-    src: &Source,
-    present: &InputSet,
-    d: &mut Diags,
-) -> Result<InputCalls, Stop> {
-    let key = match known.cloned().map_or_else(|| fs::metadata(path), Ok) {
-        Ok(md) if md.is_file() => FileKey::of(&md),
-        _ => return super::collect(src, present, d),
-    };
-    let found = cache.lookup(&key, path, true, &mut |m| d.note(None, m), decode);
-    match found {
-        Lookup::Hit((calls, _)) => return Ok(for_this_run(calls, src, present)),
-        Lookup::Grown { value, size } => {
-            if let (calls, Some(resume)) = value {
-                let calls = for_this_run(calls, src, present);
-                let read_on = ReadOn {
-                    cache,
+/// What a job gives the report for one input: its calls, or its calls summed ahead.
+enum Taken<'s> {
+    Calls(InputCalls),
+    Summed(Summed<'s>),
+}
+
+/// One file among the inputs, and what it is read with.
+#[derive(Clone, Copy)]
+struct Input<'s> {
+    cache: &'s Cache,
+    path: &'s Path,
+    src: &'s Source,
+    present: &'s InputSet<'s>,
+}
+
+/// What the cache has of a file as a lookup finds it: the sums (`summed` asked for them and the
+/// file is as it was read), else the summary's bytes and the key it was kept under.
+enum Kept<'s> {
+    Summed(payload::Summary<'s>, &'s [u8]),
+    Whole(&'s [u8], FileKey),
+}
+
+/// A file unchanged since its calls were summed: the sums, and how to get the calls when the
+/// report cannot take the sums.
+struct Summed<'s> {
+    input: Input<'s>,
+    key: FileKey,
+    bytes: &'s [u8],
+    file: String,
+    summary: payload::Summary<'s>,
+}
+
+impl<'s> Input<'s> {
+    /// What the cache has of the file (its sums when `summed` and it is unchanged), else its
+    /// calls read; `known` is its metadata when it was looked up already (before it is read:
+    /// a file that changed since is read again, or not kept, as for a file that changes while
+    /// it is read).
+    fn take(
+        self,
+        known: Option<&fs::Metadata>,
+        summed: bool,
+        d: &mut Diags,
+    ) -> Result<Taken<'s>, Stop> {
+        let Input {
+            cache, path, src, ..
+        } = self;
+        let key = match known.cloned().map_or_else(|| fs::metadata(path), Ok) {
+            Ok(md) if md.is_file() => FileKey::of(&md),
+            _ => return super::collect(src, self.present, d).map(Taken::Calls),
+        };
+        let found = cache.lookup(&key, path, true, &mut |m| d.note(None, m), |bytes, kept| {
+            let summary = (summed && *kept == key).then(|| payload::summary(bytes));
+            Some(match summary.flatten() {
+                Some(s) => Kept::Summed(s, bytes),
+                None => Kept::Whole(bytes, *kept),
+            })
+        });
+        match found {
+            Lookup::Hit(Kept::Summed(mut summary, bytes)) => {
+                for s in &mut summary.sessions {
+                    use super::collect::ForkOrigins;
+                    s.lineage = self.present.lineage(s.parent.as_deref());
+                }
+                return Ok(Taken::Summed(Summed {
+                    input: self,
                     key,
-                    path,
-                    prefix: size,
-                    resume,
-                };
-                if let Some(r) = read_on.read(calls, src, present, d) {
-                    return r;
+                    bytes,
+                    file: name(src),
+                    summary,
+                }));
+            }
+            Lookup::Hit(Kept::Whole(bytes, kept)) => {
+                if let Some((calls, _)) = self.kept_calls(bytes, &kept, d) {
+                    return Ok(Taken::Calls(calls));
                 }
             }
+            Lookup::Grown {
+                value: Kept::Whole(bytes, kept),
+                size,
+            } => {
+                if let Some((calls, Some(resume))) = self.kept_calls(bytes, &kept, d) {
+                    let read_on = ReadOn {
+                        cache,
+                        key,
+                        path,
+                        prefix: size,
+                        resume,
+                    };
+                    if let Some(r) = read_on.read(calls, src, self.present, d) {
+                        return r.map(Taken::Calls);
+                    }
+                }
+            }
+            Lookup::Grown { .. } | Lookup::Miss => {}
         }
-        Lookup::Miss => {}
+        read_whole(cache, key, path, src, self.present, d).map(Taken::Calls)
     }
-    read_whole(cache, key, path, src, present, d)
+
+    /// The calls the cache keeps for the file (`bytes` its summary, `kept` the key it was kept
+    /// under) made those of this run, and its resume point; `None` when they are not all there.
+    fn kept_calls(
+        &self,
+        bytes: &[u8],
+        kept: &FileKey,
+        d: &mut Diags,
+    ) -> Option<(InputCalls, Option<Resume>)> {
+        let (mut calls, resume) = payload::decode_tables(bytes)?;
+        let details = self.cache.details(kept, &mut |m| d.note(None, m))?;
+        payload::decode_details(details, &mut calls)?;
+        Some((for_this_run(calls, self.src, self.present), resume))
+    }
+}
+
+impl Summed<'_> {
+    /// Adds the file to `report`: its sums when the report takes them (its identities are new,
+    /// or repeats are counted and the file repeats none of its own calls), else its calls.
+    fn add_to(self, report: &mut UsageReport, out: &mut Out) -> Result<(), Stop> {
+        let fits = if report.dedups() {
+            report.see_new(self.summary.identities())
+        } else {
+            !self.summary.repeats
+        };
+        if !fits {
+            let mut d = Diags::new("pi-usage", &self.file, false);
+            let calls = self.calls(&mut d);
+            d.flush();
+            return report.file(calls?, out);
+        }
+        report.input(&self.file);
+        let summary = self.summary;
+        let mut sums = summary.sums.iter().peekable();
+        for (index, facts) in summary.sessions.into_iter().enumerate() {
+            let cur = report.session(facts, out)?;
+            while let Some((_, model, g)) = sums.next_if(|(i, _, _)| *i as usize == index) {
+                report.summed(&cur, summary.models[*model as usize], g);
+            }
+        }
+        report.end_input(out)
+    }
+
+    /// The file's calls: from the cache's details, else read again.
+    fn calls(self, d: &mut Diags) -> Result<InputCalls, Stop> {
+        match self.input.kept_calls(self.bytes, &self.key, d) {
+            Some((calls, _)) => Ok(calls),
+            None => {
+                let Input {
+                    cache,
+                    path,
+                    src,
+                    present,
+                } = self.input;
+                read_whole(cache, self.key, path, src, present, d)
+            }
+        }
+    }
+}
+
+/// [`Source::name`], a valid UTF-8 path checked by `to_str` (`to_string_lossy` walks it more
+/// slowly: thousands of names a run that finds everything in the cache).
+fn name(src: &Source) -> String {
+    match src {
+        Source::Path(p) => p.to_str().map_or_else(|| src.name(), str::to_owned),
+        Source::Stdin => src.name(),
+    }
 }
 
 /// Cached calls made those of `src` in this run: its name, and each session's lineage among
 /// this run's inputs.
 fn for_this_run(mut calls: InputCalls, src: &Source, present: &InputSet) -> InputCalls {
     use super::collect::ForkOrigins;
-    calls.file = src.name();
+    calls.file = name(src);
     for s in &mut calls.sessions {
         s.lineage = present.lineage(s.parent.as_deref());
     }
@@ -326,7 +480,14 @@ fn read_whole(
     };
     let resume = last_header.filter(|_| ends_with_record(file, key.size));
     let resume = resume.and_then(|h| h.resume(file, stats.lines));
-    cache.put(&key, path, file, encode(&data, resume.as_ref()));
+    let summary = payload::encode_summary(&data, resume.as_ref());
+    cache.put(
+        &key,
+        path,
+        file,
+        summary,
+        Some(payload::encode_details(&data)),
+    );
     Ok(data)
 }
 
@@ -395,8 +556,10 @@ impl ReadOn<'_> {
                     ..self.resume
                 }),
             };
-            let payload = encode(&cached, resume.as_ref());
-            self.cache.put(&self.key, self.path, &file, payload);
+            let summary = payload::encode_summary(&cached, resume.as_ref());
+            let details = payload::encode_details(&cached);
+            self.cache
+                .put(&self.key, self.path, &file, summary, Some(details));
         }
         Some(Ok(cached))
     }
@@ -531,193 +694,6 @@ impl Visitor for Watch<'_> {
     fn reads_fragments(&self) -> bool {
         self.inner.reads_fragments()
     }
-}
-
-// ---------------------------------------------------------------------------------------
-// The payload: sessions, the tables, the calls, the resume point.
-
-fn encode(c: &InputCalls, resume: Option<&Resume>) -> Vec<u8> {
-    let mut w = Writer::default();
-    w.var(c.sessions.len() as u64);
-    for s in &c.sessions {
-        w.str(&s.id);
-        w.opt_str(s.cwd.as_deref());
-        w.opt_str(s.parent.as_deref());
-    }
-    let t = &c.tables;
-    w.var(t.models.len() as u64);
-    for (p, m) in &t.models {
-        w.opt_str(p.as_deref());
-        w.opt_str(m.as_deref());
-    }
-    w.var(t.names.len() as u64);
-    for n in &t.names {
-        w.str(n);
-    }
-    w.var(t.kinds.len() as u64);
-    for k in &t.kinds {
-        w.opt_str(k.as_deref());
-    }
-    w.var(c.calls.len() as u64);
-    for (session, call) in &c.calls {
-        w.var(u64::from(*session));
-        encode_call(&mut w, call);
-    }
-    w.opt(resume, |w, r| {
-        for v in [
-            r.header_no,
-            r.header_offset,
-            r.header_len,
-            r.header_hash,
-            r.lines,
-        ] {
-            w.u64(v);
-        }
-    });
-    w.0
-}
-
-fn encode_call(w: &mut Writer, c: &BilledCall) {
-    match c.source {
-        CallSource::Message => w.u8(0),
-        CallSource::Summarization => w.u8(1),
-        CallSource::UsageEntry(k) => {
-            w.u8(2);
-            w.var(u64::from(k));
-        }
-        CallSource::ToolResult => w.u8(3),
-    }
-    w.var(u64::from(c.model));
-    w.opt(c.time.as_ref(), |w, (ms, text)| {
-        w.i64(*ms);
-        w.str(text.as_str());
-    });
-    w.opt(c.identity, Writer::u128);
-    for t in c.tokens {
-        w.var(t);
-    }
-    w.var128(c.total_tokens);
-    w.bool(c.total_computed);
-    w.opt_var(c.reasoning);
-    w.opt_var(c.cache_write_1h);
-    w.opt(c.cost.as_ref(), |w, cost| match cost {
-        Cost::Units(v) => {
-            w.u8(0);
-            w.var128(*v);
-        }
-        fine => {
-            w.u8(1);
-            w.str(&fine.to_text());
-        }
-    });
-    w.bool(c.cost_from_provider);
-    w.opt(c.nested, |w, (n, incomplete)| {
-        w.var(n);
-        w.bool(incomplete);
-    });
-    w.var(c.other.len() as u64);
-    for (name, v) in &c.other {
-        w.var(u64::from(*name));
-        w.var(*v);
-    }
-}
-
-/// The calls `payload` holds (the file's name empty, every lineage `None`) and its resume
-/// point; `None` when it is damaged.
-fn decode(payload: &[u8]) -> Option<(InputCalls, Option<Resume>)> {
-    let mut r = Reader::new(payload);
-    let mut c = InputCalls::default();
-    for _ in 0..r.count(3)? {
-        c.sessions.push(SessionFacts {
-            id: r.string()?,
-            cwd: r.opt_string()?,
-            parent: r.opt_string()?,
-            lineage: super::calls::Lineage::None,
-        });
-    }
-    // Each name is interned where it was: the indexes the calls hold stay right.
-    let t = &mut c.tables;
-    for i in 0..r.count(2)? {
-        let (p, m) = (r.opt(Reader::str)?, r.opt(Reader::str)?);
-        (t.model(p, m) as usize == i).then_some(())?;
-    }
-    for i in 0..r.count(1)? {
-        (t.name(r.str()?) as usize == i).then_some(())?;
-    }
-    for i in 0..r.count(1)? {
-        (t.kind(r.opt(Reader::str)?) as usize == i).then_some(())?;
-    }
-    let n = r.count(30)?;
-    c.calls.reserve_exact(n);
-    for _ in 0..n {
-        let session = u32::try_from(r.var()?).ok()?;
-        let call = decode_call(&mut r, &c.tables)?;
-        (session < c.sessions.len() as u32).then_some(())?;
-        c.calls.push((session, call));
-    }
-    let resume = r.opt(|r| {
-        Some(Resume {
-            header_no: r.u64()?,
-            header_offset: r.u64()?,
-            header_len: r.u64()?,
-            header_hash: r.u64()?,
-            lines: r.u64()?,
-        })
-    })?;
-    r.is_empty().then_some((c, resume))
-}
-
-/// An index into a table of `len` items.
-fn index(r: &mut Reader<'_>, len: usize) -> Option<u32> {
-    r.var()
-        .filter(|&i| i < len as u64)
-        .and_then(|i| u32::try_from(i).ok())
-}
-
-/// One call, its indexes checked against `tables`.
-fn decode_call(r: &mut Reader<'_>, tables: &CallTables) -> Option<BilledCall> {
-    let source = match r.u8()? {
-        0 => CallSource::Message,
-        1 => CallSource::Summarization,
-        2 => CallSource::UsageEntry(index(r, tables.kinds.len())?),
-        3 => CallSource::ToolResult,
-        _ => return None,
-    };
-    let model = index(r, tables.models.len())?;
-    let time = r.opt(|r| Some((r.i64()?, TimeText::new(r.str()?))))?;
-    let identity = r.opt(Reader::u128)?;
-    let tokens = [r.var()?, r.var()?, r.var()?, r.var()?];
-    let total_tokens = r.var128()?;
-    let total_computed = r.bool()?;
-    let reasoning = r.opt_var()?;
-    let cache_write_1h = r.opt_var()?;
-    let cost = r.opt(|r| match r.u8()? {
-        0 => Some(Cost::Units(r.var128()?)),
-        1 => parse_cost(r.str()?.as_bytes()).ok(),
-        _ => None,
-    })?;
-    let cost_from_provider = r.bool()?;
-    let nested = r.opt(|r| Some((r.var()?, r.bool()?)))?;
-    let n = r.count(2)?;
-    let mut other = Vec::with_capacity(n);
-    for _ in 0..n {
-        other.push((index(r, tables.names.len())?, r.var()?));
-    }
-    Some(BilledCall {
-        source,
-        model,
-        time,
-        identity,
-        tokens,
-        total_tokens,
-        total_computed,
-        reasoning,
-        cache_write_1h,
-        cost,
-        cost_from_provider,
-        nested,
-        other,
-    })
 }
 
 #[cfg(test)]

@@ -210,6 +210,26 @@ impl Amount {
         }
     }
 
+    /// The sum's parts, as pi-usage's cache keeps it: the common part (`lo`, `hi`) and the
+    /// finer one (its places, its units as little-endian bytes).
+    pub fn to_parts(&self) -> (u128, u64, Option<(u32, Vec<u8>)>) {
+        let fine = (self.fine.as_ref()).map(|f| (f.places, f.units.to_bytes_le()));
+        (self.lo, self.hi, fine)
+    }
+
+    /// The sum [`Amount::to_parts`] gave; `None` when the finer part is out of range.
+    pub fn from_parts(lo: u128, hi: u64, fine: Option<(u32, &[u8])>) -> Option<Amount> {
+        let fine = match fine {
+            None => None,
+            Some((places, units)) => {
+                (SCALE < places && places <= MAX_PLACES).then_some(())?;
+                let units = BigUint::from_bytes_le(units);
+                Some(Box::new(Fine { units, places }))
+            }
+        };
+        Some(Amount { lo, hi, fine })
+    }
+
     /// Adds the sum `o`.
     pub fn merge(&mut self, o: &Amount) {
         self.add_units(o.lo);

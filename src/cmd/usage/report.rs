@@ -4,7 +4,7 @@
 //! others at the end.
 
 use super::args::Dim;
-use super::calls::{BilledCall, CallTables, InputCalls, Lineage, ModelKey, SessionFacts};
+use super::calls::{BilledCall, CallTables, InputCalls, Lineage, SessionFacts};
 use super::range::TimeRange;
 use super::records::UsageRecord;
 use super::sums::{key_label, label_of, GroupLabels, GroupUsage, KeyLabel};
@@ -42,6 +42,13 @@ pub struct UsageReport {
     rows: Vec<GroupUsage>,
     /// The input being read.
     file: String,
+}
+
+/// What decides a call's group besides its session: its time and its (provider, model).
+#[derive(Clone, Copy)]
+struct CallAt<'a> {
+    ms: Option<i64>,
+    model: (Option<&'a str>, Option<&'a str>),
 }
 
 /// A session the report is taking calls of, and its occurrence number (input order).
@@ -103,17 +110,11 @@ impl UsageReport {
         }
     }
 
-    /// The group `key` of a call (or of a session, `call` = `None`), created with its labels
-    /// when new.
-    fn group(
-        &mut self,
-        cur: &ReportedSession,
-        call: Option<(&BilledCall, &[ModelKey])>,
-    ) -> &mut GroupUsage {
-        let date = call
-            .and_then(|(c, _)| c.time.as_ref())
-            .map(|(ms, _)| self.zone.date_of(*ms));
-        let model = call.map(|(c, models)| &models[c.model as usize]);
+    /// The group of a call at `ms` of `model` (or of a session, `call` = `None`), created with
+    /// its labels when new.
+    fn group(&mut self, cur: &ReportedSession, call: Option<CallAt<'_>>) -> &mut GroupUsage {
+        let date = call.and_then(|c| c.ms).map(|ms| self.zone.date_of(ms));
+        let model = call.map(|c| c.model);
         let s = &cur.facts;
         let mut key = GroupKey {
             session: 0,
@@ -123,12 +124,8 @@ impl UsageReport {
             match d {
                 Dim::Session => key.session = cur.occ,
                 Dim::Project => key.labels.push(key_label(s.cwd.as_deref())),
-                Dim::Provider => key
-                    .labels
-                    .push(key_label(model.and_then(|m| m.0.as_deref()))),
-                Dim::Model => key
-                    .labels
-                    .push(key_label(model.and_then(|m| m.1.as_deref()))),
+                Dim::Provider => key.labels.push(key_label(model.and_then(|m| m.0))),
+                Dim::Model => key.labels.push(key_label(model.and_then(|m| m.1))),
                 Dim::Day | Dim::Week | Dim::Month => {
                     let v = date.map(|dt| match d {
                         Dim::Day => dt.day_label(),
@@ -196,11 +193,72 @@ impl UsageReport {
         self.total.enter(cur.occ, &cur.facts);
         let dup = self.dedup && c.identity.is_some_and(|h| !self.seen.insert(h));
         if !self.dims.is_empty() {
-            let g = self.group(cur, Some((c, &tables.models)));
+            let (p, m) = &tables.models[c.model as usize];
+            let at = CallAt {
+                ms: c.time.as_ref().map(|t| t.0),
+                model: (p.as_deref(), m.as_deref()),
+            };
+            let g = self.group(cur, Some(at));
             g.enter(cur.occ, &cur.facts);
             g.add(c, dup, tables);
         }
         self.total.add(c, dup, tables);
+    }
+
+    /// Whether calls summed ahead by session and model (pi-usage's cache) can stand for the
+    /// calls themselves: no call's time decides its group or whether it counts.
+    pub fn takes_summed(&self) -> bool {
+        !self.range.is_limited() && !self.dims.iter().any(|d| d.timed())
+    }
+
+    /// Whether repeats are left out (not --no-dedup).
+    pub fn dedups(&self) -> bool {
+        self.dedup
+    }
+
+    /// Makes room for `n` call identities (about as many as the inputs hold): the set of those
+    /// seen is then sized once rather than grown (at most 2^22 at once, 64 MiB).
+    pub fn expect_identities(&mut self, n: u64) {
+        if self.dedup {
+            self.seen.reserve(n.min(1 << 22) as usize);
+        }
+    }
+
+    /// Counts the identities `ids` (distinct) as seen and says `true` when none was seen
+    /// before (or repeats are not left out); else counts none of them and says `false`: the
+    /// input's calls must then be taken one by one.
+    pub fn see_new(&mut self, ids: impl ExactSizeIterator<Item = u128> + Clone) -> bool {
+        if !self.dedup {
+            return true;
+        }
+        self.seen.reserve(ids.len());
+        for (n, id) in ids.clone().enumerate() {
+            if !self.seen.insert(id) {
+                for undo in ids.take(n) {
+                    self.seen.remove(&undo);
+                }
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Calls of session `cur` and of `model` summed ahead in input order ([`GroupUsage::add`]
+    /// of each): added as the calls would be, when [`Self::takes_summed`] and their identities
+    /// were new ([`Self::see_new`]).
+    pub fn summed(
+        &mut self,
+        cur: &ReportedSession,
+        model: (Option<&str>, Option<&str>),
+        g: &GroupUsage,
+    ) {
+        self.total.enter(cur.occ, &cur.facts);
+        if !self.dims.is_empty() {
+            let group = self.group(cur, Some(CallAt { ms: None, model }));
+            group.enter(cur.occ, &cur.facts);
+            group.add_summed(model, g);
+        }
+        self.total.add_summed(model, g);
     }
 
     /// The current input ended.

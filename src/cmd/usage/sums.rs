@@ -283,6 +283,49 @@ impl GroupUsage {
         }
     }
 
+    /// Adds `o`: calls of one `model` summed ahead in input order by [`GroupUsage::add`]
+    /// (pi-usage's cache), which adds what adding each of them would (their sessions are not
+    /// counted: [`GroupUsage::enter`]). Exact when the calls of `o` that share a time with
+    /// a call of this group came after it, or write that time as it does.
+    pub fn add_summed(&mut self, model: (Option<&str>, Option<&str>), o: &GroupUsage) {
+        self.messages.merge(&o.messages);
+        self.summarization.merge(&o.summarization);
+        self.usage_entries.merge(&o.usage_entries);
+        self.tool_results.merge(&o.tool_results);
+        for (kind, s) in &o.usage_kinds {
+            match self.usage_kinds.get_mut(kind) {
+                Some(mine) => mine.merge(s),
+                None => {
+                    self.usage_kinds.insert(kind.clone(), s.clone());
+                }
+            }
+        }
+        self.nested_calls += o.nested_calls;
+        self.nested_calls_incomplete += o.nested_calls_incomplete;
+        let total = o.total();
+        // Repeats alone add nothing to the model's sums (as in `add`).
+        if total.count > 0 {
+            match self.by_model.get_mut(&model as &dyn LabelPair) {
+                Some(s) => s.merge(&total),
+                None => {
+                    let k = (key_label(model.0), key_label(model.1));
+                    self.by_model.insert(k, total);
+                }
+            }
+        }
+        if let Some((ms, text)) = &o.first {
+            if self.first.as_ref().is_none_or(|f| *ms < f.0) {
+                self.first = Some((*ms, text.clone()));
+            }
+        }
+        if let Some((ms, text)) = &o.last {
+            if self.last.as_ref().is_none_or(|l| *ms > l.0) {
+                self.last = Some((*ms, text.clone()));
+            }
+        }
+        self.duplicates += o.duplicates;
+    }
+
     /// Every source: `messages` + `summarization` + `usage_entries` + `tool_results`.
     pub fn total(&self) -> Sums {
         let mut t = self.messages.clone();
