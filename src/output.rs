@@ -524,6 +524,26 @@ mod tests {
         }
     }
 
+    /// Parts already escaped as written are copied, joined by `\n`; a part escaped otherwise
+    /// (or, unless known valid, not UTF-8) leaves nothing behind: no key, no comma.
+    #[test]
+    fn written_lines_writes_every_part_or_nothing() {
+        let mut buf = Vec::new();
+        let mut o = Obj::new(&mut buf, "t");
+        o.obj("first", |o| {
+            assert_eq!(o.written_lines("bad", &[b"\\u0041"], true), None);
+            o.u64("n", 1);
+        });
+        assert_eq!(o.written_lines("text", &[b"a\\nb", b"c"], true), Some(5));
+        assert_eq!(o.written_lines("other", &[b"ok", b"\\/"], true), None);
+        assert_eq!(o.written_lines("invalid", &[b"\xff"], false), None);
+        let long = "x\\\"".repeat(40);
+        assert_eq!(o.written_lines("long", &[long.as_bytes()], false), Some(80));
+        o.end();
+        let want = format!(r#"{{"type":"t","first":{{"n":1}},"text":"a\nb\nc","long":"{long}"}}"#);
+        assert_eq!(String::from_utf8(buf).unwrap(), want);
+    }
+
     #[test]
     fn write_str_escapes_as_serde_json() {
         for s in sample_texts() {

@@ -7,9 +7,9 @@
 //!
 //! Streaming: records wait in a queue in input order; a record is written as soon as it and
 //! every record before it are settled (answered, closed, or the session ended). Given a FILE,
-//! a waiting record costs its ids and byte offsets: its arguments and result are read again
-//! from the file when it is written. From stdin, a settled record that must wait is rendered
-//! at once and held as bytes.
+//! a waiting record costs its ids and byte offsets: its result is read again from the file when
+//! it is written, and its arguments too once the waiting calls' copies pass 1 MiB. From stdin,
+//! a settled record that must wait is rendered at once and held as bytes.
 
 mod args;
 mod facts;

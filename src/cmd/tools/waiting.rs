@@ -2,7 +2,8 @@
 //! input order ([`Ordered`]) and, per call id, the latest call a result can still join.
 //!
 //! Given a FILE, a waiting record costs its ids and byte offsets ([`KeptBytes::At`]): its
-//! arguments and result are read again when it is written. From stdin, the bytes themselves
+//! result is read again when it is written, and its arguments too once the waiting calls'
+//! copies pass their budget ([`KeptBytes::keep_within`]). From stdin, the bytes themselves
 //! are kept, or the record is rendered at once and held as it will be written.
 
 use super::facts::turn_aborted;
