@@ -156,15 +156,20 @@ const DETECTORS: &[Detector] = &[
 /// Whether [`Masker::spans`] looks for each pattern's anchors before running it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Prefilter {
-    /// For a key (asked about once, short): looking for the anchors costs little, and a key
-    /// that holds none needs no pattern, nor the patterns compiled (most runs in default
-    /// mode then compile none).
+    /// For a key (asked about once, short) or a text of at most [`SHORT_TEXT`] bytes: looking
+    /// for the anchors costs little, and a text that holds none of a pattern's needs that
+    /// pattern neither run nor compiled (most runs in default mode then compile few or none).
     Anchors,
-    /// For kept text: every pattern runs. The regular expressions find their own literal
-    /// prefixes with vector code; looking for each detector's anchors first, one search per
-    /// anchor, made `--keep-text` slower (BENCHMARKS.md).
+    /// For longer kept text: every pattern runs. The regular expressions find their own
+    /// literal prefixes with vector code; looking for each detector's anchors first, one
+    /// search per anchor, made `--keep-text` slower (BENCHMARKS.md).
     None,
 }
+
+/// Kept text up to this length is looked at with [`Prefilter::Anchors`] too: on so few bytes
+/// the anchors cost little, and the default mode, which masks only short texts (error
+/// messages), then compiles only the patterns whose anchors it meets.
+const SHORT_TEXT: usize = 128;
 
 /// The e-mail pattern's anchor: its `@`.
 const EMAIL: Anchors = Anchors::Exact(&["@"]);
@@ -190,34 +195,57 @@ struct Span {
     mask: Mask,
 }
 
+/// The patterns, each compiled the first time a text may need it (compiling all of them
+/// costs about as much as redacting 10 MB, and a run in the default mode needs few or none).
 struct Compiled {
-    detectors: Vec<(&'static str, Regex)>,
-    email: Regex,
-    token: Regex,
-    path: Regex,
+    detectors: Vec<OnceLock<Regex>>,
+    email: OnceLock<Regex>,
+    token: OnceLock<Regex>,
+    path: OnceLock<Regex>,
 }
 
-fn compiled() -> &'static Compiled {
-    static C: OnceLock<Compiled> = OnceLock::new();
-    C.get_or_init(|| Compiled {
-        detectors: DETECTORS
-            .iter()
-            .map(|d| (d.kind, Regex::new(d.pattern).expect("detector pattern")))
-            .collect(),
-        email: Regex::new(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
-            .expect("e-mail pattern"),
-        token: Regex::new(&format!(r"[A-Za-z0-9+/_=\-]{{{TOKEN_MIN},}}")).expect("token pattern"),
+impl Compiled {
+    fn detector(&self, i: usize) -> &Regex {
+        self.detectors[i].get_or_init(|| Regex::new(DETECTORS[i].pattern).expect("detector"))
+    }
+
+    fn email(&self) -> &Regex {
+        self.email.get_or_init(|| {
+            Regex::new(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
+                .expect("e-mail pattern")
+        })
+    }
+
+    fn token(&self) -> &Regex {
+        self.token.get_or_init(|| {
+            Regex::new(&format!(r"[A-Za-z0-9+/_=\-]{{{TOKEN_MIN},}}")).expect("token pattern")
+        })
+    }
+
+    fn path(&self) -> &Regex {
         // A path starts the text, follows a blank, a quote, a bracket, an operator, a written
         // `\n`, or is the path of a `file://` URL; it is absolute, `~/`, or a Windows path:
         // a drive with `\`, `/` or `\\` between components, or `\\server\share` (a server
         // name of two characters or more, and one `\` after it: JSON text quoted in text holds
         // `\\n` often, UNC paths seldom).
-        path: Regex::new(concat!(
-            r#"(?:^|[\s"'`(\[=:,<>|]|\\[nrt]|file://)(?P<s>~?/[^\s"'`<>()\[\]{},;|\\]+"#,
-            r#"|[A-Za-z]:(?:\\\\?|/)[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*"#,
-            r#"|\\\\[A-Za-z0-9][A-Za-z0-9._$\-]+\\[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*)"#
-        ))
-        .expect("path pattern"),
+        self.path.get_or_init(|| {
+            Regex::new(concat!(
+                r#"(?:^|[\s"'`(\[=:,<>|]|\\[nrt]|file://)(?P<s>~?/[^\s"'`<>()\[\]{},;|\\]+"#,
+                r#"|[A-Za-z]:(?:\\\\?|/)[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*"#,
+                r#"|\\\\[A-Za-z0-9][A-Za-z0-9._$\-]+\\[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*)"#
+            ))
+            .expect("path pattern")
+        })
+    }
+}
+
+fn compiled() -> &'static Compiled {
+    static C: OnceLock<Compiled> = OnceLock::new();
+    C.get_or_init(|| Compiled {
+        detectors: DETECTORS.iter().map(|_| OnceLock::new()).collect(),
+        email: OnceLock::new(),
+        token: OnceLock::new(),
+        path: OnceLock::new(),
     })
 }
 
@@ -256,7 +284,12 @@ impl Masker {
         also: &[(&'static str, String)],
         mut found: impl FnMut(&'static str, &str),
     ) -> String {
-        let spans = self.spans(text, also, Prefilter::None);
+        let pre = if text.len() <= SHORT_TEXT {
+            Prefilter::Anchors
+        } else {
+            Prefilter::None
+        };
+        let spans = self.spans(text, also, pre);
         if spans.is_empty() {
             return text.to_string();
         }
@@ -335,8 +368,9 @@ impl Masker {
             return spans;
         }
         let c = compiled();
-        for (kind, re) in detectors.iter().map(|&i| &c.detectors[i]) {
-            for m in re.captures_iter(text) {
+        for &i in &detectors {
+            let kind = DETECTORS[i].kind;
+            for m in c.detector(i).captures_iter(text) {
                 let g = m.name("s").or_else(|| m.get(0)).expect("group 0");
                 if g.len() < 6 {
                     continue;
@@ -344,17 +378,17 @@ impl Masker {
                 add(g.start(), g.end(), Mask::Secret(kind), &mut spans);
             }
         }
-        let emails = email.then(|| c.email.find_iter(text));
+        let emails = email.then(|| c.email().find_iter(text));
         for m in emails.into_iter().flatten() {
             add(m.start(), m.end(), Mask::Email, &mut spans);
         }
-        let tokens = token.then(|| c.token.find_iter(text));
+        let tokens = token.then(|| c.token().find_iter(text));
         for m in tokens.into_iter().flatten() {
             if looks_random(m.as_str()) {
                 add(m.start(), m.end(), Mask::Secret("high-entropy"), &mut spans);
             }
         }
-        let paths = path.then(|| c.path.captures_iter(text));
+        let paths = path.then(|| c.path().captures_iter(text));
         for m in paths.into_iter().flatten() {
             let g = m.name("s").expect("path group");
             let found = windows_in_json_text(g.as_str());
@@ -574,22 +608,22 @@ mod tests {
                 .map(|_| pieces[next(pieces.len())])
                 .collect();
             for (i, d) in DETECTORS.iter().enumerate() {
-                if c.detectors[i].1.is_match(&text) {
+                if c.detector(i).is_match(&text) {
                     matched[i] += 1;
                     let all = d.anchors.iter().all(|a| a.in_text(&text));
                     assert!(all, "{}: {text:?}", d.kind);
                 }
             }
             let n = DETECTORS.len();
-            if c.email.is_match(&text) {
+            if c.email().is_match(&text) {
                 matched[n] += 1;
                 assert!(EMAIL.in_text(&text), "email: {text:?}");
             }
-            if c.path.is_match(&text) {
+            if c.path().is_match(&text) {
                 matched[n + 1] += 1;
                 assert!(PATH.in_text(&text), "path: {text:?}");
             }
-            if c.token.is_match(&text) {
+            if c.token().is_match(&text) {
                 matched[n + 2] += 1;
                 assert!(text.len() >= TOKEN_MIN, "token: {text:?}");
             }
