@@ -192,8 +192,7 @@ fn metadata_of(sources: &[Source], threads: Option<usize>) -> Vec<Option<Metadat
         Source::Path(p) => std::fs::metadata(p).ok(),
         Source::Stdin => None,
     };
-    let cpus =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let cpus = threads.unwrap_or_else(crate::input::driver::cpus);
     let threads = (sources.len() / STATS_PER_THREAD).clamp(1, cpus.clamp(1, 4));
     if threads == 1 {
         return sources.iter().map(one).collect();
