@@ -99,6 +99,46 @@ impl Shape {
     }
 }
 
+/// What [`mixed_body`] strings together: plain letters (`n` and `u` among them, the letters
+/// of escapes), multi-byte characters, and escapes of every kind, lone surrogates and
+/// escaped backslashes before `n` and `u` included.
+const BODY_PIECES: &[&str] = &[
+    "a",
+    "n",
+    "u",
+    " ",
+    "é",
+    "数",
+    "😀",
+    "\\n",
+    "\\\\",
+    "\\\"",
+    "\\t",
+    "\\/",
+    "\\u000a",
+    "\\u000A",
+    "\\u00e9",
+    "\\ud83d\\ude00",
+    "\\ud800",
+    "\\udc00",
+    "\\\\n",
+    "\\\\u",
+    "\\u001b",
+    "\\ud83d\\u000a",
+];
+
+/// A valid JSON string body (the text between the quotes) of at least `min_len` bytes,
+/// made of escapes and multi-byte characters in random order: for tests of code that reads
+/// string bodies by blocks of bytes, with pieces falling at every offset of a block.
+pub fn mixed_body(rng: &mut Rng, min_len: usize) -> String {
+    let mut body = String::new();
+    while body.len() < min_len {
+        let piece: &&str = rng.pick(BODY_PIECES);
+        body.push_str(piece);
+    }
+    body
+}
+
 /// Appends `s` as a JSON string the way `JSON.stringify` writes it: `"` `\` and control
 /// characters escaped, everything else (non-ASCII included) as it is.
 pub fn push_json_str(out: &mut Vec<u8>, s: &str) {

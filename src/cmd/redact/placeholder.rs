@@ -236,41 +236,9 @@ mod tests {
     /// of the 64-byte blocks: the size read is the decoded text's.
     #[test]
     fn sizes_of_mixed_bodies_across_blocks() {
-        let pieces: &[&str] = &[
-            "a",
-            "n",
-            "u",
-            " ",
-            "é",
-            "数",
-            "😀",
-            "\\n",
-            "\\\\",
-            "\\\"",
-            "\\t",
-            "\\/",
-            "\\u000a",
-            "\\u000A",
-            "\\u00e9",
-            "\\ud83d\\ude00",
-            "\\ud800",
-            "\\udc00",
-            "\\\\n",
-            "\\\\u",
-        ];
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..3000 {
-            let mut body = String::new();
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let len = (state % 90) as usize;
-            for _ in 0..len {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                body.push_str(pieces[(state % pieces.len() as u64) as usize]);
-            }
+        let mut rng = pi_jsonl_gen::Rng::new(0x2545_f491_4f6c_dd1d);
+        for round in 0..3000 {
+            let body = pi_jsonl_gen::mixed_body(&mut rng, round % 200);
             let text = crate::json::decode_string_body(body.as_bytes());
             assert_eq!(
                 Size::of_utf8_json_body(body.as_bytes()),

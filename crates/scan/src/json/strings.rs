@@ -1041,39 +1041,9 @@ mod tests {
     /// 64-byte blocks, and runs of backslashes across a block's end.
     #[test]
     fn text_counts_agree_with_decoding() {
-        let pieces: &[&str] = &[
-            "a",
-            "n",
-            "u",
-            " ",
-            "é",
-            "数",
-            "😀",
-            "\\n",
-            "\\\\",
-            "\\\"",
-            "\\t",
-            "\\/",
-            "\\u000a",
-            "\\u000A",
-            "\\u00e9",
-            "\\ud83d\\ude00",
-            "\\ud800",
-            "\\udc00",
-            "\\\\n",
-            "\\\\u",
-            "\\u001b",
-            "\\ud83d\\u000a",
-        ];
         let mut rng = pi_jsonl_gen::Rng::new(25);
         let mut bodies: Vec<String> = (0..6_000)
-            .map(|round| {
-                let mut body = String::new();
-                while body.len() < round % 200 {
-                    body.push_str(pieces[rng.below(pieces.len() as u64) as usize]);
-                }
-                body
-            })
+            .map(|round| pi_jsonl_gen::mixed_body(&mut rng, round % 200))
             .collect();
         for len in [62, 63, 64, 65, 127, 128] {
             for run in 1..6 {
