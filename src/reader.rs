@@ -425,6 +425,29 @@ pub fn read_slice(
     read_lines(SliceLines::new(data), named_file, d, v)
 }
 
+/// For unit tests: what `f` makes of each entry the reader hands over from `input`, in order
+/// (headers skipped, diagnostics counted quietly).
+#[cfg(test)]
+pub(crate) fn map_entries<T>(input: &str, f: impl FnMut(&Entry<'_>) -> T) -> Vec<T> {
+    struct Each<F, T>(F, Vec<T>);
+    impl<T, F: FnMut(&Entry<'_>) -> T> Visitor for Each<F, T> {
+        fn header(&mut self, _: &Header<'_>, _: &mut Diags) -> Result<(), Stop> {
+            Ok(())
+        }
+        fn entry(&mut self, e: &Entry<'_>, _: &mut Diags) -> Result<(), Stop> {
+            self.1.push((self.0)(e));
+            Ok(())
+        }
+        fn end(&mut self, _: &mut Diags) -> Result<(), Stop> {
+            Ok(())
+        }
+    }
+    let mut each = Each(f, Vec::new());
+    let mut d = Diags::quiet("test", "t");
+    read_slice(input.as_bytes(), false, &mut d, &mut each).expect("the visitor never stops");
+    each.1
+}
+
 /// Reads every session of the lines `lines` hands out; `named_file` as in [`read`].
 pub fn read_lines<L: Lines>(
     lines: L,

@@ -200,44 +200,26 @@ impl MessageAhead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diag::Diags;
-    use crate::output::Stop;
-    use crate::reader::{Header, Visitor};
 
     /// What [`entry_ahead`] makes of each entry of `text` (one session): the entry's type and
     /// how its message is read; a message read ahead must resolve to what reading it in order
     /// gives.
     fn ahead_of(text: &str) -> Vec<(EntryType, &'static str)> {
-        struct Facts(Vec<(EntryType, &'static str)>);
-        impl Visitor for Facts {
-            fn header(&mut self, _: &Header<'_>, _: &mut Diags) -> Result<(), Stop> {
-                Ok(())
-            }
-            fn entry(&mut self, e: &Entry<'_>, _: &mut Diags) -> Result<(), Stop> {
-                let a = entry_ahead(e);
-                assert_eq!(a.kind, EntryType::of(e));
-                let how = match &a.message {
-                    MessageAhead::None => "not a message",
-                    MessageAhead::InOrder => "in order",
-                    MessageAhead::Read { .. } => {
-                        let now = read_message(&e.message().unwrap_or_default());
-                        assert_eq!(a.message.resolve(e), Some(now), "{:?}", e.line.no);
-                        "ahead"
-                    }
-                };
-                self.0.push((a.kind, how));
-                Ok(())
-            }
-            fn end(&mut self, _: &mut Diags) -> Result<(), Stop> {
-                Ok(())
-            }
-        }
-        let mut v = Facts(Vec::new());
-        let mut d = Diags::quiet("pi-compactions", "t");
         let header = r#"{"type":"session","version":3,"id":"s","timestamp":"t"}"#;
-        let input = format!("{header}\n{text}");
-        reader::read_slice(input.as_bytes(), false, &mut d, &mut v).unwrap();
-        v.0
+        reader::map_entries(&format!("{header}\n{text}"), |e| {
+            let a = entry_ahead(e);
+            assert_eq!(a.kind, EntryType::of(e));
+            let how = match &a.message {
+                MessageAhead::None => "not a message",
+                MessageAhead::InOrder => "in order",
+                MessageAhead::Read { .. } => {
+                    let now = read_message(&e.message().unwrap_or_default());
+                    assert_eq!(a.message.resolve(e), Some(now), "{:?}", e.line.no);
+                    "ahead"
+                }
+            };
+            (a.kind, how)
+        })
     }
 
     /// Issue 20: what a message says of itself is read ahead, its names found again in the
@@ -278,25 +260,14 @@ mod tests {
             "{}\n{msg}\n",
             r#"{"type":"session","version":3,"id":"s","timestamp":"t"}"#
         );
-        struct First(Option<AssistantRead>);
-        impl Visitor for First {
-            fn header(&mut self, _: &Header<'_>, _: &mut Diags) -> Result<(), Stop> {
-                Ok(())
-            }
-            fn entry(&mut self, e: &Entry<'_>, _: &mut Diags) -> Result<(), Stop> {
-                if let Role::Assistant(a) = message_of(e).role {
-                    self.0 = Some(a);
-                }
-                Ok(())
-            }
-            fn end(&mut self, _: &mut Diags) -> Result<(), Stop> {
-                Ok(())
-            }
-        }
-        let mut v = First(None);
-        let mut d = Diags::quiet("pi-compactions", "t");
-        reader::read_slice(line.as_bytes(), false, &mut d, &mut v).unwrap();
-        let a = v.0.expect("an assistant message");
+        let a = reader::map_entries(&line, |e| match message_of(e).role {
+            Role::Assistant(a) => Some(a),
+            _ => None,
+        })
+        .into_iter()
+        .flatten()
+        .next()
+        .expect("an assistant message");
         assert!(
             a.error && a.failed() && a.overflow && a.overflow_pi16,
             "{a:?}"

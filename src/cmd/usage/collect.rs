@@ -612,33 +612,16 @@ fn entry_time_ms(s: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::reader::{self, Visitor};
+    use crate::reader;
 
     /// What [`usage_facts`] makes of each entry of `text` (one session).
     fn facts_of(text: &str) -> Vec<&'static str> {
-        struct Facts(Vec<&'static str>);
-        impl Visitor for Facts {
-            fn header(&mut self, _: &Header<'_>, _: &mut Diags) -> Result<(), Stop> {
-                Ok(())
-            }
-            fn entry(&mut self, e: &Entry<'_>, _: &mut Diags) -> Result<(), Stop> {
-                self.0.push(match usage_facts(e) {
-                    UsageFacts::NoCall => "no call",
-                    UsageFacts::Call(_) => "call",
-                    UsageFacts::InOrder => "in order",
-                });
-                Ok(())
-            }
-            fn end(&mut self, _: &mut Diags) -> Result<(), Stop> {
-                Ok(())
-            }
-        }
-        let mut v = Facts(Vec::new());
-        let mut d = Diags::quiet("pi-usage", "t");
         let header = r#"{"type":"session","version":3,"id":"s","timestamp":"t"}"#;
-        let input = format!("{header}\n{text}");
-        reader::read_slice(input.as_bytes(), false, &mut d, &mut v).unwrap();
-        v.0
+        reader::map_entries(&format!("{header}\n{text}"), |e| match usage_facts(e) {
+            UsageFacts::NoCall => "no call",
+            UsageFacts::Call(_) => "call",
+            UsageFacts::InOrder => "in order",
+        })
     }
 
     /// Issue 20: an entry that makes no call needs nothing more; a call read without a
