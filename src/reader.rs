@@ -28,6 +28,7 @@ use crate::output::Stop;
 use std::any::Any;
 use std::borrow::Cow;
 use std::io::{self, Read};
+use std::ops::Range;
 use std::sync::Arc;
 
 /// A session header.
@@ -151,6 +152,20 @@ impl<'a> Entry<'a> {
     pub fn message_members(&self) -> Option<(Raw<'a>, impl Iterator<Item = (&'a [u8], Raw<'a>)>)> {
         let raw = self.get("message").filter(|m| m.first() == Some(&b'{'))?;
         Some((raw, self.message?.iter().map(|f| (f.key, f.value))))
+    }
+
+    /// Where `s` lies in this entry's line, when it is a slice of it (a string read without
+    /// escapes; one decoded into memory of its own is not in the line): for facts read ahead
+    /// ([`Ahead`]), which cannot borrow the line, to name a string of it.
+    pub fn place_of(&self, s: &str) -> Option<Range<usize>> {
+        let from = (s.as_ptr() as usize).checked_sub(self.line.bytes.as_ptr() as usize)?;
+        (from + s.len() <= self.line.bytes.len()).then(|| from..from + s.len())
+    }
+
+    /// The text at `place` in this entry's line ([`Entry::place_of`]); `None` when the line
+    /// has no valid text there.
+    pub fn text_at(&self, place: Range<usize>) -> Option<&'a str> {
+        std::str::from_utf8(self.line.bytes.get(place)?).ok()
     }
 
     /// Whether the reader checked the whole line and found it valid UTF-8: text taken from it

@@ -131,11 +131,10 @@ pub(super) fn entry_ahead(e: &Entry<'_>) -> EntryAhead {
     let message = match kind {
         EntryType::Message => {
             let read = read_message(&e.message().unwrap_or_default());
-            let line = e.line.bytes;
             match read
                 .names
                 .as_ref()
-                .map(|(p, m)| place(line, p).zip(place(line, m)))
+                .map(|(p, m)| e.place_of(p).zip(e.place_of(m)))
             {
                 None => MessageAhead::Read {
                     role: read.role,
@@ -151,13 +150,6 @@ pub(super) fn entry_ahead(e: &Entry<'_>) -> EntryAhead {
         _ => MessageAhead::None,
     };
     EntryAhead { kind, message }
-}
-
-/// The place of `s` in `line` when it is a slice of it (a string written without escapes;
-/// one decoded into memory of its own lies outside the line).
-fn place(line: &[u8], s: &str) -> Option<Range<usize>> {
-    let from = (s.as_ptr() as usize).checked_sub(line.as_ptr() as usize)?;
-    (from + s.len() <= line.len()).then(|| from..from + s.len())
 }
 
 /// The [`reader::Ahead`] of pi-compactions.
@@ -187,11 +179,9 @@ impl MessageAhead {
         let MessageAhead::Read { role, names } = self else {
             return None;
         };
-        let line = e.line.bytes;
-        let text = |r: &Range<usize>| std::str::from_utf8(line.get(r.clone())?).ok();
         let names = match names {
             None => None,
-            Some((p, m)) => Some((text(p)?.into(), text(m)?.into())),
+            Some((p, m)) => Some((e.text_at(p.clone())?.into(), e.text_at(m.clone())?.into())),
         };
         Some(MessageRead { role: *role, names })
     }

@@ -16,6 +16,7 @@ use crate::output::{Out, Stop};
 use crate::reader::{Ahead, AheadFn, Entry, Header, SessionVisitor};
 use crate::time;
 use std::borrow::Cow;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// Tells whether a fork's original is in the input.
@@ -524,20 +525,18 @@ enum UsageFacts {
 /// A call read ahead of the reader, and where its provider and model are in its line.
 struct CallAhead {
     call: CallRead,
-    provider: Option<(usize, usize)>,
-    model: Option<(usize, usize)>,
+    provider: Option<Range<usize>>,
+    model: Option<Range<usize>>,
 }
 
 impl CallAhead {
     /// The call's provider and model, from its line `e`; `None` when they are not there.
     fn names<'e>(&self, e: &Entry<'e>) -> Option<(Option<&'e str>, Option<&'e str>)> {
-        let text = |at: Option<(usize, usize)>| match at {
-            Some((from, to)) => std::str::from_utf8(e.line.bytes.get(from..to)?)
-                .ok()
-                .map(Some),
+        let text = |at: &Option<Range<usize>>| match at {
+            Some(place) => e.text_at(place.clone()).map(Some),
             None => Some(None),
         };
-        Some((text(self.provider)?, text(self.model)?))
+        Some((text(&self.provider)?, text(&self.model)?))
     }
 }
 
@@ -566,15 +565,10 @@ fn usage_facts(e: &Entry<'_>) -> UsageFacts {
     }
     .read(e, &c, &mut d);
     SCRATCH.set(scratch);
-    // Where a string is in the line: one written without escapes is a slice of it.
-    let line = e.line.bytes.as_ptr_range();
+    // Where a name is in the line: one written without escapes is a slice of it.
     let at = |s: &Option<Cow<'_, str>>| match s {
         None => Some(None),
-        Some(Cow::Borrowed(s)) if line.contains(&s.as_ptr()) => {
-            let from = s.as_ptr() as usize - line.start as usize;
-            Some(Some((from, from + s.len())))
-        }
-        Some(_) => None,
+        Some(s) => e.place_of(s).map(Some),
     };
     match (at(&c.provider), at(&c.model)) {
         (Some(provider), Some(model)) if !named && d.counts().total() == 0 => {
