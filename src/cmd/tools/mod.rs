@@ -11,6 +11,7 @@
 //! it is written, and its arguments too once the waiting calls' copies pass 1 MiB. From stdin,
 //! a settled record that must wait is rendered at once and held as bytes.
 
+mod ahead;
 mod args;
 mod facts;
 mod join;

@@ -5,6 +5,7 @@
 use super::args::Args;
 use crate::json::{self, Raw};
 use crate::output::{self, Obj};
+use std::borrow::Cow;
 
 /// The text between the quotes of a JSON string value.
 pub(super) fn string_body(raw: Raw<'_>) -> Option<&[u8]> {
@@ -13,14 +14,18 @@ pub(super) fn string_body(raw: Raw<'_>) -> Option<&[u8]> {
 }
 
 /// A result's text: the text blocks (or the string content) joined by newlines.
+#[derive(Debug, PartialEq)]
 pub(super) enum ResultText<'a> {
     /// The JSON string bodies of the parts, written as they are when each is already escaped
     /// as the output escapes (checked as it is copied: [`Obj::written_lines`]), else decoded
     /// first. `utf8`: they come from a line the reader found valid UTF-8, so their own UTF-8
     /// check is skipped.
     Parts { parts: Vec<&'a [u8]>, utf8: bool },
+    /// Parts found already escaped as the output escapes ([`ResultText::checked`], ahead of
+    /// the reader): copied as they are; `len`, the bytes of the text they stand for.
+    Written { parts: Vec<&'a [u8]>, len: usize },
     /// The joined text, decoded: --max-text may cut it.
-    Decoded(String),
+    Decoded(Cow<'a, str>),
 }
 
 impl<'a> ResultText<'a> {
@@ -32,7 +37,26 @@ impl<'a> ResultText<'a> {
         if a.max_text.is_none_or(|max| escaped_len <= max) {
             return ResultText::Parts { parts, utf8 };
         }
-        ResultText::Decoded(decode(&parts))
+        ResultText::Decoded(Cow::Owned(decode(&parts)))
+    }
+
+    /// The text with its parts checked now ([`ResultText::Written`] when each is written as
+    /// the output writes it), so that writing it later only copies it.
+    pub(super) fn checked(self) -> ResultText<'a> {
+        let ResultText::Parts { parts, utf8 } = &self else {
+            return self;
+        };
+        let mut len = parts.len().saturating_sub(1);
+        for p in parts {
+            match written_len(p, *utf8) {
+                Some(n) => len += n,
+                None => return self,
+            }
+        }
+        let ResultText::Parts { parts, .. } = self else {
+            unreachable!("matched above")
+        };
+        ResultText::Written { parts, len }
     }
 
     /// The text of a JSON value, when it is a string.
@@ -44,23 +68,25 @@ impl<'a> ResultText<'a> {
     fn bytes(&self) -> u64 {
         match self {
             ResultText::Parts { parts, utf8 } => {
-                let written: Option<usize> = parts
-                    .iter()
-                    .map(|p| {
-                        if *utf8 {
-                            json::written_len(p)
-                        } else {
-                            output::escaped_as_written(p)
-                        }
-                    })
-                    .sum();
+                let written: Option<usize> = parts.iter().map(|p| written_len(p, *utf8)).sum();
                 match written {
                     Some(len) => (len + parts.len().saturating_sub(1)) as u64,
                     None => decode(parts).len() as u64,
                 }
             }
+            ResultText::Written { len, .. } => *len as u64,
             ResultText::Decoded(t) => t.len() as u64,
         }
+    }
+}
+
+/// The bytes of the text a string body stands for, when it is written as the output writes
+/// it; `utf8`: the body is known to be valid UTF-8.
+fn written_len(body: &[u8], utf8: bool) -> Option<usize> {
+    if utf8 {
+        json::written_len(body)
+    } else {
+        output::escaped_as_written(body)
     }
 }
 
@@ -94,6 +120,11 @@ pub(super) fn write_text(o: &mut Obj<'_>, text: Option<&ResultText<'_>>, a: &Arg
             }
             None => write_decoded(o, &decode(parts), a),
         },
+        ResultText::Written { parts, len } => {
+            o.lines_as_written("text", parts)
+                .bool("text_truncated", false);
+            *len as u64
+        }
         ResultText::Decoded(t) => write_decoded(o, t, a),
     };
     o.u64("bytes", bytes);
