@@ -370,21 +370,28 @@ impl<'a> ResultFacts<'a> {
                 return None;
             }
             let mut parts = Vec::new();
+            // The bytes of the parts' text while each is written as the output writes it:
+            // checked as its end is found.
+            let mut written = Some(0);
             c.for_each_object_element(|block| {
                 let (mut kind, mut t, mut mime) = (None, None, None);
-                for (k, v) in block {
+                let is_text = |k: &[u8]| json::key_is(k, "text");
+                while let Some((k, v, checked)) = block.next_written(is_text) {
                     if json::key_is(k, "type") {
                         kind = Some(v);
                     } else if json::key_is(k, "text") {
-                        t = Some(v);
+                        t = Some((v, checked.flatten()));
                     } else if json::key_is(k, "mimeType") {
                         mime = Some(v);
                     }
                 }
                 match kind.and_then(Raw::as_str).as_deref() {
                     Some("text") => {
-                        if let Some(t) = t.and_then(string_body) {
-                            parts.push(t);
+                        if let Some((body, len)) =
+                            t.and_then(|(t, len)| Some((string_body(t)?, len)))
+                        {
+                            parts.push(body);
+                            written = written.zip(len).map(|(sum, len)| sum + len);
                         }
                     }
                     Some("image") => {
@@ -394,7 +401,7 @@ impl<'a> ResultFacts<'a> {
                     _ => {}
                 }
             });
-            Some(ResultText::of(parts, args, utf8))
+            Some(ResultText::of(parts, written, args, utf8))
         });
         ResultFacts {
             call_id: call_id.and_then(Raw::as_str),

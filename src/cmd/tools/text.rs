@@ -30,14 +30,28 @@ pub(super) enum ResultText<'a> {
 
 impl<'a> ResultText<'a> {
     /// The text of `parts` (string bodies): kept as they are written when --max-text cannot
-    /// cut them (a text's characters are at most its escaped bytes), else decoded.
-    pub(super) fn of(parts: Vec<&'a [u8]>, a: &Args, utf8: bool) -> ResultText<'a> {
+    /// cut them (a text's characters are at most its escaped bytes), else decoded. `written`:
+    /// the bytes of their text when each was found written as the output writes it
+    /// ([`json::string_written`]) in a line known to be valid UTF-8 (`utf8`): they are then
+    /// copied, not checked again.
+    pub(super) fn of(
+        parts: Vec<&'a [u8]>,
+        written: Option<usize>,
+        a: &Args,
+        utf8: bool,
+    ) -> ResultText<'a> {
         let newlines = parts.len().saturating_sub(1);
         let escaped_len = parts.iter().map(|p| p.len()).sum::<usize>() + newlines;
-        if a.max_text.is_none_or(|max| escaped_len <= max) {
-            return ResultText::Parts { parts, utf8 };
+        if a.max_text.is_some_and(|max| escaped_len > max) {
+            return ResultText::Decoded(Cow::Owned(decode(&parts)));
         }
-        ResultText::Decoded(Cow::Owned(decode(&parts)))
+        match written.filter(|_| utf8) {
+            Some(len) => ResultText::Written {
+                parts,
+                len: len + newlines,
+            },
+            None => ResultText::Parts { parts, utf8 },
+        }
     }
 
     /// The text with its parts checked now ([`ResultText::Written`] when each is written as
@@ -61,7 +75,7 @@ impl<'a> ResultText<'a> {
 
     /// The text of a JSON value, when it is a string.
     pub(super) fn of_string(raw: Raw<'a>, a: &Args, utf8: bool) -> Option<ResultText<'a>> {
-        string_body(raw).map(|b| ResultText::of(vec![b], a, utf8))
+        string_body(raw).map(|b| ResultText::of(vec![b], None, a, utf8))
     }
 
     /// The length of the text in bytes (UTF-8), found without writing it.
