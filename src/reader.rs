@@ -158,8 +158,14 @@ impl<'a> Entry<'a> {
     /// escapes; one decoded into memory of its own is not in the line): for facts read ahead
     /// ([`Ahead`]), which cannot borrow the line, to name a string of it.
     pub fn place_of(&self, s: &str) -> Option<Range<usize>> {
-        let from = (s.as_ptr() as usize).checked_sub(self.line.bytes.as_ptr() as usize)?;
-        (from + s.len() <= self.line.bytes.len()).then(|| from..from + s.len())
+        self.place_of_bytes(s.as_bytes())
+    }
+
+    /// [`Entry::place_of`] for bytes of the line (a raw value, a string's body); read them
+    /// back with `line.bytes.get(place)`.
+    pub fn place_of_bytes(&self, b: &[u8]) -> Option<Range<usize>> {
+        let from = (b.as_ptr() as usize).checked_sub(self.line.bytes.as_ptr() as usize)?;
+        (from + b.len() <= self.line.bytes.len()).then(|| from..from + b.len())
     }
 
     /// The text at `place` in this entry's line ([`Entry::place_of`]); `None` when the line

@@ -148,6 +148,28 @@ const COMPACTION_CLUES: &str = concat!(
     "\n",
 );
 
+/// Entries pi-tools reads ahead of the reader, and in order (issue 20): calls whose id, name
+/// and model are written with escapes, a call without an id and one whose id is no string,
+/// results answered out of order (the first written after the second), a result text with an
+/// escape the output writes otherwise, an image, a duplicate, orphans without a toolCallId or
+/// with a number for one, a user's command.
+const TOOL_CLUES: &str = concat!(
+    r#"{"type":"message","id":"tt1","parentId":"cc12","timestamp":"2026-01-01T00:01:00Z","message":{"role":"assistant","provider":"p","model":"m\u0031","content":[{"type":"toolCall","id":"k\u0031","name":"r\u0065ad","namespace":"mcp","arguments":{"path":"a"}},{"type":"toolCall","id":"k2","name":"bash","arguments":null},{"type":"toolCall","name":"x"},{"type":"toolCall","id":5}],"stopReason":"toolUse"}}"#,
+    "\n",
+    r#"{"type":"message","id":"tt2","parentId":"tt1","timestamp":"2026-01-01T00:01:01Z","message":{"role":"toolResult","toolCallId":"k2","toolName":"bash","content":[{"type":"text","text":"a\/b\n\"c\""},{"type":"image","mimeType":"image/png"}],"details":{"exitCode":2}}}"#,
+    "\n",
+    r#"{"type":"message","id":"tt3","parentId":"tt2","timestamp":"2026-01-01T00:01:02Z","message":{"role":"toolResult","toolCallId":"k1","toolName":"read","content":[{"type":"text","text":"first\tline"},{"type":"text","text":"second \u00e9"}],"isError":true}}"#,
+    "\n",
+    r#"{"type":"message","id":"tt4","parentId":"tt3","timestamp":"2026-01-01T00:01:03Z","message":{"role":"toolResult","toolCallId":"k\u0031","content":"again"}}"#,
+    "\n",
+    r#"{"type":"message","id":"tt5","parentId":"tt4","timestamp":"2026-01-01T00:01:04Z","message":{"role":"toolResult","content":"no id"}}"#,
+    "\n",
+    r#"{"type":"message","id":"tt6","parentId":"tt5","timestamp":"2026-01-01T00:01:05Z","message":{"role":"toolResult","toolCallId":6,"content":[]}}"#,
+    "\n",
+    r#"{"type":"message","id":"tt7","parentId":"tt6","timestamp":"2026-01-01T00:01:06Z","message":{"role":"bashExecution","command":"ls","output":"x","exitCode":1}}"#,
+    "\n",
+);
+
 /// A session past the size at which one input is read on several cores (issue 20,
 /// `input::chunks`), with defects through it: a glued line, a malformed line, blank lines,
 /// a second session.
@@ -158,6 +180,9 @@ fn large_session(dir: &TempDir, name: &str, seed: u64) -> String {
         .unwrap();
     data.extend_from_slice(BILLED_CALLS.as_bytes());
     data.extend_from_slice(COMPACTION_CLUES.as_bytes());
+    data.extend_from_slice(TOOL_CLUES.as_bytes());
+    // A result whose text is not valid UTF-8.
+    data.extend_from_slice(b"{\"type\":\"message\",\"id\":\"tt8\",\"parentId\":\"tt7\",\"timestamp\":\"2026-01-01T00:01:07Z\",\"message\":{\"role\":\"toolResult\",\"toolCallId\":\"k9\",\"content\":\"x\xffy\"}}\n");
     data.extend_from_slice(b"{\"type\":\"custom\"}{\"type\":\"custom\"}\n\n{\"type\":\n");
     Gen::new(seed + 1)
         .session(&Shape::v3(4_000_000), &mut data)
@@ -191,6 +216,8 @@ fn large_inputs_read_on_several_cores_give_the_same_output() {
             "--summary",
         ],
         &["pi-tools"],
+        &["pi-tools", "--max-text", "4"],
+        &["pi-tools", "--no-content"],
         &["pi-sessions", "--json"],
         &["pi-redact"],
         &["pi-redact", "--keep-text"],
@@ -211,6 +238,13 @@ fn large_inputs_read_on_several_cores_give_the_same_output() {
                 let records = String::from_utf8_lossy(&base.stdout);
                 assert!(records.contains(r#""entry":"cc5""#), "{run:?}");
                 assert!(records.contains(r#""entry":"cc7""#), "{run:?}");
+            }
+            if run[0] == "pi-tools" {
+                // The clues' calls and results are joined, out of order too.
+                let records = String::from_utf8_lossy(&base.stdout);
+                for joined in [r#""call_id":"k1""#, r#""call_id":"k2""#, r#""entry":"tt8""#] {
+                    assert!(records.contains(joined), "{run:?}: {joined}");
+                }
             }
             for threads in ["2", "4"] {
                 let o = cmd(run[0])

@@ -26,7 +26,9 @@ mod raw;
 mod strings;
 
 pub use raw::{Element, Fields, Raw};
-pub use strings::{copy_written, escaped_bytes, string_counts, text_counts, TextCounts};
+pub use strings::{
+    copy_written, escaped_bytes, string_counts, string_written, text_counts, TextCounts,
+};
 
 use std::borrow::Cow;
 use std::fmt;

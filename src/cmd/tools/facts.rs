@@ -10,6 +10,108 @@ use crate::message::{TokenField, UsageMember};
 use crate::reader::Entry;
 use std::borrow::Cow;
 
+/// The messages pi-tools makes records of, by role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Role {
+    Assistant,
+    ToolResult,
+    /// A user's `!cmd` (a bashExecution).
+    Bash,
+}
+
+/// The message of the entry `e` and its role, when pi-tools makes records of it (a message
+/// entry whose role is one of [`Role`]).
+pub(super) fn message_of<'a>(e: &Entry<'a>) -> Option<(Role, Message<'a>)> {
+    if !is_str(e.get("type"), "message") {
+        return None;
+    }
+    let msg = e.message()?;
+    let role = match msg.role.and_then(Raw::as_str).as_deref() {
+        Some("assistant") => Role::Assistant,
+        Some("toolResult") => Role::ToolResult,
+        Some("bashExecution") => Role::Bash,
+        _ => return None,
+    };
+    Some((role, msg))
+}
+
+/// What a call record takes from a toolCall block.
+#[derive(Debug, PartialEq)]
+pub(super) struct CallBlock<'a> {
+    /// The id, or what is wrong with it ("no id", "an id that is not a string").
+    pub(super) id: Result<Cow<'a, str>, &'static str>,
+    pub(super) name: Option<Cow<'a, str>>,
+    pub(super) namespace: Option<Cow<'a, str>>,
+    /// The arguments as written, unless absent or null.
+    pub(super) arguments: Option<&'a [u8]>,
+}
+
+/// The toolCall blocks of an assistant message's `content`. Each block's members are read
+/// once: its type and, for a toolCall, what the call needs (the last of repeated members
+/// wins, as `JSON.parse` keeps).
+pub(super) fn call_blocks(content: Raw<'_>) -> Vec<CallBlock<'_>> {
+    let mut blocks = Vec::new();
+    content.for_each_object_element(|members| {
+        let (mut kind, mut id, mut name, mut arguments, mut namespace) =
+            (None, None, None, None, None);
+        for (k, v) in members {
+            if json::key_is(k, "type") {
+                kind = Some(v);
+            } else if json::key_is(k, "id") {
+                id = Some(v);
+            } else if json::key_is(k, "name") {
+                name = Some(v);
+            } else if json::key_is(k, "arguments") {
+                arguments = Some(v);
+            } else if json::key_is(k, "namespace") {
+                namespace = Some(v);
+            }
+        }
+        if is_str(kind, "toolCall") {
+            blocks.push(CallBlock {
+                id: match id.map(Raw::as_str) {
+                    Some(Some(id)) => Ok(id),
+                    Some(None) => Err("an id that is not a string"),
+                    None => Err("no id"),
+                },
+                name: name.and_then(Raw::as_str),
+                namespace: namespace.and_then(Raw::as_str),
+                arguments: arguments.filter(|a| !a.is_null()).map(Raw::bytes),
+            });
+        }
+    });
+    blocks
+}
+
+/// What the calls of an assistant message share besides its entry: the model, provider and
+/// stop reason, when strings.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct TurnNames<'a> {
+    pub(super) model: Option<Cow<'a, str>>,
+    pub(super) provider: Option<Cow<'a, str>>,
+    pub(super) stop_reason: Option<Cow<'a, str>>,
+}
+
+impl<'a> TurnNames<'a> {
+    pub(super) fn read(msg: &Message<'a>) -> TurnNames<'a> {
+        TurnNames {
+            model: msg.model.and_then(Raw::as_str),
+            provider: msg.provider.and_then(Raw::as_str),
+            stop_reason: msg.stop_reason.and_then(Raw::as_str),
+        }
+    }
+}
+
+/// What is wrong with a toolResult's `toolCallId` (`raw`), if anything: the record's
+/// diagnostic says it.
+pub(super) fn call_id_problem(raw: Option<Raw<'_>>) -> Option<&'static str> {
+    match raw {
+        None => Some("no toolCallId"),
+        Some(r) if r.as_str().is_none() => Some("a toolCallId that is not a string"),
+        Some(_) => None,
+    }
+}
+
 /// What decided a record's status, as its `evidence` field writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum CallEvidence {
@@ -126,6 +228,16 @@ impl<'a> MessageLine<'a> {
         }
     }
 
+    /// The result this line is, as a record writes it.
+    pub(super) fn answer(self, args: &Args) -> Answer<'a> {
+        Answer {
+            facts: ResultFacts::read(&self.msg, args, self.utf8),
+            no: self.no,
+            entry: self.entry,
+            timestamp: self.timestamp,
+        }
+    }
+
     /// Scans a whole entry line again; `None` when it is not the object it was.
     pub(super) fn parse(no: u64, bytes: &'a [u8]) -> Option<MessageLine<'a>> {
         let (mut id, mut ts, mut msg) = (None, None, None);
@@ -150,14 +262,35 @@ impl<'a> MessageLine<'a> {
     }
 }
 
+/// A result as a record writes it: its line, entry id and timestamp, and what it says.
+pub(super) struct Answer<'a> {
+    pub(super) no: u64,
+    pub(super) entry: Option<Cow<'a, str>>,
+    pub(super) timestamp: Option<Cow<'a, str>>,
+    pub(super) facts: ResultFacts<'a>,
+}
+
+impl<'a> Answer<'a> {
+    /// The result of the entry `e`, whose facts are `facts`.
+    pub(super) fn of_entry(e: &Entry<'a>, facts: ResultFacts<'a>) -> Answer<'a> {
+        Answer {
+            no: e.line.no,
+            entry: e.str("id"),
+            timestamp: e.str("timestamp"),
+            facts,
+        }
+    }
+}
+
 /// What a result says: a toolResult message, or the output of a user's command.
+#[derive(Debug, PartialEq)]
 pub(super) struct ResultFacts<'a> {
     pub(super) call_id: Option<Cow<'a, str>>,
     pub(super) name: Option<Cow<'a, str>>,
     pub(super) is_error: Option<bool>,
     pub(super) exit_code: Option<i64>,
     /// `None` when absent or left out (--no-content).
-    pub(super) details: Option<Raw<'a>>,
+    pub(super) details: Option<&'a [u8]>,
     /// `None` when the message has no content.
     pub(super) text: Option<ResultText<'a>>,
     pub(super) images: u64,
@@ -170,12 +303,12 @@ pub(super) struct ResultFacts<'a> {
 
 /// A tool result's `usage`: its token fields (`None` when absent or not a count), and its
 /// `cost.total` as written (a number) with `cost.totalFromProvider`.
-#[derive(Default)]
+#[derive(Debug, Default, PartialEq)]
 pub(super) struct ResultUsage<'a> {
     /// input, output, cacheRead, cacheWrite, totalTokens, reasoning, cacheWrite1h (in the
     /// order of [`TokenField::ALL`]).
     pub(super) tokens: [Option<u64>; 7],
-    pub(super) cost: Option<Raw<'a>>,
+    pub(super) cost: Option<&'a [u8]>,
     pub(super) cost_from_provider: Option<bool>,
 }
 
@@ -190,7 +323,7 @@ impl<'a> ResultUsage<'a> {
             UsageMember::Token(field, Ok(n)) => r.tokens[field as usize] = n,
             UsageMember::Cost(c) => {
                 let (total, from_provider) = cost_total(c);
-                r.cost = total.filter(|t| t.as_f64().is_some());
+                r.cost = total.filter(|t| t.as_f64().is_some()).map(Raw::bytes);
                 r.cost_from_provider = from_provider.and_then(Raw::as_bool);
             }
             UsageMember::Token(_, Err(_)) | UsageMember::OtherNumber(..) => {}
@@ -237,21 +370,28 @@ impl<'a> ResultFacts<'a> {
                 return None;
             }
             let mut parts = Vec::new();
+            // The bytes of the parts' text while each is written as the output writes it:
+            // checked as its end is found.
+            let mut written = Some(0);
             c.for_each_object_element(|block| {
                 let (mut kind, mut t, mut mime) = (None, None, None);
-                for (k, v) in block {
+                let is_text = |k: &[u8]| json::key_is(k, "text");
+                while let Some((k, v, checked)) = block.next_written(is_text) {
                     if json::key_is(k, "type") {
                         kind = Some(v);
                     } else if json::key_is(k, "text") {
-                        t = Some(v);
+                        t = Some((v, checked.flatten()));
                     } else if json::key_is(k, "mimeType") {
                         mime = Some(v);
                     }
                 }
                 match kind.and_then(Raw::as_str).as_deref() {
                     Some("text") => {
-                        if let Some(t) = t.and_then(string_body) {
-                            parts.push(t);
+                        if let Some((body, len)) =
+                            t.and_then(|(t, len)| Some((string_body(t)?, len)))
+                        {
+                            parts.push(body);
+                            written = written.zip(len).map(|(sum, len)| sum + len);
                         }
                     }
                     Some("image") => {
@@ -261,14 +401,16 @@ impl<'a> ResultFacts<'a> {
                     _ => {}
                 }
             });
-            Some(ResultText::of(parts, args, utf8))
+            Some(ResultText::of(parts, written, args, utf8))
         });
         ResultFacts {
             call_id: call_id.and_then(Raw::as_str),
             name: name.and_then(Raw::as_str),
             is_error: is_error.and_then(Raw::as_bool),
             exit_code,
-            details: details.filter(|d| !args.no_content && !d.is_null()),
+            details: details
+                .filter(|d| !args.no_content && !d.is_null())
+                .map(Raw::bytes),
             text,
             images,
             image_types,

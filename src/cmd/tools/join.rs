@@ -3,7 +3,11 @@
 //! a duplicate), each bashExecution is a call and its result at once. A record is written as
 //! soon as it and every record before it are settled; the session's end settles the rest.
 
-use super::facts::{is_str, MessageLine};
+use super::ahead::{EntryAhead, ReadAhead};
+use super::facts::{
+    call_blocks, call_id_problem, message_of, Answer, CallBlock, MessageLine, ResultFacts, Role,
+    TurnNames,
+};
 use super::records::RecordWriter;
 use super::waiting::{
     CallAnswer, CallingTurn, DuplicateOf, JoinSession, KeptBytes, LatestCall, PendingCall,
@@ -12,21 +16,12 @@ use super::waiting::{
 use super::{changed, fetch, Args};
 use crate::diag::{Diags, Kind};
 use crate::hash;
-use crate::json::{self, Raw};
 use crate::message::Message;
 use crate::output::{Out, Stop};
-use crate::reader::{Entry, Header, SessionVisitor};
+use crate::reader::{Ahead, Entry, Header, SessionVisitor};
 use std::fs::File;
 use std::rc::Rc;
-
-/// The members of a toolCall block that a call record needs.
-#[derive(Default)]
-struct CallBlock<'a> {
-    id: Option<Raw<'a>>,
-    name: Option<Raw<'a>>,
-    arguments: Option<Raw<'a>>,
-    namespace: Option<Raw<'a>>,
-}
+use std::sync::Arc;
 
 /// pi-tools' visitor: joins the calls and results of each session and writes the records.
 pub(super) struct Joiner<'a, 'w> {
@@ -48,43 +43,23 @@ impl<'a, 'w> Joiner<'a, 'w> {
         }
     }
 
+    /// The toolCall blocks `blocks` of the assistant entry `e` (whose message names `names`)
+    /// are queued as calls.
     fn assistant(
         &mut self,
         s: &mut JoinSession,
         e: &Entry<'_>,
-        msg: Message<'_>,
+        names: TurnNames<'_>,
+        blocks: Vec<CallBlock<'_>>,
         d: &mut Diags,
     ) -> Result<(), Stop> {
-        let Some(content) = msg.content else {
-            return Ok(());
-        };
+        let mut names = Some(names);
         let mut turn: Option<Rc<CallingTurn>> = None;
-        // Each block's members are read once: its type and, for a toolCall, what the call
-        // needs (the last of repeated members wins, as `JSON.parse` keeps).
-        let mut blocks: Vec<CallBlock<'_>> = Vec::new();
-        content.for_each_object_element(|members| {
-            let mut b = CallBlock::default();
-            let mut kind = None;
-            for (k, v) in members {
-                if json::key_is(k, "type") {
-                    kind = Some(v);
-                } else if json::key_is(k, "id") {
-                    b.id = Some(v);
-                } else if json::key_is(k, "name") {
-                    b.name = Some(v);
-                } else if json::key_is(k, "arguments") {
-                    b.arguments = Some(v);
-                } else if json::key_is(k, "namespace") {
-                    b.namespace = Some(v);
-                }
-            }
-            if is_str(kind, "toolCall") {
-                blocks.push(b);
-            }
-        });
         for b in blocks {
             let turn = turn
-                .get_or_insert_with(|| Rc::new(CallingTurn::read(e, &msg)))
+                .get_or_insert_with(|| {
+                    Rc::new(CallingTurn::new(e, names.take().unwrap_or_default()))
+                })
                 .clone();
             let call = self.call(e, turn, b, d);
             if let Some(id) = &call.id {
@@ -117,50 +92,45 @@ impl<'a, 'w> Joiner<'a, 'w> {
         b: CallBlock<'_>,
         d: &mut Diags,
     ) -> PendingCall {
-        let CallBlock {
-            id,
-            name,
-            arguments,
-            namespace,
-        } = b;
-        let arguments = arguments.filter(|a| !a.is_null());
-        let id_str = id.and_then(Raw::as_str);
-        if id_str.is_none() {
-            let what = id.map_or("no id", |_| "an id that is not a string");
-            d.report(
-                Some(e.line.no),
-                Kind::BadField,
-                format!("a toolCall block with {what}: it cannot be joined to a result"),
-            );
-        }
-        let name: Option<Box<str>> = name.and_then(Raw::as_str).map(|n| n.into());
+        let id = match b.id {
+            Ok(id) => Some(id),
+            Err(what) => {
+                d.report(
+                    Some(e.line.no),
+                    Kind::BadField,
+                    format!("a toolCall block with {what}: it cannot be joined to a result"),
+                );
+                None
+            }
+        };
+        let name: Option<Box<str>> = b.name.map(Into::into);
         let args = self.records.args;
         let keep_arguments = !args.no_content && args.name_wanted(name.as_deref());
         PendingCall {
             turn,
-            id: id_str.map(|i| i.into()),
+            id: id.map(Into::into),
             name,
-            namespace: namespace.and_then(Raw::as_str).map(|n| n.into()),
-            arguments: arguments.filter(|_| keep_arguments).map(|a| {
+            namespace: b.namespace.map(Into::into),
+            arguments: b.arguments.filter(|_| keep_arguments).map(|a| {
                 let budget = &mut self.records.arguments_budget;
-                KeptBytes::keep_within(self.records.file, e, a.bytes(), budget)
+                KeptBytes::keep_within(self.records.file, e, a, budget)
             }),
-            arguments_bytes: arguments.map(|a| a.len() as u64),
+            arguments_bytes: b.arguments.map(|a| a.len() as u64),
             answer: CallAnswer::Waiting,
         }
     }
 
+    /// The toolResult entry `e`, which says `facts` (`id_problem`: what is wrong with its
+    /// toolCallId), joins the latest call with its id, or is an orphan or a duplicate.
     fn tool_result(
         &mut self,
         s: &mut JoinSession,
         e: &Entry<'_>,
-        msg: Message<'_>,
+        id_problem: Option<&str>,
+        facts: ResultFacts<'_>,
         d: &mut Diags,
     ) -> Result<(), Stop> {
-        let raw_id = msg.tool_call_id;
-        let id = raw_id.and_then(Raw::as_str);
-        if id.is_none() {
-            let what = raw_id.map_or("no toolCallId", |_| "a toolCallId that is not a string");
+        if let Some(what) = id_problem {
             d.report(
                 Some(e.line.no),
                 Kind::BadField,
@@ -168,7 +138,10 @@ impl<'a, 'w> Joiner<'a, 'w> {
             );
         }
         let mut dup = None;
-        let key = id.as_deref().map(|id| hash::hash128(id.as_bytes()));
+        let key = facts
+            .call_id
+            .as_deref()
+            .map(|id| hash::hash128(id.as_bytes()));
         if let Some(l) = key.and_then(|k| s.latest.get_mut(&k)) {
             if l.result_line != 0 {
                 dup = Some(DuplicateOf {
@@ -179,26 +152,27 @@ impl<'a, 'w> Joiner<'a, 'w> {
             } else {
                 l.result_line = e.line.no;
                 let seq = l.seq;
-                return self.answer(s, seq, e, msg, d);
+                return self.answer(s, seq, e, Answer::of_entry(e, facts), d);
             }
         }
-        let line = MessageLine::from_entry(e, msg);
+        let answer = Answer::of_entry(e, facts);
         self.now_or_queued(
             s,
             e,
             dup,
             |dup, kept| WaitingRecord::Result(e.line.no, kept, dup),
-            |w, session, dup| w.render_result(session, line, dup.as_ref()),
+            |w, session, dup| w.render_result(session, answer, dup.as_ref()),
         )
     }
 
-    /// The result `e` joins the call `seq`, the latest with its id, which waits for it.
+    /// The result `answer` (of the entry `e`) joins the call `seq`, the latest with its id,
+    /// which waits for it.
     fn answer(
         &mut self,
         s: &mut JoinSession,
         seq: u64,
         e: &Entry<'_>,
-        msg: Message<'_>,
+        answer: Answer<'_>,
         d: &mut Diags,
     ) -> Result<(), Stop> {
         let front = s.is_front(seq);
@@ -209,10 +183,9 @@ impl<'a, 'w> Joiner<'a, 'w> {
         let Some(WaitingRecord::Call(call)) = taken else {
             unreachable!("the latest call with an id waits in the queue")
         };
-        let line = MessageLine::from_entry(e, msg);
         if front {
             // Its place in the queue is now empty: written below, then passed over.
-            let wrote = self.records.render_call(&s.id, &call, Some(line), d);
+            let wrote = self.records.render_call(&s.id, &call, Some(answer), d);
             self.records.emit(wrote)?;
             return self.drain(s, d);
         }
@@ -226,7 +199,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
                     ..call
                 })
             },
-            |w, session, call| w.render_call(session, call, Some(line), d),
+            |w, session, call| w.render_call(session, call, Some(answer), d),
         );
         if let Some(w) = s.waiting.get_mut(seq) {
             *w = record;
@@ -285,14 +258,15 @@ impl<'a, 'w> Joiner<'a, 'w> {
                     self.records.emit(wrote)
                 }
                 CallAnswer::Answered(no, kept) => self.again(*no, kept, d, |w, line, d| {
-                    w.render_call(session, &call, line, d)
+                    let answer = line.map(|l| l.answer(w.args));
+                    w.render_call(session, &call, answer, d)
                 }),
             },
             WaitingRecord::Bash(no, kept) => self.again(no, &kept, d, |w, line, _| {
                 line.is_some_and(|l| w.render_bash(session, l))
             }),
             WaitingRecord::Result(no, kept, dup) => self.again(no, &kept, d, |w, line, _| {
-                line.is_some_and(|l| w.render_result(session, l, dup.as_ref()))
+                line.is_some_and(|l| w.render_result(session, l.answer(w.args), dup.as_ref()))
             }),
         }
     }
@@ -329,18 +303,43 @@ impl SessionVisitor for Joiner<'_, '_> {
     }
 
     fn entry(&mut self, s: &mut JoinSession, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
-        if !is_str(e.get("type"), "message") {
-            return Ok(());
+        // Read ahead of the reader (a large input on several cores): what the entry says of
+        // itself is there; only the join and the records are left.
+        match e.ahead::<EntryAhead>() {
+            Some(EntryAhead::Nothing) => return Ok(()),
+            Some(EntryAhead::Calls(calls)) => {
+                if let Some((names, blocks)) = calls.resolve(e) {
+                    return self.assistant(s, e, names, blocks, d);
+                }
+            }
+            Some(EntryAhead::Result(result)) => {
+                if let Some((id_problem, facts)) = result.resolve(e) {
+                    return self.tool_result(s, e, id_problem, facts, d);
+                }
+            }
+            Some(EntryAhead::InOrder) | None => {}
         }
-        let Some(msg) = e.message() else {
+        let Some((role, msg)) = message_of(e) else {
             return Ok(());
         };
-        match msg.role.and_then(Raw::as_str).as_deref() {
-            Some("assistant") => self.assistant(s, e, msg, d),
-            Some("toolResult") => self.tool_result(s, e, msg, d),
-            Some("bashExecution") => self.bash(s, e, msg),
-            _ => Ok(()),
+        match role {
+            Role::Assistant => match msg.content {
+                Some(content) => {
+                    let names = TurnNames::read(&msg);
+                    self.assistant(s, e, names, call_blocks(content), d)
+                }
+                None => Ok(()),
+            },
+            Role::ToolResult => {
+                let facts = ResultFacts::read(&msg, self.records.args, e.is_utf8());
+                self.tool_result(s, e, call_id_problem(msg.tool_call_id), facts, d)
+            }
+            Role::Bash => self.bash(s, e, msg),
         }
+    }
+
+    fn ahead(&self) -> Option<Arc<dyn Ahead>> {
+        Some(Arc::new(ReadAhead(self.records.args.clone())))
     }
 
     fn end(&mut self, mut s: JoinSession, d: &mut Diags) -> Result<(), Stop> {

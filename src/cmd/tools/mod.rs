@@ -10,7 +10,12 @@
 //! a waiting record costs its ids and byte offsets: its result is read again from the file when
 //! it is written, and its arguments too once the waiting calls' copies pass 1 MiB. From stdin,
 //! a settled record that must wait is rendered at once and held as bytes.
+//!
+//! On a large input read on several cores, what each entry says of itself (its calls, a
+//! result's facts) is read ahead of the reader on the other cores (`ahead.rs`); the reader
+//! joins and writes.
 
+mod ahead;
 mod args;
 mod facts;
 mod join;

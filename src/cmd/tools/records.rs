@@ -4,7 +4,7 @@
 
 use super::args::{Args, CallStatus};
 use super::facts::{
-    as_i64, bash_verdict, call_verdict, duration_ms, BashRun, CallEvidence, MessageLine,
+    as_i64, bash_verdict, call_verdict, duration_ms, Answer, BashRun, CallEvidence, MessageLine,
     ResultFacts, ResultUsage,
 };
 use super::text::write_text;
@@ -88,7 +88,7 @@ fn write_result_facts(o: &mut Obj<'_>, f: &ResultFacts<'_>, a: &Args) {
         })
         .opt_bool("is_error", f.is_error)
         .opt_i64("exit_code", f.exit_code)
-        .opt_raw("details", f.details.map(Raw::bytes));
+        .opt_raw("details", f.details);
     match &f.usage {
         Some(u) => o.obj("usage", |o| write_usage(o, u)),
         None => o.null("usage"),
@@ -115,7 +115,7 @@ fn write_usage(o: &mut Obj<'_>, u: &ResultUsage<'_>) {
         .opt_u64("total_tokens", u.get(TokenField::TotalTokens))
         .opt_u64("reasoning", u.get(TokenField::Reasoning))
         .opt_u64("cache_write_1h", u.get(TokenField::CacheWrite1h))
-        .opt_raw("cost", u.cost.map(Raw::bytes))
+        .opt_raw("cost", u.cost)
         .opt_bool("cost_from_provider", u.cost_from_provider);
 }
 
@@ -356,17 +356,15 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         &mut self,
         session: &str,
         c: &PendingCall,
-        result: Option<MessageLine<'_>>,
+        result: Option<Answer<'_>>,
         d: &mut Diags,
     ) -> bool {
         if let Some(kept) = &c.arguments {
             // Rendered once, now: what its arguments took of the budget is free again.
             kept.give_back(self.file, &mut self.arguments_budget);
         }
-        let facts = result
-            .as_ref()
-            .map(|r| ResultFacts::read(&r.msg, self.args, r.utf8));
-        let (status, evidence) = call_verdict(facts.as_ref(), c.turn.aborted());
+        let facts = result.as_ref().map(|r| &r.facts);
+        let (status, evidence) = call_verdict(facts, c.turn.aborted());
         if !self.args.wanted(c.name.as_deref(), status) {
             return false;
         }
@@ -387,15 +385,12 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             None => None,
         };
         let t = &c.turn;
-        let result = result
-            .as_ref()
-            .zip(facts.as_ref())
-            .map(|(r, facts)| JoinedResult {
-                line: r.no,
-                entry: r.entry.as_deref(),
-                facts,
-                timestamp: r.timestamp.as_deref(),
-            });
+        let result = result.as_ref().map(|r| JoinedResult {
+            line: r.no,
+            entry: r.entry.as_deref(),
+            facts: &r.facts,
+            timestamp: r.timestamp.as_deref(),
+        });
         ToolCall {
             session,
             file: self.name,
@@ -471,7 +466,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
     pub(super) fn render_result(
         &mut self,
         session: &str,
-        line: MessageLine<'_>,
+        answer: Answer<'_>,
         dup: Option<&DuplicateOf>,
     ) -> bool {
         let status = if dup.is_some() {
@@ -479,19 +474,19 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         } else {
             CallStatus::Orphan
         };
-        let facts = ResultFacts::read(&line.msg, self.args, line.utf8);
+        let facts = &answer.facts;
         if !self.args.wanted(facts.name.as_deref(), status) {
             return false;
         }
         ToolResult {
             session,
             file: self.name,
-            line: line.no,
-            entry: line.entry.as_deref(),
+            line: answer.no,
+            entry: answer.entry.as_deref(),
             status,
             duplicate_of: dup,
-            facts: &facts,
-            timestamp: line.timestamp.as_deref(),
+            facts,
+            timestamp: answer.timestamp.as_deref(),
             options: self.args,
         }
         .write_to(&mut self.out.buf);

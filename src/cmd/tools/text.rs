@@ -5,6 +5,7 @@
 use super::args::Args;
 use crate::json::{self, Raw};
 use crate::output::{self, Obj};
+use std::borrow::Cow;
 
 /// The text between the quotes of a JSON string value.
 pub(super) fn string_body(raw: Raw<'_>) -> Option<&[u8]> {
@@ -13,54 +14,93 @@ pub(super) fn string_body(raw: Raw<'_>) -> Option<&[u8]> {
 }
 
 /// A result's text: the text blocks (or the string content) joined by newlines.
+#[derive(Debug, PartialEq)]
 pub(super) enum ResultText<'a> {
     /// The JSON string bodies of the parts, written as they are when each is already escaped
     /// as the output escapes (checked as it is copied: [`Obj::written_lines`]), else decoded
     /// first. `utf8`: they come from a line the reader found valid UTF-8, so their own UTF-8
     /// check is skipped.
     Parts { parts: Vec<&'a [u8]>, utf8: bool },
+    /// Parts found already escaped as the output escapes ([`ResultText::checked`], ahead of
+    /// the reader): copied as they are; `len`, the bytes of the text they stand for.
+    Written { parts: Vec<&'a [u8]>, len: usize },
     /// The joined text, decoded: --max-text may cut it.
-    Decoded(String),
+    Decoded(Cow<'a, str>),
 }
 
 impl<'a> ResultText<'a> {
     /// The text of `parts` (string bodies): kept as they are written when --max-text cannot
-    /// cut them (a text's characters are at most its escaped bytes), else decoded.
-    pub(super) fn of(parts: Vec<&'a [u8]>, a: &Args, utf8: bool) -> ResultText<'a> {
+    /// cut them (a text's characters are at most its escaped bytes), else decoded. `written`:
+    /// the bytes of their text when each was found written as the output writes it
+    /// ([`json::string_written`]) in a line known to be valid UTF-8 (`utf8`): they are then
+    /// copied, not checked again.
+    pub(super) fn of(
+        parts: Vec<&'a [u8]>,
+        written: Option<usize>,
+        a: &Args,
+        utf8: bool,
+    ) -> ResultText<'a> {
         let newlines = parts.len().saturating_sub(1);
         let escaped_len = parts.iter().map(|p| p.len()).sum::<usize>() + newlines;
-        if a.max_text.is_none_or(|max| escaped_len <= max) {
-            return ResultText::Parts { parts, utf8 };
+        if a.max_text.is_some_and(|max| escaped_len > max) {
+            return ResultText::Decoded(Cow::Owned(decode(&parts)));
         }
-        ResultText::Decoded(decode(&parts))
+        match written.filter(|_| utf8) {
+            Some(len) => ResultText::Written {
+                parts,
+                len: len + newlines,
+            },
+            None => ResultText::Parts { parts, utf8 },
+        }
+    }
+
+    /// The text with its parts checked now ([`ResultText::Written`] when each is written as
+    /// the output writes it), so that writing it later only copies it.
+    pub(super) fn checked(self) -> ResultText<'a> {
+        let ResultText::Parts { parts, utf8 } = &self else {
+            return self;
+        };
+        let mut len = parts.len().saturating_sub(1);
+        for p in parts {
+            match written_len(p, *utf8) {
+                Some(n) => len += n,
+                None => return self,
+            }
+        }
+        let ResultText::Parts { parts, .. } = self else {
+            unreachable!("matched above")
+        };
+        ResultText::Written { parts, len }
     }
 
     /// The text of a JSON value, when it is a string.
     pub(super) fn of_string(raw: Raw<'a>, a: &Args, utf8: bool) -> Option<ResultText<'a>> {
-        string_body(raw).map(|b| ResultText::of(vec![b], a, utf8))
+        string_body(raw).map(|b| ResultText::of(vec![b], None, a, utf8))
     }
 
     /// The length of the text in bytes (UTF-8), found without writing it.
     fn bytes(&self) -> u64 {
         match self {
             ResultText::Parts { parts, utf8 } => {
-                let written: Option<usize> = parts
-                    .iter()
-                    .map(|p| {
-                        if *utf8 {
-                            json::written_len(p)
-                        } else {
-                            output::escaped_as_written(p)
-                        }
-                    })
-                    .sum();
+                let written: Option<usize> = parts.iter().map(|p| written_len(p, *utf8)).sum();
                 match written {
                     Some(len) => (len + parts.len().saturating_sub(1)) as u64,
                     None => decode(parts).len() as u64,
                 }
             }
+            ResultText::Written { len, .. } => *len as u64,
             ResultText::Decoded(t) => t.len() as u64,
         }
+    }
+}
+
+/// The bytes of the text a string body stands for, when it is written as the output writes
+/// it; `utf8`: the body is known to be valid UTF-8.
+fn written_len(body: &[u8], utf8: bool) -> Option<usize> {
+    if utf8 {
+        json::written_len(body)
+    } else {
+        output::escaped_as_written(body)
     }
 }
 
@@ -94,6 +134,11 @@ pub(super) fn write_text(o: &mut Obj<'_>, text: Option<&ResultText<'_>>, a: &Arg
             }
             None => write_decoded(o, &decode(parts), a),
         },
+        ResultText::Written { parts, len } => {
+            o.lines_as_written("text", parts)
+                .bool("text_truncated", false);
+            *len as u64
+        }
         ResultText::Decoded(t) => write_decoded(o, t, a),
     };
     o.u64("bytes", bytes);

@@ -6,10 +6,8 @@
 //! copies pass their budget ([`KeptBytes::keep_within`]). From stdin, the bytes themselves
 //! are kept, or the record is rendered at once and held as it will be written.
 
-use super::facts::turn_aborted;
+use super::facts::{turn_aborted, TurnNames};
 use crate::hash::Hash128Map;
-use crate::json::Raw;
-use crate::message::Message;
 use crate::ordered::Ordered;
 use crate::reader::{Entry, Header};
 use std::borrow::Cow;
@@ -75,17 +73,17 @@ pub(super) struct CallingTurn {
 }
 
 impl CallingTurn {
-    /// The turn of the assistant entry `e`, whose message is `msg`.
-    pub(super) fn read(e: &Entry<'_>, msg: &Message<'_>) -> CallingTurn {
+    /// The turn of the assistant entry `e`, whose message names `names`.
+    pub(super) fn new(e: &Entry<'_>, names: TurnNames<'_>) -> CallingTurn {
         let timestamp = e.str("timestamp");
         CallingTurn {
             line: e.line.no,
             entry: e.str("id").map(|i| Rc::from(&*i)),
             ms: timestamp.as_deref().and_then(crate::time::parse_iso8601),
             timestamp: boxed(timestamp),
-            model: boxed(msg.model.and_then(Raw::as_str)),
-            provider: boxed(msg.provider.and_then(Raw::as_str)),
-            stop_reason: boxed(msg.stop_reason.and_then(Raw::as_str)),
+            model: boxed(names.model),
+            provider: boxed(names.provider),
+            stop_reason: boxed(names.stop_reason),
         }
     }
 

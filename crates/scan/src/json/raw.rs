@@ -327,15 +327,28 @@ impl<'a> Fields<'a> {
         &mut self,
         count: impl FnOnce(&[u8]) -> bool,
     ) -> Option<(&'a [u8], Raw<'a>, Option<super::TextCounts>)> {
-        self.member(count)
+        self.member(|key, b, i| count(key).then(|| super::string_counts(b, i)))
     }
 
-    /// The next member; its value's text counted when it is a string and `count(key)` is true.
-    #[inline]
-    fn member(
+    /// The next member, as [`Iterator::next`] gives it, and when its value is a string and
+    /// `check(raw_key)` says so, whether its text is written as a minimal writer writes it
+    /// and its length ([`string_written`](super::string_written)): the string's end is found
+    /// as it is checked, where skipping it and checking after would read it twice.
+    #[allow(clippy::type_complexity)]
+    pub fn next_written(
         &mut self,
-        count: impl FnOnce(&[u8]) -> bool,
-    ) -> Option<(&'a [u8], Raw<'a>, Option<super::TextCounts>)> {
+        check: impl FnOnce(&[u8]) -> bool,
+    ) -> Option<(&'a [u8], Raw<'a>, Option<Option<usize>>)> {
+        self.member(|key, b, i| check(key).then(|| super::string_written(b, i)))
+    }
+
+    /// The next member; when its value is a string, `measure(key, bytes, at)` may find the
+    /// string's end (the index past its closing quote) and measure it in the same pass.
+    #[inline]
+    fn member<T>(
+        &mut self,
+        measure: impl FnOnce(&[u8], &'a [u8], usize) -> Option<(usize, T)>,
+    ) -> Option<(&'a [u8], Raw<'a>, Option<T>)> {
         let b = self.b;
         let mut i = self.i;
         if self.done || b.get(i) != Some(&b'"') {
@@ -353,12 +366,13 @@ impl<'a> Fields<'a> {
         if i >= b.len() {
             return None;
         }
-        let (end, counts) = match b[i] {
-            b'"' if count(key) => {
-                let (end, counts) = super::string_counts(b, i);
-                (end, Some(counts))
-            }
-            _ => (skip_valid(b, i), None),
+        let measured = match b[i] {
+            b'"' => measure(key, b, i),
+            _ => None,
+        };
+        let (end, measure) = match measured {
+            Some((end, m)) => (end, Some(m)),
+            None => (skip_valid(b, i), None),
         };
         let value = Raw(&b[i..end]);
         i = skip_ws(b, end);
@@ -367,7 +381,7 @@ impl<'a> Fields<'a> {
             self.i = skip_ws(b, i + 1);
             self.done = false;
         }
-        Some((key, value, counts))
+        Some((key, value, measure))
     }
 }
 
@@ -375,7 +389,8 @@ impl<'a> Iterator for Fields<'a> {
     type Item = (&'a [u8], Raw<'a>);
 
     fn next(&mut self) -> Option<(&'a [u8], Raw<'a>)> {
-        self.member(|_| false).map(|(key, value, _)| (key, value))
+        self.member(|_, _, _| None::<(usize, ())>)
+            .map(|(key, value, _)| (key, value))
     }
 }
 
@@ -530,6 +545,37 @@ mod tests {
                 counted.push((k.to_vec(), v.to_vec()));
             }
             assert_eq!(counted, plain, "{text}");
+        }
+    }
+
+    /// Members read with their strings checked are the members read plainly, and each
+    /// string's check is [`written_len`](crate::json::written_len) of its body.
+    #[test]
+    fn checked_members_are_the_members() {
+        let long = format!(
+            r#"{{"a":"{}","b":"{}\/"}}"#,
+            "x\\\"y".repeat(30),
+            "z".repeat(70)
+        );
+        let texts = [
+            r#"{}"#,
+            r#"{"type":"text","text":"a \" } ] { [ \\ \n\u001f","n":1,"o":{"s":"\""},"e":""}"#,
+            r#"{ "a" : "x\/" , "b" : [ "y" ] , "c" : "\ud83d\ude00é" }"#,
+            &long,
+        ];
+        for text in texts {
+            let raw = crate::json::validate(text.as_bytes()).expect("valid");
+            let mut plain = vec![];
+            raw.for_each_field(|k, v| plain.push((k.to_vec(), v.to_vec())));
+            let mut checked = vec![];
+            let mut fields = super::Fields::new(raw.bytes(), 0);
+            while let Some((k, v, w)) = fields.next_written(|k| k != b"n") {
+                let want = (v.first() == Some(&b'"') && k != b"n")
+                    .then(|| crate::json::written_len(&v[1..v.len() - 1]));
+                assert_eq!(w, want, "{text}: {}", String::from_utf8_lossy(k));
+                checked.push((k.to_vec(), v.to_vec()));
+            }
+            assert_eq!(checked, plain, "{text}");
         }
     }
 

@@ -469,6 +469,83 @@ pub fn copy_written(body: &[u8], out: &mut Vec<u8>) -> Option<usize> {
     Some(body.len() - added)
 }
 
+/// [`written_len`](super::written_len) of the body of the validated string whose opening
+/// quote is `b[open]`, and the index just past its closing quote (the first quote no
+/// backslash escapes; `b.len()` when there is none): the string's end found and its text
+/// checked in the same pass, where finding the end first ([`super::Raw`]'s walkers) and
+/// checking after reads the text twice. UTF-8 is not checked.
+pub fn string_written(b: &[u8], open: usize) -> (usize, Option<usize>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { x86::string_written_avx2(b, open + 1) };
+    }
+    written_to_quote(b, open + 1, None::<fn(&[u8; 64]) -> (Block, u64)>)
+}
+
+/// [`string_written`] from `b[from]` (inside the string, not inside an escape): whole blocks
+/// of 64 bytes over `classify` when there is one (as [`written_blocks`], the bytes after the
+/// string's closing quote left out), the rest a byte loop.
+#[inline(always)]
+fn written_to_quote(
+    b: &[u8],
+    from: usize,
+    classify: Option<impl Fn(&[u8; 64]) -> (Block, u64)>,
+) -> (usize, Option<usize>) {
+    let (mut at, mut carry, mut written) = (from, 0u64, true);
+    let (mut backslashes, mut letters, mut unicode) = (0, 0, 0);
+    while let (Some(classify), Some(bytes)) = (&classify, b.get(at..at + 64)) {
+        let bytes: &[u8; 64] = bytes.try_into().expect("64 bytes");
+        let (block, slash) = classify(bytes);
+        let escaped = escaped_bytes(block.backslash, &mut carry);
+        let quotes = block.quote & !escaped;
+        // The bytes of the string in this block.
+        let within = match quotes {
+            0 => u64::MAX,
+            q => (1u64 << q.trailing_zeros()) - 1,
+        };
+        if written {
+            let escaped_letters = escaped & !block.backslash & within;
+            let bad = (block.control & !escaped & within)
+                | (escaped_letters & (block.not_escapable | slash));
+            let mut u = escaped_letters & block.u;
+            while u != 0 && bad == 0 {
+                written &= written_unicode(b, at + u.trailing_zeros() as usize + 1);
+                u &= u - 1;
+                unicode += 1;
+            }
+            written &= bad == 0;
+            backslashes += (block.backslash & within).count_ones() as usize;
+            letters += escaped_letters.count_ones() as usize;
+        }
+        if quotes != 0 {
+            let end = at + quotes.trailing_zeros() as usize;
+            let added = (backslashes + letters) / 2 + 4 * unicode;
+            return (end + 1, written.then(|| end - from - added));
+        }
+        at += 64;
+    }
+    // The rest, from a backslash the blocks left escaping the next byte.
+    let carried = carry as usize;
+    let rest = at - carried;
+    let mut end = rest;
+    let end = loop {
+        end = super::string_stop(b, end.min(b.len()));
+        match b.get(end) {
+            None => break b.len(),
+            Some(b'"') => break end,
+            Some(b'\\') => end += 2,
+            Some(_) => end += 1,
+        }
+    };
+    let added = (backslashes - carried + letters) / 2 + 4 * unicode;
+    let written = written
+        .then(|| written_plain(&b[..end], rest))
+        .flatten()
+        .map(|more| end - from - added - more);
+    (b.len().min(end + 1), written)
+}
+
 #[cfg(target_arch = "x86_64")]
 pub(super) mod x86 {
     //! The block classifiers for x86-64 and the block loops compiled with them.
@@ -532,6 +609,22 @@ pub(super) mod x86 {
             body,
             |bytes| (classify_avx2(bytes), eq_avx2(bytes, b'/')),
             |bytes| out.extend_from_slice(bytes),
+        )
+    }
+
+    /// [`string_written`](super::string_written) with AVX2, from `b[from]`.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(in super::super) unsafe fn string_written_avx2(
+        b: &[u8],
+        from: usize,
+    ) -> (usize, Option<usize>) {
+        super::written_to_quote(
+            b,
+            from,
+            Some(|bytes: &[u8; 64]| (classify_avx2(bytes), eq_avx2(bytes, b'/'))),
         )
     }
 
@@ -918,6 +1011,74 @@ mod tests {
             };
             each_path(&text, i);
         }
+    }
+
+    /// A string's end and whether its text is written as the output writes it, found in one
+    /// pass, against the byte loop: strings in a record, of every length around block
+    /// boundaries, from pieces written so and pieces not (`\/`, `\u0041`, a control), a
+    /// quote that ends them early.
+    #[test]
+    fn string_written_finds_the_end_and_checks_the_text() {
+        let pieces: [&[u8]; 13] = [
+            b"a",
+            b"\\\\",
+            b"\\n",
+            b"\\\"",
+            b"\\u001b",
+            b"\\u001B",
+            b"\\u0041",
+            b"\n",
+            b"\xc3\xa9",
+            b"u",
+            b"\\/",
+            b"/",
+            b"\"",
+        ];
+        let mut rng = pi_jsonl_gen::Rng::new(29);
+        let (mut some, mut none) = (0, 0);
+        for round in 0..20_000 {
+            let mut record = br#"{"k":""#.to_vec();
+            while record.len() < 6 + round % 300 {
+                let p = if rng.below(30) == 0 {
+                    rng.below(13) as usize
+                } else {
+                    [0, 1, 2, 3, 4, 9][rng.below(6) as usize]
+                };
+                record.extend_from_slice(pieces[p]);
+            }
+            record.extend_from_slice(br#"","more":"x\"y"}"#);
+            // The byte loop: the first quote no backslash escapes ends the string.
+            let mut end = 6;
+            while record[end] != b'"' {
+                end += if record[end] == b'\\' { 2 } else { 1 };
+            }
+            let want = written_plain(&record[6..end], 0).map(|added| end - 6 - added);
+            let show = || String::from_utf8_lossy(&record).into_owned();
+            assert_eq!(string_written(&record, 5), (end + 1, want), "{}", show());
+            let bytewise = |x: &[u8; 64]| {
+                let slash = (0..64).fold(0u64, |m, k| m | u64::from(x[k] == b'/') << k);
+                (classify_bytewise(x), slash)
+            };
+            assert_eq!(
+                written_to_quote(&record, 6, Some(bytewise)),
+                (end + 1, want),
+                "blocks, byte by byte: {}",
+                show()
+            );
+            assert_eq!(
+                written_to_quote(&record, 6, None::<fn(&[u8; 64]) -> (Block, u64)>),
+                (end + 1, want),
+                "byte loop: {}",
+                show()
+            );
+            match want {
+                Some(_) => some += 1,
+                None => none += 1,
+            }
+        }
+        assert!(some > 5_000 && none > 5_000, "{some} written, {none} not");
+        // No closing quote: the end of the bytes.
+        assert_eq!(string_written(br#""ab\""#, 0).0, 5);
     }
 
     /// The escape-counting loop over whole blocks, on every path the CPU has, against the byte
