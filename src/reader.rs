@@ -715,6 +715,25 @@ pub fn prescan<'a>(
     }
 }
 
+/// The lines of `chunk` (whole lines of the input, starting at its byte `offset`), split but
+/// not scanned: the reader scans each as [`read_lines`] does. For a chunk the reader takes
+/// next and works itself (`input::chunks`, no other thread having taken it): scanning it
+/// ahead on the same thread would only add the cost of keeping the members and facts found.
+pub fn split<'a>(chunk: &'a [u8], offset: usize) -> Prescan<'a> {
+    let mut lines = Vec::new();
+    let mut split = SliceLines::new(chunk);
+    while let Some(mut line) = split.next_line() {
+        line.offset += offset as u64;
+        lines.push(PrescannedLine { line, record: None });
+    }
+    Prescan {
+        lines,
+        members: LineMembers::default(),
+        facts: None,
+        error: None,
+    }
+}
+
 /// Where the reader's lines come from ([`read_lines_with`]), each with the record it was
 /// found to be ahead of the reader ([`prescan`]), when it was.
 trait LineSource {
@@ -1738,8 +1757,9 @@ mod prescan_tests {
     }
 
     /// The reader's log and diagnostics of `data`, with prescans of `chunk` bytes on
-    /// `helpers` threads (`None`: no prescans); and how many entries had facts found ahead.
-    fn read(data: &[u8], prescans: Option<(usize, usize)>) -> (String, usize) {
+    /// `helpers` threads (`None`: no prescans), the reader's own chunks prescanned too or only
+    /// split (`own_split`); and how many entries had facts found ahead.
+    fn read(data: &[u8], prescans: Option<(usize, usize)>, own_split: bool) -> (String, usize) {
         let mut d = Diags::new("t", "f", false);
         let mut log = Log::default();
         let ahead = log.ahead();
@@ -1747,7 +1767,11 @@ mod prescan_tests {
             None => read_lines(SliceLines::new(data), true, &mut d, &mut log),
             Some((chunk, helpers)) => {
                 let work = |offset, bytes| prescan(bytes, offset, true, ahead.as_deref());
-                chunks::in_order(data, chunk, helpers, work, |next| {
+                let own = |offset, bytes| match own_split {
+                    true => split(bytes, offset),
+                    false => work(offset, bytes),
+                };
+                chunks::in_order(data, chunk, helpers, work, own, |next| {
                     read_lines_prescanned(next, true, &mut d, &mut log)
                 })
             }
@@ -1781,22 +1805,25 @@ mod prescan_tests {
     }
 
     /// And the facts a visitor finds ahead ([`Ahead`]) come with the entries they are of.
+    /// The chunks the reader works itself are prescanned or only split ([`split`]).
     #[test]
     fn prescanned_lines_read_as_the_reader_reads_them() {
         let mut with_facts = 0;
         for data in inputs() {
-            let (want, none) = read(&data, None);
+            let (want, none) = read(&data, None, false);
             assert_eq!(none, 0, "no facts without prescans");
             for chunk in [1, 2, 7, 64, 333, 4096, 1 << 20] {
                 for helpers in [0, 1, 3] {
-                    let (got, facts) = read(&data, Some((chunk, helpers)));
-                    with_facts += facts;
-                    assert_eq!(
-                        got,
-                        want,
-                        "chunk {chunk}, {helpers} helpers, input {:?}",
-                        String::from_utf8_lossy(&data[..data.len().min(200)])
-                    );
+                    for own_split in [false, true] {
+                        let (got, facts) = read(&data, Some((chunk, helpers)), own_split);
+                        with_facts += facts;
+                        assert_eq!(
+                            got,
+                            want,
+                            "chunk {chunk}, {helpers} helpers, split {own_split}, input {:?}",
+                            String::from_utf8_lossy(&data[..data.len().min(200)])
+                        );
+                    }
                 }
             }
         }

@@ -306,7 +306,15 @@ pub fn read_mapped(
             }
             (offset, p)
         };
-        chunks::in_order(data, chunks::CHUNK, helpers, prescan, |next| {
+        // The chunk the reader works itself is only split: it scans each line in order.
+        let split = |offset, chunk| {
+            let mut p = reader::split(chunk, offset);
+            if map.faulted() {
+                p.fail(shrank());
+            }
+            (offset, p)
+        };
+        chunks::in_order(data, chunks::CHUNK, helpers, prescan, split, |next| {
             // The chunks before the one taken are done with: their pages are released.
             let mut released = 0;
             let mut next_releasing = || {
