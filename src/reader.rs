@@ -29,7 +29,7 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::io::{self, Read};
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A session header.
 #[derive(Debug, Clone)]
@@ -240,8 +240,9 @@ pub enum ParentLink<'a> {
 /// and a visitor reads an entry the same with or without them (an entry read on one thread
 /// has none).
 pub trait Ahead: Send + Sync {
-    /// An empty store for the facts of one chunk's records, one per record in order.
-    fn chunk(&self) -> Box<dyn Any + Send>;
+    /// An empty store for the facts of one chunk's records, one per record in order: `used`
+    /// emptied when it is one of this `Ahead`'s stores (of a chunk done with), else a new one.
+    fn chunk(&self, used: Option<Box<dyn Any + Send>>) -> Box<dyn Any + Send>;
     /// Adds the facts of `e` to `facts` (made by [`Ahead::chunk`]).
     fn record(&self, facts: &mut (dyn Any + Send), e: &Entry<'_>);
 }
@@ -250,8 +251,14 @@ pub trait Ahead: Send + Sync {
 pub struct AheadFn<T>(pub fn(&Entry<'_>) -> T);
 
 impl<T: Send + 'static> Ahead for AheadFn<T> {
-    fn chunk(&self) -> Box<dyn Any + Send> {
-        Box::new(Vec::<T>::new())
+    fn chunk(&self, used: Option<Box<dyn Any + Send>>) -> Box<dyn Any + Send> {
+        match used.map(|u| u.downcast::<Vec<T>>()) {
+            Some(Ok(mut facts)) => {
+                facts.clear();
+                facts
+            }
+            _ => Box::new(Vec::<T>::new()),
+        }
     }
 
     fn record(&self, facts: &mut (dyn Any + Send), e: &Entry<'_>) {
@@ -478,14 +485,17 @@ pub fn read_lines<L: Lines>(
 /// split the input again). A line the prescan found to be one JSON object is not scanned
 /// again; any other (blank, malformed, trimmed, the first line's byte-order mark) is read as
 /// [`read_lines`] reads it. The same sessions, entries and diagnostics as [`read_lines`].
+/// The chunks read are given to `spares`, for the next prescans.
 pub fn read_lines_prescanned<'a>(
     next: &mut dyn FnMut() -> Option<Prescan<'a>>,
+    spares: &Spares<'a>,
     named_file: bool,
     d: &mut Diags,
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
     let chunks = PrescanCursor {
         next,
+        spares,
         chunk: None,
         at: 0,
         lines_before: 0,
@@ -633,6 +643,52 @@ impl Prescan<'_> {
     }
 }
 
+/// Prescans the reader is done with, kept for the next chunks of the same input: their
+/// vectors are filled again rather than allocated for each chunk and freed after it. (Freed
+/// on the reader's thread, a helper's blocks went back to its malloc arena, which gave the
+/// pages back to the system and faulted them in again for the next chunk: ~1,400 page
+/// faults more than one thread takes over the 200 MB session.)
+pub struct Spares<'a> {
+    kept: Mutex<Vec<Prescan<'a>>>,
+    most: usize,
+}
+
+impl<'a> Spares<'a> {
+    /// Keeps at most `most` (one per thread that may start a chunk at once is enough).
+    pub fn new(most: usize) -> Spares<'a> {
+        Spares {
+            kept: Mutex::new(Vec::new()),
+            most,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Prescan<'a>>> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A prescan done with, for another chunk.
+    fn give(&self, mut p: Prescan<'a>) {
+        p.lines.clear();
+        p.members.fields.clear();
+        p.members.nested.clear();
+        p.error = None;
+        let mut kept = self.lock();
+        if kept.len() < self.most {
+            kept.push(p);
+        }
+    }
+
+    /// An empty prescan to fill: one kept, else a new one.
+    fn take(&self) -> Prescan<'a> {
+        self.lock().pop().unwrap_or_else(|| Prescan {
+            lines: Vec::new(),
+            members: LineMembers::default(),
+            facts: None,
+            error: None,
+        })
+    }
+}
+
 /// One line of a [`Prescan`]: its `no` counted from 1 in the chunk, its offset in the input.
 struct PrescannedLine<'a> {
     line: Line<'a>,
@@ -655,15 +711,21 @@ struct Prescanned<'a> {
 /// validates them and locates their members, as the reader would; `reads_messages` and
 /// `ahead` as the visitor says ([`Visitor::ahead`]: its facts of each record are found here).
 /// Only what does not depend on earlier lines is done here.
+/// Its vectors are one of `spares` when there is one.
 pub fn prescan<'a>(
     chunk: &'a [u8],
     offset: usize,
     reads_messages: bool,
     ahead: Option<&dyn Ahead>,
+    spares: &Spares<'a>,
 ) -> Prescan<'a> {
-    let mut members = LineMembers::default();
-    let mut lines = Vec::new();
-    let mut facts = ahead.map(Ahead::chunk);
+    let Prescan {
+        mut members,
+        mut lines,
+        facts: used,
+        ..
+    } = spares.take();
+    let mut facts = ahead.map(|a| a.chunk(used));
     let mut records = 0;
     let mut split = SliceLines::new(chunk);
     while let Some(mut line) = split.next_line() {
@@ -719,19 +781,17 @@ pub fn prescan<'a>(
 /// not scanned: the reader scans each as [`read_lines`] does. For a chunk the reader takes
 /// next and works itself (`input::chunks`, no other thread having taken it): scanning it
 /// ahead on the same thread would only add the cost of keeping the members and facts found.
-pub fn split<'a>(chunk: &'a [u8], offset: usize) -> Prescan<'a> {
-    let mut lines = Vec::new();
+/// Its vectors are one of `spares` when there is one.
+pub fn split<'a>(chunk: &'a [u8], offset: usize, spares: &Spares<'a>) -> Prescan<'a> {
+    // Its facts, if any, are a store of an earlier chunk's kept for reuse: no line here is a
+    // record, so none is read from them.
+    let mut p = spares.take();
     let mut split = SliceLines::new(chunk);
     while let Some(mut line) = split.next_line() {
         line.offset += offset as u64;
-        lines.push(PrescannedLine { line, record: None });
+        p.lines.push(PrescannedLine { line, record: None });
     }
-    Prescan {
-        lines,
-        members: LineMembers::default(),
-        facts: None,
-        error: None,
-    }
+    p
 }
 
 /// Where the reader's lines come from ([`read_lines_with`]), each with the record it was
@@ -764,6 +824,8 @@ impl<L: Lines> LineSource for Unscanned<L> {
 /// The prescans of consecutive chunks, their lines handed out in order.
 struct PrescanCursor<'n, 'a> {
     next: &'n mut dyn FnMut() -> Option<Prescan<'a>>,
+    /// Where the chunks read go.
+    spares: &'n Spares<'a>,
     chunk: Option<Prescan<'a>>,
     /// The next line of `chunk` not yet handed out.
     at: usize,
@@ -777,6 +839,7 @@ impl LineSource for PrescanCursor<'_, '_> {
         while self.chunk.as_ref().is_none_or(|c| self.at == c.lines.len()) {
             if let Some(done) = self.chunk.take() {
                 self.lines_before += done.lines.len() as u64;
+                self.spares.give(done);
             }
             let chunk = (self.next)()?;
             if let Some(e) = &chunk.error {
@@ -1766,13 +1829,14 @@ mod prescan_tests {
         let stats = match prescans {
             None => read_lines(SliceLines::new(data), true, &mut d, &mut log),
             Some((chunk, helpers)) => {
-                let work = |offset, bytes| prescan(bytes, offset, true, ahead.as_deref());
+                let spares = Spares::new(helpers + 1);
+                let work = |offset, bytes| prescan(bytes, offset, true, ahead.as_deref(), &spares);
                 let own = |offset, bytes| match own_split {
-                    true => split(bytes, offset),
+                    true => split(bytes, offset, &spares),
                     false => work(offset, bytes),
                 };
                 chunks::in_order(data, chunk, helpers, work, own, |next| {
-                    read_lines_prescanned(next, true, &mut d, &mut log)
+                    read_lines_prescanned(next, &spares, true, &mut d, &mut log)
                 })
             }
         }
