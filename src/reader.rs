@@ -29,7 +29,7 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::io::{self, Read};
 use std::ops::Range;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// A session header.
 #[derive(Debug, Clone)]
@@ -246,18 +246,31 @@ pub enum ParentLink<'a> {
 /// and a visitor reads an entry the same with or without them (an entry read on one thread
 /// has none).
 pub trait Ahead: Send + Sync {
-    /// An empty store for the facts of one chunk's records, one per record in order.
-    fn chunk(&self) -> Box<dyn Any + Send>;
+    /// An empty store for the facts of one chunk's records, one per record in order: `used`
+    /// emptied when it is one of this `Ahead`'s stores (of a chunk done with), else a new one.
+    fn chunk(&self, used: Option<Box<dyn Any + Send>>) -> Box<dyn Any + Send>;
     /// Adds the facts of `e` to `facts` (made by [`Ahead::chunk`]).
     fn record(&self, facts: &mut (dyn Any + Send), e: &Entry<'_>);
+}
+
+/// An empty `Vec<T>` for an [`Ahead::chunk`] whose facts are kept in one: `used` emptied when
+/// it is such a vector (its memory reused), else a new one.
+pub fn facts_vec<T: Send + 'static>(used: Option<Box<dyn Any + Send>>) -> Box<dyn Any + Send> {
+    match used.map(|u| u.downcast::<Vec<T>>()) {
+        Some(Ok(mut facts)) => {
+            facts.clear();
+            facts
+        }
+        _ => Box::new(Vec::<T>::new()),
+    }
 }
 
 /// An [`Ahead`] whose facts are what a function gives for each entry (kept in a `Vec<T>`).
 pub struct AheadFn<T>(pub fn(&Entry<'_>) -> T);
 
 impl<T: Send + 'static> Ahead for AheadFn<T> {
-    fn chunk(&self) -> Box<dyn Any + Send> {
-        Box::new(Vec::<T>::new())
+    fn chunk(&self, used: Option<Box<dyn Any + Send>>) -> Box<dyn Any + Send> {
+        facts_vec::<T>(used)
     }
 
     fn record(&self, facts: &mut (dyn Any + Send), e: &Entry<'_>) {
@@ -484,14 +497,17 @@ pub fn read_lines<L: Lines>(
 /// split the input again). A line the prescan found to be one JSON object is not scanned
 /// again; any other (blank, malformed, trimmed, the first line's byte-order mark) is read as
 /// [`read_lines`] reads it. The same sessions, entries and diagnostics as [`read_lines`].
+/// The chunks read are given to `spares`, for the next prescans.
 pub fn read_lines_prescanned<'a>(
     next: &mut dyn FnMut() -> Option<Prescan<'a>>,
+    spares: &Spares<'a>,
     named_file: bool,
     d: &mut Diags,
     v: &mut dyn Visitor,
 ) -> Result<Stats, Stop> {
     let chunks = PrescanCursor {
         next,
+        spares,
         chunk: None,
         at: 0,
         lines_before: 0,
@@ -639,6 +655,52 @@ impl Prescan<'_> {
     }
 }
 
+/// Prescans the reader is done with, kept for the next chunks of the same input: their
+/// vectors are filled again rather than allocated for each chunk and freed after it. (Freed
+/// on the reader's thread, a helper's blocks went back to its malloc arena, which gave the
+/// pages back to the system and faulted them in again for the next chunk: ~1,400 page
+/// faults more than one thread takes over the 200 MB session.)
+pub struct Spares<'a> {
+    kept: Mutex<Vec<Prescan<'a>>>,
+    most: usize,
+}
+
+impl<'a> Spares<'a> {
+    /// Keeps at most `most` (one per thread that may start a chunk at once is enough).
+    pub fn new(most: usize) -> Spares<'a> {
+        Spares {
+            kept: Mutex::new(Vec::new()),
+            most,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Prescan<'a>>> {
+        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A prescan done with, for another chunk.
+    fn give(&self, mut p: Prescan<'a>) {
+        p.lines.clear();
+        p.members.fields.clear();
+        p.members.nested.clear();
+        p.error = None;
+        let mut kept = self.lock();
+        if kept.len() < self.most {
+            kept.push(p);
+        }
+    }
+
+    /// An empty prescan to fill: one kept, else a new one.
+    fn take(&self) -> Prescan<'a> {
+        self.lock().pop().unwrap_or_else(|| Prescan {
+            lines: Vec::new(),
+            members: LineMembers::default(),
+            facts: None,
+            error: None,
+        })
+    }
+}
+
 /// One line of a [`Prescan`]: its `no` counted from 1 in the chunk, its offset in the input.
 struct PrescannedLine<'a> {
     line: Line<'a>,
@@ -661,15 +723,21 @@ struct Prescanned<'a> {
 /// validates them and locates their members, as the reader would; `reads_messages` and
 /// `ahead` as the visitor says ([`Visitor::ahead`]: its facts of each record are found here).
 /// Only what does not depend on earlier lines is done here.
+/// Its vectors are one of `spares` when there is one.
 pub fn prescan<'a>(
     chunk: &'a [u8],
     offset: usize,
     reads_messages: bool,
     ahead: Option<&dyn Ahead>,
+    spares: &Spares<'a>,
 ) -> Prescan<'a> {
-    let mut members = LineMembers::default();
-    let mut lines = Vec::new();
-    let mut facts = ahead.map(Ahead::chunk);
+    let Prescan {
+        mut members,
+        mut lines,
+        facts: used,
+        ..
+    } = spares.take();
+    let mut facts = ahead.map(|a| a.chunk(used));
     let mut records = 0;
     let mut split = SliceLines::new(chunk);
     while let Some(mut line) = split.next_line() {
@@ -721,6 +789,23 @@ pub fn prescan<'a>(
     }
 }
 
+/// The lines of `chunk` (whole lines of the input, starting at its byte `offset`), split but
+/// not scanned: the reader scans each as [`read_lines`] does. For a chunk the reader takes
+/// next and works itself (`input::chunks`, no other thread having taken it): scanning it
+/// ahead on the same thread would only add the cost of keeping the members and facts found.
+/// Its vectors are one of `spares` when there is one.
+pub fn split<'a>(chunk: &'a [u8], offset: usize, spares: &Spares<'a>) -> Prescan<'a> {
+    // Its facts, if any, are a store of an earlier chunk's kept for reuse: no line here is a
+    // record, so none is read from them.
+    let mut p = spares.take();
+    let mut split = SliceLines::new(chunk);
+    while let Some(mut line) = split.next_line() {
+        line.offset += offset as u64;
+        p.lines.push(PrescannedLine { line, record: None });
+    }
+    p
+}
+
 /// Where the reader's lines come from ([`read_lines_with`]), each with the record it was
 /// found to be ahead of the reader ([`prescan`]), when it was.
 trait LineSource {
@@ -751,6 +836,8 @@ impl<L: Lines> LineSource for Unscanned<L> {
 /// The prescans of consecutive chunks, their lines handed out in order.
 struct PrescanCursor<'n, 'a> {
     next: &'n mut dyn FnMut() -> Option<Prescan<'a>>,
+    /// Where the chunks read go.
+    spares: &'n Spares<'a>,
     chunk: Option<Prescan<'a>>,
     /// The next line of `chunk` not yet handed out.
     at: usize,
@@ -764,6 +851,7 @@ impl LineSource for PrescanCursor<'_, '_> {
         while self.chunk.as_ref().is_none_or(|c| self.at == c.lines.len()) {
             if let Some(done) = self.chunk.take() {
                 self.lines_before += done.lines.len() as u64;
+                self.spares.give(done);
             }
             let chunk = (self.next)()?;
             if let Some(e) = &chunk.error {
@@ -1744,17 +1832,23 @@ mod prescan_tests {
     }
 
     /// The reader's log and diagnostics of `data`, with prescans of `chunk` bytes on
-    /// `helpers` threads (`None`: no prescans); and how many entries had facts found ahead.
-    fn read(data: &[u8], prescans: Option<(usize, usize)>) -> (String, usize) {
+    /// `helpers` threads (`None`: no prescans), the reader's own chunks prescanned too or only
+    /// split (`own_split`); and how many entries had facts found ahead.
+    fn read(data: &[u8], prescans: Option<(usize, usize)>, own_split: bool) -> (String, usize) {
         let mut d = Diags::new("t", "f", false);
         let mut log = Log::default();
         let ahead = log.ahead();
         let stats = match prescans {
             None => read_lines(SliceLines::new(data), true, &mut d, &mut log),
             Some((chunk, helpers)) => {
-                let work = |offset, bytes| prescan(bytes, offset, true, ahead.as_deref());
-                chunks::in_order(data, chunk, helpers, work, |next| {
-                    read_lines_prescanned(next, true, &mut d, &mut log)
+                let spares = Spares::new(helpers + 1);
+                let work = |offset, bytes| prescan(bytes, offset, true, ahead.as_deref(), &spares);
+                let own = |offset, bytes| match own_split {
+                    true => split(bytes, offset, &spares),
+                    false => work(offset, bytes),
+                };
+                chunks::in_order(data, chunk, helpers, work, own, |next| {
+                    read_lines_prescanned(next, &spares, true, &mut d, &mut log)
                 })
             }
         }
@@ -1787,22 +1881,25 @@ mod prescan_tests {
     }
 
     /// And the facts a visitor finds ahead ([`Ahead`]) come with the entries they are of.
+    /// The chunks the reader works itself are prescanned or only split ([`split`]).
     #[test]
     fn prescanned_lines_read_as_the_reader_reads_them() {
         let mut with_facts = 0;
         for data in inputs() {
-            let (want, none) = read(&data, None);
+            let (want, none) = read(&data, None, false);
             assert_eq!(none, 0, "no facts without prescans");
             for chunk in [1, 2, 7, 64, 333, 4096, 1 << 20] {
                 for helpers in [0, 1, 3] {
-                    let (got, facts) = read(&data, Some((chunk, helpers)));
-                    with_facts += facts;
-                    assert_eq!(
-                        got,
-                        want,
-                        "chunk {chunk}, {helpers} helpers, input {:?}",
-                        String::from_utf8_lossy(&data[..data.len().min(200)])
-                    );
+                    for own_split in [false, true] {
+                        let (got, facts) = read(&data, Some((chunk, helpers)), own_split);
+                        with_facts += facts;
+                        assert_eq!(
+                            got,
+                            want,
+                            "chunk {chunk}, {helpers} helpers, split {own_split}, input {:?}",
+                            String::from_utf8_lossy(&data[..data.len().min(200)])
+                        );
+                    }
                 }
             }
         }

@@ -150,12 +150,13 @@ struct Shared<T> {
 }
 
 /// The chunks of one input and the pipeline over them ([`in_order`]).
-struct Ordered<'a, T, W> {
+struct Ordered<'a, T, W, N> {
     data: &'a [u8],
     chunk: usize,
     count: usize,
     window: usize,
     work: W,
+    own: N,
     shared: Mutex<Shared<T>>,
     changed: Condvar,
 }
@@ -164,19 +165,24 @@ struct Ordered<'a, T, W> {
 /// `work` is given the chunk's offset and bytes) on `helpers` threads besides this one, and
 /// hands `read` a function that yields the results in chunk order (`None` after the last).
 /// That function works chunks itself when it would otherwise wait, so with no helpers (or none
-/// given a CPU of the [`BUDGET`]) it is a loop on this thread.
+/// given a CPU of the [`BUDGET`]) it is a loop on this thread. The chunk it is to yield next,
+/// when no helper has taken it, it works with `own` instead of `work` (the reader's share of
+/// the work done in order anyway, without what `work` keeps for another thread: issue 18,
+/// where several large inputs keep every CPU busy and helpers get none).
 ///
 /// A helper that panics stops the pipeline; the panic is raised again when this returns.
-pub fn in_order<'a, T, W, O>(
+pub fn in_order<'a, T, W, N, O>(
     data: &'a [u8],
     chunk: usize,
     helpers: usize,
     work: W,
+    own: N,
     read: impl FnOnce(&mut dyn FnMut() -> Option<T>) -> O,
 ) -> O
 where
     T: Send,
     W: Fn(usize, &'a [u8]) -> T + Sync,
+    N: Fn(usize, &'a [u8]) -> T + Sync,
 {
     let chunk = chunk.max(1);
     let window = (helpers + 1) * AHEAD_PER_THREAD;
@@ -186,6 +192,7 @@ where
         count: data.len().div_ceil(chunk),
         window,
         work,
+        own,
         shared: Mutex::new(Shared {
             next: 0,
             taken: 0,
@@ -205,7 +212,12 @@ where
     })
 }
 
-impl<'a, T: Send, W: Fn(usize, &'a [u8]) -> T + Sync> Ordered<'a, T, W> {
+impl<'a, T, W, N> Ordered<'a, T, W, N>
+where
+    T: Send,
+    W: Fn(usize, &'a [u8]) -> T + Sync,
+    N: Fn(usize, &'a [u8]) -> T + Sync,
+{
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared<T>> {
         self.shared.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -238,10 +250,17 @@ impl<'a, T: Send, W: Fn(usize, &'a [u8]) -> T + Sync> Ordered<'a, T, W> {
     /// A helper thread: claims and works chunks until none is left or the reader stops.
     fn help(&self) {
         // A panic in `work` (a bug) must not leave the reader waiting for its chunk.
-        struct StopOnPanic<'p, 'a, T: Send, W: Fn(usize, &'a [u8]) -> T + Sync>(
-            &'p Ordered<'a, T, W>,
-        );
-        impl<'a, T: Send, W: Fn(usize, &'a [u8]) -> T + Sync> Drop for StopOnPanic<'_, 'a, T, W> {
+        struct StopOnPanic<'p, 'a, T, W, N>(&'p Ordered<'a, T, W, N>)
+        where
+            T: Send,
+            W: Fn(usize, &'a [u8]) -> T + Sync,
+            N: Fn(usize, &'a [u8]) -> T + Sync;
+        impl<'a, T, W, N> Drop for StopOnPanic<'_, 'a, T, W, N>
+        where
+            T: Send,
+            W: Fn(usize, &'a [u8]) -> T + Sync,
+            N: Fn(usize, &'a [u8]) -> T + Sync,
+        {
             fn drop(&mut self) {
                 if std::thread::panicking() {
                     self.0.stop();
@@ -287,9 +306,10 @@ impl<'a, T: Send, W: Fn(usize, &'a [u8]) -> T + Sync> Ordered<'a, T, W> {
         self.changed.notify_all();
     }
 
-    /// The next chunk's result: taken when ready, worked here when no one has claimed it
-    /// (or when a later chunk in the window can be worked while waiting), else waited for.
-    /// `None` after the last chunk, or when a helper panicked.
+    /// The next chunk's result: taken when ready, worked here (by `own`) when no one has
+    /// claimed it, else waited for while a later chunk in the window is worked here (by
+    /// `work`) or, when none is left to claim, idle. `None` after the last chunk, or when a
+    /// helper panicked.
     fn next(&self) -> Option<T> {
         let mut s = self.lock();
         let i = s.taken;
@@ -304,6 +324,14 @@ impl<'a, T: Send, W: Fn(usize, &'a [u8]) -> T + Sync> Ordered<'a, T, W> {
                 return Some(r);
             }
             if let Some(j) = self.claim(&mut s) {
+                if j == i {
+                    s.taken += 1;
+                    drop(s);
+                    // A helper may claim one chunk further now.
+                    self.changed.notify_all();
+                    let (from, bytes) = self.bytes(i);
+                    return Some((self.own)(from, bytes));
+                }
                 drop(s);
                 self.run(j);
                 s = self.lock();

@@ -85,7 +85,25 @@ pub struct Turn<'a> {
     order: Option<&'a WriteOrder>,
 }
 
+impl Turn<'static> {
+    /// The turn of an input read alone: always its turn.
+    pub fn alone() -> Turn<'static> {
+        Turn {
+            index: 0,
+            order: None,
+        }
+    }
+}
+
 impl Turn<'_> {
+    /// Whether it is this input's turn already: every earlier input has been handed to
+    /// `finish` (a job that finds it is may go on as [`Turn::wait`] would let it, without
+    /// waiting; one that finds it is not may read ahead of its turn).
+    pub fn ready(&self) -> bool {
+        self.order
+            .is_none_or(|p| p.written_now.load(Ordering::Acquire) >= self.index)
+    }
+
     /// Blocks until every earlier input has been handed to `finish`; then nothing else runs
     /// `finish` until this input's job returns. `false` when the run stopped meanwhile
     /// (stdout closed): the job should return at once.
@@ -239,10 +257,7 @@ where
     if sources.len() == 1 {
         let _busy = chunks::Busy::start();
         let mut diags = Diags::new(tool, &sources[0].name(), true);
-        let turn = Turn {
-            index: 0,
-            order: None,
-        };
+        let turn = Turn::alone();
         let r = job(&sources[0], &mut out, &mut diags, &turn)?;
         finish(Some(r), &mut out)?;
         finish(None, &mut out)?;

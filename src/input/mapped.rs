@@ -298,15 +298,25 @@ pub fn read_mapped(
         // Lines are split and validated ahead on the helpers; this thread reads them in order.
         let reads_messages = v.reads_messages();
         let ahead = v.ahead();
+        // The chunks' vectors, reused from chunk to chunk.
+        let spares = reader::Spares::new(helpers + 1);
         let prescan = |offset, chunk| {
-            let mut p = reader::prescan(chunk, offset, reads_messages, ahead.as_deref());
+            let mut p = reader::prescan(chunk, offset, reads_messages, ahead.as_deref(), &spares);
             // Scanning the chunk read every byte of it: a shrunk file shows here.
             if map.faulted() {
                 p.fail(shrank());
             }
             (offset, p)
         };
-        chunks::in_order(data, chunks::CHUNK, helpers, prescan, |next| {
+        // The chunk the reader works itself is only split: it scans each line in order.
+        let split = |offset, chunk| {
+            let mut p = reader::split(chunk, offset, &spares);
+            if map.faulted() {
+                p.fail(shrank());
+            }
+            (offset, p)
+        };
+        chunks::in_order(data, chunks::CHUNK, helpers, prescan, split, |next| {
             // The chunks before the one taken are done with: their pages are released.
             let mut released = 0;
             let mut next_releasing = || {
@@ -317,7 +327,7 @@ pub fn read_mapped(
                 }
                 Some(p)
             };
-            reader::read_lines_prescanned(&mut next_releasing, named_file, d, v)
+            reader::read_lines_prescanned(&mut next_releasing, &spares, named_file, d, v)
         })
     };
     map.release(0, map.bytes().len());

@@ -39,8 +39,8 @@ pub(super) enum EntryAhead {
 pub(super) struct ReadAhead(pub(super) Args);
 
 impl reader::Ahead for ReadAhead {
-    fn chunk(&self) -> Box<dyn Any + Send> {
-        Box::new(Vec::<EntryAhead>::new())
+    fn chunk(&self, used: Option<Box<dyn Any + Send>>) -> Box<dyn Any + Send> {
+        reader::facts_vec::<EntryAhead>(used)
     }
 
     fn record(&self, facts: &mut (dyn Any + Send), e: &Entry<'_>) {

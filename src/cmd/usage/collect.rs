@@ -9,6 +9,7 @@ use super::decimal::{parse_cost, Cost, NotACost};
 use super::report::{ReportedSession, UsageReport};
 use crate::diag::{Diags, Kind};
 use crate::hash;
+use crate::input::Turn;
 use crate::json::Raw;
 use crate::message::{cost_total, for_each_usage_member, NestedCalls, TokenField, UsageMember};
 use crate::message::{short_text, token_value};
@@ -16,8 +17,9 @@ use crate::output::{Out, Stop};
 use crate::reader::{Ahead, AheadFn, Entry, Header, SessionVisitor};
 use crate::time;
 use std::borrow::Cow;
-use std::ops::Range;
-use std::sync::Arc;
+use std::ops::{Deref, DerefMut, Range};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Tells whether a fork's original is in the input.
 pub trait ForkOrigins {
@@ -31,8 +33,99 @@ pub struct Collector<'a, 'w> {
     /// The calls and sessions read (only the model and field names when streaming).
     pub data: InputCalls,
     /// Where calls go as they are read, when streaming.
-    pub sink: Option<(&'a mut UsageReport, &'a mut Out<'w>)>,
+    pub sink: Option<(ReportRef<'a>, &'a mut Out<'w>)>,
+    /// A large input read ahead of its turn: where its calls go once the room for them ends.
+    handover: Option<Handover<'a, 'w>>,
     scratch: Vec<u8>,
+}
+
+/// The report a streaming [`Collector`] hands its calls to: given to it, or locked by it
+/// when it was [handed over](Handover) (and held until the input is read).
+pub enum ReportRef<'a> {
+    Given(&'a mut UsageReport),
+    Locked(MutexGuard<'a, UsageReport>),
+}
+
+impl Deref for ReportRef<'_> {
+    type Target = UsageReport;
+    fn deref(&self) -> &UsageReport {
+        match self {
+            ReportRef::Given(r) => r,
+            ReportRef::Locked(r) => r,
+        }
+    }
+}
+
+impl DerefMut for ReportRef<'_> {
+    fn deref_mut(&mut self) -> &mut UsageReport {
+        match self {
+            ReportRef::Given(r) => r,
+            ReportRef::Locked(r) => r,
+        }
+    }
+}
+
+/// The room a run gives the calls of large inputs read ahead of their turn (issue 18: many
+/// large inputs read on every core, the first occurrence of a call still decided in input
+/// order, memory still bounded): counted in calls and sessions kept, across every input
+/// being read ahead or waiting for the writer.
+pub struct AheadRoom {
+    held: AtomicUsize,
+    limit: usize,
+}
+
+impl AheadRoom {
+    /// Room for `limit` calls and sessions.
+    pub fn new(limit: usize) -> AheadRoom {
+        AheadRoom {
+            held: AtomicUsize::new(0),
+            limit,
+        }
+    }
+
+    /// Takes room for `n` more; `false` (nothing taken) when there is not enough left.
+    fn take(&self, n: usize) -> bool {
+        let before = self.held.fetch_add(n, Ordering::Relaxed);
+        if before + n > self.limit {
+            self.held.fetch_sub(n, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Gives back room for `n` (calls handed to the report).
+    pub fn give_back(&self, n: usize) {
+        self.held.fetch_sub(n, Ordering::Relaxed);
+    }
+}
+
+/// How a large input read ahead of its turn goes on when the [`AheadRoom`] runs out: it
+/// waits for its turn (lending its CPU, see [`Turn::wait`]), hands the sessions and calls it
+/// kept to the report, and streams the rest into it, as an input read in its turn does.
+pub struct Handover<'a, 'w> {
+    pub turn: &'a Turn<'a>,
+    pub report: &'a Mutex<UsageReport>,
+    pub out: &'a mut Out<'w>,
+    pub room: &'a AheadRoom,
+    /// The room this input holds.
+    held: usize,
+}
+
+impl<'a, 'w> Handover<'a, 'w> {
+    pub fn new(
+        turn: &'a Turn<'a>,
+        report: &'a Mutex<UsageReport>,
+        out: &'a mut Out<'w>,
+        room: &'a AheadRoom,
+    ) -> Self {
+        Handover {
+            turn,
+            report,
+            out,
+            room,
+            held: 0,
+        }
+    }
 }
 
 /// Where the calls of the session being read go.
@@ -100,9 +193,60 @@ impl<'a, 'w> Collector<'a, 'w> {
         Collector {
             present,
             data: InputCalls::new(file),
-            sink,
+            sink: sink.map(|(r, out)| (ReportRef::Given(r), out)),
+            handover: None,
             scratch: Vec::new(),
         }
+    }
+
+    /// A collector of a large input read ahead of its turn: its calls are kept (as without a
+    /// report) while `h`'s room lasts, then handed over and streamed ([`Handover`]).
+    pub fn reading_ahead(present: &'a dyn ForkOrigins, file: String, h: Handover<'a, 'w>) -> Self {
+        Collector {
+            handover: Some(h),
+            ..Collector::new(present, file, None)
+        }
+    }
+
+    /// The room of the [`AheadRoom`] the calls and sessions kept hold (0 once handed over).
+    pub fn held_ahead(&self) -> usize {
+        self.handover.as_ref().map_or(0, |h| h.held)
+    }
+
+    /// Takes room for `n` more calls or sessions kept ahead of the input's turn; when there
+    /// is none, hands over what is kept (`session` is the current one's, to go on with).
+    fn keep_ahead(&mut self, n: usize, session: Option<&mut SessionCalls>) -> Result<(), Stop> {
+        match &mut self.handover {
+            Some(h) if h.room.take(n) => {
+                h.held += n;
+                Ok(())
+            }
+            Some(_) => self.hand_over(session),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits for the input's turn, hands the sessions and calls kept to the report and makes
+    /// this collector stream into it; `session` (the current one) then takes its calls there.
+    fn hand_over(&mut self, session: Option<&mut SessionCalls>) -> Result<(), Stop> {
+        let Some(h) = self.handover.take() else {
+            return Ok(());
+        };
+        if !h.turn.wait() {
+            // The run stopped (stdout closed).
+            return Err(Stop::BrokenPipe);
+        }
+        let mut report = ReportRef::Locked(h.report.lock().unwrap_or_else(|e| e.into_inner()));
+        report.input(&self.data.file);
+        let sessions = std::mem::take(&mut self.data.sessions);
+        let calls = std::mem::take(&mut self.data.calls);
+        let last = report.sessions(sessions, &calls, &self.data.tables, h.out)?;
+        h.room.give_back(h.held);
+        if let (Some(s), Some(last)) = (session, last) {
+            *s = SessionCalls::Reported(last);
+        }
+        self.sink = Some((report, h.out));
+        Ok(())
     }
 
     /// The call in entry `e`, made of `c`, into the session's calls.
@@ -388,6 +532,7 @@ impl SessionVisitor for Collector<'_, '_> {
     type Session = SessionCalls;
 
     fn header(&mut self, h: &Header<'_>, _d: &mut Diags) -> Result<SessionCalls, Stop> {
+        self.keep_ahead(1, None)?;
         let lineage = self.present.lineage(h.parent_session.as_deref());
         let cwd = h.cwd.clone().filter(|c| !c.is_empty());
         let s = SessionFacts {
@@ -419,15 +564,18 @@ impl SessionVisitor for Collector<'_, '_> {
                 if let Some((provider, model)) = ahead.names(e) {
                     let model = self.data.tables.model(provider, model);
                     self.push_read(session, model, ahead.call.clone());
-                    return Ok(());
+                    return self.kept_one(session);
                 }
             }
             Some(UsageFacts::InOrder) | None => {}
         }
-        if let Some(c) = call_parts(e) {
-            self.push_call(session, e, c, d);
+        match call_parts(e) {
+            Some(c) => {
+                self.push_call(session, e, c, d);
+                self.kept_one(session)
+            }
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn ahead(&self) -> Option<Arc<dyn Ahead>> {
@@ -435,6 +583,17 @@ impl SessionVisitor for Collector<'_, '_> {
     }
 
     fn end(&mut self, _session: SessionCalls, _d: &mut Diags) -> Result<(), Stop> {
+        Ok(())
+    }
+}
+
+impl Collector<'_, '_> {
+    /// A call was added to `session`: when it was kept ahead of the input's turn, it takes
+    /// room ([`Collector::keep_ahead`]).
+    fn kept_one(&mut self, session: &mut SessionCalls) -> Result<(), Stop> {
+        if self.handover.is_some() && matches!(session, SessionCalls::Kept(_)) {
+            return self.keep_ahead(1, Some(session));
+        }
         Ok(())
     }
 }

@@ -51,7 +51,7 @@ use crate::record::{describe, Described};
 use crate::tool::Tool;
 use crate::view::width;
 use calls::{InputCalls, Lineage};
-use collect::{Collector, ForkOrigins};
+use collect::{AheadRoom, Collector, ForkOrigins, Handover};
 use context::ContextWriter;
 use records::{ContextRecord, UsageRecord};
 use report::UsageReport;
@@ -102,30 +102,41 @@ impl Tool for Usage {
         }
         let report = Mutex::new(new_report(args, table));
         let lock = || report.lock().unwrap_or_else(|e| e.into_inner());
+        let room = AheadRoom::new(AHEAD_ROOM);
         let status = input::run_in_turn(
             "pi-usage",
             &sources,
             args.inputs.threads(),
             |src, out, d, turn| {
                 // Several inputs are read in parallel, each one's calls collected and handed to
-                // the report in argument order. A large input (or the only one) instead waits
-                // for its turn and streams its calls into the report as it reads them, so memory
-                // does not grow with its size. With --cache (here only when stdin is among the
-                // inputs) every file is collected: its calls are what the cache keeps.
+                // the report in argument order. A large input (or the only one) is streamed
+                // into the report in its turn as it is read, so memory does not grow with its
+                // size; one whose turn has not come yet is read ahead, its calls kept while
+                // the run's room for them lasts, and waits for its turn only when that ends
+                // (`read_ahead`). With --cache (here only when stdin is among the inputs)
+                // every file is collected: its calls are what the cache keeps.
                 if let (Some(c), Source::Path(p)) = (&cache, src) {
-                    return cached::collect(c, p, src, &present, d).map(Some);
+                    return cached::collect(c, p, src, &present, d).map(|fd| Some((fd, 0)));
                 }
                 if !streams(src, sources.len()) {
-                    return collect(src, &present, d).map(Some);
+                    return collect(src, &present, d).map(|fd| Some((fd, 0)));
+                }
+                let read = |d: &mut Diags, v: &mut dyn Visitor| input::open::read_source(src, d, v);
+                if !turn.ready() {
+                    let h = Handover::new(turn, &report, out, &room);
+                    return read_ahead(&present, src.name(), h, d, read);
                 }
                 if !turn.wait() {
                     return Ok(None);
                 }
-                let read = |d: &mut Diags, v: &mut dyn Visitor| input::open::read_source(src, d, v);
                 stream_with(&present, &mut lock(), src.name(), out, d, read).map(|()| None)
             },
             |r, out| match r {
-                Some(Some(fd)) => lock().file(fd, out),
+                Some(Some((fd, held))) => {
+                    let written = lock().file(fd, out);
+                    room.give_back(held);
+                    written
+                }
                 Some(None) => Ok(()),
                 None => lock().finish(out),
             },
@@ -292,6 +303,36 @@ fn streams(src: &Source, inputs: usize) -> bool {
     }
 }
 
+/// The calls and sessions of large inputs read ahead of their turn that a run may hold at
+/// once ([`AheadRoom`]): ~8 MiB (a call is 240 bytes). Four 51 MB generated sessions hold
+/// 6,032 calls each.
+const AHEAD_ROOM: usize = 1 << 15;
+
+/// A large input read ahead of its turn (see [`Handover`]): its sessions and calls when they
+/// were all kept, with the room they hold; `None` when they went to the report.
+fn read_ahead(
+    present: &InputSet,
+    file: String,
+    h: Handover<'_, '_>,
+    d: &mut Diags,
+    read: impl FnOnce(&mut Diags, &mut dyn Visitor) -> Result<reader::Stats, Stop>,
+) -> Result<Option<(InputCalls, usize)>, Stop> {
+    let room = h.room;
+    let mut c = PerSession::new(Collector::reading_ahead(present, file, h));
+    let read = read(d, &mut c);
+    let c = c.into_inner();
+    let held = c.held_ahead();
+    if read.is_err() {
+        room.give_back(held);
+    }
+    read?;
+    let Collector { data, sink, .. } = c;
+    match sink {
+        Some((mut report, out)) => report.end_input(out).map(|()| None),
+        None => Ok(Some((data, held))),
+    }
+}
+
 /// The sessions and calls of one input, read whole.
 fn collect(src: &Source, present: &InputSet, d: &mut Diags) -> Result<InputCalls, Stop> {
     let mut c = PerSession::new(Collector::new(present, src.name(), None));
@@ -313,7 +354,7 @@ fn stream_with(
     let mut c = PerSession::new(Collector::new(present, file, Some((report, out))));
     read(d, &mut c)?;
     match c.into_inner().sink {
-        Some((report, out)) => report.end_input(out),
+        Some((mut report, out)) => report.end_input(out),
         None => Ok(()),
     }
 }
@@ -356,4 +397,83 @@ fn write_contexts(
     });
     read(d, &mut v)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::read;
+
+    /// Forks and their originals (repeated calls), Pi 1.x's call sources and several sessions,
+    /// read as one input.
+    fn sessions() -> Vec<u8> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/");
+        let names = [
+            "usage-fork-original.jsonl",
+            "usage-fork.jsonl",
+            "usage-pi1-sources.jsonl",
+            "usage-basic.jsonl",
+            "usage-pi1-fork.jsonl",
+        ];
+        let read = |n: &str| std::fs::read(format!("{dir}{n}")).unwrap();
+        names.iter().flat_map(|n| read(n)).collect()
+    }
+
+    fn report() -> UsageReport {
+        let range = range::TimeRange {
+            since: None,
+            until: None,
+            zone: Zone::Utc,
+        };
+        let dims = vec![Dim::Session, Dim::Model];
+        UsageReport::new(dims, Zone::Utc, range, true, true, false)
+    }
+
+    /// Issue 18: a large input read ahead of its turn keeps its calls while the run's room
+    /// lasts and hands them over to the report where it ends (at a session's header, in the
+    /// middle of a session, or never): the records are those of the input streamed in its
+    /// turn, whatever the room.
+    #[test]
+    fn an_input_read_ahead_reports_as_one_streamed() {
+        let input = sessions();
+        let present = InputSet::new(&[]);
+        let mut want = Out::held();
+        let mut streamed = report();
+        let mut d = Diags::quiet("pi-usage", "<stdin>");
+        let read_input = |d: &mut Diags, v: &mut dyn Visitor| read(&input[..], false, d, v);
+        stream_with(
+            &present,
+            &mut streamed,
+            "in".into(),
+            &mut want,
+            &mut d,
+            read_input,
+        )
+        .unwrap();
+        streamed.finish(&mut want).unwrap();
+        let (mut handed_over, mut kept) = (0, 0);
+        for limit in 0..200 {
+            let report = Mutex::new(report());
+            let room = AheadRoom::new(limit);
+            let turn = input::Turn::alone();
+            let mut out = Out::held();
+            let h = Handover::new(&turn, &report, &mut out, &room);
+            match read_ahead(&present, "in".into(), h, &mut d, read_input).unwrap() {
+                None => handed_over += 1,
+                Some((data, held)) => {
+                    kept += 1;
+                    report.lock().unwrap().file(data, &mut out).unwrap();
+                    room.give_back(held);
+                }
+            }
+            let mut report = report.into_inner().unwrap();
+            report.finish(&mut out).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&out.buf),
+                String::from_utf8_lossy(&want.buf),
+                "room for {limit}"
+            );
+        }
+        assert!(handed_over > 10 && kept > 10, "{handed_over} / {kept}");
+    }
 }

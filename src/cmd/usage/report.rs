@@ -272,14 +272,30 @@ impl UsageReport {
     /// The sessions and calls of one input, read in full.
     pub fn file(&mut self, input: InputCalls, out: &mut Out) -> Result<(), Stop> {
         self.input(&input.file);
-        let mut calls = input.calls.iter().peekable();
-        for (index, s) in input.sessions.into_iter().enumerate() {
+        self.sessions(input.sessions, &input.calls, &input.tables, out)?;
+        self.end_input(out)
+    }
+
+    /// Sessions of the current input and their calls, as kept by a job (`calls` point to
+    /// `sessions` by index and into `tables`); the last session, which may go on taking
+    /// calls (a large input handed over in the middle of its reading).
+    pub fn sessions(
+        &mut self,
+        sessions: Vec<SessionFacts>,
+        calls: &[(u32, BilledCall)],
+        tables: &CallTables,
+        out: &mut Out,
+    ) -> Result<Option<ReportedSession>, Stop> {
+        let mut calls = calls.iter().peekable();
+        let mut last = None;
+        for (index, s) in sessions.into_iter().enumerate() {
             let session = self.session(s, out)?;
             while let Some((_, c)) = calls.next_if(|(i, _)| *i as usize == index) {
-                self.call(&session, c, &input.tables);
+                self.call(&session, c, tables);
             }
+            last = Some(session);
         }
-        self.end_input(out)
+        Ok(last)
     }
 
     /// Writes the groups done (or keeps them as rows of the table).
