@@ -262,3 +262,98 @@ fn large_inputs_read_on_several_cores_give_the_same_output() {
         }
     }
 }
+
+/// A session of `calls` tiny billed calls, each its own (its input tokens and time differ).
+fn tiny_calls(calls: u64) -> Vec<u8> {
+    let mut data = br#"{"type":"session","version":3,"id":"tiny","timestamp":"2026-01-02T00:00:00.000Z","cwd":"/w"}"#.to_vec();
+    data.push(b'\n');
+    for i in 0..calls {
+        let parent = match i {
+            0 => "null".to_string(),
+            _ => format!("\"t{}\"", i - 1),
+        };
+        data.extend_from_slice(format!(
+            r#"{{"type":"message","id":"t{i}","parentId":{parent},"timestamp":"2026-01-02T00:00:{:02}Z","message":{{"role":"assistant","provider":"p","model":"m{}","usage":{{"input":{i},"output":1,"cost":{{"total":0.001}}}},"timestamp":{}}}}}"#,
+            i % 60,
+            i % 3,
+            1_767_312_000_000 + i
+        ).as_bytes());
+        data.push(b'\n');
+    }
+    data
+}
+
+/// Issue 18: pi-usage reads large inputs ahead of their turn and settles at the merge which
+/// occurrence of a call counts; whatever the thread count, the answer is the one-thread one.
+/// The inputs are past the size pi-usage streams (16 MiB): a second input repeats the first
+/// one's calls, a third holds more calls than a run keeps ahead of their turn (32,768), so it
+/// hands what it kept to the report and streams the rest.
+#[test]
+fn large_inputs_read_ahead_of_their_turn_count_first_occurrences() {
+    let dir = TempDir::new("parallel-ahead");
+    let mut first = Vec::new();
+    Gen::new(41)
+        .session(&Shape::v3(17_500_000), &mut first)
+        .unwrap();
+    first.extend_from_slice(BILLED_CALLS.as_bytes());
+    let mut many = tiny_calls(40_000);
+    Gen::new(42)
+        .session(&Shape::v3(9_000_000), &mut many)
+        .unwrap();
+    let mut last = Vec::new();
+    Gen::new(43)
+        .session(&Shape::v3(17_500_000), &mut last)
+        .unwrap();
+    // The same calls again at the end: repeats within the input.
+    last.extend_from_slice(&tiny_calls(50));
+    for data in [&first, &many, &last] {
+        assert!(data.len() as u64 > 16 << 20, "past pi-usage's STREAM_AT");
+    }
+    let inputs: Vec<String> = [
+        ("a.jsonl", &first),
+        ("copy-of-a.jsonl", &first),
+        ("many.jsonl", &many),
+        ("c.jsonl", &last),
+    ]
+    .iter()
+    .map(|(name, data)| {
+        dir.write(name, data.to_vec())
+            .to_string_lossy()
+            .into_owned()
+    })
+    .collect();
+    let runs: &[&[&str]] = &[
+        &["--json"],
+        &["--json", "--by", "session"],
+        &["--json", "--by", "day,model"],
+        &["--calls"],
+    ];
+    for run in runs {
+        let base = cmd("pi-usage")
+            .args(*run)
+            .args(["--threads", "1"])
+            .args(&inputs)
+            .run();
+        assert_eq!(base.status, 2, "{run:?}: {}", base.stderr);
+        if run[0] == "--calls" {
+            let records = String::from_utf8_lossy(&base.stdout);
+            assert!(
+                records.contains(r#""repeat":true"#),
+                "the copy's calls are repeats"
+            );
+        }
+        for threads in ["2", "4"] {
+            let o = cmd("pi-usage")
+                .args(*run)
+                .args(["--threads", threads])
+                .args(&inputs)
+                .run();
+            assert_eq!(o.status, base.status, "{run:?} --threads {threads}");
+            assert!(
+                o.stdout == base.stdout,
+                "{run:?} --threads {threads}: output differs"
+            );
+            assert_eq!(o.stderr, base.stderr, "{run:?} --threads {threads}");
+        }
+    }
+}
