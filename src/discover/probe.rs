@@ -5,7 +5,9 @@
 use crate::json::{self, Raw};
 use crate::lines::LineReader;
 use crate::reader;
+use std::fs::File;
 use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 /// What the first record of a file says about it.
@@ -59,14 +61,19 @@ pub enum Probe {
 
 /// Reads a file only up to its first record, to tell whether tools should read it.
 pub fn probe(path: &Path) -> io::Result<Probe> {
-    let f = match crate::input::open::open_regular(path)? {
-        Ok(f) => f,
-        Err(kind) => return Ok(Probe::NotRegular(kind)),
-    };
+    match crate::input::open::open_regular(path)? {
+        Ok(f) => probe_file(&f),
+        Err(kind) => Ok(Probe::NotRegular(kind)),
+    }
+}
+
+/// [`probe`] of a regular file already open as `f`, read from its start by position (its
+/// offset is neither used nor moved): what a cache keeps of a file it was given open.
+pub fn probe_file(f: &File) -> io::Result<Probe> {
     if f.metadata()?.len() == 0 {
         return Ok(Probe::Empty);
     }
-    let mut lines = LineReader::new(f);
+    let mut lines = LineReader::new(ReadAt { file: f, at: 0 });
     while let Some(line) = lines.next_line()? {
         let mut b = line.bytes;
         if line.no == 1 {
@@ -95,6 +102,20 @@ pub fn probe(path: &Path) -> io::Result<Probe> {
         }
     }
     Ok(Probe::Other)
+}
+
+/// A file read by position from `at` on.
+struct ReadAt<'f> {
+    file: &'f File,
+    at: u64,
+}
+
+impl io::Read for ReadAt<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.file.read_at(buf, self.at)?;
+        self.at += n as u64;
+        Ok(n)
+    }
 }
 
 #[cfg(test)]
