@@ -13,9 +13,11 @@
 //! time moved even when its size and modification time were set back) is read again. The tools
 //! never write an input and never write next to one.
 //!
-//! The layout (format 2; docs/SCALE.md): one `index.bin` per tool, a table of fixed-size
+//! The layout (format 3; docs/SCALE.md): one `index.bin` per tool, a table of fixed-size
 //! records sorted by device and inode, searched where it is mapped (nothing is parsed or
-//! copied to look a file up), followed by the paths and summaries; and the details in
+//! copied to look a file up; each record also says whether the file's first record makes it
+//! one the tools read, so that a directory's files need not be opened to be classified:
+//! [`Cache::knows_session`]), followed by the paths and summaries; and the details in
 //! [`DETAIL_SHARDS`] files `details-XX.bin` by inode, loaded only when a run asks for the
 //! details of a file in them. Every cache file is written whole to a temporary file in the
 //! same directory and renamed over the old one, after merging what another run wrote
