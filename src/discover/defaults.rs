@@ -176,7 +176,7 @@ pub fn expand_directories(
         return sources;
     }
     let identity = |m: &Metadata| (m.dev(), m.ino());
-    let mut seen: std::collections::HashSet<(u64, u64)> = metadata
+    let mut seen: crate::hash::FastSet<(u64, u64)> = metadata
         .iter()
         .flatten()
         .filter(|m| !m.is_dir())
