@@ -98,20 +98,8 @@ pub fn walk(roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -
     } = found;
     // Byte order of the whole path puts a session file before the folder of its extras
     // (`x.jsonl` < `x/...`).
-    // Paths found under one root all begin with its bytes (checked): two of them are compared
-    // after those (the shared start of thousands of paths was most of the sort's work).
-    let root_bytes = |i: usize| roots[i].as_os_str().as_bytes();
-    let under =
-        |f: &(PathBuf, usize, FileId)| f.0.as_os_str().as_bytes().starts_with(root_bytes(f.1));
-    let shared = files.iter().all(under);
     files.sort_by(|a, b| {
-        let (pa, pb) = (a.0.as_os_str().as_bytes(), b.0.as_os_str().as_bytes());
-        let skip = if shared && a.1 == b.1 {
-            root_bytes(a.1).len()
-        } else {
-            0
-        };
-        (&pa[skip..], a.1, a.2).cmp(&(&pb[skip..], b.1, b.2))
+        (a.0.as_os_str().as_bytes(), a.1, a.2).cmp(&(b.0.as_os_str().as_bytes(), b.1, b.2))
     });
     problems.sort_by(|a, b| a.0.as_os_str().as_bytes().cmp(b.0.as_os_str().as_bytes()));
     let mut seen = crate::hash::FastSet::default();
