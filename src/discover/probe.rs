@@ -104,15 +104,21 @@ pub fn probe_file(f: &File) -> io::Result<Probe> {
     Ok(Probe::Other)
 }
 
-/// A file read by position from `at` on.
+/// A file read by position from `at` on, [`PROBE_READ`] bytes at a time.
 struct ReadAt<'f> {
     file: &'f File,
     at: u64,
 }
 
+/// How much a probe reads at a time: a first record is a header of a few hundred bytes, and
+/// the line reader would otherwise fill its 64 KiB buffer from each file (the first 64 KiB of
+/// 2,000 files is 128 MB copied to classify them).
+const PROBE_READ: usize = 4096;
+
 impl io::Read for ReadAt<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.file.read_at(buf, self.at)?;
+        let len = buf.len().min(PROBE_READ);
+        let n = self.file.read_at(&mut buf[..len], self.at)?;
         self.at += n as u64;
         Ok(n)
     }
@@ -124,6 +130,33 @@ mod tests {
 
     fn object(text: &[u8]) -> Raw<'_> {
         json::validate(text).unwrap()
+    }
+
+    #[test]
+    fn a_first_record_longer_than_one_read_is_read_whole() {
+        let dir = std::env::temp_dir().join(format!("pi-jsonl-probe-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let long = "x".repeat(3 * PROBE_READ);
+        let cases = [
+            (
+                format!("\n\n{{\"type\":\"session\",\"id\":\"s\",\"cwd\":\"{long}\"}}\n"),
+                Probe::Other,
+            ),
+            (
+                format!("{{\"{long}\":1,\"type\":2}}\n{{\"type\":\"session\"}}\n"),
+                Probe::NotSession,
+            ),
+            (format!("{{\"version\":1,\"text\":\"{long}"), Probe::Other),
+            (String::new(), Probe::Empty),
+        ];
+        for (i, (text, want)) in cases.iter().enumerate() {
+            let path = dir.join(format!("{i}.jsonl"));
+            std::fs::write(&path, text).unwrap();
+            assert_eq!(probe(&path).unwrap(), *want, "case {i}");
+            let file = File::open(&path).unwrap();
+            assert_eq!(probe_file(&file).unwrap(), *want, "case {i}, open");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
