@@ -503,8 +503,8 @@ impl Cache {
         let Ok(edges) = edge_hashes(file, key.size) else {
             return;
         };
-        let first = crate::discover::probe_file(file);
-        let is_session = matches!(first, Ok(crate::discover::Probe::Other));
+        let first = (key.size > 0).then(|| crate::discover::probe_nonempty(file));
+        let is_session = matches!(first, Some(Ok(crate::discover::Probe::Other)));
         let put = Put {
             key: *key,
             edges,

@@ -38,7 +38,7 @@ pub use describe::{
 };
 pub use layout::{Found, Role};
 pub use location::{agent_dir, agent_dir_with, sessions_dir, sessions_dir_with, SessionsDir};
-pub use probe::{probe, probe_file, Probe};
+pub use probe::{probe, probe_file, probe_nonempty, Probe};
 pub use progress::Progress;
 pub use project::{decode_project, ProjectCache, ProjectSource};
 pub use stores::{store_dirs, Store, StoreDir};

@@ -73,6 +73,11 @@ pub fn probe_file(f: &File) -> io::Result<Probe> {
     if f.metadata()?.len() == 0 {
         return Ok(Probe::Empty);
     }
+    probe_nonempty(f)
+}
+
+/// [`probe_file`] of a file known not to be empty (its size was just looked up: no `stat`).
+pub fn probe_nonempty(f: &File) -> io::Result<Probe> {
     let mut lines = LineReader::new(ReadAt { file: f, at: 0 });
     while let Some(line) = lines.next_line()? {
         let mut b = line.bytes;
