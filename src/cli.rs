@@ -30,11 +30,21 @@ impl Inputs {
     /// stdin a terminal (nothing is piped in), every session pi-sessions finds instead: see
     /// [`crate::discover::default_sources`] (it says on stderr how many files it reads).
     pub fn sources(&self) -> Vec<crate::input::Source> {
+        self.sources_known(None)
+    }
+
+    /// [`Inputs::sources`], the files found under a directory classified by `known` when it
+    /// knows them (a tool's cache: [`crate::discover::Known`]) rather than opened to be.
+    pub fn sources_known(
+        &self,
+        known: Option<crate::discover::Known<'_>>,
+    ) -> Vec<crate::input::Source> {
         if self.files.is_empty() && crate::discover::stdin_is_terminal() {
-            return crate::discover::default_sources(tool_name());
+            return crate::discover::default_sources(tool_name(), known);
         }
         let sources = crate::input::Source::from_args(&self.files);
-        let mut sources = crate::discover::expand_directories(tool_name(), sources, self.threads());
+        let threads = self.threads();
+        let mut sources = crate::discover::expand_directories(tool_name(), sources, threads, known);
         let stdins = sources.iter().filter(|s| s.is_stdin()).count();
         if stdins > 1 {
             // Stdin can be read once: the later `-` would read nothing, silently.

@@ -118,6 +118,23 @@ impl<'b> Obj<'b> {
         Obj { buf, first: false }
     }
 
+    /// Members that will follow others in a record: each written with its comma before it, to be
+    /// added to a record later by [`Obj::members`] (what a cache keeps of a record).
+    pub fn continued(buf: &'b mut Vec<u8>) -> Obj<'b> {
+        Obj { buf, first: false }
+    }
+
+    /// Adds `members`, written before by an [`Obj::continued`], as they were written.
+    pub fn members(&mut self, members: &[u8]) -> &mut Self {
+        let written = match self.first {
+            true => members.strip_prefix(b",").unwrap_or(members),
+            false => members,
+        };
+        self.buf.extend_from_slice(written);
+        self.first &= written.is_empty();
+        self
+    }
+
     /// An object with no fields yet, for nesting.
     pub fn nested(buf: &'b mut Vec<u8>) -> Obj<'b> {
         buf.push(b'{');
@@ -601,6 +618,32 @@ mod tests {
             push_value(&mut b, raw);
             assert_eq!(b, String::from_utf8_lossy(raw).as_bytes());
         }
+    }
+
+    #[test]
+    fn members_written_ahead_are_added_as_if_written_in_place() {
+        let mut ahead = Vec::new();
+        Obj::continued(&mut ahead)
+            .str("s", "é\n")
+            .opt_u64("n", None);
+        let mut whole = Vec::new();
+        Obj::new(&mut whole, "x")
+            .u64("a", 1)
+            .str("s", "é\n")
+            .null("n")
+            .end();
+        let mut joined = Vec::new();
+        Obj::new(&mut joined, "x").u64("a", 1).members(&ahead).end();
+        assert_eq!(joined, whole);
+        // First in an object: without the comma; nothing added leaves it first.
+        let mut nested = Vec::new();
+        Obj::nested(&mut nested)
+            .members(b"")
+            .members(&ahead)
+            .members(b"")
+            .u64("m", 2)
+            .end();
+        assert_eq!(nested, b"{\"s\":\"\xc3\xa9\\n\",\"n\":null,\"m\":2}");
     }
 
     #[test]

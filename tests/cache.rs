@@ -493,6 +493,63 @@ fn cache_clear_deletes_the_tools_cache_and_the_default_is_xdg_cache_home() {
     assert_eq!(run("pi-sessions", &["--cache-clear"]).status, 0);
 }
 
+/// pi-usage given a directory: the cache says which files found under it are sessions, without
+/// opening them, only while each is as it was kept. The output is that of a run without the
+/// cache when a session file stops being one (same size, modification time set back), when a
+/// file that is no session, an empty one and a new session appear, and when a file goes.
+#[test]
+fn usage_of_a_directory_is_the_same_with_the_cache_when_files_change_kind_come_and_go() {
+    let mut inputs = fixture_files();
+    inputs.extend(corpus_files_or_skip().unwrap_or_default());
+    let (t, files) = copies("cache-dir", &inputs);
+    let root = t.path().join("in");
+    let dir = t.path().join("cache");
+    let same = |phase: &str| {
+        usage_same(std::slice::from_ref(&root), &dir, phase);
+        for mode in [&["--by", "model"][..], &["--by", "session"], &["--total"]] {
+            let plain = usage(mode, std::slice::from_ref(&root), None);
+            let cached = usage(mode, std::slice::from_ref(&root), Some(&dir));
+            assert_eq!(
+                (plain.status, &plain.stderr),
+                (cached.status, &cached.stderr)
+            );
+            assert!(
+                plain.stdout == cached.stdout,
+                "{phase} {mode:?}: stdout differs"
+            );
+        }
+    };
+    same("cold");
+    same("warm");
+    let total = |cache: Option<&Path>| usage(&["--total"], std::slice::from_ref(&root), cache);
+    let before = total(Some(&dir)).stdout;
+    // A session file whose header becomes a record without a `type` (`"typo"`): no session.
+    let header =
+        |p: &&PathBuf| fs::read_to_string(p).is_ok_and(|t| t.starts_with(r#"{"type":"session""#));
+    let stopped = files.iter().find(header).unwrap();
+    assert!(rewrite(stopped, r#"{"typ"#, |b| b == b'e', b'o'));
+    let after = total(Some(&dir));
+    assert!(
+        after.stdout != before,
+        "the file that stopped being a session is still read"
+    );
+    assert_eq!(after.stdout, total(None).stdout);
+    same("a session no more");
+    // A new session (a copy of one the cache knows: another inode), a file that is no session,
+    // an empty one; one file removed.
+    let known = files.iter().rev().find(header).unwrap();
+    fs::copy(known, root.join("zz-new.jsonl")).unwrap();
+    fs::write(
+        root.join("zz-foreign.jsonl"),
+        "{\"version\":1,\"recordType\":\"x\"}\n",
+    )
+    .unwrap();
+    fs::write(root.join("zz-empty.jsonl"), "").unwrap();
+    fs::remove_file(&files[1]).unwrap();
+    same("added and removed");
+    same("added and removed, warm");
+}
+
 /// pi-sessions over a folder of copies, with the cache in `dir` or without.
 fn sessions(root: &Path, extra: &[&str], cache: Option<&Path>) -> Output {
     let mut c = cmd("pi-sessions")

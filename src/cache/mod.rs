@@ -13,9 +13,11 @@
 //! time moved even when its size and modification time were set back) is read again. The tools
 //! never write an input and never write next to one.
 //!
-//! The layout (format 2; docs/SCALE.md): one `index.bin` per tool, a table of fixed-size
+//! The layout (format 3; docs/SCALE.md): one `index.bin` per tool, a table of fixed-size
 //! records sorted by device and inode, searched where it is mapped (nothing is parsed or
-//! copied to look a file up), followed by the paths and summaries; and the details in
+//! copied to look a file up; each record also says whether the file's first record makes it
+//! one the tools read, so that a directory's files need not be opened to be classified:
+//! [`Cache::knows_session`]), followed by the paths and summaries; and the details in
 //! [`DETAIL_SHARDS`] files `details-XX.bin` by inode, loaded only when a run asks for the
 //! details of a file in them. Every cache file is written whole to a temporary file in the
 //! same directory and renamed over the old one, after merging what another run wrote
@@ -63,7 +65,7 @@ impl CacheArgs {
 }
 
 /// The version of the cache files' layout; a file of another one is ignored.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 /// What a cache file starts with.
 const MAGIC: &[u8] = b"pi-jsonl cache\n";
 /// How many files a tool's details are spread over.
@@ -74,9 +76,14 @@ const EDGE: u64 = 4096;
 const INDEX: &str = "index.bin";
 /// The 64-bit words of one index record: device, inode, size, modification and change times
 /// (seconds, nanoseconds), the two edge hashes, where its path and summary are (offset and
-/// length of each, from the start of the variable part), and the summary's weight (a count the
-/// tool gives: pi-usage's distinct calls).
-const WORDS: usize = 14;
+/// length of each, from the start of the variable part), the summary's weight (a count the
+/// tool gives: pi-usage's distinct calls), and what the file's first record made it
+/// ([`IS_SESSION`]).
+const WORDS: usize = 15;
+/// The flag of a file whose first record makes it one the tools read when they find it under a
+/// directory ([`crate::discover::probe`] said [`Probe::Other`](crate::discover::Probe)): a run
+/// that finds the file unchanged need not open it to know.
+const IS_SESSION: u64 = 1;
 const RECORD: usize = WORDS * 8;
 
 /// The cache's root directory: `dir` (`--cache-dir`), else `$XDG_CACHE_HOME/pi-jsonl` when it
@@ -209,6 +216,7 @@ struct Record {
     path: (u64, u64),
     summary: (u64, u64),
     weight: u64,
+    flags: u64,
 }
 
 /// The index: its records sorted by device and inode, then the variable part. Searched where
@@ -241,6 +249,7 @@ impl Index {
             path: (w[9], w[10]),
             summary: (w[11], w[12]),
             weight: w[13],
+            flags: w[14],
         }
     }
 
@@ -329,6 +338,7 @@ struct Put {
     path: Vec<u8>,
     summary: Vec<u8>,
     weight: u64,
+    flags: u64,
     details: Option<Vec<u8>>,
 }
 
@@ -456,6 +466,18 @@ impl Cache {
         }
     }
 
+    /// Whether the cache knows the file `md` describes, as it is now, for one the tools read
+    /// when they find it under a directory (its first record said so when it was kept): what
+    /// lets a run that finds it unchanged skip opening it to classify it.
+    pub fn knows_session(&self, md: &Metadata) -> bool {
+        let key = FileKey::of(md);
+        let index = self.index(&mut |m| note(self.tool, None, &m));
+        index.find(key.id()).is_some_and(|i| {
+            let r = index.record(i);
+            r.key == key && r.flags & IS_SESSION != 0
+        })
+    }
+
     /// The details kept with the summary of the file `key` (the key a lookup's `make` was
     /// given); `None` when they are not there (or their file is damaged: noted).
     pub fn details(&self, key: &FileKey, note: &mut dyn FnMut(String)) -> Option<&[u8]> {
@@ -481,12 +503,15 @@ impl Cache {
         let Ok(edges) = edge_hashes(file, key.size) else {
             return;
         };
+        let first = (key.size > 0).then(|| crate::discover::probe_nonempty(file));
+        let is_session = matches!(first, Some(Ok(crate::discover::Probe::Other)));
         let put = Put {
             key: *key,
             edges,
             path: path.as_os_str().as_bytes().to_vec(),
             summary,
             weight,
+            flags: if is_session { IS_SESSION } else { 0 },
             details,
         };
         let mut puts = self.puts.lock().unwrap_or_else(|e| e.into_inner());
@@ -539,6 +564,7 @@ impl Cache {
                     path,
                     summary,
                     weight: r.weight,
+                    flags: r.flags,
                     looked_up: looked_up(r.key.id()),
                 };
                 entries.insert(r.key.id(), e);
@@ -552,6 +578,7 @@ impl Cache {
                 path: &p.path,
                 summary: &p.summary,
                 weight: p.weight,
+                flags: p.flags,
                 looked_up: true,
             };
             entries.insert(p.key.id(), e);
@@ -632,6 +659,7 @@ struct IndexEntry<'a> {
     path: &'a [u8],
     summary: &'a [u8],
     weight: u64,
+    flags: u64,
     /// Whether this run looked its file up (it exists: not looked up again).
     looked_up: bool,
 }
@@ -724,7 +752,7 @@ fn serialize_index(tool: &str, entries: &[&IndexEntry<'_>]) -> Vec<u8> {
             .words()
             .into_iter()
             .chain([e.edges.0, e.edges.1, path.0, path.1, summary.0, summary.1])
-            .chain([e.weight]);
+            .chain([e.weight, e.flags]);
         for v in words {
             w.u64(v);
         }
@@ -832,6 +860,7 @@ mod tests {
             path: &gone_path,
             summary: b"gone",
             weight: 3,
+            flags: 0,
             looked_up: false,
         };
         fs::create_dir_all(&cache.dir).unwrap();
@@ -876,6 +905,43 @@ mod tests {
     }
 
     #[test]
+    fn a_file_is_known_for_a_session_only_when_its_first_record_says_so_and_it_is_unchanged() {
+        let (dir, cache) = scratch("knows");
+        let session = dir.join("s.jsonl");
+        fs::write(&session, "\n{\"type\":\"session\",\"id\":\"s\"}\n").unwrap();
+        let foreign = dir.join("f.jsonl");
+        fs::write(&foreign, "{\"version\":1}\n").unwrap();
+        for p in [&session, &foreign] {
+            let file = File::open(p).unwrap();
+            let key = FileKey::of(&file.metadata().unwrap());
+            cache.put(&key, p, &file, (b"summary".to_vec(), 0), None);
+        }
+        cache.save();
+        let again = Cache::open(
+            "pi-usage",
+            &CacheArgs {
+                cache_dir: Some(dir.join("cache")),
+                ..CacheArgs::default()
+            },
+        )
+        .unwrap();
+        let knows = |p: &Path| again.knows_session(&fs::metadata(p).unwrap());
+        assert!(knows(&session));
+        assert!(!knows(&foreign));
+        // Another file, and the same file grown, are not known.
+        let other = dir.join("o.jsonl");
+        fs::copy(&session, &other).unwrap();
+        assert!(!knows(&other));
+        fs::OpenOptions::new()
+            .append(true)
+            .open(&session)
+            .and_then(|mut f| f.write_all(b"{}\n"))
+            .unwrap();
+        assert!(!knows(&session));
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn the_index_reads_back_sorted_and_damage_is_refused() {
         let key = |ino: u64| FileKey {
             dev: 1,
@@ -892,6 +958,7 @@ mod tests {
                 path: b"/p",
                 summary: b"summary",
                 weight: ino,
+                flags: ino & 1,
                 looked_up: false,
             })
             .collect();
@@ -902,6 +969,7 @@ mod tests {
         for ino in [2, 5, 9] {
             let r = index.record(index.find((1, ino)).unwrap());
             assert_eq!((r.key, r.edges, r.weight), (key(ino), (8, ino), ino));
+            assert_eq!(r.flags, ino & 1);
             assert_eq!(index.var(r.path), Some(&b"/p"[..]));
             assert_eq!(index.var(r.summary), Some(&b"summary"[..]));
         }

@@ -4,11 +4,19 @@
 //! its description counts things over the whole file (entries, leaves, the last activity) that
 //! a continued pass would have to carry over, for a pass that costs as much as the reading it
 //! saves only on files far larger than sessions are.
+//!
+//! With the description, the members of the file's `session_file` record that come from it, as
+//! written ([`WrittenParts`]): a run that finds the file unchanged copies them between the
+//! members it writes itself (path, place, project, the first prompt cut to `--prompt-chars`),
+//! where writing them field by field was most of such a run's work.
 
 use super::codec::{Reader, Writer};
 use super::{Cache, FileKey, Lookup};
+use crate::cmd::sessions::record::written_parts;
 use crate::discover::describe::project_of;
-use crate::discover::{self, FileMeta, FileReport, FileStatus, Found, ProjectCache, SessionCounts};
+use crate::discover::{
+    self, FileMeta, FileReport, FileStatus, Found, ProjectCache, SessionCounts, WrittenParts,
+};
 use std::fs::{self, File};
 
 /// [`discover::describe`], answered from `store` when the file is as it was described.
@@ -27,12 +35,14 @@ pub fn describe(store: &Cache, f: &Found, prompt: bool, projects: &ProjectCache)
             problem: None,
         };
     }
-    let r = discover::describe(f, prompt, projects);
-    if let (Some(m), None) = (&r.meta, &r.problem) {
+    let mut r = discover::describe(f, prompt, projects);
+    if let (Some(m), None) = (&mut r.meta, &r.problem) {
         // Kept only when what was read is the file the key names (it did not change meanwhile).
         let file = File::open(&f.path).ok();
         let same = |file: &File| file.metadata().is_ok_and(|md| FileKey::of(&md) == key);
         if let Some(file) = file.filter(|file| m.bytes == key.size && same(file)) {
+            // Written here, on the thread that read the file, for this run's output too.
+            m.written = Some(written_parts(m));
             store.put(&key, &f.path, &file, (encode(m, prompt), 0), None);
         }
     }
@@ -81,6 +91,11 @@ fn encode(m: &FileMeta, prompt: bool) -> Vec<u8> {
     }
     w.u64(m.bad_lines);
     w.opt_str(m.first_prompt.as_deref());
+    let parts = m.written.clone().unwrap_or_else(|| written_parts(m));
+    w.bytes(&parts.bytes);
+    for end in parts.ends {
+        w.var(end as u64);
+    }
     w.0
 }
 
@@ -120,6 +135,11 @@ fn decode(payload: &[u8], f: &Found, prompt: bool, projects: &ProjectCache) -> O
     let models = (0..n).map(|_| r.string()).collect::<Option<Vec<_>>>()?;
     let bad_lines = r.u64()?;
     let first_prompt = r.opt_string()?.filter(|_| prompt);
+    let written = r.bytes()?.to_vec();
+    let ends = [r.var()?, r.var()?].map(|e| usize::try_from(e).unwrap_or(usize::MAX));
+    if ends[0] > ends[1] || ends[1] > written.len() {
+        return None;
+    }
     if !r.is_empty() {
         return None;
     }
@@ -145,5 +165,9 @@ fn decode(payload: &[u8], f: &Found, prompt: bool, projects: &ProjectCache) -> O
         models,
         bad_lines,
         first_prompt,
+        written: Some(WrittenParts {
+            bytes: written,
+            ends,
+        }),
     })
 }

@@ -10,7 +10,6 @@ use super::stores::{store_dirs, Store};
 use super::walk::walk;
 use crate::diag::{Diags, Kind};
 use crate::input::Source;
-use rayon::prelude::*;
 use std::ffi::OsString;
 use std::fs::Metadata;
 use std::io::{self, IsTerminal};
@@ -31,7 +30,7 @@ pub fn stdin_is_terminal() -> bool {
 /// pi-sessions finds in the stores (Pi's sessions directory and oh-my-pi's, those that exist:
 /// [`super::stores`]) except files that are empty or not sessions, in path order. Says on
 /// stderr how many there are; problems of the walk are reported.
-pub fn default_sources(tool: &'static str) -> Vec<Source> {
+pub fn default_sources(tool: &'static str, known: Option<Known<'_>>) -> Vec<Source> {
     let pi = match sessions_dir() {
         Ok(d) => d,
         Err(e) => {
@@ -55,7 +54,7 @@ pub fn default_sources(tool: &'static str) -> Vec<Source> {
         );
         return Vec::new();
     }
-    let found = session_sources(tool, &roots);
+    let found = session_sources(tool, &roots, None, known);
     let n = found.sources.len();
     let under: Vec<String> = roots
         .iter()
@@ -73,9 +72,16 @@ pub fn default_sources(tool: &'static str) -> Vec<Source> {
     found.sources
 }
 
+/// What a tool's cache knows of a file found under a directory, without opening it: `true`
+/// when the file, as the metadata given describes it now, is one its first record makes a file
+/// to read (what [`probe`] would say, [`Probe::Other`]). `false` is "open it and see".
+pub type Known<'k> = &'k (dyn Fn(&Metadata) -> bool + Sync);
+
 /// What [`session_sources`] found: the files to read, and how many it left out.
 pub struct SessionSources {
     pub sources: Vec<Source>,
+    /// What was found of each of `sources` when it was looked up (`None`: it could not be).
+    pub metadata: Vec<Option<Metadata>>,
     /// Files of zero bytes, left out.
     pub empty: usize,
     /// Files that are not Pi sessions, left out.
@@ -86,32 +92,37 @@ pub struct SessionSources {
 /// without the files that are empty or not sessions (status `empty` and `not_session`): what
 /// a tool reads for a directory, or for the user's sessions. Problems of the walk are
 /// reported.
-pub fn session_sources(tool: &'static str, roots: &[PathBuf]) -> SessionSources {
+///
+/// Each file is looked up (`stat`) and then opened to read its first record ([`probe`]),
+/// unless `known` says what it is from what the lookup found; on up to `threads` threads
+/// ([`map_on_threads`]).
+pub fn session_sources(
+    tool: &'static str,
+    roots: &[PathBuf],
+    threads: Option<usize>,
+    known: Option<Known<'_>>,
+) -> SessionSources {
     let exts = [OsString::from("jsonl")];
     let walked = Progress::run(tool, "found", |p| walk(roots, &exts, Some(p)));
     report_problems(tool, &walked.problems);
-    let probes: Vec<Result<Probe, io::Error>> = Progress::run(tool, "checked", |p| {
+    let classified = Progress::run(tool, "checked", |p| {
         p.set_total(walked.files.len());
-        walked
-            .files
-            .par_iter()
-            .map(|f| {
-                let r = probe(&f.path);
-                p.add(1);
-                r
-            })
-            .collect()
+        map_on_threads(&walked.files, threads, |f| {
+            let r = classify(&f.path, known);
+            p.add(1);
+            r
+        })
     });
     let mut found = SessionSources {
         sources: Vec::new(),
+        metadata: Vec::new(),
         empty: 0,
         foreign: 0,
     };
-    for (f, r) in walked.files.iter().zip(probes) {
+    for (f, (r, m)) in walked.files.iter().zip(classified) {
         match r {
             Ok(Probe::Empty) => found.empty += 1,
             Ok(Probe::NotSession) => found.foreign += 1,
-            Ok(Probe::Other) => found.sources.push(Source::Path(f.path.clone())),
             Ok(Probe::NotRegular(kind)) => report_problems(
                 tool,
                 &[(
@@ -122,11 +133,26 @@ pub fn session_sources(tool: &'static str, roots: &[PathBuf]) -> SessionSources 
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 report_problems(tool, &[(f.path.clone(), "vanished during the scan".into())])
             }
-            // The tool reports it when it tries to read it.
-            Err(_) => found.sources.push(Source::Path(f.path.clone())),
+            // Err(_): the tool reports it when it tries to read it.
+            Ok(Probe::Other) | Err(_) => {
+                found.sources.push(Source::Path(f.path.clone()));
+                found.metadata.push(m);
+            }
         }
     }
     found
+}
+
+/// What the file at `path` is: `known` from its metadata when it says so, else [`probe`]d; and
+/// its metadata (looked up before it is probed: a file that changes after it is a file that
+/// changes while it is read, which the tools see).
+fn classify(path: &Path, known: Option<Known<'_>>) -> (io::Result<Probe>, Option<Metadata>) {
+    let md = std::fs::metadata(path).ok();
+    let cached = |k: Known<'_>| md.as_ref().is_some_and(|m| m.is_file() && k(m));
+    if known.is_some_and(cached) {
+        return (Ok(Probe::Other), md);
+    }
+    (probe(path), md)
 }
 
 /// `sources` with every directory replaced by the session files under it
@@ -141,6 +167,7 @@ pub fn expand_directories(
     tool: &'static str,
     sources: Vec<Source>,
     threads: Option<usize>,
+    known: Option<Known<'_>>,
 ) -> Vec<Source> {
     let metadata = metadata_of(&sources, threads);
     let is_dir = |m: &Option<Metadata>| m.as_ref().is_some_and(Metadata::is_dir);
@@ -149,7 +176,7 @@ pub fn expand_directories(
         return sources;
     }
     let identity = |m: &Metadata| (m.dev(), m.ino());
-    let mut seen: std::collections::HashSet<(u64, u64)> = metadata
+    let mut seen: crate::hash::FastSet<(u64, u64)> = metadata
         .iter()
         .flatten()
         .filter(|m| !m.is_dir())
@@ -159,11 +186,8 @@ pub fn expand_directories(
     for (s, m) in sources.into_iter().zip(metadata) {
         match &s {
             Source::Path(p) if is_dir(&m) => {
-                for f in session_sources(tool, std::slice::from_ref(p)).sources {
-                    let m = match &f {
-                        Source::Path(fp) => std::fs::metadata(fp).ok(),
-                        Source::Stdin => None,
-                    };
+                let under = session_sources(tool, std::slice::from_ref(p), threads, known);
+                for (f, m) in under.sources.into_iter().zip(under.metadata) {
                     if m.as_ref().is_none_or(|m| seen.insert(identity(m))) {
                         out.push(f);
                         out_metadata.push(m);
@@ -180,42 +204,50 @@ pub fn expand_directories(
     out
 }
 
-/// How many paths one thread looks up at least in [`metadata_of`].
+/// How many paths one thread looks up at least in [`map_on_threads`].
 const STATS_PER_THREAD: usize = 512;
 
-/// The metadata of each path among `sources` (`None`: stdin, or it could not be looked up), on
-/// up to 4 threads when there are thousands (a `stat` takes microseconds, a thread's start tens
-/// of them; rayon's pool is not started for this), and no more than `threads` (`--threads`;
-/// default one per CPU).
+/// The metadata of each path among `sources` (`None`: stdin, or it could not be looked up).
 fn metadata_of(sources: &[Source], threads: Option<usize>) -> Vec<Option<Metadata>> {
-    let one = |s: &Source| match s {
+    map_on_threads(sources, threads, |s| match s {
         Source::Path(p) => std::fs::metadata(p).ok(),
         Source::Stdin => None,
-    };
+    })
+}
+
+/// `f` of each of `items`, in their order, on up to 4 threads when there are thousands (a
+/// `stat` takes microseconds, a thread's start tens of them; rayon's pool is not started for
+/// this), and no more than `threads` (`--threads`; default one per CPU).
+fn map_on_threads<T: Sync, R: Send>(
+    items: &[T],
+    threads: Option<usize>,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
     let cpus = threads.unwrap_or_else(crate::input::driver::cpus);
-    let threads = (sources.len() / STATS_PER_THREAD).clamp(1, cpus.clamp(1, 4));
+    let threads = (items.len() / STATS_PER_THREAD).clamp(1, cpus.clamp(1, 4));
     if threads == 1 {
-        return sources.iter().map(one).collect();
+        return items.iter().map(&f).collect();
     }
-    let per = sources.len().div_ceil(threads);
+    let per = items.len().div_ceil(threads);
+    let f = &f;
     std::thread::scope(|scope| {
-        let mut parts = sources.chunks(per);
+        let mut parts = items.chunks(per);
         let first = parts.next().unwrap_or_default();
         let others: Vec<_> = parts
             .map(|part| {
                 (
                     part,
                     std::thread::Builder::new()
-                        .spawn_scoped(scope, move || part.iter().map(one).collect::<Vec<_>>()),
+                        .spawn_scoped(scope, move || part.iter().map(f).collect::<Vec<_>>()),
                 )
             })
             .collect();
-        let mut all: Vec<Option<Metadata>> = first.iter().map(one).collect();
+        let mut all: Vec<R> = first.iter().map(f).collect();
         for (part, thread) in others {
-            // A thread the system refused, or one that failed: its part is looked up here.
+            // A thread the system refused, or one that failed: its part is done here.
             match thread.ok().and_then(|t| t.join().ok()) {
-                Some(found) => all.extend(found),
-                None => all.extend(part.iter().map(one)),
+                Some(done) => all.extend(done),
+                None => all.extend(part.iter().map(f)),
             }
         }
         all

@@ -89,6 +89,28 @@ pub struct FileMeta {
     pub bad_lines: u64,
     /// The first user prompt, when asked for (whole; the caller cuts it).
     pub first_prompt: Option<String>,
+    /// The members of its record that come from what is above, as written (a cache keeps
+    /// them: `cache::sessions`); `None`: written from the fields.
+    pub written: Option<WrittenParts>,
+}
+
+/// The members of a `session_file` record that come from its file's content, written, in the
+/// runs the members that do not (its path, place and project) split them into
+/// (`cmd::sessions::record::written_parts`).
+#[derive(Debug, Clone, Default)]
+pub struct WrittenParts {
+    pub bytes: Vec<u8>,
+    /// Where each part but the last ends in `bytes`.
+    pub ends: [usize; 2],
+}
+
+impl WrittenParts {
+    /// Part `i` (0, 1 or 2).
+    pub fn part(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        let end = self.ends.get(i).copied().unwrap_or(self.bytes.len());
+        self.bytes.get(start..end).unwrap_or_default()
+    }
 }
 
 /// The result of describing one file: its record (none when it vanished), and a problem of
@@ -242,6 +264,7 @@ fn blank(found: Found) -> FileMeta {
         models: Vec::new(),
         bad_lines: 0,
         first_prompt: None,
+        written: None,
     }
 }
 

@@ -38,9 +38,8 @@ pub enum Role {
 impl Role {
     /// The role of the file at `path`, nested in a session's folder or not.
     pub fn of(path: &Path, nested: bool) -> Role {
-        let name = path.file_name().map(|n| n.to_string_lossy());
-        let advisor = name.as_deref().is_some_and(|n| {
-            n == "__advisor.jsonl" || (n.starts_with("__advisor.") && n.ends_with(".jsonl"))
+        let advisor = file_name(path).is_some_and(|n| {
+            n == b"__advisor.jsonl" || (n.starts_with(b"__advisor.") && n.ends_with(b".jsonl"))
         });
         if advisor {
             Role::Advisor
@@ -57,6 +56,18 @@ impl Role {
             Role::Subagent => "subagent",
             Role::Advisor => "advisor",
         }
+    }
+}
+
+/// The last name of `path`, as [`Path::file_name`] gives it: read from its bytes when it is a
+/// plain name (a `Path`'s components are parsed from the end otherwise, twice per file found
+/// by a walk that each run makes again).
+pub(crate) fn file_name(path: &Path) -> Option<&[u8]> {
+    let b = path.as_os_str().as_bytes();
+    let name = &b[b.iter().rposition(|&c| c == b'/').map_or(0, |i| i + 1)..];
+    match name {
+        b"" | b"." | b".." => path.file_name().map(OsStr::as_bytes),
+        _ => Some(name),
     }
 }
 

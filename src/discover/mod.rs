@@ -31,12 +31,14 @@ pub mod walk;
 
 pub use defaults::{
     default_sources, expand_directories, report_problems, session_sources, stdin_is_terminal,
-    take_input_metadata, InputMetadata, SessionSources, ASSUME_TTY_VAR,
+    take_input_metadata, InputMetadata, Known, SessionSources, ASSUME_TTY_VAR,
 };
-pub use describe::{describe, describe_bytes, FileMeta, FileReport, FileStatus, SessionCounts};
+pub use describe::{
+    describe, describe_bytes, FileMeta, FileReport, FileStatus, SessionCounts, WrittenParts,
+};
 pub use layout::{Found, Role};
 pub use location::{agent_dir, agent_dir_with, sessions_dir, sessions_dir_with, SessionsDir};
-pub use probe::{probe, Probe};
+pub use probe::{probe, probe_file, probe_nonempty, Probe};
 pub use progress::Progress;
 pub use project::{decode_project, ProjectCache, ProjectSource};
 pub use stores::{store_dirs, Store, StoreDir};

@@ -50,8 +50,17 @@ impl Collected<'_> {
     }
 
     fn wants(&self, p: &Path) -> bool {
-        p.extension()
-            .is_some_and(|e| self.exts.iter().any(|x| x == e))
+        extension(p).is_some_and(|e| self.exts.iter().any(|x| x.as_bytes() == e))
+    }
+}
+
+/// The extension of `path`, as [`Path::extension`] gives it (what follows the last `.` of its
+/// name, unless the name begins with it), read from its bytes.
+fn extension(path: &Path) -> Option<&[u8]> {
+    let name = super::layout::file_name(path)?;
+    match name.iter().rposition(|&c| c == b'.') {
+        Some(0) | None => None,
+        Some(dot) => Some(&name[dot + 1..]),
     }
 }
 
@@ -236,6 +245,35 @@ fn walk_problem(e: &walkdir::Error, just_opened: bool, tree: &[Above]) -> (PathB
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
+
+    #[test]
+    fn names_and_extensions_from_bytes_are_those_of_path() {
+        for p in [
+            "a/b.jsonl",
+            "b.jsonl",
+            ".jsonl",
+            "..jsonl",
+            "a/.jsonl",
+            "a/b.",
+            "a/b",
+            "a/b.c.jsonl",
+            "a/b.jsonl/",
+            "a/..",
+            "a/.",
+            "/",
+            "",
+            ".",
+            "..",
+            "a//b.jsonl",
+            "a/./",
+            "é/ü.jsonl",
+        ] {
+            let p = Path::new(p);
+            let name = crate::discover::layout::file_name(p);
+            assert_eq!(name, p.file_name().map(OsStrExt::as_bytes), "{p:?}");
+            assert_eq!(extension(p), p.extension().map(OsStrExt::as_bytes), "{p:?}");
+        }
+    }
 
     #[test]
     fn links_are_followed_files_kept_once_and_loops_reported() {

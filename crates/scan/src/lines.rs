@@ -47,9 +47,15 @@ pub struct Line<'a> {
 
 impl<R: Read> LineReader<R> {
     pub fn new(rdr: R) -> LineReader<R> {
+        LineReader::with_capacity(rdr, INITIAL)
+    }
+
+    /// A reader whose buffer starts at `capacity` bytes and grows as lines need: for reading a
+    /// line or two of each of many files (64 KiB zeroed per file is most of such a read).
+    pub fn with_capacity(rdr: R, capacity: usize) -> LineReader<R> {
         LineReader {
             rdr,
-            buf: vec![0; INITIAL],
+            buf: vec![0; capacity.max(1)],
             start: 0,
             end: 0,
             eof: false,
@@ -217,8 +223,7 @@ mod tests {
     use super::*;
 
     fn lines(input: &[u8], cap: usize) -> Vec<(u64, u64, Vec<u8>, bool)> {
-        let mut r = LineReader::new(input);
-        r.buf = vec![0; cap];
+        let mut r = LineReader::with_capacity(input, cap);
         let mut out = vec![];
         while let Some(l) = r.next_line().unwrap() {
             out.push((l.no, l.offset, l.bytes.to_vec(), l.has_newline));

@@ -80,7 +80,11 @@ impl Tool for Usage {
         if args.cache.cache_clear {
             return crate::cache::clear_for("pi-usage", &args.cache);
         }
-        let sources = args.inputs.sources();
+        let cache = crate::cache::Cache::open("pi-usage", &args.cache);
+        // The cache knows which files found under a directory are sessions without opening them.
+        let known = |md: &std::fs::Metadata| cache.as_ref().is_some_and(|c| c.knows_session(md));
+        let known: Option<crate::discover::Known<'_>> = cache.as_ref().map(|_| &known as _);
+        let sources = args.inputs.sources_known(known);
         if args.context {
             return run_context(args, &sources);
         }
@@ -89,7 +93,6 @@ impl Tool for Usage {
         }
         let table = args.table || (!args.json && std::io::stdout().is_terminal());
         let present = InputSet::new(&sources);
-        let cache = crate::cache::Cache::open("pi-usage", &args.cache);
         // With --cache and files only (stdin cannot be cached), its own loop: see `cached::run`.
         if let Some(c) = cache
             .as_ref()
