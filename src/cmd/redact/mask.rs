@@ -188,21 +188,17 @@ const DETECTORS: &[Detector] = &[
 /// How [`Masker::spans`] finds the patterns' matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Prefilter {
-    /// For a key (asked about once, short) or a text of at most [`SHORT_TEXT`] bytes: looking
-    /// for the anchors costs little, and a text that holds none of a pattern's needs that
-    /// pattern neither run nor compiled (most runs in default mode then compile few or none).
+    /// For a key (asked about once, short): looking for the anchors costs little, and a key
+    /// that holds none of a pattern's needs that pattern neither run nor compiled (most runs
+    /// in default mode then compile few or none).
     Anchors,
-    /// For longer kept text: one pass finds where each pattern can match, and it runs there
+    /// For kept text: one pass finds where each pattern can match, and it runs there
     /// ([`sites_spans`]). Running every pattern over every byte cost 18 × pi-branch
     /// (BENCHMARKS.md, round 7); looking for each detector's anchors first, one search per
-    /// anchor, cost more still (round 6).
+    /// anchor, cost more still (round 6), and 17 of those searches (one `memmem` searcher
+    /// built for each) cost a short text ten times what its sites do (round 7).
     Sites,
 }
-
-/// Kept text up to this length is looked at with [`Prefilter::Anchors`] too: on so few bytes
-/// the anchors cost little, and the default mode, which masks only short texts (error
-/// messages), then compiles only the patterns whose anchors it meets.
-const SHORT_TEXT: usize = 128;
 
 /// The e-mail pattern's anchor: its `@`.
 const EMAIL: Anchors = Anchors::Exact(&["@"]);
@@ -349,12 +345,7 @@ impl Masker {
         also: &[(&'static str, String)],
         mut found: impl FnMut(&'static str, &str),
     ) -> String {
-        let pre = if text.len() <= SHORT_TEXT {
-            Prefilter::Anchors
-        } else {
-            Prefilter::Sites
-        };
-        let spans = self.spans(text, also, pre);
+        let spans = self.spans(text, also, Prefilter::Sites);
         if spans.is_empty() {
             return text.to_string();
         }
