@@ -137,9 +137,22 @@ pub fn may_hold_at(part: &[u8]) -> bool {
 /// The shortest run the random-token pattern matches.
 pub const TOKEN_MIN: usize = 24;
 
+/// The random-token pattern's class `[A-Za-z0-9+/_=\-]`, by byte (one load a byte where
+/// the runs are measured).
+static TOKEN_BYTES: [bool; 256] = {
+    let mut class = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        class[b] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'=' | b'-');
+        b += 1;
+    }
+    class
+};
+
 /// Whether `b` is in the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
 pub fn is_token_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'_' | b'=' | b'-')
+    TOKEN_BYTES[usize::from(b)]
 }
 
 /// The matches of `[A-Za-z0-9+/_=\-]{24,}` in `text`, in order: leftmost-first and greedy
@@ -340,6 +353,14 @@ mod tests {
                 i = j + 1;
             }
             assert_eq!(token_runs(b).collect::<Vec<_>>(), want, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn the_token_class_by_byte() {
+        for b in 0..=255u8 {
+            let class = b.is_ascii_alphanumeric() || b"+/_=-".contains(&b);
+            assert_eq!(is_token_byte(b), class, "{b}");
         }
     }
 

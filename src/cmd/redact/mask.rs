@@ -238,6 +238,9 @@ struct Compiled {
 struct Scan {
     re: Regex,
     words: Vec<&'static str>,
+    /// Searchers for the Kelvin sign and the long s ([`Found::folds`]), built once (building
+    /// one for each text cost more than the search).
+    folds: [memchr::memmem::Finder<'static>; 2],
 }
 
 impl Scan {
@@ -256,7 +259,8 @@ impl Scan {
         words.dedup();
         let alternation: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
         let re = Regex::new(&alternation.join("|")).expect("anchors");
-        Scan { re, words }
+        let folds = ["\u{212A}", "\u{17F}"].map(memchr::memmem::Finder::new);
+        Scan { re, words, folds }
     }
 }
 
@@ -521,9 +525,7 @@ impl<'t> Found<'t> {
             }
         }
         let b = text.as_bytes();
-        let folds = ["\u{212A}", "\u{17F}"]
-            .iter()
-            .any(|f| memchr::memmem::find(b, f.as_bytes()).is_some());
+        let folds = literals.folds.iter().any(|f| f.find(b).is_some());
         Found {
             text,
             literals: found,
