@@ -102,24 +102,171 @@ pub fn captures_at_sites<'t>(
     }
 }
 
-/// Where the path pattern's group `s` (the path) starts in its match at `start`: after what
-/// the path follows, the text's start (`^`), a character, an escape written out (`\n`) or
-/// `file://`. Which one is read off the match's first bytes: a path starts with `~`, `/`, a
-/// drive (`C:`) or `\\\\`, none of which starts the others, but at the text's start, where
-/// the pattern's `^` comes first.
-pub fn path_start(text: &str, start: usize) -> usize {
-    let rest = &text.as_bytes()[start..];
-    let drive = rest.len() > 1 && rest[0].is_ascii_alphabetic() && rest[1] == b':';
-    let path = drive || rest.starts_with(b"\\\\") || matches!(rest.first(), Some(b'~' | b'/'));
-    if start == 0 && path {
-        start
-    } else if rest.starts_with(b"file://") {
-        start + "file://".len()
-    } else if rest.first() == Some(&b'\\') {
-        start + 2
-    } else {
-        start + text[start..].chars().next().map_or(0, char::len_utf8)
+/// The paths the path pattern finds in the windows of `text` that hold a `/` or a `\`, in
+/// order, as `captures_iter` over the whole text finds them: `each(start, end)` of each
+/// match's group `s` (the path). The pattern is matched by hand ([`path_at`]): through the
+/// regex crate each match cost about 1,600 instructions, most of a text's cost.
+pub fn paths_in_windows(text: &str, mut each: impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    for (start, end) in windows(b, b"/\\") {
+        let mut at = start;
+        while may_hold_path(&b[at..end]) {
+            let Some((path, after)) = (at..end).find_map(|m| path_at(text, m)) else {
+                break;
+            };
+            each(path, after);
+            at = after;
+        }
     }
+}
+
+/// What an ASCII byte is to the path pattern, as bits ([`PATH_BYTES`]).
+const SPACE: u8 = 1;
+/// `"'`<>()[]{},;|`: no path holds one.
+const NOT_IN_PATH: u8 = 2;
+const BACKSLASH: u8 = 4;
+const SLASH: u8 = 8;
+/// `"'`([=:,<>|`: what a path may follow (white space too).
+const BEFORE_PATH: u8 = 16;
+
+/// The bits of each ASCII byte (white space as `\s` has it in ASCII).
+static PATH_BYTES: [u8; 128] = {
+    let mut bits = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        let c = i as u8;
+        let mut v = 0;
+        if matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+            v |= SPACE | BEFORE_PATH;
+        }
+        if matches!(
+            c,
+            b'"' | b'\''
+                | b'`'
+                | b'<'
+                | b'>'
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b','
+                | b';'
+                | b'|'
+        ) {
+            v |= NOT_IN_PATH;
+        }
+        if matches!(
+            c,
+            b'"' | b'\'' | b'`' | b'(' | b'[' | b'=' | b':' | b',' | b'<' | b'>' | b'|'
+        ) {
+            v |= BEFORE_PATH;
+        }
+        if c == b'\\' {
+            v |= BACKSLASH;
+        }
+        if c == b'/' {
+            v |= SLASH;
+        }
+        bits[i] = v;
+        i += 1;
+    }
+    bits
+};
+
+/// `[^\s"'`<>()\[\]{},;|\\]` (a Unix path's run after its `/`).
+const UNIX_STOP: u8 = SPACE | NOT_IN_PATH | BACKSLASH;
+/// `[^\s"'`<>()\[\]{},;|\\/]` (the first character after a drive or a share).
+const FIRST_STOP: u8 = UNIX_STOP | SLASH;
+/// `[^\s"'`<>()\[\]{},;|]` (the rest of a Windows path: `\` and `/` in it).
+const REST_STOP: u8 = SPACE | NOT_IN_PATH;
+
+/// Where the run of characters that starts at `at` ends: at white space (`\s`), or at an
+/// ASCII byte with one of the bits `stops` ([`PATH_BYTES`]).
+fn path_run(text: &str, at: usize, stops: u8) -> usize {
+    let b = text.as_bytes();
+    let mut i = at;
+    while let Some(&c) = b.get(i) {
+        if c.is_ascii() {
+            if PATH_BYTES[usize::from(c)] & stops != 0 {
+                break;
+            }
+            i += 1;
+        } else {
+            match text[i..].chars().next() {
+                Some(ch) if !ch.is_whitespace() => i += ch.len_utf8(),
+                _ => break,
+            }
+        }
+    }
+    i
+}
+
+/// Where a Windows path's rest `[^C1][^C2]*` (see [`path_at`]) starting at `at` ends, if it
+/// has its first character.
+fn windows_rest(text: &str, at: usize) -> Option<usize> {
+    let first = path_run(text, at, FIRST_STOP);
+    // The first character alone, then the run, which allows `\` and `/`.
+    let one = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+    (first > at).then(|| path_run(text, one, REST_STOP))
+}
+
+/// The path pattern's group `s` at `at`, where it ends if it matches there: `~?/` and a
+/// run; a drive, `:`, `\`, `\\` or `/`, and the rest; `\\server\` and the rest. The three
+/// start with different characters, so at most one applies; each run is greedy and ends
+/// the pattern, so its longest run is the match.
+fn path_group(text: &str, at: usize) -> Option<usize> {
+    let b = &text.as_bytes()[at..];
+    let unix = |from: usize| {
+        let end = path_run(text, from, UNIX_STOP);
+        (end > from).then_some(end)
+    };
+    match b {
+        [b'~', b'/', ..] => unix(at + 2),
+        [b'/', ..] => unix(at + 1),
+        [d, b':', b'\\', b'\\', ..] if d.is_ascii_alphabetic() => {
+            // `\\\\?` takes the second `\` first; without it, that `\` is no first character.
+            windows_rest(text, at + 4)
+        }
+        [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic() => windows_rest(text, at + 3),
+        [b'\\', b'\\', s, ..] if s.is_ascii_alphanumeric() => {
+            let server = |c: u8| c.is_ascii_alphanumeric() || b"._$-".contains(&c);
+            let name = at + 3 + b[3..].iter().position(|&c| !server(c))?;
+            let sep = name > at + 3 && text.as_bytes()[name] == b'\\';
+            sep.then(|| windows_rest(text, name + 1)).flatten()
+        }
+        _ => None,
+    }
+}
+
+/// The path pattern at `start` (a match starting there, as leftmost-first takes it): what a
+/// path follows (`^` at the text's start, then one of `\s"'`(\[=:,<>|`, a written `\n`, `\r`
+/// or `\t`, `file://`, in that order), then the group ([`path_group`]). Returns the group's
+/// start and end.
+pub fn path_at(text: &str, start: usize) -> Option<(usize, usize)> {
+    if !text.is_char_boundary(start) {
+        return None;
+    }
+    if start == 0 {
+        if let Some(end) = path_group(text, 0) {
+            return Some((0, end));
+        }
+    }
+    let b = &text.as_bytes()[start..];
+    let after = match b {
+        [b'\\', b'n' | b'r' | b't', ..] => start + 2,
+        [b'f', b'i', b'l', b'e', b':', b'/', b'/', ..] => start + 7,
+        [c, ..] if c.is_ascii() => {
+            let follows = PATH_BYTES[usize::from(*c)] & BEFORE_PATH != 0;
+            follows.then_some(start + 1)?
+        }
+        _ => {
+            let c = text[start..].chars().next()?;
+            c.is_whitespace().then_some(start + c.len_utf8())?
+        }
+    };
+    path_group(text, after).map(|end| (after, end))
 }
 
 /// Whether a part of a window can hold a match of the path pattern: its path holds a `/`,

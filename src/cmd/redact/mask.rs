@@ -581,9 +581,7 @@ fn sites_spans(text: &str) -> Vec<Span> {
     });
     let tokens = find::token_runs(text.as_bytes());
     out.extend(tokens.filter_map(|(start, end)| token_span(text, start, end)));
-    // The path pattern's group `s` read off each match (cheaper than its captures).
-    let path = |start, end| out.extend(path_span(text, find::path_start(text, start), end));
-    find::matches_in_windows(c.path(), text, b"/\\", find::may_hold_path, path);
+    find::paths_in_windows(text, |start, end| out.extend(path_span(text, start, end)));
     out
 }
 
