@@ -1,6 +1,6 @@
-//! Finding the patterns of [`super::mask`] in long kept text without running each regular
+//! Finding the patterns of [`super::mask`] in kept text without running each regular
 //! expression over every byte: one pass finds the sites where a pattern can match, and the
-//! pattern runs only there. Each finder gives the same matches, in the same order, as the
+//! pattern runs only there (the path pattern and the random-token one are matched by hand). Each finder gives the same matches, in the same order, as the
 //! pattern's `find_iter`/`captures_iter` over the whole text (the test oracle in `mask.rs`
 //! compares the two on generated texts). Why each is the same:
 //!
@@ -11,10 +11,12 @@
 //!   the text cut at `w` from `s` sees the same matches starting at `s` (the regex crate's
 //!   `*_at` searches see the text before `s`, so `\b` and `^` are read as over the whole
 //!   text; none of the windowed patterns looks past a match's end).
-//! - Windows between blanks: the path, e-mail and URL patterns never match an ASCII blank
+//! - Windows between blanks: the path and e-mail patterns never match an ASCII blank
 //!   (space, tab, line feed) but as the path pattern's first character. So the blanks cut
 //!   the text into windows, each starting at a blank, that no match crosses: a window
 //!   holding none of the bytes every match holds (`/`, `\`, `@`) holds no match.
+//! - By hand: the random-token pattern's matches are the maximal runs of its class
+//!   ([`token_runs`]); the path pattern is read alternative by alternative ([`path_at`]).
 
 use regex::Regex;
 
