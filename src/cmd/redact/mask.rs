@@ -934,6 +934,15 @@ mod tests {
             let text: String = if round % 10 == 0 {
                 let len = rng.range(1, 300) as usize;
                 pi_jsonl_gen::mixed_body(&mut rng, len)
+            } else if round % 10 == 5 {
+                // Any characters: ASCII (punctuation, blanks, controls) and beyond.
+                let n = rng.range(1, 80);
+                let any = |rng: &mut pi_jsonl_gen::Rng| match rng.below(3) {
+                    0 => char::from(rng.below(128) as u8),
+                    1 => char::from_u32(rng.range(128, 0x3100) as u32).unwrap_or('\u{fffd}'),
+                    _ => *rng.pick(&['/', '\\', ':', '@', '=', ' ', 'k', 'K', '\u{212A}']),
+                };
+                (0..n).map(|_| any(&mut rng)).collect()
             } else {
                 let n = rng.range(1, 24);
                 (0..n).map(|_| *rng.pick(SITE_PIECES)).collect()
