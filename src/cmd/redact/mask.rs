@@ -3,8 +3,9 @@
 //! e-mail addresses, tokens that look random, and file paths (given their pseudonyms).
 //! Each mask names its kind: `[secret:github-token]`, `[email]`.
 
+use super::find::{self, TOKEN_MIN};
 use super::paths::{looks_like_path, windows_root, Pseudonyms};
-use regex::Regex;
+use regex::{Captures, Regex};
 use std::sync::OnceLock;
 
 /// A detector: the kind its masks name, the pattern (group `s`, when present, is the part
@@ -14,6 +15,17 @@ struct Detector {
     pattern: &'static str,
     /// What every match holds: one of the anchors of each of these.
     anchors: &'static [Anchors],
+    /// For a `(?i)` pattern that long text runs only where it can start (unless the text
+    /// holds a character `(?i)` folds with ASCII, [`Found::folds`]).
+    sites: Option<Sites>,
+}
+
+/// Where a pattern can start, and where a match starting there ends at the latest (`None`:
+/// none starts there); [`find::captures_at_sites`] runs the pattern there.
+#[derive(Clone, Copy)]
+struct Sites {
+    find: fn(&str) -> Vec<usize>,
+    reach: fn(&str, usize) -> Option<usize>,
 }
 
 /// Literal strings one of which every match of a pattern holds (read off the pattern: each
@@ -66,11 +78,13 @@ const DETECTORS: &[Detector] = &[
         kind: "private-key",
         pattern: r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----(?s:.*?)(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----|\z)",
         anchors: &[Anchors::Exact(&["-----BEGIN "])],
+        sites: None,
     },
     Detector {
         kind: "url-password",
         pattern: r"[A-Za-z][A-Za-z0-9+.\-]*://(?P<s>[^\s:/@]*:[^\s@/]+)@",
         anchors: &[Anchors::Exact(&["://"]), Anchors::Exact(&["@"])],
+        sites: None,
     },
     Detector {
         kind: "aws-access-key",
@@ -78,11 +92,13 @@ const DETECTORS: &[Detector] = &[
         anchors: &[Anchors::Exact(&[
             "AKIA", "ASIA", "ABIA", "ACCA", "AIDA", "AROA",
         ])],
+        sites: None,
     },
     Detector {
         kind: "aws-secret-key",
         pattern: r#"(?i)aws.{0,20}?(?:secret|key).{0,20}?[=:]\s*["']?(?P<s>[A-Za-z0-9/+=]{40})\b"#,
         anchors: &[Anchors::AnyCase(&["aws"]), Anchors::Exact(&["=", ":"])],
+        sites: None,
     },
     Detector {
         kind: "github-token",
@@ -95,6 +111,7 @@ const DETECTORS: &[Detector] = &[
             "ghr_",
             "github_pat_",
         ])],
+        sites: None,
     },
     Detector {
         kind: "gitlab-token",
@@ -102,6 +119,7 @@ const DETECTORS: &[Detector] = &[
         anchors: &[Anchors::Exact(&[
             "glpat-", "gldt-", "glptt-", "glrt-", "glcbt-", "gloas-",
         ])],
+        sites: None,
     },
     Detector {
         kind: "slack-token",
@@ -110,36 +128,46 @@ const DETECTORS: &[Detector] = &[
             "xox",
             "https://hooks.slack.com/services/",
         ])],
+        sites: None,
     },
     Detector {
         kind: "anthropic-key",
         pattern: r"\bsk-ant-[A-Za-z0-9_\-]{20,}",
         anchors: &[Anchors::Exact(&["sk-ant-"])],
+        sites: None,
     },
     Detector {
         kind: "openai-key",
         pattern: r"\bsk-(?:proj-|svcacct-|admin-|or-v1-)?[A-Za-z0-9_\-]{20,}",
         anchors: &[Anchors::Exact(&["sk-"])],
+        sites: None,
     },
     Detector {
         kind: "google-api-key",
         pattern: r"\bAIza[0-9A-Za-z_\-]{35,}",
         anchors: &[Anchors::Exact(&["AIza"])],
+        sites: None,
     },
     Detector {
         kind: "stripe-key",
         pattern: r"\b[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}",
         anchors: &[Anchors::Exact(&["k_live_", "k_test_"])],
+        sites: None,
     },
     Detector {
         kind: "jwt",
         pattern: r"\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}",
         anchors: &[Anchors::Exact(&["eyJ"])],
+        sites: None,
     },
     Detector {
         kind: "bearer-token",
         pattern: r"(?i)\b(?:bearer|token)\s+(?P<s>[A-Za-z0-9._~+/=\-]{16,})",
         anchors: &[Anchors::AnyCase(&["bearer", "token"]), Anchors::Space],
+        sites: Some(Sites {
+            find: find::bearer_sites,
+            reach: find::bearer_reach,
+        }),
     },
     Detector {
         kind: "password",
@@ -150,26 +178,27 @@ const DETECTORS: &[Detector] = &[
             ]),
             Anchors::Exact(&["=", ":"]),
         ],
+        sites: Some(Sites {
+            find: find::password_sites,
+            reach: find::password_reach,
+        }),
     },
 ];
 
-/// Whether [`Masker::spans`] looks for each pattern's anchors before running it.
+/// How [`Masker::spans`] finds the patterns' matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Prefilter {
-    /// For a key (asked about once, short) or a text of at most [`SHORT_TEXT`] bytes: looking
-    /// for the anchors costs little, and a text that holds none of a pattern's needs that
-    /// pattern neither run nor compiled (most runs in default mode then compile few or none).
+    /// For a key (asked about once, short): looking for the anchors costs little, and a key
+    /// that holds none of a pattern's needs that pattern neither run nor compiled (most runs
+    /// in default mode then compile few or none).
     Anchors,
-    /// For longer kept text: every pattern runs. The regular expressions find their own
-    /// literal prefixes with vector code; looking for each detector's anchors first, one
-    /// search per anchor, made `--keep-text` slower (BENCHMARKS.md).
-    None,
+    /// For kept text: one pass finds where each pattern can match, and it runs there
+    /// ([`sites_spans`]). Running every pattern over every byte cost 18 × pi-branch
+    /// (BENCHMARKS.md, round 7); looking for each detector's anchors first, one search per
+    /// anchor, cost more still (round 6), and 17 of those searches (one `memmem` searcher
+    /// built for each) cost a short text ten times what its sites do (round 7).
+    Sites,
 }
-
-/// Kept text up to this length is looked at with [`Prefilter::Anchors`] too: on so few bytes
-/// the anchors cost little, and the default mode, which masks only short texts (error
-/// messages), then compiles only the patterns whose anchors it meets.
-const SHORT_TEXT: usize = 128;
 
 /// The e-mail pattern's anchor: its `@`.
 const EMAIL: Anchors = Anchors::Exact(&["@"]);
@@ -178,17 +207,15 @@ const EMAIL: Anchors = Anchors::Exact(&["@"]);
 /// with `\` or `/`, a UNC start).
 const PATH: Anchors = Anchors::Exact(&["/", "\\"]);
 
-/// The shortest text the random-token pattern can match (a run of 24 token characters).
-const TOKEN_MIN: usize = 24;
-
 /// What a masked span becomes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mask {
     Secret(&'static str),
     Email,
     Path,
 }
 
+#[derive(Debug, PartialEq, Eq)]
 struct Span {
     start: usize,
     end: usize,
@@ -202,9 +229,46 @@ struct Compiled {
     email: OnceLock<Regex>,
     token: OnceLock<Regex>,
     path: OnceLock<Regex>,
+    literals: OnceLock<Scan>,
+}
+
+/// One pass over a long text for the detectors' [`Anchors::Exact`] anchors longer than a
+/// byte (single bytes, such as `@` or `=`, are found with `memchr` where a pattern needs
+/// them): their alternation, and the anchors.
+struct Scan {
+    re: Regex,
+    words: Vec<&'static str>,
+    /// Searchers for the Kelvin sign and the long s ([`Found::folds`]), built once (building
+    /// one for each text cost more than the search).
+    folds: [memchr::memmem::Finder<'static>; 2],
+}
+
+impl Scan {
+    fn new() -> Scan {
+        let mut words: Vec<&'static str> = DETECTORS
+            .iter()
+            .flat_map(|d| d.anchors)
+            .flat_map(|a| match a {
+                Anchors::Exact(w) => *w,
+                _ => &[],
+            })
+            .copied()
+            .filter(|w| w.len() > 1)
+            .collect();
+        words.sort_unstable();
+        words.dedup();
+        let alternation: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
+        let re = Regex::new(&alternation.join("|")).expect("anchors");
+        let folds = ["\u{212A}", "\u{17F}"].map(memchr::memmem::Finder::new);
+        Scan { re, words, folds }
+    }
 }
 
 impl Compiled {
+    fn literals(&self) -> &Scan {
+        self.literals.get_or_init(Scan::new)
+    }
+
     fn detector(&self, i: usize) -> &Regex {
         self.detectors[i].get_or_init(|| Regex::new(DETECTORS[i].pattern).expect("detector"))
     }
@@ -246,6 +310,7 @@ fn compiled() -> &'static Compiled {
         email: OnceLock::new(),
         token: OnceLock::new(),
         path: OnceLock::new(),
+        literals: OnceLock::new(),
     })
 }
 
@@ -284,12 +349,7 @@ impl Masker {
         also: &[(&'static str, String)],
         mut found: impl FnMut(&'static str, &str),
     ) -> String {
-        let pre = if text.len() <= SHORT_TEXT {
-            Prefilter::Anchors
-        } else {
-            Prefilter::None
-        };
-        let spans = self.spans(text, also, pre);
+        let spans = self.spans(text, also, Prefilter::Sites);
         if spans.is_empty() {
             return text.to_string();
         }
@@ -356,53 +416,173 @@ impl Masker {
                 add(i, end, Mask::Secret(kind), &mut spans);
             }
         }
-        // With the prefilter, each pattern runs only on a text that holds one of its anchors;
-        // the patterns are compiled the first time one runs (a run may need none).
-        let may = |anchors: Anchors| pre == Prefilter::None || anchors.in_text(text);
-        let (email, token, path) = (may(EMAIL), text.len() >= TOKEN_MIN, may(PATH));
-        let detectors: Vec<usize> = (0..DETECTORS.len())
-            .filter(|&i| DETECTORS[i].anchors.iter().all(|&a| may(a)))
-            .collect();
-        if detectors.is_empty() && !email && !token && !path {
-            spans.sort_by_key(|s| s.start);
-            return spans;
-        }
-        let c = compiled();
-        for &i in &detectors {
-            let kind = DETECTORS[i].kind;
-            for m in c.detector(i).captures_iter(text) {
-                let g = m.name("s").or_else(|| m.get(0)).expect("group 0");
-                if g.len() < 6 {
-                    continue;
-                }
-                add(g.start(), g.end(), Mask::Secret(kind), &mut spans);
-            }
-        }
-        let emails = email.then(|| c.email().find_iter(text));
-        for m in emails.into_iter().flatten() {
-            add(m.start(), m.end(), Mask::Email, &mut spans);
-        }
-        let tokens = token.then(|| c.token().find_iter(text));
-        for m in tokens.into_iter().flatten() {
-            if looks_random(m.as_str()) {
-                add(m.start(), m.end(), Mask::Secret("high-entropy"), &mut spans);
-            }
-        }
-        let paths = path.then(|| c.path().captures_iter(text));
-        for m in paths.into_iter().flatten() {
-            let g = m.name("s").expect("path group");
-            let found = windows_in_json_text(g.as_str());
-            // A lone `/word` in text is more often a command (`/compact`) than a path.
-            let deep = found.starts_with('~')
-                || found[1..].contains('/')
-                || windows_root(found).is_some_and(|r| found[r..].contains(['\\', '/']));
-            if deep && looks_like_path(found) {
-                add(g.start(), g.start() + found.len(), Mask::Path, &mut spans);
-            }
+        let proposed = match pre {
+            Prefilter::Anchors => pattern_spans(text, true),
+            Prefilter::Sites => sites_spans(text),
+        };
+        for p in proposed {
+            add(p.start, p.end, p.mask, &mut spans);
         }
         spans.sort_by_key(|s| s.start);
         spans
     }
+}
+
+/// What a detector's match masks: its group `s`, or the whole match (none shorter than 6
+/// bytes).
+fn detector_span(kind: &'static str, m: &Captures<'_>) -> Option<Span> {
+    let g = m.name("s").or_else(|| m.get(0)).expect("group 0");
+    (g.len() >= 6).then(|| Span {
+        start: g.start(),
+        end: g.end(),
+        mask: Mask::Secret(kind),
+    })
+}
+
+/// A random-token pattern's match that looks random.
+fn token_span(text: &str, start: usize, end: usize) -> Option<Span> {
+    looks_random(&text[start..end]).then_some(Span {
+        start,
+        end,
+        mask: Mask::Secret("high-entropy"),
+    })
+}
+
+/// What a path pattern's match masks, given its group `s` (`start..end`): the path (a
+/// Windows one up to its text's escapes), when it is one.
+fn path_span(text: &str, start: usize, end: usize) -> Option<Span> {
+    let found = windows_in_json_text(&text[start..end]);
+    // A lone `/word` in text is more often a command (`/compact`) than a path.
+    let deep = found.starts_with('~')
+        || found[1..].contains('/')
+        || windows_root(found).is_some_and(|r| found[r..].contains(['\\', '/']));
+    (deep && looks_like_path(found)).then(|| Span {
+        start,
+        end: start + found.len(),
+        mask: Mask::Path,
+    })
+}
+
+/// The spans the patterns propose, in the order [`Masker::spans`] takes them (the detectors,
+/// e-mail addresses, random tokens, paths), each pattern run over the whole text; with
+/// `anchors`, only on a text that holds one of its anchors. Without, this is the test
+/// oracle of [`sites_spans`].
+fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
+    let may = |a: Anchors| !anchors || a.in_text(text);
+    let (email, token, path) = (may(EMAIL), text.len() >= TOKEN_MIN, may(PATH));
+    let detectors: Vec<usize> = (0..DETECTORS.len())
+        .filter(|&i| DETECTORS[i].anchors.iter().all(|&a| may(a)))
+        .collect();
+    let mut out = Vec::new();
+    if detectors.is_empty() && !email && !token && !path {
+        return out;
+    }
+    // Compiled the first time one runs (a run may need none).
+    let c = compiled();
+    for &i in &detectors {
+        let kind = DETECTORS[i].kind;
+        let found = c.detector(i).captures_iter(text);
+        out.extend(found.filter_map(|m| detector_span(kind, &m)));
+    }
+    let emails = email.then(|| c.email().find_iter(text));
+    out.extend(emails.into_iter().flatten().map(|m| Span {
+        start: m.start(),
+        end: m.end(),
+        mask: Mask::Email,
+    }));
+    let tokens = token.then(|| c.token().find_iter(text));
+    let tokens = tokens.into_iter().flatten();
+    out.extend(tokens.filter_map(|m| token_span(text, m.start(), m.end())));
+    let paths = path.then(|| c.path().captures_iter(text));
+    let paths = paths
+        .into_iter()
+        .flatten()
+        .map(|m| m.name("s").expect("path group"));
+    out.extend(paths.filter_map(|g| path_span(text, g.start(), g.end())));
+    out
+}
+
+/// What one pass over a long text found of the detectors' anchors.
+struct Found<'t> {
+    text: &'t str,
+    /// The anchors found byte for byte (those longer than a byte).
+    literals: Vec<&'static str>,
+    /// The text holds the Kelvin sign or the long s, which `(?i)` equates with `k` and `s`:
+    /// the `(?i)` detectors run over the whole text.
+    folds: bool,
+}
+
+impl<'t> Found<'t> {
+    fn of(text: &'t str) -> Found<'t> {
+        let literals = compiled().literals();
+        let mut found: Vec<&'static str> = Vec::new();
+        for at in find::word_sites(&literals.re, text) {
+            let here = &text.as_bytes()[at..];
+            for w in &literals.words {
+                if here.starts_with(w.as_bytes()) && !found.contains(w) {
+                    found.push(w);
+                }
+            }
+        }
+        let b = text.as_bytes();
+        let folds = literals.folds.iter().any(|f| f.find(b).is_some());
+        Found {
+            text,
+            literals: found,
+            folds,
+        }
+    }
+
+    /// Whether the text holds one of `a` (what [`Anchors::in_text`] says, from this pass).
+    fn holds(&self, a: Anchors) -> bool {
+        match a {
+            Anchors::Exact(words) if words.iter().all(|w| w.len() > 1) => {
+                words.iter().any(|w| self.literals.contains(w))
+            }
+            Anchors::AnyCase(words) if !self.folds => words.iter().any(|w| {
+                find::any_case_sites(self.text.as_bytes(), w)
+                    .next()
+                    .is_some()
+            }),
+            _ => a.in_text(self.text),
+        }
+    }
+}
+
+/// The spans the patterns propose in a long text, the same as [`pattern_spans`] over the
+/// whole text (the test `sites_find_what_the_patterns_find` compares them), found where
+/// each can match: a detector runs over a text that holds its anchors (one pass for all of
+/// them), or only at the sites where its words start ([`Detector::reach`]); e-mail addresses
+/// and paths in the windows between blanks that hold an `@`, a `/` or a `\`; random tokens
+/// by their runs of bytes ([`find`] says why each is the same).
+fn sites_spans(text: &str) -> Vec<Span> {
+    let c = compiled();
+    let found = Found::of(text);
+    let mut out = Vec::new();
+    for (i, d) in DETECTORS.iter().enumerate() {
+        let take = |m: Captures<'_>| out.extend(detector_span(d.kind, &m));
+        match d.sites {
+            Some(sites) if !found.folds => {
+                let at = (sites.find)(text);
+                find::captures_at_sites(c.detector(i), text, &at, sites.reach, take);
+            }
+            _ if d.anchors.iter().all(|&a| found.holds(a)) => {
+                c.detector(i).captures_iter(text).for_each(take);
+            }
+            _ => {}
+        }
+    }
+    find::matches_in_windows(c.email(), text, b"@", find::may_hold_at, |start, end| {
+        out.push(Span {
+            start,
+            end,
+            mask: Mask::Email,
+        })
+    });
+    let tokens = find::token_runs(text.as_bytes());
+    out.extend(tokens.filter_map(|(start, end)| token_span(text, start, end)));
+    find::paths_in_windows(text, |start, end| out.extend(path_span(text, start, end)));
+    out
 }
 
 /// A Windows path found in text, cut where the text's own escapes start: in JSON text, where
@@ -633,6 +813,162 @@ mod tests {
             matched.iter().all(|&m| m >= 20),
             "matches per pattern: {matched:?}"
         );
+    }
+
+    /// Pieces of kept text for [`sites_find_what_the_patterns_find`]: each detector's
+    /// secrets and their words in other cases and spacings, e-mail addresses, paths of every
+    /// form the path pattern knows and what it may follow, long runs of token bytes, white
+    /// space of every kind (Unicode's included), and the characters `(?i)` folds.
+    const SITE_PIECES: &[&str] = &[
+        "AKIAIOSFODNN7EXAMPLE",
+        "ASIA",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "github_pat_",
+        "glpat-abcdefghij0123456789",
+        "gldt-",
+        "xoxb-1234567890-abcdefghij",
+        "https://hooks.slack.com/services/T00/B00/xyz",
+        "sk-ant-api03-abcdefghijklmnopqrstuvwx",
+        "sk-proj-abcdefghijklmnopqrstuvwx",
+        "sk-",
+        "AIzaSyA-abcdefghijklmnopqrstuvwxyz012345",
+        "sk_live_abcdefghij0123456789",
+        "pk_test_",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w",
+        "eyJ",
+        "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws key: ",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "postgres://bob:hunter22@db.example.org/x",
+        "://",
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIE\nabc\n",
+        "-----END RSA PRIVATE KEY-----",
+        "Bearer ",
+        "bearer\t",
+        "token ",
+        "TOKEN\u{a0}",
+        "Token\u{2003}",
+        "tokens",
+        "abcdefghij0123456789+/=_-",
+        "password",
+        "PassWd",
+        "pwd",
+        "secret",
+        "api_key",
+        "API-KEY",
+        "apikey",
+        "access_key",
+        "Auth",
+        "author",
+        "=",
+        ":",
+        " = ",
+        ": '",
+        "\"",
+        "'",
+        "x9!",
+        "correct-horse-9",
+        "@",
+        "ana@example.com",
+        "a.b+c@mail.example.co.uk",
+        "/",
+        "\\",
+        "/home/ana/src/app/main.rs",
+        "~/src/x.txt",
+        "C:\\Users\\ana\\x.md",
+        "C:/Users/ana",
+        "C:\\\\Users\\\\ana\\\\x.rs\\n",
+        "\\\\srv\\share\\a.md",
+        "\\n/srv/x/y.txt",
+        "file:///srv/x/y.mjs",
+        "(/etc/hosts)",
+        "/compact",
+        "Qm9vZ3JhbmRvbVRva2VuWFl6MTIz9x7",
+        "0123456789abcdef0123456789abcdef",
+        "a_long_identifier_name_here",
+        " ",
+        "  ",
+        "\n",
+        "\t",
+        "\r",
+        "\u{b}",
+        "\u{85}",
+        "\u{a0}",
+        "\u{3000}",
+        "\u{212A}",
+        "\u{17F}",
+        "é",
+        "日本",
+        "x",
+        "Z",
+        "7",
+        ".",
+        ",",
+        "-",
+    ];
+
+    /// The one pass over long text finds what every pattern run over the whole text finds
+    /// (the oracle, [`pattern_spans`] without anchors): on texts built from [`SITE_PIECES`]
+    /// and on generated JSON string bodies (backslashes, escapes and multi-byte characters),
+    /// each also cut at every character boundary near its blanks and needles.
+    #[test]
+    fn sites_find_what_the_patterns_find() {
+        let mut rng = pi_jsonl_gen::Rng::new(17);
+        let mut matched: Vec<(&str, usize)> = Vec::new();
+        let check = |text: &str, matched: &mut Vec<(&str, usize)>| {
+            let want = pattern_spans(text, false);
+            assert_eq!(sites_spans(text), want, "{text:?}");
+            for s in &want {
+                let kind = match s.mask {
+                    Mask::Secret(k) => k,
+                    Mask::Email => "email",
+                    Mask::Path => "path",
+                };
+                match matched.iter_mut().find(|(k, _)| *k == kind) {
+                    Some((_, n)) => *n += 1,
+                    None => matched.push((kind, 1)),
+                }
+            }
+        };
+        for round in 0..20_000 {
+            let text: String = if round % 10 == 0 {
+                let len = rng.range(1, 300) as usize;
+                pi_jsonl_gen::mixed_body(&mut rng, len)
+            } else if round % 10 == 5 {
+                // Any characters: ASCII (punctuation, blanks, controls) and beyond.
+                let n = rng.range(1, 80);
+                let any = |rng: &mut pi_jsonl_gen::Rng| match rng.below(3) {
+                    0 => char::from(rng.below(128) as u8),
+                    1 => char::from_u32(rng.range(128, 0x3100) as u32).unwrap_or('\u{fffd}'),
+                    _ => *rng.pick(&['/', '\\', ':', '@', '=', ' ', 'k', 'K', '\u{212A}']),
+                };
+                (0..n).map(|_| any(&mut rng)).collect()
+            } else {
+                let n = rng.range(1, 24);
+                (0..n).map(|_| *rng.pick(SITE_PIECES)).collect()
+            };
+            check(&text, &mut matched);
+            if round % 40 == 0 {
+                // Cut before and after every byte that ends a window or starts a site.
+                for (i, b) in text.bytes().enumerate() {
+                    if !b" \n\t@/\\:=tTaApPsSbB".contains(&b) {
+                        continue;
+                    }
+                    for at in [i, i + 1] {
+                        if text.is_char_boundary(at) {
+                            check(&text[..at], &mut matched);
+                            check(&text[at..], &mut matched);
+                        }
+                    }
+                }
+            }
+        }
+        // Not a test of nothing: every pattern proposed spans many times.
+        let kinds = DETECTORS.iter().map(|d| d.kind);
+        for kind in kinds.chain(["email", "high-entropy", "path"]) {
+            let n = matched.iter().find(|(k, _)| *k == kind).map_or(0, |m| m.1);
+            assert!(n >= 50, "{kind}: {n} spans ({matched:?})");
+        }
     }
 
     #[test]

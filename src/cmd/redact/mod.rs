@@ -9,6 +9,7 @@
 
 mod args;
 mod check;
+mod find;
 mod ids;
 mod mask;
 mod outdir;

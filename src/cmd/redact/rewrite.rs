@@ -549,7 +549,9 @@ impl<'r> Rewriter<'r> {
     fn replaced(&mut self, s: &str) {
         // A character is at most 4 bytes: long strings need no count.
         let min = super::check::MIN_LEN;
-        if s.len() >= 4 * min || (s.len() >= min && s.chars().count() >= min) {
+        let long = s.len() >= 4 * min || (s.len() >= min && s.chars().count() >= min);
+        // Once each: a path or address masked many times on a line is looked for once.
+        if long && !self.check.replaced.iter().any(|r| r == s) {
             self.check.replaced.push(s.to_string());
         }
     }

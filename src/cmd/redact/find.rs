@@ -1,0 +1,524 @@
+//! Finding the patterns of [`super::mask`] in kept text without running each regular
+//! expression over every byte: one pass finds the sites where a pattern can match, and the
+//! pattern runs only there (the path pattern and the random-token one are matched by hand). Each finder gives the same matches, in the same order, as the
+//! pattern's `find_iter`/`captures_iter` over the whole text (the test oracle in `mask.rs`
+//! compares the two on generated texts). Why each is the same:
+//!
+//! - Leftmost-first search: after a match ending at `e` the next match is the one starting
+//!   first at or after `e` (preferred by the pattern's order among those starting there).
+//!   When every match starts at a known site, the search from a site `s` with no match in
+//!   `e..s` finds the same one; and when every match starting at `s` ends by `w`, a search of
+//!   the text cut at `w` from `s` sees the same matches starting at `s` (the regex crate's
+//!   `*_at` searches see the text before `s`, so `\b` and `^` are read as over the whole
+//!   text; none of the windowed patterns looks past a match's end).
+//! - Windows between blanks: the path and e-mail patterns never match an ASCII blank
+//!   (space, tab, line feed) but as the path pattern's first character. So the blanks cut
+//!   the text into windows, each starting at a blank, that no match crosses: a window
+//!   holding none of the bytes every match holds (`/`, `\`, `@`) holds no match.
+//! - By hand: the random-token pattern's matches are the maximal runs of its class
+//!   ([`token_runs`]); the path pattern is read alternative by alternative ([`path_at`]).
+
+use regex::Regex;
+
+/// Whether `b` is a blank that cuts windows (all are `\s`; other white space only makes
+/// windows longer, never wrong).
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\t')
+}
+
+/// The windows of `text` between blanks that hold one of `needles`: `(start, end)`, each
+/// starting at a blank (or the text's start, or the previous window's end) and ending
+/// before the next blank (or at the text's end), in order.
+pub fn windows<'t>(text: &'t [u8], needles: &'t [u8]) -> impl Iterator<Item = (usize, usize)> + 't {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let rest = text.get(from..)?;
+        let hit = from
+            + match needles {
+                [a] => memchr::memchr(*a, rest),
+                [a, b] => memchr::memchr2(*a, *b, rest),
+                _ => rest.iter().position(|c| needles.contains(c)),
+            }?;
+        let start = from + memchr::memrchr3(b' ', b'\n', b'\t', &text[from..hit]).unwrap_or(0);
+        let end = memchr::memchr3(b' ', b'\n', b'\t', &text[hit..]).map_or(text.len(), |i| hit + i);
+        debug_assert!(text[start + 1..end].iter().all(|&b| !is_blank(b)));
+        from = end;
+        Some((start, end))
+    })
+}
+
+/// Every match of `re` in the windows of `text` that hold one of `needles`, in order, as
+/// `find_iter` over the whole text finds them: `each(start, end)` (for patterns that match
+/// no blank but as their first character, and need one of `needles`); `may_hold(part)` says
+/// whether the rest of a window can hold a match (the pattern runs only while it can).
+pub fn matches_in_windows(
+    re: &Regex,
+    text: &str,
+    needles: &[u8],
+    may_hold: fn(&[u8]) -> bool,
+    mut each: impl FnMut(usize, usize),
+) {
+    let b = text.as_bytes();
+    for (start, end) in windows(b, needles) {
+        let cut = &text[..end];
+        let mut at = start;
+        while may_hold(&b[at..end]) {
+            let Some(m) = re.find_at(cut, at) else {
+                break;
+            };
+            // The windowed patterns match no empty string: each match moves on.
+            at = m.end();
+            each(m.start(), m.end());
+        }
+    }
+}
+
+/// Every match of `re` that starts at one of `sites` (in order, each a character boundary
+/// where a match may start, and every match starts at one of them), as `captures_iter` over
+/// the whole text finds them. `reach(text, site)` says where a match starting at `site` ends
+/// at the latest, or `None` where none can start.
+pub fn captures_at_sites<'t>(
+    re: &Regex,
+    text: &'t str,
+    sites: &[usize],
+    reach: fn(&str, usize) -> Option<usize>,
+    mut each: impl FnMut(regex::Captures<'t>),
+) {
+    let mut after = 0;
+    for &site in sites {
+        if site < after {
+            continue;
+        }
+        let Some(end) = reach(text, site) else {
+            continue;
+        };
+        let Some(c) = re.captures_at(&text[..end], site) else {
+            continue;
+        };
+        let m = c.get(0).expect("group 0");
+        // A match starting later in the window is found (whole) from its own site.
+        if m.start() == site {
+            after = m.end();
+            each(c);
+        }
+    }
+}
+
+/// The paths the path pattern finds in the windows of `text` that hold a `/` or a `\`, in
+/// order, as `captures_iter` over the whole text finds them: `each(start, end)` of each
+/// match's group `s` (the path). The pattern is matched by hand ([`path_at`]): through the
+/// regex crate each match cost about 1,600 instructions, most of a text's cost.
+pub fn paths_in_windows(text: &str, mut each: impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    for (start, end) in windows(b, b"/\\") {
+        let mut at = start;
+        while may_hold_path(&b[at..end]) {
+            let Some((path, after)) = (at..end).find_map(|m| path_at(text, m)) else {
+                break;
+            };
+            each(path, after);
+            at = after;
+        }
+    }
+}
+
+/// What an ASCII byte is to the path pattern, as bits ([`PATH_BYTES`]).
+const SPACE: u8 = 1;
+/// `"'`<>()[]{},;|`: no path holds one.
+const NOT_IN_PATH: u8 = 2;
+const BACKSLASH: u8 = 4;
+const SLASH: u8 = 8;
+/// `"'`([=:,<>|`: what a path may follow (white space too).
+const BEFORE_PATH: u8 = 16;
+
+/// The bits of each ASCII byte (white space as `\s` has it in ASCII).
+static PATH_BYTES: [u8; 128] = {
+    let mut bits = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        let c = i as u8;
+        let mut v = 0;
+        if matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r') {
+            v |= SPACE | BEFORE_PATH;
+        }
+        if matches!(
+            c,
+            b'"' | b'\''
+                | b'`'
+                | b'<'
+                | b'>'
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'{'
+                | b'}'
+                | b','
+                | b';'
+                | b'|'
+        ) {
+            v |= NOT_IN_PATH;
+        }
+        if matches!(
+            c,
+            b'"' | b'\'' | b'`' | b'(' | b'[' | b'=' | b':' | b',' | b'<' | b'>' | b'|'
+        ) {
+            v |= BEFORE_PATH;
+        }
+        if c == b'\\' {
+            v |= BACKSLASH;
+        }
+        if c == b'/' {
+            v |= SLASH;
+        }
+        bits[i] = v;
+        i += 1;
+    }
+    bits
+};
+
+/// `[^\s"'`<>()\[\]{},;|\\]` (a Unix path's run after its `/`).
+const UNIX_STOP: u8 = SPACE | NOT_IN_PATH | BACKSLASH;
+/// `[^\s"'`<>()\[\]{},;|\\/]` (the first character after a drive or a share).
+const FIRST_STOP: u8 = UNIX_STOP | SLASH;
+/// `[^\s"'`<>()\[\]{},;|]` (the rest of a Windows path: `\` and `/` in it).
+const REST_STOP: u8 = SPACE | NOT_IN_PATH;
+
+/// Where the run of characters that starts at `at` ends: at white space (`\s`), or at an
+/// ASCII byte with one of the bits `stops` ([`PATH_BYTES`]).
+fn path_run(text: &str, at: usize, stops: u8) -> usize {
+    let b = text.as_bytes();
+    let mut i = at;
+    while let Some(&c) = b.get(i) {
+        if c.is_ascii() {
+            if PATH_BYTES[usize::from(c)] & stops != 0 {
+                break;
+            }
+            i += 1;
+        } else {
+            match text[i..].chars().next() {
+                Some(ch) if !ch.is_whitespace() => i += ch.len_utf8(),
+                _ => break,
+            }
+        }
+    }
+    i
+}
+
+/// Where a Windows path's rest `[^C1][^C2]*` (see [`path_at`]) starting at `at` ends, if it
+/// has its first character.
+fn windows_rest(text: &str, at: usize) -> Option<usize> {
+    let first = path_run(text, at, FIRST_STOP);
+    // The first character alone, then the run, which allows `\` and `/`.
+    let one = text[at..].chars().next().map_or(at, |c| at + c.len_utf8());
+    (first > at).then(|| path_run(text, one, REST_STOP))
+}
+
+/// The path pattern's group `s` at `at`, where it ends if it matches there: `~?/` and a
+/// run; a drive, `:`, `\`, `\\` or `/`, and the rest; `\\server\` and the rest. The three
+/// start with different characters, so at most one applies; each run is greedy and ends
+/// the pattern, so its longest run is the match.
+fn path_group(text: &str, at: usize) -> Option<usize> {
+    let b = &text.as_bytes()[at..];
+    let unix = |from: usize| {
+        let end = path_run(text, from, UNIX_STOP);
+        (end > from).then_some(end)
+    };
+    match b {
+        [b'~', b'/', ..] => unix(at + 2),
+        [b'/', ..] => unix(at + 1),
+        [d, b':', b'\\', b'\\', ..] if d.is_ascii_alphabetic() => {
+            // `\\\\?` takes the second `\` first; without it, that `\` is no first character.
+            windows_rest(text, at + 4)
+        }
+        [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic() => windows_rest(text, at + 3),
+        [b'\\', b'\\', s, ..] if s.is_ascii_alphanumeric() => {
+            let server = |c: u8| c.is_ascii_alphanumeric() || b"._$-".contains(&c);
+            let name = at + 3 + b[3..].iter().position(|&c| !server(c))?;
+            let sep = name > at + 3 && text.as_bytes()[name] == b'\\';
+            sep.then(|| windows_rest(text, name + 1)).flatten()
+        }
+        _ => None,
+    }
+}
+
+/// The path pattern at `start` (a match starting there, as leftmost-first takes it): what a
+/// path follows (`^` at the text's start, then one of `\s"'`(\[=:,<>|`, a written `\n`, `\r`
+/// or `\t`, `file://`, in that order), then the group ([`path_group`]). Returns the group's
+/// start and end.
+pub fn path_at(text: &str, start: usize) -> Option<(usize, usize)> {
+    if !text.is_char_boundary(start) {
+        return None;
+    }
+    if start == 0 {
+        if let Some(end) = path_group(text, 0) {
+            return Some((0, end));
+        }
+    }
+    let b = &text.as_bytes()[start..];
+    let after = match b {
+        [b'\\', b'n' | b'r' | b't', ..] => start + 2,
+        [b'f', b'i', b'l', b'e', b':', b'/', b'/', ..] => start + 7,
+        [c, ..] if c.is_ascii() => {
+            let follows = PATH_BYTES[usize::from(*c)] & BEFORE_PATH != 0;
+            follows.then_some(start + 1)?
+        }
+        _ => {
+            let c = text[start..].chars().next()?;
+            c.is_whitespace().then_some(start + c.len_utf8())?
+        }
+    };
+    path_group(text, after).map(|end| (after, end))
+}
+
+/// Whether a part of a window can hold a match of the path pattern: its path holds a `/`,
+/// or starts as a Windows path (`:\`) or a UNC one (`\\`) does.
+pub fn may_hold_path(part: &[u8]) -> bool {
+    memchr::memchr(b'/', part).is_some()
+        || memchr::memchr_iter(b'\\', part).any(|i| i > 0 && matches!(part[i - 1], b':' | b'\\'))
+}
+
+/// Whether a part of a window can hold an e-mail address (or anything else that needs an `@`).
+pub fn may_hold_at(part: &[u8]) -> bool {
+    memchr::memchr(b'@', part).is_some()
+}
+
+/// The shortest run the random-token pattern matches.
+pub const TOKEN_MIN: usize = 24;
+
+/// The random-token pattern's class `[A-Za-z0-9+/_=\-]`, by byte (one load a byte where
+/// the runs are measured).
+static TOKEN_BYTES: [bool; 256] = {
+    let mut class = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        class[b] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'=' | b'-');
+        b += 1;
+    }
+    class
+};
+
+/// Whether `b` is in the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
+pub fn is_token_byte(b: u8) -> bool {
+    TOKEN_BYTES[usize::from(b)]
+}
+
+/// The matches of `[A-Za-z0-9+/_=\-]{24,}` in `text`, in order: leftmost-first and greedy
+/// on one class repeated, they are the maximal runs of the class of 24 bytes or more. Every
+/// such run holds a multiple of 24, so only those bytes are looked at first, and the run
+/// around one that is in the class is measured.
+pub fn token_runs(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut probe = TOKEN_MIN - 1;
+    std::iter::from_fn(move || {
+        while probe < text.len() {
+            if !is_token_byte(text[probe]) {
+                probe += TOKEN_MIN;
+                continue;
+            }
+            let start = text[..probe]
+                .iter()
+                .rposition(|&b| !is_token_byte(b))
+                .map_or(0, |i| i + 1);
+            let end = text[probe..]
+                .iter()
+                .position(|&b| !is_token_byte(b))
+                .map_or(text.len(), |i| probe + i);
+            // The next run of 24 starts after this one's end, so holds a later probe.
+            probe = end + TOKEN_MIN;
+            if end - start >= TOKEN_MIN {
+                return Some((start, end));
+            }
+        }
+        None
+    })
+}
+
+/// Where the white space at `at` (what `\s` matches: Unicode's White_Space, as
+/// `char::is_whitespace`) ends; `at` is a character boundary.
+fn skip_space(text: &str, at: usize) -> usize {
+    text[at..]
+        .char_indices()
+        .find(|&(_, c)| !c.is_whitespace())
+        .map_or(text.len(), |(i, _)| at + i)
+}
+
+/// Where the run of bytes `class` holds (ASCII ones) that starts at `at` ends.
+fn skip_class(text: &[u8], at: usize, class: impl Fn(u8) -> bool) -> usize {
+    text[at..]
+        .iter()
+        .position(|&b| !class(b))
+        .map_or(text.len(), |i| at + i)
+}
+
+/// The bearer-token pattern `\b(?:bearer|token)\s+(?P<s>[A-Za-z0-9._~+/=\-]{16,})` at a site
+/// where one of its words starts: the word is the run of letters there (a letter after it
+/// leaves no `\s`), then white space, then the token's run, of 16 bytes or more.
+pub fn bearer_reach(text: &str, site: usize) -> Option<usize> {
+    let word = skip_class(text.as_bytes(), site, |b| b.is_ascii_alphabetic());
+    let token = skip_space(text, word);
+    let end = skip_class(text.as_bytes(), token, |b| {
+        b.is_ascii_alphanumeric() || b"._~+/=-".contains(&b)
+    });
+    (token > word && end - token >= 16).then_some(end)
+}
+
+/// The password pattern (`(?:password|…|auth)["']?\s*[=:]\s*["']?(?P<s>[…]*[0-9!@#$%^&*+=~][…]*)`)
+/// at a site where one of its words starts: the word is the run of letters, `_` and `-`
+/// there (anything else of that class after it leaves no `["']?\s*[=:]`), an optional
+/// quote, white space, `=` or `:`, white space, an optional quote, and the value's run.
+pub fn password_reach(text: &str, site: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let quote = |at: usize| at + usize::from(matches!(b.get(at), Some(b'"' | b'\'')));
+    let word = skip_class(b, site, |c| {
+        c.is_ascii_alphabetic() || c == b'_' || c == b'-'
+    });
+    let sign = skip_space(text, quote(word));
+    if !matches!(b.get(sign), Some(b'=' | b':')) {
+        return None;
+    }
+    let value = quote(skip_space(text, sign + 1));
+    Some(skip_class(b, value, |b| {
+        b.is_ascii_alphanumeric() || b"!@#$%^&*+/=_-~".contains(&b)
+    }))
+}
+
+/// Every start of a match of `re` in `text`, in order (overlapping ones too): for `re` an
+/// alternation of words that start with ASCII characters.
+pub fn word_sites(re: &Regex, text: &str) -> Vec<usize> {
+    let mut sites = Vec::new();
+    let mut at = 0;
+    while let Some(m) = re.find_at(text, at) {
+        sites.push(m.start());
+        // The words start with ASCII letters: the next byte is a character boundary.
+        at = m.start() + 1;
+        if at >= text.len() {
+            break;
+        }
+    }
+    sites
+}
+
+/// English letters, most frequent first: a word is looked for by its rarest letter.
+const LETTER_FREQUENCY: &[u8] = b"etaoinshrdlcumwfgypbvkjxqz";
+
+/// Every start of `word` (ASCII letters, lower case) in `text` in any ASCII case, in order:
+/// found by its rarest letter, in either case (`memchr2`), and compared around it.
+pub fn any_case_sites<'t>(text: &'t [u8], word: &'t str) -> impl Iterator<Item = usize> + 't {
+    let w = word.as_bytes();
+    let rank = |c: &u8| LETTER_FREQUENCY.iter().position(|f| f == c);
+    let pivot = (0..w.len()).max_by_key(|&i| rank(&w[i])).unwrap_or(0);
+    let (lower, upper) = (w[pivot], w[pivot].to_ascii_uppercase());
+    memchr::memchr2_iter(lower, upper, text).filter_map(move |hit| {
+        let at = hit.checked_sub(pivot)?;
+        let here = text.get(at..at + w.len())?;
+        here.eq_ignore_ascii_case(w).then_some(at)
+    })
+}
+
+/// The password pattern's words as they end before its `["']?\s*[=:]` (each ends with one
+/// of `dtnyh`).
+const PASSWORD_WORDS: &[&str] = &[
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "api_key",
+    "api-key",
+    "accesskey",
+    "access_key",
+    "access-key",
+    "auth",
+];
+
+/// Where the password pattern can start, in order: its word ends a run of letters, `_` and
+/// `-` (what follows a word is a quote, white space, `=` or `:`), which is followed by an
+/// optional quote, white space and `=` or `:`. So each `=` and `:` is looked back from:
+/// over blanks and any non-ASCII byte (white space beyond ASCII is; going too far back
+/// only adds a site the pattern then rejects), a quote, and the run, whose end is compared
+/// with each word.
+pub fn password_sites(text: &str) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut sites = Vec::new();
+    for sign in memchr::memchr2_iter(b'=', b':', b) {
+        let mut end = sign;
+        while end > 0
+            && (b[end - 1].is_ascii_whitespace() || b[end - 1] == 0x0b || b[end - 1] >= 0x80)
+        {
+            end -= 1;
+        }
+        if end > 0 && matches!(b[end - 1], b'"' | b'\'') {
+            end -= 1;
+        }
+        // Most signs follow no word's last letter.
+        let Some(last) = end.checked_sub(1).map(|i| b[i].to_ascii_lowercase()) else {
+            continue;
+        };
+        if !b"dtnyh".contains(&last) {
+            continue;
+        }
+        let run = &b[..end];
+        for w in PASSWORD_WORDS {
+            if run.len() >= w.len() && run[end - w.len()..].eq_ignore_ascii_case(w.as_bytes()) {
+                sites.push(end - w.len());
+            }
+        }
+    }
+    sites.sort_unstable();
+    sites.dedup();
+    sites
+}
+
+/// Where the bearer-token pattern can start, in order: where `bearer` or `token` does.
+pub fn bearer_sites(text: &str) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut sites: Vec<usize> = any_case_sites(b, "bearer").collect();
+    sites.extend(any_case_sites(b, "token"));
+    sites.sort_unstable();
+    sites
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_runs_are_the_maximal_runs_of_24() {
+        let mut rng = pi_jsonl_gen::Rng::new(7);
+        let pieces = ["a", "Z", "9", "/", "=", " ", ".", "é", "-", "_", "+", "\n"];
+        for _ in 0..3000 {
+            let n = rng.range(0, 200) as usize;
+            let t: String = (0..n).map(|_| *rng.pick(&pieces)).collect();
+            let b = t.as_bytes();
+            let mut want = Vec::new();
+            let mut i = 0;
+            while i < b.len() {
+                let j = skip_class(b, i, is_token_byte);
+                if j - i >= TOKEN_MIN {
+                    want.push((i, j));
+                }
+                i = j + 1;
+            }
+            assert_eq!(token_runs(b).collect::<Vec<_>>(), want, "{t:?}");
+        }
+    }
+
+    #[test]
+    fn the_token_class_by_byte() {
+        for b in 0..=255u8 {
+            let class = b.is_ascii_alphanumeric() || b"+/_=-".contains(&b);
+            assert_eq!(is_token_byte(b), class, "{b}");
+        }
+    }
+
+    #[test]
+    fn windows_cut_at_blanks() {
+        let t = b"ab /x y\tc@d e/f\\g /";
+        let w: Vec<_> = windows(t, b"/\\").collect();
+        assert_eq!(w, vec![(2, 5), (11, 17), (17, 19)]);
+        assert_eq!(windows(b"a/b", b"/").collect::<Vec<_>>(), vec![(0, 3)]);
+        assert_eq!(windows(t, b"@").collect::<Vec<_>>(), vec![(7, 11)]);
+    }
+}
