@@ -316,11 +316,7 @@ fn large_inputs_read_ahead_of_their_turn_count_first_occurrences() {
         ("c.jsonl", &last),
     ]
     .iter()
-    .map(|(name, data)| {
-        dir.write(name, data.to_vec())
-            .to_string_lossy()
-            .into_owned()
-    })
+    .map(|(name, data)| dir.write(name, data).to_string_lossy().into_owned())
     .collect();
     let runs: &[&[&str]] = &[
         &["--json"],
