@@ -27,12 +27,35 @@ impl From<io::Error> for Stop {
 
 const FLUSH_AT: usize = 64 * 1024;
 
+/// Held output larger than this waits for its input's turn ([`Out::held_in_turn`]): what a
+/// worker holds stays bounded whatever the size of its input's output.
+pub const HOLD_MAX: usize = 8 << 20;
+
+/// An input's place in the output order, as its held output sees it ([`Out::held_in_turn`]).
+pub trait Turn {
+    /// Whether every earlier input's output is written.
+    fn ready(&self) -> bool;
+    /// Blocks until it is; `false` when the run stopped meanwhile (stdout closed).
+    fn wait(&self) -> bool;
+}
+
+/// Held output that writes to its sink itself from its input's turn on.
+struct InTurn<'w> {
+    turn: &'w dyn Turn,
+    sink: &'w mut dyn Write,
+    line_buffered: bool,
+}
+
 /// Where a tool writes. Either it holds everything (an input processed in parallel with others,
-/// written later in argument order) or it passes blocks on to stdout as they fill.
+/// written later in argument order), or it passes blocks on to stdout as they fill, or it holds
+/// its output until its input's turn comes and then passes it on.
 pub struct Out<'w> {
     pub buf: Vec<u8>,
     sink: Option<&'w mut dyn Write>,
     line_buffered: bool,
+    /// What `buf` may grow to before [`Out::filled`] looks at it again.
+    full_at: usize,
+    in_turn: Option<InTurn<'w>>,
 }
 
 impl<'w> Out<'w> {
@@ -41,6 +64,8 @@ impl<'w> Out<'w> {
             buf: Vec::new(),
             sink: None,
             line_buffered: false,
+            full_at: usize::MAX,
+            in_turn: None,
         }
     }
 
@@ -49,7 +74,50 @@ impl<'w> Out<'w> {
             buf: Vec::with_capacity(FLUSH_AT * 2),
             sink: Some(sink),
             line_buffered,
+            full_at: if line_buffered { 1 } else { FLUSH_AT },
+            in_turn: None,
         }
+    }
+
+    /// Output held while earlier inputs' output is being written, then written to `sink` as
+    /// [`Out::direct`] from `turn` on (it is looked at every [`FLUSH_AT`] bytes); past
+    /// [`HOLD_MAX`] bytes it waits for the turn. What is left in `buf` at the end is the
+    /// caller's to write, in its turn.
+    pub fn held_in_turn(turn: &'w dyn Turn, sink: &'w mut dyn Write, line_buffered: bool) -> Self {
+        Out {
+            buf: Vec::new(),
+            sink: None,
+            line_buffered: false,
+            full_at: FLUSH_AT,
+            in_turn: Some(InTurn {
+                turn,
+                sink,
+                line_buffered,
+            }),
+        }
+    }
+
+    /// `buf` reached `full_at`: written when there is a sink, else looked at by its turn.
+    fn filled(&mut self) -> Result<(), Stop> {
+        if self.sink.is_some() {
+            return self.flush();
+        }
+        let Some(t) = &self.in_turn else {
+            return Ok(());
+        };
+        let ready = t.turn.ready() || (self.buf.len() >= HOLD_MAX && t.turn.wait());
+        if !ready {
+            if self.buf.len() >= HOLD_MAX {
+                return Err(Stop::BrokenPipe);
+            }
+            self.full_at = self.buf.len() + FLUSH_AT;
+            return Ok(());
+        }
+        let t = self.in_turn.take().expect("held in turn");
+        self.sink = Some(t.sink);
+        self.line_buffered = t.line_buffered;
+        self.full_at = if t.line_buffered { 1 } else { FLUSH_AT };
+        self.flush()
     }
 
     /// Appends one line (a `\n` is added).
@@ -63,8 +131,8 @@ impl<'w> Out<'w> {
     #[inline]
     pub fn end_line(&mut self) -> Result<(), Stop> {
         self.buf.push(b'\n');
-        if self.sink.is_some() && (self.line_buffered || self.buf.len() >= FLUSH_AT) {
-            self.flush()?;
+        if self.buf.len() >= self.full_at {
+            self.filled()?;
         }
         Ok(())
     }
@@ -81,8 +149,8 @@ impl<'w> Out<'w> {
             }
         }
         self.buf.extend_from_slice(bytes);
-        if self.sink.is_some() && (self.line_buffered || self.buf.len() >= FLUSH_AT) {
-            self.flush()?;
+        if self.buf.len() >= self.full_at {
+            self.filled()?;
         }
         Ok(())
     }
@@ -450,6 +518,60 @@ pub fn escaped_as_written(body: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
+
+    /// A turn that comes after a number of looks at it, or when waited for.
+    struct After(Cell<usize>);
+
+    impl Turn for After {
+        fn ready(&self) -> bool {
+            let left = self.0.get();
+            self.0.set(left.saturating_sub(1));
+            left == 0
+        }
+        fn wait(&self) -> bool {
+            self.0.set(0);
+            true
+        }
+    }
+
+    /// Output held in turn goes to the sink from the turn on, in order, and what is left at the
+    /// end stays in `buf`; past HOLD_MAX it waits for the turn instead of holding more.
+    #[test]
+    fn held_output_is_written_from_its_turn() {
+        let line = vec![b'x'; 999];
+        for looks in [0, 3, usize::MAX] {
+            let turn = After(Cell::new(looks));
+            let mut sink = Vec::new();
+            let mut out = Out::held_in_turn(&turn, &mut sink, false);
+            let mut lines = 0;
+            while out.sink.is_none() {
+                assert!(lines < 2 * HOLD_MAX / 1000, "never written from its turn");
+                out.line(&line).unwrap();
+                lines += 1;
+                assert!(
+                    out.buf.len() < HOLD_MAX + FLUSH_AT + 1000,
+                    "held to HOLD_MAX"
+                );
+            }
+            for _ in 0..10 {
+                out.line(&line).unwrap();
+                lines += 1;
+            }
+            let left = std::mem::take(&mut out.buf);
+            drop(out);
+            assert!(!sink.is_empty());
+            assert_eq!((sink.len() + left.len()) / 1000, lines);
+            assert!(sink
+                .chunks(1000)
+                .all(|l| l[..999] == line[..] && l[999] == b'\n'));
+            if looks == usize::MAX {
+                assert!(sink.len() >= HOLD_MAX, "written only once past HOLD_MAX");
+            } else {
+                assert!(sink.len() < HOLD_MAX);
+            }
+        }
+    }
 
     /// Every ASCII character between others, the empty string, long mixed text, controls.
     fn sample_texts() -> Vec<String> {

@@ -95,6 +95,16 @@ impl Turn<'static> {
     }
 }
 
+impl crate::output::Turn for Turn<'_> {
+    fn ready(&self) -> bool {
+        Turn::ready(self)
+    }
+
+    fn wait(&self) -> bool {
+        Turn::wait(self)
+    }
+}
+
 impl Turn<'_> {
     /// Whether it is this input's turn already: every earlier input has been handed to
     /// `finish` (a job that finds it is may go on as [`Turn::wait`] would let it, without
@@ -250,11 +260,11 @@ where
 {
     let stdout = io::stdout();
     let tty = stdout.is_terminal();
-    let mut lock = stdout.lock();
-    let mut out = Out::direct(&mut lock, tty);
     let cpus = threads.unwrap_or_else(cpus).max(1);
     chunks::BUDGET.set_total(cpus);
     if sources.len() == 1 {
+        let mut lock = stdout.lock();
+        let mut out = Out::direct(&mut lock, tty);
         let _busy = chunks::Busy::start();
         let mut diags = Diags::new(tool, &sources[0].name(), true);
         let turn = Turn::alone();
@@ -263,6 +273,10 @@ where
         finish(None, &mut out)?;
         return out.flush();
     }
+    // Not locked for the run: a worker whose input's turn has come writes its output itself
+    // (`Out::held_in_turn`) while this thread waits for it.
+    let mut writer = io::stdout();
+    let mut out = Out::direct(&mut writer, tty);
     let threads = worker_count(threads, sources.len());
     // Workers take inputs in argument order as long as they are at most `window` inputs
     // ahead of the writer; this thread writes each result as soon as all earlier ones are
@@ -274,7 +288,7 @@ where
         for k in 0..threads {
             let tx = tx.clone();
             let (next, order, job) = (&next, &order, &job);
-            let worker = move || work(tool, sources, next, order, job, tx);
+            let worker = move || work(tool, sources, next, order, job, tx, tty);
             // The system may refuse more threads (a process limit): the ones started do the
             // work. Without any, this thread could not write: that is an error.
             if let Err(e) = std::thread::Builder::new().spawn_scoped(scope, worker) {
@@ -295,7 +309,9 @@ where
 type Done<T> = (usize, Result<T, Stop>, Vec<u8>, Diags);
 
 /// A worker: takes the next input in argument order once it may start, runs the job on it
-/// with held output, and sends the result to the writer, until none is left or the run stops.
+/// with output held until the input's turn (then written to stdout by the worker, `tty` being
+/// whether that is a terminal), and sends the result and what is still held to the writer,
+/// until none is left or the run stops.
 fn work<T, J>(
     tool: &'static str,
     sources: &[Source],
@@ -303,6 +319,7 @@ fn work<T, J>(
     order: &WriteOrder,
     job: &J,
     tx: mpsc::Sender<Done<T>>,
+    tty: bool,
 ) where
     J: Fn(&Source, &mut Out, &mut Diags, &Turn) -> Result<T, Stop>,
 {
@@ -323,16 +340,18 @@ fn work<T, J>(
             return;
         }
         let src = &sources[i];
-        let mut held = Out::held();
         let mut diags = Diags::new(tool, &src.name(), false);
         let turn = Turn {
             index: i,
             order: Some(order),
         };
+        let mut stdout = io::stdout();
+        let mut held = Out::held_in_turn(&turn, &mut stdout, tty);
         let busy = chunks::Busy::start();
         let r = job(src, &mut held, &mut diags, &turn);
         drop(busy);
-        if tx.send((i, r, held.buf, diags)).is_err() {
+        let held = std::mem::take(&mut held.buf);
+        if tx.send((i, r, held, diags)).is_err() {
             return;
         }
     }
@@ -363,6 +382,8 @@ where
             out.flush().map_err(stop)?;
             diags.flush();
             finish(Some(r.map_err(stop)?), out).map_err(stop)?;
+            // Written before the next input's turn: its worker may write itself from then on.
+            out.flush().map_err(stop)?;
             want += 1;
             order.wrote(want);
         }
