@@ -82,10 +82,16 @@ impl<'w> Out<'w> {
     /// Output held while earlier inputs' output is being written, then written to `sink` as
     /// [`Out::direct`] from `turn` on (it is looked at every [`FLUSH_AT`] bytes); past
     /// [`HOLD_MAX`] bytes it waits for the turn. What is left in `buf` at the end is the
-    /// caller's to write, in its turn.
-    pub fn held_in_turn(turn: &'w dyn Turn, sink: &'w mut dyn Write, line_buffered: bool) -> Self {
+    /// caller's to write, in its turn. `buf` is memory to reuse (emptied first).
+    pub fn held_in_turn(
+        turn: &'w dyn Turn,
+        sink: &'w mut dyn Write,
+        line_buffered: bool,
+        mut buf: Vec<u8>,
+    ) -> Self {
+        buf.clear();
         Out {
-            buf: Vec::new(),
+            buf,
             sink: None,
             line_buffered: false,
             full_at: FLUSH_AT,
@@ -95,6 +101,11 @@ impl<'w> Out<'w> {
                 line_buffered,
             }),
         }
+    }
+
+    /// Whether it writes to a sink (for output held in turn: whether its turn has come).
+    pub fn writes(&self) -> bool {
+        self.sink.is_some()
     }
 
     /// `buf` reached `full_at`: written when there is a sink, else looked at by its turn.
@@ -543,9 +554,9 @@ mod tests {
         for looks in [0, 3, usize::MAX] {
             let turn = After(Cell::new(looks));
             let mut sink = Vec::new();
-            let mut out = Out::held_in_turn(&turn, &mut sink, false);
+            let mut out = Out::held_in_turn(&turn, &mut sink, false, Vec::new());
             let mut lines = 0;
-            while out.sink.is_none() {
+            while !out.writes() {
                 assert!(lines < 2 * HOLD_MAX / 1000, "never written from its turn");
                 out.line(&line).unwrap();
                 lines += 1;

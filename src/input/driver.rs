@@ -334,6 +334,11 @@ fn work<T, J>(
         }
     }
     let _guard = StopOnPanic(order);
+    // The held output's memory, kept from one input to the next when what is left of it at
+    // the end is small (it was written in turn): growing a new buffer to HOLD_MAX for every
+    // input faulted in its pages each time (pi-tools over four 51 MB files on 2 threads:
+    // 11,300 page faults against 1,700 on one).
+    let mut spare = Vec::new();
     loop {
         let i = next.fetch_add(1, Ordering::Relaxed);
         if i >= sources.len() || !order.wait_for_start(i) {
@@ -346,12 +351,18 @@ fn work<T, J>(
             order: Some(order),
         };
         let mut stdout = io::stdout();
-        let mut held = Out::held_in_turn(&turn, &mut stdout, tty);
+        let mut held = Out::held_in_turn(&turn, &mut stdout, tty, std::mem::take(&mut spare));
         let busy = chunks::Busy::start();
         let r = job(src, &mut held, &mut diags, &turn);
         drop(busy);
-        let held = std::mem::take(&mut held.buf);
-        if tx.send((i, r, held, diags)).is_err() {
+        let left = if held.writes() {
+            let left = held.buf.clone();
+            spare = std::mem::take(&mut held.buf);
+            left
+        } else {
+            std::mem::take(&mut held.buf)
+        };
+        if tx.send((i, r, left, diags)).is_err() {
             return;
         }
     }
