@@ -1,7 +1,7 @@
 //! The input driver with many files: output and diagnostics in argument order whatever the
 //! number of threads, and a closed stdout ends the run quietly.
 
-use crate::util::{bin_dir, cmd, TempDir};
+use crate::util::{bin_dir, cmd, Output, TempDir};
 use pi_jsonl_gen::{Gen, Shape};
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -191,6 +191,22 @@ fn large_session(dir: &TempDir, name: &str, seed: u64) -> String {
     dir.write(name, data).to_string_lossy().into_owned()
 }
 
+/// `tool` with `args` over `inputs` on 2 and 4 threads gives `base` (its run on one thread):
+/// the same status, output and diagnostics.
+fn same_on_more_threads(tool: &str, args: &[&str], inputs: &[String], base: &Output) {
+    for threads in ["2", "4"] {
+        let o = cmd(tool)
+            .args(args)
+            .args(["--threads", threads])
+            .args(inputs)
+            .run();
+        let run = (tool, args, threads);
+        assert_eq!(o.status, base.status, "{run:?}");
+        assert!(o.stdout == base.stdout, "{run:?}: output differs");
+        assert_eq!(o.stderr, base.stderr, "{run:?}");
+    }
+}
+
 /// Issue 20: one large input read on one, two or four threads gives the same bytes and the
 /// same diagnostics, for every tool; so do four large inputs at once.
 #[test]
@@ -246,19 +262,7 @@ fn large_inputs_read_on_several_cores_give_the_same_output() {
                     assert!(records.contains(joined), "{run:?}: {joined}");
                 }
             }
-            for threads in ["2", "4"] {
-                let o = cmd(run[0])
-                    .args(&run[1..])
-                    .args(["--threads", threads])
-                    .args(inputs)
-                    .run();
-                assert_eq!(o.status, base.status, "{run:?} --threads {threads}");
-                assert!(
-                    o.stdout == base.stdout,
-                    "{run:?} --threads {threads}: output differs"
-                );
-                assert_eq!(o.stderr, base.stderr, "{run:?} --threads {threads}");
-            }
+            same_on_more_threads(run[0], &run[1..], inputs, &base);
         }
     }
 }
@@ -338,18 +342,6 @@ fn large_inputs_read_ahead_of_their_turn_count_first_occurrences() {
                 "the copy's calls are repeats"
             );
         }
-        for threads in ["2", "4"] {
-            let o = cmd("pi-usage")
-                .args(*run)
-                .args(["--threads", threads])
-                .args(&inputs)
-                .run();
-            assert_eq!(o.status, base.status, "{run:?} --threads {threads}");
-            assert!(
-                o.stdout == base.stdout,
-                "{run:?} --threads {threads}: output differs"
-            );
-            assert_eq!(o.stderr, base.stderr, "{run:?} --threads {threads}");
-        }
+        same_on_more_threads("pi-usage", run, &inputs, &base);
     }
 }

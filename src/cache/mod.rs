@@ -829,12 +829,17 @@ mod tests {
             std::env::temp_dir().join(format!("pi-jsonl-cache-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).unwrap();
+        let cache = reopen(&dir);
+        (dir, cache)
+    }
+
+    /// pi-usage's cache in `dir` (made by [`scratch`]) as a later run opens it.
+    fn reopen(dir: &Path) -> Cache {
         let args = CacheArgs {
             cache_dir: Some(dir.join("cache")),
             ..CacheArgs::default()
         };
-        let cache = Cache::open("pi-usage", &args).unwrap();
-        (dir, cache)
+        Cache::open("pi-usage", &args).unwrap()
     }
 
     fn index_of(cache: &Cache) -> Index {
@@ -879,14 +884,7 @@ mod tests {
         let r = index.record(0);
         assert_eq!((r.key, index.var(r.summary)), (key, Some(&b"kept"[..])));
         // A run after it finds the summary and the details.
-        let again = Cache::open(
-            "pi-usage",
-            &CacheArgs {
-                cache_dir: Some(dir.join("cache")),
-                ..CacheArgs::default()
-            },
-        )
-        .unwrap();
+        let again = reopen(&dir);
         let found = again.lookup(&key, &kept, false, &mut |m| panic!("{m}"), |s, k| {
             Some((s.to_vec(), *k))
         });
@@ -917,14 +915,7 @@ mod tests {
             cache.put(&key, p, &file, (b"summary".to_vec(), 0), None);
         }
         cache.save();
-        let again = Cache::open(
-            "pi-usage",
-            &CacheArgs {
-                cache_dir: Some(dir.join("cache")),
-                ..CacheArgs::default()
-            },
-        )
-        .unwrap();
+        let again = reopen(&dir);
         let knows = |p: &Path| again.knows_session(&fs::metadata(p).unwrap());
         assert!(knows(&session));
         assert!(!knows(&foreign));
