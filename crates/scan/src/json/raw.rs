@@ -523,6 +523,29 @@ mod tests {
         assert_eq!(seen, [Some(b"a".to_vec()), Some(b"\"after\"".to_vec())]);
     }
 
+    /// Members read with their strings measured by `next` (all but member `n`) are the members
+    /// read plainly, and each string's measure is `want` of its body.
+    fn measured_members_are_the_members<T: PartialEq + std::fmt::Debug>(
+        texts: &[&str],
+        next: for<'a> fn(&mut super::Fields<'a>) -> Option<(&'a [u8], Raw<'a>, Option<T>)>,
+        want: fn(&[u8]) -> T,
+    ) {
+        for text in texts {
+            let raw = crate::json::validate(text.as_bytes()).expect("valid");
+            let mut plain = vec![];
+            raw.for_each_field(|k, v| plain.push((k.to_vec(), v.to_vec())));
+            let mut measured = vec![];
+            let mut fields = super::Fields::new(raw.bytes(), 0);
+            while let Some((k, v, m)) = next(&mut fields) {
+                let expected =
+                    (v.first() == Some(&b'"') && k != b"n").then(|| want(&v[1..v.len() - 1]));
+                assert_eq!(m, expected, "{text}: {}", String::from_utf8_lossy(k));
+                measured.push((k.to_vec(), v.to_vec()));
+            }
+            assert_eq!(measured, plain, "{text}");
+        }
+    }
+
     /// Members read with their strings counted are the members read plainly, and each string's
     /// counts are its text's.
     #[test]
@@ -532,20 +555,11 @@ mod tests {
             r#"{"type":"text","text":"a \" } ] { [ \\ \n\u000a","n":1,"o":{"s":"\""},"e":""}"#,
             r#"{ "a" : "x" , "b" : [ "y" ] , "c" : "\ud83d\ude00é" }"#,
         ];
-        for text in texts {
-            let raw = crate::json::validate(text.as_bytes()).expect("valid");
-            let mut plain = vec![];
-            raw.for_each_field(|k, v| plain.push((k.to_vec(), v.to_vec())));
-            let mut counted = vec![];
-            let mut fields = super::Fields::new(raw.bytes(), 0);
-            while let Some((k, v, c)) = fields.next_counted(|k| k != b"n") {
-                let want = (v.first() == Some(&b'"') && k != b"n")
-                    .then(|| crate::json::text_counts(&v[1..v.len() - 1]));
-                assert_eq!(c, want, "{text}: {}", String::from_utf8_lossy(k));
-                counted.push((k.to_vec(), v.to_vec()));
-            }
-            assert_eq!(counted, plain, "{text}");
-        }
+        measured_members_are_the_members(
+            &texts,
+            |f| f.next_counted(|k| k != b"n"),
+            crate::json::text_counts,
+        );
     }
 
     /// Members read with their strings checked are the members read plainly, and each
@@ -563,20 +577,11 @@ mod tests {
             r#"{ "a" : "x\/" , "b" : [ "y" ] , "c" : "\ud83d\ude00é" }"#,
             &long,
         ];
-        for text in texts {
-            let raw = crate::json::validate(text.as_bytes()).expect("valid");
-            let mut plain = vec![];
-            raw.for_each_field(|k, v| plain.push((k.to_vec(), v.to_vec())));
-            let mut checked = vec![];
-            let mut fields = super::Fields::new(raw.bytes(), 0);
-            while let Some((k, v, w)) = fields.next_written(|k| k != b"n") {
-                let want = (v.first() == Some(&b'"') && k != b"n")
-                    .then(|| crate::json::written_len(&v[1..v.len() - 1]));
-                assert_eq!(w, want, "{text}: {}", String::from_utf8_lossy(k));
-                checked.push((k.to_vec(), v.to_vec()));
-            }
-            assert_eq!(checked, plain, "{text}");
-        }
+        measured_members_are_the_members(
+            &texts,
+            |f| f.next_written(|k| k != b"n"),
+            crate::json::written_len,
+        );
     }
 
     #[test]
