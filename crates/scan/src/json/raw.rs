@@ -523,11 +523,14 @@ mod tests {
         assert_eq!(seen, [Some(b"a".to_vec()), Some(b"\"after\"".to_vec())]);
     }
 
+    /// A member and its string's measure, as `Fields::next_counted` and `next_written` give it.
+    type Measured<'a, T> = Option<(&'a [u8], Raw<'a>, Option<T>)>;
+
     /// Members read with their strings measured by `next` (all but member `n`) are the members
     /// read plainly, and each string's measure is `want` of its body.
     fn measured_members_are_the_members<T: PartialEq + std::fmt::Debug>(
         texts: &[&str],
-        next: for<'a> fn(&mut super::Fields<'a>) -> Option<(&'a [u8], Raw<'a>, Option<T>)>,
+        next: for<'a> fn(&mut super::Fields<'a>) -> Measured<'a, T>,
         want: fn(&[u8]) -> T,
     ) {
         for text in texts {
