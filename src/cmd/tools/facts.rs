@@ -517,6 +517,29 @@ mod tests {
         );
     }
 
+    /// A member whose name is written with an escape is read as the name it decodes to, in
+    /// a toolCall block and in a result's content blocks.
+    #[test]
+    fn member_names_are_read_as_they_decode() {
+        let content = json::validate(
+            br#"[{"typ\u0065":"toolCall","\u0069d":"c","n\u0061me":"read","arguments":{}},{"type":"text","text":"x"}]"#,
+        )
+        .unwrap();
+        let blocks = call_blocks(content);
+        assert_eq!(blocks.len(), 1);
+        assert_eq!(blocks[0].id, Ok("c".into()));
+        assert_eq!(blocks[0].name.as_deref(), Some("read"));
+        assert_eq!(blocks[0].arguments, Some(&b"{}"[..]));
+        let args = Args::try_parse_from(["pi-tools"]).unwrap();
+        let message = json::validate(
+            br#"{"content":[{"t\u0079pe":"text","te\u0078t":"hi"},{"type":"image","mim\u0065Type":"image/png"}]}"#,
+        )
+        .unwrap();
+        let facts = ResultFacts::read(&Message::read(message), &args, false);
+        assert_eq!(facts.text.map(|t| t.bytes()), Some(2));
+        assert_eq!(facts.image_types, [Some("image/png".into())]);
+    }
+
     #[test]
     fn a_call_without_a_result_is_an_error_only_in_an_aborted_turn() {
         assert!(turn_aborted(Some("aborted")) && turn_aborted(Some("error")));

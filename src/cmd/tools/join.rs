@@ -10,7 +10,7 @@ use super::facts::{
 };
 use super::records::RecordWriter;
 use super::waiting::{
-    CallAnswer, CallingTurn, DuplicateOf, JoinSession, KeptBytes, LatestCall, PendingCall,
+    CallAnswer, CallingTurn, DuplicateOf, JoinSession, KeptBytes, LatestCall, PendingCall, Strings,
     WaitingRecord,
 };
 use super::{changed, fetch, Args};
@@ -62,7 +62,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
                 })
                 .clone();
             let call = self.call(e, turn, b, d);
-            if let Some(id) = &call.id {
+            if let Some(id) = call.id() {
                 let latest = LatestCall {
                     seq: s.waiting.next_seq(),
                     call_line: call.turn.line,
@@ -103,14 +103,11 @@ impl<'a, 'w> Joiner<'a, 'w> {
                 None
             }
         };
-        let name: Option<Box<str>> = b.name.map(Into::into);
         let args = self.records.args;
-        let keep_arguments = !args.no_content && args.name_wanted(name.as_deref());
+        let keep_arguments = !args.no_content && args.name_wanted(b.name.as_deref());
         PendingCall {
             turn,
-            id: id.map(Into::into),
-            name,
-            namespace: b.namespace.map(Into::into),
+            names: Strings::new([id.as_deref(), b.name.as_deref(), b.namespace.as_deref()]),
             arguments: b.arguments.filter(|_| keep_arguments).map(|a| {
                 let budget = &mut self.records.arguments_budget;
                 KeptBytes::keep_within(self.records.file, e, a, budget)
@@ -161,7 +158,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
             e,
             dup,
             |dup, kept| WaitingRecord::Result(e.line.no, kept, dup),
-            |w, session, dup| w.render_result(session, answer, dup.as_ref()),
+            |w, head, dup| w.render_result(head, answer, dup.as_ref()),
         )
     }
 
@@ -185,12 +182,12 @@ impl<'a, 'w> Joiner<'a, 'w> {
         };
         if front {
             // Its place in the queue is now empty: written below, then passed over.
-            let wrote = self.records.render_call(&s.id, &call, Some(answer), d);
+            let wrote = self.records.render_call(&s.head, &call, Some(answer), d);
             self.records.emit(wrote)?;
             return self.drain(s, d);
         }
         let record = self.records.deferred(
-            &s.id,
+            &s.head,
             e,
             call,
             |call, kept| {
@@ -199,7 +196,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
                     ..call
                 })
             },
-            |w, session, call| w.render_call(session, call, Some(answer), d),
+            |w, head, call| w.render_call(head, call, Some(answer), d),
         );
         if let Some(w) = s.waiting.get_mut(seq) {
             *w = record;
@@ -214,7 +211,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
             e,
             (),
             |(), kept| WaitingRecord::Bash(e.line.no, kept),
-            |w, session, ()| w.render_bash(session, line),
+            |w, head, ()| w.render_bash(head, line),
         )
     }
 
@@ -226,26 +223,27 @@ impl<'a, 'w> Joiner<'a, 'w> {
         e: &Entry<'_>,
         item: T,
         waiting: impl FnOnce(T, KeptBytes) -> WaitingRecord,
-        render: impl FnOnce(&mut RecordWriter<'a, 'w>, &str, &T) -> bool,
+        render: impl FnOnce(&mut RecordWriter<'a, 'w>, &[u8], &T) -> bool,
     ) -> Result<(), Stop> {
         if s.waiting.is_empty() {
-            let wrote = render(&mut self.records, &s.id, &item);
+            let wrote = render(&mut self.records, &s.head, &item);
             return self.records.emit(wrote);
         }
-        let record = self.records.deferred(&s.id, e, item, waiting, render);
+        let record = self.records.deferred(&s.head, e, item, waiting, render);
         s.waiting.push(record);
         Ok(())
     }
 
     /// Writes the records at the front of the queue that are settled.
     fn drain(&mut self, s: &mut JoinSession, d: &mut Diags) -> Result<(), Stop> {
-        s.waiting
-            .drain_settled(WaitingRecord::settled, |w| self.write_waiting(&s.id, w, d))
+        s.waiting.drain_settled(WaitingRecord::settled, |w| {
+            self.write_waiting(&s.head, w, d)
+        })
     }
 
     fn write_waiting(
         &mut self,
-        session: &str,
+        head: &[u8],
         record: WaitingRecord,
         d: &mut Diags,
     ) -> Result<(), Stop> {
@@ -254,19 +252,19 @@ impl<'a, 'w> Joiner<'a, 'w> {
             WaitingRecord::Ready(bytes) => self.records.out.raw(&bytes),
             WaitingRecord::Call(call) => match &call.answer {
                 CallAnswer::Waiting | CallAnswer::Closed => {
-                    let wrote = self.records.render_call(session, &call, None, d);
+                    let wrote = self.records.render_call(head, &call, None, d);
                     self.records.emit(wrote)
                 }
                 CallAnswer::Answered(no, kept) => self.again(*no, kept, d, |w, line, d| {
                     let answer = line.map(|l| l.answer(w.args));
-                    w.render_call(session, &call, answer, d)
+                    w.render_call(head, &call, answer, d)
                 }),
             },
             WaitingRecord::Bash(no, kept) => self.again(no, &kept, d, |w, line, _| {
-                line.is_some_and(|l| w.render_bash(session, l))
+                line.is_some_and(|l| w.render_bash(head, l))
             }),
             WaitingRecord::Result(no, kept, dup) => self.again(no, &kept, d, |w, line, _| {
-                line.is_some_and(|l| w.render_result(session, l.answer(w.args), dup.as_ref()))
+                line.is_some_and(|l| w.render_result(head, l.answer(w.args), dup.as_ref()))
             }),
         }
     }
@@ -299,7 +297,7 @@ impl SessionVisitor for Joiner<'_, '_> {
     type Session = JoinSession;
 
     fn header(&mut self, h: &Header<'_>, _d: &mut Diags) -> Result<JoinSession, Stop> {
-        Ok(JoinSession::new(h))
+        Ok(JoinSession::new(h, self.records.name))
     }
 
     fn entry(&mut self, s: &mut JoinSession, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
@@ -343,6 +341,6 @@ impl SessionVisitor for Joiner<'_, '_> {
     }
 
     fn end(&mut self, mut s: JoinSession, d: &mut Diags) -> Result<(), Stop> {
-        s.waiting.drain_all(|w| self.write_waiting(&s.id, w, d))
+        s.waiting.drain_all(|w| self.write_waiting(&s.head, w, d))
     }
 }

@@ -20,8 +20,8 @@ use std::fs::File;
 
 /// A tool_call record: a model's call joined to its result, or a user's command.
 pub struct ToolCall<'a> {
-    session: &'a str,
-    file: &'a str,
+    /// The `session` and `file` members, written once per session ([`record_head`]).
+    head: &'a [u8],
     line: u64,
     entry: Option<&'a str>,
     call_id: Option<&'a str>,
@@ -61,8 +61,8 @@ struct JoinedResult<'a> {
 
 /// A tool_result record: a result that joins no call (an orphan, or a duplicate).
 pub struct ToolResult<'a> {
-    session: &'a str,
-    file: &'a str,
+    /// The `session` and `file` members, written once per session ([`record_head`]).
+    head: &'a [u8],
     line: u64,
     entry: Option<&'a str>,
     status: CallStatus,
@@ -77,18 +77,26 @@ pub struct ToolResult<'a> {
 fn write_result_facts(o: &mut Obj<'_>, f: &ResultFacts<'_>, a: &Args) {
     o.opt_str("name", f.name.as_deref());
     write_text(o, f.text.as_ref(), a);
-    o.u64("images", f.images)
-        .arr("image_types", |arr| {
+    // Most results have no image, no usage and no nested calls: those members are then
+    // written in one go.
+    match (f.images, f.image_types.is_empty()) {
+        (0, true) => o.members(b",\"images\":0,\"image_types\":[]"),
+        (n, _) => o.u64("images", n).arr("image_types", |arr| {
             for t in &f.image_types {
                 match t {
                     Some(t) => arr.str(t),
                     None => arr.raw(b"null"),
                 }
             }
-        })
-        .opt_bool("is_error", f.is_error)
+        }),
+    };
+    o.opt_bool("is_error", f.is_error)
         .opt_i64("exit_code", f.exit_code)
         .opt_raw("details", f.details);
+    if f.usage.is_none() && f.nested_calls.is_none() {
+        o.members(b",\"usage\":null,\"nested_calls\":null");
+        return;
+    }
     match &f.usage {
         Some(u) => o.obj("usage", |o| write_usage(o, u)),
         None => o.null("usage"),
@@ -177,14 +185,16 @@ impl Record for ToolCall<'_> {
     ];
 
     fn write_fields(&self, o: &mut Obj<'_>) {
-        o.opt_str("session", crate::reader::session_id(self.session))
-            .str("file", self.file)
+        o.members(self.head)
             .u64("line", self.line)
             .opt_str("entry", self.entry)
             .opt_str("call_id", self.call_id)
-            .opt_str("name", self.name)
-            .opt_str("namespace", self.namespace)
-            .bool("by_user", self.by_user);
+            .opt_str("name", self.name);
+        match (self.namespace, self.by_user) {
+            // A model's call without a namespace, the most common: in one go.
+            (None, false) => o.members(b",\"namespace\":null,\"by_user\":false"),
+            (namespace, by_user) => o.opt_str("namespace", namespace).bool("by_user", by_user),
+        };
         match self.arguments {
             Some(CallArguments::Recorded(raw)) => o.raw("arguments", raw),
             Some(CallArguments::Command(command)) => o.obj("arguments", |a| {
@@ -263,8 +273,7 @@ impl Record for ToolResult<'_> {
 
     fn write_fields(&self, o: &mut Obj<'_>) {
         let dup = self.duplicate_of;
-        o.opt_str("session", crate::reader::session_id(self.session))
-            .str("file", self.file)
+        o.members(self.head)
             .u64("line", self.line)
             .opt_str("entry", self.entry)
             .opt_str("call_id", self.facts.call_id.as_deref())
@@ -275,6 +284,17 @@ impl Record for ToolResult<'_> {
         write_result_facts(o, self.facts, self.options);
         o.opt_str("timestamp", self.timestamp);
     }
+}
+
+/// The members every record of a session starts with after its type, `session` and `file`,
+/// written once per session (with the comma before them, as [`Obj::members`] adds them):
+/// two fewer keys and strings escaped per record.
+pub(super) fn record_head(session: &str, file: &str) -> Box<[u8]> {
+    let mut head = Vec::new();
+    Obj::continued(&mut head)
+        .opt_str("session", crate::reader::session_id(session))
+        .str("file", file);
+    head.into_boxed_slice()
 }
 
 /// Where pi-tools' records go, and what every record needs: the options, the output, the file
@@ -338,15 +358,15 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
     /// stdin, rendered now by `render` and held.
     pub(super) fn deferred<T>(
         &mut self,
-        session: &str,
+        head: &[u8],
         e: &Entry<'_>,
         item: T,
         waiting: impl FnOnce(T, KeptBytes) -> WaitingRecord,
-        render: impl FnOnce(&mut Self, &str, &T) -> bool,
+        render: impl FnOnce(&mut Self, &[u8], &T) -> bool,
     ) -> WaitingRecord {
         match self.file {
             Some(file) => waiting(item, KeptBytes::keep(Some(file), e, e.line.bytes)),
-            None => self.held(|w| render(w, session, &item)),
+            None => self.held(|w| render(w, head, &item)),
         }
     }
 
@@ -354,7 +374,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
     /// the filters leave it out.
     pub(super) fn render_call(
         &mut self,
-        session: &str,
+        head: &[u8],
         c: &PendingCall,
         result: Option<Answer<'_>>,
         d: &mut Diags,
@@ -365,7 +385,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         }
         let facts = result.as_ref().map(|r| &r.facts);
         let (status, evidence) = call_verdict(facts, c.turn.aborted());
-        if !self.args.wanted(c.name.as_deref(), status) {
+        if !self.args.wanted(c.name(), status) {
             return false;
         }
         let arguments = match &c.arguments {
@@ -392,25 +412,24 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             timestamp: r.timestamp.as_deref(),
         });
         ToolCall {
-            session,
-            file: self.name,
+            head,
             line: t.line,
             entry: t.entry.as_deref(),
-            call_id: c.id.as_deref(),
-            name: c.name.as_deref(),
-            namespace: c.namespace.as_deref(),
+            call_id: c.id(),
+            name: c.name(),
+            namespace: c.namespace(),
             by_user: false,
             arguments: arguments.map(CallArguments::Recorded),
             arguments_bytes: c.arguments_bytes,
             status,
             evidence,
-            stop_reason: t.stop_reason.as_deref(),
+            stop_reason: t.stop_reason(),
             duration_ms: result.as_ref().and_then(|r| duration_ms(t.ms, r.timestamp)),
             result,
             bash: None,
-            model: t.model.as_deref(),
-            provider: t.provider.as_deref(),
-            timestamp: t.timestamp.as_deref(),
+            model: t.model(),
+            provider: t.provider(),
+            timestamp: t.timestamp(),
             options: self.args,
         }
         .write_to(&mut self.out.buf);
@@ -418,7 +437,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
     }
 
     /// Renders the tool_call record of a bashExecution, as [`Self::render_call`].
-    pub(super) fn render_bash(&mut self, session: &str, line: MessageLine<'_>) -> bool {
+    pub(super) fn render_bash(&mut self, head: &[u8], line: MessageLine<'_>) -> bool {
         let m = &line.msg;
         let exit_code = m.exit_code.and_then(as_i64);
         let cancelled = m.cancelled.and_then(Raw::as_bool);
@@ -429,8 +448,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         let command = m.command.filter(|c| c.first() == Some(&b'"'));
         let facts = ResultFacts::of_bash(m, exit_code, self.args, line.utf8);
         ToolCall {
-            session,
-            file: self.name,
+            head,
             line: line.no,
             entry: line.entry.as_deref(),
             call_id: None,
@@ -465,7 +483,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
     /// Renders a tool_result record (orphan or duplicate), as [`Self::render_call`].
     pub(super) fn render_result(
         &mut self,
-        session: &str,
+        head: &[u8],
         answer: Answer<'_>,
         dup: Option<&DuplicateOf>,
     ) -> bool {
@@ -479,8 +497,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             return false;
         }
         ToolResult {
-            session,
-            file: self.name,
+            head,
             line: answer.no,
             entry: answer.entry.as_deref(),
             status,

@@ -79,7 +79,7 @@ impl<'a> ResultText<'a> {
     }
 
     /// The length of the text in bytes (UTF-8), found without writing it.
-    fn bytes(&self) -> u64 {
+    pub(super) fn bytes(&self) -> u64 {
         match self {
             ResultText::Parts { parts, utf8 } => {
                 let written: Option<usize> = parts.iter().map(|p| written_len(p, *utf8)).sum();

@@ -7,10 +7,10 @@
 //! are kept, or the record is rendered at once and held as it will be written.
 
 use super::facts::{turn_aborted, TurnNames};
+use super::records::record_head;
 use crate::hash::Hash128Map;
 use crate::ordered::Ordered;
 use crate::reader::{Entry, Header};
-use std::borrow::Cow;
 use std::fs::File;
 use std::rc::Rc;
 
@@ -57,19 +57,46 @@ impl KeptBytes {
     }
 }
 
-fn boxed(c: Option<Cow<'_, str>>) -> Option<Box<str>> {
-    c.map(|c| c.into())
+/// Several optional strings kept in one allocation (a turn's or a call's names): a call
+/// waits in memory until its result comes, and one allocation per call and per turn, not one
+/// per string, is what keeping them costs (issue 20).
+pub(super) struct Strings<const N: usize> {
+    text: Box<str>,
+    /// Where each string lies in `text`, when there is one.
+    parts: [Option<(u32, u32)>; N],
+}
+
+impl<const N: usize> Strings<N> {
+    pub(super) fn new(strings: [Option<&str>; N]) -> Strings<N> {
+        let mut text = String::with_capacity(strings.iter().flatten().map(|s| s.len()).sum());
+        let parts = strings.map(|s| {
+            let s = s?;
+            let start = text.len();
+            text.push_str(s);
+            // A line is far shorter than 4 GiB in any session; past that, the string is
+            // left out rather than cut.
+            Some((u32::try_from(start).ok()?, u32::try_from(text.len()).ok()?))
+        });
+        Strings {
+            text: text.into_boxed_str(),
+            parts,
+        }
+    }
+
+    /// The string `k` (given at `new`'s index `k`).
+    pub(super) fn get(&self, k: usize) -> Option<&str> {
+        let (start, end) = self.parts[k]?;
+        self.text.get(start as usize..end as usize)
+    }
 }
 
 /// What the calls of one assistant entry share.
 pub(super) struct CallingTurn {
     pub(super) line: u64,
     pub(super) entry: Option<Rc<str>>,
-    pub(super) timestamp: Option<Box<str>>,
     pub(super) ms: Option<i64>,
-    pub(super) model: Option<Box<str>>,
-    pub(super) provider: Option<Box<str>>,
-    pub(super) stop_reason: Option<Box<str>>,
+    /// The timestamp, model, provider and stop reason ([`CallingTurn::timestamp`] ...).
+    names: Strings<4>,
 }
 
 impl CallingTurn {
@@ -80,30 +107,61 @@ impl CallingTurn {
             line: e.line.no,
             entry: e.str("id").map(|i| Rc::from(&*i)),
             ms: timestamp.as_deref().and_then(crate::time::parse_iso8601),
-            timestamp: boxed(timestamp),
-            model: boxed(names.model),
-            provider: boxed(names.provider),
-            stop_reason: boxed(names.stop_reason),
+            names: Strings::new([
+                timestamp.as_deref(),
+                names.model.as_deref(),
+                names.provider.as_deref(),
+                names.stop_reason.as_deref(),
+            ]),
         }
     }
 
+    pub(super) fn timestamp(&self) -> Option<&str> {
+        self.names.get(0)
+    }
+
+    pub(super) fn model(&self) -> Option<&str> {
+        self.names.get(1)
+    }
+
+    pub(super) fn provider(&self) -> Option<&str> {
+        self.names.get(2)
+    }
+
+    pub(super) fn stop_reason(&self) -> Option<&str> {
+        self.names.get(3)
+    }
+
     pub(super) fn aborted(&self) -> bool {
-        turn_aborted(self.stop_reason.as_deref())
+        turn_aborted(self.stop_reason())
     }
 }
 
 /// One toolCall block, waiting for its record to be written.
 pub(super) struct PendingCall {
     pub(super) turn: Rc<CallingTurn>,
-    pub(super) id: Option<Box<str>>,
-    pub(super) name: Option<Box<str>>,
-    /// The block's `namespace` (Pi 1.x: the group a tool belongs to, such as an MCP server's).
-    pub(super) namespace: Option<Box<str>>,
+    /// The id, name and namespace (Pi 1.x: the group a tool belongs to, such as an MCP
+    /// server's): [`PendingCall::id`] ...
+    pub(super) names: Strings<3>,
     /// `None` when the block has no arguments or they are not written (--no-content, --name).
     pub(super) arguments: Option<KeptBytes>,
     pub(super) arguments_bytes: Option<u64>,
     /// The result, once it arrived.
     pub(super) answer: CallAnswer,
+}
+
+impl PendingCall {
+    pub(super) fn id(&self) -> Option<&str> {
+        self.names.get(0)
+    }
+
+    pub(super) fn name(&self) -> Option<&str> {
+        self.names.get(1)
+    }
+
+    pub(super) fn namespace(&self) -> Option<&str> {
+        self.names.get(2)
+    }
 }
 
 /// Whether a call got its result.
@@ -161,7 +219,8 @@ pub(super) struct LatestCall {
 
 /// What pi-tools keeps about the session being read.
 pub(super) struct JoinSession {
-    pub(super) id: String,
+    /// The members every record of the session starts with ([`record_head`]).
+    pub(super) head: Box<[u8]>,
     pub(super) waiting: Ordered<WaitingRecord>,
     /// Call id (its [`crate::hash::hash128`]) → the latest call with that id: the only one a
     /// result can join. Kept for the whole session, so kept small.
@@ -169,9 +228,10 @@ pub(super) struct JoinSession {
 }
 
 impl JoinSession {
-    pub(super) fn new(h: &Header<'_>) -> JoinSession {
+    /// The session of the header `h`, in the input named `file`.
+    pub(super) fn new(h: &Header<'_>, file: &str) -> JoinSession {
         JoinSession {
-            id: h.id.clone(),
+            head: record_head(&h.id, file),
             waiting: Ordered::default(),
             latest: Hash128Map::default(),
         }
@@ -195,9 +255,17 @@ mod tests {
     }
 
     #[test]
+    fn strings_kept_together_are_given_back_each_as_it_was() {
+        let kept = Strings::new([Some("é1"), None, Some(""), Some("read")]);
+        let got: Vec<_> = (0..4).map(|k| kept.get(k)).collect();
+        assert_eq!(got, [Some("é1"), None, Some(""), Some("read")]);
+        assert_eq!(Strings::new([None::<&str>; 2]).get(1), None);
+    }
+
+    #[test]
     fn the_front_is_the_oldest_record_that_waits() {
         let mut s = JoinSession {
-            id: String::new(),
+            head: Box::default(),
             waiting: Ordered::default(),
             latest: Hash128Map::default(),
         };
