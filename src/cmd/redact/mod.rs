@@ -18,6 +18,7 @@ mod placeholder;
 mod retime;
 mod rewrite;
 mod tally;
+mod written;
 
 pub use args::{dotenv_values, Args, MAN};
 
