@@ -149,6 +149,36 @@ fn minimal_escape(escape: &[u8]) -> Option<(u8, usize)> {
     }
 }
 
+/// For the fuzz target ([`super::check_written`]): `data` taken as a text, escaped by
+/// [`write_str`], is read and masked as written to what `write_str` writes of
+/// [`Masker::mask`]'s text; and `data` taken as a body, when read, is `write_str` of its
+/// text. Panics where they differ.
+pub fn check(data: &[u8]) {
+    let masker = Masker::new(vec!["s3cr3t-value".into()]);
+    let mut w = Written::default();
+    let text = String::from_utf8_lossy(data);
+    let mut quoted = Vec::new();
+    write_str(&mut quoted, &text);
+    let body = &quoted[1..quoted.len() - 1];
+    assert!(w.read(body), "write_str's body not read");
+    assert_eq!(w.text, text);
+    let want = masker.mask(&text, &mut Pseudonyms::default(), &[], |_, _| {});
+    let mut out = Vec::new();
+    let (paths, found) = (&mut Pseudonyms::default(), |_, _: &str| {});
+    if w.write_masked(body, &masker, paths, &[], found, &mut out) {
+        let mut expect = Vec::new();
+        write_str(&mut expect, &want);
+        assert_eq!(out, expect);
+    } else {
+        assert_eq!(want, text);
+    }
+    if std::str::from_utf8(data).is_ok() && w.read(data) {
+        let mut again = Vec::new();
+        write_str(&mut again, &w.text);
+        assert_eq!(&again[1..again.len() - 1], data);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,5 +341,20 @@ mod tests {
             }
         }
         assert!(masked > 5000 && plain > 100, "{masked} masked, {plain} not");
+    }
+
+    /// The fuzz target's check holds on the pieces, bodies of every escape as written
+    /// (`\/`, `\u0041`, pairs, lone surrogates) and bytes that are not UTF-8.
+    #[test]
+    fn the_fuzz_check_holds() {
+        let mut rng = Rng::new(10);
+        for body in bodies(&mut rng).iter().take(400) {
+            check(body.as_bytes());
+        }
+        for piece in PIECES {
+            check(piece.as_bytes());
+        }
+        check(b"/home/ana/\xff\xfe x\"\\n");
+        check(&[b'/', b'h', 0xff, b'/', b'x', 0xc3]);
     }
 }
