@@ -43,8 +43,7 @@ impl Written {
         text.reserve(body.len());
         let mut at = 0;
         let whole = loop {
-            let stop = json::string_stop(body, at);
-            text.extend_from_slice(&body[at..stop]);
+            let stop = json::copy_to_stop(body, at, &mut text);
             let Some(&c) = body.get(stop) else {
                 break true;
             };
