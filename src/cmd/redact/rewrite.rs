@@ -673,10 +673,13 @@ impl<'r> Rewriter<'r> {
                     match el {
                         Element::Object(fields) => {
                             // Its texts counted as their ends are found (the members
-                            // `block_act` takes for text).
+                            // `block_act` takes for text), for their placeholders: with
+                            // `--keep-text` they are masked, and only skipped here.
                             let mut m = Members::with_capacity(8);
                             self.counted.clear();
-                            let is_text = |k: &[u8]| k == b"text" || k == b"thinking";
+                            let placeholders = !self.keep_text;
+                            let is_text =
+                                |k: &[u8]| placeholders && (k == b"text" || k == b"thinking");
                             while let Some((k, v, counts)) = fields.next_counted(is_text) {
                                 if let Some(c) = counts {
                                     self.counted.push((v.as_ptr() as usize, c));
