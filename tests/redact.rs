@@ -730,3 +730,89 @@ fn text_with_invalid_utf8_is_read_as_replacement_characters() {
         }
     }
 }
+
+/// `text` as a JSON string body, written one of four ways: as `JSON.stringify` writes it
+/// (pi-redact then copies it between its masks), with `/` as `\/`, with each non-ASCII
+/// character as `\uXXXX` (a surrogate pair beyond U+FFFF), or both (those three decoded and
+/// escaped again as a whole).
+fn body_written(text: &str, way: usize) -> String {
+    let mut minimal = Vec::new();
+    pi_jsonl_gen::push_json_str(&mut minimal, text);
+    let minimal = String::from_utf8(minimal).unwrap();
+    let mut body = String::new();
+    for c in minimal[1..minimal.len() - 1].chars() {
+        match c {
+            '/' if way & 1 == 1 => body.push_str("\\/"),
+            c if !c.is_ascii() && way & 2 == 2 => {
+                for unit in c.encode_utf16(&mut [0u16; 2]) {
+                    body.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => body.push(c),
+        }
+    }
+    body
+}
+
+/// `--keep-text` writes a text with masks the same, byte for byte, whatever escapes its input
+/// used (the text written from its input as written, or decoded and escaped again): texts of
+/// secrets, e-mail addresses, paths and tokens with every escaped character inside and at
+/// their edges, each holding at least one mask.
+#[test]
+fn keep_text_writes_a_masked_text_the_same_whatever_its_input_escapes() {
+    let pieces = [
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "a.b\"c@example.org",
+        "/home/ana/src/app/main.rs",
+        "/home/ana/\"q\"/x.rs",
+        "C:\\Users\\ana\\x.md",
+        "C:\\\\Users\\\\ana\\\\x.rs\\n",
+        "Qm9vZ3JhbmRvbVRva2VuWFl6MTIz9x7",
+        "password=correct-horse-9",
+        "Bearer abcdefghijklmnop0123",
+        "postgres://bob:hunter22@db.example.org/x",
+        "\n",
+        "\t",
+        "\"",
+        "\\",
+        "/",
+        "\u{1b}",
+        "😀",
+        "é",
+        "日本",
+        " ",
+        "x",
+    ];
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/home/ana/src/app"}"#;
+    // Without the residual scan every record is written; with it, one is withheld the same.
+    let unchecked: RedactArgs =
+        clap::Parser::parse_from(["pi-redact", "--keep-text", "--no-check"]);
+    let checked: RedactArgs = clap::Parser::parse_from(["pi-redact", "--keep-text"]);
+    let run = |args: &RedactArgs, body: &str| {
+        let entry = format!(
+            r#"{{"type":"message","id":"e1","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":"{body}"}}],"timestamp":1}}}}"#
+        );
+        let input = format!("{header}\n{entry}\n");
+        let mut out = Out::held();
+        let mut d = Diags::new("pi-redact", "<stdin>", false);
+        let _ = Redact::run_bytes(args, input.as_bytes(), &mut out, &mut d);
+        (
+            String::from_utf8_lossy(&out.buf).into_owned(),
+            d.held().to_owned(),
+        )
+    };
+    let mut rng = pi_jsonl_gen::Rng::new(18);
+    for _ in 0..1500 {
+        let n = rng.range(0, 10);
+        let mut text: String = (0..n).map(|_| *rng.pick(&pieces)).collect();
+        text.push_str(" ana@example.com");
+        let want = run(&unchecked, &body_written(&text, 0));
+        assert!(want.0.contains("[email]"), "{text:?}: {}", want.0);
+        let want_checked = run(&checked, &body_written(&text, 0));
+        for way in 1..4 {
+            let body = body_written(&text, way);
+            assert_eq!(run(&unchecked, &body), want, "{text:?}, way {way}");
+            assert_eq!(run(&checked, &body), want_checked, "{text:?}, way {way}");
+        }
+    }
+}

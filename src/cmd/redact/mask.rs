@@ -347,16 +347,34 @@ impl Masker {
         text: &str,
         paths: &mut Pseudonyms,
         also: &[(&'static str, String)],
-        mut found: impl FnMut(&'static str, &str),
+        found: impl FnMut(&'static str, &str),
     ) -> String {
-        let spans = self.spans(text, also, Prefilter::Sites);
-        if spans.is_empty() {
-            return text.to_string();
-        }
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
-        for s in spans {
-            out.push_str(&text[at..s.start]);
+        self.masks(text, paths, also, found, |start, end, mask| {
+            out.push_str(&text[at..start]);
+            out.push_str(mask);
+            at = end;
+        });
+        out.push_str(&text[at..]);
+        out
+    }
+
+    /// The masks of `text`, in order: `each(start, end, mask)` for each span of it that
+    /// [`Masker::mask`] replaces and what it writes there (a path may keep its own text);
+    /// `found(kind, original)` is told of each replaced, as by [`Masker::mask`]. What lies
+    /// between the spans stays as it is, so a text can be written from its input as written
+    /// ([`super::written`]).
+    pub fn masks(
+        &self,
+        text: &str,
+        paths: &mut Pseudonyms,
+        also: &[(&'static str, String)],
+        mut found: impl FnMut(&'static str, &str),
+        mut each: impl FnMut(usize, usize, &str),
+    ) {
+        let mut secret = String::new();
+        for s in self.spans(text, also, Prefilter::Sites) {
             let original = &text[s.start..s.end];
             match s.mask {
                 Mask::Path | Mask::Secret("path") => {
@@ -364,23 +382,22 @@ impl Masker {
                     if pseudonym != original {
                         found("path", original);
                     }
-                    out.push_str(&pseudonym);
+                    each(s.start, s.end, &pseudonym);
                 }
                 Mask::Email | Mask::Secret("email") => {
                     found("email", original);
-                    out.push_str("[email]");
+                    each(s.start, s.end, "[email]");
                 }
                 Mask::Secret(kind) => {
                     found(kind, original);
-                    out.push_str("[secret:");
-                    out.push_str(kind);
-                    out.push(']');
+                    secret.clear();
+                    secret.push_str("[secret:");
+                    secret.push_str(kind);
+                    secret.push(']');
+                    each(s.start, s.end, &secret);
                 }
             }
-            at = s.end;
         }
-        out.push_str(&text[at..]);
-        out
     }
 
     /// Whether `text` holds anything to mask (a key that looks like an identifier may still

@@ -18,6 +18,7 @@ mod placeholder;
 mod retime;
 mod rewrite;
 mod tally;
+mod written;
 
 pub use args::{dotenv_values, Args, MAN};
 
@@ -36,6 +37,14 @@ use rewrite::{members, Members, Rewriter};
 use std::process::ExitCode;
 use std::sync::Mutex;
 use tally::Tally;
+
+/// For the fuzz target: kept text written as written ([`written`]) against the whole text
+/// masked and escaped again, on `data` as a text and as a string body; panics where the two
+/// differ.
+#[doc(hidden)]
+pub fn check_written(data: &[u8]) {
+    written::check(data);
+}
 
 /// pi-redact writes sessions, not records of its own.
 pub const RECORDS: &[Described] = &[];

@@ -10,6 +10,7 @@ use super::paths::{looks_like_path, Pseudonyms};
 use super::placeholder::{of_image, of_text, push_placeholder, Size, TextKind};
 use super::retime::shifted;
 use super::tally::Tally;
+use super::written::Written;
 use crate::hash::FastMap;
 use crate::json::{self, Element, Raw, TextCounts};
 use crate::output::{push_value, write_str};
@@ -297,6 +298,8 @@ pub struct Rewriter<'r> {
     /// The strings of the content block being written whose texts were counted as the block
     /// was read (the address of each one's opening quote, and its counts).
     counted: Vec<(usize, TextCounts)>,
+    /// Kept text decoded where it is written as `write_str` writes it (its buffers reused).
+    written: Written,
 }
 
 impl<'r> Rewriter<'r> {
@@ -321,6 +324,7 @@ impl<'r> Rewriter<'r> {
             changed: false,
             utf8: false,
             counted: Vec::new(),
+            written: Written::default(),
         }
     }
 
@@ -601,15 +605,27 @@ impl<'r> Rewriter<'r> {
         self.changed = true;
     }
 
-    /// Text kept with its secrets, e-mail addresses and paths masked.
+    /// Text kept with its secrets, e-mail addresses and paths masked: written from its
+    /// input as written when its escapes are those `write_str` writes ([`Written`]).
     fn masked(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
-        let s = str_of(raw, self.utf8).unwrap_or_default();
         let mut found: Vec<(&'static str, String)> = Vec::new();
-        let masked = self.masker.mask(&s, self.paths, &self.also, |kind, orig| {
-            found.push((kind, orig.to_string()))
-        });
-        if found.is_empty() {
-            return self.keep(raw, out);
+        let note = |kind, orig: &str| found.push((kind, orig.to_string()));
+        let body = raw.bytes().get(1..raw.len().wrapping_sub(1));
+        match body.filter(|body| self.utf8 && self.written.read(body)) {
+            Some(body) => {
+                let (masker, also) = (self.masker, &self.also);
+                if !(self.written).write_masked(body, masker, self.paths, also, note, out) {
+                    return self.keep(raw, out);
+                }
+            }
+            None => {
+                let s = str_of(raw, self.utf8).unwrap_or_default();
+                let masked = self.masker.mask(&s, self.paths, &self.also, note);
+                if found.is_empty() {
+                    return self.keep(raw, out);
+                }
+                write_str(out, &masked);
+            }
         }
         for (kind, orig) in found {
             self.tally.add(kind);
@@ -619,7 +635,6 @@ impl<'r> Rewriter<'r> {
             }
         }
         self.changed = true;
-        write_str(out, &masked);
     }
 
     /// A path (a session's `cwd` with `cwd`): its pseudonym.
@@ -658,10 +673,13 @@ impl<'r> Rewriter<'r> {
                     match el {
                         Element::Object(fields) => {
                             // Its texts counted as their ends are found (the members
-                            // `block_act` takes for text).
+                            // `block_act` takes for text), for their placeholders: with
+                            // `--keep-text` they are masked, and only skipped here.
                             let mut m = Members::with_capacity(8);
                             self.counted.clear();
-                            let is_text = |k: &[u8]| k == b"text" || k == b"thinking";
+                            let placeholders = !self.keep_text;
+                            let is_text =
+                                |k: &[u8]| placeholders && (k == b"text" || k == b"thinking");
                             while let Some((k, v, counts)) = fields.next_counted(is_text) {
                                 if let Some(c) = counts {
                                     self.counted.push((v.as_ptr() as usize, c));
