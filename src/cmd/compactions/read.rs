@@ -14,6 +14,20 @@ pub(super) fn str_of(raw: Option<Raw<'_>>) -> Option<Cow<'_, str>> {
     raw.and_then(Raw::as_str)
 }
 
+/// The string a member holds, for telling names apart: its bytes as written when it has no
+/// escape (not checked as UTF-8: text that is not cannot equal a name), else decoded as
+/// [`str_of`] decodes it. Spares decoding a role or stop reason on every message.
+pub(super) fn name_of(raw: Option<Raw<'_>>) -> Option<Cow<'_, [u8]>> {
+    let raw = raw?;
+    match raw.bytes() {
+        [b'"', body @ .., b'"'] if !body.contains(&b'\\') => Some(Cow::Borrowed(body)),
+        _ => raw.as_str().map(|s| match s {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+        }),
+    }
+}
+
 /// The counts of an assistant message's `usage` that pi-compactions reads, read in one pass
 /// over its members (the last of repeated members wins, as `JSON.parse` keeps): each `None`
 /// when absent or not a count (`1e3` is 1000, as pi-usage reads counts).
@@ -223,6 +237,20 @@ pub(super) fn recorded_count(e: &Entry<'_>, name: &str, d: &mut Diags) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 20: a name is read as written when it has no escape, decoded when it has one;
+    /// anything but a string is no name.
+    #[test]
+    fn names_as_written_or_decoded() {
+        let n =
+            |s: &str| name_of(Some(json::validate(s.as_bytes()).unwrap())).map(|b| b.into_owned());
+        assert_eq!(n(r#""assistant""#).as_deref(), Some(&b"assistant"[..]));
+        assert_eq!(n(r#""assist\u0061nt""#).as_deref(), Some(&b"assistant"[..]));
+        assert_eq!(n(r#""""#).as_deref(), Some(&b""[..]));
+        assert_eq!(n("1"), None);
+        assert_eq!(n("null"), None);
+        assert_eq!(name_of(None), None);
+    }
 
     #[test]
     fn context_is_input_plus_cache_and_never_zero() {
