@@ -58,9 +58,7 @@ impl<'a> Message<'a> {
 
     /// Takes member `k` (raw name) with value `v`, when it is one the tools read.
     fn set(&mut self, k: &'a [u8], v: Raw<'a>) {
-        // No name read here has a backslash, so a raw name that is one of them as written is
-        // that name; only one that is not may be a name written with escapes (rare), decoded
-        // then. (Matching first spares the search for a backslash in every name.)
+        // As [`member_named`] reads a name (written out: the slot borrows `self`).
         if let Some(slot) = self.slot(k) {
             *slot = Some(v);
         } else if k.contains(&b'\\') {
@@ -177,30 +175,37 @@ pub enum UsageMember<'a> {
 /// `usage` object for pi-usage and pi-tools.
 pub fn for_each_usage_member<'a>(usage: Raw<'a>, mut f: impl FnMut(UsageMember<'a>)) {
     usage.for_each_field(|k, v| {
-        // The names read are matched as written (none has a backslash, so a raw name that
-        // is one of them is that name); only another name is decoded, and only when it
-        // matters: it has an escape (rare), or it names another number.
         let member = |key: &[u8]| match key {
             b"cost" => Some(UsageMember::Cost(v)),
             _ => TokenField::named_bytes(key).map(|t| UsageMember::Token(t, token_value(v))),
         };
-        if let Some(m) = member(k) {
+        if let Some(m) = member_named(k, member) {
             return f(m);
         }
-        let key = match std::str::from_utf8(k) {
-            Ok(s) if !k.contains(&b'\\') => std::borrow::Cow::Borrowed(s),
-            _ => json::decode_string_body(k),
-        };
-        if k.contains(&b'\\') {
-            if let Some(m) = member(key.as_bytes()) {
-                return f(m);
-            }
-        }
+        // Another name is decoded only when it names a number.
         if v.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-') {
+            let key = match std::str::from_utf8(k) {
+                Ok(s) if !k.contains(&b'\\') => std::borrow::Cow::Borrowed(s),
+                _ => json::decode_string_body(k),
+            };
             f(UsageMember::OtherNumber(key, v))
         }
         // Otherwise not a number (a future object or string member): skipped.
     });
+}
+
+/// `read(name)` of the member whose raw (undecoded) name is `raw_key`, for names without a
+/// backslash of their own: a raw name that is one of them as written is that name, so only
+/// one that is not and has an escape (rare) is decoded and read again. Spares searching
+/// every name for a backslash, or decoding it, before matching it.
+pub fn member_named<T>(raw_key: &[u8], mut read: impl FnMut(&[u8]) -> Option<T>) -> Option<T> {
+    if let Some(t) = read(raw_key) {
+        return Some(t);
+    }
+    if !raw_key.contains(&b'\\') {
+        return None;
+    }
+    read(json::decode_string_body(raw_key).as_bytes())
 }
 
 /// The members of a `usage.cost` object that matter: `total` (the best total Pi had) and
@@ -209,10 +214,15 @@ pub fn for_each_usage_member<'a>(usage: Raw<'a>, mut f: impl FnMut(UsageMember<'
 pub fn cost_total<'a>(cost: Raw<'a>) -> (Option<Raw<'a>>, Option<Raw<'a>>) {
     let (mut total, mut from_provider) = (None, None);
     cost.for_each_field(|k, v| {
-        if json::key_is(k, "total") {
-            total = Some(v);
-        } else if json::key_is(k, "totalFromProvider") {
-            from_provider = Some(v);
+        let slot = member_named(k, |name| match name {
+            b"total" => Some(0),
+            b"totalFromProvider" => Some(1),
+            _ => None,
+        });
+        match slot {
+            Some(0) => total = Some(v),
+            Some(_) => from_provider = Some(v),
+            None => {}
         }
     });
     (total, from_provider)

@@ -4,8 +4,8 @@
 use super::records::{SummaryFacts, SummaryUsage};
 use super::trigger::ReplyUsage;
 use crate::diag::{Diags, Kind};
-use crate::json::{self, Raw};
-use crate::message::token_value;
+use crate::json::Raw;
+use crate::message::{member_named, token_value};
 use crate::reader::Entry;
 use std::borrow::Cow;
 
@@ -46,30 +46,28 @@ impl UsageCounts {
         let Some(u) = usage else {
             return UsageCounts::default();
         };
-        let (mut iv, mut ov, mut rv, mut wv, mut tv) = (None, None, None, None, None);
+        // [input, output, cacheRead, cacheWrite, totalTokens]
+        let mut values: [Option<Raw<'_>>; 5] = [None; 5];
         u.for_each_field(|k, v| {
-            let slot = if json::key_is(k, "input") {
-                &mut iv
-            } else if json::key_is(k, "output") {
-                &mut ov
-            } else if json::key_is(k, "cacheRead") {
-                &mut rv
-            } else if json::key_is(k, "cacheWrite") {
-                &mut wv
-            } else if json::key_is(k, "totalTokens") {
-                &mut tv
-            } else {
-                return;
-            };
-            *slot = Some(v);
+            let slot = member_named(k, |name| match name {
+                b"input" => Some(0),
+                b"output" => Some(1),
+                b"cacheRead" => Some(2),
+                b"cacheWrite" => Some(3),
+                b"totalTokens" => Some(4),
+                _ => None,
+            });
+            if let Some(i) = slot {
+                values[i] = Some(v);
+            }
         });
-        let n = |v: Option<Raw<'_>>| v.and_then(|v| token_value(v).ok().flatten());
+        let [iv, ov, rv, wv, tv] = values.map(|v| v.and_then(|v| token_value(v).ok().flatten()));
         UsageCounts {
-            input: n(iv),
-            output: n(ov),
-            cache_read: n(rv),
-            cache_write: n(wv),
-            total_tokens: n(tv),
+            input: iv,
+            output: ov,
+            cache_read: rv,
+            cache_write: wv,
+            total_tokens: tv,
         }
     }
 
@@ -237,6 +235,7 @@ pub(super) fn recorded_count(e: &Entry<'_>, name: &str, d: &mut Diags) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json;
 
     /// Issue 20: a name is read as written when it has no escape, decoded when it has one;
     /// anything but a string is no name.
