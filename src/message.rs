@@ -58,16 +58,13 @@ impl<'a> Message<'a> {
 
     /// Takes member `k` (raw name) with value `v`, when it is one the tools read.
     fn set(&mut self, k: &'a [u8], v: Raw<'a>) {
-        // Rare: a name written with escapes (no member name has a backslash of its own).
-        let decoded;
-        let name = if k.contains(&b'\\') {
-            decoded = json::decode_string_body(k);
-            decoded.as_bytes()
-        } else {
-            k
-        };
-        if let Some(slot) = self.slot(name) {
+        // As [`member_named`] reads a name (written out: the slot borrows `self`).
+        if let Some(slot) = self.slot(k) {
             *slot = Some(v);
+        } else if k.contains(&b'\\') {
+            if let Some(slot) = self.slot(json::decode_string_body(k).as_bytes()) {
+                *slot = Some(v);
+            }
         }
     }
 
@@ -146,7 +143,15 @@ impl TokenField {
 
     /// The field named `name`.
     pub fn named(name: &str) -> Option<TokenField> {
-        Self::ALL.iter().find(|(_, n)| *n == name).map(|(f, _)| *f)
+        Self::named_bytes(name.as_bytes())
+    }
+
+    /// The field named `name` (bytes, compared as they are).
+    pub fn named_bytes(name: &[u8]) -> Option<TokenField> {
+        Self::ALL
+            .iter()
+            .find(|(_, n)| n.as_bytes() == name)
+            .map(|(f, _)| *f)
     }
 
     /// Its name in a `usage` object.
@@ -170,23 +175,37 @@ pub enum UsageMember<'a> {
 /// `usage` object for pi-usage and pi-tools.
 pub fn for_each_usage_member<'a>(usage: Raw<'a>, mut f: impl FnMut(UsageMember<'a>)) {
     usage.for_each_field(|k, v| {
-        // Names are plain ASCII but for a rare escape.
-        let key = match std::str::from_utf8(k) {
-            Ok(s) if !k.contains(&b'\\') => std::borrow::Cow::Borrowed(s),
-            _ => json::decode_string_body(k),
+        let member = |key: &[u8]| match key {
+            b"cost" => Some(UsageMember::Cost(v)),
+            _ => TokenField::named_bytes(key).map(|t| UsageMember::Token(t, token_value(v))),
         };
-        if key == "cost" {
-            return f(UsageMember::Cost(v));
+        if let Some(m) = member_named(k, member) {
+            return f(m);
         }
-        match TokenField::named(&key) {
-            Some(field) => f(UsageMember::Token(field, token_value(v))),
-            None if v.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-') => {
-                f(UsageMember::OtherNumber(key, v))
-            }
-            // Not a number (a future object or string member): skipped.
-            None => {}
+        // Another name is decoded only when it names a number.
+        if v.first().is_some_and(|c| c.is_ascii_digit() || *c == b'-') {
+            let key = match std::str::from_utf8(k) {
+                Ok(s) if !k.contains(&b'\\') => std::borrow::Cow::Borrowed(s),
+                _ => json::decode_string_body(k),
+            };
+            f(UsageMember::OtherNumber(key, v))
         }
+        // Otherwise not a number (a future object or string member): skipped.
     });
+}
+
+/// `read(name)` of the member whose raw (undecoded) name is `raw_key`, for names without a
+/// backslash of their own: a raw name that is one of them as written is that name, so only
+/// one that is not and has an escape (rare) is decoded and read again. Spares searching
+/// every name for a backslash, or decoding it, before matching it.
+pub fn member_named<T>(raw_key: &[u8], mut read: impl FnMut(&[u8]) -> Option<T>) -> Option<T> {
+    if let Some(t) = read(raw_key) {
+        return Some(t);
+    }
+    if !raw_key.contains(&b'\\') {
+        return None;
+    }
+    read(json::decode_string_body(raw_key).as_bytes())
 }
 
 /// The members of a `usage.cost` object that matter: `total` (the best total Pi had) and
@@ -195,10 +214,15 @@ pub fn for_each_usage_member<'a>(usage: Raw<'a>, mut f: impl FnMut(UsageMember<'
 pub fn cost_total<'a>(cost: Raw<'a>) -> (Option<Raw<'a>>, Option<Raw<'a>>) {
     let (mut total, mut from_provider) = (None, None);
     cost.for_each_field(|k, v| {
-        if json::key_is(k, "total") {
-            total = Some(v);
-        } else if json::key_is(k, "totalFromProvider") {
-            from_provider = Some(v);
+        let slot = member_named(k, |name| match name {
+            b"total" => Some(0),
+            b"totalFromProvider" => Some(1),
+            _ => None,
+        });
+        match slot {
+            Some(0) => total = Some(v),
+            Some(_) => from_provider = Some(v),
+            None => {}
         }
     });
     (total, from_provider)
@@ -295,6 +319,13 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
 /// number" (issue 19, item 11).
 /// (Shared by pi-usage and pi-compactions: one reading of Pi's token numbers.)
 pub fn token_value(raw: Raw<'_>) -> Result<Option<u64>, String> {
+    // Most counts are short runs of digits: read at once (19 digits cannot pass u64::MAX).
+    if (1..=19).contains(&raw.len()) && raw.iter().all(u8::is_ascii_digit) {
+        return Ok(Some(
+            raw.iter()
+                .fold(0, |n: u64, &c| n * 10 + u64::from(c - b'0')),
+        ));
+    }
     if raw.is_null() {
         return Ok(None);
     }
@@ -461,6 +492,66 @@ mod tests {
     /// Pi 1.x: one reading of a `usage` object (its token fields, `reasoning` and
     /// `cacheWrite1h` among them, `cost` and other numbers), of `cost`, of `nestedCalls`, and
     /// the model usage is keyed by (`responseModel ?? model`).
+    /// Issue 20: the short reading of a run of digits gives what the general reading gives,
+    /// at every length up to and past u64::MAX's 20 digits.
+    #[test]
+    fn short_digit_runs_read_as_the_general_reading_reads_them() {
+        let t = |s: &str| token_value(json::validate(s.as_bytes()).unwrap());
+        for text in [
+            "0",
+            "7",
+            "42",
+            "1234567890123456789",
+            "9999999999999999999",
+            "10000000000000000000",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+        ] {
+            let general = json::as_u64(text.as_bytes());
+            match t(text) {
+                Ok(n) => assert_eq!(n, general, "{text}"),
+                Err(why) => {
+                    assert_eq!(general, None, "{text}");
+                    assert!(why.starts_with("is too large to count"), "{text}: {why}");
+                }
+            }
+        }
+        assert_eq!(
+            t("9999999999999999999"),
+            Ok(Some(9_999_999_999_999_999_999))
+        );
+        assert_eq!(t("null"), Ok(None));
+        assert!(t("-1").unwrap_err().starts_with("is negative"));
+    }
+
+    /// Issue 20: names are matched as written before any decoding; one written with escapes
+    /// is still the name it stands for, and another number's name is still decoded.
+    #[test]
+    fn usage_and_message_names_written_with_escapes_still_count() {
+        let u = br#"{"c\u006fst":{"total":1},"\u0069nput":5,"aud\u0069o":6,"input":7}"#;
+        let mut seen = Vec::new();
+        for_each_usage_member(json::validate(u).unwrap(), |m| {
+            seen.push(match m {
+                UsageMember::Token(f, n) => format!("{}={n:?}", f.name()),
+                UsageMember::Cost(c) => format!("cost={:?}", cost_total(c).0.map(Raw::bytes)),
+                UsageMember::OtherNumber(n, v) => format!("{n}:{}", String::from_utf8_lossy(&v)),
+            })
+        });
+        let want = [
+            "cost=Some([49])",
+            "input=Ok(Some(5))",
+            "audio:6",
+            "input=Ok(Some(7))",
+        ];
+        assert_eq!(seen, want);
+        let m = br#"{"r\u006fle":"assistant","usag\u0065":{},"model":"m","api":"x"}"#;
+        let m = Message::read(json::validate(m).unwrap());
+        assert!(m.is_assistant());
+        assert_eq!(m.usage.as_deref(), Some(&b"{}"[..]));
+        assert_eq!(m.model.as_deref(), Some(&br#""m""#[..]));
+    }
+
     #[test]
     fn pi1_usage_members_nested_calls_and_the_billed_model() {
         let u = br#"{"input":1,"output":"x","reasoning":2,"cacheWrite1h":null,"cacheR\u0065ad":3,"audio":4,"note":"n","cost":{"total":0.5,"totalFromProvider":true}}"#;

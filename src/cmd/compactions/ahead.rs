@@ -5,7 +5,7 @@
 //! written with escapes) the reporter reads them in order with the same functions.
 
 use super::errors::{is_overflow_error, is_pi16_overflow_error};
-use super::read::{str_of, UsageCounts};
+use super::read::{name_of, str_of, UsageCounts};
 use super::trigger::StopReason;
 use crate::message::Message;
 use crate::reader::{self, Entry};
@@ -80,13 +80,13 @@ pub(super) struct MessageRead<'e> {
 
 /// Reads `msg`.
 pub(super) fn read_message<'e>(msg: &Message<'e>) -> MessageRead<'e> {
-    let role = match str_of(msg.role).as_deref() {
-        Some("user") => Role::User,
-        Some("toolResult") => Role::ToolResult,
-        Some("system") => Role::System,
-        Some("assistant") => {
+    let role = match name_of(msg.role).as_deref() {
+        Some(b"user") => Role::User,
+        Some(b"toolResult") => Role::ToolResult,
+        Some(b"system") => Role::System,
+        Some(b"assistant") => {
             let provider = str_of(msg.provider);
-            let stop = StopReason::of(str_of(msg.stop_reason).as_deref());
+            let stop = StopReason::of(name_of(msg.stop_reason).as_deref());
             let text = str_of(msg.error_message);
             let read = AssistantRead {
                 stop,

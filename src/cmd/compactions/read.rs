@@ -4,14 +4,28 @@
 use super::records::{SummaryFacts, SummaryUsage};
 use super::trigger::ReplyUsage;
 use crate::diag::{Diags, Kind};
-use crate::json::{self, Raw};
-use crate::message::token_value;
+use crate::json::Raw;
+use crate::message::{member_named, token_value};
 use crate::reader::Entry;
 use std::borrow::Cow;
 
 /// The string a member holds, decoded.
 pub(super) fn str_of(raw: Option<Raw<'_>>) -> Option<Cow<'_, str>> {
     raw.and_then(Raw::as_str)
+}
+
+/// The string a member holds, for telling names apart: its bytes as written when it has no
+/// escape (not checked as UTF-8: text that is not cannot equal a name), else decoded as
+/// [`str_of`] decodes it. Spares decoding a role or stop reason on every message.
+pub(super) fn name_of(raw: Option<Raw<'_>>) -> Option<Cow<'_, [u8]>> {
+    let raw = raw?;
+    match raw.bytes() {
+        [b'"', body @ .., b'"'] if !body.contains(&b'\\') => Some(Cow::Borrowed(body)),
+        _ => raw.as_str().map(|s| match s {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+        }),
+    }
 }
 
 /// The counts of an assistant message's `usage` that pi-compactions reads, read in one pass
@@ -32,30 +46,28 @@ impl UsageCounts {
         let Some(u) = usage else {
             return UsageCounts::default();
         };
-        let (mut iv, mut ov, mut rv, mut wv, mut tv) = (None, None, None, None, None);
+        // [input, output, cacheRead, cacheWrite, totalTokens]
+        let mut values: [Option<Raw<'_>>; 5] = [None; 5];
         u.for_each_field(|k, v| {
-            let slot = if json::key_is(k, "input") {
-                &mut iv
-            } else if json::key_is(k, "output") {
-                &mut ov
-            } else if json::key_is(k, "cacheRead") {
-                &mut rv
-            } else if json::key_is(k, "cacheWrite") {
-                &mut wv
-            } else if json::key_is(k, "totalTokens") {
-                &mut tv
-            } else {
-                return;
-            };
-            *slot = Some(v);
+            let slot = member_named(k, |name| match name {
+                b"input" => Some(0),
+                b"output" => Some(1),
+                b"cacheRead" => Some(2),
+                b"cacheWrite" => Some(3),
+                b"totalTokens" => Some(4),
+                _ => None,
+            });
+            if let Some(i) = slot {
+                values[i] = Some(v);
+            }
         });
-        let n = |v: Option<Raw<'_>>| v.and_then(|v| token_value(v).ok().flatten());
+        let [iv, ov, rv, wv, tv] = values.map(|v| v.and_then(|v| token_value(v).ok().flatten()));
         UsageCounts {
-            input: n(iv),
-            output: n(ov),
-            cache_read: n(rv),
-            cache_write: n(wv),
-            total_tokens: n(tv),
+            input: iv,
+            output: ov,
+            cache_read: rv,
+            cache_write: wv,
+            total_tokens: tv,
         }
     }
 
@@ -223,6 +235,21 @@ pub(super) fn recorded_count(e: &Entry<'_>, name: &str, d: &mut Diags) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json;
+
+    /// Issue 20: a name is read as written when it has no escape, decoded when it has one;
+    /// anything but a string is no name.
+    #[test]
+    fn names_as_written_or_decoded() {
+        let n =
+            |s: &str| name_of(Some(json::validate(s.as_bytes()).unwrap())).map(|b| b.into_owned());
+        assert_eq!(n(r#""assistant""#).as_deref(), Some(&b"assistant"[..]));
+        assert_eq!(n(r#""assist\u0061nt""#).as_deref(), Some(&b"assistant"[..]));
+        assert_eq!(n(r#""""#).as_deref(), Some(&b""[..]));
+        assert_eq!(n("1"), None);
+        assert_eq!(n("null"), None);
+        assert_eq!(name_of(None), None);
+    }
 
     #[test]
     fn context_is_input_plus_cache_and_never_zero() {

@@ -93,13 +93,14 @@ pub(super) enum StopReason {
 }
 
 impl StopReason {
-    pub fn of(s: Option<&str>) -> StopReason {
+    /// The stop reason written `s` (text as bytes, [`super::read::name_of`]).
+    pub fn of(s: Option<&[u8]>) -> StopReason {
         match s {
-            Some("stop") => StopReason::Stop,
-            Some("length") => StopReason::Length,
-            Some("toolUse") => StopReason::ToolUse,
-            Some("error") => StopReason::Error,
-            Some("aborted") => StopReason::Aborted,
+            Some(b"stop") => StopReason::Stop,
+            Some(b"length") => StopReason::Length,
+            Some(b"toolUse") => StopReason::ToolUse,
+            Some(b"error") => StopReason::Error,
+            Some(b"aborted") => StopReason::Aborted,
             _ => StopReason::Other,
         }
     }

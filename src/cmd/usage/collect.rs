@@ -428,10 +428,15 @@ impl CallReader<'_> {
             );
             (None, from_provider)
         };
-        if total.as_f64().is_none() {
+        let parsed = parse_cost(total.bytes());
+        // A total read as a cost is a number; only one that is not needs the check that it
+        // is one (parsing it as a float, the slow way).
+        if !(parsed.is_ok() && total.first().is_some_and(|c| c.is_ascii_digit()))
+            && total.as_f64().is_none()
+        {
             return bad(d, format!("is a {}, not a number", total.kind_name()));
         }
-        match parse_cost(total.bytes()) {
+        match parsed {
             Ok(v) => (Some(v), from_provider),
             Err(NotACost::Negative) => bad(d, format!("is negative ({})", short_text(&total))),
             Err(NotACost::OutOfRange | NotACost::NotANumber) => {
