@@ -28,6 +28,7 @@
 
 pub mod codec;
 pub mod sessions;
+pub mod walks;
 
 use codec::{Reader, Writer};
 use std::ffi::OsString;
@@ -349,6 +350,8 @@ pub struct Cache {
     index: OnceLock<Index>,
     details: Vec<OnceLock<Details>>,
     puts: Mutex<crate::hash::FastMap<(u64, u64), Put>>,
+    /// The walk this run keeps ([`Cache::walk`]).
+    walk_put: Mutex<Option<walks::KeptWalk>>,
 }
 
 impl Cache {
@@ -372,6 +375,7 @@ impl Cache {
             index: OnceLock::new(),
             details: (0..DETAIL_SHARDS).map(|_| OnceLock::new()).collect(),
             puts: Mutex::default(),
+            walk_put: Mutex::default(),
         })
     }
 
@@ -521,6 +525,10 @@ impl Cache {
     /// Writes what this run kept, merged with what the cache files hold now; a failure is
     /// noted (the run's output does not depend on it).
     pub fn save(&self) {
+        if let Err(e) = self.save_walk() {
+            let msg = format!("cannot write the cache: {e}");
+            note(self.tool, Some(&self.dir), &msg);
+        }
         let puts = std::mem::take(&mut *self.puts.lock().unwrap_or_else(|e| e.into_inner()));
         if puts.is_empty() {
             return;

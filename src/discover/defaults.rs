@@ -7,7 +7,7 @@ use super::location::sessions_dir;
 use super::probe::{probe, Probe};
 use super::progress::Progress;
 use super::stores::{store_dirs, Store};
-use super::walk::walk;
+use super::walk::{walk, Walk};
 use crate::diag::{Diags, Kind};
 use crate::input::Source;
 use std::ffi::OsString;
@@ -72,10 +72,21 @@ pub fn default_sources(tool: &'static str, known: Option<Known<'_>>) -> Vec<Sour
     found.sources
 }
 
-/// What a tool's cache knows of a file found under a directory, without opening it: `true`
-/// when the file, as the metadata given describes it now, is one its first record makes a file
-/// to read (what [`probe`] would say, [`Probe::Other`]). `false` is "open it and see".
-pub type Known<'k> = &'k (dyn Fn(&Metadata) -> bool + Sync);
+/// What a tool's cache knows of the files under a directory, without listing the directory or
+/// opening the files.
+pub trait KnownFiles: Sync {
+    /// `true` when the file, as the metadata given describes it now, is one its first record
+    /// makes a file to read (what [`probe`] would say, [`Probe::Other`]). `false` is "open it
+    /// and see".
+    fn knows_session(&self, md: &Metadata) -> bool;
+
+    /// The [`walk`] of `roots` (the same files, in the same order), from what an earlier run
+    /// found when nothing in it can have changed.
+    fn walk(&self, roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Walk;
+}
+
+/// See [`KnownFiles`].
+pub type Known<'k> = &'k dyn KnownFiles;
 
 /// What [`session_sources`] found: the files to read, and how many it left out.
 pub struct SessionSources {
@@ -103,7 +114,10 @@ pub fn session_sources(
     known: Option<Known<'_>>,
 ) -> SessionSources {
     let exts = [OsString::from("jsonl")];
-    let walked = Progress::run(tool, "found", |p| walk(roots, &exts, Some(p)));
+    let walked = Progress::run(tool, "found", |p| match known {
+        Some(k) => k.walk(roots, &exts, Some(p)),
+        None => walk(roots, &exts, Some(p)),
+    });
     report_problems(tool, &walked.problems);
     let classified = Progress::run(tool, "checked", |p| {
         p.set_total(walked.files.len());
@@ -148,7 +162,10 @@ pub fn session_sources(
 /// changes while it is read, which the tools see).
 fn classify(path: &Path, known: Option<Known<'_>>) -> (io::Result<Probe>, Option<Metadata>) {
     let md = std::fs::metadata(path).ok();
-    let cached = |k: Known<'_>| md.as_ref().is_some_and(|m| m.is_file() && k(m));
+    let cached = |k: Known<'_>| {
+        md.as_ref()
+            .is_some_and(|m| m.is_file() && k.knows_session(m))
+    };
     if known.is_some_and(cached) {
         return (Ok(Probe::Other), md);
     }

@@ -187,7 +187,10 @@ fn scan(
     want_prompt: bool,
     cache: Option<&crate::cache::Cache>,
 ) -> Vec<FileMeta> {
-    let walked = Progress::run(TOOL, "found", |p| discover::walk(roots, exts, Some(p)));
+    let walked = Progress::run(TOOL, "found", |p| match cache {
+        Some(c) => c.walk(roots, exts, Some(p)),
+        None => discover::walk(roots, exts, Some(p)),
+    });
     let projects = ProjectCache::default();
     let described: Vec<FileReport> = Progress::run(TOOL, "read", |p| {
         p.set_total(walked.files.len());
