@@ -55,6 +55,19 @@ impl Cache {
     /// and extensions was kept and none of the directories it listed changed since; else walked,
     /// and kept (written by [`Cache::save`]) when it can be (see the module's comment).
     pub fn walk(&self, roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Walk {
+        // The index is loaded (its checksum checked) on another thread meanwhile: the files
+        // found are looked up in it next, and a walk taken from the cache leaves a core idle.
+        std::thread::scope(|s| {
+            let preload = || {
+                self.index(&mut |m| super::note(self.tool, None, &m));
+            };
+            let _ = std::thread::Builder::new().spawn_scoped(s, preload);
+            self.walk_here(roots, exts, progress)
+        })
+    }
+
+    /// [`Cache::walk`] on this thread.
+    fn walk_here(&self, roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Walk {
         let key = walk_key(roots, exts);
         if let Some(w) = self.kept_walk(&key) {
             if let Some(p) = progress {

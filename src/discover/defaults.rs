@@ -128,12 +128,12 @@ pub fn session_sources(
         })
     });
     let mut found = SessionSources {
-        sources: Vec::new(),
-        metadata: Vec::new(),
+        sources: Vec::with_capacity(walked.files.len()),
+        metadata: Vec::with_capacity(walked.files.len()),
         empty: 0,
         foreign: 0,
     };
-    for (f, (r, m)) in walked.files.iter().zip(classified) {
+    for (f, (r, m)) in walked.files.into_iter().zip(classified) {
         match r {
             Ok(Probe::Empty) => found.empty += 1,
             Ok(Probe::NotSession) => found.foreign += 1,
@@ -149,7 +149,7 @@ pub fn session_sources(
             }
             // Err(_): the tool reports it when it tries to read it.
             Ok(Probe::Other) | Err(_) => {
-                found.sources.push(Source::Path(f.path.clone()));
+                found.sources.push(Source::Path(f.path));
                 found.metadata.push(m);
             }
         }
@@ -199,7 +199,7 @@ pub fn expand_directories(
         .filter(|m| !m.is_dir())
         .map(identity)
         .collect();
-    let (mut out, mut out_metadata) = (Vec::new(), Vec::new());
+    let (mut out, mut out_metadata) = (Vec::with_capacity(sources.len()), Vec::new());
     for (s, m) in sources.into_iter().zip(metadata) {
         match &s {
             Source::Path(p) if is_dir(&m) => {
