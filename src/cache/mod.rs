@@ -412,6 +412,11 @@ impl Cache {
         }
     }
 
+    /// Loads the index (a damaged one is noted here, without a file's name).
+    pub fn preload_index(&self) {
+        self.index(&mut |m| note(self.tool, None, &m));
+    }
+
     /// The index, loaded the first time.
     fn index(&self, note: &mut dyn FnMut(String)) -> &Index {
         self.index

@@ -58,10 +58,7 @@ impl Cache {
         // The index is loaded (its checksum checked) on another thread meanwhile: the files
         // found are looked up in it next, and a walk taken from the cache leaves a core idle.
         std::thread::scope(|s| {
-            let preload = || {
-                self.index(&mut |m| super::note(self.tool, None, &m));
-            };
-            let _ = std::thread::Builder::new().spawn_scoped(s, preload);
+            let _ = std::thread::Builder::new().spawn_scoped(s, || self.preload_index());
             self.walk_here(roots, exts, progress)
         })
     }
@@ -243,5 +240,9 @@ impl crate::discover::KnownFiles for Cache {
 
     fn walk(&self, roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Walk {
         Cache::walk(self, roots, exts, progress)
+    }
+
+    fn preload(&self) {
+        self.preload_index();
     }
 }

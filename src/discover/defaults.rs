@@ -83,6 +83,10 @@ pub trait KnownFiles: Sync {
     /// The [`walk`] of `roots` (the same files, in the same order), from what an earlier run
     /// found when nothing in it can have changed.
     fn walk(&self, roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Walk;
+
+    /// Loads what the cache holds, ahead of the first question (on a thread of its own while
+    /// the inputs are looked up).
+    fn preload(&self);
 }
 
 /// See [`KnownFiles`].
@@ -186,26 +190,35 @@ pub fn expand_directories(
     threads: Option<usize>,
     known: Option<Known<'_>>,
 ) -> Vec<Source> {
-    let metadata = metadata_of(&sources, threads);
+    // The tool's cache is loaded meanwhile, on a thread of its own: the files are looked up
+    // in it next.
+    let metadata = std::thread::scope(|s| {
+        if let Some(k) = known.filter(|_| sources.len() >= STATS_PER_THREAD) {
+            let _ = std::thread::Builder::new().spawn_scoped(s, || k.preload());
+        }
+        metadata_of(&sources, threads)
+    });
     let is_dir = |m: &Option<Metadata>| m.as_ref().is_some_and(Metadata::is_dir);
     if !metadata.iter().any(is_dir) {
         keep_input_metadata(&sources, metadata);
         return sources;
     }
     let identity = |m: &Metadata| (m.dev(), m.ino());
+    // A single directory's walk has each file once already: nothing to look out for.
     let mut seen: crate::hash::FastSet<(u64, u64)> = metadata
         .iter()
         .flatten()
         .filter(|m| !m.is_dir())
         .map(identity)
         .collect();
+    let alone = sources.len() == 1;
     let (mut out, mut out_metadata) = (Vec::with_capacity(sources.len()), Vec::new());
     for (s, m) in sources.into_iter().zip(metadata) {
         match &s {
             Source::Path(p) if is_dir(&m) => {
                 let under = session_sources(tool, std::slice::from_ref(p), threads, known);
                 for (f, m) in under.sources.into_iter().zip(under.metadata) {
-                    if m.as_ref().is_none_or(|m| seen.insert(identity(m))) {
+                    if alone || m.as_ref().is_none_or(|m| seen.insert(identity(m))) {
                         out.push(f);
                         out_metadata.push(m);
                     }

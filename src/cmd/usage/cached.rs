@@ -79,6 +79,7 @@ pub fn run<'s>(
     // The set of identities sized once for what the cache holds, rather than grown.
     let mut note = |m: String| crate::cache::note("pi-usage", None, &m);
     report.expect_identities(cache.weight(sources.len(), &mut note));
+    report.expect_sessions(sources.len());
     let job = |i: usize, src: &'s Source, d: &mut Diags| match src {
         Source::Path(path) => {
             let input = Input {
