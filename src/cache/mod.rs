@@ -369,6 +369,7 @@ impl Cache {
             );
             return None;
         };
+        one_arena();
         Some(Cache {
             tool,
             dir: root.join(tool),
@@ -681,6 +682,20 @@ struct IndexEntry<'a> {
 fn exists(path: &[u8], id: (u64, u64)) -> bool {
     let p = Path::new(std::ffi::OsStr::from_bytes(path));
     fs::metadata(p).is_ok_and(|m| (m.dev(), m.ino()) == id)
+}
+
+/// Makes the allocator (glibc's) keep one arena for every thread, as a run that uses the cache
+/// begins (before its threads start). Such a run is short and made of small allocations that
+/// live to its end (the files found, their descriptions or sums), and each further arena grows
+/// its heap a page at a time, one `mprotect` each: 530 of them in a `pi-sessions --cache` run
+/// that found 2,000 files in the cache (task-clock 12.3-14.3 ms against 11.5-11.8 ms with
+/// one arena, `perf stat -r 30`); the one arena grows by `brk` in steps of 128 KiB.
+fn one_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a parameter of the allocator, which is thread-safe.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
 }
 
 /// Deletes `tool`'s cache in the directory `args` name: `Err` says why it could not.

@@ -75,6 +75,8 @@ impl Tool for Sessions {
             .iter()
             .map(|e| OsString::from(e.trim_start_matches('.')))
             .collect();
+        // Opened before the pool's threads start (it sets how they allocate).
+        let cache = crate::cache::Cache::open(TOOL, &args.cache);
         // As many threads as asked, within the open-file limit (the file count is not known
         // before the walk): thousands of threads would cost more than the files.
         let threads = crate::input::driver::worker_count(args.threads.map(usize::from), usize::MAX);
@@ -86,7 +88,6 @@ impl Tool for Sessions {
                 return crate::input::exit_status();
             }
         };
-        let cache = crate::cache::Cache::open(TOOL, &args.cache);
         let mut metas = pool.install(|| scan(&roots, &exts, args.prompts, cache.as_ref()));
         if let Some(c) = &cache {
             c.save();
