@@ -476,11 +476,11 @@ impl Cache {
         }
     }
 
-    /// Whether the cache knows the file `md` describes, as it is now, for one the tools read
+    /// Whether the cache knows the file `st` describes, as it is now, for one the tools read
     /// when they find it under a directory (its first record said so when it was kept): what
     /// lets a run that finds it unchanged skip opening it to classify it.
-    pub fn knows_session(&self, md: &Metadata) -> bool {
-        let key = FileKey::of(md);
+    pub fn knows_session(&self, st: &crate::discover::Stat) -> bool {
+        let key = st.key;
         let index = self.index(&mut |m| note(self.tool, None, &m));
         index.find(key.id()).is_some_and(|i| {
             let r = index.record(i);
@@ -944,7 +944,10 @@ mod tests {
         }
         cache.save();
         let again = reopen(&dir);
-        let knows = |p: &Path| again.knows_session(&fs::metadata(p).unwrap());
+        let knows = |p: &Path| {
+            let st = crate::discover::Stat::of(&fs::metadata(p).unwrap());
+            again.knows_session(&st)
+        };
         assert!(knows(&session));
         assert!(!knows(&foreign));
         // Another file, and the same file grown, are not known.

@@ -234,8 +234,8 @@ fn decode(body: &[u8]) -> Option<Walk> {
 }
 
 impl crate::discover::KnownFiles for Cache {
-    fn knows_session(&self, md: &Metadata) -> bool {
-        Cache::knows_session(self, md)
+    fn knows_session(&self, st: &crate::discover::Stat) -> bool {
+        Cache::knows_session(self, st)
     }
 
     fn walk(&self, roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Walk {

@@ -6,14 +6,13 @@
 use super::location::sessions_dir;
 use super::probe::{probe, Probe};
 use super::progress::Progress;
+use super::stat::{Stat, Stats};
 use super::stores::{store_dirs, Store};
 use super::walk::{walk, Walk};
 use crate::diag::{Diags, Kind};
 use crate::input::Source;
 use std::ffi::OsString;
-use std::fs::Metadata;
 use std::io::{self, IsTerminal};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -75,10 +74,10 @@ pub fn default_sources(tool: &'static str, known: Option<Known<'_>>) -> Vec<Sour
 /// What a tool's cache knows of the files under a directory, without listing the directory or
 /// opening the files.
 pub trait KnownFiles: Sync {
-    /// `true` when the file, as the metadata given describes it now, is one its first record
+    /// `true` when the file, as the lookup given describes it now, is one its first record
     /// makes a file to read (what [`probe`] would say, [`Probe::Other`]). `false` is "open it
     /// and see".
-    fn knows_session(&self, md: &Metadata) -> bool;
+    fn knows_session(&self, st: &Stat) -> bool;
 
     /// The [`walk`] of `roots` (the same files, in the same order), from what an earlier run
     /// found when nothing in it can have changed.
@@ -96,7 +95,7 @@ pub type Known<'k> = &'k dyn KnownFiles;
 pub struct SessionSources {
     pub sources: Vec<Source>,
     /// What was found of each of `sources` when it was looked up (`None`: it could not be).
-    pub metadata: Vec<Option<Metadata>>,
+    pub metadata: Vec<Option<Stat>>,
     /// Files of zero bytes, left out.
     pub empty: usize,
     /// Files that are not Pi sessions, left out.
@@ -125,8 +124,8 @@ pub fn session_sources(
     report_problems(tool, &walked.problems);
     let classified = Progress::run(tool, "checked", |p| {
         p.set_total(walked.files.len());
-        map_on_threads(&walked.files, threads, |f| {
-            let r = classify(&f.path, known);
+        map_on_threads(&walked.files, threads, Stats::default, |stats, f| {
+            let r = classify(stats, &f.path, known);
             p.add(1);
             r
         })
@@ -164,8 +163,12 @@ pub fn session_sources(
 /// What the file at `path` is: `known` from its metadata when it says so, else [`probe`]d; and
 /// its metadata (looked up before it is probed: a file that changes after it is a file that
 /// changes while it is read, which the tools see).
-fn classify(path: &Path, known: Option<Known<'_>>) -> (io::Result<Probe>, Option<Metadata>) {
-    let md = std::fs::metadata(path).ok();
+fn classify(
+    stats: &mut Stats,
+    path: &Path,
+    known: Option<Known<'_>>,
+) -> (io::Result<Probe>, Option<Stat>) {
+    let md = stats.stat(path);
     let cached = |k: Known<'_>| {
         md.as_ref()
             .is_some_and(|m| m.is_file() && k.knows_session(m))
@@ -198,12 +201,12 @@ pub fn expand_directories(
         }
         metadata_of(&sources, threads)
     });
-    let is_dir = |m: &Option<Metadata>| m.as_ref().is_some_and(Metadata::is_dir);
+    let is_dir = |m: &Option<Stat>| m.as_ref().is_some_and(Stat::is_dir);
     if !metadata.iter().any(is_dir) {
         keep_input_metadata(&sources, metadata);
         return sources;
     }
-    let identity = |m: &Metadata| (m.dev(), m.ino());
+    let identity = |m: &Stat| (m.key.dev, m.key.ino);
     // A single directory's walk has each file once already: nothing to look out for.
     let mut seen: crate::hash::FastSet<(u64, u64)> = metadata
         .iter()
@@ -238,28 +241,35 @@ pub fn expand_directories(
 const STATS_PER_THREAD: usize = 512;
 
 /// The metadata of each path among `sources` (`None`: stdin, or it could not be looked up).
-fn metadata_of(sources: &[Source], threads: Option<usize>) -> Vec<Option<Metadata>> {
-    map_on_threads(sources, threads, |s| match s {
-        Source::Path(p) => std::fs::metadata(p).ok(),
+fn metadata_of(sources: &[Source], threads: Option<usize>) -> Vec<Option<Stat>> {
+    map_on_threads(sources, threads, Stats::default, |stats, s| match s {
+        Source::Path(p) => stats.stat(p),
         Source::Stdin => None,
     })
 }
 
 /// `f` of each of `items`, in their order, on up to 4 threads when there are thousands (a
 /// `stat` takes microseconds, a thread's start tens of them; rayon's pool is not started for
-/// this), and no more than `threads` (`--threads`; default one per CPU).
-fn map_on_threads<T: Sync, R: Send>(
+/// this), and no more than `threads` (`--threads`; default one per CPU). Each thread takes a
+/// run of items in order, with a state of its own made by `state` (the folder open for
+/// [`Stats`]).
+fn map_on_threads<T: Sync, R: Send, S>(
     items: &[T],
     threads: Option<usize>,
-    f: impl Fn(&T) -> R + Sync,
+    state: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &T) -> R + Sync,
 ) -> Vec<R> {
     let cpus = threads.unwrap_or_else(crate::input::driver::cpus);
     let threads = (items.len() / STATS_PER_THREAD).clamp(1, cpus.clamp(1, 4));
+    let run = |part: &[T]| {
+        let mut s = state();
+        part.iter().map(|x| f(&mut s, x)).collect::<Vec<R>>()
+    };
     if threads == 1 {
-        return items.iter().map(&f).collect();
+        return run(items);
     }
     let per = items.len().div_ceil(threads);
-    let f = &f;
+    let run = &run;
     std::thread::scope(|scope| {
         let mut parts = items.chunks(per);
         let first = parts.next().unwrap_or_default();
@@ -267,17 +277,16 @@ fn map_on_threads<T: Sync, R: Send>(
             .map(|part| {
                 (
                     part,
-                    std::thread::Builder::new()
-                        .spawn_scoped(scope, move || part.iter().map(f).collect::<Vec<_>>()),
+                    std::thread::Builder::new().spawn_scoped(scope, move || run(part)),
                 )
             })
             .collect();
-        let mut all: Vec<R> = first.iter().map(f).collect();
+        let mut all = run(first);
         for (part, thread) in others {
             // A thread the system refused, or one that failed: its part is done here.
             match thread.ok().and_then(|t| t.join().ok()) {
                 Some(done) => all.extend(done),
-                None => all.extend(part.iter().map(f)),
+                None => all.extend(run(part)),
             }
         }
         all
@@ -286,9 +295,9 @@ fn map_on_threads<T: Sync, R: Send>(
 
 /// What [`expand_directories`] last found of the files it returned: each one's path and
 /// metadata, in its order.
-static INPUT_METADATA: Mutex<Vec<Option<(PathBuf, Metadata)>>> = Mutex::new(Vec::new());
+static INPUT_METADATA: Mutex<Vec<Option<(PathBuf, Stat)>>> = Mutex::new(Vec::new());
 
-fn keep_input_metadata(sources: &[Source], metadata: Vec<Option<Metadata>>) {
+fn keep_input_metadata(sources: &[Source], metadata: Vec<Option<Stat>>) {
     let kept = sources
         .iter()
         .zip(metadata)
@@ -309,12 +318,12 @@ pub fn take_input_metadata() -> InputMetadata {
 
 /// See [`take_input_metadata`].
 #[derive(Default)]
-pub struct InputMetadata(Vec<Option<(PathBuf, Metadata)>>);
+pub struct InputMetadata(Vec<Option<(PathBuf, Stat)>>);
 
 impl InputMetadata {
     /// The metadata of input number `i` when it is the regular file at `path` (`None`: look it
     /// up).
-    pub fn get(&self, i: usize, path: &Path) -> Option<&Metadata> {
+    pub fn get(&self, i: usize, path: &Path) -> Option<&Stat> {
         match self.0.get(i)? {
             Some((p, m)) if p.as_os_str() == path.as_os_str() => Some(m),
             _ => None,
@@ -364,10 +373,13 @@ mod tests {
             assert_eq!(got.len(), sources.len());
             for (s, m) in sources.iter().zip(&got) {
                 let want = match s {
-                    Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.ino()),
+                    Source::Path(p) => std::fs::metadata(p).ok().map(|m| {
+                        use std::os::unix::fs::MetadataExt;
+                        m.ino()
+                    }),
                     Source::Stdin => None,
                 };
-                assert_eq!(m.as_ref().map(MetadataExt::ino), want, "{s:?} {threads:?}");
+                assert_eq!(m.as_ref().map(|m| m.key.ino), want, "{s:?} {threads:?}");
             }
         }
     }

@@ -203,9 +203,11 @@ fn scan(
         walked
             .files
             .par_iter()
-            .map(|f| {
+            .map_init(discover::Stats::default, |stats, f| {
                 let d = match cache {
-                    Some(c) => crate::cache::sessions::describe(c, f, want_prompt, &projects),
+                    Some(c) => {
+                        crate::cache::sessions::describe(c, stats, f, want_prompt, &projects)
+                    }
                     None => discover::describe(f, want_prompt, &projects),
                 };
                 p.add(1);
