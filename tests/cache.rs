@@ -762,4 +762,11 @@ fn a_directory_walk_is_kept_only_while_no_directory_in_it_changed() {
         "{}",
         cached.stderr
     );
+    // Said once: the damaged file is gone (the tree changed moments ago keeps no new walk).
+    let again = usage(&[], &roots, Some(&dir));
+    assert!(
+        plain.stdout == again.stdout,
+        "after damaged walks: stdout differs"
+    );
+    assert_eq!(again.stderr, plain.stderr);
 }

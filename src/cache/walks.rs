@@ -107,7 +107,9 @@ impl Cache {
                 "cache file {} {why}; ignored (it is written again)",
                 name.display()
             );
-            super::note(self.tool, None, &msg)
+            super::note(self.tool, None, &msg);
+            // Removed, so that runs before one keeps a walk again do not say it again.
+            let _ = std::fs::remove_file(&name);
         });
         let body = found.ok()?.find(|(k, _)| *k == key)?.1;
         decode(body)
