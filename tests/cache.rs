@@ -588,3 +588,185 @@ fn sessions_is_the_same_with_the_cache_cold_warm_and_changed() {
     same("changed, warm");
     assert_eq!(fs::read_dir(&root).unwrap().count(), files.len());
 }
+
+/// A tree in Pi's layout under `root`: two project folders, a session's own folder with a
+/// sub-agent's run in it (three levels), copies of fixture sessions.
+fn layout_tree(root: &Path) {
+    let files = [
+        ("--home-u-a--/s1.jsonl", "usage-basic.jsonl"),
+        ("--home-u-a--/s2.jsonl", "usage-fork.jsonl"),
+        ("--home-u-a--/s1/run.jsonl", "pi16-usage-sources.jsonl"),
+        ("--home-u-b--/s3.jsonl", "usage-basic.jsonl"),
+    ];
+    for (rel, fixture) in files {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::copy(crate::util::fixture(fixture), p).unwrap();
+    }
+}
+
+/// Whether `tool`'s cache in `dir` keeps a walk.
+fn keeps_walk(dir: &Path, tool: &str) -> bool {
+    dir.join(tool).join("walks.bin").exists()
+}
+
+/// pi-usage (`--by session`, `--total`) and pi-sessions given the directory `root` write the
+/// same with the cache in `dir` as without it.
+fn walk_same(root: &Path, dir: &Path, phase: &str) {
+    let roots = [root.to_path_buf()];
+    for mode in [&["--by", "session", "--total"][..], &["--by", "model"]] {
+        let (plain, cached) = (usage(mode, &roots, None), usage(mode, &roots, Some(dir)));
+        assert_eq!(
+            (plain.status, &plain.stderr),
+            (cached.status, &cached.stderr),
+            "{phase} {mode:?}"
+        );
+        assert!(
+            plain.stdout == cached.stdout,
+            "{phase} {mode:?}: stdout differs\n--- without\n{}\n--- with\n{}",
+            plain.out(),
+            cached.out()
+        );
+    }
+    let (plain, cached) = (sessions(root, &[], None), sessions(root, &[], Some(dir)));
+    assert_eq!(
+        (plain.status, &plain.stderr),
+        (cached.status, &cached.stderr),
+        "{phase} pi-sessions"
+    );
+    assert!(
+        plain.stdout == cached.stdout,
+        "{phase} pi-sessions: stdout differs\n--- without\n{}\n--- with\n{}",
+        plain.out(),
+        cached.out()
+    );
+}
+
+/// A directory's walk is kept (the tree unchanged for the cache's settling time) and taken
+/// again only while no directory in it changed: each way a directory's listing can change —
+/// at the top, in a project folder, two levels down; a file added, removed, renamed; a folder
+/// added, removed, renamed, replaced — is seen, by pi-usage and pi-sessions alike, and the
+/// output is that of a run without the cache. A walk through a symbolic link is not kept, nor
+/// one of a tree changed moments before (time stamps have a granularity: a directory changed
+/// twice within one tick keeps one time); a damaged walks file is ignored with a note.
+#[test]
+fn a_directory_walk_is_kept_only_while_no_directory_in_it_changed() {
+    let t = TempDir::new("cache-walk");
+    type Change = fn(&Path);
+    let changes: [(&str, Change); 10] = [
+        ("a session added at the top", |r| {
+            fs::copy(
+                crate::util::fixture("usage-fork.jsonl"),
+                r.join("top.jsonl"),
+            )
+            .unwrap();
+        }),
+        ("a session added in a project folder", |r| {
+            let to = r.join("--home-u-b--/s4.jsonl");
+            fs::copy(crate::util::fixture("usage-fork.jsonl"), to).unwrap();
+        }),
+        ("a run added two levels down", |r| {
+            let to = r.join("--home-u-a--/s1/run2.jsonl");
+            fs::copy(crate::util::fixture("usage-basic.jsonl"), to).unwrap();
+        }),
+        ("a run removed two levels down", |r| {
+            fs::remove_file(r.join("--home-u-a--/s1/run.jsonl")).unwrap();
+        }),
+        ("a session renamed", |r| {
+            let a = r.join("--home-u-a--");
+            fs::rename(a.join("s2.jsonl"), a.join("s2b.jsonl")).unwrap();
+        }),
+        ("a session's folder renamed", |r| {
+            let a = r.join("--home-u-a--");
+            fs::rename(a.join("s1"), a.join("s1-old")).unwrap();
+        }),
+        ("a project folder renamed", |r| {
+            fs::rename(r.join("--home-u-b--"), r.join("--home-u-c--")).unwrap();
+        }),
+        ("a folder added with a session", |r| {
+            fs::create_dir(r.join("--home-u-d--")).unwrap();
+            let to = r.join("--home-u-d--/s5.jsonl");
+            fs::copy(crate::util::fixture("usage-basic.jsonl"), to).unwrap();
+        }),
+        ("a folder removed", |r| {
+            fs::remove_dir_all(r.join("--home-u-b--")).unwrap();
+        }),
+        ("a folder replaced by another of the same name", |r| {
+            let (b, new) = (r.join("--home-u-b--"), r.join("new"));
+            fs::create_dir(&new).unwrap();
+            fs::copy(
+                crate::util::fixture("usage-fork.jsonl"),
+                new.join("s3b.jsonl"),
+            )
+            .unwrap();
+            fs::remove_dir_all(&b).unwrap();
+            fs::rename(&new, &b).unwrap();
+        }),
+    ];
+    let case = |i: usize| {
+        (
+            t.path().join(format!("tree{i}")),
+            t.path().join(format!("cache{i}")),
+        )
+    };
+    for i in 0..changes.len() + 2 {
+        layout_tree(&case(i).0);
+    }
+    // Tree n + 1 holds a link to a folder outside it.
+    let (linked, linked_cache) = case(changes.len() + 1);
+    std::os::unix::fs::symlink(t.path().join("tree0/--home-u-b--"), linked.join("--link--"))
+        .unwrap();
+    // Changed moments ago: no walk is kept.
+    let (fresh, fresh_cache) = case(changes.len());
+    walk_same(&fresh, &fresh_cache, "fresh");
+    for tool in ["pi-usage", "pi-sessions"] {
+        assert!(fresh_cache.join(tool).join("index.bin").exists(), "{tool}");
+        assert!(
+            !keeps_walk(&fresh_cache, tool),
+            "{tool}: a walk of a tree changed moments ago"
+        );
+    }
+    // The cache's settling time (2 s), and a margin.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    walk_same(&linked, &linked_cache, "linked");
+    for tool in ["pi-usage", "pi-sessions"] {
+        assert!(
+            !keeps_walk(&linked_cache, tool),
+            "{tool}: a walk through a link"
+        );
+    }
+    for (i, (what, change)) in changes.iter().enumerate() {
+        let (root, dir) = case(i);
+        walk_same(&root, &dir, what);
+        for tool in ["pi-usage", "pi-sessions"] {
+            assert!(keeps_walk(&dir, tool), "{what}: {tool} keeps no walk");
+        }
+        change(&root);
+        walk_same(&root, &dir, what);
+    }
+    // Damaged: ignored with a note, the output the same.
+    let (root, dir) = case(0);
+    let roots = [root.clone()];
+    let walks = dir.join("pi-usage").join("walks.bin");
+    let mut b = fs::read(&walks).unwrap();
+    let mid = b.len() / 2;
+    b[mid] ^= 4;
+    fs::write(&walks, b).unwrap();
+    let (plain, cached) = (usage(&[], &roots, None), usage(&[], &roots, Some(&dir)));
+    assert!(
+        plain.stdout == cached.stdout,
+        "damaged walks: stdout differs"
+    );
+    assert!(
+        cached.stderr.contains(": note: cache file ") && cached.stderr.contains("walks.bin"),
+        "{}",
+        cached.stderr
+    );
+    // Said once: the damaged file is gone (the tree changed moments ago keeps no new walk).
+    let again = usage(&[], &roots, Some(&dir));
+    assert!(
+        plain.stdout == again.stdout,
+        "after damaged walks: stdout differs"
+    );
+    assert_eq!(again.stderr, plain.stderr);
+}

@@ -28,6 +28,7 @@
 
 pub mod codec;
 pub mod sessions;
+pub mod walks;
 
 use codec::{Reader, Writer};
 use std::ffi::OsString;
@@ -349,6 +350,8 @@ pub struct Cache {
     index: OnceLock<Index>,
     details: Vec<OnceLock<Details>>,
     puts: Mutex<crate::hash::FastMap<(u64, u64), Put>>,
+    /// The walk this run keeps ([`Cache::walk`]).
+    walk_put: Mutex<Option<walks::KeptWalk>>,
 }
 
 impl Cache {
@@ -366,12 +369,14 @@ impl Cache {
             );
             return None;
         };
+        one_arena();
         Some(Cache {
             tool,
             dir: root.join(tool),
             index: OnceLock::new(),
             details: (0..DETAIL_SHARDS).map(|_| OnceLock::new()).collect(),
             puts: Mutex::default(),
+            walk_put: Mutex::default(),
         })
     }
 
@@ -406,6 +411,11 @@ impl Cache {
                 T::default()
             }
         }
+    }
+
+    /// Loads the index (a damaged one is noted here, without a file's name).
+    pub fn preload_index(&self) {
+        self.index(&mut |m| note(self.tool, None, &m));
     }
 
     /// The index, loaded the first time.
@@ -466,11 +476,11 @@ impl Cache {
         }
     }
 
-    /// Whether the cache knows the file `md` describes, as it is now, for one the tools read
+    /// Whether the cache knows the file `st` describes, as it is now, for one the tools read
     /// when they find it under a directory (its first record said so when it was kept): what
     /// lets a run that finds it unchanged skip opening it to classify it.
-    pub fn knows_session(&self, md: &Metadata) -> bool {
-        let key = FileKey::of(md);
+    pub fn knows_session(&self, st: &crate::discover::Stat) -> bool {
+        let key = st.key;
         let index = self.index(&mut |m| note(self.tool, None, &m));
         index.find(key.id()).is_some_and(|i| {
             let r = index.record(i);
@@ -521,6 +531,10 @@ impl Cache {
     /// Writes what this run kept, merged with what the cache files hold now; a failure is
     /// noted (the run's output does not depend on it).
     pub fn save(&self) {
+        if let Err(e) = self.save_walk() {
+            let msg = format!("cannot write the cache: {e}");
+            note(self.tool, Some(&self.dir), &msg);
+        }
         let puts = std::mem::take(&mut *self.puts.lock().unwrap_or_else(|e| e.into_inner()));
         if puts.is_empty() {
             return;
@@ -668,6 +682,20 @@ struct IndexEntry<'a> {
 fn exists(path: &[u8], id: (u64, u64)) -> bool {
     let p = Path::new(std::ffi::OsStr::from_bytes(path));
     fs::metadata(p).is_ok_and(|m| (m.dev(), m.ino()) == id)
+}
+
+/// Makes the allocator (glibc's) keep one arena for every thread, as a run that uses the cache
+/// begins (before its threads start). Such a run is short and made of small allocations that
+/// live to its end (the files found, their descriptions or sums), and each further arena grows
+/// its heap a page at a time, one `mprotect` each: 530 of them in a `pi-sessions --cache` run
+/// that found 2,000 files in the cache (task-clock 12.3-14.3 ms against 11.5-11.8 ms with
+/// one arena, `perf stat -r 30`); the one arena grows by `brk` in steps of 128 KiB.
+fn one_arena() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a parameter of the allocator, which is thread-safe.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+    }
 }
 
 /// Deletes `tool`'s cache in the directory `args` name: `Err` says why it could not.
@@ -916,7 +944,10 @@ mod tests {
         }
         cache.save();
         let again = reopen(&dir);
-        let knows = |p: &Path| again.knows_session(&fs::metadata(p).unwrap());
+        let knows = |p: &Path| {
+            let st = crate::discover::Stat::of(&fs::metadata(p).unwrap());
+            again.knows_session(&st)
+        };
         assert!(knows(&session));
         assert!(!knows(&foreign));
         // Another file, and the same file grown, are not known.

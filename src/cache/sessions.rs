@@ -15,14 +15,21 @@ use super::{Cache, FileKey, Lookup};
 use crate::cmd::sessions::record::written_parts;
 use crate::discover::describe::project_of;
 use crate::discover::{
-    self, FileMeta, FileReport, FileStatus, Found, ProjectCache, SessionCounts, WrittenParts,
+    self, FileMeta, FileReport, FileStatus, Found, ProjectCache, SessionCounts, Stats, WrittenParts,
 };
-use std::fs::{self, File};
+use std::fs::File;
 
 /// [`discover::describe`], answered from `store` when the file is as it was described.
-pub fn describe(store: &Cache, f: &Found, prompt: bool, projects: &ProjectCache) -> FileReport {
-    let key = match fs::metadata(&f.path) {
-        Ok(md) if md.is_file() => FileKey::of(&md),
+/// `stats` looks the file up.
+pub fn describe(
+    store: &Cache,
+    stats: &mut Stats,
+    f: &Found,
+    prompt: bool,
+    projects: &ProjectCache,
+) -> FileReport {
+    let key = match stats.stat(&f.path) {
+        Some(st) if st.is_file() => st.key,
         _ => return discover::describe(f, prompt, projects),
     };
     let mut note = |m: String| super::note("pi-sessions", Some(&f.path), &m);

@@ -6,14 +6,13 @@
 use super::location::sessions_dir;
 use super::probe::{probe, Probe};
 use super::progress::Progress;
+use super::stat::{Stat, Stats};
 use super::stores::{store_dirs, Store};
-use super::walk::walk;
+use super::walk::{walk, Walk};
 use crate::diag::{Diags, Kind};
 use crate::input::Source;
 use std::ffi::OsString;
-use std::fs::Metadata;
 use std::io::{self, IsTerminal};
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -72,16 +71,31 @@ pub fn default_sources(tool: &'static str, known: Option<Known<'_>>) -> Vec<Sour
     found.sources
 }
 
-/// What a tool's cache knows of a file found under a directory, without opening it: `true`
-/// when the file, as the metadata given describes it now, is one its first record makes a file
-/// to read (what [`probe`] would say, [`Probe::Other`]). `false` is "open it and see".
-pub type Known<'k> = &'k (dyn Fn(&Metadata) -> bool + Sync);
+/// What a tool's cache knows of the files under a directory, without listing the directory or
+/// opening the files.
+pub trait KnownFiles: Sync {
+    /// `true` when the file, as the lookup given describes it now, is one its first record
+    /// makes a file to read (what [`probe`] would say, [`Probe::Other`]). `false` is "open it
+    /// and see".
+    fn knows_session(&self, st: &Stat) -> bool;
+
+    /// The [`walk`] of `roots` (the same files, in the same order), from what an earlier run
+    /// found when nothing in it can have changed.
+    fn walk(&self, roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Walk;
+
+    /// Loads what the cache holds, ahead of the first question (on a thread of its own while
+    /// the inputs are looked up).
+    fn preload(&self);
+}
+
+/// See [`KnownFiles`].
+pub type Known<'k> = &'k dyn KnownFiles;
 
 /// What [`session_sources`] found: the files to read, and how many it left out.
 pub struct SessionSources {
     pub sources: Vec<Source>,
     /// What was found of each of `sources` when it was looked up (`None`: it could not be).
-    pub metadata: Vec<Option<Metadata>>,
+    pub metadata: Vec<Option<Stat>>,
     /// Files of zero bytes, left out.
     pub empty: usize,
     /// Files that are not Pi sessions, left out.
@@ -103,23 +117,26 @@ pub fn session_sources(
     known: Option<Known<'_>>,
 ) -> SessionSources {
     let exts = [OsString::from("jsonl")];
-    let walked = Progress::run(tool, "found", |p| walk(roots, &exts, Some(p)));
+    let walked = Progress::run(tool, "found", |p| match known {
+        Some(k) => k.walk(roots, &exts, Some(p)),
+        None => walk(roots, &exts, Some(p)),
+    });
     report_problems(tool, &walked.problems);
     let classified = Progress::run(tool, "checked", |p| {
         p.set_total(walked.files.len());
-        map_on_threads(&walked.files, threads, |f| {
-            let r = classify(&f.path, known);
+        map_on_threads(&walked.files, threads, Stats::default, |stats, f| {
+            let r = classify(stats, &f.path, known);
             p.add(1);
             r
         })
     });
     let mut found = SessionSources {
-        sources: Vec::new(),
-        metadata: Vec::new(),
+        sources: Vec::with_capacity(walked.files.len()),
+        metadata: Vec::with_capacity(walked.files.len()),
         empty: 0,
         foreign: 0,
     };
-    for (f, (r, m)) in walked.files.iter().zip(classified) {
+    for (f, (r, m)) in walked.files.into_iter().zip(classified) {
         match r {
             Ok(Probe::Empty) => found.empty += 1,
             Ok(Probe::NotSession) => found.foreign += 1,
@@ -135,7 +152,7 @@ pub fn session_sources(
             }
             // Err(_): the tool reports it when it tries to read it.
             Ok(Probe::Other) | Err(_) => {
-                found.sources.push(Source::Path(f.path.clone()));
+                found.sources.push(Source::Path(f.path));
                 found.metadata.push(m);
             }
         }
@@ -146,9 +163,16 @@ pub fn session_sources(
 /// What the file at `path` is: `known` from its metadata when it says so, else [`probe`]d; and
 /// its metadata (looked up before it is probed: a file that changes after it is a file that
 /// changes while it is read, which the tools see).
-fn classify(path: &Path, known: Option<Known<'_>>) -> (io::Result<Probe>, Option<Metadata>) {
-    let md = std::fs::metadata(path).ok();
-    let cached = |k: Known<'_>| md.as_ref().is_some_and(|m| m.is_file() && k(m));
+fn classify(
+    stats: &mut Stats,
+    path: &Path,
+    known: Option<Known<'_>>,
+) -> (io::Result<Probe>, Option<Stat>) {
+    let md = stats.stat(path);
+    let cached = |k: Known<'_>| {
+        md.as_ref()
+            .is_some_and(|m| m.is_file() && k.knows_session(m))
+    };
     if known.is_some_and(cached) {
         return (Ok(Probe::Other), md);
     }
@@ -169,26 +193,35 @@ pub fn expand_directories(
     threads: Option<usize>,
     known: Option<Known<'_>>,
 ) -> Vec<Source> {
-    let metadata = metadata_of(&sources, threads);
-    let is_dir = |m: &Option<Metadata>| m.as_ref().is_some_and(Metadata::is_dir);
+    // The tool's cache is loaded meanwhile, on a thread of its own: the files are looked up
+    // in it next.
+    let metadata = std::thread::scope(|s| {
+        if let Some(k) = known.filter(|_| sources.len() >= STATS_PER_THREAD) {
+            let _ = std::thread::Builder::new().spawn_scoped(s, || k.preload());
+        }
+        metadata_of(&sources, threads)
+    });
+    let is_dir = |m: &Option<Stat>| m.as_ref().is_some_and(Stat::is_dir);
     if !metadata.iter().any(is_dir) {
         keep_input_metadata(&sources, metadata);
         return sources;
     }
-    let identity = |m: &Metadata| (m.dev(), m.ino());
+    let identity = |m: &Stat| (m.key.dev, m.key.ino);
+    // A single directory's walk has each file once already: nothing to look out for.
     let mut seen: crate::hash::FastSet<(u64, u64)> = metadata
         .iter()
         .flatten()
         .filter(|m| !m.is_dir())
         .map(identity)
         .collect();
-    let (mut out, mut out_metadata) = (Vec::new(), Vec::new());
+    let alone = sources.len() == 1;
+    let (mut out, mut out_metadata) = (Vec::with_capacity(sources.len()), Vec::new());
     for (s, m) in sources.into_iter().zip(metadata) {
         match &s {
             Source::Path(p) if is_dir(&m) => {
                 let under = session_sources(tool, std::slice::from_ref(p), threads, known);
                 for (f, m) in under.sources.into_iter().zip(under.metadata) {
-                    if m.as_ref().is_none_or(|m| seen.insert(identity(m))) {
+                    if alone || m.as_ref().is_none_or(|m| seen.insert(identity(m))) {
                         out.push(f);
                         out_metadata.push(m);
                     }
@@ -208,28 +241,35 @@ pub fn expand_directories(
 const STATS_PER_THREAD: usize = 512;
 
 /// The metadata of each path among `sources` (`None`: stdin, or it could not be looked up).
-fn metadata_of(sources: &[Source], threads: Option<usize>) -> Vec<Option<Metadata>> {
-    map_on_threads(sources, threads, |s| match s {
-        Source::Path(p) => std::fs::metadata(p).ok(),
+fn metadata_of(sources: &[Source], threads: Option<usize>) -> Vec<Option<Stat>> {
+    map_on_threads(sources, threads, Stats::default, |stats, s| match s {
+        Source::Path(p) => stats.stat(p),
         Source::Stdin => None,
     })
 }
 
 /// `f` of each of `items`, in their order, on up to 4 threads when there are thousands (a
 /// `stat` takes microseconds, a thread's start tens of them; rayon's pool is not started for
-/// this), and no more than `threads` (`--threads`; default one per CPU).
-fn map_on_threads<T: Sync, R: Send>(
+/// this), and no more than `threads` (`--threads`; default one per CPU). Each thread takes a
+/// run of items in order, with a state of its own made by `state` (the folder open for
+/// [`Stats`]).
+fn map_on_threads<T: Sync, R: Send, S>(
     items: &[T],
     threads: Option<usize>,
-    f: impl Fn(&T) -> R + Sync,
+    state: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &T) -> R + Sync,
 ) -> Vec<R> {
     let cpus = threads.unwrap_or_else(crate::input::driver::cpus);
     let threads = (items.len() / STATS_PER_THREAD).clamp(1, cpus.clamp(1, 4));
+    let run = |part: &[T]| {
+        let mut s = state();
+        part.iter().map(|x| f(&mut s, x)).collect::<Vec<R>>()
+    };
     if threads == 1 {
-        return items.iter().map(&f).collect();
+        return run(items);
     }
     let per = items.len().div_ceil(threads);
-    let f = &f;
+    let run = &run;
     std::thread::scope(|scope| {
         let mut parts = items.chunks(per);
         let first = parts.next().unwrap_or_default();
@@ -237,17 +277,16 @@ fn map_on_threads<T: Sync, R: Send>(
             .map(|part| {
                 (
                     part,
-                    std::thread::Builder::new()
-                        .spawn_scoped(scope, move || part.iter().map(f).collect::<Vec<_>>()),
+                    std::thread::Builder::new().spawn_scoped(scope, move || run(part)),
                 )
             })
             .collect();
-        let mut all: Vec<R> = first.iter().map(f).collect();
+        let mut all = run(first);
         for (part, thread) in others {
             // A thread the system refused, or one that failed: its part is done here.
             match thread.ok().and_then(|t| t.join().ok()) {
                 Some(done) => all.extend(done),
-                None => all.extend(part.iter().map(f)),
+                None => all.extend(run(part)),
             }
         }
         all
@@ -256,9 +295,9 @@ fn map_on_threads<T: Sync, R: Send>(
 
 /// What [`expand_directories`] last found of the files it returned: each one's path and
 /// metadata, in its order.
-static INPUT_METADATA: Mutex<Vec<Option<(PathBuf, Metadata)>>> = Mutex::new(Vec::new());
+static INPUT_METADATA: Mutex<Vec<Option<(PathBuf, Stat)>>> = Mutex::new(Vec::new());
 
-fn keep_input_metadata(sources: &[Source], metadata: Vec<Option<Metadata>>) {
+fn keep_input_metadata(sources: &[Source], metadata: Vec<Option<Stat>>) {
     let kept = sources
         .iter()
         .zip(metadata)
@@ -279,12 +318,12 @@ pub fn take_input_metadata() -> InputMetadata {
 
 /// See [`take_input_metadata`].
 #[derive(Default)]
-pub struct InputMetadata(Vec<Option<(PathBuf, Metadata)>>);
+pub struct InputMetadata(Vec<Option<(PathBuf, Stat)>>);
 
 impl InputMetadata {
     /// The metadata of input number `i` when it is the regular file at `path` (`None`: look it
     /// up).
-    pub fn get(&self, i: usize, path: &Path) -> Option<&Metadata> {
+    pub fn get(&self, i: usize, path: &Path) -> Option<&Stat> {
         match self.0.get(i)? {
             Some((p, m)) if p.as_os_str() == path.as_os_str() => Some(m),
             _ => None,
@@ -334,10 +373,13 @@ mod tests {
             assert_eq!(got.len(), sources.len());
             for (s, m) in sources.iter().zip(&got) {
                 let want = match s {
-                    Source::Path(p) => std::fs::metadata(p).ok().map(|m| m.ino()),
+                    Source::Path(p) => std::fs::metadata(p).ok().map(|m| {
+                        use std::os::unix::fs::MetadataExt;
+                        m.ino()
+                    }),
                     Source::Stdin => None,
                 };
-                assert_eq!(m.as_ref().map(MetadataExt::ino), want, "{s:?} {threads:?}");
+                assert_eq!(m.as_ref().map(|m| m.key.ino), want, "{s:?} {threads:?}");
             }
         }
     }

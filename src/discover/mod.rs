@@ -14,6 +14,7 @@
 //! - [`describe`](mod@describe) with `meter`: one streaming pass over a file with the reader,
 //!   counting what a `session_file` record needs.
 //! - [`progress`]: the progress line on stderr.
+//! - [`stat`](mod@stat): files looked up thousands at a time, each relative to its folder.
 //! - [`stores`]: Pi's sessions directory and oh-my-pi's (`--store pi|omp|all`).
 //! - [`defaults`]: every tool's default input, and the session files under a directory
 //!   given as FILE.
@@ -26,12 +27,13 @@ mod meter;
 pub mod probe;
 pub mod progress;
 pub mod project;
+pub mod stat;
 pub mod stores;
 pub mod walk;
 
 pub use defaults::{
     default_sources, expand_directories, report_problems, session_sources, stdin_is_terminal,
-    take_input_metadata, InputMetadata, Known, SessionSources, ASSUME_TTY_VAR,
+    take_input_metadata, InputMetadata, Known, KnownFiles, SessionSources, ASSUME_TTY_VAR,
 };
 pub use describe::{
     describe, describe_bytes, FileMeta, FileReport, FileStatus, SessionCounts, WrittenParts,
@@ -41,6 +43,7 @@ pub use location::{agent_dir, agent_dir_with, sessions_dir, sessions_dir_with, S
 pub use probe::{probe, probe_file, probe_nonempty, Probe};
 pub use progress::Progress;
 pub use project::{decode_project, ProjectCache, ProjectSource};
+pub use stat::{Stat, Stats};
 pub use stores::{store_dirs, Store, StoreDir};
 pub use walk::{walk, Walk};
 

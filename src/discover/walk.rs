@@ -11,7 +11,7 @@
 use super::layout::{place, Found};
 use super::progress::Progress;
 use std::ffi::OsString;
-use std::fs;
+use std::fs::{self, Metadata};
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
@@ -25,6 +25,17 @@ pub struct Walk {
     pub problems: Vec<(PathBuf, String)>,
 }
 
+/// A walk and what it listed: every directory it read (the roots first), each with what was
+/// found of it before it was read, and whether the walk went only through directories it
+/// listed (no problem met, no symbolic link met, every root a directory): what a cache needs
+/// to tell later that the walk would find the same (`crate::cache::Cache::walk`).
+#[derive(Debug, Default)]
+pub struct Stamped {
+    pub walk: Walk,
+    pub dirs: Vec<(PathBuf, Metadata)>,
+    pub plain: bool,
+}
+
 /// A file's identity: device and inode. A file reached by several paths is kept once.
 type FileId = (u64, u64);
 
@@ -35,6 +46,10 @@ struct Collected<'a> {
     /// Each file: its path, the index of its root, its identity.
     files: Vec<(PathBuf, usize, FileId)>,
     problems: Vec<(PathBuf, String)>,
+    /// Each directory listed, as found before it was listed.
+    dirs: Vec<(PathBuf, Metadata)>,
+    /// Whether a symbolic link or a root that is no directory was met.
+    linked: bool,
 }
 
 impl Collected<'_> {
@@ -69,11 +84,18 @@ fn extension(path: &Path) -> Option<&[u8]> {
 /// reached by several paths (through symbolic links) is kept once, under its first path in
 /// that order.
 pub fn walk(roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Walk {
+    walk_stamped(roots, exts, progress).walk
+}
+
+/// [`walk`], and the directories it listed ([`Stamped`]).
+pub fn walk_stamped(roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -> Stamped {
     let mut found = Collected {
         exts,
         progress,
         files: Vec::new(),
         problems: Vec::new(),
+        dirs: Vec::new(),
+        linked: false,
     };
     for (i, root) in roots.iter().enumerate() {
         match fs::metadata(root) {
@@ -82,9 +104,13 @@ pub fn walk(roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -
                     path: root.clone(),
                     id: (m.dev(), m.ino()),
                 };
+                found.dirs.push((root.clone(), m));
                 walk_tree(&mut found, root, i, &mut vec![top]);
             }
-            Ok(m) => found.files.push((root.clone(), i, (m.dev(), m.ino()))),
+            Ok(m) => {
+                found.linked = true;
+                found.files.push((root.clone(), i, (m.dev(), m.ino())))
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 found.problem(root, "no such directory")
             }
@@ -94,8 +120,11 @@ pub fn walk(roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -
     let Collected {
         mut files,
         mut problems,
+        dirs,
+        linked,
         ..
     } = found;
+    let plain = !linked && problems.is_empty();
     // Byte order of the whole path puts a session file before the folder of its extras
     // (`x.jsonl` < `x/...`).
     files.sort_by(|a, b| {
@@ -114,7 +143,11 @@ pub fn walk(roots: &[PathBuf], exts: &[OsString], progress: Option<&Progress>) -
         .iter()
         .map(|(p, root, _)| place(p, &roots[*root], &set))
         .collect();
-    Walk { files, problems }
+    Stamped {
+        walk: Walk { files, problems },
+        dirs,
+        plain,
+    }
 }
 
 /// A directory on the way down from a root: its path and identity. A directory whose
@@ -149,10 +182,15 @@ fn walk_tree(found: &mut Collected<'_>, top: &Path, index: usize, above: &mut Ve
         let kind = entry.file_type();
         just_opened = false;
         if kind.is_symlink() {
+            found.linked = true;
             follow(found, entry.path(), index, above);
         } else if kind.is_dir() {
             let enter = match entry.metadata() {
-                Ok(m) => enter(found, entry.path(), (m.dev(), m.ino()), above),
+                Ok(m) => {
+                    let id = (m.dev(), m.ino());
+                    found.dirs.push((entry.path().to_path_buf(), m));
+                    enter(found, entry.path(), id, above)
+                }
                 Err(e) => {
                     found.problem(entry.path(), directory_problem(e.io_error()));
                     false

@@ -79,6 +79,7 @@ pub fn run<'s>(
     // The set of identities sized once for what the cache holds, rather than grown.
     let mut note = |m: String| crate::cache::note("pi-usage", None, &m);
     report.expect_identities(cache.weight(sources.len(), &mut note));
+    report.expect_sessions(sources.len());
     let job = |i: usize, src: &'s Source, d: &mut Diags| match src {
         Source::Path(path) => {
             let input = Input {
@@ -315,15 +316,16 @@ impl<'s> Input<'s> {
     /// it is read).
     fn take(
         self,
-        known: Option<&fs::Metadata>,
+        known: Option<&crate::discover::Stat>,
         summed: bool,
         d: &mut Diags,
     ) -> Result<Taken<'s>, Stop> {
         let Input {
             cache, path, src, ..
         } = self;
-        let key = match known.cloned().map_or_else(|| fs::metadata(path), Ok) {
-            Ok(md) if md.is_file() => FileKey::of(&md),
+        let stat = || fs::metadata(path).map(|m| crate::discover::Stat::of(&m));
+        let key = match known.copied().map_or_else(stat, Ok) {
+            Ok(st) if st.is_file() => st.key,
             _ => return super::collect(src, self.present, d).map(Taken::Calls),
         };
         let found = cache.lookup(&key, path, true, &mut |m| d.note(None, m), |bytes, kept| {

@@ -81,9 +81,9 @@ impl Tool for Usage {
             return crate::cache::clear_for("pi-usage", &args.cache);
         }
         let cache = crate::cache::Cache::open("pi-usage", &args.cache);
-        // The cache knows which files found under a directory are sessions without opening them.
-        let known = |md: &std::fs::Metadata| cache.as_ref().is_some_and(|c| c.knows_session(md));
-        let known: Option<crate::discover::Known<'_>> = cache.as_ref().map(|_| &known as _);
+        // The cache knows which files found under a directory are sessions without opening
+        // them, and what is under a directory that did not change without listing it.
+        let known: Option<crate::discover::Known<'_>> = cache.as_ref().map(|c| c as _);
         let sources = args.inputs.sources_known(known);
         if args.context {
             return run_context(args, &sources);

@@ -224,6 +224,13 @@ impl UsageReport {
         }
     }
 
+    /// Makes room for the ids of `n` sessions (one per input, at least, for inputs that are
+    /// files of sessions): the set of those seen is then sized once rather than grown (at most
+    /// 2^20 at once).
+    pub fn expect_sessions(&mut self, n: usize) {
+        self.seen_ids.reserve(n.min(1 << 20));
+    }
+
     /// Counts the identities `ids` (distinct) as seen and says `true` when none was seen
     /// before (or repeats are not left out); else counts none of them and says `false`: the
     /// input's calls must then be taken one by one.
