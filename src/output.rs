@@ -56,20 +56,57 @@ pub trait Sink: Write {
     fn append(&mut self, from: &mut io::Take<File>) -> io::Result<()>;
 }
 
-/// The buffer a spill is copied to a pipe through.
+/// The buffer a spill is copied through where the kernel cannot copy it.
 const COPY_BUF: usize = 1 << 20;
 
 impl Sink for io::Stdout {
     fn append(&mut self, from: &mut io::Take<File>) -> io::Result<()> {
-        // Whatever stdout buffers goes first: the copy below bypasses the buffer.
+        // Whatever stdout buffers goes first: the copies below bypass the buffer.
         self.flush()?;
-        // std's copy from a file to a locked stdout uses copy_file_range (a file) or sendfile
-        // (a device), whichever the two ends allow; to a pipe it reads and writes, here through
-        // a buffer of 1 MiB rather than its own 8 KiB (BENCHMARKS.md, round 8).
-        let mut to = io::BufWriter::with_capacity(COPY_BUF, self.lock());
+        let out = self.lock();
+        #[cfg(target_os = "linux")]
+        if send_file(from, &out)? {
+            return Ok(());
+        }
+        // Elsewhere, or where sendfile refuses stdout (opened to append, some terminals):
+        // std's copy (copy_file_range to a file), else reads and writes of 1 MiB.
+        let mut to = io::BufWriter::with_capacity(COPY_BUF, out);
         io::copy(from, &mut to)?;
         to.flush()
     }
+}
+
+/// Sends what is left of `from` to `to` by sendfile(2), the kernel moving the pages: to a pipe
+/// (`| jq`) it took a third of the CPU that reading and writing 1 MiB at a time took, and
+/// to /dev/null or a file as little as std's copy (BENCHMARKS.md, round 8). std does not
+/// send a file to a pipe itself: the pipe holds references to the file's pages, which a
+/// later write to the file would change; a spill is never written again once copied.
+/// `false`, with `from` advanced past what was sent, when sendfile cannot be used here.
+#[cfg(target_os = "linux")]
+fn send_file(from: &mut io::Take<File>, to: &impl std::os::fd::AsRawFd) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let src = from.get_ref().as_raw_fd();
+    while from.limit() > 0 {
+        let chunk = usize::try_from(from.limit().min(1 << 30)).unwrap_or(1 << 30);
+        // SAFETY: both descriptors stay open for the call; a null offset makes sendfile read
+        // from, and advance, the source file's own position, as `from`'s reads would.
+        let sent = unsafe { libc::sendfile(to.as_raw_fd(), src, std::ptr::null_mut(), chunk) };
+        match u64::try_from(sent) {
+            Ok(0) => return Ok(false),
+            Ok(n) => from.set_limit(from.limit() - n),
+            Err(_) => {
+                let e = io::Error::last_os_error();
+                match e.raw_os_error() {
+                    Some(libc::EINTR) => {}
+                    Some(libc::EINVAL | libc::ENOSYS | libc::EAGAIN | libc::EOPNOTSUPP) => {
+                        return Ok(false)
+                    }
+                    _ => return Err(e),
+                }
+            }
+        }
+    }
+    Ok(true)
 }
 
 impl Sink for Vec<u8> {

@@ -395,28 +395,42 @@ fn output_held_past_the_bound_is_spilled_or_waits_and_keeps_its_order() {
     assert_eq!(left, 0, "spill files have no name: nothing is left behind");
 }
 
-/// Spilled output copied to a regular file on stdout (where the kernel copies file to file)
-/// lands after what was written before it and before what follows, as on a pipe.
+/// Spilled output copied to a regular file on stdout (which the kernel copies to), and to one
+/// opened to append (`>>`, which it does not: the bytes are read and written), lands after
+/// what was written before it and before what follows, as on a pipe.
 #[test]
 fn spilled_output_copied_to_a_file_keeps_its_place() {
     let dir = TempDir::new("parallel-spill-file");
     let paths = files(&dir);
     let base = cmd("pi-tools").args(["--threads", "1"]).args(&paths).run();
     let to_file = dir.path().join("out.jsonl");
-    let status = Command::new(bin_dir().join("pi-tools"))
-        .args(["--threads", "2"])
-        .args(&paths)
-        .env("PI_JSONL_HOLD_MAX", "1")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&to_file).unwrap())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert_eq!(status.code(), Some(base.status));
-    assert!(
-        std::fs::read(&to_file).unwrap() == base.stdout,
-        "output differs"
-    );
+    for append in [false, true] {
+        std::fs::write(&to_file, "before\n").unwrap();
+        let stdout = std::fs::OpenOptions::new()
+            .write(true)
+            .append(append)
+            .truncate(!append)
+            .open(&to_file)
+            .unwrap();
+        let status = Command::new(bin_dir().join("pi-tools"))
+            .args(["--threads", "2"])
+            .args(&paths)
+            .env("PI_JSONL_HOLD_MAX", "1")
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(base.status));
+        let mut want = if append {
+            b"before\n".to_vec()
+        } else {
+            Vec::new()
+        };
+        want.extend_from_slice(&base.stdout);
+        let got = std::fs::read(&to_file).unwrap();
+        assert!(got == want, "output differs (append: {append})");
+    }
 }
 
 /// A closed stdout while spilled output is being copied to it is the quiet exit 0 it is
