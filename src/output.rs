@@ -56,6 +56,9 @@ pub trait Sink: Write {
     fn append(&mut self, from: &mut io::Take<File>) -> io::Result<()>;
 }
 
+/// How much is held between writes to a spill file once there is one.
+const SPILL_STEP: usize = 1 << 20;
+
 /// The buffer a spill is copied through where the kernel cannot copy it.
 const COPY_BUF: usize = 1 << 20;
 
@@ -292,7 +295,13 @@ impl<'w> Out<'w> {
             return Ok(());
         };
         if !t.turn.ready() {
-            if self.buf.len() < t.bound || t.spill(&mut self.buf) {
+            // Once it spills, it spills every SPILL_STEP: bytes copied to the file while they
+            // are still in the CPU's cache.
+            let hold = match t.spill {
+                Some(_) => t.bound.min(SPILL_STEP),
+                None => t.bound,
+            };
+            if self.buf.len() < hold || t.spill(&mut self.buf) {
                 self.full_at = self.buf.len() + FLUSH_AT.min(t.bound);
                 return Ok(());
             }
