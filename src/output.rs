@@ -794,8 +794,8 @@ mod tests {
         }
     }
 
-    /// A spill is written whole when the sink is stdout's kind of sink or a buffer, and only
-    /// what was written in full is part of it.
+    /// A spill is written out from its start, after what the sink held, and only what was
+    /// written to it in full is part of it.
     #[test]
     fn a_spill_holds_only_whole_writes() {
         let Some(mut spill) = Spill::create() else {
@@ -803,6 +803,8 @@ mod tests {
         };
         assert!(spill.push(b"one\n"));
         assert!(spill.push(b"two\n"));
+        // A write that failed part way (a full disk): its bytes are in the file, not counted.
+        spill.file.write_all(b"thr").unwrap();
         spill.full = true;
         assert!(!spill.push(b"three\n"));
         let mut sink = b"zero\n".to_vec();

@@ -311,8 +311,9 @@ type Done<T> = (usize, Result<T, Stop>, Option<Spill>, Vec<u8>, Diags);
 
 /// A worker: takes the next input in argument order once it may start, runs the job on it
 /// with output held until the input's turn (then written to stdout by the worker, `tty` being
-/// whether that is a terminal), and sends the result and what is still held to the writer,
-/// until none is left or the run stops.
+/// whether that is a terminal; past the bound spilled to a file, `Out::held_in_turn`), and
+/// sends the result and what is still held (spilled, then in memory) to the writer, until
+/// none is left or the run stops.
 fn work<T, J>(
     tool: &'static str,
     sources: &[Source],
