@@ -10,6 +10,7 @@
 
 use std::fs::File;
 use std::io::{self, Read, Seek, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Why processing stopped early.
 #[derive(Debug)]
@@ -53,7 +54,7 @@ pub fn hold_max() -> usize {
 /// take a spilled file's bytes (stdout takes them by the kernel's copy where it can).
 pub trait Sink: Write {
     /// Appends every byte `from` reads, after what was written before.
-    fn append(&mut self, from: &mut io::Take<File>) -> io::Result<()>;
+    fn append(&mut self, from: &mut io::Take<&File>) -> io::Result<()>;
 }
 
 /// How much is held between writes to a spill file once there is one.
@@ -63,7 +64,7 @@ const SPILL_STEP: usize = 1 << 20;
 const COPY_BUF: usize = 1 << 20;
 
 impl Sink for io::Stdout {
-    fn append(&mut self, from: &mut io::Take<File>) -> io::Result<()> {
+    fn append(&mut self, from: &mut io::Take<&File>) -> io::Result<()> {
         // Whatever stdout buffers goes first: the copies below bypass the buffer.
         self.flush()?;
         let out = self.lock();
@@ -86,7 +87,7 @@ impl Sink for io::Stdout {
 /// later write to the file would change; a spill is never written again once copied.
 /// `false`, with `from` advanced past what was sent, when sendfile cannot be used here.
 #[cfg(target_os = "linux")]
-fn send_file(from: &mut io::Take<File>, to: &impl std::os::fd::AsRawFd) -> io::Result<bool> {
+fn send_file(from: &mut io::Take<&File>, to: &impl std::os::fd::AsRawFd) -> io::Result<bool> {
     use std::os::fd::AsRawFd;
     let src = from.get_ref().as_raw_fd();
     while from.limit() > 0 {
@@ -113,7 +114,7 @@ fn send_file(from: &mut io::Take<File>, to: &impl std::os::fd::AsRawFd) -> io::R
 }
 
 impl Sink for Vec<u8> {
-    fn append(&mut self, from: &mut io::Take<File>) -> io::Result<()> {
+    fn append(&mut self, from: &mut io::Take<&File>) -> io::Result<()> {
         from.read_to_end(self).map(drop)
     }
 }
@@ -130,20 +131,44 @@ pub struct Spill {
     full: bool,
 }
 
+/// Spill files open at most at once: each is a descriptor, which inputs need too. Well
+/// inside the 64 descriptors `input::driver::worker_count` leaves besides the workers' own,
+/// so that spills (up to one per input waiting to be written) never make an input fail to
+/// open; past it, a worker waits for its turn as where no file can be made.
+const MAX_SPILLS: usize = 32;
+
+static SPILLS_OPEN: AtomicUsize = AtomicUsize::new(0);
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        SPILLS_OPEN.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
 impl Spill {
     /// A new spill file, or `None` where none can be made (not Linux, a file system without
-    /// unnamed files, no room, no permission): the caller waits for its turn instead.
+    /// unnamed files, no room, no permission, [`MAX_SPILLS`] open): the caller waits for its
+    /// turn instead.
     fn create() -> Option<Spill> {
         #[cfg(target_os = "linux")]
         {
             use std::os::unix::fs::OpenOptionsExt;
-            let file = std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .mode(0o600)
-                .custom_flags(libc::O_TMPFILE)
-                .open(std::env::temp_dir())
-                .ok()?;
+            let open = SPILLS_OPEN.fetch_add(1, Ordering::Relaxed);
+            let file = (open < MAX_SPILLS)
+                .then(|| {
+                    std::fs::OpenOptions::new()
+                        .read(true)
+                        .write(true)
+                        .mode(0o600)
+                        .custom_flags(libc::O_TMPFILE)
+                        .open(std::env::temp_dir())
+                        .ok()
+                })
+                .flatten();
+            let Some(file) = file else {
+                SPILLS_OPEN.fetch_sub(1, Ordering::Relaxed);
+                return None;
+            };
             Some(Spill {
                 file,
                 len: 0,
@@ -170,7 +195,7 @@ impl Spill {
     /// Writes what was spilled to `sink`, from the start.
     pub fn write_to(mut self, sink: &mut dyn Sink) -> Result<(), Stop> {
         self.file.rewind()?;
-        sink.append(&mut self.file.take(self.len))?;
+        sink.append(&mut (&self.file).take(self.len))?;
         Ok(())
     }
 }
@@ -770,12 +795,34 @@ mod tests {
         (sink, most, turn.1.get())
     }
 
+    /// Tests that make spill files, one at a time: one of them takes every file there may be.
+    static SPILLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// At most MAX_SPILLS spill files are open at once (each is a descriptor inputs need);
+    /// one closed, another can be made.
+    #[test]
+    fn spill_files_open_at_once_are_bounded() {
+        let _one = SPILLING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open = Vec::new();
+        while let Some(s) = Spill::create() {
+            open.push(s);
+            assert!(open.len() <= MAX_SPILLS, "more than MAX_SPILLS open");
+        }
+        if open.is_empty() {
+            return; // no unnamed temporary files here
+        }
+        assert_eq!(open.len(), MAX_SPILLS);
+        open.pop();
+        assert!(Spill::create().is_some());
+    }
+
     /// Output held in turn goes to the sink from the turn on; past its bound it is spilled
     /// (and then written first, at the turn or by the caller) or, without spill files, it
     /// waits for the turn; in every case every line comes out once, in order, and what is
     /// held in memory stays near the bound.
     #[test]
     fn held_output_is_written_from_its_turn_in_order() {
+        let _one = SPILLING.lock().unwrap_or_else(|e| e.into_inner());
         let lines = 300;
         let want: Vec<u8> = (0..lines)
             .flat_map(|i| [numbered(i), b"\n".to_vec()].concat())
@@ -798,6 +845,7 @@ mod tests {
     /// written to it in full is part of it.
     #[test]
     fn a_spill_holds_only_whole_writes() {
+        let _one = SPILLING.lock().unwrap_or_else(|e| e.into_inner());
         let Some(mut spill) = Spill::create() else {
             return; // no unnamed temporary files here: the waiting path is tested above
         };
