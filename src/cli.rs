@@ -80,7 +80,8 @@ pub const DEFAULT_INPUTS: &str = "Given no FILE while its stdin is a terminal (n
 A FILE that is a directory stands for the session files under it, found and chosen the same way, in path order (a file found twice is read once).\n\n\
 Input without a session header (the output of tail, grep, jq or sed) is read as a fragment when its records are Pi entries (a string type and timestamp, and an id and parentId, or one of the id-less entries of a v1 log): TOOL gives its result over the lines given, says so in one note on stderr, and exits 0. Input none of whose records is a Pi entry is not a session (reported, exit 2). oh-my-pi files, which start with a title slot before the header, are read as sessions. See docs/FORMAT.md, \"Reading input\".\n\n\
 The sessions directory is PI_CODING_AGENT_SESSION_DIR when set and not empty; else PI_CODING_AGENT_DIR/sessions; else ~/.pi/agent/sessions (HOME). A leading ~/ in the two variables is expanded with HOME.\n\n\
-PI_JSONL_ASSUME_TTY=1 makes TOOL act as if stdin were a terminal; it exists for tests.";
+PI_JSONL_ASSUME_TTY=1 makes TOOL act as if stdin were a terminal; it exists for tests.\n\n\
+TMPDIR: with several FILEs, a thread reading an input before the inputs ahead of it are written holds up to 8 MiB of that input's output in memory, then puts the rest in a temporary file without a name (O_TMPFILE) in TMPDIR, else /tmp, and writes it in the input's turn: nothing is left behind, whatever ends the run. Where no such file can be made, the thread waits for the turn instead; the output is the same either way. PI_JSONL_HOLD_MAX=BYTES sets the 8 MiB; it exists for tests.";
 
 /// What `--help` says after the options: the man page's ENVIRONMENT section (with the
 /// paragraphs on default inputs for the tools that read sessions), so that `--help` needs no

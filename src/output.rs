@@ -3,8 +3,14 @@
 //!
 //! Lines that pass through are appended as they are; records are written field by field with
 //! `type` first. A closed stdout turns into [`Stop::BrokenPipe`], which ends the run quietly.
+//!
+//! Output held until its input's turn ([`Out::held_in_turn`]) stays in memory up to
+//! [`hold_max`] bytes; past that it is spilled to an unnamed temporary file ([`Spill`]) and the
+//! worker goes on, or, where no such file can be made, the worker waits for its turn.
 
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, Read, Seek, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Why processing stopped early.
 #[derive(Debug)]
@@ -27,9 +33,172 @@ impl From<io::Error> for Stop {
 
 const FLUSH_AT: usize = 64 * 1024;
 
-/// Held output larger than this waits for its input's turn ([`Out::held_in_turn`]): what a
-/// worker holds stays bounded whatever the size of its input's output.
+/// Held output larger than this is spilled to a temporary file, or waits for its input's turn
+/// where none can be made ([`Out::held_in_turn`]): what a worker holds in memory stays bounded
+/// whatever the size of its input's output.
 pub const HOLD_MAX: usize = 8 << 20;
+
+/// The bound in use: [`HOLD_MAX`], or the number of bytes `PI_JSONL_HOLD_MAX` gives (at least
+/// 1), which exists for tests: a tiny bound spills the output of small inputs.
+pub fn hold_max() -> usize {
+    static BOUND: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BOUND.get_or_init(|| {
+        std::env::var("PI_JSONL_HOLD_MAX")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .map_or(HOLD_MAX, |n| n.max(1))
+    })
+}
+
+/// Where output held past [`hold_max`] goes: something output can be written to that can also
+/// take a spilled file's bytes (stdout takes them by the kernel's copy where it can).
+pub trait Sink: Write {
+    /// Appends every byte `from` reads, after what was written before.
+    fn append(&mut self, from: &mut io::Take<&File>) -> io::Result<()>;
+}
+
+/// How much is held between writes to a spill file once there is one.
+const SPILL_STEP: usize = 1 << 20;
+
+/// The buffer a spill is copied through where the kernel cannot copy it.
+const COPY_BUF: usize = 1 << 20;
+
+impl Sink for io::Stdout {
+    fn append(&mut self, from: &mut io::Take<&File>) -> io::Result<()> {
+        // Whatever stdout buffers goes first: the copies below bypass the buffer.
+        self.flush()?;
+        let out = self.lock();
+        #[cfg(target_os = "linux")]
+        if send_file(from, &out)? {
+            return Ok(());
+        }
+        // Elsewhere, or where sendfile refuses stdout (opened to append, some terminals):
+        // std's copy (copy_file_range to a file), else reads and writes of 1 MiB.
+        let mut to = io::BufWriter::with_capacity(COPY_BUF, out);
+        io::copy(from, &mut to)?;
+        to.flush()
+    }
+}
+
+/// Sends what is left of `from` to `to` by sendfile(2), the kernel moving the pages: to a pipe
+/// (`| jq`) it took a third of the CPU that reading and writing 1 MiB at a time took, and
+/// to /dev/null or a file as little as std's copy (BENCHMARKS.md, round 8). std does not
+/// send a file to a pipe itself: the pipe holds references to the file's pages, which a
+/// later write to the file would change; a spill is never written again once copied.
+/// `false`, with `from` advanced past what was sent, when sendfile cannot be used here.
+#[cfg(target_os = "linux")]
+fn send_file(from: &mut io::Take<&File>, to: &impl std::os::fd::AsRawFd) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let src = from.get_ref().as_raw_fd();
+    while from.limit() > 0 {
+        let chunk = usize::try_from(from.limit().min(1 << 30)).unwrap_or(1 << 30);
+        // SAFETY: both descriptors stay open for the call; a null offset makes sendfile read
+        // from, and advance, the source file's own position, as `from`'s reads would.
+        let sent = unsafe { libc::sendfile(to.as_raw_fd(), src, std::ptr::null_mut(), chunk) };
+        match u64::try_from(sent) {
+            Ok(0) => return Ok(false),
+            Ok(n) => from.set_limit(from.limit() - n),
+            Err(_) => {
+                let e = io::Error::last_os_error();
+                match e.raw_os_error() {
+                    Some(libc::EINTR) => {}
+                    Some(libc::EINVAL | libc::ENOSYS | libc::EAGAIN | libc::EOPNOTSUPP) => {
+                        return Ok(false)
+                    }
+                    _ => return Err(e),
+                }
+            }
+        }
+    }
+    Ok(true)
+}
+
+impl Sink for Vec<u8> {
+    fn append(&mut self, from: &mut io::Take<&File>) -> io::Result<()> {
+        from.read_to_end(self).map(drop)
+    }
+}
+
+/// Output spilled to an unnamed temporary file (`O_TMPFILE` in the directory `TMPDIR` names,
+/// else /tmp: it has no name, so nothing is left behind whatever ends the run), to be written
+/// in its input's turn before what is still held in memory.
+pub struct Spill {
+    file: File,
+    /// Bytes written in full; a write that failed part way may have left more in the file,
+    /// which are not part of it.
+    len: u64,
+    /// A write failed (the disk is full): nothing more is spilled to it.
+    full: bool,
+}
+
+/// Spill files open at most at once: each is a descriptor, which inputs need too. Well
+/// inside the 64 descriptors `input::driver::worker_count` leaves besides the workers' own,
+/// so that spills (up to one per input waiting to be written) never make an input fail to
+/// open; past it, a worker waits for its turn as where no file can be made.
+const MAX_SPILLS: usize = 32;
+
+static SPILLS_OPEN: AtomicUsize = AtomicUsize::new(0);
+
+impl Drop for Spill {
+    fn drop(&mut self) {
+        SPILLS_OPEN.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+impl Spill {
+    /// A new spill file, or `None` where none can be made (not Linux, a file system without
+    /// unnamed files, no room, no permission, [`MAX_SPILLS`] open): the caller waits for its
+    /// turn instead.
+    fn create() -> Option<Spill> {
+        #[cfg(target_os = "linux")]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            let open = SPILLS_OPEN.fetch_add(1, Ordering::Relaxed);
+            let file = (open < MAX_SPILLS)
+                .then(|| {
+                    std::fs::OpenOptions::new()
+                        .read(true)
+                        .write(true)
+                        .mode(0o600)
+                        .custom_flags(libc::O_TMPFILE)
+                        .open(std::env::temp_dir())
+                        .ok()
+                })
+                .flatten();
+            let Some(file) = file else {
+                SPILLS_OPEN.fetch_sub(1, Ordering::Relaxed);
+                return None;
+            };
+            Some(Spill {
+                file,
+                len: 0,
+                full: false,
+            })
+        }
+        #[cfg(not(target_os = "linux"))]
+        None
+    }
+
+    /// Appends `bytes`; `false` when that failed (then they are not part of the spill).
+    fn push(&mut self, bytes: &[u8]) -> bool {
+        if self.full {
+            return false;
+        }
+        if self.file.write_all(bytes).is_err() {
+            self.full = true;
+            return false;
+        }
+        self.len += bytes.len() as u64;
+        true
+    }
+
+    /// Writes what was spilled to `sink`, from the start.
+    pub fn write_to(mut self, sink: &mut dyn Sink) -> Result<(), Stop> {
+        self.file.rewind()?;
+        sink.append(&mut (&self.file).take(self.len))?;
+        Ok(())
+    }
+}
 
 /// An input's place in the output order, as its held output sees it ([`Out::held_in_turn`]).
 pub trait Turn {
@@ -42,8 +211,30 @@ pub trait Turn {
 /// Held output that writes to its sink itself from its input's turn on.
 struct InTurn<'w> {
     turn: &'w dyn Turn,
-    sink: &'w mut dyn Write,
+    sink: &'w mut dyn Sink,
     line_buffered: bool,
+    /// What may be held in memory before the turn: [`hold_max`].
+    bound: usize,
+    /// What was held past `bound` before the turn came.
+    spill: Option<Spill>,
+    /// No spill file could be made for this input: past the bound it waits.
+    no_spill: bool,
+}
+
+impl InTurn<'_> {
+    /// Moves `held` to the spill file (made on first use); `false`, with `held` as it was,
+    /// when that cannot be done.
+    fn spill(&mut self, held: &mut Vec<u8>) -> bool {
+        if self.spill.is_none() && !self.no_spill {
+            self.spill = Spill::create();
+            self.no_spill = self.spill.is_none();
+        }
+        let spilled = self.spill.as_mut().is_some_and(|s| s.push(held));
+        if spilled {
+            held.clear();
+        }
+        spilled
+    }
 }
 
 /// Where a tool writes. Either it holds everything (an input processed in parallel with others,
@@ -80,27 +271,39 @@ impl<'w> Out<'w> {
     }
 
     /// Output held while earlier inputs' output is being written, then written to `sink` as
-    /// [`Out::direct`] from `turn` on (it is looked at every [`FLUSH_AT`] bytes); past
-    /// [`HOLD_MAX`] bytes it waits for the turn. What is left in `buf` at the end is the
-    /// caller's to write, in its turn. `buf` is memory to reuse (emptied first).
+    /// [`Out::direct`] from `turn` on (it is looked at every [`FLUSH_AT`] bytes, or every
+    /// [`hold_max`] when that is less); past [`hold_max`] bytes held it is spilled to a
+    /// temporary file, written to `sink` when the turn comes, or, where no such file can be
+    /// made, it waits for the turn. What is left at the end, [`Out::take_spill`] and then
+    /// `buf`, is the caller's to write, in its turn. `buf` is memory to reuse (emptied first).
     pub fn held_in_turn(
         turn: &'w dyn Turn,
-        sink: &'w mut dyn Write,
+        sink: &'w mut dyn Sink,
         line_buffered: bool,
         mut buf: Vec<u8>,
     ) -> Self {
         buf.clear();
+        let bound = hold_max();
         Out {
             buf,
             sink: None,
             line_buffered: false,
-            full_at: FLUSH_AT,
+            full_at: FLUSH_AT.min(bound),
             in_turn: Some(InTurn {
                 turn,
                 sink,
                 line_buffered,
+                bound,
+                spill: None,
+                no_spill: false,
             }),
         }
+    }
+
+    /// Output held in turn whose turn has not come: what was spilled of it, to be written
+    /// before `buf`.
+    pub fn take_spill(&mut self) -> Option<Spill> {
+        self.in_turn.as_mut().and_then(|t| t.spill.take())
     }
 
     /// Whether it writes to a sink (for output held in turn: whether its turn has come).
@@ -113,19 +316,31 @@ impl<'w> Out<'w> {
         if self.sink.is_some() {
             return self.flush();
         }
-        let Some(t) = &self.in_turn else {
+        let Some(t) = &mut self.in_turn else {
             return Ok(());
         };
-        let ready = t.turn.ready() || (self.buf.len() >= HOLD_MAX && t.turn.wait());
-        if !ready {
-            if self.buf.len() >= HOLD_MAX {
+        if !t.turn.ready() {
+            // Once it spills, it spills every SPILL_STEP: bytes copied to the file while they
+            // are still in the CPU's cache.
+            let hold = match t.spill {
+                Some(_) => t.bound.min(SPILL_STEP),
+                None => t.bound,
+            };
+            if self.buf.len() < hold || t.spill(&mut self.buf) {
+                self.full_at = self.buf.len() + FLUSH_AT.min(t.bound);
+                return Ok(());
+            }
+            if !t.turn.wait() {
                 return Err(Stop::BrokenPipe);
             }
-            self.full_at = self.buf.len() + FLUSH_AT;
-            return Ok(());
         }
-        let t = self.in_turn.take().expect("held in turn");
-        self.sink = Some(t.sink);
+        // The turn has come: what was spilled goes first, then what is held, and from now on
+        // output goes to the sink as it fills.
+        let mut t = self.in_turn.take().expect("held in turn");
+        if let Some(spill) = t.spill.take() {
+            spill.write_to(t.sink)?;
+        }
+        self.sink = Some(t.sink as &mut dyn Write);
         self.line_buffered = t.line_buffered;
         self.full_at = if t.line_buffered { 1 } else { FLUSH_AT };
         self.flush()
@@ -531,8 +746,8 @@ mod tests {
     use super::*;
     use std::cell::Cell;
 
-    /// A turn that comes after a number of looks at it, or when waited for.
-    struct After(Cell<usize>);
+    /// A turn that comes after a number of looks at it, or when waited for (counted).
+    struct After(Cell<usize>, Cell<usize>);
 
     impl Turn for After {
         fn ready(&self) -> bool {
@@ -542,46 +757,107 @@ mod tests {
         }
         fn wait(&self) -> bool {
             self.0.set(0);
+            self.1.set(self.1.get() + 1);
             true
         }
     }
 
-    /// Output held in turn goes to the sink from the turn on, in order, and what is left at the
-    /// end stays in `buf`; past HOLD_MAX it waits for the turn instead of holding more.
+    /// Numbered lines of 1,000 bytes each, so that a line lost, doubled or moved shows.
+    fn numbered(i: usize) -> Vec<u8> {
+        format!("{i:0999}").into_bytes()
+    }
+
+    /// Writes `lines` numbered lines to output held in turn with the given bound (and spill
+    /// files allowed or not), the turn coming after `looks` looks; then writes what is left
+    /// as the driver does (spill, then `buf`). The sink's bytes, the most held in memory, and
+    /// how many times it waited.
+    fn hold(looks: usize, bound: usize, spill: bool, lines: usize) -> (Vec<u8>, usize, usize) {
+        let turn = After(Cell::new(looks), Cell::new(0));
+        let mut sink = Vec::new();
+        let mut most = 0;
+        let mut out = Out::held_in_turn(&turn, &mut sink, false, Vec::new());
+        let t = out.in_turn.as_mut().unwrap();
+        (t.bound, t.no_spill) = (bound, !spill);
+        out.full_at = FLUSH_AT.min(bound);
+        for i in 0..lines {
+            out.line(&numbered(i)).unwrap();
+            most = most.max(out.buf.len());
+        }
+        let written = out.writes();
+        let spilled = out.take_spill();
+        let left = std::mem::take(&mut out.buf);
+        drop(out);
+        assert!(!written || spilled.is_none(), "spill written at the turn");
+        if let Some(s) = spilled {
+            s.write_to(&mut sink).unwrap();
+        }
+        sink.extend_from_slice(&left);
+        (sink, most, turn.1.get())
+    }
+
+    /// Tests that make spill files, one at a time: one of them takes every file there may be.
+    static SPILLING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    /// At most MAX_SPILLS spill files are open at once (each is a descriptor inputs need);
+    /// one closed, another can be made.
     #[test]
-    fn held_output_is_written_from_its_turn() {
-        let line = vec![b'x'; 999];
-        for looks in [0, 3, usize::MAX] {
-            let turn = After(Cell::new(looks));
-            let mut sink = Vec::new();
-            let mut out = Out::held_in_turn(&turn, &mut sink, false, Vec::new());
-            let mut lines = 0;
-            while !out.writes() {
-                assert!(lines < 2 * HOLD_MAX / 1000, "never written from its turn");
-                out.line(&line).unwrap();
-                lines += 1;
-                assert!(
-                    out.buf.len() < HOLD_MAX + FLUSH_AT + 1000,
-                    "held to HOLD_MAX"
-                );
-            }
-            for _ in 0..10 {
-                out.line(&line).unwrap();
-                lines += 1;
-            }
-            let left = std::mem::take(&mut out.buf);
-            drop(out);
-            assert!(!sink.is_empty());
-            assert_eq!((sink.len() + left.len()) / 1000, lines);
-            assert!(sink
-                .chunks(1000)
-                .all(|l| l[..999] == line[..] && l[999] == b'\n'));
-            if looks == usize::MAX {
-                assert!(sink.len() >= HOLD_MAX, "written only once past HOLD_MAX");
-            } else {
-                assert!(sink.len() < HOLD_MAX);
+    fn spill_files_open_at_once_are_bounded() {
+        let _one = SPILLING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut open = Vec::new();
+        while let Some(s) = Spill::create() {
+            open.push(s);
+            assert!(open.len() <= MAX_SPILLS, "more than MAX_SPILLS open");
+        }
+        if open.is_empty() {
+            return; // no unnamed temporary files here
+        }
+        assert_eq!(open.len(), MAX_SPILLS);
+        open.pop();
+        assert!(Spill::create().is_some());
+    }
+
+    /// Output held in turn goes to the sink from the turn on; past its bound it is spilled
+    /// (and then written first, at the turn or by the caller) or, without spill files, it
+    /// waits for the turn; in every case every line comes out once, in order, and what is
+    /// held in memory stays near the bound.
+    #[test]
+    fn held_output_is_written_from_its_turn_in_order() {
+        let _one = SPILLING.lock().unwrap_or_else(|e| e.into_inner());
+        let lines = 300;
+        let want: Vec<u8> = (0..lines)
+            .flat_map(|i| [numbered(i), b"\n".to_vec()].concat())
+            .collect();
+        for bound in [1, 10_000, 100_000, HOLD_MAX] {
+            for looks in [0, 3, 40, usize::MAX] {
+                for spill in [true, false] {
+                    let (got, most, waits) = hold(looks, bound, spill, lines);
+                    let case = format!("bound {bound}, looks {looks}, spill {spill}");
+                    assert!(got == want, "{case}: lines lost or out of order");
+                    assert!(most < bound + FLUSH_AT + 1000, "{case}: held {most}");
+                    let past = bound < lines * 1000 && looks > 0;
+                    assert_eq!(waits > 0, past && !spill, "{case}: waited {waits}");
+                }
             }
         }
+    }
+
+    /// A spill is written out from its start, after what the sink held, and only what was
+    /// written to it in full is part of it.
+    #[test]
+    fn a_spill_holds_only_whole_writes() {
+        let _one = SPILLING.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(mut spill) = Spill::create() else {
+            return; // no unnamed temporary files here: the waiting path is tested above
+        };
+        assert!(spill.push(b"one\n"));
+        assert!(spill.push(b"two\n"));
+        // A write that failed part way (a full disk): its bytes are in the file, not counted.
+        spill.file.write_all(b"thr").unwrap();
+        spill.full = true;
+        assert!(!spill.push(b"three\n"));
+        let mut sink = b"zero\n".to_vec();
+        spill.write_to(&mut sink).unwrap();
+        assert_eq!(sink, b"zero\none\ntwo\n");
     }
 
     /// Every ASCII character between others, the empty string, long mixed text, controls.

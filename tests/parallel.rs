@@ -345,3 +345,118 @@ fn large_inputs_read_ahead_of_their_turn_count_first_occurrences() {
         same_on_more_threads("pi-usage", run, &inputs, &base);
     }
 }
+
+/// Issue 18: a worker ahead of its input's turn holds at most `PI_JSONL_HOLD_MAX` bytes of
+/// output (8 MiB unless set) and spills the rest to an unnamed temporary file under TMPDIR, or
+/// waits for its turn where no such file can be made (TMPDIR missing). With a bound of one
+/// byte nearly every line of the later inputs is spilled (and then copied at the turn, or by
+/// the writer after the job); whatever the bound, the thread count and whether it spills or
+/// waits, the output is the one-thread run's, byte for byte, and so are the diagnostics.
+#[test]
+fn output_held_past_the_bound_is_spilled_or_waits_and_keeps_its_order() {
+    let dir = TempDir::new("parallel-spill");
+    let paths = files(&dir);
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let missing = dir.path().join("no-such-dir");
+    let runs: &[&[&str]] = &[
+        &["pi-tools"],
+        &["pi-branch"],
+        &["pi-usage", "--calls"],
+        &["pi-compactions", "--errors"],
+        &["pi-redact"],
+    ];
+    for run in runs {
+        let base = cmd(run[0])
+            .args(&run[1..])
+            .args(["--threads", "1"])
+            .args(&paths)
+            .run();
+        assert!(!base.stdout.is_empty(), "{run:?}: output to spill");
+        for bound in ["1", "5000", "70000"] {
+            for tmpdir in [&tmp, &missing] {
+                for threads in ["2", "4"] {
+                    let o = cmd(run[0])
+                        .args(&run[1..])
+                        .args(["--threads", threads])
+                        .args(&paths)
+                        .env("PI_JSONL_HOLD_MAX", bound)
+                        .env("TMPDIR", tmpdir)
+                        .run();
+                    let case = (run, bound, tmpdir, threads);
+                    assert_eq!(o.status, base.status, "{case:?}");
+                    assert!(o.stdout == base.stdout, "{case:?}: output differs");
+                    assert_eq!(o.stderr, base.stderr, "{case:?}");
+                }
+            }
+        }
+    }
+    let left = std::fs::read_dir(&tmp).unwrap().count();
+    assert_eq!(left, 0, "spill files have no name: nothing is left behind");
+}
+
+/// Spilled output copied to a regular file on stdout (which the kernel copies to), and to one
+/// opened to append (`>>`, which it does not: the bytes are read and written), lands after
+/// what was written before it and before what follows, as on a pipe.
+#[test]
+fn spilled_output_copied_to_a_file_keeps_its_place() {
+    let dir = TempDir::new("parallel-spill-file");
+    let paths = files(&dir);
+    let base = cmd("pi-tools").args(["--threads", "1"]).args(&paths).run();
+    let to_file = dir.path().join("out.jsonl");
+    for append in [false, true] {
+        std::fs::write(&to_file, "before\n").unwrap();
+        let stdout = std::fs::OpenOptions::new()
+            .write(true)
+            .append(append)
+            .truncate(!append)
+            .open(&to_file)
+            .unwrap();
+        let status = Command::new(bin_dir().join("pi-tools"))
+            .args(["--threads", "2"])
+            .args(&paths)
+            .env("PI_JSONL_HOLD_MAX", "1")
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(base.status));
+        let mut want = if append {
+            b"before\n".to_vec()
+        } else {
+            Vec::new()
+        };
+        want.extend_from_slice(&base.stdout);
+        let got = std::fs::read(&to_file).unwrap();
+        assert!(got == want, "output differs (append: {append})");
+    }
+}
+
+/// A closed stdout while spilled output is being copied to it is the quiet exit 0 it is
+/// otherwise: nearly all output is spilled (a bound of one byte), and the reader goes away
+/// after its first bytes.
+#[test]
+fn closed_stdout_while_spilled_output_is_copied_ends_quietly() {
+    let dir = TempDir::new("parallel-spill-pipe");
+    let paths = files(&dir);
+    for threads in ["2", "4"] {
+        let mut child = Command::new(bin_dir().join("pi-tools"))
+            .args(["--threads", threads])
+            .args(&paths)
+            .env("PI_JSONL_HOLD_MAX", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 100];
+        child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+        let status = child.wait().unwrap();
+        let mut err = String::new();
+        let mut stderr = child.stderr.take().unwrap();
+        stderr.read_to_string(&mut err).unwrap();
+        assert_eq!(status.code(), Some(0), "stderr: {err}");
+        assert!(!err.contains("Broken pipe"), "{err}");
+    }
+}

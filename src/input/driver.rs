@@ -6,7 +6,7 @@
 
 use super::{chunks, Source};
 use crate::diag::Diags;
-use crate::output::{Out, Stop};
+use crate::output::{Out, Spill, Stop};
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
@@ -305,13 +305,15 @@ where
     out.flush()
 }
 
-/// An input done by a worker: its index, the job's result, its held output and diagnostics.
-type Done<T> = (usize, Result<T, Stop>, Vec<u8>, Diags);
+/// An input done by a worker: its index, the job's result, its held output (what was spilled
+/// of it, then what is in memory) and diagnostics.
+type Done<T> = (usize, Result<T, Stop>, Option<Spill>, Vec<u8>, Diags);
 
 /// A worker: takes the next input in argument order once it may start, runs the job on it
 /// with output held until the input's turn (then written to stdout by the worker, `tty` being
-/// whether that is a terminal), and sends the result and what is still held to the writer,
-/// until none is left or the run stops.
+/// whether that is a terminal; past the bound spilled to a file, `Out::held_in_turn`), and
+/// sends the result and what is still held (spilled, then in memory) to the writer, until
+/// none is left or the run stops.
 fn work<T, J>(
     tool: &'static str,
     sources: &[Source],
@@ -355,6 +357,7 @@ fn work<T, J>(
         let busy = chunks::Busy::start();
         let r = job(src, &mut held, &mut diags, &turn);
         drop(busy);
+        let spill = held.take_spill();
         let left = if held.writes() {
             let left = held.buf.clone();
             spare = std::mem::take(&mut held.buf);
@@ -362,7 +365,7 @@ fn work<T, J>(
         } else {
             std::mem::take(&mut held.buf)
         };
-        if tx.send((i, r, left, diags)).is_err() {
+        if tx.send((i, r, spill, left, diags)).is_err() {
             return;
         }
     }
@@ -385,9 +388,13 @@ where
     };
     let mut pending = BTreeMap::new();
     let mut want = 0;
-    for (i, r, buf, diags) in rx.iter() {
-        pending.insert(i, (r, buf, diags));
-        while let Some((r, buf, mut diags)) = pending.remove(&want) {
+    for (i, r, spill, buf, diags) in rx.iter() {
+        pending.insert(i, (r, spill, buf, diags));
+        while let Some((r, spill, buf, mut diags)) = pending.remove(&want) {
+            if let Some(spill) = spill {
+                out.flush().map_err(stop)?;
+                spill.write_to(&mut io::stdout()).map_err(stop)?;
+            }
             out.raw(&buf).map_err(stop)?;
             // Diagnostics follow the input's output, so a reader of both sees them in order.
             out.flush().map_err(stop)?;
