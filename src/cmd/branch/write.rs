@@ -33,6 +33,14 @@ pub(crate) fn write_entries(
     p: &LineStore,
     d: &mut Diags,
 ) -> Result<(), Stop> {
+    // The lines are read again at no cost at the input's turn: a long output waits for it
+    // rather than being held.
+    let len = lead
+        .iter()
+        .chain(kept.iter().map(|&i| &s.entries[i as usize]))
+        .map(|n| p.len(n) + u64::from(!n.has_newline()))
+        .sum();
+    out.wait_turn_before(len)?;
     let mut buf = Vec::new();
     let released = std::cell::Cell::new(0u64);
     let emit = |out: &mut Out,
