@@ -47,24 +47,25 @@ fn usage(mode: &[&str], files: &[PathBuf], cache: Option<&Path>) -> Output {
     c.args(files).run()
 }
 
+/// A run with the cache wrote what the run without it wrote: status, stderr and stdout.
+fn same_run(plain: &Output, cached: &Output, what: &str) {
+    assert_eq!(plain.status, cached.status, "{what}: {}", cached.stderr);
+    assert_eq!(plain.stderr, cached.stderr, "{what}");
+    assert!(
+        plain.stdout == cached.stdout,
+        "{what}: stdout differs\n--- without\n{}\n--- with\n{}",
+        plain.out(),
+        cached.out()
+    );
+}
+
 /// Every mode of pi-usage gives the same stdout, stderr and status with the cache in `dir` as
 /// without it.
 fn usage_same(files: &[PathBuf], dir: &Path, phase: &str) {
     for mode in USAGE_MODES {
         let plain = usage(mode, files, None);
         let cached = usage(mode, files, Some(dir));
-        assert_eq!(
-            plain.status, cached.status,
-            "{phase} {mode:?}: {}",
-            cached.stderr
-        );
-        assert_eq!(plain.stderr, cached.stderr, "{phase} {mode:?}");
-        assert!(
-            plain.stdout == cached.stdout,
-            "{phase} {mode:?}: stdout differs\n--- without\n{}\n--- with\n{}",
-            plain.out(),
-            cached.out()
-        );
+        same_run(&plain, &cached, &format!("{phase} {mode:?}"));
     }
 }
 
@@ -267,16 +268,7 @@ fn summed_calls_stand_for_the_calls_only_where_they_add_up_the_same() {
         for mode in modes {
             let plain = usage(mode, &files, None);
             let cached = usage(mode, &files, Some(&dir));
-            assert_eq!(
-                (plain.status, &plain.stderr),
-                (cached.status, &cached.stderr)
-            );
-            assert!(
-                plain.stdout == cached.stdout,
-                "{phase} {mode:?}: stdout differs\n--- without\n{}\n--- with\n{}",
-                plain.out(),
-                cached.out()
-            );
+            same_run(&plain, &cached, &format!("{phase} {mode:?}"));
         }
     }
     // The repeats were seen: b.jsonl's two calls and c.jsonl's second are left out.
@@ -616,30 +608,10 @@ fn walk_same(root: &Path, dir: &Path, phase: &str) {
     let roots = [root.to_path_buf()];
     for mode in [&["--by", "session", "--total"][..], &["--by", "model"]] {
         let (plain, cached) = (usage(mode, &roots, None), usage(mode, &roots, Some(dir)));
-        assert_eq!(
-            (plain.status, &plain.stderr),
-            (cached.status, &cached.stderr),
-            "{phase} {mode:?}"
-        );
-        assert!(
-            plain.stdout == cached.stdout,
-            "{phase} {mode:?}: stdout differs\n--- without\n{}\n--- with\n{}",
-            plain.out(),
-            cached.out()
-        );
+        same_run(&plain, &cached, &format!("{phase} {mode:?}"));
     }
     let (plain, cached) = (sessions(root, &[], None), sessions(root, &[], Some(dir)));
-    assert_eq!(
-        (plain.status, &plain.stderr),
-        (cached.status, &cached.stderr),
-        "{phase} pi-sessions"
-    );
-    assert!(
-        plain.stdout == cached.stdout,
-        "{phase} pi-sessions: stdout differs\n--- without\n{}\n--- with\n{}",
-        plain.out(),
-        cached.out()
-    );
+    same_run(&plain, &cached, &format!("{phase} pi-sessions"));
 }
 
 /// A directory's walk is kept (the tree unchanged for the cache's settling time) and taken
