@@ -19,7 +19,7 @@ pub struct Inputs {
     /// Use N threads (default: one per CPU): at most N files are read at once (never more than
     /// 8 per CPU, or 64 on a small machine, nor so many that the open-file limit is reached),
     /// and a file of 8 MiB or more is read on the CPUs the others leave idle (its lines
-    /// validated ahead in 1 MiB chunks); the output is the same with any N.
+    /// validated ahead in 256 KiB chunks); the output is the same with any N.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: Option<u16>,
 }

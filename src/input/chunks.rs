@@ -14,8 +14,11 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
-/// The bytes a chunk holds, at least (a chunk ends at the first line start after this).
-pub const CHUNK: usize = 1 << 20;
+/// The bytes a chunk holds, at least (a chunk ends at the first line start after this). A
+/// chunk the reader takes itself is split into lines and then scanned: small enough that the
+/// scan finds it still in the CPU's L2 cache (1 MiB chunks were slower on 2 cores in every
+/// alternated run, pi-tools by ~5 %: BENCHMARKS.md, round 8).
+pub const CHUNK: usize = 1 << 18;
 
 /// Inputs smaller than this are read on one thread: splitting them costs more than it saves.
 pub const MIN_PARALLEL: usize = 8 << 20;
