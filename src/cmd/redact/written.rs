@@ -48,7 +48,7 @@ impl Written {
                 break true;
             };
             let Some((byte, len)) = (c == b'\\')
-                .then(|| minimal_escape(&body[stop..]))
+                .then(|| json::minimal_escape(&body[stop..]))
                 .flatten()
             else {
                 break false;
@@ -117,34 +117,6 @@ impl Written {
             out.truncate(start);
         }
         any
-    }
-}
-
-/// The escape at the start of `escape` (a backslash) when [`write_str`] writes it: the byte
-/// it stands for and its length.
-fn minimal_escape(escape: &[u8]) -> Option<(u8, usize)> {
-    let hex = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
-    };
-    match escape.get(1)? {
-        b'"' => Some((b'"', 2)),
-        b'\\' => Some((b'\\', 2)),
-        b'b' => Some((0x08, 2)),
-        b't' => Some((b'\t', 2)),
-        b'n' => Some((b'\n', 2)),
-        b'f' => Some((0x0c, 2)),
-        b'r' => Some((b'\r', 2)),
-        b'u' => match escape.get(2..6)? {
-            [b'0', b'0', high @ (b'0' | b'1'), low] => {
-                let c = (high - b'0') << 4 | hex(*low)?;
-                // These five have their own short escapes.
-                (!matches!(c, 0x08 | b'\t' | b'\n' | 0x0c | b'\r')).then_some((c, 6))
-            }
-            _ => None,
-        },
-        _ => None,
     }
 }
 

@@ -197,35 +197,49 @@ pub(super) fn written_plain(body: &[u8], mut i: usize) -> Option<usize> {
         if c != b'\\' {
             return None;
         }
-        match *body.get(j + 1)? {
-            b'"' | b'\\' | b'b' | b't' | b'n' | b'f' | b'r' => {
-                added += 1;
-                i = j + 2;
-            }
-            b'u' if written_unicode(body, j + 2) => {
-                added += 5;
-                i = j + 6;
-            }
-            _ => return None,
-        }
+        let (_, len) = minimal_escape(&body[j..])?;
+        added += len - 1;
+        i = j + len;
     }
+}
+
+/// The escape at the start of `escape` (which starts with a backslash) when a minimal writer
+/// writes it (`\" \\ \b \t \n \f \r`, or `\u00xx` in lowercase for another control below
+/// U+0020): the byte it stands for and the escape's length; `None` for any other escape.
+pub fn minimal_escape(escape: &[u8]) -> Option<(u8, usize)> {
+    let byte = match *escape.get(1)? {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        b'b' => 0x08,
+        b't' => b'\t',
+        b'n' => b'\n',
+        b'f' => 0x0c,
+        b'r' => b'\r',
+        b'u' => return written_control(escape, 2).map(|c| (c, 6)),
+        _ => return None,
+    };
+    Some((byte, 2))
 }
 
 /// Whether the four hex digits of a `\u` escape at `body[at..]` are what a minimal writer
 /// writes: `00xx` in lowercase, for a control character that has no short escape.
 fn written_unicode(body: &[u8], at: usize) -> bool {
+    written_control(body, at).is_some()
+}
+
+/// The control character the four hex digits of a `\u` escape at `body[at..]` stand for, when
+/// they are what a minimal writer writes ([`written_unicode`]).
+fn written_control(body: &[u8], at: usize) -> Option<u8> {
     let hex = |c: u8| match c {
         b'0'..=b'9' => Some(c - b'0'),
         b'a'..=b'f' => Some(c - b'a' + 10),
         _ => None,
     };
-    let Some(&[b'0', b'0', hi, lo]) = body.get(at..at + 4) else {
-        return false;
+    let &[b'0', b'0', hi, lo] = body.get(at..at + 4)? else {
+        return None;
     };
-    let Some(c) = hex(hi).zip(hex(lo)).map(|(h, l)| h << 4 | l) else {
-        return false;
-    };
-    c < 0x20 && !matches!(c, 0x08 | b'\t' | b'\n' | 0x0c | b'\r')
+    let c = hex(hi)? << 4 | hex(lo)?;
+    (c < 0x20 && !matches!(c, 0x08 | b'\t' | b'\n' | 0x0c | b'\r')).then_some(c)
 }
 
 /// [`written_plain`] over the whole blocks of `body`, the rest byte by byte. `slash` gives a
