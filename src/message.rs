@@ -1,7 +1,8 @@
 //! Reading the parts of Pi entries that several tools need: a message's members, its text,
 //! and the context size of an assistant call.
 
-use crate::json::{self, Raw};
+use crate::json::{self, member_named, Raw};
+use crate::reader::NotedMembers;
 
 /// The members of a Pi `message` object the tools read, found in one pass over it. Each is the
 /// raw JSON value (exact input bytes), `None` when absent. As in `JSON.parse`, the last of
@@ -37,6 +38,9 @@ pub struct Message<'a> {
     pub truncated: Option<Raw<'a>>,
     pub full_output_path: Option<Raw<'a>>,
     pub exclude_from_context: Option<Raw<'a>>,
+    /// The members of the `usage` object as the reader's scan noted them (none when it did
+    /// not): [`Message::for_each_usage_field`] reads them instead of walking `usage` again.
+    pub usage_noted: NotedMembers<'a>,
 }
 
 impl<'a> Message<'a> {
@@ -94,6 +98,14 @@ impl<'a> Message<'a> {
             b"excludeFromContext" => &mut self.exclude_from_context,
             _ => return None,
         })
+    }
+
+    /// Calls `f(raw_key, value)` for each member of `usage` (nothing when it is absent or no
+    /// object): those the reader noted when they are its members, else walked.
+    pub fn for_each_usage_field(&self, f: impl FnMut(&'a [u8], Raw<'a>)) {
+        if let Some(usage) = self.usage {
+            for_each_field_noted(usage, self.usage_noted, f);
+        }
     }
 
     /// Whether `role` is the string `"assistant"` as written (unescaped).
@@ -170,11 +182,29 @@ pub enum UsageMember<'a> {
     OtherNumber(std::borrow::Cow<'a, str>, Raw<'a>),
 }
 
+/// Calls `f(raw_key, value)` for each member of the object `object`: `noted` when the reader
+/// noted them as its members ([`NotedMembers::of`]), else walked.
+pub fn for_each_field_noted<'a>(
+    object: Raw<'a>,
+    noted: NotedMembers<'a>,
+    mut f: impl FnMut(&'a [u8], Raw<'a>),
+) {
+    match noted.of(object) {
+        Some(members) => members.for_each(|(k, v)| f(k, v)),
+        None => object.for_each_field(f),
+    }
+}
+
 /// Hands out the members of the `usage` object `usage` that matter for billing: the token
 /// fields, `cost`, and other numbers; members of other kinds are skipped. One reading of a
-/// `usage` object for pi-usage and pi-tools.
-pub fn for_each_usage_member<'a>(usage: Raw<'a>, mut f: impl FnMut(UsageMember<'a>)) {
-    usage.for_each_field(|k, v| {
+/// `usage` object for pi-usage and pi-tools; `noted`: its members as the reader noted them
+/// ([`for_each_field_noted`]).
+pub fn for_each_usage_member<'a>(
+    usage: Raw<'a>,
+    noted: NotedMembers<'a>,
+    mut f: impl FnMut(UsageMember<'a>),
+) {
+    for_each_field_noted(usage, noted, |k, v| {
         let member = |key: &[u8]| match key {
             b"cost" => Some(UsageMember::Cost(v)),
             _ => TokenField::named_bytes(key).map(|t| UsageMember::Token(t, token_value(v))),
@@ -192,20 +222,6 @@ pub fn for_each_usage_member<'a>(usage: Raw<'a>, mut f: impl FnMut(UsageMember<'
         }
         // Otherwise not a number (a future object or string member): skipped.
     });
-}
-
-/// `read(name)` of the member whose raw (undecoded) name is `raw_key`, for names without a
-/// backslash of their own: a raw name that is one of them as written is that name, so only
-/// one that is not and has an escape (rare) is decoded and read again. Spares searching
-/// every name for a backslash, or decoding it, before matching it.
-pub fn member_named<T>(raw_key: &[u8], mut read: impl FnMut(&[u8]) -> Option<T>) -> Option<T> {
-    if let Some(t) = read(raw_key) {
-        return Some(t);
-    }
-    if !raw_key.contains(&b'\\') {
-        return None;
-    }
-    read(json::decode_string_body(raw_key).as_bytes())
 }
 
 /// The members of a `usage.cost` object that matter: `total` (the best total Pi had) and
@@ -319,12 +335,16 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
 /// number" (issue 19, item 11).
 /// (Shared by pi-usage and pi-compactions: one reading of Pi's token numbers.)
 pub fn token_value(raw: Raw<'_>) -> Result<Option<u64>, String> {
-    // Most counts are short runs of digits: read at once (19 digits cannot pass u64::MAX).
-    if (1..=19).contains(&raw.len()) && raw.iter().all(u8::is_ascii_digit) {
-        return Ok(Some(
-            raw.iter()
-                .fold(0, |n: u64, &c| n * 10 + u64::from(c - b'0')),
-        ));
+    // Most counts are short runs of digits: read at once, in one pass that also checks each
+    // is a digit (19 digits cannot pass u64::MAX).
+    if (1..=19).contains(&raw.len()) {
+        let digits = raw.iter().try_fold(0u64, |n, &c| {
+            let d = c.wrapping_sub(b'0');
+            (d <= 9).then(|| n * 10 + u64::from(d))
+        });
+        if let Some(n) = digits {
+            return Ok(Some(n));
+        }
     }
     if raw.is_null() {
         return Ok(None);
@@ -411,6 +431,61 @@ pub(crate) fn short_text(raw: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each member the tools read lands in its own slot, written plainly or with an escape;
+    /// names one byte off (shorter, longer, another letter) land nowhere.
+    #[test]
+    fn each_member_name_has_its_slot() {
+        type Get = for<'m> fn(&Message<'m>) -> Option<Raw<'m>>;
+        let names: [(&str, Get); 22] = [
+            ("role", |m| m.role),
+            ("content", |m| m.content),
+            ("timestamp", |m| m.timestamp),
+            ("provider", |m| m.provider),
+            ("model", |m| m.model),
+            ("responseModel", |m| m.response_model),
+            ("usage", |m| m.usage),
+            ("stopReason", |m| m.stop_reason),
+            ("errorMessage", |m| m.error_message),
+            ("responseId", |m| m.response_id),
+            ("toolCallId", |m| m.tool_call_id),
+            ("toolName", |m| m.tool_name),
+            ("isError", |m| m.is_error),
+            ("details", |m| m.details),
+            ("nestedCalls", |m| m.nested_calls),
+            ("command", |m| m.command),
+            ("output", |m| m.output),
+            ("exitCode", |m| m.exit_code),
+            ("cancelled", |m| m.cancelled),
+            ("truncated", |m| m.truncated),
+            ("fullOutputPath", |m| m.full_output_path),
+            ("excludeFromContext", |m| m.exclude_from_context),
+        ];
+        let set = |m: &Message<'_>| names.iter().filter(|(_, get)| get(m).is_some()).count();
+        for (i, (name, get)) in names.iter().enumerate() {
+            let escaped = format!("\\u{:04x}{}", name.as_bytes()[0], &name[1..]);
+            for written in [name.to_string(), escaped] {
+                let text = format!(r#"{{"{written}":{i}}}"#);
+                let m = Message::read(json::validate(text.as_bytes()).unwrap());
+                assert_eq!(
+                    get(&m).map(|v| v.to_vec()),
+                    Some(i.to_string().into_bytes())
+                );
+                assert_eq!(set(&m), 1, "{text}");
+            }
+            let mut other = name.as_bytes().to_vec();
+            *other.last_mut().unwrap() ^= 0x20;
+            for near in [
+                &name[1..],
+                &format!("{name}s"),
+                std::str::from_utf8(&other).unwrap(),
+            ] {
+                let text = format!(r#"{{"{near}":1}}"#);
+                let m = Message::read(json::validate(text.as_bytes()).unwrap());
+                assert_eq!(set(&m), 0, "{text}");
+            }
+        }
+    }
 
     /// Issue 19, item 11: `1e30` and `18446744073709551616` are whole numbers, too large to
     /// count; `1e3` and `1000.0` are 1000.
@@ -531,7 +606,7 @@ mod tests {
     fn usage_and_message_names_written_with_escapes_still_count() {
         let u = br#"{"c\u006fst":{"total":1},"\u0069nput":5,"aud\u0069o":6,"input":7}"#;
         let mut seen = Vec::new();
-        for_each_usage_member(json::validate(u).unwrap(), |m| {
+        for_each_usage_member(json::validate(u).unwrap(), NotedMembers::default(), |m| {
             seen.push(match m {
                 UsageMember::Token(f, n) => format!("{}={n:?}", f.name()),
                 UsageMember::Cost(c) => format!("cost={:?}", cost_total(c).0.map(Raw::bytes)),
@@ -556,7 +631,7 @@ mod tests {
     fn pi1_usage_members_nested_calls_and_the_billed_model() {
         let u = br#"{"input":1,"output":"x","reasoning":2,"cacheWrite1h":null,"cacheR\u0065ad":3,"audio":4,"note":"n","cost":{"total":0.5,"totalFromProvider":true}}"#;
         let mut seen = Vec::new();
-        for_each_usage_member(json::validate(u).unwrap(), |m| {
+        for_each_usage_member(json::validate(u).unwrap(), NotedMembers::default(), |m| {
             seen.push(match m {
                 UsageMember::Token(f, Ok(n)) => format!("{}={n:?}", f.name()),
                 UsageMember::Token(f, Err(_)) => format!("{}=bad", f.name()),

@@ -102,6 +102,34 @@ impl<'a> Field<'a> {
     }
 }
 
+/// A member of a member (of `message`, of its `usage`) as the scan hands it out: its raw key
+/// (escapes undecoded) and its value. Only handed on, never looked up by name, so unlike a
+/// [`Field`] it does not note whether its key has an escape.
+type Member<'a> = (&'a [u8], Raw<'a>);
+
+/// The members of an object as the reader's scan noted them (a message's `usage`, handed on in
+/// [`Message::usage_noted`]): its readers need not walk the object again.
+#[derive(Clone, Copy, Default)]
+pub struct NotedMembers<'a>(&'a [Member<'a>]);
+
+impl<'a> NotedMembers<'a> {
+    /// The members, when they are those of `object`: they lie inside its text. (The scan notes
+    /// the last `usage` object of a message; a `usage` member after it that is no object is
+    /// the one that counts, and these are not its members. An empty list says nothing.)
+    pub fn of(self, object: Raw<'a>) -> Option<impl Iterator<Item = (&'a [u8], Raw<'a>)>> {
+        let (first, last) = (self.0.first()?, self.0.last()?);
+        let text = object.bytes().as_ptr_range();
+        let (from, to) = (first.0.as_ptr(), last.1.bytes().as_ptr_range().end);
+        (text.start < from && to < text.end).then(|| self.0.iter().copied())
+    }
+}
+
+impl std::fmt::Debug for NotedMembers<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NotedMembers({})", self.0.len())
+    }
+}
+
 /// One entry (any record after a header), with its top-level members located, and the members
 /// of its `message` when that is an object (found in the same scan).
 pub struct Entry<'a> {
@@ -110,8 +138,9 @@ pub struct Entry<'a> {
     /// around it).
     pub object: Raw<'a>,
     fields: &'a [Field<'a>],
-    /// `None` when the visitor does not read messages (not noted in the scan).
-    message: Option<&'a [Field<'a>]>,
+    /// The members of the `message` object and of its `usage` object, `None` when the visitor
+    /// does not read messages (not noted in the scan).
+    message: Option<(&'a [Member<'a>], &'a [Member<'a>])>,
     utf8: bool,
     /// The facts the visitor's [`Ahead`] found in this entry ahead of the reader: the store of
     /// its chunk, and the entry's place in it.
@@ -140,9 +169,13 @@ impl<'a> Entry<'a> {
     /// The members of the `message` member, as [`Message::read`] of its value gives them
     /// (without a second pass over it): `None` when the entry has no `message`.
     pub fn message(&self) -> Option<Message<'a>> {
-        match self.message_members() {
-            Some((_, members)) => Some(Message::from_members(members)),
-            None => self.get("message").map(Message::read),
+        match (self.message_members(), self.message) {
+            (Some((_, members)), Some((_, usage))) => {
+                let mut m = Message::from_members(members);
+                m.usage_noted = NotedMembers(usage);
+                Some(m)
+            }
+            _ => self.get("message").map(Message::read),
         }
     }
 
@@ -151,7 +184,7 @@ impl<'a> Entry<'a> {
     /// when there is no such object or the visitor does not read messages.
     pub fn message_members(&self) -> Option<(Raw<'a>, impl Iterator<Item = (&'a [u8], Raw<'a>)>)> {
         let raw = self.get("message").filter(|m| m.first() == Some(&b'{'))?;
-        Some((raw, self.message?.iter().map(|f| (f.key, f.value))))
+        Some((raw, self.message?.0.iter().copied()))
     }
 
     /// Where `s` lies in this entry's line, when it is a slice of it (a string read without
@@ -714,7 +747,7 @@ struct Prescanned<'a> {
     valid_utf8: bool,
     /// The line's members in the chunk's vectors.
     fields: (usize, usize),
-    message: (usize, usize),
+    message: MessageAt,
     /// The record's place among the chunk's records (in its facts).
     index: usize,
 }
@@ -757,7 +790,7 @@ pub fn prescan<'a>(
                         line,
                         object,
                         fields: &members.fields[mark.0..],
-                        message: reads_messages.then(|| &members.nested[message.0..message.1]),
+                        message: reads_messages.then(|| message.slices(&members.nested)),
                         utf8: valid_utf8,
                         ahead: None,
                     };
@@ -819,7 +852,7 @@ struct Record<'p> {
     object: Raw<'p>,
     valid_utf8: bool,
     fields: &'p [Field<'p>],
-    message: &'p [Field<'p>],
+    message: (&'p [Member<'p>], &'p [Member<'p>]),
     ahead: Option<(&'p (dyn Any + Send), usize)>,
 }
 
@@ -873,7 +906,7 @@ impl LineSource for PrescanCursor<'_, '_> {
             object: r.object,
             valid_utf8: r.valid_utf8,
             fields: &chunk.members.fields[r.fields.0..r.fields.1],
-            message: &chunk.members.nested[r.message.0..r.message.1],
+            message: r.message.slices(&chunk.members.nested),
             ahead: chunk.facts.as_deref().map(|f| (f, r.index)),
         });
         Some((line, record))
@@ -955,19 +988,53 @@ fn report_long_line(line: &Line<'_>, stats: &mut Stats, d: &mut Diags) {
 
 /// Turns a vector of one line's members into an empty one for another line's, keeping its
 /// allocation: the in-place `collect` of a vector's own `into_iter` reuses it (std does this
-/// for element types of one size and alignment, as here), and the map never runs.
+/// for element types of one size and alignment, as here: `T` and `U` are one type but for
+/// the lifetime), and the map never runs.
 #[inline(always)]
-fn recycle<'b>(mut v: Vec<Field<'_>>) -> Vec<Field<'b>> {
+fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
     v.clear();
     v.into_iter().map(|_| unreachable!()).collect()
 }
 
 /// The members of one line as the scanner hands them out: the top-level ones, and those of
-/// its `message` objects.
+/// its `message` objects and of their `usage` objects.
 #[derive(Default)]
 struct LineMembers<'a> {
     fields: Vec<Field<'a>>,
-    nested: Vec<Field<'a>>,
+    /// The members of each `message` object, each followed by those of its last `usage`
+    /// object ([`MessageAt`]).
+    nested: Vec<Member<'a>>,
+    /// The members of the `usage` objects of the message being scanned, until the message's
+    /// end moves those of the last one to `nested`.
+    deep: Vec<Member<'a>>,
+}
+
+/// Where the members of a line's last `message` object are in [`LineMembers::nested`]: its own
+/// at `start..usage`, then those of its last `usage` object at `usage..end`.
+#[derive(Clone, Copy)]
+struct MessageAt {
+    start: usize,
+    usage: usize,
+    end: usize,
+}
+
+impl MessageAt {
+    /// None yet: empty, at `at`.
+    fn at(at: usize) -> MessageAt {
+        MessageAt {
+            start: at,
+            usage: at,
+            end: at,
+        }
+    }
+
+    /// The message's members and its `usage` object's, in `nested`.
+    fn slices<'n, 'a>(self, nested: &'n [Member<'a>]) -> (&'n [Member<'a>], &'n [Member<'a>]) {
+        (
+            &nested[self.start..self.usage],
+            &nested[self.usage..self.end],
+        )
+    }
 }
 
 impl<'a> LineMembers<'a> {
@@ -977,30 +1044,50 @@ impl<'a> LineMembers<'a> {
         LineMembers {
             fields: recycle(self.fields),
             nested: recycle(self.nested),
+            deep: recycle(self.deep),
         }
     }
 
-    /// Validates the object at `b[start]`, noting its members, and those of its `message`
-    /// when `reads_messages`: the object, and where the members of its last `message` object
-    /// (as `get` finds the last) are in `nested`.
+    /// Validates the object at `b[start]`, noting its members, and those of its `message` and
+    /// the message's `usage` when `reads_messages`: the object, and where the members of its
+    /// last `message` object (as `get` finds the last) are in `nested`.
     #[inline(always)]
     fn scan(
         &mut self,
         b: &'a [u8],
         start: usize,
         reads_messages: bool,
-    ) -> Result<(Raw<'a>, (usize, usize)), json::Error> {
-        let (fields, nested) = (&mut self.fields, &mut self.nested);
+    ) -> Result<(Raw<'a>, MessageAt), json::Error> {
+        let (fields, nested, deep) = (&mut self.fields, &mut self.nested, &mut self.deep);
         // The vectors may hold earlier lines' members (`prescan`): this line's start here.
-        let mut message = (nested.len(), nested.len());
-        let is_message = |k: &[u8]| {
-            reads_messages
-                && (k == b"message" || (k.contains(&b'\\') && json::key_is(k, "message")))
+        let mut message = MessageAt::at(nested.len());
+        // Where the members of the next message start, and of the last `usage` in `deep`.
+        let (mut next, mut usage) = (nested.len(), (0, 0));
+        deep.clear();
+        let named = |k: &[u8], name: &str| {
+            k == name.as_bytes() || (k.contains(&b'\\') && json::key_is(k, name))
         };
-        let object = json::scan_members_nested(b, start, is_message, |m, k, value| match m {
-            json::Member::Nested => nested.push(Field::new(k, value)),
+        let open = |depth: usize, k: &[u8]| {
+            reads_messages && named(k, if depth == 0 { "message" } else { "usage" })
+        };
+        let object = json::scan_members_deep(b, start, open, |m, k, value| match m {
+            json::Member::Deep => deep.push((k, value)),
+            json::Member::NestedOpened => {
+                usage = (usage.1, deep.len());
+                nested.push((k, value));
+            }
+            json::Member::Nested => nested.push((k, value)),
             json::Member::Opened => {
-                message = (message.1, nested.len());
+                let own = nested.len();
+                nested.extend_from_slice(&deep[usage.0..usage.1]);
+                message = MessageAt {
+                    start: next,
+                    usage: own,
+                    end: nested.len(),
+                };
+                next = nested.len();
+                deep.clear();
+                usage = (0, 0);
                 fields.push(Field::new(k, value));
             }
             json::Member::Top => fields.push(Field::new(k, value)),
@@ -1195,9 +1282,7 @@ impl<'v> Classifier<'v> {
                     line,
                     object,
                     fields: &members.fields,
-                    message: self
-                        .reads_messages
-                        .then(|| &members.nested[message.0..message.1]),
+                    message: self.reads_messages.then(|| message.slices(&members.nested)),
                     utf8: self.line_utf8,
                     ahead: None,
                 };
@@ -1271,9 +1356,7 @@ impl<'v> Classifier<'v> {
                     line,
                     object,
                     fields: &members.fields,
-                    message: self
-                        .reads_messages
-                        .then(|| &members.nested[message.0..message.1]),
+                    message: self.reads_messages.then(|| message.slices(&members.nested)),
                     utf8: self.line_utf8,
                     ahead: None,
                 };
@@ -1668,6 +1751,70 @@ mod tests {
             utf8: false,
             ahead: None,
         })
+    }
+
+    /// A message's `usage` members as the scan notes them are those a walk finds of the
+    /// `usage` the message reads (the last); they are used only when they are its members.
+    #[test]
+    fn usage_members_are_noted_for_the_last_usage_object() {
+        // Each line, and whether the message's usage has noted members to use.
+        let lines = [
+            (
+                r#"{"message":{"role":"assistant","usage":{"input":1,"cost":{"total":2}}}}"#,
+                true,
+            ),
+            (
+                r#"{"message":{"usage":{"input":1},"usage":{"output":2,"a":[{}]}}}"#,
+                true,
+            ),
+            (r#"{"message":{"usage":{"input":1},"usage":7}}"#, false),
+            (
+                r#"{"message":{"usage":{"input":1},"us\u0061ge":{"output":3}}}"#,
+                true,
+            ),
+            (
+                r#"{"message":{"usage":{"input":1}},"message":{"role":"user"}}"#,
+                false,
+            ),
+            (
+                r#"{"message":{"usage":{"input":1}},"message":{"usage":{"x":{}}}}"#,
+                true,
+            ),
+            (r#"{"message":{"usage":{}}}"#, false),
+            (r#"{"message":{"role":"x"},"usage":{"input":1}}"#, false),
+            (r#"{"message":{"content":{"usage":{"input":1}}}}"#, false),
+        ];
+        for (text, used) in lines {
+            let mut members = LineMembers::default();
+            let b = text.as_bytes();
+            let (object, at) = members.scan(b, 0, true).unwrap();
+            let line = Line {
+                no: 1,
+                offset: 0,
+                bytes: b,
+                len_with_eol: b.len() as u64,
+                has_newline: false,
+                too_long: false,
+            };
+            let entry = Entry {
+                line,
+                object,
+                fields: &members.fields,
+                message: Some(at.slices(&members.nested)),
+                utf8: true,
+                ahead: None,
+            };
+            let m = entry.message().unwrap();
+            let mut noted = Vec::new();
+            m.for_each_usage_field(|k, v| noted.push((k, v.bytes())));
+            let mut walked = Vec::new();
+            if let Some(u) = Message::read(entry.get("message").unwrap()).usage {
+                u.for_each_field(|k, v| walked.push((k, v.bytes())));
+            }
+            assert_eq!(noted, walked, "{text}");
+            let noted_used = m.usage.is_some_and(|u| m.usage_noted.of(u).is_some());
+            assert_eq!(noted_used, used, "{text}");
+        }
     }
 
     /// Issue 14: the one rule for "fragment" versus "not a session".

@@ -17,8 +17,8 @@
 //!   ([`Raw::get`], [`Raw::for_each_field`], [`Raw::for_each_element`]) read it a second time
 //!   without checking, which is only sound on validated text: taking a `Raw` is how they
 //!   make sure of it.
-//! - [`as_str`], [`as_u64`], [`as_f64`], [`as_bool`], [`kind_name`], [`key_is`] and
-//!   [`decode_string_body`] stay free functions over bytes: each reads one value's own text
+//! - [`as_str`], [`as_u64`], [`as_f64`], [`as_bool`], [`kind_name`], [`key_is`],
+//!   [`member_named`] and [`decode_string_body`] stay free functions over bytes: each reads one value's own text
 //!   and never skips, so any bytes are safe to give them (what is not the value they expect
 //!   reads as `None`, or U+FFFD in a string). `Raw` has the same as methods.
 
@@ -426,11 +426,12 @@ pub fn scan_members<'a>(
     i: usize,
     mut f: impl FnMut(&'a [u8], Raw<'a>),
 ) -> Result<Raw<'a>, Error> {
-    let end = object_members::<Blocks, _, _>(b, i, 0, &|_: &[u8]| false, &mut |_, k, v| f(k, v))?;
+    let end =
+        object_members::<Blocks, _, _>(b, i, 0, &|_, _: &[u8]| false, &mut |_, k, v| f(k, v))?;
     Ok(Raw(&b[i..end]))
 }
 
-/// Where a member handed out by [`scan_members_nested`] is.
+/// Where a member handed out by [`scan_members_nested`] (or [`scan_members_deep`]) is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Member {
     /// A top-level member whose value was not opened.
@@ -439,6 +440,12 @@ pub enum Member {
     Nested,
     /// A top-level member whose value (an object) was opened: its members came just before.
     Opened,
+    /// A member of an opened value of a [`Member::Nested`] member, handed out before it
+    /// (only [`scan_members_deep`] opens them).
+    Deep,
+    /// A [`Member::Nested`] member whose value (an object) was opened: its members came
+    /// just before, as [`Member::Deep`].
+    NestedOpened,
 }
 
 /// [`scan_members`], and in the same pass the members of the top-level values that are
@@ -452,12 +459,29 @@ pub fn scan_members_nested<'a>(
     open: impl Fn(&[u8]) -> bool,
     mut f: impl FnMut(Member, &'a [u8], Raw<'a>),
 ) -> Result<Raw<'a>, Error> {
+    let open = |depth: usize, key: &[u8]| depth == 0 && open(key);
     let end = object_members::<Blocks, _, _>(b, i, 0, &open, &mut f)?;
     Ok(Raw(&b[i..end]))
 }
 
-/// The object at `b[i]`, `depth` containers down (0 or 1): its members go to `f`, and at depth
-/// 0 those `open` picks are scanned the same way. Returns the index past its `}`.
+/// [`scan_members_nested`] one level further down: `open(depth, raw_key)` picks the
+/// object values to open among the top-level members (depth 0) and among the members of
+/// those opened (depth 1). Members of a value opened at depth 1 come first as
+/// [`Member::Deep`], then their holder as [`Member::NestedOpened`]. The same validation and
+/// errors as [`scan_members`]: a reader gets a message's `usage` members in the scan that
+/// validates the line.
+pub fn scan_members_deep<'a>(
+    b: &'a [u8],
+    i: usize,
+    open: impl Fn(usize, &[u8]) -> bool,
+    mut f: impl FnMut(Member, &'a [u8], Raw<'a>),
+) -> Result<Raw<'a>, Error> {
+    let end = object_members::<Blocks, _, _>(b, i, 0, &open, &mut f)?;
+    Ok(Raw(&b[i..end]))
+}
+
+/// The object at `b[i]`, `depth` containers down (0, 1 or 2): its members go to `f`, and at
+/// depths 0 and 1 those `open` picks are scanned the same way. Returns the index past its `}`.
 fn object_members<'a, S, O, F>(
     b: &'a [u8],
     i: usize,
@@ -467,7 +491,7 @@ fn object_members<'a, S, O, F>(
 ) -> Result<usize, Error>
 where
     S: Strings,
-    O: Fn(&[u8]) -> bool,
+    O: Fn(usize, &[u8]) -> bool,
     F: FnMut(Member, &'a [u8], Raw<'a>),
 {
     if b.get(i) != Some(&b'{') {
@@ -502,16 +526,24 @@ where
             );
         }
         i = skip_ws(b, i + 1);
-        let (end, kind) = if depth == 0 && b.get(i) == Some(&b'{') && open(key) {
-            (object_members::<S, O, F>(b, i, 1, open, f)?, Member::Opened)
+        let (end, kind) = if depth < 2 && b.get(i) == Some(&b'{') && open(depth, key) {
+            let end = object_members::<S, O, F>(b, i, depth + 1, open, f)?;
+            (
+                end,
+                if depth == 0 {
+                    Member::Opened
+                } else {
+                    Member::NestedOpened
+                },
+            )
         } else {
             let end = skip_value_with::<S>(b, i)?;
             (
                 end,
-                if depth == 0 {
-                    Member::Top
-                } else {
-                    Member::Nested
+                match depth {
+                    0 => Member::Top,
+                    1 => Member::Nested,
+                    _ => Member::Deep,
                 },
             )
         };
@@ -526,7 +558,8 @@ where
     }
 }
 
-/// Whether a raw key (as handed out by [`scan_members`]) spells `name`.
+/// Whether a raw key (as handed out by [`scan_members`]) spells `name`: [`member_named`] of
+/// one name.
 #[inline]
 pub fn key_is(raw_key: &[u8], name: &str) -> bool {
     // An escape is always longer than what it stands for, so a raw key no longer than
@@ -534,7 +567,23 @@ pub fn key_is(raw_key: &[u8], name: &str) -> bool {
     if raw_key.len() <= name.len() {
         return raw_key == name.as_bytes();
     }
-    raw_key.contains(&b'\\') && decode_string_body(raw_key) == name
+    member_named(raw_key, |k| (k == name.as_bytes()).then_some(())).is_some()
+}
+
+/// `read(name)` of the member whose raw (undecoded) name is `raw_key`, for names without a
+/// backslash of their own: a raw name that is one of them as written is that name, so only
+/// one that is not and has an escape (rare) is decoded and read again. Spares searching
+/// every name for a backslash, or decoding it, before matching it. The one rule by which a
+/// member's name is matched as written ([`key_is`] for one name).
+#[inline]
+pub fn member_named<T>(raw_key: &[u8], mut read: impl FnMut(&[u8]) -> Option<T>) -> Option<T> {
+    if let Some(t) = read(raw_key) {
+        return Some(t);
+    }
+    if !raw_key.contains(&b'\\') {
+        return None;
+    }
+    read(decode_string_body(raw_key).as_bytes())
 }
 
 /// The string value of a raw JSON value, decoded; `None` when it is not a string.
@@ -705,6 +754,7 @@ pub mod reference {
         open: impl Fn(&[u8]) -> bool,
         mut f: impl FnMut(Member, &'a [u8], Raw<'a>),
     ) -> Result<Raw<'a>, Error> {
+        let open = |depth: usize, key: &[u8]| depth == 0 && open(key);
         let end = object_members::<Stepwise, _, _>(b, i, 0, &open, &mut f)?;
         Ok(Raw(&b[i..end]))
     }

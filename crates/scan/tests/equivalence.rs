@@ -146,6 +146,9 @@ fn check_nested(line: &[u8], start: usize, what: &str) {
                 v.for_each_field(|k, v| again.push((k, v)));
                 assert_eq!(std::mem::take(&mut nested), again, "{what}: nested members");
             }
+            json::Member::Deep | json::Member::NestedOpened => {
+                panic!("{what}: a third level from scan_members_nested")
+            }
         });
         assert_eq!(end, flat_end, "{what}: nested scan result");
         if end.is_ok() {
@@ -162,11 +165,47 @@ fn check_nested(line: &[u8], start: usize, what: &str) {
     }
 }
 
+/// The reader's scan of an entry, its `message` and the message's `usage`
+/// (`json::scan_members_deep`) agrees with `scan_members_nested` on the two levels that one
+/// opens, and the members of a value opened at the second level are exactly those of its text
+/// (`Raw::for_each_field`). Checked with `message` and `usage` opened (what the reader does)
+/// and with every object-valued member opened.
+fn check_deep(line: &[u8], start: usize, what: &str) {
+    let usage = |depth: usize, k: &[u8]| [&b"message"[..], b"usage"][depth] == k;
+    let any = |_: usize, _: &[u8]| true;
+    for open in [&usage as &dyn Fn(usize, &[u8]) -> bool, &any] {
+        let mut two_levels = Vec::new();
+        let nested_end = json::scan_members_nested(
+            line,
+            start,
+            |k| open(0, k),
+            |m, k, v| two_levels.push((m, k, v)),
+        );
+        let (mut levels, mut deep) = (Vec::new(), Vec::new());
+        let end = json::scan_members_deep(line, start, open, |m, k, v| match m {
+            json::Member::Deep => deep.push((k, v)),
+            json::Member::NestedOpened => {
+                let mut again = Vec::new();
+                v.for_each_field(|k, v| again.push((k, v)));
+                assert_eq!(std::mem::take(&mut deep), again, "{what}: deep members");
+                levels.push((json::Member::Nested, k, v));
+            }
+            m => levels.push((m, k, v)),
+        });
+        assert_eq!(end, nested_end, "{what}: deep scan result");
+        if end.is_ok() {
+            assert_eq!(levels, two_levels, "{what}: two levels");
+            assert!(deep.is_empty(), "{what}: deep members without their holder");
+        }
+    }
+}
+
 /// One line: the same verdict; for an object, the same members.
 fn check_line(line: &[u8], what: &str) {
     let start = json::skip_ws(line, 0);
     if line.get(start) == Some(&b'{') {
         check_nested(line, start, what);
+        check_deep(line, start, what);
     }
     let ours = ours_valid(line);
     assert_eq!(

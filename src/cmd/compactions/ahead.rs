@@ -90,7 +90,7 @@ pub(super) fn read_message<'e>(msg: &Message<'e>) -> MessageRead<'e> {
             let text = str_of(msg.error_message);
             let read = AssistantRead {
                 stop,
-                usage: UsageCounts::read(msg.usage),
+                usage: UsageCounts::of(msg),
                 error: matches!(stop, StopReason::Error | StopReason::Aborted)
                     || msg.error_message.is_some(),
                 overflow: is_overflow_error(stop, text.as_deref()),

@@ -4,8 +4,8 @@
 use super::records::{SummaryFacts, SummaryUsage};
 use super::trigger::ReplyUsage;
 use crate::diag::{Diags, Kind};
-use crate::json::Raw;
-use crate::message::{member_named, token_value};
+use crate::json::{member_named, Raw};
+use crate::message::{token_value, Message};
 use crate::reader::Entry;
 use std::borrow::Cow;
 
@@ -41,14 +41,12 @@ pub(super) struct UsageCounts {
 }
 
 impl UsageCounts {
-    /// The counts of `usage` (all `None` when there is none).
-    pub(super) fn read(usage: Option<Raw<'_>>) -> UsageCounts {
-        let Some(u) = usage else {
-            return UsageCounts::default();
-        };
+    /// The counts of the message's `usage` (all `None` when there is none), its members as
+    /// the reader noted them when it did ([`Message::for_each_usage_field`]).
+    pub(super) fn of(m: &Message<'_>) -> UsageCounts {
         // [input, output, cacheRead, cacheWrite, totalTokens]
         let mut values: [Option<Raw<'_>>; 5] = [None; 5];
-        u.for_each_field(|k, v| {
+        m.for_each_usage_field(|k, v| {
             let slot = member_named(k, |name| match name {
                 b"input" => Some(0),
                 b"output" => Some(1),
@@ -95,17 +93,26 @@ impl UsageCounts {
     }
 }
 
+/// The counts of `usage` (all `None` when there is none), walked.
+#[cfg(test)]
+fn usage_counts(usage: Option<Raw<'_>>) -> UsageCounts {
+    UsageCounts::of(&Message {
+        usage,
+        ..Message::default()
+    })
+}
+
 /// The recorded context size of an assistant message's usage ([`UsageCounts::context`]).
 #[cfg(test)]
 fn usage_context(usage: Option<Raw<'_>>) -> Option<u128> {
-    UsageCounts::read(usage).context()
+    usage_counts(usage).context()
 }
 
 /// The token counts of an assistant message's `usage` as Pi reads them
 /// ([`UsageCounts::reply`]).
 #[cfg(test)]
 fn reply_usage(usage: Option<Raw<'_>>) -> ReplyUsage {
-    UsageCounts::read(usage).reply()
+    usage_counts(usage).reply()
 }
 
 /// The strings of a JSON array (other elements left out); `None` when `raw` is no array.

@@ -7,7 +7,7 @@ use super::text::{string_body, ResultText};
 use crate::json::{self, Raw};
 use crate::message::{cost_total, for_each_usage_member, Message, NestedCalls};
 use crate::message::{TokenField, UsageMember};
-use crate::reader::Entry;
+use crate::reader::{Entry, NotedMembers};
 use std::borrow::Cow;
 
 /// The messages pi-tools makes records of, by role.
@@ -313,13 +313,14 @@ pub(super) struct ResultUsage<'a> {
 }
 
 impl<'a> ResultUsage<'a> {
-    /// The usage `u` records; `None` when it is not an object.
-    pub(super) fn read(u: Raw<'a>) -> Option<ResultUsage<'a>> {
+    /// The usage `u` records (`noted`: its members as the reader noted them); `None` when it
+    /// is not an object.
+    pub(super) fn read(u: Raw<'a>, noted: NotedMembers<'a>) -> Option<ResultUsage<'a>> {
         if u.first() != Some(&b'{') {
             return None;
         }
         let mut r = ResultUsage::default();
-        for_each_usage_member(u, |m| match m {
+        for_each_usage_member(u, noted, |m| match m {
             UsageMember::Token(field, Ok(n)) => r.tokens[field as usize] = n,
             UsageMember::Cost(c) => {
                 let (total, from_provider) = cost_total(c);
@@ -414,7 +415,7 @@ impl<'a> ResultFacts<'a> {
             text,
             images,
             image_types,
-            usage: m.usage.and_then(ResultUsage::read),
+            usage: m.usage.and_then(|u| ResultUsage::read(u, m.usage_noted)),
             nested_calls: m.nested_calls.and_then(NestedCalls::read),
         }
     }

@@ -14,7 +14,7 @@ use crate::json::Raw;
 use crate::message::{cost_total, for_each_usage_member, NestedCalls, TokenField, UsageMember};
 use crate::message::{short_text, token_value};
 use crate::output::{Out, Stop};
-use crate::reader::{Ahead, AheadFn, Entry, Header, SessionVisitor};
+use crate::reader::{Ahead, AheadFn, Entry, Header, NotedMembers, SessionVisitor};
 use crate::time;
 use std::borrow::Cow;
 use std::ops::{Deref, DerefMut, Range};
@@ -139,6 +139,8 @@ pub enum SessionCalls {
 /// The parts of an entry that make a call ([`call_parts`]).
 struct BilledCallParts<'a> {
     usage: Option<Raw<'a>>,
+    /// The members of a message's `usage` as the reader noted them (none for an entry's).
+    usage_noted: NotedMembers<'a>,
     /// A usage entry's is `UsageEntry(0)` here: its `kind` is numbered in order.
     source: CallSource,
     /// A usage entry's `kind` (oh-my-pi's `purpose`).
@@ -310,7 +312,7 @@ impl CallReader<'_> {
             CallSource::ToolResult => "toolResult ".into(),
         };
         let usage = match c.usage {
-            Some(u) => self.read_usage(u, &what, e.line.no, d),
+            Some(u) => self.read_usage(u, c.usage_noted, &what, e.line.no, d),
             None => UsageRead::default(),
         };
         CallRead {
@@ -327,7 +329,14 @@ impl CallReader<'_> {
 
     /// The `usage` value of a call (`what` names a summarization call's entry type in
     /// diagnostics), its invalid members reported.
-    fn read_usage(&mut self, usage: Raw<'_>, what: &str, line: u64, d: &mut Diags) -> UsageRead {
+    fn read_usage(
+        &mut self,
+        usage: Raw<'_>,
+        noted: NotedMembers<'_>,
+        what: &str,
+        line: u64,
+        d: &mut Diags,
+    ) -> UsageRead {
         let mut u = UsageRead::default();
         if usage.first() != Some(&b'{') {
             d.report(
@@ -340,7 +349,9 @@ impl CallReader<'_> {
             );
             return u;
         }
-        for_each_usage_member(usage, |m| self.usage_member(&mut u, m, what, line, d));
+        for_each_usage_member(usage, noted, |m| {
+            self.usage_member(&mut u, m, what, line, d)
+        });
         u
     }
 
@@ -608,6 +619,7 @@ impl Collector<'_, '_> {
 fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
     let parts = |usage, source, kind, provider, model| BilledCallParts {
         usage,
+        usage_noted: NotedMembers::default(),
         source,
         kind,
         provider,
@@ -626,6 +638,7 @@ fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
                 Some(BilledCallParts {
                     response_id: message.response_id.and_then(Raw::as_str),
                     message_timestamp: message.timestamp,
+                    usage_noted: message.usage_noted,
                     ..parts(
                         usage,
                         CallSource::Message,
@@ -640,6 +653,7 @@ fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
                 Some(BilledCallParts {
                     message_timestamp: message.timestamp,
                     nested_calls: message.nested_calls,
+                    usage_noted: message.usage_noted,
                     ..parts(Some(usage), CallSource::ToolResult, None, None, None)
                 })
             } else {

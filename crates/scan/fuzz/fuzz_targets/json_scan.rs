@@ -1,7 +1,8 @@
 //! The scanner never panics, and agrees with serde_json on what is valid JSON, except where
 //! JSON.parse and serde_json differ (lone surrogate escapes, which JSON.parse accepts); the
-//! nested scan the reader uses agrees with the flat one, `validate` with `skip_value`, and the
-//! second look of a `Raw` (`for_each_field`) with the validating scan.
+//! nested scans the reader uses agree with the flat one, `validate` with `skip_value`, the
+//! second look of a `Raw` (`for_each_field`) with the validating scan, and `string_written`
+//! with the validator and `written_len`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -44,7 +45,38 @@ fuzz_target!(|data: &[u8]| {
             object.for_each_field(|k, v| again.push((k, v)));
             assert_eq!(flat, again);
         }
+        // Opening every object member two levels down: the same result and top-level
+        // members, and the members of each value opened at the second level are those a
+        // second look finds.
+        let (mut top2, mut deep) = (Vec::new(), Vec::new());
+        let end2 = json::scan_members_deep(
+            data,
+            0,
+            |_, _| true,
+            |m, k, v| match m {
+                json::Member::Top | json::Member::Opened => top2.push((k, v)),
+                json::Member::Deep => deep.push((k, v)),
+                json::Member::NestedOpened => {
+                    let mut again = Vec::new();
+                    v.for_each_field(|k, v| again.push((k, v)));
+                    assert_eq!(std::mem::take(&mut deep), again);
+                }
+                json::Member::Nested => {}
+            },
+        );
+        assert_eq!(flat_end, end2);
+        if end2.is_ok() {
+            assert_eq!(flat, top2);
+        }
         let _ = json::scan_members(data, 0, |k, v| {
+            // A validated string's end and whether it is written as a minimal writer writes
+            // it, found in one pass, as the validator and the full check find them.
+            if v.first() == Some(&b'"') {
+                let at = v.as_ptr() as usize - data.as_ptr() as usize;
+                let (end, written) = json::string_written(data, at);
+                assert_eq!(end, at + v.len());
+                assert_eq!(written, json::written_len(&v[1..v.len() - 1]));
+            }
             let _ = json::key_is(k, "id");
             let _ = v.as_str();
             let _ = v.as_u64();

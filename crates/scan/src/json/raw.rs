@@ -253,40 +253,93 @@ fn next_quote(b: &[u8], mut i: usize) -> Option<usize> {
 /// brackets are counted, strings jumped over, nothing is checked. On text that is not valid
 /// JSON it returns some index within `b` and never panics, but the result means nothing.
 fn skip_valid(b: &[u8], i: usize) -> usize {
-    let mut i = i;
-    let mut depth = 0usize;
+    match b.get(i) {
+        Some(b'"') => skip_valid_string(b, i),
+        Some(b'{' | b'[') => skip_valid_container(b, i),
+        _ => skip_valid_scalar(b, i),
+    }
+}
+
+/// [`skip_valid`] of a number or literal: up to the first byte that ends one (`,` `:` a
+/// bracket or a blank; a quote, in text that is not valid, starts a string skipped with it).
+fn skip_valid_scalar(b: &[u8], mut i: usize) -> usize {
     while let Some(&c) = b.get(i) {
         match c {
-            b'"' => {
-                i = skip_valid_string(b, i);
-                if depth == 0 {
-                    return i;
-                }
-            }
-            b'{' | b'[' => {
-                depth += 1;
-                i += 1;
-            }
-            b'}' | b']' => {
-                if depth == 0 {
-                    return i;
-                }
-                depth -= 1;
-                i += 1;
-                if depth == 0 {
-                    return i;
-                }
-            }
-            b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => {
-                if depth == 0 {
-                    return i;
-                }
-                i += 1;
-            }
+            b'"' => return skip_valid_string(b, i),
+            b'{' | b'[' => return skip_valid_container(b, i),
+            b'}' | b']' | b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => return i,
             _ => i += 1,
         }
     }
     b.len()
+}
+
+/// [`skip_valid`] of the object or array whose bracket is `b[i]`: from one quote or bracket
+/// to the next ([`next_structural`], sixteen bytes a step), strings jumped over, brackets
+/// counted; the index past the bracket that closes it.
+fn skip_valid_container(b: &[u8], mut i: usize) -> usize {
+    let mut depth = 0usize;
+    while let Some(at) = next_structural(b, i) {
+        match b[at] {
+            b'"' => i = skip_valid_string(b, at),
+            b'{' | b'[' => {
+                depth += 1;
+                i = at + 1;
+            }
+            _ => {
+                // `}` or `]`.
+                depth = depth.saturating_sub(1);
+                i = at + 1;
+                if depth == 0 {
+                    return i;
+                }
+            }
+        }
+    }
+    b.len()
+}
+
+/// Index of the first quote or bracket (`"` `{` `}` `[` `]`) at or after `i`, sixteen bytes a
+/// step: a bracket ORed with 0x20 is `{` or `}` (only `[` `]` `{` `}` are), so three compares
+/// find all five.
+#[inline]
+fn next_structural(b: &[u8], mut i: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
+        };
+        const W: usize = 16;
+        // SAFETY: SSE2 is part of the x86-64 baseline; each load reads the 16 in-bounds
+        // bytes of `chunk` and needs no alignment.
+        unsafe {
+            let (quote, case, open, close) = (
+                _mm_set1_epi8(b'"' as i8),
+                _mm_set1_epi8(0x20),
+                _mm_set1_epi8(b'{' as i8),
+                _mm_set1_epi8(b'}' as i8),
+            );
+            while i + W <= b.len() {
+                let chunk = &b[i..i + W];
+                let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+                let folded = _mm_or_si128(x, case);
+                let hits = _mm_or_si128(
+                    _mm_cmpeq_epi8(x, quote),
+                    _mm_or_si128(_mm_cmpeq_epi8(folded, open), _mm_cmpeq_epi8(folded, close)),
+                );
+                let m = _mm_movemask_epi8(hits) as u32;
+                if m != 0 {
+                    return Some(i + m.trailing_zeros() as usize);
+                }
+                i += W;
+            }
+        }
+    }
+    b.get(i..)?
+        .iter()
+        .position(|&c| matches!(c, b'"' | b'{' | b'}' | b'[' | b']'))
+        .map(|p| i + p)
 }
 
 /// One element of an array, as [`Raw::for_each_element_or_fields`] hands it out.
@@ -463,7 +516,7 @@ fn last_member<'a>(raw: &'a [u8], key: &str) -> Option<&'a [u8]> {
 
 #[cfg(test)]
 mod tests {
-    use super::{skip_valid_string, Raw};
+    use super::{skip_valid, skip_valid_string, Raw};
 
     type Members = Vec<Vec<(Vec<u8>, Vec<u8>)>>;
 
@@ -658,6 +711,126 @@ mod tests {
                 "{}",
                 String::from_utf8_lossy(&b)
             );
+        }
+    }
+
+    /// The value skip as it was, one byte at a time: the oracle for [`skip_valid`].
+    fn skip_valid_bytewise(b: &[u8], mut i: usize) -> usize {
+        let mut depth = 0usize;
+        while let Some(&c) = b.get(i) {
+            match c {
+                b'"' => {
+                    i = skip_valid_string(b, i);
+                    if depth == 0 {
+                        return i;
+                    }
+                }
+                b'{' | b'[' => {
+                    depth += 1;
+                    i += 1;
+                }
+                b'}' | b']' => {
+                    if depth == 0 {
+                        return i;
+                    }
+                    depth -= 1;
+                    i += 1;
+                    if depth == 0 {
+                        return i;
+                    }
+                }
+                b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => {
+                    if depth == 0 {
+                        return i;
+                    }
+                    i += 1;
+                }
+                _ => i += 1,
+            }
+        }
+        b.len()
+    }
+
+    /// A random valid JSON value: nested objects and arrays, strings with brackets, escaped
+    /// quotes and backslash runs in them (some longer than a 64-byte block), numbers and
+    /// literals, blanks between tokens.
+    fn random_value(rng: &mut pi_jsonl_gen::Rng, depth: u32, out: &mut Vec<u8>) {
+        let blank = |rng: &mut pi_jsonl_gen::Rng, out: &mut Vec<u8>| {
+            if rng.below(4) == 0 {
+                let blanks: [&[u8]; 4] = [b" ", b"\n", b"\t ", b"\r\n"];
+                out.extend_from_slice(&rng.pick(&blanks)[..]);
+            }
+        };
+        match if depth >= 4 {
+            rng.below(3)
+        } else {
+            rng.below(5)
+        } {
+            0 => {
+                out.push(b'"');
+                let pieces: [&[u8]; 9] = [
+                    b"a", b"{", b"}", b"[", b"]", b"\\\"", b"\\\\", b"\\u005b", b",:",
+                ];
+                let long = rng.below(8) == 0;
+                for _ in 0..rng.below(if long { 120 } else { 8 }) {
+                    out.extend_from_slice(&rng.pick(&pieces)[..]);
+                }
+                out.push(b'"');
+            }
+            1 => {
+                let scalars: [&[u8]; 5] = [b"0", b"-1.5e3", b"123456", b"true", b"null"];
+                out.extend_from_slice(&rng.pick(&scalars)[..]);
+            }
+            2 => out.extend_from_slice(b"false"),
+            kind => {
+                let object = kind == 3;
+                out.push(if object { b'{' } else { b'[' });
+                for k in 0..rng.below(6) {
+                    blank(rng, out);
+                    if k > 0 {
+                        out.push(b',');
+                        blank(rng, out);
+                    }
+                    if object {
+                        out.extend_from_slice(b"\"k]\\\"\"");
+                        blank(rng, out);
+                        out.push(b':');
+                        blank(rng, out);
+                    }
+                    random_value(rng, depth + 1, out);
+                }
+                blank(rng, out);
+                out.push(if object { b'}' } else { b']' });
+            }
+        }
+    }
+
+    /// Values skipped a quote or bracket at a time end where the byte loop ends them, at the
+    /// top and as members; on text that is not valid (values cut short, bytes changed), both
+    /// give some index within the text and neither panics.
+    #[test]
+    fn values_are_skipped_as_byte_by_byte() {
+        let mut rng = pi_jsonl_gen::Rng::new(31);
+        for _ in 0..20_000 {
+            let mut b = b"{\"v\":".to_vec();
+            random_value(&mut rng, 0, &mut b);
+            let end = b.len();
+            b.extend_from_slice(b",\"more\":[1]}");
+            let line = crate::json::validate(&b)
+                .map(|_| ())
+                .map_err(|e| format!("{e:?}"));
+            assert_eq!(line, Ok(()), "{}", String::from_utf8_lossy(&b));
+            assert_eq!(skip_valid(&b, 5), end, "{}", String::from_utf8_lossy(&b));
+            assert_eq!(skip_valid_bytewise(&b, 5), end);
+            let cut = rng.below(b.len() as u64) as usize;
+            let mut bad = b[..cut].to_vec();
+            if !bad.is_empty() && rng.below(2) == 0 {
+                let at = rng.below(bad.len() as u64) as usize;
+                bad[at] = *rng.pick(b"\"{}[],: a\\");
+            }
+            for from in [5.min(bad.len()), cut / 2] {
+                assert!(skip_valid(&bad, from) <= bad.len());
+            }
         }
     }
 }

@@ -487,11 +487,13 @@ pub fn copy_written(body: &[u8], out: &mut Vec<u8>) -> Option<usize> {
 /// quote is `b[open]`, and the index just past its closing quote (the first quote no
 /// backslash escapes; `b.len()` when there is none): the string's end found and its text
 /// checked in the same pass, where finding the end first ([`super::Raw`]'s walkers) and
-/// checking after reads the text twice. UTF-8 is not checked.
+/// checking after reads the text twice. UTF-8 is not checked, nor anything the validator
+/// checked (a control byte, a bad escape): the string must be one it passed.
 pub fn string_written(b: &[u8], open: usize) -> (usize, Option<usize>) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
+    {
+        // SAFETY: the CPU has AVX2 and POPCNT, checked just above.
         return unsafe { x86::string_written_avx2(b, open + 1) };
     }
     written_to_quote(b, open + 1, None::<fn(&[u8; 64]) -> (Block, u64)>)
@@ -507,7 +509,9 @@ fn written_to_quote(
     classify: Option<impl Fn(&[u8; 64]) -> (Block, u64)>,
 ) -> (usize, Option<usize>) {
     let (mut at, mut carry, mut written) = (from, 0u64, true);
-    let (mut backslashes, mut letters, mut unicode) = (0, 0, 0);
+    // The escapes' bytes counted so far (two for each: a backslash and the byte after it, a
+    // `\\` escape two backslashes), and the `\u` escapes.
+    let (mut escapes, mut unicode) = (0, 0);
     while let (Some(classify), Some(bytes)) = (&classify, b.get(at..at + 64)) {
         let bytes: &[u8; 64] = bytes.try_into().expect("64 bytes");
         let (block, slash) = classify(bytes);
@@ -529,12 +533,12 @@ fn written_to_quote(
                 unicode += 1;
             }
             written &= bad == 0;
-            backslashes += (block.backslash & within).count_ones() as usize;
-            letters += escaped_letters.count_ones() as usize;
+            // The backslashes and the letters they escape: two masks with no bit in common.
+            escapes += ((block.backslash & within) | escaped_letters).count_ones() as usize;
         }
         if quotes != 0 {
             let end = at + quotes.trailing_zeros() as usize;
-            let added = (backslashes + letters) / 2 + 4 * unicode;
+            let added = escapes / 2 + 4 * unicode;
             return (end + 1, written.then(|| end - from - added));
         }
         at += 64;
@@ -552,7 +556,7 @@ fn written_to_quote(
             Some(_) => end += 1,
         }
     };
-    let added = (backslashes - carried + letters) / 2 + 4 * unicode;
+    let added = (escapes - carried) / 2 + 4 * unicode;
     let written = written
         .then(|| written_plain(&b[..end], rest))
         .flatten()
@@ -626,20 +630,34 @@ pub(super) mod x86 {
         )
     }
 
-    /// [`string_written`](super::string_written) with AVX2, from `b[from]`.
+    /// [`string_written`](super::string_written) with AVX2 (and POPCNT for the escapes
+    /// counted), from `b[from]`.
     ///
     /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
+    /// The CPU must have AVX2 and POPCNT.
+    #[target_feature(enable = "avx2,popcnt")]
     pub(in super::super) unsafe fn string_written_avx2(
         b: &[u8],
         from: usize,
     ) -> (usize, Option<usize>) {
-        super::written_to_quote(
-            b,
-            from,
-            Some(|bytes: &[u8; 64]| (classify_avx2(bytes), eq_avx2(bytes, b'/'))),
-        )
+        super::written_to_quote(b, from, Some(|bytes: &[u8; 64]| valid_text_avx2(bytes)))
+    }
+
+    /// The masks of a block of a string the validator passed, for
+    /// [`written_to_quote`](super::written_to_quote): quotes, backslashes, `u`s and `/`s. A
+    /// valid string has no control byte and no bad escape, so those masks are left empty
+    /// (and the checks on them fold away), where [`classify_avx2`] works them out.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn valid_text_avx2(bytes: &[u8; 64]) -> (Block, u64) {
+        let block = Block {
+            quote: eq_avx2(bytes, b'"'),
+            backslash: eq_avx2(bytes, b'\\'),
+            control: 0,
+            not_escapable: 0,
+            u: eq_avx2(bytes, b'u'),
+        };
+        (block, eq_avx2(bytes, b'/'))
     }
 
     /// The bytes of a block equal to `c`.
@@ -1113,8 +1131,9 @@ mod tests {
 
     /// A string's end and whether its text is written as the output writes it, found in one
     /// pass, against the byte loop: strings in a record, of every length around block
-    /// boundaries, from pieces written so and pieces not (`\/`, `\u0041`, a control), a
-    /// quote that ends them early.
+    /// boundaries, from pieces written so and pieces not (`\/`, `\u0041`, a control: not
+    /// valid, so only for the block loop with the validator's classifier), a quote that ends
+    /// them early.
     #[test]
     fn string_written_finds_the_end_and_checks_the_text() {
         let pieces: [&[u8]; 13] = [
@@ -1152,7 +1171,11 @@ mod tests {
             }
             let want = written_plain(&record[6..end], 0).map(|added| end - 6 - added);
             let show = || String::from_utf8_lossy(&record).into_owned();
-            assert_eq!(string_written(&record, 5), (end + 1, want), "{}", show());
+            // `string_written` takes strings the validator passed (it leaves out the checks
+            // the validator made): a raw control byte is not one.
+            if super::super::validate(&record).is_ok() {
+                assert_eq!(string_written(&record, 5), (end + 1, want), "{}", show());
+            }
             let bytewise = |x: &[u8; 64]| {
                 let slash = (0..64).fold(0u64, |m, k| m | u64::from(x[k] == b'/') << k);
                 (classify_bytewise(x), slash)
