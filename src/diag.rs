@@ -402,8 +402,12 @@ pub fn note_global(tool: &str, msg: impl AsRef<str>) {
 /// characters (C0, DEL, C1), and the invisible and bidirectional format characters (see
 /// [`is_invisible`]), each as `\u{…}`.
 pub fn sanitize(s: &str) -> std::borrow::Cow<'_, str> {
-    // Printable ASCII, the common name, without looking each character up.
-    if s.bytes().all(|b| (0x20..0x7f).contains(&b)) || !s.chars().any(is_control) {
+    // Printable ASCII, the common name, without looking each character up (and without a
+    // branch per byte, so that the check is made a vector of bytes at a time).
+    let unprintable = s
+        .bytes()
+        .fold(false, |u, b| u | (b.wrapping_sub(0x20) >= 0x5f));
+    if !unprintable || !s.chars().any(is_control) {
         return s.into();
     }
     let mut out = String::with_capacity(s.len() + 8);

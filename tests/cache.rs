@@ -382,21 +382,32 @@ fn a_damaged_cache_file_is_ignored_with_a_note() {
     for mode in modes {
         let plain = usage(mode, &files, None);
         assert_eq!(plain.status, 0);
+        // Twice: the second run takes the sums and keeps the files as a disjoint set.
+        usage(mode, &files, Some(&dir));
         usage(mode, &files, Some(&dir));
         let cache_files: Vec<PathBuf> = fs::read_dir(dir.join("pi-usage"))
             .unwrap()
             .map(|e| e.unwrap().path())
             .collect();
         let index = dir.join("pi-usage").join("index.bin");
+        let sets = dir.join("pi-usage").join("sets.bin");
         assert!(cache_files.contains(&index), "{cache_files:?}");
-        let details: Vec<PathBuf> = cache_files.into_iter().filter(|p| *p != index).collect();
+        let details: Vec<PathBuf> = (cache_files.into_iter())
+            .filter(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("details-")
+            })
+            .collect();
         assert!(!details.is_empty());
-        // The index damaged: every file is read again. The details damaged: the runs that
-        // need the calls read those files again.
+        // The index and the sets damaged: every file is read again. The details damaged: the
+        // runs that need the calls read those files again.
         let targets = if mode.contains(&"day") {
             details
         } else {
-            vec![index]
+            assert!(sets.exists());
+            vec![index, sets]
         };
         for (what, damage) in damages {
             for s in &targets {
@@ -424,6 +435,52 @@ fn a_damaged_cache_file_is_ignored_with_a_note() {
             assert!(again.stdout == plain.stdout, "{what}: stdout differs");
         }
     }
+}
+
+/// A run that takes every file's sums, none of them with an identity an earlier one had,
+/// keeps the files (their keys) as a disjoint set, and a later run over the same files skips
+/// the set of identities seen: a file appended to, given twice, or another file added makes
+/// another set, checked again, so a repeat across files is still left out as without the
+/// cache; files that share a call are never kept as a set.
+#[test]
+fn files_kept_as_a_disjoint_set_are_checked_again_when_one_changes() {
+    let t = TempDir::new("cache-disjoint");
+    let header = |id: &str| {
+        format!(
+            r#"{{"type":"session","version":3,"id":"{id}","timestamp":"2026-05-01T00:00:00.000Z","cwd":"/s"}}"#
+        ) + "\n"
+    };
+    let a_call = call_at("a1", "m1", "2026-05-02T10:00:00.000Z", "0.25");
+    let a = t.write("a.jsonl", header("sa") + &a_call);
+    let b = t.write(
+        "b.jsonl",
+        header("sb") + &call_at("b1", "m2", "2026-05-02T11:00:00.000Z", "0.5"),
+    );
+    // c repeats a's call.
+    let c = t.write("c.jsonl", header("sc") + &a_call);
+    let dir = t.path().join("cache");
+    let sets = dir.join("pi-usage").join("sets.bin");
+    let mode: &[&str] = &["--by", "model", "--total"];
+    let same = |files: &[PathBuf], what: &str| {
+        for run in ["cold", "warm", "again"] {
+            let plain = usage(mode, files, None);
+            let cached = usage(mode, files, Some(&dir));
+            same_run(&plain, &cached, &format!("{what} {run}"));
+        }
+    };
+    // Files that share a call: never a set.
+    same(&[a.clone(), c.clone()], "a and c");
+    assert!(!sets.exists(), "a and c share a call");
+    same(&[a.clone(), b.clone()], "a and b");
+    assert!(sets.exists(), "a and b share none");
+    // A repeat of a's call appended to b; then the same file twice; then a third file.
+    append(&b, &a_call);
+    same(&[a.clone(), b.clone()], "b repeats a");
+    same(&[a.clone(), a.clone()], "a twice");
+    same(&[a.clone(), b.clone(), c.clone()], "a, b and c");
+    let o = usage(mode, &[a.clone(), b, c], Some(&dir));
+    let total = o.records().last().unwrap().clone();
+    assert_eq!(total["duplicates"], 2, "{total}");
 }
 
 #[test]

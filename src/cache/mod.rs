@@ -28,6 +28,7 @@
 
 pub mod codec;
 pub mod sessions;
+pub mod sets;
 pub mod walks;
 
 use codec::{Reader, Writer};
@@ -38,7 +39,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// The options of the tools that cache.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -196,7 +197,9 @@ impl FileBytes {
         // rename, never write one in place, so its bytes do not change while a run has it
         // mapped. (A cache file cut short by hand during a run would end that run with
         // SIGBUS: unlike inputs, cache files are not under `input::mapped`'s guard.)
-        match unsafe { memmap2::Mmap::map(&file) } {
+        // Populated: its pages are taken in one call rather than one fault at a time (a run
+        // reads most of the index, in no order).
+        match unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
             Ok(m) => Ok(Some(FileBytes::Mapped(m))),
             Err(_) => {
                 let mut v = Vec::new();
@@ -204,6 +207,39 @@ impl FileBytes {
                 Ok(Some(FileBytes::Read(v)))
             }
         }
+    }
+}
+
+/// Bytes of a loaded cache file that what a run keeps may point into (pi-sessions' written
+/// members, read where the index is mapped rather than copied: [`Cache::share`]), or bytes of
+/// their own.
+#[derive(Clone, Default)]
+pub struct SharedBytes {
+    file: Arc<FileBytes>,
+    range: std::ops::Range<usize>,
+}
+
+impl SharedBytes {
+    /// `v`, owned.
+    pub fn owned(v: Vec<u8>) -> SharedBytes {
+        let range = 0..v.len();
+        SharedBytes {
+            file: Arc::new(FileBytes::Read(v)),
+            range,
+        }
+    }
+}
+
+impl std::ops::Deref for SharedBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.file.get(self.range.clone()).unwrap_or_default()
+    }
+}
+
+impl std::fmt::Debug for SharedBytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("SharedBytes").field(&&self[..]).finish()
     }
 }
 
@@ -224,7 +260,7 @@ struct Record {
 /// it lies.
 #[derive(Default)]
 struct Index {
-    bytes: FileBytes,
+    bytes: Arc<FileBytes>,
     /// Where the records begin, how many there are, where the variable part begins.
     table: usize,
     len: usize,
@@ -296,7 +332,7 @@ impl Index {
         let vars = table + len * RECORD;
         Ok(Index {
             used: (0..len).map(|_| AtomicBool::new(false)).collect(),
-            bytes,
+            bytes: Arc::new(bytes),
             table,
             len,
             vars,
@@ -352,6 +388,8 @@ pub struct Cache {
     puts: Mutex<crate::hash::FastMap<(u64, u64), Put>>,
     /// The walk this run keeps ([`Cache::walk`]).
     walk_put: Mutex<Option<walks::KeptWalk>>,
+    /// The set of files this run found disjoint ([`Cache::keep_disjoint`]).
+    set_put: Mutex<Option<u64>>,
 }
 
 impl Cache {
@@ -377,6 +415,7 @@ impl Cache {
             details: (0..DETAIL_SHARDS).map(|_| OnceLock::new()).collect(),
             puts: Mutex::default(),
             walk_put: Mutex::default(),
+            set_put: Mutex::default(),
         })
     }
 
@@ -463,6 +502,23 @@ impl Cache {
         Lookup::Miss
     }
 
+    /// `part`, bytes a lookup's `make` was given, kept where they lie in the loaded index
+    /// (no copy); copied when they are not in it.
+    pub fn share(&self, part: &[u8]) -> SharedBytes {
+        let Some(index) = self.index.get() else {
+            return SharedBytes::owned(part.to_vec());
+        };
+        let base = index.bytes.as_ptr() as usize;
+        let start = (part.as_ptr() as usize).wrapping_sub(base);
+        match start.checked_add(part.len()) {
+            Some(end) if end <= index.bytes.len() => SharedBytes {
+                file: Arc::clone(&index.bytes),
+                range: start..end,
+            },
+            _ => SharedBytes::owned(part.to_vec()),
+        }
+    }
+
     /// The summaries' weight (what the tool counted in each, [`Cache::put`]) a run over `inputs`
     /// files can expect: the index's total, scaled down when it holds more files (an estimate,
     /// to size a table once rather than grow it).
@@ -531,7 +587,7 @@ impl Cache {
     /// Writes what this run kept, merged with what the cache files hold now; a failure is
     /// noted (the run's output does not depend on it).
     pub fn save(&self) {
-        if let Err(e) = self.save_walk() {
+        if let Err(e) = self.save_walk().and_then(|()| self.save_set()) {
             let msg = format!("cannot write the cache: {e}");
             note(self.tool, Some(&self.dir), &msg);
         }

@@ -19,8 +19,8 @@ use crate::discover::{
 };
 use std::fs::File;
 
-/// [`discover::describe`], answered from `store` when the file is as it was described.
-/// `stats` looks the file up.
+/// [`discover::describe`], answered from `store` when the file is as it was described (then
+/// the description's `found` is blank: the caller puts `f` there). `stats` looks the file up.
 pub fn describe(
     store: &Cache,
     stats: &mut Stats,
@@ -34,7 +34,7 @@ pub fn describe(
     };
     let mut note = |m: String| super::note("pi-sessions", Some(&f.path), &m);
     let found = store.lookup(&key, &f.path, false, &mut note, |p, _| {
-        decode(p, f, prompt, projects)
+        decode(store, p, f, prompt, projects)
     });
     if let Lookup::Hit(meta) = found {
         return FileReport {
@@ -108,7 +108,14 @@ fn encode(m: &FileMeta, prompt: bool) -> Vec<u8> {
 
 /// The description of the file found at `f` from `payload`; `None` when the payload is damaged
 /// or lacks the first prompt asked for.
-fn decode(payload: &[u8], f: &Found, prompt: bool, projects: &ProjectCache) -> Option<FileMeta> {
+/// The written members are kept where `store` holds them.
+fn decode(
+    store: &Cache,
+    payload: &[u8],
+    f: &Found,
+    prompt: bool,
+    projects: &ProjectCache,
+) -> Option<FileMeta> {
     let mut r = Reader::new(payload);
     let has_prompt = r.bool()?;
     if prompt && !has_prompt {
@@ -142,7 +149,7 @@ fn decode(payload: &[u8], f: &Found, prompt: bool, projects: &ProjectCache) -> O
     let models = (0..n).map(|_| r.string()).collect::<Option<Vec<_>>>()?;
     let bad_lines = r.u64()?;
     let first_prompt = r.opt_string()?.filter(|_| prompt);
-    let written = r.bytes()?.to_vec();
+    let written = r.bytes()?;
     let ends = [r.var()?, r.var()?].map(|e| usize::try_from(e).unwrap_or(usize::MAX));
     if ends[0] > ends[1] || ends[1] > written.len() {
         return None;
@@ -152,7 +159,14 @@ fn decode(payload: &[u8], f: &Found, prompt: bool, projects: &ProjectCache) -> O
     }
     let (project, project_source) = project_of(cwd.as_deref(), f, projects).unzip();
     Some(FileMeta {
-        found: f.clone(),
+        // The caller's to fill in (pi-sessions moves each file's own in: a copy of every path
+        // found was a tenth of what describing it from the cache cost).
+        found: Found {
+            path: std::path::PathBuf::new(),
+            parent_file: None,
+            project_folder: None,
+            role: f.role,
+        },
         status,
         reason,
         session,
@@ -173,7 +187,7 @@ fn decode(payload: &[u8], f: &Found, prompt: bool, projects: &ProjectCache) -> O
         bad_lines,
         first_prompt,
         written: Some(WrittenParts {
-            bytes: written,
+            bytes: store.share(written),
             ends,
         }),
     })

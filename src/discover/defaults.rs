@@ -220,8 +220,13 @@ pub fn expand_directories(
         match &s {
             Source::Path(p) if is_dir(&m) => {
                 let under = session_sources(tool, std::slice::from_ref(p), threads, known);
+                if alone {
+                    // Taken as they are (not pushed one by one into vectors that grow).
+                    (out, out_metadata) = (under.sources, under.metadata);
+                    break;
+                }
                 for (f, m) in under.sources.into_iter().zip(under.metadata) {
-                    if alone || m.as_ref().is_none_or(|m| seen.insert(identity(m))) {
+                    if m.as_ref().is_none_or(|m| seen.insert(identity(m))) {
                         out.push(f);
                         out_metadata.push(m);
                     }
@@ -293,6 +298,64 @@ fn map_on_threads<T: Sync, R: Send, S>(
     })
 }
 
+/// `f` of each of `items`, in their order, on `threads` threads (this one among them), each
+/// taking the next [`CLAIM`] items as it is done with the last, with a state of its own made by
+/// `state`. Started for the call and ended with it (rayon's pool, whose idle threads spin and
+/// sleep and are woken by system calls, cost a run that found every file in pi-sessions' cache
+/// more than its threads' work), and balanced like the pool where items differ in cost (a
+/// first run reads files of any size).
+pub fn map_in_order<T: Sync, R: Send, S>(
+    items: &[T],
+    threads: usize,
+    state: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, &T) -> R + Sync,
+) -> std::iter::Flatten<std::vec::IntoIter<Vec<R>>> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let claims = items.len().div_ceil(CLAIM);
+    let part = |c: usize, s: &mut S| -> Vec<R> {
+        let claimed = &items[c * CLAIM..((c + 1) * CLAIM).min(items.len())];
+        claimed.iter().map(|x| f(s, x)).collect()
+    };
+    let run = || {
+        let mut s = state();
+        let mut done = Vec::new();
+        loop {
+            let c = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if c >= claims {
+                return done;
+            }
+            done.push((c, part(c, &mut s)));
+        }
+    };
+    let threads = threads.clamp(1, claims.max(1));
+    let mut parts: Vec<(usize, Vec<R>)> = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, run).ok())
+            .collect();
+        let mut all = run();
+        for t in others {
+            all.extend(t.join().unwrap_or_default());
+        }
+        all
+    });
+    parts.sort_unstable_by_key(|(c, _)| *c);
+    let mut parts = parts.into_iter().peekable();
+    let mut ordered = Vec::with_capacity(claims);
+    for c in 0..claims {
+        match parts.next_if(|(claim, _)| *claim == c) {
+            Some((_, done)) => ordered.push(done),
+            // Taken by a thread that failed: done here.
+            None => ordered.push(part(c, &mut state())),
+        }
+    }
+    // The parts are not copied into one vector (a run over thousands of files copied their
+    // descriptions into fresh pages).
+    ordered.into_iter().flatten()
+}
+
+/// How many items a thread of [`map_in_order`] takes at a time.
+const CLAIM: usize = 16;
+
 /// What [`expand_directories`] last found of the files it returned: each one's path and
 /// metadata, in its order.
 static INPUT_METADATA: Mutex<Vec<Option<(PathBuf, Stat)>>> = Mutex::new(Vec::new());
@@ -357,6 +420,30 @@ pub fn report_problems(tool: &'static str, problems: &[(PathBuf, String)]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn map_in_order_gives_every_result_in_order_on_any_number_of_threads() {
+        for n in [0, 1, CLAIM - 1, CLAIM, CLAIM + 1, CLAIM * 7 + 3, 2000] {
+            let items: Vec<usize> = (0..n).collect();
+            for threads in [0, 1, 2, 3, 8] {
+                // Each thread's state counts the items it did: they add up to all of them.
+                let done = std::sync::atomic::AtomicUsize::new(0);
+                let got: Vec<usize> = map_in_order(
+                    &items,
+                    threads,
+                    || (),
+                    |(), x| {
+                        done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        x * 3
+                    },
+                )
+                .collect();
+                let want: Vec<usize> = items.iter().map(|x| x * 3).collect();
+                assert_eq!(got, want, "{n} items, {threads} threads");
+                assert_eq!(done.into_inner(), n, "each item done once");
+            }
+        }
+    }
 
     #[test]
     fn metadata_of_thousands_of_paths_is_in_their_order_on_any_thread() {

@@ -99,7 +99,8 @@ pub struct FileMeta {
 /// (`cmd::sessions::record::written_parts`).
 #[derive(Debug, Clone, Default)]
 pub struct WrittenParts {
-    pub bytes: Vec<u8>,
+    /// Owned when written in this run, else where the cache holds them.
+    pub bytes: crate::cache::SharedBytes,
     /// Where each part but the last ends in `bytes`.
     pub ends: [usize; 2],
 }

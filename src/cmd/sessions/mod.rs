@@ -17,11 +17,10 @@ pub use record::SessionFile;
 use crate::cli::ManPage;
 use crate::cmd::usage::FileCells;
 use crate::diag::Diags;
-use crate::discover::{self, FileMeta, FileReport, Progress, ProjectCache};
+use crate::discover::{self, FileMeta, Progress, ProjectCache};
 use crate::output::{Out, Stop};
 use crate::record::{describe, Described, Record};
 use crate::tool::Tool;
-use rayon::prelude::*;
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
 use std::os::unix::ffi::OsStrExt;
@@ -75,20 +74,12 @@ impl Tool for Sessions {
             .iter()
             .map(|e| OsString::from(e.trim_start_matches('.')))
             .collect();
-        // Opened before the pool's threads start (it sets how they allocate).
+        // Opened before the threads start (it sets how they allocate).
         let cache = crate::cache::Cache::open(TOOL, &args.cache);
         // As many threads as asked, within the open-file limit (the file count is not known
         // before the walk): thousands of threads would cost more than the files.
         let threads = crate::input::driver::worker_count(args.threads.map(usize::from), usize::MAX);
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
-        let pool = match pool {
-            Ok(p) => p,
-            Err(e) => {
-                crate::diag::report_global(TOOL, format!("cannot start threads: {e}"));
-                return crate::input::exit_status();
-            }
-        };
-        let mut metas = pool.install(|| scan(&roots, &exts, args.prompts, cache.as_ref()));
+        let mut metas = scan(&roots, &exts, args.prompts, cache.as_ref(), threads);
         if let Some(c) = &cache {
             c.save();
         }
@@ -100,7 +91,7 @@ impl Tool for Sessions {
         });
         select::sort(&mut metas, key, args.reverse);
         let cells = if format == Format::Table {
-            pool.install(|| metas.par_iter().map(usage_cells).collect())
+            discover::map_in_order(&metas, threads, || (), |(), m| usage_cells(m)).collect()
         } else {
             Vec::new()
         };
@@ -185,25 +176,27 @@ fn roots(args: &Args) -> Option<Vec<PathBuf>> {
     (!there.is_empty()).then(|| there.into_iter().map(|d| d.path).collect())
 }
 
-/// Finds the files below `roots` and describes each (in parallel, on the current pool; from
-/// `cache` when it has them), in path order; reports the problems of the walk and of reading.
+/// Finds the files below `roots` and describes each (on `threads` threads; from `cache` when
+/// it has them), in path order; reports the problems of the walk and of reading.
 fn scan(
     roots: &[PathBuf],
     exts: &[OsString],
     want_prompt: bool,
     cache: Option<&crate::cache::Cache>,
+    threads: usize,
 ) -> Vec<FileMeta> {
     let walked = Progress::run(TOOL, "found", |p| match cache {
         Some(c) => c.walk(roots, exts, Some(p)),
         None => discover::walk(roots, exts, Some(p)),
     });
     let projects = ProjectCache::default();
-    let described: Vec<FileReport> = Progress::run(TOOL, "read", |p| {
+    let described = Progress::run(TOOL, "read", |p| {
         p.set_total(walked.files.len());
-        walked
-            .files
-            .par_iter()
-            .map_init(discover::Stats::default, |stats, f| {
+        discover::map_in_order(
+            &walked.files,
+            threads,
+            discover::Stats::default,
+            |stats, f| {
                 let d = match cache {
                     Some(c) => {
                         crate::cache::sessions::describe(c, stats, f, want_prompt, &projects)
@@ -212,16 +205,17 @@ fn scan(
                 };
                 p.add(1);
                 d
-            })
-            .collect()
+            },
+        )
     });
     discover::report_problems(TOOL, &walked.problems);
-    let mut metas = Vec::with_capacity(described.len());
-    for (f, d) in walked.files.iter().zip(described) {
+    let mut metas = Vec::with_capacity(walked.files.len());
+    for (f, d) in walked.files.into_iter().zip(described) {
         if let Some(p) = d.problem {
             discover::report_problems(TOOL, &[(f.path.clone(), p)]);
         }
-        if let Some(m) = d.meta {
+        if let Some(mut m) = d.meta {
+            m.found = f;
             metas.push(m);
         }
     }

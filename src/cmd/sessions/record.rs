@@ -79,7 +79,10 @@ pub fn written_parts(m: &FileMeta) -> WrittenParts {
         *end = bytes.len();
     }
     write_part(&mut Obj::continued(&mut bytes), m, 2);
-    WrittenParts { bytes, ends }
+    WrittenParts {
+        bytes: crate::cache::SharedBytes::owned(bytes),
+        ends,
+    }
 }
 
 /// Part `i` of the members that come from the content: as `m.written` holds it, else written.

@@ -76,19 +76,42 @@ pub fn run<'s>(
     // `stat` of each file.
     let known = crate::discover::take_input_metadata();
     let summed = report.takes_summed();
-    // The set of identities sized once for what the cache holds, rather than grown.
-    let mut note = |m: String| crate::cache::note("pi-usage", None, &m);
-    report.expect_identities(cache.weight(sources.len(), &mut note));
+    // Files kept as having no call identity in common need no set of those seen across them
+    // (crate::cache::sets); otherwise that set is sized once for what the cache holds.
+    // (Only where sums are taken: calls taken one by one go through that set anyway.)
+    let set = (summed && report.dedups())
+        .then(|| set_of(sources, &known))
+        .flatten();
+    let mut disjoint = set.is_some_and(|s| cache.disjoint(s));
+    if !disjoint {
+        let mut note = |m: String| crate::cache::note("pi-usage", None, &m);
+        report.expect_identities(cache.weight(sources.len(), &mut note));
+    }
     report.expect_sessions(sources.len());
-    let job = |i: usize, src: &'s Source, d: &mut Diags| match src {
+    // Whether every input so far was summed with identities no earlier one had.
+    let mut all_new = !disjoint;
+    // Sums the report has added, freed on the threads that look files up rather than on this
+    // one, which the report keeps busy (freeing them was a tenth of its instructions); handed
+    // over [`CHUNK`] inputs at a time.
+    let spent: std::sync::Mutex<Vec<payload::SessionSums>> = std::sync::Mutex::default();
+    let mut spending = Vec::with_capacity(CHUNK);
+    // While the files are taken as disjoint: the identities of those added so far, marked
+    // seen if a file is not as the set was kept (read, not summed: it changed since it was
+    // looked up, or the cache lost it), from which on the run checks as without the set.
+    let mut unmarked: Vec<&[u8]> = Vec::new();
+    let job = |i: usize, src: &'s Source, file: String, d: &mut Diags| match src {
         Source::Path(path) => {
+            if i.is_multiple_of(CHUNK) {
+                let dead = std::mem::take(&mut *spent.lock().unwrap_or_else(|e| e.into_inner()));
+                drop(dead);
+            }
             let input = Input {
                 cache,
                 path,
                 src,
                 present,
             };
-            input.take(known.get(i, path), summed, d)
+            input.take(known.get(i, path), summed, file, d)
         }
         Source::Stdin => super::collect(src, present, d).map(Taken::Calls),
     };
@@ -96,14 +119,36 @@ pub fn run<'s>(
         in_order(sources, threads, job, |taken, mut d| {
             d.flush();
             match taken? {
-                Taken::Calls(calls) => report.file(calls, &mut out),
-                Taken::Summed(s) => s.add_to(report, &mut out),
+                Taken::Calls(calls) => {
+                    all_new = false;
+                    if std::mem::take(&mut disjoint) {
+                        for ids in unmarked.drain(..) {
+                            report.see_new(payload::identities(ids));
+                        }
+                    }
+                    report.file(calls, &mut out)
+                }
+                Taken::Summed(s) => {
+                    if disjoint {
+                        unmarked.push(s.summary.identities);
+                    }
+                    all_new &= s.add_to(report, &mut out, disjoint, &mut spending)?;
+                    if spending.len() >= CHUNK {
+                        let mut dead = spent.lock().unwrap_or_else(|e| e.into_inner());
+                        dead.append(&mut spending);
+                    }
+                    Ok(())
+                }
             }
         })?;
         report.finish(&mut out)?;
         out.flush()
     };
-    match write() {
+    let written = write();
+    if let Some(set) = set.filter(|_| all_new && written.is_ok()) {
+        cache.keep_disjoint(set);
+    }
+    match written {
         Ok(()) => crate::input::exit_status(),
         Err(Stop::BrokenPipe) => ExitCode::SUCCESS,
         Err(Stop::Io(e)) => {
@@ -138,7 +183,8 @@ impl<T> Window<T> {
     }
 }
 
-/// `job` over each input (with its index, and its own held diagnostics) on `threads` threads,
+/// `job` over each input (with its index, its name as [`name`] gives it, and its own held
+/// diagnostics) on `threads` threads,
 /// this one among them, never more than 2 × [`AHEAD`] inputs ahead of `take`, which this thread
 /// calls with each result in input order; the first error of `take` stops it all. (Waiters
 /// are woken only when someone waits: a wake is a system call, and a run that finds
@@ -146,16 +192,16 @@ impl<T> Window<T> {
 fn in_order<'s, T: Send>(
     sources: &'s [Source],
     threads: usize,
-    job: impl Fn(usize, &'s Source, &mut Diags) -> T + Sync,
+    job: impl Fn(usize, &'s Source, String, &mut Diags) -> T + Sync,
     mut take: impl FnMut(T, Diags) -> Result<(), Stop>,
 ) -> Result<(), Stop> {
     let len = sources.len();
     let run = |chunk: std::ops::Range<usize>| -> Vec<(T, Diags)> {
-        let d = |i: usize| Diags::new("pi-usage", &name(&sources[i]), false);
         chunk
             .map(|i| {
-                let mut d = d(i);
-                (job(i, &sources[i], &mut d), d)
+                let file = name(&sources[i]);
+                let mut d = Diags::new("pi-usage", &file, false);
+                (job(i, &sources[i], file, &mut d), d)
             })
             .collect()
     };
@@ -196,11 +242,12 @@ fn in_order<'s, T: Send>(
         store(chunk, done);
     };
     // The results ready from input `i` on (at least that one: read here when no thread took it
-    // yet, else waited for), moved out of the window.
-    let ready_from = |i: usize| {
+    // yet, else waited for), moved out of the window into `got` (empty; its room kept from
+    // one call to the next: the results are large, and a queue grown from nothing each time
+    // copied them at every step).
+    let ready_from = |i: usize, got: &mut std::collections::VecDeque<(T, Diags)>| {
         let mut w = lock();
         loop {
-            let mut got = std::collections::VecDeque::new();
             while let Some(r) = (i + got.len() < len)
                 .then(|| w.slots[(i + got.len()) % AHEAD].take())
                 .flatten()
@@ -214,7 +261,7 @@ fn in_order<'s, T: Send>(
                 if w.waiting > 0 && before / CHUNK != w.taken / CHUNK {
                     room.notify_all();
                 }
-                return got;
+                return;
             }
             // Not ready: read a chunk here rather than wait, when there is one.
             if let Some(c) = w.claim(len) {
@@ -238,10 +285,10 @@ fn in_order<'s, T: Send>(
         }
         let result = (|| {
             // Results moved out of the window in one hold of its lock, in input order.
-            let mut mine = std::collections::VecDeque::new();
+            let mut mine = std::collections::VecDeque::with_capacity(AHEAD.min(len));
             for i in 0..len {
                 if mine.is_empty() {
-                    mine = ready_from(i);
+                    ready_from(i, &mut mine);
                 }
                 let (r, d) = mine
                     .pop_front()
@@ -271,7 +318,7 @@ pub fn collect(
         src,
         present,
     };
-    match input.take(None, false, d)? {
+    match input.take(None, false, name(src), d)? {
         Taken::Calls(calls) => Ok(calls),
         Taken::Summed(s) => s.calls(d),
     }
@@ -313,11 +360,12 @@ impl<'s> Input<'s> {
     /// What the cache has of the file (its sums when `summed` and it is unchanged), else its
     /// calls read; `known` is its metadata when it was looked up already (before it is read:
     /// a file that changed since is read again, or not kept, as for a file that changes while
-    /// it is read).
+    /// it is read); `file` its [`name`].
     fn take(
         self,
         known: Option<&crate::discover::Stat>,
         summed: bool,
+        file: String,
         d: &mut Diags,
     ) -> Result<Taken<'s>, Stop> {
         let Input {
@@ -345,7 +393,7 @@ impl<'s> Input<'s> {
                     input: self,
                     key,
                     bytes,
-                    file: name(src),
+                    file,
                     summary,
                 }));
             }
@@ -393,18 +441,27 @@ impl<'s> Input<'s> {
 
 impl Summed<'_> {
     /// Adds the file to `report`: its sums when the report takes them (its identities are new,
-    /// or repeats are counted and the file repeats none of its own calls), else its calls.
-    fn add_to(self, report: &mut UsageReport, out: &mut Out) -> Result<(), Stop> {
-        let fits = if report.dedups() {
-            report.see_new(self.summary.identities())
-        } else {
+    /// or repeats are counted and the file repeats none of its own calls), else its calls;
+    /// whether its sums were taken (then put in `spent`). `disjoint`: the run's files are kept
+    /// as having no identity in common ([`crate::cache::sets`]), so none of this file's was
+    /// seen before.
+    fn add_to(
+        self,
+        report: &mut UsageReport,
+        out: &mut Out,
+        disjoint: bool,
+        spent: &mut Vec<payload::SessionSums>,
+    ) -> Result<bool, Stop> {
+        let fits = if !report.dedups() {
             !self.summary.repeats
+        } else {
+            disjoint || report.see_new(self.summary.identities())
         };
         if !fits {
             let mut d = Diags::new("pi-usage", &self.file, false);
             let calls = self.calls(&mut d);
             d.flush();
-            return report.file(calls?, out);
+            return report.file(calls?, out).map(|()| false);
         }
         report.input(&self.file);
         let summary = self.summary;
@@ -415,7 +472,8 @@ impl Summed<'_> {
                 report.summed(&cur, summary.models[*model as usize], g);
             }
         }
-        report.end_input(out)
+        spent.push(summary.sums);
+        report.end_input(out).map(|()| true)
     }
 
     /// The file's calls: from the cache's details, else read again.
@@ -433,6 +491,17 @@ impl Summed<'_> {
             }
         }
     }
+}
+
+/// The set `sources` make for [`crate::cache::sets`]: every one's key, when every one is a
+/// file whose key the directory check found.
+fn set_of(sources: &[Source], known: &crate::discover::InputMetadata) -> Option<u64> {
+    let keys = sources.iter().enumerate().map(|(i, src)| match src {
+        Source::Path(p) => known.get(i, p).filter(|st| st.is_file()).map(|st| st.key),
+        Source::Stdin => None,
+    });
+    let keys: Option<Vec<FileKey>> = keys.collect();
+    Some(crate::cache::sets::set_of(keys?.iter()))
 }
 
 /// [`Source::name`], a valid UTF-8 path checked by `to_str` (`to_string_lossy` walks it more
@@ -716,7 +785,7 @@ mod tests {
                 let r = in_order(
                     &srcs,
                     threads,
-                    |i, _, _| i,
+                    |i, _, _, _| i,
                     |i, _| {
                         got.push(i);
                         Ok(())
@@ -740,7 +809,7 @@ mod tests {
         let r = in_order(
             &srcs,
             3,
-            |i, _, _| {
+            |i, _, _, _| {
                 started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 i
             },

@@ -33,6 +33,9 @@ const SUMMED: u8 = 1;
 /// The summary's flag: a call identity repeats within the file.
 const REPEATS: u8 = 2;
 
+/// The sums of a file's calls by session and model: (session, model, the sums).
+pub type SessionSums = Vec<(u32, u32, GroupUsage)>;
+
 /// A summary as a run that takes the sums reads it: the strings where they lie.
 pub struct Summary<'c> {
     pub sessions: Vec<SessionFacts>,
@@ -40,7 +43,7 @@ pub struct Summary<'c> {
     /// Whether a call identity repeats within the file (the sums left the repeats out).
     pub repeats: bool,
     /// (session, model, the sums of its calls), by session.
-    pub sums: Vec<(u32, u32, GroupUsage)>,
+    pub sums: SessionSums,
     /// The file's distinct call identities, 16 bytes each (little-endian), sorted.
     pub identities: &'c [u8],
 }
@@ -48,10 +51,15 @@ pub struct Summary<'c> {
 impl Summary<'_> {
     /// The identities, as numbers.
     pub fn identities(&self) -> impl ExactSizeIterator<Item = u128> + Clone + '_ {
-        self.identities
-            .chunks_exact(16)
-            .map(|c| u128::from_le_bytes(c.try_into().unwrap_or_default()))
+        identities(self.identities)
     }
+}
+
+/// The identities of a summary's array of them, as numbers.
+pub fn identities(array: &[u8]) -> impl ExactSizeIterator<Item = u128> + Clone + '_ {
+    array
+        .chunks_exact(16)
+        .map(|c| u128::from_le_bytes(c.try_into().unwrap_or_default()))
 }
 
 /// The summary of the calls `c` of a file, and its resume point; and its weight, how many
@@ -216,11 +224,12 @@ pub fn summary(bytes: &[u8]) -> Option<Summary<'_>> {
     for _ in 0..models.capacity() {
         models.push((r.opt(Reader::str)?, r.opt(Reader::str)?));
     }
+    // The tables only the calls point into: passed over, not read as text.
     for _ in 0..r.count(1)? {
-        r.str()?;
+        r.bytes()?;
     }
     for _ in 0..r.count(1)? {
-        r.opt(Reader::str)?;
+        r.opt(Reader::bytes)?;
     }
     resume(&mut r)?;
     let flags = r.u8()?;
