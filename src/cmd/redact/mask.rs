@@ -3,6 +3,7 @@
 //! e-mail addresses, tokens that look random, and file paths (given their pseudonyms).
 //! Each mask names its kind: `[secret:github-token]`, `[email]`.
 
+use super::classes::Classes;
 use super::find::{self, TOKEN_MIN};
 use super::paths::{looks_like_path, windows_root, Pseudonyms};
 use regex::{Captures, Regex};
@@ -24,7 +25,7 @@ struct Detector {
 /// none starts there); [`find::captures_at_sites`] runs the pattern there.
 #[derive(Clone, Copy)]
 struct Sites {
-    find: fn(&str) -> Vec<usize>,
+    find: fn(&str, &Classes) -> Vec<usize>,
     reach: fn(&str, usize) -> Option<usize>,
 }
 
@@ -408,10 +409,14 @@ impl Masker {
 
     /// The spans to mask, in order, none overlapping (an earlier finder wins).
     fn spans(&self, text: &str, also: &[(&'static str, String)], pre: Prefilter) -> Vec<Span> {
+        // Kept in order and none overlapping, so only the last span starting before a new
+        // one's end can overlap it (each new span was compared with every span kept, which
+        // cost a text with hundreds of paths their square).
         let mut spans: Vec<Span> = Vec::new();
         let add = |start: usize, end: usize, mask: Mask, spans: &mut Vec<Span>| {
-            if start < end && !spans.iter().any(|s| s.start < end && start < s.end) {
-                spans.push(Span { start, end, mask });
+            let at = spans.partition_point(|s| s.start < end);
+            if start < end && (at == 0 || spans[at - 1].end <= start) {
+                spans.insert(at, Span { start, end, mask });
             }
         };
         // Longest first: a longer string wins over one it contains or overlaps.
@@ -440,7 +445,6 @@ impl Masker {
         for p in proposed {
             add(p.start, p.end, p.mask, &mut spans);
         }
-        spans.sort_by_key(|s| s.start);
         spans
     }
 }
@@ -575,12 +579,13 @@ impl<'t> Found<'t> {
 fn sites_spans(text: &str) -> Vec<Span> {
     let c = compiled();
     let found = Found::of(text);
+    let classes = Classes::of(text.as_bytes());
     let mut out = Vec::new();
     for (i, d) in DETECTORS.iter().enumerate() {
         let take = |m: Captures<'_>| out.extend(detector_span(d.kind, &m));
         match d.sites {
             Some(sites) if !found.folds => {
-                let at = (sites.find)(text);
+                let at = (sites.find)(text, &classes);
                 find::captures_at_sites(c.detector(i), text, &at, sites.reach, take);
             }
             _ if d.anchors.iter().all(|&a| found.holds(a)) => {
@@ -589,16 +594,25 @@ fn sites_spans(text: &str) -> Vec<Span> {
             _ => {}
         }
     }
-    find::matches_in_windows(c.email(), text, b"@", find::may_hold_at, |start, end| {
-        out.push(Span {
-            start,
-            end,
-            mask: Mask::Email,
-        })
-    });
+    let email = c.email();
+    find::matches_in_windows(
+        email,
+        text,
+        &classes,
+        |b| b.at,
+        find::may_hold_at,
+        |start, end| {
+            out.push(Span {
+                start,
+                end,
+                mask: Mask::Email,
+            })
+        },
+    );
     let tokens = find::token_runs(text.as_bytes());
     out.extend(tokens.filter_map(|(start, end)| token_span(text, start, end)));
-    find::paths_in_windows(text, |start, end| out.extend(path_span(text, start, end)));
+    let paths = |start, end| out.extend(path_span(text, start, end));
+    find::paths_in_windows(text, &classes, paths);
     out
 }
 
