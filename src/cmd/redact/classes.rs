@@ -33,6 +33,11 @@ pub struct Block {
     /// The `a` of `bea` and the `e` of `oke` (any case): where `bearer` and `token` may have
     /// started two and three bytes before.
     pub bearer: u64,
+    /// The `s` of `aws` (any case).
+    pub aws: u64,
+    /// A byte `0xAA` or `0xBF`: the last bytes of the Kelvin sign (`E2 84 AA`) and the long s
+    /// (`C5 BF`), which `(?i)` folds with `k` and `s` (and of other characters).
+    pub fold: u64,
 }
 
 /// The classes of each byte of one block, before the carries between blocks.
@@ -52,6 +57,10 @@ struct Bytes {
     e: u64,
     k: u64,
     o: u64,
+    s: u64,
+    w: u64,
+    /// `0xAA` or `0xBF`
+    fold: u64,
 }
 
 /// The classes of a whole text, block by block (the last one padded with bytes of no class).
@@ -61,29 +70,18 @@ pub struct Classes {
 
 impl Classes {
     pub fn of(text: &[u8]) -> Classes {
-        let mut blocks = Vec::with_capacity(text.len().div_ceil(64));
-        let mut before = Bytes::default();
-        let mut chunks = text.chunks_exact(64);
-        let last = {
-            let rest = chunks.remainder();
-            let mut last = [0u8; 64];
-            last[..rest.len()].copy_from_slice(rest);
-            (!rest.is_empty()).then_some(last)
-        };
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2") {
-                for c in chunks.by_ref().chain(last.as_ref().map(|l| &l[..])) {
-                    let c = c.try_into().expect("64 bytes");
-                    // SAFETY: the CPU has AVX2, checked just above, which is all it needs.
-                    unsafe { x86::block_avx2(c, &mut before, &mut blocks) };
-                }
-                return Classes { blocks };
+                // SAFETY: the CPU has AVX2, checked just above, which is all it needs.
+                return unsafe { x86::classes_avx2(text) };
             }
         }
-        for c in chunks.chain(last.as_ref().map(|l| &l[..])) {
-            let now = classify_bytes(c.try_into().expect("64 bytes"));
-            blocks.push(join(&mut before, now));
+        let mut blocks = Vec::with_capacity(text.len().div_ceil(64));
+        let mut before = Bytes::default();
+        let (whole, last) = blocks_of(text);
+        for c in whole.chain(&last) {
+            blocks.push(join(&mut before, classify_bytes(c)));
         }
         Classes { blocks }
     }
@@ -133,6 +131,17 @@ impl Classes {
     }
 }
 
+/// The 64-byte blocks of `text`: the whole ones, and the rest padded with zeros (a byte of
+/// no class), if any.
+fn blocks_of(text: &[u8]) -> (impl Iterator<Item = &[u8; 64]>, Option<[u8; 64]>) {
+    let chunks = text.chunks_exact(64);
+    let rest = chunks.remainder();
+    let mut last = [0u8; 64];
+    last[..rest.len()].copy_from_slice(rest);
+    let whole = chunks.map(|c| c.try_into().expect("64 bytes"));
+    (whole, (!rest.is_empty()).then_some(last))
+}
+
 /// `now`'s bits moved up by `n` (`n` < 64), the top `n` bits of `before` coming in below.
 fn up(now: u64, before: u64, n: u32) -> u64 {
     now << n | before >> (64 - n)
@@ -146,6 +155,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
     let bea = now.a & after(|b| b.e, 1) & after(|b| b.b, 2);
     let oke = now.e & after(|b| b.k, 1) & after(|b| b.o, 2);
     let drive = now.backslash & after(|b| b.path, 1);
+    let aws = now.s & after(|b| b.w, 1) & after(|b| b.a, 2);
     *before = now;
     Block {
         blank: now.blank,
@@ -156,6 +166,8 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
         drive,
         sign: now.sign,
         bearer: bea | oke,
+        aws,
+        fold: now.fold,
     }
 }
 
@@ -177,6 +189,9 @@ fn classify_bytes(bytes: &[u8; 64]) -> Bytes {
         set(&mut c.e, lower == b'e');
         set(&mut c.k, lower == b'k');
         set(&mut c.o, lower == b'o');
+        set(&mut c.s, lower == b's');
+        set(&mut c.w, lower == b'w');
+        set(&mut c.fold, matches!(x, 0xaa | 0xbf));
     }
     c
 }
@@ -185,26 +200,32 @@ fn classify_bytes(bytes: &[u8; 64]) -> Bytes {
 mod x86 {
     //! The block classifier with AVX2.
 
-    use super::{join, Block, Bytes};
+    use super::{blocks_of, join, Bytes, Classes};
     use std::arch::x86_64::*;
 
-    /// One block's classes pushed onto `blocks` ([`super::classify_bytes`] and
-    /// [`super::join`]), with AVX2: the block as two 32-byte vectors, a compare per byte
-    /// value, and a `movemask` of each half per class, the two joined into its bits.
+    /// [`Classes::of`] with AVX2: each block as two 32-byte vectors, a compare per byte
+    /// value, and a `movemask` of each half per class, the two joined into its bits. The
+    /// loop is written here, not given a closure: a closure is compiled without the feature.
     ///
     /// # Safety
     /// The CPU must have AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn block_avx2(bytes: &[u8; 64], before: &mut Bytes, blocks: &mut Vec<Block>) {
-        let now = classify_avx2(bytes);
-        blocks.push(join(before, now));
+    pub(super) unsafe fn classes_avx2(text: &[u8]) -> Classes {
+        let mut blocks = Vec::with_capacity(text.len().div_ceil(64));
+        let mut before = Bytes::default();
+        let (whole, last) = blocks_of(text);
+        for c in whole {
+            blocks.push(join(&mut before, classify_avx2(c)));
+        }
+        if let Some(c) = &last {
+            blocks.push(join(&mut before, classify_avx2(c)));
+        }
+        Classes { blocks }
     }
 
-    /// [`super::classify_bytes`] with AVX2. Not inlined: with [`super::join`] after it in one
-    /// function, LLVM took the bits of the compares as 64-lane vectors of booleans and
-    /// extracted them a byte at a time (1,200 instructions a block).
+    /// [`super::classify_bytes`] with AVX2.
     #[target_feature(enable = "avx2")]
-    #[inline(never)]
+    #[inline]
     pub(super) fn classify_avx2(bytes: &[u8; 64]) -> Bytes {
         // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and need
         // no alignment.
@@ -228,15 +249,24 @@ mod x86 {
             e: bits(eq(lo_lower, b'e'), eq(hi_lower, b'e')),
             k: bits(eq(lo_lower, b'k'), eq(hi_lower, b'k')),
             o: bits(eq(lo_lower, b'o'), eq(hi_lower, b'o')),
+            s: bits(eq(lo_lower, b's'), eq(hi_lower, b's')),
+            w: bits(eq(lo_lower, b'w'), eq(hi_lower, b'w')),
+            fold: bits(either(lo, 0xaa, 0xbf), either(hi, 0xaa, 0xbf)),
         }
     }
 
-    /// The bits of a class, given each half's bytes (0xff: in the class).
+    /// The bits of a class, given each half's bytes (0xff: in the class). Passed through an
+    /// empty `asm!` that LLVM cannot see through: with [`super::join`]'s shifts and `&`s
+    /// after them in one function, LLVM took the compares' bits as 64-lane vectors of
+    /// booleans and extracted them a byte at a time (1,200 instructions a block).
     #[target_feature(enable = "avx2")]
     #[inline]
     fn bits(lo: __m256i, hi: __m256i) -> u64 {
-        u64::from(_mm256_movemask_epi8(lo) as u32)
-            | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
+        let mut b = u64::from(_mm256_movemask_epi8(lo) as u32)
+            | u64::from(_mm256_movemask_epi8(hi) as u32) << 32;
+        // SAFETY: an empty template: no instruction, no memory, the value unchanged.
+        unsafe { std::arch::asm!("/* {0} */", inout(reg) b, options(pure, nomem, nostack)) };
+        b
     }
 
     #[target_feature(enable = "avx2")]
@@ -271,7 +301,8 @@ mod tests {
     /// Blocks of every byte value, in random orders and runs.
     fn blocks(n: usize) -> Vec<[u8; 64]> {
         let mut rng = pi_jsonl_gen::Rng::new(9);
-        let common = b" \n\t\r\x0b\x0c/\\@~:=\"'dtnyhDTNYHabekoABEKO\x80\xff\x1f!`{";
+        let common =
+            b" \n\t\r\x0b\x0c/\\@~:=\"'dtnyhDTNYHabekoswABEKOSW\x80\xaa\xbf\xe2\x84\xc5\xff\x1f!`{";
         (0..n)
             .map(|_| {
                 let mut b = [0u8; 64];
@@ -347,6 +378,8 @@ mod tests {
             assert_eq!(bits(|b| b.sign), want(&|i| is(i, b"=:")));
             let bearer = |i: usize| i >= 2 && (word(i, b"bea") || word(i, b"oke"));
             assert_eq!(bits(|b| b.bearer), want(&bearer));
+            assert_eq!(bits(|b| b.aws), want(&|i| i >= 2 && word(i, b"aws")));
+            assert_eq!(bits(|b| b.fold), want(&|i| is(i, &[0xaa, 0xbf])));
         }
     }
 
