@@ -35,6 +35,10 @@ pub struct Block {
     pub bearer: u64,
     /// The `s` of `aws` (any case).
     pub aws: u64,
+    /// A byte of the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
+    pub token: u64,
+    /// The last of 24 bytes in a row of the class `token` ([`super::find::token_runs`]).
+    pub long: u64,
     /// A byte `0xAA` or `0xBF`: the last bytes of the Kelvin sign (`E2 84 AA`) and the long s
     /// (`C5 BF`), which `(?i)` folds with `k` and `s` (and of other characters).
     pub fold: u64,
@@ -61,6 +65,10 @@ struct Bytes {
     w: u64,
     /// `0xAA` or `0xBF`
     fold: u64,
+    /// `[A-Za-z0-9+/_=\-]`
+    token: u64,
+    /// Set by [`join`] for the next block: the bytes that end 2, 4 and 8 of `token` in a row.
+    token_2_4_8: [u64; 3],
 }
 
 /// The classes of a whole text, block by block (the last one padded with bytes of no class).
@@ -156,7 +164,15 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
     let oke = now.e & after(|b| b.k, 1) & after(|b| b.o, 2);
     let drive = now.backslash & after(|b| b.path, 1);
     let aws = now.s & after(|b| b.w, 1) & after(|b| b.a, 2);
+    // Runs of tokens: the bytes that end 2, 4, 8, 16 and then 24 of them in a row.
+    let [two, four, eight] = before.token_2_4_8;
+    let r2 = now.token & up(now.token, before.token, 1);
+    let r4 = r2 & up(r2, two, 2);
+    let r8 = r4 & up(r4, four, 4);
+    let r16 = r8 & up(r8, eight, 8);
+    let long = r16 & up(r8, eight, 16);
     *before = now;
+    before.token_2_4_8 = [r2, r4, r8];
     Block {
         blank: now.blank,
         separator: now.slash | now.backslash,
@@ -167,6 +183,8 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
         sign: now.sign,
         bearer: bea | oke,
         aws,
+        token: now.token,
+        long,
         fold: now.fold,
     }
 }
@@ -192,6 +210,10 @@ fn classify_bytes(bytes: &[u8; 64]) -> Bytes {
         set(&mut c.s, lower == b's');
         set(&mut c.w, lower == b'w');
         set(&mut c.fold, matches!(x, 0xaa | 0xbf));
+        set(
+            &mut c.token,
+            x.is_ascii_alphanumeric() || b"+/_=-".contains(&x),
+        );
     }
     c
 }
@@ -252,6 +274,8 @@ mod x86 {
             s: bits(eq(lo_lower, b's'), eq(hi_lower, b's')),
             w: bits(eq(lo_lower, b'w'), eq(hi_lower, b'w')),
             fold: bits(either(lo, 0xaa, 0xbf), either(hi, 0xaa, 0xbf)),
+            token: bits(token(lo, lo_lower), token(hi, hi_lower)),
+            token_2_4_8: [0; 3],
         }
     }
 
@@ -287,6 +311,24 @@ mod x86 {
         _mm256_or_si256(either(v, b' ', b'\t'), eq(v, b'\n'))
     }
 
+    /// `[A-Za-z0-9+/_=\-]`, given the bytes and the bytes with `0x20` set (`a` to `z` for
+    /// letters of either case).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn token(v: __m256i, lower: __m256i) -> __m256i {
+        // x - first is at most last - first (bytes compared unsigned).
+        let within = |x: __m256i, first: u8, last: u8| {
+            let from = _mm256_sub_epi8(x, _mm256_set1_epi8(first as i8));
+            _mm256_cmpeq_epi8(
+                _mm256_min_epu8(from, _mm256_set1_epi8((last - first) as i8)),
+                from,
+            )
+        };
+        let alnum = _mm256_or_si256(within(lower, b'a', b'z'), within(v, b'0', b'9'));
+        let signs = _mm256_or_si256(either(v, b'+', b'/'), either(v, b'_', b'='));
+        _mm256_or_si256(alnum, _mm256_or_si256(signs, eq(v, b'-')))
+    }
+
     #[target_feature(enable = "avx2")]
     #[inline]
     fn path(v: __m256i) -> __m256i {
@@ -302,7 +344,7 @@ mod tests {
     fn blocks(n: usize) -> Vec<[u8; 64]> {
         let mut rng = pi_jsonl_gen::Rng::new(9);
         let common =
-            b" \n\t\r\x0b\x0c/\\@~:=\"'dtnyhDTNYHabekoswABEKOSW\x80\xaa\xbf\xe2\x84\xc5\xff\x1f!`{";
+            b" \n\t\r\x0b\x0c/\\@~:=\"'dtnyhDTNYHabekoswABEKOSW09+_-aaaaaaaaaaaaaaa\x80\xaa\xbf\xe2\x84\xc5\xff\x1f!`{";
         (0..n)
             .map(|_| {
                 let mut b = [0u8; 64];
@@ -380,6 +422,10 @@ mod tests {
             assert_eq!(bits(|b| b.bearer), want(&bearer));
             assert_eq!(bits(|b| b.aws), want(&|i| i >= 2 && word(i, b"aws")));
             assert_eq!(bits(|b| b.fold), want(&|i| is(i, &[0xaa, 0xbf])));
+            let token = |i: usize| text[i].is_ascii_alphanumeric() || is(i, b"+/_=-");
+            assert_eq!(bits(|b| b.token), want(&token));
+            let long = |i: usize| i >= 23 && (i - 23..=i).all(token);
+            assert_eq!(bits(|b| b.long), want(&long));
         }
     }
 

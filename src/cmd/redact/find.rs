@@ -309,51 +309,21 @@ pub fn may_hold_at(c: &Classes, from: usize, end: usize) -> bool {
 /// The shortest run the random-token pattern matches.
 pub const TOKEN_MIN: usize = 24;
 
-/// The random-token pattern's class `[A-Za-z0-9+/_=\-]`, by byte (one load a byte where
-/// the runs are measured).
-static TOKEN_BYTES: [bool; 256] = {
-    let mut class = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        class[b] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'=' | b'-');
-        b += 1;
-    }
-    class
-};
-
-/// Whether `b` is in the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
-pub fn is_token_byte(b: u8) -> bool {
-    TOKEN_BYTES[usize::from(b)]
-}
-
-/// The matches of `[A-Za-z0-9+/_=\-]{24,}` in `text`, in order: leftmost-first and greedy
-/// on one class repeated, they are the maximal runs of the class of 24 bytes or more. Every
-/// such run holds a multiple of 24, so only those bytes are looked at first, and the run
-/// around one that is in the class is measured.
-pub fn token_runs(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut probe = TOKEN_MIN - 1;
+/// The matches of `[A-Za-z0-9+/_=\-]{24,}` in `text` (of classes `c`), in order:
+/// leftmost-first and greedy on one class repeated, they are the maximal runs of the class
+/// of 24 bytes or more. Each holds a byte of the class `long` (the last of 24 in a row):
+/// the run around the first one after the last run is measured on the class `token`.
+pub fn token_runs<'t>(text: &'t [u8], c: &'t Classes) -> impl Iterator<Item = (usize, usize)> + 't {
+    let mut from = 0;
     std::iter::from_fn(move || {
-        while probe < text.len() {
-            if !is_token_byte(text[probe]) {
-                probe += TOKEN_MIN;
-                continue;
-            }
-            let start = text[..probe]
-                .iter()
-                .rposition(|&b| !is_token_byte(b))
-                .map_or(0, |i| i + 1);
-            let end = text[probe..]
-                .iter()
-                .position(|&b| !is_token_byte(b))
-                .map_or(text.len(), |i| probe + i);
-            // The next run of 24 starts after this one's end, so holds a later probe.
-            probe = end + TOKEN_MIN;
-            if end - start >= TOKEN_MIN {
-                return Some((start, end));
-            }
-        }
-        None
+        let last = c.first(|b| b.long, from, text.len())?;
+        let first = last + 1 - TOKEN_MIN;
+        let start = c.last(|b| !b.token, 0, first).map_or(0, |i| i + 1);
+        let end = c
+            .first(|b| !b.token, last, text.len())
+            .unwrap_or(text.len());
+        from = end;
+        Some((start, end))
     })
 }
 
@@ -540,13 +510,15 @@ mod tests {
             let mut want = Vec::new();
             let mut i = 0;
             while i < b.len() {
-                let j = skip_class(b, i, is_token_byte);
+                let token = |c: u8| c.is_ascii_alphanumeric() || b"+/_=-".contains(&c);
+                let j = skip_class(b, i, token);
                 if j - i >= TOKEN_MIN {
                     want.push((i, j));
                 }
                 i = j + 1;
             }
-            assert_eq!(token_runs(b).collect::<Vec<_>>(), want, "{t:?}");
+            let c = Classes::of(b);
+            assert_eq!(token_runs(b, &c).collect::<Vec<_>>(), want, "{t:?}");
         }
     }
 
@@ -559,14 +531,6 @@ mod tests {
                     .any(|w| w.as_bytes().ends_with(&[a, b]));
                 assert_eq!(password_word_end([a, b]), ends, "{a} {b}");
             }
-        }
-    }
-
-    #[test]
-    fn the_token_class_by_byte() {
-        for b in 0..=255u8 {
-            let class = b.is_ascii_alphanumeric() || b"+/_=-".contains(&b);
-            assert_eq!(is_token_byte(b), class, "{b}");
         }
     }
 

@@ -620,7 +620,7 @@ fn sites_spans(text: &str) -> Vec<Span> {
             })
         },
     );
-    let tokens = find::token_runs(text.as_bytes());
+    let tokens = find::token_runs(text.as_bytes(), &classes);
     out.extend(tokens.filter_map(|(start, end)| token_span(text, start, end)));
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
