@@ -18,6 +18,7 @@
 //! - By hand: the random-token pattern's matches are the maximal runs of its class
 //!   ([`token_runs`]); the path pattern is read alternative by alternative ([`path_at`]).
 
+use super::classes::{Block, Classes};
 use regex::Regex;
 
 /// Whether `b` is a blank that cuts windows (all are `\s`; other white space only makes
@@ -26,43 +27,45 @@ fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\t')
 }
 
-/// The windows of `text` between blanks that hold one of `needles`: `(start, end)`, each
-/// starting at a blank (or the text's start, or the previous window's end) and ending
-/// before the next blank (or at the text's end), in order.
-pub fn windows<'t>(text: &'t [u8], needles: &'t [u8]) -> impl Iterator<Item = (usize, usize)> + 't {
+/// A class of [`Block`] (the bits of one kind of byte).
+pub type Class = fn(&Block) -> u64;
+
+/// The windows of `text` (of classes `c`) between blanks that hold a byte of class
+/// `needle`: `(start, end)`, each starting at a blank (or the text's start, or the previous
+/// window's end) and ending before the next blank (or at the text's end), in order.
+pub fn windows<'t>(
+    text: &'t [u8],
+    c: &'t Classes,
+    needle: Class,
+) -> impl Iterator<Item = (usize, usize)> + 't {
     let mut from = 0;
     std::iter::from_fn(move || {
-        let rest = text.get(from..)?;
-        let hit = from
-            + match needles {
-                [a] => memchr::memchr(*a, rest),
-                [a, b] => memchr::memchr2(*a, *b, rest),
-                _ => rest.iter().position(|c| needles.contains(c)),
-            }?;
-        let start = from + memchr::memrchr3(b' ', b'\n', b'\t', &text[from..hit]).unwrap_or(0);
-        let end = memchr::memchr3(b' ', b'\n', b'\t', &text[hit..]).map_or(text.len(), |i| hit + i);
+        let hit = c.first(needle, from, text.len())?;
+        let start = c.last(|b| b.blank, from, hit).unwrap_or(from);
+        let end = c.first(|b| b.blank, hit, text.len()).unwrap_or(text.len());
         debug_assert!(text[start + 1..end].iter().all(|&b| !is_blank(b)));
         from = end;
         Some((start, end))
     })
 }
 
-/// Every match of `re` in the windows of `text` that hold one of `needles`, in order, as
-/// `find_iter` over the whole text finds them: `each(start, end)` (for patterns that match
-/// no blank but as their first character, and need one of `needles`); `may_hold(part)` says
-/// whether the rest of a window can hold a match (the pattern runs only while it can).
+/// Every match of `re` in the windows of `text` (of classes `c`) that hold a byte of class
+/// `needle`, in order, as `find_iter` over the whole text finds them: `each(start, end)`
+/// (for patterns that match no blank but as their first character, and need a `needle`);
+/// `may_hold(c, from, end)` says whether the rest `from..end` of a window can hold a match
+/// (the pattern runs only while it can).
 pub fn matches_in_windows(
     re: &Regex,
     text: &str,
-    needles: &[u8],
-    may_hold: fn(&[u8]) -> bool,
+    c: &Classes,
+    needle: Class,
+    may_hold: fn(&Classes, usize, usize) -> bool,
     mut each: impl FnMut(usize, usize),
 ) {
-    let b = text.as_bytes();
-    for (start, end) in windows(b, needles) {
+    for (start, end) in windows(text.as_bytes(), c, needle) {
         let cut = &text[..end];
         let mut at = start;
-        while may_hold(&b[at..end]) {
+        while may_hold(c, at, end) {
             let Some(m) = re.find_at(cut, at) else {
                 break;
             };
@@ -108,18 +111,36 @@ pub fn captures_at_sites<'t>(
 /// order, as `captures_iter` over the whole text finds them: `each(start, end)` of each
 /// match's group `s` (the path). The pattern is matched by hand ([`path_at`]): through the
 /// regex crate each match cost about 1,600 instructions, most of a text's cost.
-pub fn paths_in_windows(text: &str, mut each: impl FnMut(usize, usize)) {
-    let b = text.as_bytes();
-    for (start, end) in windows(b, b"/\\") {
+pub fn paths_in_windows(text: &str, c: &Classes, mut each: impl FnMut(usize, usize)) {
+    for (start, end) in windows(text.as_bytes(), c, |b| b.separator) {
         let mut at = start;
-        while may_hold_path(&b[at..end]) {
-            let Some((path, after)) = (at..end).find_map(|m| path_at(text, m)) else {
+        while may_hold_path(c, at, end) {
+            let Some((path, after)) = first_path(text, c, at, end) else {
                 break;
             };
             each(path, after);
             at = after;
         }
     }
+}
+
+/// The first match of the path pattern starting in `at..end` ([`path_at`] at each start, as
+/// leftmost-first takes it). A match's group starts at a `/`, a `~`, a `\` or a drive letter
+/// before its `:` ([`path_group`]), at most 7 bytes after the match's start (`file://`): so
+/// [`path_at`] is asked only at the starts up to 8 bytes before one of those bytes (the
+/// class `path` of [`Block`]).
+fn first_path(text: &str, c: &Classes, at: usize, end: usize) -> Option<(usize, usize)> {
+    let mut m = at;
+    while let Some(g) = c.first(|b| b.path, m, end) {
+        m = m.max(g.saturating_sub(8));
+        while m <= g {
+            if let Some(found) = path_at(text, m) {
+                return Some(found);
+            }
+            m += 1;
+        }
+    }
+    None
 }
 
 /// What an ASCII byte is to the path pattern, as bits ([`PATH_BYTES`]).
@@ -271,66 +292,38 @@ pub fn path_at(text: &str, start: usize) -> Option<(usize, usize)> {
     path_group(text, after).map(|end| (after, end))
 }
 
-/// Whether a part of a window can hold a match of the path pattern: its path holds a `/`,
-/// or starts as a Windows path (`:\`) or a UNC one (`\\`) does.
-pub fn may_hold_path(part: &[u8]) -> bool {
-    memchr::memchr(b'/', part).is_some()
-        || memchr::memchr_iter(b'\\', part).any(|i| i > 0 && matches!(part[i - 1], b':' | b'\\'))
+/// Whether the part `from..end` of a window (of classes `c`) can hold a match of the path
+/// pattern: its path holds a `/`, or starts as a Windows path (`:\`) or a UNC one (`\\`)
+/// does (a `\` after a `:` or a `\` inside the part; the class `drive` also has a `\`
+/// after `/` or `~`, which only makes this say yes where no path follows).
+pub fn may_hold_path(c: &Classes, from: usize, end: usize) -> bool {
+    c.first(|b| b.slash, from, end).is_some() || c.first(|b| b.drive, from + 1, end).is_some()
 }
 
-/// Whether a part of a window can hold an e-mail address (or anything else that needs an `@`).
-pub fn may_hold_at(part: &[u8]) -> bool {
-    memchr::memchr(b'@', part).is_some()
+/// Whether the part `from..end` of a window can hold an e-mail address (or anything else
+/// that needs an `@`).
+pub fn may_hold_at(c: &Classes, from: usize, end: usize) -> bool {
+    c.first(|b| b.at, from, end).is_some()
 }
 
 /// The shortest run the random-token pattern matches.
 pub const TOKEN_MIN: usize = 24;
 
-/// The random-token pattern's class `[A-Za-z0-9+/_=\-]`, by byte (one load a byte where
-/// the runs are measured).
-static TOKEN_BYTES: [bool; 256] = {
-    let mut class = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        class[b] = c.is_ascii_alphanumeric() || matches!(c, b'+' | b'/' | b'_' | b'=' | b'-');
-        b += 1;
-    }
-    class
-};
-
-/// Whether `b` is in the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
-pub fn is_token_byte(b: u8) -> bool {
-    TOKEN_BYTES[usize::from(b)]
-}
-
-/// The matches of `[A-Za-z0-9+/_=\-]{24,}` in `text`, in order: leftmost-first and greedy
-/// on one class repeated, they are the maximal runs of the class of 24 bytes or more. Every
-/// such run holds a multiple of 24, so only those bytes are looked at first, and the run
-/// around one that is in the class is measured.
-pub fn token_runs(text: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut probe = TOKEN_MIN - 1;
+/// The matches of `[A-Za-z0-9+/_=\-]{24,}` in `text` (of classes `c`), in order:
+/// leftmost-first and greedy on one class repeated, they are the maximal runs of the class
+/// of 24 bytes or more. Each holds a byte of the class `long` (the last of 24 in a row):
+/// the run around the first one after the last run is measured on the class `token`.
+pub fn token_runs<'t>(text: &'t [u8], c: &'t Classes) -> impl Iterator<Item = (usize, usize)> + 't {
+    let mut from = 0;
     std::iter::from_fn(move || {
-        while probe < text.len() {
-            if !is_token_byte(text[probe]) {
-                probe += TOKEN_MIN;
-                continue;
-            }
-            let start = text[..probe]
-                .iter()
-                .rposition(|&b| !is_token_byte(b))
-                .map_or(0, |i| i + 1);
-            let end = text[probe..]
-                .iter()
-                .position(|&b| !is_token_byte(b))
-                .map_or(text.len(), |i| probe + i);
-            // The next run of 24 starts after this one's end, so holds a later probe.
-            probe = end + TOKEN_MIN;
-            if end - start >= TOKEN_MIN {
-                return Some((start, end));
-            }
-        }
-        None
+        let last = c.first(|b| b.long, from, text.len())?;
+        let first = last + 1 - TOKEN_MIN;
+        let start = c.last(|b| !b.token, 0, first).map_or(0, |i| i + 1);
+        let end = c
+            .first(|b| !b.token, last, text.len())
+            .unwrap_or(text.len());
+        from = end;
+        Some((start, end))
     })
 }
 
@@ -433,16 +426,22 @@ const PASSWORD_WORDS: &[&str] = &[
     "auth",
 ];
 
+/// Whether one of [`PASSWORD_WORDS`] ends with `two` (lower case); a test holds it to them.
+fn password_word_end(two: [u8; 2]) -> bool {
+    matches!(&two, b"rd" | b"wd" | b"et" | b"en" | b"ey" | b"th")
+}
+
 /// Where the password pattern can start, in order: its word ends a run of letters, `_` and
 /// `-` (what follows a word is a quote, white space, `=` or `:`), which is followed by an
 /// optional quote, white space and `=` or `:`. So each `=` and `:` is looked back from:
 /// over blanks and any non-ASCII byte (white space beyond ASCII is; going too far back
 /// only adds a site the pattern then rejects), a quote, and the run, whose end is compared
-/// with each word.
-pub fn password_sites(text: &str) -> Vec<usize> {
+/// with the words that end with its last two letters (the signs are the class `sign` of
+/// [`Block`]).
+pub fn password_sites(text: &str, c: &Classes) -> Vec<usize> {
     let b = text.as_bytes();
     let mut sites = Vec::new();
-    for sign in memchr::memchr2_iter(b'=', b':', b) {
+    for sign in c.iter(|b| b.sign, 0) {
         let mut end = sign;
         while end > 0
             && (b[end - 1].is_ascii_whitespace() || b[end - 1] == 0x0b || b[end - 1] >= 0x80)
@@ -453,16 +452,19 @@ pub fn password_sites(text: &str) -> Vec<usize> {
             end -= 1;
         }
         // Most signs follow no word's last letter.
-        let Some(last) = end.checked_sub(1).map(|i| b[i].to_ascii_lowercase()) else {
+        // Most signs follow no word's last two letters (every word is 3 letters or more).
+        let lower = |i: usize| b[i].to_ascii_lowercase();
+        let Some(two) = end.checked_sub(2).map(|i| [lower(i), lower(i + 1)]) else {
             continue;
         };
-        if !b"dtnyh".contains(&last) {
+        if !password_word_end(two) {
             continue;
         }
         let run = &b[..end];
         for w in PASSWORD_WORDS {
-            if run.len() >= w.len() && run[end - w.len()..].eq_ignore_ascii_case(w.as_bytes()) {
-                sites.push(end - w.len());
+            let (w, n) = (w.as_bytes(), w.len());
+            if w.ends_with(&two) && n <= end && run[end - n..].eq_ignore_ascii_case(w) {
+                sites.push(end - n);
             }
         }
     }
@@ -471,12 +473,25 @@ pub fn password_sites(text: &str) -> Vec<usize> {
     sites
 }
 
-/// Where the bearer-token pattern can start, in order: where `bearer` or `token` does.
-pub fn bearer_sites(text: &str) -> Vec<usize> {
+/// Where the bearer-token pattern can start, in order: where `bearer` or `token` does (in
+/// any ASCII case), looked for two bytes before each `bea` and three before each `oke` (the
+/// class `bearer` of [`Block`]: its bits come in order, and so do the words' starts).
+pub fn bearer_sites(text: &str, c: &Classes) -> Vec<usize> {
     let b = text.as_bytes();
-    let mut sites: Vec<usize> = any_case_sites(b, "bearer").collect();
-    sites.extend(any_case_sites(b, "token"));
-    sites.sort_unstable();
+    let mut sites = Vec::new();
+    for hit in c.iter(|b| b.bearer, 0) {
+        let (word, back) = match b[hit] | 0x20 {
+            b'a' => ("bearer", 2),
+            _ => ("token", 3),
+        };
+        let Some(at) = hit.checked_sub(back) else {
+            continue;
+        };
+        let here = b.get(at..at + word.len());
+        if here.is_some_and(|w| w.eq_ignore_ascii_case(word.as_bytes())) {
+            sites.push(at);
+        }
+    }
     sites
 }
 
@@ -495,30 +510,40 @@ mod tests {
             let mut want = Vec::new();
             let mut i = 0;
             while i < b.len() {
-                let j = skip_class(b, i, is_token_byte);
+                let token = |c: u8| c.is_ascii_alphanumeric() || b"+/_=-".contains(&c);
+                let j = skip_class(b, i, token);
                 if j - i >= TOKEN_MIN {
                     want.push((i, j));
                 }
                 i = j + 1;
             }
-            assert_eq!(token_runs(b).collect::<Vec<_>>(), want, "{t:?}");
+            let c = Classes::of(b);
+            assert_eq!(token_runs(b, &c).collect::<Vec<_>>(), want, "{t:?}");
         }
     }
 
     #[test]
-    fn the_token_class_by_byte() {
-        for b in 0..=255u8 {
-            let class = b.is_ascii_alphanumeric() || b"+/_=-".contains(&b);
-            assert_eq!(is_token_byte(b), class, "{b}");
+    fn password_word_ends_are_the_words_ends() {
+        for a in 0..=255u8 {
+            for b in 0..=255u8 {
+                let ends = PASSWORD_WORDS
+                    .iter()
+                    .any(|w| w.as_bytes().ends_with(&[a, b]));
+                assert_eq!(password_word_end([a, b]), ends, "{a} {b}");
+            }
         }
     }
 
     #[test]
     fn windows_cut_at_blanks() {
         let t = b"ab /x y\tc@d e/f\\g /";
-        let w: Vec<_> = windows(t, b"/\\").collect();
+        let c = Classes::of(t);
+        let w: Vec<_> = windows(t, &c, |b| b.separator).collect();
         assert_eq!(w, vec![(2, 5), (11, 17), (17, 19)]);
-        assert_eq!(windows(b"a/b", b"/").collect::<Vec<_>>(), vec![(0, 3)]);
-        assert_eq!(windows(t, b"@").collect::<Vec<_>>(), vec![(7, 11)]);
+        let c = Classes::of(b"a/b");
+        let w: Vec<_> = windows(b"a/b", &c, |b| b.slash).collect();
+        assert_eq!(w, vec![(0, 3)]);
+        let c = Classes::of(t);
+        assert_eq!(windows(t, &c, |b| b.at).collect::<Vec<_>>(), vec![(7, 11)]);
     }
 }

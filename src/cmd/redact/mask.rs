@@ -3,6 +3,7 @@
 //! e-mail addresses, tokens that look random, and file paths (given their pseudonyms).
 //! Each mask names its kind: `[secret:github-token]`, `[email]`.
 
+use super::classes::Classes;
 use super::find::{self, TOKEN_MIN};
 use super::paths::{looks_like_path, windows_root, Pseudonyms};
 use regex::{Captures, Regex};
@@ -24,7 +25,7 @@ struct Detector {
 /// none starts there); [`find::captures_at_sites`] runs the pattern there.
 #[derive(Clone, Copy)]
 struct Sites {
-    find: fn(&str) -> Vec<usize>,
+    find: fn(&str, &Classes) -> Vec<usize>,
     reach: fn(&str, usize) -> Option<usize>,
 }
 
@@ -238,9 +239,6 @@ struct Compiled {
 struct Scan {
     re: Regex,
     words: Vec<&'static str>,
-    /// Searchers for the Kelvin sign and the long s ([`Found::folds`]), built once (building
-    /// one for each text cost more than the search).
-    folds: [memchr::memmem::Finder<'static>; 2],
 }
 
 impl Scan {
@@ -259,8 +257,7 @@ impl Scan {
         words.dedup();
         let alternation: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
         let re = Regex::new(&alternation.join("|")).expect("anchors");
-        let folds = ["\u{212A}", "\u{17F}"].map(memchr::memmem::Finder::new);
-        Scan { re, words, folds }
+        Scan { re, words }
     }
 }
 
@@ -408,10 +405,14 @@ impl Masker {
 
     /// The spans to mask, in order, none overlapping (an earlier finder wins).
     fn spans(&self, text: &str, also: &[(&'static str, String)], pre: Prefilter) -> Vec<Span> {
+        // Kept in order and none overlapping, so only the last span starting before a new
+        // one's end can overlap it (each new span was compared with every span kept, which
+        // cost a text with hundreds of paths their square).
         let mut spans: Vec<Span> = Vec::new();
         let add = |start: usize, end: usize, mask: Mask, spans: &mut Vec<Span>| {
-            if start < end && !spans.iter().any(|s| s.start < end && start < s.end) {
-                spans.push(Span { start, end, mask });
+            let at = spans.partition_point(|s| s.start < end);
+            if start < end && (at == 0 || spans[at - 1].end <= start) {
+                spans.insert(at, Span { start, end, mask });
             }
         };
         // Longest first: a longer string wins over one it contains or overlaps.
@@ -440,7 +441,6 @@ impl Masker {
         for p in proposed {
             add(p.start, p.end, p.mask, &mut spans);
         }
-        spans.sort_by_key(|s| s.start);
         spans
     }
 }
@@ -519,9 +519,17 @@ fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
     out
 }
 
+/// For the fuzz target ([`super::check_written`]): the finders of kept text find in `text`
+/// what every pattern run over the whole of it finds (the oracle of the test
+/// `sites_find_what_the_patterns_find`). Panics where they differ.
+pub fn check_sites(text: &str) {
+    assert_eq!(sites_spans(text), pattern_spans(text, false), "{text:?}");
+}
+
 /// What one pass over a long text found of the detectors' anchors.
 struct Found<'t> {
     text: &'t str,
+    classes: &'t Classes,
     /// The anchors found byte for byte (those longer than a byte).
     literals: Vec<&'static str>,
     /// The text holds the Kelvin sign or the long s, which `(?i)` equates with `k` and `s`:
@@ -530,7 +538,7 @@ struct Found<'t> {
 }
 
 impl<'t> Found<'t> {
-    fn of(text: &'t str) -> Found<'t> {
+    fn of(text: &'t str, classes: &'t Classes) -> Found<'t> {
         let literals = compiled().literals();
         let mut found: Vec<&'static str> = Vec::new();
         for at in find::word_sites(&literals.re, text) {
@@ -541,10 +549,15 @@ impl<'t> Found<'t> {
                 }
             }
         }
+        // Read off the class `fold`: the last byte of each, looked back from.
         let b = text.as_bytes();
-        let folds = literals.folds.iter().any(|f| f.find(b).is_some());
+        let folds = classes.iter(|c| c.fold, 0).any(|i| {
+            let ends = |tail: &[u8]| i + 1 >= tail.len() && b[i + 1 - tail.len()..=i] == *tail;
+            ends("\u{212A}".as_bytes()) || ends("\u{17F}".as_bytes())
+        });
         Found {
             text,
+            classes,
             literals: found,
             folds,
         }
@@ -556,10 +569,12 @@ impl<'t> Found<'t> {
             Anchors::Exact(words) if words.iter().all(|w| w.len() > 1) => {
                 words.iter().any(|w| self.literals.contains(w))
             }
-            Anchors::AnyCase(words) if !self.folds => words.iter().any(|w| {
-                find::any_case_sites(self.text.as_bytes(), w)
+            Anchors::AnyCase(words) if !self.folds => words.iter().any(|&w| match w {
+                // Read off the class `aws` (the `s` of each, in any case).
+                "aws" => self.classes.iter(|c| c.aws, 0).next().is_some(),
+                w => find::any_case_sites(self.text.as_bytes(), w)
                     .next()
-                    .is_some()
+                    .is_some(),
             }),
             _ => a.in_text(self.text),
         }
@@ -574,13 +589,14 @@ impl<'t> Found<'t> {
 /// by their runs of bytes ([`find`] says why each is the same).
 fn sites_spans(text: &str) -> Vec<Span> {
     let c = compiled();
-    let found = Found::of(text);
+    let classes = Classes::of(text.as_bytes());
+    let found = Found::of(text, &classes);
     let mut out = Vec::new();
     for (i, d) in DETECTORS.iter().enumerate() {
         let take = |m: Captures<'_>| out.extend(detector_span(d.kind, &m));
         match d.sites {
             Some(sites) if !found.folds => {
-                let at = (sites.find)(text);
+                let at = (sites.find)(text, &classes);
                 find::captures_at_sites(c.detector(i), text, &at, sites.reach, take);
             }
             _ if d.anchors.iter().all(|&a| found.holds(a)) => {
@@ -589,16 +605,25 @@ fn sites_spans(text: &str) -> Vec<Span> {
             _ => {}
         }
     }
-    find::matches_in_windows(c.email(), text, b"@", find::may_hold_at, |start, end| {
-        out.push(Span {
-            start,
-            end,
-            mask: Mask::Email,
-        })
-    });
-    let tokens = find::token_runs(text.as_bytes());
+    let email = c.email();
+    find::matches_in_windows(
+        email,
+        text,
+        &classes,
+        |b| b.at,
+        find::may_hold_at,
+        |start, end| {
+            out.push(Span {
+                start,
+                end,
+                mask: Mask::Email,
+            })
+        },
+    );
+    let tokens = find::token_runs(text.as_bytes(), &classes);
     out.extend(tokens.filter_map(|(start, end)| token_span(text, start, end)));
-    find::paths_in_windows(text, |start, end| out.extend(path_span(text, start, end)));
+    let paths = |start, end| out.extend(path_span(text, start, end));
+    find::paths_in_windows(text, &classes, paths);
     out
 }
 

@@ -9,6 +9,7 @@
 
 mod args;
 mod check;
+mod classes;
 mod find;
 mod ids;
 mod mask;

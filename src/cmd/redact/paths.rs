@@ -233,15 +233,41 @@ pub fn looks_like_path(s: &str) -> bool {
     } else {
         return false;
     };
-    !rest.is_empty()
-        && !rest.starts_with('/')
-        && s.len() <= 4096
-        && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+    !rest.is_empty() && !rest.starts_with('/') && s.len() <= 4096 && !has_space_or_control(s)
+}
+
+/// Whether `s` holds white space or a control character: its bytes checked first (an ASCII
+/// one is either at or below the space, or DEL), its characters only when it is not all
+/// ASCII (the characters of every path found in kept text cost 400 instructions a path).
+fn has_space_or_control(s: &str) -> bool {
+    s.bytes().any(|b| b <= b' ' || b == 0x7f)
+        || !s.is_ascii() && s.chars().any(|c| c.is_whitespace() || c.is_control())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn space_or_control_by_bytes_is_by_characters() {
+        let chars = [
+            'a', '/', ' ', '\t', '\u{b}', '\u{7f}', '\u{85}', '\u{a0}', '\u{3000}', 'é', '\0',
+        ];
+        for a in chars {
+            for b in chars {
+                let s: String = [a, 'x', b].into_iter().collect();
+                let want = s.chars().any(|c| c.is_whitespace() || c.is_control());
+                assert_eq!(has_space_or_control(&s), want, "{s:?}");
+            }
+        }
+        for b in 0..128u8 {
+            let c = char::from(b);
+            assert_eq!(
+                has_space_or_control(&c.to_string()),
+                c.is_whitespace() || c.is_control()
+            );
+        }
+    }
 
     #[test]
     fn the_issue_example_and_shared_prefixes() {

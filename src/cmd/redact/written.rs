@@ -122,12 +122,14 @@ impl Written {
 
 /// For the fuzz target ([`super::check_written`]): `data` taken as a text, escaped by
 /// [`write_str`], is read and masked as written to what `write_str` writes of
-/// [`Masker::mask`]'s text; and `data` taken as a body, when read, is `write_str` of its
-/// text. Panics where they differ.
+/// [`Masker::mask`]'s text; `data` taken as a body, when read, is `write_str` of its
+/// text; and the finders find in the text what the patterns do ([`super::mask::check_sites`]).
+/// Panics where they differ.
 pub fn check(data: &[u8]) {
     let masker = Masker::new(vec!["s3cr3t-value".into()]);
     let mut w = Written::default();
     let text = String::from_utf8_lossy(data);
+    super::mask::check_sites(&text);
     let mut quoted = Vec::new();
     write_str(&mut quoted, &text);
     let body = &quoted[1..quoted.len() - 1];
