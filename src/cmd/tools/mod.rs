@@ -55,11 +55,11 @@ impl Tool for Tools {
         if crate::view::chosen(args.table, args.json) {
             return run_view(args, &sources);
         }
-        input::run(
+        input::run_in_turn(
             "pi-tools",
             &sources,
             args.inputs.threads(),
-            |src, out, d| tools_source(args, src, out, d),
+            |src, out, d, turn| tools_source(args, src, out, d, Some(turn)),
             |_, _| Ok(()),
         )
     }
@@ -92,7 +92,7 @@ fn run_view(args: &Args, sources: &[Source]) -> ExitCode {
         args.inputs.threads(),
         |src, out, d| {
             let mut records = Out::held();
-            tools_source(&view_args, src, &mut records, d)?;
+            tools_source(&view_args, src, &mut records, d, None)?;
             view::write_calls(&records.buf, out)
         },
         |counts, out| match counts {
@@ -105,10 +105,26 @@ fn run_view(args: &Args, sources: &[Source]) -> ExitCode {
     )
 }
 
-fn tools_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+/// Writes the records of `src` to `out`. Given its `turn`, an input read on several cores
+/// waits for it before it is read, its CPU lent to the input being read: its output (most of
+/// its size: 39 MB of a 51 MB session) is then written as it is made, where read ahead of its
+/// turn it was held and spilled to a temporary file, which cost more CPU than the wait
+/// (BENCHMARKS.md, round 9).
+fn tools_source(
+    args: &Args,
+    src: &Source,
+    out: &mut Out,
+    d: &mut Diags,
+    turn: Option<&input::Turn>,
+) -> Result<(), Stop> {
     let Some(input) = input::Opened::open(src, d) else {
         return Ok(());
     };
+    if let Some(turn) = turn.filter(|t| input.read_on_several_cores() && !t.ready()) {
+        if !turn.wait() {
+            return Ok(());
+        }
+    }
     let name = src.name();
     let mut v = PerSession::new(Joiner::new(args, out, input.file(), &name));
     input.read_streamed(d, &mut v)?;
