@@ -143,8 +143,20 @@ impl Opened {
 
 /// Whether `file` is large enough to be read on several cores, and the run has more than one.
 fn parallel(file: &File) -> bool {
-    let len = file.metadata().map_or(0, |m| m.len());
+    file.metadata().is_ok_and(|m| parallel_len(m.len()))
+}
+
+fn parallel_len(len: u64) -> bool {
     super::chunks::helpers_for(usize::try_from(len).unwrap_or(usize::MAX)) > 0
+}
+
+/// Whether `src` names a regular file that is read on several cores once open (as
+/// [`Opened::read_on_several_cores`] then says), by its metadata.
+pub fn read_on_several_cores(src: &Source) -> bool {
+    match src {
+        Source::Stdin => false,
+        Source::Path(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file() && parallel_len(m.len())),
+    }
 }
 
 /// Reads every session of `c` through the session reader; `named` as in

@@ -59,7 +59,7 @@ impl Tool for Tools {
             "pi-tools",
             &sources,
             args.inputs.threads(),
-            |src, out, d, turn| tools_source(args, src, out, d, Some(turn)),
+            |src, out, d, turn| tools_source(args, src, out, d, Some((turn, &sources))),
             |_, _| Ok(()),
         )
     }
@@ -105,22 +105,19 @@ fn run_view(args: &Args, sources: &[Source]) -> ExitCode {
     )
 }
 
-/// Writes the records of `src` to `out`. Given its `turn`, an input read on several cores
-/// waits for it before it is read, its CPU lent to the input being read: its output (most of
-/// its size: 39 MB of a 51 MB session) is then written as it is made, where read ahead of its
-/// turn it was held and spilled to a temporary file, which cost more CPU than the wait
-/// (BENCHMARKS.md, round 9).
+/// Writes the records of `src` to `out`. Given its turn (and every input, to look at the one
+/// before), it may wait for it first ([`waits_for_turn`]).
 fn tools_source(
     args: &Args,
     src: &Source,
     out: &mut Out,
     d: &mut Diags,
-    turn: Option<&input::Turn>,
+    turn: Option<(&input::Turn, &[Source])>,
 ) -> Result<(), Stop> {
     let Some(input) = input::Opened::open(src, d) else {
         return Ok(());
     };
-    if let Some(turn) = turn.filter(|t| input.read_on_several_cores() && !t.ready()) {
+    if let Some((turn, _)) = turn.filter(|(t, all)| waits_for_turn(&input, t, all)) {
         if !turn.wait() {
             return Ok(());
         }
@@ -129,6 +126,23 @@ fn tools_source(
     let mut v = PerSession::new(Joiner::new(args, out, input.file(), &name));
     input.read_streamed(d, &mut v)?;
     Ok(())
+}
+
+/// Whether `input` waits for its turn before it is read, its CPU lent to the input being
+/// read: when it is read on several cores, its turn has not come, and the input before it is
+/// read on several cores too (whose helpers then take the CPU). Its output (most of its size:
+/// 39 MB of a 51 MB session) is then written as it is made, where read ahead of its turn it
+/// was held and spilled to a temporary file, which cost more CPU than the wait (BENCHMARKS.md,
+/// round 9). After small inputs it reads ahead as before: waiting for them would leave its CPU
+/// idle (40 small files then a 51 MB one: 2 to 3 times the time).
+fn waits_for_turn(input: &input::Opened, turn: &input::Turn, sources: &[Source]) -> bool {
+    input.read_on_several_cores()
+        && !turn.ready()
+        && turn
+            .index()
+            .checked_sub(1)
+            .and_then(|i| sources.get(i))
+            .is_some_and(input::open::read_on_several_cores)
 }
 
 /// A re-read line or value is not what the first read saw.
