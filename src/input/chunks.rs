@@ -152,10 +152,8 @@ struct Shared<T> {
     stopped: bool,
 }
 
-/// The chunks of one input and the pipeline over them ([`in_order`]).
-struct Ordered<'a, T, W, N> {
-    data: &'a [u8],
-    chunk: usize,
+/// The chunks of one input and the pipeline over them ([`in_order_of`]).
+struct Ordered<T, W, N> {
     count: usize,
     window: usize,
     work: W,
@@ -188,11 +186,44 @@ where
     N: Fn(usize, &'a [u8]) -> T + Sync,
 {
     let chunk = chunk.max(1);
+    // The bytes of chunk `i`, and their offset.
+    let bytes = |i: usize| {
+        let from = line_start(data, i * chunk);
+        let to = line_start(data, (i + 1).saturating_mul(chunk));
+        (from, &data[from..to])
+    };
+    in_order_of(
+        data.len().div_ceil(chunk),
+        helpers,
+        |i| {
+            let (from, b) = bytes(i);
+            work(from, b)
+        },
+        |i| {
+            let (from, b) = bytes(i);
+            own(from, b)
+        },
+        read,
+    )
+}
+
+/// [`in_order`] over `count` chunks that `work` and `own` find by their index themselves
+/// (`input::chunked` reads each from its file).
+pub fn in_order_of<T, W, N, O>(
+    count: usize,
+    helpers: usize,
+    work: W,
+    own: N,
+    read: impl FnOnce(&mut dyn FnMut() -> Option<T>) -> O,
+) -> O
+where
+    T: Send,
+    W: Fn(usize) -> T + Sync,
+    N: Fn(usize) -> T + Sync,
+{
     let window = (helpers + 1) * AHEAD_PER_THREAD;
     let pipeline = Ordered {
-        data,
-        chunk,
-        count: data.len().div_ceil(chunk),
+        count,
         window,
         work,
         own,
@@ -215,21 +246,14 @@ where
     })
 }
 
-impl<'a, T, W, N> Ordered<'a, T, W, N>
+impl<T, W, N> Ordered<T, W, N>
 where
     T: Send,
-    W: Fn(usize, &'a [u8]) -> T + Sync,
-    N: Fn(usize, &'a [u8]) -> T + Sync,
+    W: Fn(usize) -> T + Sync,
+    N: Fn(usize) -> T + Sync,
 {
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared<T>> {
         self.shared.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The bytes of chunk `i`, and their offset.
-    fn bytes(&self, i: usize) -> (usize, &'a [u8]) {
-        let from = line_start(self.data, i * self.chunk);
-        let to = line_start(self.data, (i + 1).saturating_mul(self.chunk));
-        (from, &self.data[from..to])
     }
 
     /// Claims the next chunk when it is within the window of the reader, else `None`.
@@ -242,8 +266,7 @@ where
 
     /// Works chunk `i` (unlocked) and leaves its result for the reader.
     fn run(&self, i: usize) {
-        let (from, bytes) = self.bytes(i);
-        let result = (self.work)(from, bytes);
+        let result = (self.work)(i);
         let mut s = self.lock();
         s.ready[i % self.window] = Some(result);
         drop(s);
@@ -253,16 +276,16 @@ where
     /// A helper thread: claims and works chunks until none is left or the reader stops.
     fn help(&self) {
         // A panic in `work` (a bug) must not leave the reader waiting for its chunk.
-        struct StopOnPanic<'p, 'a, T, W, N>(&'p Ordered<'a, T, W, N>)
+        struct StopOnPanic<'p, T, W, N>(&'p Ordered<T, W, N>)
         where
             T: Send,
-            W: Fn(usize, &'a [u8]) -> T + Sync,
-            N: Fn(usize, &'a [u8]) -> T + Sync;
-        impl<'a, T, W, N> Drop for StopOnPanic<'_, 'a, T, W, N>
+            W: Fn(usize) -> T + Sync,
+            N: Fn(usize) -> T + Sync;
+        impl<T, W, N> Drop for StopOnPanic<'_, T, W, N>
         where
             T: Send,
-            W: Fn(usize, &'a [u8]) -> T + Sync,
-            N: Fn(usize, &'a [u8]) -> T + Sync,
+            W: Fn(usize) -> T + Sync,
+            N: Fn(usize) -> T + Sync,
         {
             fn drop(&mut self) {
                 if std::thread::panicking() {
@@ -332,8 +355,7 @@ where
                     drop(s);
                     // A helper may claim one chunk further now.
                     self.changed.notify_all();
-                    let (from, bytes) = self.bytes(i);
-                    return Some((self.own)(from, bytes));
+                    return Some((self.own)(i));
                 }
                 drop(s);
                 self.run(j);

@@ -106,6 +106,11 @@ impl crate::output::Turn for Turn<'_> {
 }
 
 impl Turn<'_> {
+    /// The input's place in the argument order (0 for the first).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
     /// Whether it is this input's turn already: every earlier input has been handed to
     /// `finish` (a job that finds it is may go on as [`Turn::wait`] would let it, without
     /// waiting; one that finds it is not may read ahead of its turn).

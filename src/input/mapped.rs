@@ -270,8 +270,8 @@ impl Lines for MappedLines<'_> {
     }
 }
 
-/// The read error of a map whose file shrank while it was read.
-fn shrank() -> io::Error {
+/// The read error of a file that shrank while it was read (a map's, or `chunked`'s).
+pub(super) fn shrank() -> io::Error {
     io::Error::other(
         "the file shrank while it was read (another program truncated or rewrote it); the rest is not read",
     )

@@ -2,6 +2,7 @@
 //! place that chooses between a map, a whole read and a stream), and the driver that runs a
 //! tool over many inputs in parallel with output in argument order ([`driver`]).
 
+pub mod chunked;
 pub mod chunks;
 pub mod driver;
 pub mod mapped;

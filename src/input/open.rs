@@ -114,20 +114,28 @@ impl Opened {
         f(Contents::Stream(&mut &*file))
     }
 
+    /// Whether the input is a regular file that is read on several cores (large enough, and
+    /// the run has more than one).
+    pub fn read_on_several_cores(&self) -> bool {
+        matches!(self, Opened::Regular(f) if parallel(f))
+    }
+
     /// Reads every session of the input through the session reader.
     pub fn read(&self, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
         let named = self.is_named();
         self.contents(|c| read_contents(c, named, d, v))
     }
 
-    /// [`Opened::read`] as a stream, never read whole, and mapped only to be read on several
-    /// cores: for a tool that holds only offsets and reads what it writes again from the file
-    /// (pi-tools), where on one core a map costs a page fault per page and saves no copy
-    /// (measured: 3.8 % slower on the 200 MB session).
+    /// [`Opened::read`] as a stream, never read whole nor mapped, and on several cores read
+    /// chunk by chunk with `pread` (`chunked`): for a tool that holds only offsets and reads
+    /// what it writes again from the file (pi-tools), where a map costs a page fault per
+    /// page and saves no copy (measured: 3.8 % slower on one core on the 200 MB session; on
+    /// two, the faults and the release of the pages behind the scan cost more than the copy
+    /// they save: BENCHMARKS.md, round 9).
     pub fn read_streamed(&self, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
         match self {
             Opened::Stdin => reader::read(io::stdin().lock(), false, d, v),
-            Opened::Regular(f) if parallel(f) => self.read(d, v),
+            Opened::Regular(f) if parallel(f) => super::chunked::read_chunked(f, true, d, v),
             Opened::Regular(f) | Opened::Stream(f) => reader::read(f, true, d, v),
         }
     }
@@ -135,8 +143,20 @@ impl Opened {
 
 /// Whether `file` is large enough to be read on several cores, and the run has more than one.
 fn parallel(file: &File) -> bool {
-    let len = file.metadata().map_or(0, |m| m.len());
+    file.metadata().is_ok_and(|m| parallel_len(m.len()))
+}
+
+fn parallel_len(len: u64) -> bool {
     super::chunks::helpers_for(usize::try_from(len).unwrap_or(usize::MAX)) > 0
+}
+
+/// Whether `src` names a regular file that is read on several cores once open (as
+/// [`Opened::read_on_several_cores`] then says), by its metadata.
+pub fn read_on_several_cores(src: &Source) -> bool {
+    match src {
+        Source::Stdin => false,
+        Source::Path(p) => std::fs::metadata(p).is_ok_and(|m| m.is_file() && parallel_len(m.len())),
+    }
 }
 
 /// Reads every session of `c` through the session reader; `named` as in

@@ -55,11 +55,11 @@ impl Tool for Tools {
         if crate::view::chosen(args.table, args.json) {
             return run_view(args, &sources);
         }
-        input::run(
+        input::run_in_turn(
             "pi-tools",
             &sources,
             args.inputs.threads(),
-            |src, out, d| tools_source(args, src, out, d),
+            |src, out, d, turn| tools_source(args, src, out, d, Some((turn, &sources))),
             |_, _| Ok(()),
         )
     }
@@ -92,7 +92,7 @@ fn run_view(args: &Args, sources: &[Source]) -> ExitCode {
         args.inputs.threads(),
         |src, out, d| {
             let mut records = Out::held();
-            tools_source(&view_args, src, &mut records, d)?;
+            tools_source(&view_args, src, &mut records, d, None)?;
             view::write_calls(&records.buf, out)
         },
         |counts, out| match counts {
@@ -105,14 +105,44 @@ fn run_view(args: &Args, sources: &[Source]) -> ExitCode {
     )
 }
 
-fn tools_source(args: &Args, src: &Source, out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
+/// Writes the records of `src` to `out`. Given its turn (and every input, to look at the one
+/// before), it may wait for it first ([`waits_for_turn`]).
+fn tools_source(
+    args: &Args,
+    src: &Source,
+    out: &mut Out,
+    d: &mut Diags,
+    turn: Option<(&input::Turn, &[Source])>,
+) -> Result<(), Stop> {
     let Some(input) = input::Opened::open(src, d) else {
         return Ok(());
     };
+    if let Some((turn, _)) = turn.filter(|(t, all)| waits_for_turn(&input, t, all)) {
+        if !turn.wait() {
+            return Ok(());
+        }
+    }
     let name = src.name();
     let mut v = PerSession::new(Joiner::new(args, out, input.file(), &name));
     input.read_streamed(d, &mut v)?;
     Ok(())
+}
+
+/// Whether `input` waits for its turn before it is read, its CPU lent to the input being
+/// read: when it is read on several cores, its turn has not come, and the input before it is
+/// read on several cores too (whose helpers then take the CPU). Its output (most of its size:
+/// 39 MB of a 51 MB session) is then written as it is made, where read ahead of its turn it
+/// was held and spilled to a temporary file, which cost more CPU than the wait (BENCHMARKS.md,
+/// round 9). After small inputs it reads ahead as before: waiting for them would leave its CPU
+/// idle (40 small files then a 51 MB one: 2 to 3 times the time).
+fn waits_for_turn(input: &input::Opened, turn: &input::Turn, sources: &[Source]) -> bool {
+    input.read_on_several_cores()
+        && !turn.ready()
+        && turn
+            .index()
+            .checked_sub(1)
+            .and_then(|i| sources.get(i))
+            .is_some_and(input::open::read_on_several_cores)
 }
 
 /// A re-read line or value is not what the first read saw.
