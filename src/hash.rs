@@ -69,6 +69,9 @@ impl Hasher for Prehashed {
     fn write_u128(&mut self, v: u128) {
         self.0 = (v as u64) ^ ((v >> 64) as u64);
     }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@ use super::records::{
     AssistantError, BranchSummaryReport, CompactionFacts, CompactionFailure, CompactionReport,
     EntryPlace, OptIn,
 };
-use super::session::{ModelIx, ParentRef, RecentKind, SessionMemory};
+use super::session::{EntryId, ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::trigger::{
     infer_trigger, recorded_trigger, settle_continuation, AssistantFacts, AutoOn, Basis, Clues,
     Place, StopReason,
@@ -26,7 +26,6 @@ use crate::output::{Out, Stop};
 use crate::reader::{Ahead, Entry, Header, SessionVisitor};
 use crate::record::Record;
 use std::borrow::Cow;
-use std::rc::Rc;
 use std::sync::Arc;
 
 /// What a run reports with: its arguments and the configured context windows.
@@ -78,7 +77,7 @@ fn note_continued_automatic(memory: &mut SessionMemory, waiting: &mut Ordered<Wa
             memory.auto_on = Some(AutoOn {
                 at: Place {
                     line: f.line,
-                    id: f.entry.as_deref().map(Rc::from),
+                    id: f.entry.as_deref().map(EntryId::from),
                 },
                 rule,
             });
@@ -96,7 +95,8 @@ struct EntryRead {
     context: Option<u128>,
     /// A record that is settled as soon as it is made.
     record: Option<Vec<u8>>,
-    compaction: Option<CompactionFacts>,
+    /// Boxed: most entries have none, and an `EntryRead` is moved for each entry.
+    compaction: Option<Box<CompactionFacts>>,
 }
 
 impl SessionVisitor for Reporter<'_, '_> {
@@ -150,7 +150,7 @@ impl Reporter<'_, '_> {
                 let f = &mut *c.facts;
                 let at = Place {
                     line: f.line,
-                    id: f.entry.as_deref().map(Rc::from),
+                    id: f.entry.as_deref().map(EntryId::from),
                 };
                 settle_continuation((&mut f.trigger, &mut f.basis, &mut f.evidence), at, retried);
                 CompactionReport {
@@ -177,13 +177,13 @@ impl Reporter<'_, '_> {
         let line = e.line.no;
         s.memory.count_record();
         let linear = s.memory.linear;
-        let id: Option<Rc<str>> = if linear {
+        let id: Option<EntryId> = if linear {
             None
         } else {
             e.str("id")
                 .filter(|i| !i.is_empty())
                 .as_deref()
-                .map(Rc::from)
+                .map(EntryId::from)
         };
         let parent = ParentRef::of(e, linear);
         let (inherited, parent_id) = s.memory.parent_link(&parent);
@@ -224,7 +224,7 @@ impl Reporter<'_, '_> {
         s: &mut SessionReport,
         e: &Entry<'_>,
         parent: &ParentRef<'_>,
-        id: Option<&Rc<str>>,
+        id: Option<&EntryId>,
         inherited: ModelIx,
         d: &mut Diags,
     ) -> EntryRead {
@@ -246,7 +246,7 @@ impl Reporter<'_, '_> {
             EntryType::ContextEdit => {
                 s.memory.pi1 = true;
                 read.kind = RecentKind::ContextEdit {
-                    target: e.str("targetId").as_deref().map(Rc::from),
+                    target: e.str("targetId").as_deref().map(EntryId::from),
                     omitted: e.get("replacement").is_some_and(|r| r.is_null()),
                 };
             }
@@ -254,7 +254,9 @@ impl Reporter<'_, '_> {
             EntryType::Compaction => {
                 read.kind = RecentKind::Compaction;
                 let id = id.map(|i| &**i);
-                read.compaction = Some(self.compaction(&s.memory, e, parent, id, read.model, d));
+                read.compaction = Some(Box::new(
+                    self.compaction(&s.memory, e, parent, id, read.model, d),
+                ));
             }
             EntryType::BranchSummary if self.args().branch_summaries => {
                 let id = id.map(|i| &**i);
@@ -272,7 +274,7 @@ impl Reporter<'_, '_> {
         &self,
         s: &mut SessionReport,
         e: &Entry<'_>,
-        id: Option<&Rc<str>>,
+        id: Option<&EntryId>,
         read: &mut EntryRead,
     ) {
         let msg = message_of(e);
@@ -302,7 +304,7 @@ impl Reporter<'_, '_> {
             let entry = id.map(|i| &**i);
             read.record = self.assistant_error(s, e, entry, a.stop, read.model);
         }
-        read.kind = RecentKind::Assistant(Box::new(AssistantFacts {
+        read.kind = RecentKind::Assistant(AssistantFacts {
             line: e.line.no,
             id: id.cloned(),
             stop: a.stop,
@@ -310,7 +312,7 @@ impl Reporter<'_, '_> {
             overflow_pi16: a.overflow_pi16,
             model: read.model,
             usage: a.usage.reply(),
-        }));
+        });
     }
 
     /// An assistant message with an error: a compaction failure, an

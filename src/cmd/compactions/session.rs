@@ -7,14 +7,90 @@
 //! interned.
 
 use super::trigger::{AssistantFacts, AutoOn, Before, Place, StopReason, Uncompacted};
-use crate::hash::{hash_str, FastMap};
+use crate::hash::{hash_str, FastMap, Prehashed};
 use crate::reader::{Entry, ParentLink};
-use std::borrow::Cow;
+use std::borrow::{Borrow, Cow};
+use std::collections::HashMap;
 use std::collections::VecDeque;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
+use std::ops::Deref;
 use std::rc::Rc;
 
 /// Entries whose links and facts are kept for walking a compaction's parent chain.
 pub(super) const RECENT: usize = 4096;
+
+/// Bytes an [`EntryId`] holds in place.
+const INLINE_ID: usize = 22;
+
+/// An entry's id as remembered: Pi's ids are 8 characters, so one of up to [`INLINE_ID`] bytes
+/// is held in place (made, cloned and dropped without the allocator, which each entry paid
+/// twice, once for its id and once to free it); a longer one is shared.
+#[derive(Clone)]
+pub(super) enum EntryId {
+    /// The first `len` bytes of `bytes`, copied from a `str`.
+    Inline {
+        len: u8,
+        bytes: [u8; INLINE_ID],
+    },
+    Shared(Rc<str>),
+}
+
+impl From<&str> for EntryId {
+    fn from(s: &str) -> EntryId {
+        if s.len() <= INLINE_ID {
+            let mut bytes = [0; INLINE_ID];
+            bytes[..s.len()].copy_from_slice(s.as_bytes());
+            EntryId::Inline {
+                len: s.len() as u8,
+                bytes,
+            }
+        } else {
+            EntryId::Shared(Rc::from(s))
+        }
+    }
+}
+
+impl Deref for EntryId {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            EntryId::Inline { len, bytes } => {
+                let b = &bytes[..usize::from(*len)];
+                debug_assert!(std::str::from_utf8(b).is_ok());
+                // SAFETY: the bytes are a whole `str` copied in `from`, never changed since.
+                unsafe { std::str::from_utf8_unchecked(b) }
+            }
+            EntryId::Shared(s) => s,
+        }
+    }
+}
+
+// Hashed and compared as the `str` it is, so a table keyed by ids is searched by `&str`.
+impl Borrow<str> for EntryId {
+    fn borrow(&self) -> &str {
+        self
+    }
+}
+
+impl Hash for EntryId {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        (**self).hash(h);
+    }
+}
+
+impl PartialEq for EntryId {
+    fn eq(&self, other: &EntryId) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for EntryId {}
+
+impl std::fmt::Debug for EntryId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
 
 /// A model in the session's [`SeenModels`].
 pub(super) type ModelIx = u32;
@@ -101,11 +177,13 @@ impl<'a> ParentRef<'a> {
 #[derive(Debug, Clone)]
 pub(super) enum RecentKind {
     User,
-    Assistant(Box<AssistantFacts>),
+    /// In place, not boxed: an allocation and a free for each reply cost more than the
+    /// larger table entry.
+    Assistant(AssistantFacts),
     ToolResult,
     /// A context_edit of the entry `target`; `omitted` when its replacement is null.
     ContextEdit {
-        target: Option<Rc<str>>,
+        target: Option<EntryId>,
         omitted: bool,
     },
     ModelChange,
@@ -116,7 +194,7 @@ pub(super) enum RecentKind {
 /// A remembered entry.
 struct RecentEntry {
     line: u64,
-    parent: Option<Rc<str>>,
+    parent: Option<EntryId>,
     kind: RecentKind,
     /// The model in effect at it.
     model: ModelIx,
@@ -125,13 +203,18 @@ struct RecentEntry {
 /// The last [`RECENT`] entries with an id, by id.
 #[derive(Default)]
 struct RecentEntries {
-    by_id: FastMap<Rc<str>, RecentEntry>,
+    by_id: FastMap<EntryId, RecentEntry>,
     /// Their ids, oldest first.
-    order: VecDeque<Rc<str>>,
+    order: VecDeque<EntryId>,
 }
 
 impl RecentEntries {
-    fn remember(&mut self, key: Rc<str>, entry: RecentEntry) {
+    fn remember(&mut self, key: EntryId, entry: RecentEntry) {
+        // A session past a few hundred entries mostly goes on to fill the table: grown to its
+        // full size at once, not by doubling (each doubling hashes every id again).
+        if self.by_id.len() == RECENT / 8 {
+            self.by_id.reserve(RECENT - RECENT / 8);
+        }
         if self.by_id.len() >= RECENT {
             if let Some(old) = self.order.pop_front() {
                 self.by_id.remove(&old);
@@ -147,7 +230,7 @@ impl RecentEntries {
     /// compaction, or where the chain is forgotten.
     fn before(&self, parent: &str) -> Before {
         let mut b = Before::default();
-        let mut hidden: Vec<(Rc<str>, Place)> = Vec::new();
+        let mut hidden: Vec<(EntryId, Place)> = Vec::new();
         let mut met_message = false;
         let mut cur = parent;
         for _ in 0..RECENT {
@@ -165,7 +248,7 @@ impl RecentEntries {
                         .into_iter()
                         .find(|(t, _)| a.id.as_ref() == Some(t))
                         .map(|(_, p)| p);
-                    b.assistant = Some((**a).clone());
+                    b.assistant = Some(a.clone());
                     break;
                 }
                 RecentKind::ToolResult => {
@@ -204,7 +287,7 @@ impl RecentEntries {
         limit: &dyn Fn(ModelIx) -> Option<i128>,
     ) -> Option<Uncompacted> {
         let mut next: Option<(Place, ModelIx)> = None;
-        let mut omitted: Vec<Rc<str>> = Vec::new();
+        let mut omitted: Vec<EntryId> = Vec::new();
         let mut cur = parent;
         for _ in 0..RECENT {
             let (id, entry) = self.by_id.get_key_value(cur)?;
@@ -252,8 +335,8 @@ pub(super) struct SessionMemory {
     pub linear: bool,
     /// Records read so far, the header being record 0 (Pi's v1 index).
     records: u64,
-    /// v2+: hash of each id seen → its line.
-    seen: FastMap<u64, u64>,
+    /// v2+: hash of each id seen → its line (the hash is the table's hash too).
+    seen: HashMap<u64, u64, BuildHasherDefault<Prehashed>>,
     /// v1: line of record k at [k - 1].
     v1_lines: Vec<u64>,
     recent: RecentEntries,
@@ -277,7 +360,7 @@ impl SessionMemory {
             id,
             linear,
             records: 1,
-            seen: FastMap::default(),
+            seen: HashMap::default(),
             v1_lines: Vec::new(),
             recent: RecentEntries::default(),
             file_last: None,
@@ -295,11 +378,11 @@ impl SessionMemory {
 
     /// The model in effect at an entry's parent, and the parent's id (shared with its
     /// remembered entry when there is one).
-    pub fn parent_link(&self, parent: &ParentRef<'_>) -> (ModelIx, Option<Rc<str>>) {
+    pub fn parent_link(&self, parent: &ParentRef<'_>) -> (ModelIx, Option<EntryId>) {
         match parent {
             ParentRef::Id(p) => match self.recent.by_id.get_key_value(&**p) {
                 Some((k, n)) => (n.model, Some(k.clone())),
-                None => (self.file_model, Some(Rc::from(&**p))),
+                None => (self.file_model, Some(EntryId::from(&**p))),
             },
             ParentRef::Root => (NO_MODEL, None),
             ParentRef::Unknown => (self.file_model, None),
@@ -361,14 +444,14 @@ impl SessionMemory {
     pub fn remember(
         &mut self,
         line: u64,
-        id: Option<Rc<str>>,
-        parent: Option<Rc<str>>,
+        id: Option<EntryId>,
+        parent: Option<EntryId>,
         kind: RecentKind,
         model: ModelIx,
     ) {
         match &kind {
             RecentKind::User | RecentKind::Compaction => self.file_last = None,
-            RecentKind::Assistant(a) => self.file_last = Some((**a).clone()),
+            RecentKind::Assistant(a) => self.file_last = Some(a.clone()),
             _ => {}
         }
         self.file_model = model;
@@ -398,7 +481,7 @@ mod tests {
     }
 
     fn assistant(line: u64) -> RecentKind {
-        RecentKind::Assistant(Box::new(AssistantFacts {
+        RecentKind::Assistant(AssistantFacts {
             line,
             id: None,
             stop: StopReason::Stop,
@@ -406,11 +489,43 @@ mod tests {
             overflow_pi16: false,
             model: NO_MODEL,
             usage: Default::default(),
-        }))
+        })
     }
 
-    fn id(s: &str) -> Option<Rc<str>> {
-        Some(Rc::from(s))
+    fn id(s: &str) -> Option<EntryId> {
+        Some(EntryId::from(s))
+    }
+
+    /// An id held in place and one shared are the same `str`: equal, hashed alike and found
+    /// by `&str` in a table; the longest held in place, one byte longer, and multi-byte text.
+    #[test]
+    fn ids_in_place_or_shared_are_their_text() {
+        let texts = [
+            String::new(),
+            "6bfad1da".to_string(),
+            "a".repeat(INLINE_ID),
+            "a".repeat(INLINE_ID + 1),
+            format!("{}é", "a".repeat(INLINE_ID - 2)),
+            format!("{}é", "a".repeat(INLINE_ID - 1)),
+            "0f8e2c1a-5b7d-4e3f-9a21-6c4d8b0e7f13".to_string(),
+        ];
+        let mut table: FastMap<EntryId, usize> = FastMap::default();
+        for (i, t) in texts.iter().enumerate() {
+            let id = EntryId::from(t.as_str());
+            assert_eq!(&*id, t.as_str());
+            assert_eq!(&*id.clone(), t.as_str());
+            assert_eq!(
+                matches!(id, EntryId::Inline { .. }),
+                t.len() <= INLINE_ID,
+                "{t}"
+            );
+            assert_eq!(id, EntryId::from(t.as_str()));
+            table.insert(id, i);
+        }
+        for (i, t) in texts.iter().enumerate() {
+            assert_eq!(table.get(t.as_str()), Some(&i), "{t}");
+        }
+        assert_eq!(table.get("6bfad1db"), None);
     }
 
     #[test]
@@ -535,7 +650,7 @@ mod tests {
             } else {
                 RecentKind::Other
             };
-            let parent = (i > 0).then(|| Rc::from((i - 1).to_string()));
+            let parent = (i > 0).then(|| EntryId::from((i - 1).to_string().as_str()));
             s.remember(i + 1, id(&i.to_string()), parent, kind, NO_MODEL);
         }
         let last = ParentRef::Id(RECENT.to_string().into());

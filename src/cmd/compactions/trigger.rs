@@ -6,8 +6,8 @@
 //! inferred"). [`infer_trigger`] is the decision, a pure function of those clues;
 //! [`settle_continuation`] finishes it once the message after the compaction is known.
 
+use super::session::EntryId;
 use crate::json::Raw;
-use std::rc::Rc;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Trigger {
@@ -110,7 +110,7 @@ impl StopReason {
 #[derive(Debug, Clone)]
 pub(super) struct AssistantFacts {
     pub line: u64,
-    pub id: Option<Rc<str>>,
+    pub id: Option<EntryId>,
     pub stop: StopReason,
     /// stopReason error with an error text that says the context was too long (the patterns
     /// of Pi 0.73.1 or 1.6.0).
@@ -156,7 +156,7 @@ impl ReplyUsage {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Place {
     pub line: u64,
-    pub id: Option<Rc<str>>,
+    pub id: Option<EntryId>,
 }
 
 /// What lies on a compaction's parent chain before it, back to the nearest assistant message
@@ -614,7 +614,7 @@ mod tests {
         Before {
             assistant: Some(AssistantFacts {
                 line: 9,
-                id: Some(Rc::from("a1")),
+                id: Some(EntryId::from("a1")),
                 stop,
                 overflow,
                 overflow_pi16: overflow,
@@ -774,7 +774,7 @@ mod tests {
     fn place(line: u64) -> Place {
         Place {
             line,
-            id: Some(Rc::from(format!("e{line}"))),
+            id: Some(EntryId::from(format!("e{line}").as_str())),
         }
     }
 

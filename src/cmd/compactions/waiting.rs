@@ -64,7 +64,7 @@ pub(super) struct Step<'a> {
 
 impl AwaitingContext {
     /// The compaction `facts` on the entry with id `id` (none in a `linear` log).
-    pub fn new(facts: CompactionFacts, id: Option<&str>, linear: bool) -> AwaitingContext {
+    pub fn new(facts: Box<CompactionFacts>, id: Option<&str>, linear: bool) -> AwaitingContext {
         let descendants = match (id, linear) {
             (Some(i), false) => {
                 let mut set = FastSet::default();
@@ -74,7 +74,7 @@ impl AwaitingContext {
             _ => None,
         };
         AwaitingContext {
-            facts: Box::new(facts),
+            facts,
             descendants,
             age: 0,
             done: false,
