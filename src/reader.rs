@@ -1730,19 +1730,24 @@ pub fn id_from_file_name(path: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
-    /// Reads one record through the reader's scan and hands its entry to `f`.
-    fn with_entry<R>(text: &str, f: impl FnOnce(&Entry<'_>) -> R) -> R {
-        let mut members = LineMembers::default();
-        let b = text.as_bytes();
-        let (object, _) = members.scan(b, 0, false).unwrap();
-        let line = Line {
+    /// `b` as the first line of an input, with no newline after it.
+    fn whole_line(b: &[u8]) -> Line<'_> {
+        Line {
             no: 1,
             offset: 0,
             bytes: b,
             len_with_eol: b.len() as u64,
             has_newline: false,
             too_long: false,
-        };
+        }
+    }
+
+    /// Reads one record through the reader's scan and hands its entry to `f`.
+    fn with_entry<R>(text: &str, f: impl FnOnce(&Entry<'_>) -> R) -> R {
+        let mut members = LineMembers::default();
+        let b = text.as_bytes();
+        let (object, _) = members.scan(b, 0, false).unwrap();
+        let line = whole_line(b);
         f(&Entry {
             line,
             object,
@@ -1788,14 +1793,7 @@ mod tests {
             let mut members = LineMembers::default();
             let b = text.as_bytes();
             let (object, at) = members.scan(b, 0, true).unwrap();
-            let line = Line {
-                no: 1,
-                offset: 0,
-                bytes: b,
-                len_with_eol: b.len() as u64,
-                has_newline: false,
-                too_long: false,
-            };
+            let line = whole_line(b);
             let entry = Entry {
                 line,
                 object,
