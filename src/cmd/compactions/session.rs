@@ -9,88 +9,18 @@
 use super::trigger::{AssistantFacts, AutoOn, Before, Place, StopReason, Uncompacted};
 use crate::hash::{hash_str, FastMap, Prehashed};
 use crate::reader::{Entry, ParentLink};
-use std::borrow::{Borrow, Cow};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::VecDeque;
-use std::hash::{BuildHasherDefault, Hash, Hasher};
-use std::ops::Deref;
-use std::rc::Rc;
+use std::hash::BuildHasherDefault;
 
 /// Entries whose links and facts are kept for walking a compaction's parent chain.
 pub(super) const RECENT: usize = 4096;
 
-/// Bytes an [`EntryId`] holds in place.
-const INLINE_ID: usize = 22;
-
-/// An entry's id as remembered: Pi's ids are 8 characters, so one of up to [`INLINE_ID`] bytes
-/// is held in place (made, cloned and dropped without the allocator, which each entry paid
-/// twice, once for its id and once to free it); a longer one is shared.
-#[derive(Clone)]
-pub(super) enum EntryId {
-    /// The first `len` bytes of `bytes`, copied from a `str`.
-    Inline {
-        len: u8,
-        bytes: [u8; INLINE_ID],
-    },
-    Shared(Rc<str>),
-}
-
-impl From<&str> for EntryId {
-    fn from(s: &str) -> EntryId {
-        if s.len() <= INLINE_ID {
-            let mut bytes = [0; INLINE_ID];
-            bytes[..s.len()].copy_from_slice(s.as_bytes());
-            EntryId::Inline {
-                len: s.len() as u8,
-                bytes,
-            }
-        } else {
-            EntryId::Shared(Rc::from(s))
-        }
-    }
-}
-
-impl Deref for EntryId {
-    type Target = str;
-    fn deref(&self) -> &str {
-        match self {
-            EntryId::Inline { len, bytes } => {
-                let b = &bytes[..usize::from(*len)];
-                debug_assert!(std::str::from_utf8(b).is_ok());
-                // SAFETY: the bytes are a whole `str` copied in `from`, never changed since.
-                unsafe { std::str::from_utf8_unchecked(b) }
-            }
-            EntryId::Shared(s) => s,
-        }
-    }
-}
-
-// Hashed and compared as the `str` it is, so a table keyed by ids is searched by `&str`.
-impl Borrow<str> for EntryId {
-    fn borrow(&self) -> &str {
-        self
-    }
-}
-
-impl Hash for EntryId {
-    fn hash<H: Hasher>(&self, h: &mut H) {
-        (**self).hash(h);
-    }
-}
-
-impl PartialEq for EntryId {
-    fn eq(&self, other: &EntryId) -> bool {
-        **self == **other
-    }
-}
-
-impl Eq for EntryId {}
-
-impl std::fmt::Debug for EntryId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        (**self).fmt(f)
-    }
-}
+/// An entry's id as remembered: Pi's ids are 8 characters, which `SmolStr` holds in place (made,
+/// cloned and dropped without the allocator, which each entry paid twice as an `Rc<str>`); a
+/// longer one (past 23 bytes) is shared.
+pub(super) type EntryId = smol_str::SmolStr;
 
 /// A model in the session's [`SeenModels`].
 pub(super) type ModelIx = u32;
@@ -500,6 +430,8 @@ mod tests {
     /// by `&str` in a table; the longest held in place, one byte longer, and multi-byte text.
     #[test]
     fn ids_in_place_or_shared_are_their_text() {
+        // What `SmolStr` holds in place.
+        const INLINE_ID: usize = 23;
         let texts = [
             String::new(),
             "6bfad1da".to_string(),
@@ -514,11 +446,7 @@ mod tests {
             let id = EntryId::from(t.as_str());
             assert_eq!(&*id, t.as_str());
             assert_eq!(&*id.clone(), t.as_str());
-            assert_eq!(
-                matches!(id, EntryId::Inline { .. }),
-                t.len() <= INLINE_ID,
-                "{t}"
-            );
+            assert_eq!(id.is_heap_allocated(), t.len() > INLINE_ID, "{t}");
             assert_eq!(id, EntryId::from(t.as_str()));
             table.insert(id, i);
         }
