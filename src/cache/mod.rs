@@ -452,6 +452,24 @@ impl Cache {
         }
     }
 
+    /// [`Cache::load`] of a file no save is sure to write again (the walks, the sets), its
+    /// problems noted without a file's name: a damaged one is also removed, so that later
+    /// runs do not say so again.
+    fn load_or_remove<T: Default>(
+        &self,
+        name: &Path,
+        parse: impl FnOnce(&str, FileBytes) -> Result<T, String>,
+    ) -> T {
+        let mut damaged = false;
+        let kept = self.load(name, &mut |m| note(self.tool, None, &m), |tool, bytes| {
+            parse(tool, bytes).inspect_err(|_| damaged = true)
+        });
+        if damaged {
+            let _ = std::fs::remove_file(name);
+        }
+        kept
+    }
+
     /// Loads the index (a damaged one is noted here, without a file's name).
     pub fn preload_index(&self) {
         self.index(&mut |m| note(self.tool, None, &m));

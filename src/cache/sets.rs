@@ -17,7 +17,7 @@
 //! and checks from there on: `cmd::usage::cached::run`.)
 
 use super::codec::Writer;
-use super::{checked, header, sealed, Cache, FileBytes, FileKey};
+use super::{checked, header, sealed, Cache, FileKey};
 use std::path::Path;
 
 /// The sets file's name in a tool's directory.
@@ -52,24 +52,7 @@ impl Cache {
 
     /// The sets the sets file holds, the latest first.
     fn sets_kept(&self) -> Vec<u64> {
-        let name = self.dir.join(SETS);
-        match FileBytes::load(&name) {
-            Ok(Some(bytes)) => sets(self.tool, &bytes).unwrap_or_else(|why| {
-                let msg = format!(
-                    "cache file {} {why}; ignored (it is written again)",
-                    name.display()
-                );
-                super::note(self.tool, None, &msg);
-                let _ = std::fs::remove_file(&name);
-                Vec::new()
-            }),
-            Ok(None) => Vec::new(),
-            Err(e) => {
-                let msg = format!("cache file {}: {e}; ignored", name.display());
-                super::note(self.tool, None, &msg);
-                Vec::new()
-            }
-        }
+        self.load_or_remove(&self.dir.join(SETS), |tool, bytes| sets(tool, &bytes))
     }
 
     /// Writes the set this run kept before the others the sets file holds now (at most

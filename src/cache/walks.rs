@@ -90,29 +90,10 @@ impl Cache {
 
     /// The walk kept under `key`, when every directory it listed is as it was then.
     fn kept_walk(&self, key: &[u8]) -> Option<Walk> {
-        let name = self.dir.join(WALKS);
-        let bytes = match FileBytes::load(&name) {
-            Ok(b) => b?,
-            Err(e) => {
-                super::note(
-                    self.tool,
-                    None,
-                    &format!("cache file {}: {e}; ignored", name.display()),
-                );
-                return None;
-            }
-        };
-        let found = entries(self.tool, &bytes).map_err(|why| {
-            let msg = format!(
-                "cache file {} {why}; ignored (it is written again)",
-                name.display()
-            );
-            super::note(self.tool, None, &msg);
-            // Removed, so that runs before one keeps a walk again do not say it again.
-            let _ = std::fs::remove_file(&name);
-        });
-        let body = found.ok()?.find(|(k, _)| *k == key)?.1;
-        decode(body)
+        self.load_or_remove(&self.dir.join(WALKS), |tool, bytes| {
+            let found = entries(tool, &bytes)?.find(|(k, _)| *k == key);
+            Ok(found.and_then(|(_, body)| decode(body)))
+        })
     }
 
     /// Writes the walk this run kept, before the others the walks file holds now (at most
