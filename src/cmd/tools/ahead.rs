@@ -374,6 +374,10 @@ mod tests {
             (message("j", r#"{"role":"toolResult"}"#), "result"),
             (message("k", r#"{"role":"bashExecution","command":"ls","output":"x","exitCode":0}"#), "in order"),
             (r#"{"type":"\u006dessage","id":"l","parentId":null,"timestamp":"t","message":{"role":"toolResult","toolCallId":"c1","content":"x"}}"#.into(), "result, text written"),
+            // A role is matched as it decodes.
+            (message("n", r#"{"role":"t\u006folResult","toolCallId":"c1","content":"x"}"#), "result, text written"),
+            (message("o", r#"{"role":"\u0061ssistant","content":[{"type":"toolCall","id":"c9","name":"x","arguments":{}}]}"#), "calls"),
+            (message("p", r#"{"role":"Assistant","content":[{"type":"toolCall","id":"c9","name":"x","arguments":{}}]}"#), "nothing"),
         ];
         for (line, want) in cases {
             assert_eq!(ahead_of(&line, &[]), [want], "{line}");

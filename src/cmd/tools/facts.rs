@@ -26,12 +26,13 @@ pub(super) fn message_of<'a>(e: &Entry<'a>) -> Option<(Role, Message<'a>)> {
         return None;
     }
     let msg = e.message()?;
-    let role = match msg.role.and_then(Raw::as_str).as_deref() {
-        Some("assistant") => Role::Assistant,
-        Some("toolResult") => Role::ToolResult,
-        Some("bashExecution") => Role::Bash,
-        _ => return None,
-    };
+    // The role's text matched as written, decoded only when written with an escape.
+    let role = json::member_named(string_body(msg.role?)?, |role| match role {
+        b"assistant" => Some(Role::Assistant),
+        b"toolResult" => Some(Role::ToolResult),
+        b"bashExecution" => Some(Role::Bash),
+        _ => None,
+    })?;
     Some((role, msg))
 }
 
@@ -52,21 +53,23 @@ pub(super) struct CallBlock<'a> {
 pub(super) fn call_blocks(content: Raw<'_>) -> Vec<CallBlock<'_>> {
     let mut blocks = Vec::new();
     content.for_each_object_element(|members| {
-        let (mut kind, mut id, mut name, mut arguments, mut namespace) =
-            (None, None, None, None, None);
+        // type, id, name, arguments, namespace: each member's name is matched once against
+        // all five (`json::member_named`), not searched for a backslash once per name.
+        let mut read: [Option<Raw<'_>>; 5] = [None; 5];
         for (k, v) in members {
-            if json::key_is(k, "type") {
-                kind = Some(v);
-            } else if json::key_is(k, "id") {
-                id = Some(v);
-            } else if json::key_is(k, "name") {
-                name = Some(v);
-            } else if json::key_is(k, "arguments") {
-                arguments = Some(v);
-            } else if json::key_is(k, "namespace") {
-                namespace = Some(v);
+            let slot = json::member_named(k, |name| match name {
+                b"type" => Some(0),
+                b"id" => Some(1),
+                b"name" => Some(2),
+                b"arguments" => Some(3),
+                b"namespace" => Some(4),
+                _ => None,
+            });
+            if let Some(slot) = slot {
+                read[slot] = Some(v);
             }
         }
+        let [kind, id, name, arguments, namespace] = read;
         if is_str(kind, "toolCall") {
             blocks.push(CallBlock {
                 id: match id.map(Raw::as_str) {
@@ -346,6 +349,24 @@ impl<'a> ResultUsage<'a> {
     }
 }
 
+/// The members of a result's content block that [`ResultFacts::read`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PartMember {
+    Type,
+    Text,
+    MimeType,
+}
+
+/// Which of [`PartMember`] the raw member name `k` is, if any.
+fn part_member(k: &[u8]) -> Option<PartMember> {
+    json::member_named(k, |name| match name {
+        b"type" => Some(PartMember::Type),
+        b"text" => Some(PartMember::Text),
+        b"mimeType" => Some(PartMember::MimeType),
+        _ => None,
+    })
+}
+
 impl<'a> ResultFacts<'a> {
     /// The facts of a toolResult message; `utf8`: its line is known to be valid UTF-8.
     pub(super) fn read(m: &Message<'a>, args: &Args, utf8: bool) -> ResultFacts<'a> {
@@ -376,30 +397,29 @@ impl<'a> ResultFacts<'a> {
             let mut written = Some(0);
             c.for_each_object_element(|block| {
                 let (mut kind, mut t, mut mime) = (None, None, None);
-                let is_text = |k: &[u8]| json::key_is(k, "text");
+                // Each member's name is matched once (`json::member_named`): when its value
+                // is a string, as it is read (a text is checked as its end is found).
+                let is_text = |k: &[u8]| part_member(k) == Some(PartMember::Text);
                 while let Some((k, v, checked)) = block.next_written(is_text) {
-                    if json::key_is(k, "type") {
-                        kind = Some(v);
-                    } else if json::key_is(k, "text") {
-                        t = Some((v, checked.flatten()));
-                    } else if json::key_is(k, "mimeType") {
-                        mime = Some(v);
+                    let member = match checked {
+                        Some(_) => Some(PartMember::Text),
+                        None => part_member(k),
+                    };
+                    match member {
+                        Some(PartMember::Type) => kind = Some(v),
+                        Some(PartMember::Text) => t = Some((v, checked.flatten())),
+                        Some(PartMember::MimeType) => mime = Some(v),
+                        None => {}
                     }
                 }
-                match kind.and_then(Raw::as_str).as_deref() {
-                    Some("text") => {
-                        if let Some((body, len)) =
-                            t.and_then(|(t, len)| Some((string_body(t)?, len)))
-                        {
-                            parts.push(body);
-                            written = written.zip(len).map(|(sum, len)| sum + len);
-                        }
+                if is_str(kind, "text") {
+                    if let Some((body, len)) = t.and_then(|(t, len)| Some((string_body(t)?, len))) {
+                        parts.push(body);
+                        written = written.zip(len).map(|(sum, len)| sum + len);
                     }
-                    Some("image") => {
-                        images += 1;
-                        image_types.push(mime.and_then(Raw::as_str));
-                    }
-                    _ => {}
+                } else if is_str(kind, "image") {
+                    images += 1;
+                    image_types.push(mime.and_then(Raw::as_str));
                 }
             });
             Some(ResultText::of(parts, written, args, utf8))
