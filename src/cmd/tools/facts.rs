@@ -202,19 +202,38 @@ pub(super) fn bash_verdict(
     }
 }
 
-/// The time from a call (its entry's instant in milliseconds) to its result (the result
-/// entry's timestamp); `None` when either is unknown or the result is earlier.
-pub(super) fn duration_ms(call_ms: Option<i64>, result_timestamp: Option<&str>) -> Option<i64> {
-    let end = result_timestamp.and_then(crate::time::parse_iso8601)?;
-    let start = call_ms?;
+/// The time from a call to its result (their entries' instants in milliseconds, [`Stamp`]);
+/// `None` when either is unknown or the result is earlier.
+pub(super) fn duration_ms(call_ms: Option<i64>, result_ms: Option<i64>) -> Option<i64> {
+    let (start, end) = (call_ms?, result_ms?);
     (end >= start).then_some(end - start)
+}
+
+/// What a record says of the entry it comes from besides its line: the entry's `id` and
+/// `timestamp` when strings, and the timestamp's instant in milliseconds, parsed once.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Stamp<'a> {
+    pub(super) id: Option<Cow<'a, str>>,
+    pub(super) timestamp: Option<Cow<'a, str>>,
+    pub(super) ms: Option<i64>,
+}
+
+impl<'a> Stamp<'a> {
+    pub(super) fn new(id: Option<Cow<'a, str>>, timestamp: Option<Cow<'a, str>>) -> Stamp<'a> {
+        let ms = timestamp.as_deref().and_then(crate::time::parse_iso8601);
+        Stamp { id, timestamp, ms }
+    }
+
+    /// The stamp of the entry `e`.
+    pub(super) fn of(e: &Entry<'a>) -> Stamp<'a> {
+        Stamp::new(e.str("id"), e.str("timestamp"))
+    }
 }
 
 /// The parts of an entry a record needs, from the reader or from a line read again.
 pub(super) struct MessageLine<'a> {
     pub(super) no: u64,
-    pub(super) entry: Option<Cow<'a, str>>,
-    pub(super) timestamp: Option<Cow<'a, str>>,
+    pub(super) stamp: Stamp<'a>,
     pub(super) msg: Message<'a>,
     /// The line was found valid UTF-8 by the reader ([`Entry::is_utf8`]).
     pub(super) utf8: bool,
@@ -224,8 +243,7 @@ impl<'a> MessageLine<'a> {
     pub(super) fn from_entry(e: &Entry<'a>, msg: Message<'a>) -> MessageLine<'a> {
         MessageLine {
             no: e.line.no,
-            entry: e.str("id"),
-            timestamp: e.str("timestamp"),
+            stamp: Stamp::of(e),
             msg,
             utf8: e.is_utf8(),
         }
@@ -236,8 +254,7 @@ impl<'a> MessageLine<'a> {
         Answer {
             facts: ResultFacts::read(&self.msg, args, self.utf8),
             no: self.no,
-            entry: self.entry,
-            timestamp: self.timestamp,
+            stamp: self.stamp,
         }
     }
 
@@ -257,32 +274,18 @@ impl<'a> MessageLine<'a> {
         (object.len() == bytes.len()).then_some(())?;
         Some(MessageLine {
             no,
-            entry: id.and_then(Raw::as_str),
-            timestamp: ts.and_then(Raw::as_str),
+            stamp: Stamp::new(id.and_then(Raw::as_str), ts.and_then(Raw::as_str)),
             msg: Message::read(msg?),
             utf8: false,
         })
     }
 }
 
-/// A result as a record writes it: its line, entry id and timestamp, and what it says.
+/// A result as a record writes it: its line, its entry's stamp, and what it says.
 pub(super) struct Answer<'a> {
     pub(super) no: u64,
-    pub(super) entry: Option<Cow<'a, str>>,
-    pub(super) timestamp: Option<Cow<'a, str>>,
+    pub(super) stamp: Stamp<'a>,
     pub(super) facts: ResultFacts<'a>,
-}
-
-impl<'a> Answer<'a> {
-    /// The result of the entry `e`, whose facts are `facts`.
-    pub(super) fn of_entry(e: &Entry<'a>, facts: ResultFacts<'a>) -> Answer<'a> {
-        Answer {
-            no: e.line.no,
-            entry: e.str("id"),
-            timestamp: e.str("timestamp"),
-            facts,
-        }
-    }
 }
 
 /// What a result says: a toolResult message, or the output of a user's command.
@@ -622,12 +625,13 @@ mod tests {
 
     #[test]
     fn a_duration_needs_both_instants_in_order() {
-        let at = crate::time::parse_iso8601("2026-01-01T00:00:00Z");
-        assert_eq!(duration_ms(at, Some("2026-01-01T00:00:01.5Z")), Some(1500));
-        assert_eq!(duration_ms(at, Some("2026-01-01T01:00:00+01:00")), Some(0));
-        assert_eq!(duration_ms(at, Some("2025-12-31T23:59:59Z")), None);
-        assert_eq!(duration_ms(None, Some("2026-01-01T00:00:01Z")), None);
-        assert_eq!(duration_ms(at, Some("yesterday")), None);
-        assert_eq!(duration_ms(at, None), None);
+        let at = |t: &'static str| Stamp::new(None, Some(t.into())).ms;
+        let call = at("2026-01-01T00:00:00Z");
+        assert_eq!(duration_ms(call, at("2026-01-01T00:00:01.5Z")), Some(1500));
+        assert_eq!(duration_ms(call, at("2026-01-01T01:00:00+01:00")), Some(0));
+        assert_eq!(duration_ms(call, at("2025-12-31T23:59:59Z")), None);
+        assert_eq!(duration_ms(None, at("2026-01-01T00:00:01Z")), None);
+        assert_eq!(duration_ms(call, at("yesterday")), None);
+        assert_eq!(duration_ms(call, None), None);
     }
 }
