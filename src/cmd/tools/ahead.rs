@@ -11,11 +11,13 @@
 
 use super::args::Args;
 use super::facts::{
-    call_blocks, call_id_problem, message_of, CallBlock, ResultFacts, ResultUsage, Role, TurnNames,
+    call_blocks, call_id_problem, message_of, CallBlock, ResultFacts, ResultUsage, Role, Stamp,
+    TurnNames,
 };
 use super::text::ResultText;
 use crate::message::{Message, NestedCalls};
 use crate::reader::{self, Entry};
+use arrayvec::ArrayString;
 use std::any::Any;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -66,15 +68,25 @@ pub(super) fn entry_ahead(e: &Entry<'_>, args: &Args) -> EntryAhead {
     read.unwrap_or(EntryAhead::InOrder)
 }
 
-/// A string read ahead: where it lies in the line, or decoded (one written with escapes is
-/// no slice of the line).
+/// A string read ahead: held in place when short (ids, names, times: taken back with no
+/// second look at the line), else where it lies in the line, or decoded (one written with
+/// escapes is no slice of the line).
 enum Str {
+    Short(ArrayString<SHORT>),
     At(Range<usize>),
     Decoded(Box<str>),
 }
 
+/// The longest string a [`Str`] holds in place: Pi's entry ids (8 bytes), timestamps (24),
+/// tool call ids (30 here), tool, model and provider names. A place in the line would cost a
+/// UTF-8 check of the string when the joiner takes it back (~100 instructions for 30 bytes).
+const SHORT: usize = 32;
+
 impl Str {
     fn of(e: &Entry<'_>, s: Cow<'_, str>) -> Str {
+        if let Ok(short) = ArrayString::from(&s) {
+            return Str::Short(short);
+        }
         match e.place_of(&s) {
             Some(at) if matches!(s, Cow::Borrowed(_)) => Str::At(at),
             _ => Str::Decoded(s.into()),
@@ -88,6 +100,7 @@ impl Str {
     /// The string, found in `e`'s line; `None` when the line has no valid text there.
     fn get<'e>(&'e self, e: &Entry<'e>) -> Option<Cow<'e, str>> {
         match self {
+            Str::Short(s) => Some(Cow::Borrowed(s)),
             Str::At(at) => e.text_at(at.clone()).map(Cow::Borrowed),
             Str::Decoded(s) => Some(Cow::Borrowed(s)),
         }
@@ -118,8 +131,36 @@ fn bytes_at<'e>(e: &Entry<'e>, at: &Option<Range<usize>>) -> Option<Option<&'e [
     }
 }
 
+/// An entry's [`Stamp`] read ahead (its timestamp parsed ahead too).
+struct StampAhead {
+    id: Option<Str>,
+    timestamp: Option<Str>,
+    ms: Option<i64>,
+}
+
+impl StampAhead {
+    fn read(e: &Entry<'_>) -> StampAhead {
+        let Stamp { id, timestamp, ms } = Stamp::of(e);
+        StampAhead {
+            id: Str::opt(e, id),
+            timestamp: Str::opt(e, timestamp),
+            ms,
+        }
+    }
+
+    /// The stamp, found in `e`'s line; `None` when it is not there.
+    fn resolve<'e>(&'e self, e: &Entry<'e>) -> Option<Stamp<'e>> {
+        Some(Stamp {
+            id: opt_get(&self.id, e)?,
+            timestamp: opt_get(&self.timestamp, e)?,
+            ms: self.ms,
+        })
+    }
+}
+
 /// An assistant message's calls read ahead.
 pub(super) struct CallsAhead {
+    stamp: StampAhead,
     model: Option<Str>,
     provider: Option<Str>,
     stop_reason: Option<Str>,
@@ -147,6 +188,7 @@ impl CallsAhead {
             })
         });
         Some(CallsAhead {
+            stamp: StampAhead::read(e),
             model: Str::opt(e, names.model),
             provider: Str::opt(e, names.provider),
             stop_reason: Str::opt(e, names.stop_reason),
@@ -154,12 +196,13 @@ impl CallsAhead {
         })
     }
 
-    /// The names the calls share and the blocks, found in `e`'s line; `None` when they are
-    /// not there (the entry is then read in order).
+    /// The entry's stamp, the names the calls share and the blocks, found in `e`'s line;
+    /// `None` when they are not there (the entry is then read in order).
+    #[allow(clippy::type_complexity)]
     pub(super) fn resolve<'e>(
         &'e self,
         e: &Entry<'e>,
-    ) -> Option<(TurnNames<'e>, Vec<CallBlock<'e>>)> {
+    ) -> Option<((Stamp<'e>, TurnNames<'e>), Vec<CallBlock<'e>>)> {
         let names = TurnNames {
             model: opt_get(&self.model, e)?,
             provider: opt_get(&self.provider, e)?,
@@ -176,12 +219,14 @@ impl CallsAhead {
                 arguments: bytes_at(e, &b.arguments)?,
             })
         });
-        Some((names, blocks.collect::<Option<_>>()?))
+        let stamp = self.stamp.resolve(e)?;
+        Some(((stamp, names), blocks.collect::<Option<_>>()?))
     }
 }
 
 /// A toolResult read ahead ([`ResultFacts`]), and what is wrong with its `toolCallId`.
 pub(super) struct ResultAhead {
+    stamp: StampAhead,
     id_problem: Option<&'static str>,
     call_id: Option<Str>,
     name: Option<Str>,
@@ -242,6 +287,7 @@ impl ResultAhead {
             }),
         };
         Some(ResultAhead {
+            stamp: StampAhead::read(e),
             id_problem: call_id_problem(msg.tool_call_id),
             call_id: Str::opt(e, f.call_id),
             name: Str::opt(e, f.name),
@@ -256,12 +302,13 @@ impl ResultAhead {
         })
     }
 
-    /// What is wrong with the `toolCallId` and the facts, found in `e`'s line; `None` when
-    /// they are not there (the entry is then read in order).
+    /// The entry's stamp, what is wrong with the `toolCallId` and the facts, found in `e`'s
+    /// line; `None` when they are not there (the entry is then read in order).
+    #[allow(clippy::type_complexity)]
     pub(super) fn resolve<'e>(
         &'e self,
         e: &Entry<'e>,
-    ) -> Option<(Option<&'static str>, ResultFacts<'e>)> {
+    ) -> Option<((Stamp<'e>, Option<&'static str>), ResultFacts<'e>)> {
         let parts = |parts: &[Range<usize>]| -> Option<Vec<&'e [u8]>> {
             parts.iter().map(|p| e.line.bytes.get(p.clone())).collect()
         };
@@ -298,7 +345,7 @@ impl ResultAhead {
             usage,
             nested_calls: self.nested_calls,
         };
-        Some((self.id_problem, facts))
+        Some(((self.stamp.resolve(e)?, self.id_problem), facts))
     }
 }
 
@@ -326,15 +373,18 @@ mod tests {
                 }
                 EntryAhead::InOrder => "in order",
                 EntryAhead::Calls(calls) => {
-                    let (names, blocks) = calls.resolve(e).expect("found in the line");
+                    let ((stamp, names), blocks) = calls.resolve(e).expect("found in the line");
                     let (_, msg) = now.expect("a message");
+                    assert_eq!(stamp, Stamp::of(e));
                     assert_eq!(names, TurnNames::read(&msg));
                     assert_eq!(blocks, call_blocks(msg.content.expect("content")));
                     "calls"
                 }
                 EntryAhead::Result(result) => {
-                    let (id_problem, facts) = result.resolve(e).expect("found in the line");
+                    let ((stamp, id_problem), facts) =
+                        result.resolve(e).expect("found in the line");
                     let (_, msg) = now.expect("a message");
+                    assert_eq!(stamp, Stamp::of(e));
                     let mut in_order = ResultFacts::read(&msg, &args, e.is_utf8());
                     in_order.text = in_order.text.map(ResultText::checked);
                     assert_eq!(id_problem, call_id_problem(msg.tool_call_id));
@@ -374,6 +424,13 @@ mod tests {
             (message("j", r#"{"role":"toolResult"}"#), "result"),
             (message("k", r#"{"role":"bashExecution","command":"ls","output":"x","exitCode":0}"#), "in order"),
             (r#"{"type":"\u006dessage","id":"l","parentId":null,"timestamp":"t","message":{"role":"toolResult","toolCallId":"c1","content":"x"}}"#.into(), "result, text written"),
+            // A role is matched as it decodes.
+            (message("n", r#"{"role":"t\u006folResult","toolCallId":"c1","content":"x"}"#), "result, text written"),
+            (message("o", r#"{"role":"\u0061ssistant","content":[{"type":"toolCall","id":"c9","name":"x","arguments":{}}]}"#), "calls"),
+            (message("p", r#"{"role":"Assistant","content":[{"type":"toolCall","id":"c9","name":"x","arguments":{}}]}"#), "nothing"),
+            // Strings past what is held in place: where they lie in the line, or decoded.
+            (message("m", r#"{"role":"assistant","model":"a model name longer than thirty-two bytes","provider":"a provider written \u0077ith an escape, and long","content":[{"type":"toolCall","id":"toolu_0123456789abcdefghijklmnopqrstuvwxyz","name":"read","arguments":{}}]}"#), "calls"),
+            (r#"{"type":"message","id":"an entry id longer than thirty-two bytes","parentId":null,"timestamp":"2026-01-01T00:00:00.000+01:00, and a few more bytes","message":{"role":"toolResult","toolCallId":"toolu_0123456789abcdefghijklmnopqrstuvwxyz","toolName":"a tool n\u0061me longer than thirty-two bytes","content":"x"}}"#.into(), "result, text written"),
         ];
         for (line, want) in cases {
             assert_eq!(ahead_of(&line, &[]), [want], "{line}");

@@ -26,12 +26,13 @@ pub(super) fn message_of<'a>(e: &Entry<'a>) -> Option<(Role, Message<'a>)> {
         return None;
     }
     let msg = e.message()?;
-    let role = match msg.role.and_then(Raw::as_str).as_deref() {
-        Some("assistant") => Role::Assistant,
-        Some("toolResult") => Role::ToolResult,
-        Some("bashExecution") => Role::Bash,
-        _ => return None,
-    };
+    // The role's text matched as written, decoded only when written with an escape.
+    let role = json::member_named(string_body(msg.role?)?, |role| match role {
+        b"assistant" => Some(Role::Assistant),
+        b"toolResult" => Some(Role::ToolResult),
+        b"bashExecution" => Some(Role::Bash),
+        _ => None,
+    })?;
     Some((role, msg))
 }
 
@@ -52,21 +53,23 @@ pub(super) struct CallBlock<'a> {
 pub(super) fn call_blocks(content: Raw<'_>) -> Vec<CallBlock<'_>> {
     let mut blocks = Vec::new();
     content.for_each_object_element(|members| {
-        let (mut kind, mut id, mut name, mut arguments, mut namespace) =
-            (None, None, None, None, None);
+        // type, id, name, arguments, namespace: each member's name is matched once against
+        // all five (`json::member_named`), not searched for a backslash once per name.
+        let mut read: [Option<Raw<'_>>; 5] = [None; 5];
         for (k, v) in members {
-            if json::key_is(k, "type") {
-                kind = Some(v);
-            } else if json::key_is(k, "id") {
-                id = Some(v);
-            } else if json::key_is(k, "name") {
-                name = Some(v);
-            } else if json::key_is(k, "arguments") {
-                arguments = Some(v);
-            } else if json::key_is(k, "namespace") {
-                namespace = Some(v);
+            let slot = json::member_named(k, |name| match name {
+                b"type" => Some(0),
+                b"id" => Some(1),
+                b"name" => Some(2),
+                b"arguments" => Some(3),
+                b"namespace" => Some(4),
+                _ => None,
+            });
+            if let Some(slot) = slot {
+                read[slot] = Some(v);
             }
         }
+        let [kind, id, name, arguments, namespace] = read;
         if is_str(kind, "toolCall") {
             blocks.push(CallBlock {
                 id: match id.map(Raw::as_str) {
@@ -199,19 +202,38 @@ pub(super) fn bash_verdict(
     }
 }
 
-/// The time from a call (its entry's instant in milliseconds) to its result (the result
-/// entry's timestamp); `None` when either is unknown or the result is earlier.
-pub(super) fn duration_ms(call_ms: Option<i64>, result_timestamp: Option<&str>) -> Option<i64> {
-    let end = result_timestamp.and_then(crate::time::parse_iso8601)?;
-    let start = call_ms?;
+/// The time from a call to its result (their entries' instants in milliseconds, [`Stamp`]);
+/// `None` when either is unknown or the result is earlier.
+pub(super) fn duration_ms(call_ms: Option<i64>, result_ms: Option<i64>) -> Option<i64> {
+    let (start, end) = (call_ms?, result_ms?);
     (end >= start).then_some(end - start)
+}
+
+/// What a record says of the entry it comes from besides its line: the entry's `id` and
+/// `timestamp` when strings, and the timestamp's instant in milliseconds, parsed once.
+#[derive(Debug, Default, PartialEq)]
+pub(super) struct Stamp<'a> {
+    pub(super) id: Option<Cow<'a, str>>,
+    pub(super) timestamp: Option<Cow<'a, str>>,
+    pub(super) ms: Option<i64>,
+}
+
+impl<'a> Stamp<'a> {
+    pub(super) fn new(id: Option<Cow<'a, str>>, timestamp: Option<Cow<'a, str>>) -> Stamp<'a> {
+        let ms = timestamp.as_deref().and_then(crate::time::parse_iso8601);
+        Stamp { id, timestamp, ms }
+    }
+
+    /// The stamp of the entry `e`.
+    pub(super) fn of(e: &Entry<'a>) -> Stamp<'a> {
+        Stamp::new(e.str("id"), e.str("timestamp"))
+    }
 }
 
 /// The parts of an entry a record needs, from the reader or from a line read again.
 pub(super) struct MessageLine<'a> {
     pub(super) no: u64,
-    pub(super) entry: Option<Cow<'a, str>>,
-    pub(super) timestamp: Option<Cow<'a, str>>,
+    pub(super) stamp: Stamp<'a>,
     pub(super) msg: Message<'a>,
     /// The line was found valid UTF-8 by the reader ([`Entry::is_utf8`]).
     pub(super) utf8: bool,
@@ -221,8 +243,7 @@ impl<'a> MessageLine<'a> {
     pub(super) fn from_entry(e: &Entry<'a>, msg: Message<'a>) -> MessageLine<'a> {
         MessageLine {
             no: e.line.no,
-            entry: e.str("id"),
-            timestamp: e.str("timestamp"),
+            stamp: Stamp::of(e),
             msg,
             utf8: e.is_utf8(),
         }
@@ -233,8 +254,7 @@ impl<'a> MessageLine<'a> {
         Answer {
             facts: ResultFacts::read(&self.msg, args, self.utf8),
             no: self.no,
-            entry: self.entry,
-            timestamp: self.timestamp,
+            stamp: self.stamp,
         }
     }
 
@@ -254,32 +274,18 @@ impl<'a> MessageLine<'a> {
         (object.len() == bytes.len()).then_some(())?;
         Some(MessageLine {
             no,
-            entry: id.and_then(Raw::as_str),
-            timestamp: ts.and_then(Raw::as_str),
+            stamp: Stamp::new(id.and_then(Raw::as_str), ts.and_then(Raw::as_str)),
             msg: Message::read(msg?),
             utf8: false,
         })
     }
 }
 
-/// A result as a record writes it: its line, entry id and timestamp, and what it says.
+/// A result as a record writes it: its line, its entry's stamp, and what it says.
 pub(super) struct Answer<'a> {
     pub(super) no: u64,
-    pub(super) entry: Option<Cow<'a, str>>,
-    pub(super) timestamp: Option<Cow<'a, str>>,
+    pub(super) stamp: Stamp<'a>,
     pub(super) facts: ResultFacts<'a>,
-}
-
-impl<'a> Answer<'a> {
-    /// The result of the entry `e`, whose facts are `facts`.
-    pub(super) fn of_entry(e: &Entry<'a>, facts: ResultFacts<'a>) -> Answer<'a> {
-        Answer {
-            no: e.line.no,
-            entry: e.str("id"),
-            timestamp: e.str("timestamp"),
-            facts,
-        }
-    }
 }
 
 /// What a result says: a toolResult message, or the output of a user's command.
@@ -346,6 +352,24 @@ impl<'a> ResultUsage<'a> {
     }
 }
 
+/// The members of a result's content block that [`ResultFacts::read`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PartMember {
+    Type,
+    Text,
+    MimeType,
+}
+
+/// Which of [`PartMember`] the raw member name `k` is, if any.
+fn part_member(k: &[u8]) -> Option<PartMember> {
+    json::member_named(k, |name| match name {
+        b"type" => Some(PartMember::Type),
+        b"text" => Some(PartMember::Text),
+        b"mimeType" => Some(PartMember::MimeType),
+        _ => None,
+    })
+}
+
 impl<'a> ResultFacts<'a> {
     /// The facts of a toolResult message; `utf8`: its line is known to be valid UTF-8.
     pub(super) fn read(m: &Message<'a>, args: &Args, utf8: bool) -> ResultFacts<'a> {
@@ -376,30 +400,29 @@ impl<'a> ResultFacts<'a> {
             let mut written = Some(0);
             c.for_each_object_element(|block| {
                 let (mut kind, mut t, mut mime) = (None, None, None);
-                let is_text = |k: &[u8]| json::key_is(k, "text");
+                // Each member's name is matched once (`json::member_named`): when its value
+                // is a string, as it is read (a text is checked as its end is found).
+                let is_text = |k: &[u8]| part_member(k) == Some(PartMember::Text);
                 while let Some((k, v, checked)) = block.next_written(is_text) {
-                    if json::key_is(k, "type") {
-                        kind = Some(v);
-                    } else if json::key_is(k, "text") {
-                        t = Some((v, checked.flatten()));
-                    } else if json::key_is(k, "mimeType") {
-                        mime = Some(v);
+                    let member = match checked {
+                        Some(_) => Some(PartMember::Text),
+                        None => part_member(k),
+                    };
+                    match member {
+                        Some(PartMember::Type) => kind = Some(v),
+                        Some(PartMember::Text) => t = Some((v, checked.flatten())),
+                        Some(PartMember::MimeType) => mime = Some(v),
+                        None => {}
                     }
                 }
-                match kind.and_then(Raw::as_str).as_deref() {
-                    Some("text") => {
-                        if let Some((body, len)) =
-                            t.and_then(|(t, len)| Some((string_body(t)?, len)))
-                        {
-                            parts.push(body);
-                            written = written.zip(len).map(|(sum, len)| sum + len);
-                        }
+                if is_str(kind, "text") {
+                    if let Some((body, len)) = t.and_then(|(t, len)| Some((string_body(t)?, len))) {
+                        parts.push(body);
+                        written = written.zip(len).map(|(sum, len)| sum + len);
                     }
-                    Some("image") => {
-                        images += 1;
-                        image_types.push(mime.and_then(Raw::as_str));
-                    }
-                    _ => {}
+                } else if is_str(kind, "image") {
+                    images += 1;
+                    image_types.push(mime.and_then(Raw::as_str));
                 }
             });
             Some(ResultText::of(parts, written, args, utf8))
@@ -602,12 +625,13 @@ mod tests {
 
     #[test]
     fn a_duration_needs_both_instants_in_order() {
-        let at = crate::time::parse_iso8601("2026-01-01T00:00:00Z");
-        assert_eq!(duration_ms(at, Some("2026-01-01T00:00:01.5Z")), Some(1500));
-        assert_eq!(duration_ms(at, Some("2026-01-01T01:00:00+01:00")), Some(0));
-        assert_eq!(duration_ms(at, Some("2025-12-31T23:59:59Z")), None);
-        assert_eq!(duration_ms(None, Some("2026-01-01T00:00:01Z")), None);
-        assert_eq!(duration_ms(at, Some("yesterday")), None);
-        assert_eq!(duration_ms(at, None), None);
+        let at = |t: &'static str| Stamp::new(None, Some(t.into())).ms;
+        let call = at("2026-01-01T00:00:00Z");
+        assert_eq!(duration_ms(call, at("2026-01-01T00:00:01.5Z")), Some(1500));
+        assert_eq!(duration_ms(call, at("2026-01-01T01:00:00+01:00")), Some(0));
+        assert_eq!(duration_ms(call, at("2025-12-31T23:59:59Z")), None);
+        assert_eq!(duration_ms(None, at("2026-01-01T00:00:01Z")), None);
+        assert_eq!(duration_ms(call, at("yesterday")), None);
+        assert_eq!(duration_ms(call, None), None);
     }
 }

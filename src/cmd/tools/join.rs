@@ -6,7 +6,7 @@
 use super::ahead::{EntryAhead, ReadAhead};
 use super::facts::{
     call_blocks, call_id_problem, message_of, Answer, CallBlock, MessageLine, ResultFacts, Role,
-    TurnNames,
+    Stamp, TurnNames,
 };
 use super::records::RecordWriter;
 use super::waiting::{
@@ -43,22 +43,23 @@ impl<'a, 'w> Joiner<'a, 'w> {
         }
     }
 
-    /// The toolCall blocks `blocks` of the assistant entry `e` (whose message names `names`)
-    /// are queued as calls.
+    /// The toolCall blocks `blocks` of the assistant entry `e` (stamped `stamp`, whose message
+    /// names `names`) are queued as calls.
     fn assistant(
         &mut self,
         s: &mut JoinSession,
         e: &Entry<'_>,
-        names: TurnNames<'_>,
+        (stamp, names): (Stamp<'_>, TurnNames<'_>),
         blocks: Vec<CallBlock<'_>>,
         d: &mut Diags,
     ) -> Result<(), Stop> {
-        let mut names = Some(names);
+        let mut turn_of = Some((stamp, names));
         let mut turn: Option<Rc<CallingTurn>> = None;
         for b in blocks {
             let turn = turn
                 .get_or_insert_with(|| {
-                    Rc::new(CallingTurn::new(e, names.take().unwrap_or_default()))
+                    let (stamp, names) = turn_of.take().unwrap_or_default();
+                    Rc::new(CallingTurn::new(e.line.no, stamp, names))
                 })
                 .clone();
             let call = self.call(e, turn, b, d);
@@ -117,13 +118,14 @@ impl<'a, 'w> Joiner<'a, 'w> {
         }
     }
 
-    /// The toolResult entry `e`, which says `facts` (`id_problem`: what is wrong with its
-    /// toolCallId), joins the latest call with its id, or is an orphan or a duplicate.
+    /// The toolResult entry `e`, stamped `stamp`, which says `facts` (`id_problem`: what is
+    /// wrong with its toolCallId), joins the latest call with its id, or is an orphan or a
+    /// duplicate.
     fn tool_result(
         &mut self,
         s: &mut JoinSession,
         e: &Entry<'_>,
-        id_problem: Option<&str>,
+        (stamp, id_problem): (Stamp<'_>, Option<&str>),
         facts: ResultFacts<'_>,
         d: &mut Diags,
     ) -> Result<(), Stop> {
@@ -139,6 +141,11 @@ impl<'a, 'w> Joiner<'a, 'w> {
             .call_id
             .as_deref()
             .map(|id| hash::hash128(id.as_bytes()));
+        let answer = Answer {
+            no: e.line.no,
+            stamp,
+            facts,
+        };
         if let Some(l) = key.and_then(|k| s.latest.get_mut(&k)) {
             if l.result_line != 0 {
                 dup = Some(DuplicateOf {
@@ -149,10 +156,9 @@ impl<'a, 'w> Joiner<'a, 'w> {
             } else {
                 l.result_line = e.line.no;
                 let seq = l.seq;
-                return self.answer(s, seq, e, Answer::of_entry(e, facts), d);
+                return self.answer(s, seq, e, answer, d);
             }
         }
-        let answer = Answer::of_entry(e, facts);
         self.now_or_queued(
             s,
             e,
@@ -306,13 +312,13 @@ impl SessionVisitor for Joiner<'_, '_> {
         match e.ahead::<EntryAhead>() {
             Some(EntryAhead::Nothing) => return Ok(()),
             Some(EntryAhead::Calls(calls)) => {
-                if let Some((names, blocks)) = calls.resolve(e) {
-                    return self.assistant(s, e, names, blocks, d);
+                if let Some((turn, blocks)) = calls.resolve(e) {
+                    return self.assistant(s, e, turn, blocks, d);
                 }
             }
             Some(EntryAhead::Result(result)) => {
-                if let Some((id_problem, facts)) = result.resolve(e) {
-                    return self.tool_result(s, e, id_problem, facts, d);
+                if let Some((stamped, facts)) = result.resolve(e) {
+                    return self.tool_result(s, e, stamped, facts, d);
                 }
             }
             Some(EntryAhead::InOrder) | None => {}
@@ -321,16 +327,18 @@ impl SessionVisitor for Joiner<'_, '_> {
             return Ok(());
         };
         match role {
-            Role::Assistant => match msg.content {
-                Some(content) => {
-                    let names = TurnNames::read(&msg);
-                    self.assistant(s, e, names, call_blocks(content), d)
+            Role::Assistant => match msg.content.map(call_blocks) {
+                // A reply without calls makes no record (as read ahead: `EntryAhead::Nothing`).
+                Some(blocks) if !blocks.is_empty() => {
+                    let turn = (Stamp::of(e), TurnNames::read(&msg));
+                    self.assistant(s, e, turn, blocks, d)
                 }
-                None => Ok(()),
+                _ => Ok(()),
             },
             Role::ToolResult => {
                 let facts = ResultFacts::read(&msg, self.records.args, e.is_utf8());
-                self.tool_result(s, e, call_id_problem(msg.tool_call_id), facts, d)
+                let stamped = (Stamp::of(e), call_id_problem(msg.tool_call_id));
+                self.tool_result(s, e, stamped, facts, d)
             }
             Role::Bash => self.bash(s, e, msg),
         }

@@ -405,11 +405,14 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             None => None,
         };
         let t = &c.turn;
+        let duration = result
+            .as_ref()
+            .and_then(|r| duration_ms(c.turn.ms, r.stamp.ms));
         let result = result.as_ref().map(|r| JoinedResult {
             line: r.no,
-            entry: r.entry.as_deref(),
+            entry: r.stamp.id.as_deref(),
             facts: &r.facts,
-            timestamp: r.timestamp.as_deref(),
+            timestamp: r.stamp.timestamp.as_deref(),
         });
         ToolCall {
             head,
@@ -424,7 +427,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             status,
             evidence,
             stop_reason: t.stop_reason(),
-            duration_ms: result.as_ref().and_then(|r| duration_ms(t.ms, r.timestamp)),
+            duration_ms: duration,
             result,
             bash: None,
             model: t.model(),
@@ -450,7 +453,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         ToolCall {
             head,
             line: line.no,
-            entry: line.entry.as_deref(),
+            entry: line.stamp.id.as_deref(),
             call_id: None,
             name: Some("bash"),
             namespace: None,
@@ -465,15 +468,15 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             stop_reason: None,
             result: Some(JoinedResult {
                 line: line.no,
-                entry: line.entry.as_deref(),
+                entry: line.stamp.id.as_deref(),
                 facts: &facts,
-                timestamp: line.timestamp.as_deref(),
+                timestamp: line.stamp.timestamp.as_deref(),
             }),
             bash: Some(BashRun::read(m, cancelled)),
             duration_ms: None,
             model: None,
             provider: None,
-            timestamp: line.timestamp.as_deref(),
+            timestamp: line.stamp.timestamp.as_deref(),
             options: self.args,
         }
         .write_to(&mut self.out.buf);
@@ -499,11 +502,11 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         ToolResult {
             head,
             line: answer.no,
-            entry: answer.entry.as_deref(),
+            entry: answer.stamp.id.as_deref(),
             status,
             duplicate_of: dup,
             facts,
-            timestamp: answer.timestamp.as_deref(),
+            timestamp: answer.stamp.timestamp.as_deref(),
             options: self.args,
         }
         .write_to(&mut self.out.buf);

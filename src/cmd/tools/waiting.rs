@@ -6,7 +6,7 @@
 //! copies pass their budget ([`KeptBytes::keep_within`]). From stdin, the bytes themselves
 //! are kept, or the record is rendered at once and held as it will be written.
 
-use super::facts::{turn_aborted, TurnNames};
+use super::facts::{turn_aborted, Stamp, TurnNames};
 use super::records::record_head;
 use crate::hash::Hash128Map;
 use crate::ordered::Ordered;
@@ -100,15 +100,15 @@ pub(super) struct CallingTurn {
 }
 
 impl CallingTurn {
-    /// The turn of the assistant entry `e`, whose message names `names`.
-    pub(super) fn new(e: &Entry<'_>, names: TurnNames<'_>) -> CallingTurn {
-        let timestamp = e.str("timestamp");
+    /// The turn of the assistant entry on line `line`, stamped `stamp`, whose message names
+    /// `names`.
+    pub(super) fn new(line: u64, stamp: Stamp<'_>, names: TurnNames<'_>) -> CallingTurn {
         CallingTurn {
-            line: e.line.no,
-            entry: e.str("id").map(|i| Rc::from(&*i)),
-            ms: timestamp.as_deref().and_then(crate::time::parse_iso8601),
+            line,
+            entry: stamp.id.map(|i| Rc::from(&*i)),
+            ms: stamp.ms,
             names: Strings::new([
-                timestamp.as_deref(),
+                stamp.timestamp.as_deref(),
                 names.model.as_deref(),
                 names.provider.as_deref(),
                 names.stop_reason.as_deref(),
