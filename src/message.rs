@@ -52,6 +52,7 @@ impl<'a> Message<'a> {
     }
 
     /// The message whose members (raw key, value) are `members`, in order.
+    #[inline(always)]
     pub fn from_members(members: impl IntoIterator<Item = (&'a [u8], Raw<'a>)>) -> Message<'a> {
         let mut m = Message::default();
         for (k, v) in members {
@@ -60,7 +61,10 @@ impl<'a> Message<'a> {
         m
     }
 
-    /// Takes member `k` (raw name) with value `v`, when it is one the tools read.
+    /// Takes member `k` (raw name) with value `v`, when it is one the tools read. Inlined
+    /// always, with [`Message::slot`], into the loop over a message's members: a call each
+    /// cost as much as the match.
+    #[inline(always)]
     fn set(&mut self, k: &'a [u8], v: Raw<'a>) {
         // As [`member_named`] reads a name (written out: the slot borrows `self`).
         if let Some(slot) = self.slot(k) {
@@ -72,6 +76,7 @@ impl<'a> Message<'a> {
         }
     }
 
+    #[inline(always)]
     fn slot(&mut self, name: &[u8]) -> Option<&mut Option<Raw<'a>>> {
         Some(match name {
             b"role" => &mut self.role,
@@ -244,6 +249,95 @@ pub fn cost_total<'a>(cost: Raw<'a>) -> (Option<Raw<'a>>, Option<Raw<'a>>) {
     (total, from_provider)
 }
 
+/// The text of a cost's `total` and `totalFromProvider` ([`cost_total_text`]).
+pub type CostText<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+
+/// [`cost_total`] as the text of each value: the `cost` Pi writes read from one member's quote
+/// to the next ([`flat_cost_total`]), any other walked.
+pub fn cost_total_text<'a>(cost: Raw<'a>) -> CostText<'a> {
+    flat_cost_total(cost.bytes()).unwrap_or_else(|| {
+        let (total, from_provider) = cost_total(cost);
+        (total.map(Raw::bytes), from_provider.map(Raw::bytes))
+    })
+}
+
+/// [`cost_total_text`] of the `cost` Pi writes: a validated object of numbers (or literals)
+/// without blanks whose names have no escape (`{"input":3.3e-5,…,"total":0.0209796}`), read
+/// from one member's quote to the next, two compares a byte (a walk of the object cost four
+/// times as much: issue 20). `None` for any other text, which the walk reads; what it finds
+/// is what the walk finds (the test holds it to that).
+fn flat_cost_total(b: &[u8]) -> Option<CostText<'_>> {
+    if b.first() != Some(&b'{') {
+        return None;
+    }
+    let (mut total, mut from_provider) = (None, None);
+    // At the `{` or `,` before a member.
+    let mut i = 0;
+    loop {
+        // Its name: no escape, so its first quote ends it; then `:` right after.
+        if b.get(i + 1) != Some(&b'"') {
+            return None;
+        }
+        let name_at = i + 2;
+        let name_len = find_either(b, name_at, b'"', b'\\')? - name_at;
+        let colon = name_at + name_len + 1;
+        if b[colon - 1] != b'"' || b.get(colon) != Some(&b':') {
+            return None;
+        }
+        // A number or literal (no string or container, no blank before it), up to the `,`
+        // or `}` that follows it (a scalar holds neither) with no blank before that.
+        let at = colon + 1;
+        if matches!(
+            b.get(at),
+            None | Some(b'"' | b'{' | b'[' | b' ' | b'\t' | b'\n' | b'\r')
+        ) {
+            return None;
+        }
+        let end = find_either(b, at, b',', b'}')?;
+        if b[end - 1].is_ascii_whitespace() {
+            return None;
+        }
+        let slot = match &b[name_at..name_at + name_len] {
+            b"total" => Some(&mut total),
+            b"totalFromProvider" => Some(&mut from_provider),
+            _ => None,
+        };
+        if let Some(slot) = slot {
+            *slot = Some(&b[at..end]);
+        }
+        match b[end] {
+            b',' => i = end,
+            _ if end + 1 == b.len() => return Some((total, from_provider)),
+            _ => return None,
+        }
+    }
+}
+
+/// The index of the first byte of `b` at or after `from` that is `x` or `y`, eight bytes a
+/// step (each word's bytes compared at once: the lowest byte a word's mask flags is the first
+/// that matches, a borrow running only upward from it); `None` when there is none.
+#[inline(always)]
+fn find_either(b: &[u8], from: usize, x: u8, y: u8) -> Option<usize> {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The high bit of each byte that equals `c`, and maybe of bytes above it.
+    let equal = |w: u64, c: u8| {
+        let v = w ^ (LOW * u64::from(c));
+        v.wrapping_sub(LOW) & !v & HIGH
+    };
+    let mut i = from;
+    while let Some(word) = b.get(i..i + 8) {
+        let w = u64::from_le_bytes(word.try_into().ok()?);
+        let m = equal(w, x) | equal(w, y);
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    let p = b.get(i..)?.iter().position(|&c| c == x || c == y)?;
+    Some(i + p)
+}
+
 /// What a tool result's `nestedCalls` (`{calls: [{status, …}], complete}`) says: how many calls
 /// it lists, how many of them failed or had not finished, and whether it is `complete` (false:
 /// Pi dropped calls or arguments from the record, so the counts are a lower bound).
@@ -334,9 +428,11 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
 /// JavaScript reads it; a whole number past u64::MAX is "too large", never "not a whole
 /// number" (issue 19, item 11).
 /// (Shared by pi-usage and pi-compactions: one reading of Pi's token numbers.)
+#[inline]
 pub fn token_value(raw: Raw<'_>) -> Result<Option<u64>, String> {
     // Most counts are short runs of digits: read at once, in one pass that also checks each
-    // is a digit (19 digits cannot pass u64::MAX).
+    // is a digit (19 digits cannot pass u64::MAX). Inlined where a count is read; anything
+    // else is read by the general reading, out of line.
     if (1..=19).contains(&raw.len()) {
         let digits = raw.iter().try_fold(0u64, |n, &c| {
             let d = c.wrapping_sub(b'0');
@@ -346,6 +442,12 @@ pub fn token_value(raw: Raw<'_>) -> Result<Option<u64>, String> {
             return Ok(Some(n));
         }
     }
+    token_value_general(raw)
+}
+
+/// [`token_value`] of a value that is no short run of digits.
+#[inline(never)]
+fn token_value_general(raw: Raw<'_>) -> Result<Option<u64>, String> {
     if raw.is_null() {
         return Ok(None);
     }
@@ -680,6 +782,88 @@ mod tests {
         let b = m(r#"{"role":"assistant","model":"m","responseModel":null}"#);
         assert_eq!(b.billed_model().as_deref(), Some("m"));
         assert!(m(r#"{"role":"toolResult"}"#).is_tool_result());
+    }
+
+    /// Issue 20: the `cost` Pi writes is read from member to member, and what that finds is
+    /// what the walk finds; any other text (blanks, an escaped name, a value that is no
+    /// number or literal, no object) is walked.
+    #[test]
+    fn flat_costs_read_as_the_walk_reads_them() {
+        let flat = [
+            r#"{"input":3.3e-5,"output":0.003345,"cacheRead":0.0001491,"cacheWrite":0.0174525,"total":0.0209796}"#,
+            r#"{"total":1,"totalFromProvider":true}"#,
+            r#"{"total":1,"total":-2.5E+3,"totalFromProvider":false,"totalFromProvider":null}"#,
+            r#"{"totals":1,"Total":2,"totalFromProviders":true,"":0}"#,
+            r#"{"total":null}"#,
+        ];
+        let walked = [
+            r#"{}"#,
+            r#"{ "total":1}"#,
+            r#"{"total" :1}"#,
+            r#"{"total": 1}"#,
+            r#"{"total":1 }"#,
+            r#"{"total":1 ,"x":2}"#,
+            r#"{"t\u006ftal":1,"total":2}"#,
+            r#"{"total":2,"t\u006ftal":3}"#,
+            r#"{"total":2,"x\"":3}"#,
+            r#"{"total":"1"}"#,
+            r#"{"a":{"total":1},"total":2}"#,
+            r#"{"total":2,"a":[1,{"total":3}]}"#,
+            r#"{"a":"x\",\"total\":9","total":2}"#,
+            "[1]",
+            "1",
+            r#""{\"total\":1}""#,
+        ];
+        for text in flat.iter().chain(&walked) {
+            let raw = json::validate(text.as_bytes()).unwrap();
+            let (t, p) = cost_total(raw);
+            let walk = (t.map(Raw::bytes), p.map(Raw::bytes));
+            assert_eq!(cost_total_text(raw), walk, "{text}");
+            assert_eq!(
+                flat_cost_total(raw.bytes()).is_some(),
+                flat.contains(text),
+                "{text}"
+            );
+        }
+        let raw = json::validate(flat[2].as_bytes()).unwrap();
+        assert_eq!(
+            flat_cost_total(raw.bytes()),
+            Some((Some(&b"-2.5E+3"[..]), Some(&b"null"[..])))
+        );
+    }
+
+    /// The word-at-a-time search finds what a byte-by-byte one finds, from every start, on
+    /// bytes of every kind (the two sought side by side, bytes past 0x7f, zeros).
+    #[test]
+    fn find_either_is_the_first_of_either_byte() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let alphabet = [
+            b',', b'}', b'"', b'\\', 0, 0x7f, 0x80, 0xab, 0xff, b'a', b'-', b'1',
+        ];
+        for _ in 0..3000 {
+            let len = (next() % 40) as usize;
+            let text: Vec<u8> = (0..len)
+                .map(|_| match next() % 4 {
+                    0 => alphabet[(next() % alphabet.len() as u64) as usize],
+                    _ => next() as u8,
+                })
+                .collect();
+            for (a, b) in [(b',', b'}'), (b'"', b'\\'), (0, 0xff), (0x80, 0x7f)] {
+                for from in 0..=len + 1 {
+                    let plain = text
+                        .get(from..)
+                        .and_then(|t| t.iter().position(|&c| c == a || c == b))
+                        .map(|p| from + p);
+                    assert_eq!(find_either(&text, from, a, b), plain, "{text:?} {from}");
+                }
+            }
+        }
     }
 
     #[test]

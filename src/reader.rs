@@ -92,14 +92,22 @@ impl<'a> Field<'a> {
         }
     }
 
-    #[inline]
+    /// Inlined always (with [`Entry::get`]): `key` is then a literal, and the compare one of
+    /// its known length.
+    #[inline(always)]
     fn is(&self, key: &str) -> bool {
         if self.escaped {
-            json::key_is(self.key, key)
-        } else {
-            self.key == key.as_bytes()
+            return escaped_key_is(self.key, key);
         }
+        let key = key.as_bytes();
+        self.key.len() == key.len() && self.key[..key.len()] == *key
     }
+}
+
+/// [`json::key_is`] of a key written with an escape (rare: out of line).
+#[inline(never)]
+fn escaped_key_is(raw_key: &[u8], key: &str) -> bool {
+    json::key_is(raw_key, key)
 }
 
 /// A member of a member (of `message`, of its `usage`) as the scan hands it out: its raw key
@@ -157,25 +165,51 @@ impl<'a> Entry<'a> {
         facts.downcast_ref::<Vec<T>>()?.get(i)
     }
 
-    /// The value of top-level member `key` (the last one when repeated, as in JS).
+    /// The value of top-level member `key` (the last one when repeated, as in JS). Inlined
+    /// always: the key is a literal at almost every call, so each compare is one of a known
+    /// length (no `memcmp` call a member).
+    #[inline(always)]
     pub fn get(&self, key: &str) -> Option<Raw<'a>> {
-        self.fields
-            .iter()
-            .rev()
-            .find(|f| f.is(key))
-            .map(|f| f.value)
+        let mut i = self.fields.len();
+        while i > 0 {
+            i -= 1;
+            let f = &self.fields[i];
+            if f.is(key) {
+                return Some(f.value);
+            }
+        }
+        None
     }
 
     /// The members of the `message` member, as [`Message::read`] of its value gives them
     /// (without a second pass over it): `None` when the entry has no `message`.
+    #[inline(always)]
     pub fn message(&self) -> Option<Message<'a>> {
-        match (self.message_members(), self.message) {
-            (Some((_, members)), Some((_, usage))) => {
-                let mut m = Message::from_members(members);
+        let raw = self.get("message")?;
+        Some(self.message_of(raw))
+    }
+
+    /// [`Entry::message`], with no members when the entry has no `message`: the message as it
+    /// is built, where the caller keeps it (moving it out of an `Option` copies ~370 bytes).
+    #[inline(always)]
+    pub fn message_or_default(&self) -> Message<'a> {
+        match self.get("message") {
+            Some(raw) => self.message_of(raw),
+            None => Message::default(),
+        }
+    }
+
+    /// The members of `raw`, the entry's `message`: as the scan noted them when it is an
+    /// object and they were noted, else read from it.
+    #[inline(always)]
+    fn message_of(&self, raw: Raw<'a>) -> Message<'a> {
+        match self.message {
+            Some((members, usage)) if raw.first() == Some(&b'{') => {
+                let mut m = Message::from_members(members.iter().copied());
                 m.usage_noted = NotedMembers(usage);
-                Some(m)
+                m
             }
-            _ => self.get("message").map(Message::read),
+            _ => Message::read(raw),
         }
     }
 
@@ -1740,6 +1774,62 @@ mod tests {
             has_newline: false,
             too_long: false,
         }
+    }
+
+    /// Issue 20: a message built where it is read (`message_or_default`) is `message()`, the
+    /// members the scan noted being those a walk of the value finds, and one with no members
+    /// when the entry has none; `get` (compares of a known length) finds the last member of a
+    /// name, written plainly or with an escape, and no near name.
+    #[test]
+    fn messages_built_in_place_and_members_found_by_name() {
+        let lines = [
+            r#"{"type":"message","message":{"role":"assistant","usage":{"input":1},"model":"m","model":"n"}}"#,
+            r#"{"type":"message","message":"text"}"#,
+            r#"{"type":"message"}"#,
+            r#"{"type":"message","message":{"role":"user"},"message":{"r\u006fle":"toolResult","usage":{"output":2}}}"#,
+            r#"{"type":"message","message":{"role":"user"},"message":[1]}"#,
+            r#"{"typ":"x","types":"y","t\u0079pe":"z","type":"w","id":"a","i\u0064":"b"}"#,
+        ];
+        let text = format!(
+            "{}\n{}",
+            r#"{"type":"session","version":3,"id":"s"}"#,
+            lines.join("\n")
+        );
+        let seen = map_entries(&text, |e| {
+            let built = e.message_or_default();
+            assert_eq!(
+                e.message().map(|m| format!("{m:?}")),
+                e.get("message").map(|_| format!("{built:?}"))
+            );
+            let mut walked = e.get("message").map(Message::read).unwrap_or_default();
+            walked.usage_noted = built.usage_noted;
+            assert_eq!(format!("{built:?}"), format!("{walked:?}"));
+            (
+                built.role.map(|r| r.to_vec()),
+                built
+                    .usage
+                    .is_some_and(|u| built.usage_noted.of(u).is_some()),
+            )
+        });
+        let role = |r: &str| Some(r.as_bytes().to_vec());
+        assert_eq!(
+            seen,
+            [
+                (role(r#""assistant""#), true),
+                (None, false),
+                (None, false),
+                (role(r#""toolResult""#), true),
+                (None, false),
+                (None, false),
+            ]
+        );
+        with_entry(lines[5], |e| {
+            assert_eq!(e.get("type").as_deref(), Some(&br#""w""#[..]));
+            assert_eq!(e.get("id").as_deref(), Some(&br#""b""#[..]));
+            assert_eq!(e.get("typ").as_deref(), Some(&br#""x""#[..]));
+            assert_eq!(e.get("ty"), None);
+            assert_eq!(e.get("Type"), None);
+        });
     }
 
     /// Reads one record through the reader's scan and hands its entry to `f`.

@@ -130,7 +130,7 @@ pub(super) fn entry_ahead(e: &Entry<'_>) -> EntryAhead {
     let kind = EntryType::of(e);
     let message = match kind {
         EntryType::Message => {
-            let read = read_message(&e.message().unwrap_or_default());
+            let read = read_message(&e.message_or_default());
             match read
                 .names
                 .as_ref()
@@ -169,7 +169,7 @@ pub(super) fn entry_type(e: &Entry<'_>) -> EntryType {
 pub(super) fn message_of<'e>(e: &Entry<'e>) -> MessageRead<'e> {
     e.ahead::<EntryAhead>()
         .and_then(|a| a.message.resolve(e))
-        .unwrap_or_else(|| read_message(&e.message().unwrap_or_default()))
+        .unwrap_or_else(|| read_message(&e.message_or_default()))
 }
 
 impl MessageAhead {
@@ -203,7 +203,7 @@ mod tests {
                 MessageAhead::None => "not a message",
                 MessageAhead::InOrder => "in order",
                 MessageAhead::Read { .. } => {
-                    let now = read_message(&e.message().unwrap_or_default());
+                    let now = read_message(&e.message_or_default());
                     assert_eq!(a.message.resolve(e), Some(now), "{:?}", e.line.no);
                     "ahead"
                 }

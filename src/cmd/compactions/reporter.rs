@@ -325,7 +325,7 @@ impl Reporter<'_, '_> {
         stop: StopReason,
         model: ModelIx,
     ) -> Option<Vec<u8>> {
-        let msg = e.message().unwrap_or_default();
+        let msg = e.message_or_default();
         let text = str_of(msg.error_message);
         let failure = text
             .as_deref()

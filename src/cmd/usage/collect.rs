@@ -10,8 +10,10 @@ use super::report::{ReportedSession, UsageReport};
 use crate::diag::{Diags, Kind};
 use crate::hash;
 use crate::input::Turn;
-use crate::json::Raw;
-use crate::message::{cost_total, for_each_usage_member, NestedCalls, TokenField, UsageMember};
+use crate::json::{self, Raw};
+use crate::message::{
+    cost_total_text, for_each_usage_member, NestedCalls, TokenField, UsageMember,
+};
 use crate::message::{short_text, token_value};
 use crate::output::{Out, Stop};
 use crate::reader::{Ahead, AheadFn, Entry, Header, NotedMembers, SessionVisitor};
@@ -315,11 +317,13 @@ impl CallReader<'_> {
             Some(u) => self.read_usage(u, c.usage_noted, &what, e.line.no, d),
             None => UsageRead::default(),
         };
+        // The entry's `timestamp`, looked up once for the identity and the time.
+        let timestamp = e.get("timestamp");
         CallRead {
             source: c.source,
             usage,
-            identity: self.identity(e, c),
-            time: Self::time(e, c.message_timestamp, d),
+            identity: self.identity(e, timestamp, c),
+            time: Self::time(e, timestamp, c.message_timestamp, d),
             nested: c
                 .nested_calls
                 .and_then(NestedCalls::read)
@@ -426,9 +430,9 @@ impl CallReader<'_> {
             );
             return (None, false);
         }
-        let (total, from_provider) = cost_total(cost);
-        let from_provider = from_provider.and_then(Raw::as_bool) == Some(true);
-        let Some(total) = total.filter(|t| !t.is_null()) else {
+        let (total, from_provider) = cost_total_text(cost);
+        let from_provider = from_provider.and_then(json::as_bool) == Some(true);
+        let Some(total) = total.filter(|t| *t != b"null") else {
             return (None, from_provider);
         };
         let bad = |d: &mut Diags, why: String| {
@@ -439,30 +443,32 @@ impl CallReader<'_> {
             );
             (None, from_provider)
         };
-        let parsed = parse_cost(total.bytes());
+        let parsed = parse_cost(total);
         // A total read as a cost is a number; only one that is not needs the check that it
         // is one (parsing it as a float, the slow way).
         if !(parsed.is_ok() && total.first().is_some_and(|c| c.is_ascii_digit()))
-            && total.as_f64().is_none()
+            && json::as_f64(total).is_none()
         {
-            return bad(d, format!("is a {}, not a number", total.kind_name()));
+            return bad(d, format!("is a {}, not a number", json::kind_name(total)));
         }
         match parsed {
             Ok(v) => (Some(v), from_provider),
-            Err(NotACost::Negative) => bad(d, format!("is negative ({})", short_text(&total))),
+            Err(NotACost::Negative) => bad(d, format!("is negative ({})", short_text(total))),
             Err(NotACost::OutOfRange | NotACost::NotANumber) => {
-                bad(d, format!("is out of range ({})", short_text(&total)))
+                bad(d, format!("is out of range ({})", short_text(total)))
             }
         }
     }
 
-    /// The call's time: the entry's ISO timestamp, else the message's Unix milliseconds.
+    /// The call's time: the entry's ISO `timestamp` (its value, as `e` has it), else the
+    /// message's Unix milliseconds.
     fn time(
         e: &Entry<'_>,
+        timestamp: Option<Raw<'_>>,
         message_timestamp: Option<Raw<'_>>,
         d: &mut Diags,
     ) -> Option<(i64, TimeText)> {
-        match e.get("timestamp") {
+        match timestamp {
             None => {}
             Some(raw) if raw.is_null() => {}
             Some(raw) => match raw.as_str() {
@@ -500,8 +506,14 @@ impl CallReader<'_> {
     /// its entry's id, time and usage text.) Providers reuse response ids (Ollama's `chatcmpl-<n>`, Pi's chunk ids), and an
     /// identity must never merge two calls that differ in anything a bill depends on; a fork's
     /// or a sub-agent's copy of a message keeps its time and usage text, so it still repeats.
-    fn identity(&mut self, e: &Entry<'_>, c: &BilledCallParts<'_>) -> Option<u128> {
-        let timestamp = e.get("timestamp").filter(|v| !v.is_null());
+    /// `timestamp` is the entry's, as `e` has it.
+    fn identity(
+        &mut self,
+        e: &Entry<'_>,
+        timestamp: Option<Raw<'_>>,
+        c: &BilledCallParts<'_>,
+    ) -> Option<u128> {
+        let timestamp = timestamp.filter(|v| !v.is_null());
         let usage = c.usage.as_deref().unwrap_or(b"");
         if let Some(r) = c.response_id.as_deref().filter(|r| !r.is_empty()) {
             let numeric = |t: &Raw<'_>| t.first().is_some_and(|b| b.is_ascii_digit() || *b == b'-');
@@ -630,7 +642,8 @@ fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
     };
     match e.get("type").as_deref() {
         Some(b"\"message\"") => {
-            let message = e.message()?;
+            // Built where it is read (no `message` has no role: no call).
+            let message = e.message_or_default();
             if message.is_assistant() {
                 // Keyed as Pi keys it: provider and `responseModel ?? model`.
                 let provider = message.provider.and_then(Raw::as_str);
