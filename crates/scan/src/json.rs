@@ -161,15 +161,61 @@ fn string_stop_swar(b: &[u8], mut i: usize) -> usize {
 
 /// `b[i]` is the opening quote; returns the index just past the closing quote.
 ///
-/// A string without escapes ends at the first stop of [`string_stop`]; one with escapes is
-/// skipped 64 bytes a step from its first backslash on ([`strings`]).
-#[inline]
+/// Most strings (keys, ids, names, times) end within their first 16 bytes: one SSE2 step
+/// here, in the caller, finds their quote. A longer one goes on 64 bytes a step
+/// ([`strings::skip_long`]), one with escapes from its first backslash on
+/// ([`strings::skip_rest`]).
+#[inline(always)]
 fn skip_string(b: &[u8], i: usize) -> Result<usize, Error> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(chunk) = b.get(i + 1..i + 17) {
+        let (stops, quotes) = stops16_sse2(chunk.try_into().expect("16 bytes"));
+        if stops == 0 {
+            return strings::skip_long(b, i + 17);
+        }
+        let bit = stops.trailing_zeros();
+        if quotes >> bit & 1 == 1 {
+            return Ok(i + 2 + bit as usize);
+        }
+        return strings::skip_rest(b, i + 1 + bit as usize);
+    }
+    skip_string_short(b, i)
+}
+
+/// [`skip_string`] where fewer than 16 bytes follow the quote (everywhere off x86-64): the
+/// first stop of [`string_stop`], and [`strings::skip_rest`] when it is no quote.
+#[inline(never)]
+fn skip_string_short(b: &[u8], i: usize) -> Result<usize, Error> {
     let stop = string_stop(b, i + 1);
     if b.get(stop) == Some(&b'"') {
         return Ok(stop + 1);
     }
     strings::skip_rest(b, stop)
+}
+
+/// Of 16 bytes, the stops of [`string_stop`] (quotes, backslashes, control bytes) and the
+/// quotes, one bit a byte.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn stops16_sse2(chunk: &[u8; 16]) -> (u32, u32) {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is part of the x86-64 baseline, so these instructions always exist; the
+    // load reads the 16 bytes of `chunk` and needs no alignment.
+    unsafe {
+        let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+        let quote = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+        // c <= 0x1f exactly when min(c, 0x1f) == c.
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+        let stops = _mm_or_si128(_mm_or_si128(quote, backslash), control);
+        (
+            _mm_movemask_epi8(stops) as u32,
+            _mm_movemask_epi8(quote) as u32,
+        )
+    }
 }
 
 /// How a scan skips strings: the block loop ([`Blocks`]), or, for the reference scanner
@@ -189,7 +235,24 @@ impl Strings for Blocks {
     }
 }
 
+/// The index of the first byte at or after `i` that is no ASCII digit (`b.len()` when none):
+/// eight bytes a step in a `u64` (token counts and times run to 5–13 digits), the last few
+/// one by one.
+#[inline]
 fn skip_digits(b: &[u8], mut i: usize) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    while let Some(chunk) = b.get(i..i + 8) {
+        // A byte is a digit exactly when it XOR '0' is below 10: each byte of `x` below 10
+        // for a digit. A byte of 10 or more (or one with the top bit) is flagged by its top
+        // bit after adding 0x76; a carry out of a flagged byte may flag the byte above it
+        // wrongly, never one below, so the lowest flag is always a true one.
+        let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ (LO * u64::from(b'0'));
+        let other = (x.wrapping_add(LO * 0x76) | x) & (LO * 0x80);
+        if other != 0 {
+            return i + (other.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
     while i < b.len() && b[i].is_ascii_digit() {
         i += 1;
     }
@@ -235,23 +298,24 @@ fn skip_literal(b: &[u8], i: usize, word: &[u8]) -> Result<usize, Error> {
     }
 }
 
-/// Open containers kept without spilling to the heap; a deeper value spills the rest.
-const INLINE_DEPTH: usize = 1024;
+/// Open containers kept in place; a deeper value spills the rest to the heap.
+const INLINE_DEPTH: usize = 64;
 
 /// A stack of open containers, one bit each (set = object). Validation needs nothing else of
 /// an open container than its kind, so any depth costs one bit a level: the first
-/// [`INLINE_DEPTH`] levels in place, deeper ones in a vector that only such a value allocates.
-/// `JSON.parse` accepts any depth its memory allows, and so does this.
+/// [`INLINE_DEPTH`] levels in one word, deeper ones in a vector that only such a value
+/// allocates. `JSON.parse` accepts any depth its memory allows, and so does this.
 struct Stack {
-    bits: [u64; INLINE_DEPTH / 64],
+    bits: u64,
     deeper: Vec<u64>,
     len: usize,
 }
 
 impl Stack {
+    #[inline]
     fn new() -> Stack {
         Stack {
-            bits: [0; INLINE_DEPTH / 64],
+            bits: 0,
             deeper: Vec::new(),
             len: 0,
         }
@@ -261,7 +325,7 @@ impl Stack {
         let n = self.len;
         let m = 1u64 << (n % 64);
         let word = if n < INLINE_DEPTH {
-            &mut self.bits[n / 64]
+            &mut self.bits
         } else {
             let w = (n - INLINE_DEPTH) / 64;
             if w == self.deeper.len() {
@@ -276,11 +340,17 @@ impl Stack {
         }
         self.len += 1;
     }
+    /// Closes the innermost container: whether the one around it (if any) is an object.
+    #[inline]
+    fn pop(&mut self) -> bool {
+        self.len -= 1;
+        self.len > 0 && self.top_is_object()
+    }
     #[inline]
     fn top_is_object(&self) -> bool {
         let n = self.len - 1;
         let word = if n < INLINE_DEPTH {
-            self.bits[n / 64]
+            self.bits
         } else {
             self.deeper[(n - INLINE_DEPTH) / 64]
         };
@@ -337,6 +407,8 @@ fn validate_with<S: Strings>(b: &[u8]) -> Result<Raw<'_>, Error> {
 fn skip_container<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
     let mut i = i;
     let mut stack = Stack::new();
+    // The kind of the innermost open container (the stack's top), kept at hand.
+    let mut object = false;
     'value: loop {
         // Parse one value at i.
         let Some(&c) = b.get(i) else {
@@ -345,12 +417,12 @@ fn skip_container<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
         match c {
             b'"' => i = S::skip(b, i)?,
             b'{' | b'[' => {
-                let object = c == b'{';
+                object = c == b'{';
                 stack.push(object);
                 i = skip_ws(b, i + 1);
                 let close = if object { b'}' } else { b']' };
                 if b.get(i) == Some(&close) {
-                    stack.len -= 1;
+                    object = stack.pop();
                     i += 1;
                 } else if object {
                     i = object_key::<S>(b, i)?;
@@ -365,13 +437,12 @@ fn skip_container<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
             b'-' | b'0'..=b'9' => i = skip_number(b, i)?,
             _ => return err(ErrorKind::Unexpected, i),
         }
-        // After a value: close containers or move to the next member.
+        // After a value: close containers or move to the next member. The writers put no
+        // blank here, so one is looked for only when the byte is none of the expected ones.
         loop {
             if stack.len == 0 {
                 return Ok(i);
             }
-            i = skip_ws(b, i);
-            let object = stack.top_is_object();
             match b.get(i) {
                 Some(b',') => {
                     i = skip_ws(b, i + 1);
@@ -382,16 +453,21 @@ fn skip_container<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
                 }
                 Some(b'}') if object => {}
                 Some(b']') if !object => {}
+                Some(b' ' | b'\t' | b'\n' | b'\r') => {
+                    i = skip_ws(b, i);
+                    continue;
+                }
                 None => return err(ErrorKind::Eof, i),
                 Some(_) => return err(ErrorKind::Unexpected, i),
             }
-            stack.len -= 1;
+            object = stack.pop();
             i += 1;
         }
     }
 }
 
 /// `b[i]` should start `"key" :`; returns the index of the value after it.
+#[inline(always)]
 fn object_key<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
     if b.get(i) != Some(&b'"') {
         return err(
@@ -403,16 +479,26 @@ fn object_key<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
             i,
         );
     }
-    let i = skip_ws(b, S::skip(b, i)?);
+    after_colon(b, S::skip(b, i)?)
+}
+
+/// `b[i]` should be the `:` after a key, blanks before and after it allowed: the index of the
+/// value after it. The colon is looked for first (the writers put no blank before it).
+#[inline(always)]
+fn after_colon(b: &[u8], i: usize) -> Result<usize, Error> {
+    let mut i = i;
     if b.get(i) != Some(&b':') {
-        return err(
-            if i >= b.len() {
-                ErrorKind::Eof
-            } else {
-                ErrorKind::Unexpected
-            },
-            i,
-        );
+        i = skip_ws(b, i);
+        if b.get(i) != Some(&b':') {
+            return err(
+                if i >= b.len() {
+                    ErrorKind::Eof
+                } else {
+                    ErrorKind::Unexpected
+                },
+                i,
+            );
+        }
     }
     Ok(skip_ws(b, i + 1))
 }
@@ -514,18 +600,7 @@ where
         }
         let key_end = S::skip(b, i)?;
         let key = &b[i + 1..key_end - 1];
-        i = skip_ws(b, key_end);
-        if b.get(i) != Some(&b':') {
-            return err(
-                if i >= b.len() {
-                    ErrorKind::Eof
-                } else {
-                    ErrorKind::Unexpected
-                },
-                i,
-            );
-        }
-        i = skip_ws(b, i + 1);
+        i = after_colon(b, key_end)?;
         let (end, kind) = if depth < 2 && b.get(i) == Some(&b'{') && open(depth, key) {
             let end = object_members::<S, O, F>(b, i, depth + 1, open, f)?;
             (
@@ -548,13 +623,19 @@ where
             )
         };
         f(kind, key, Raw(&b[i..end]));
-        i = skip_ws(b, end);
-        match b.get(i) {
-            Some(b',') => i = skip_ws(b, i + 1),
-            Some(b'}') => return Ok(i + 1),
-            None => return err(ErrorKind::Eof, i),
-            Some(_) => return err(ErrorKind::Unexpected, i),
+        i = end;
+        // The writers put no blank after a value: one is looked for only when the byte is
+        // neither `,` nor `}`.
+        loop {
+            match b.get(i) {
+                Some(b',') => break,
+                Some(b'}') => return Ok(i + 1),
+                Some(b' ' | b'\t' | b'\n' | b'\r') => i = skip_ws(b, i),
+                None => return err(ErrorKind::Eof, i),
+                Some(_) => return err(ErrorKind::Unexpected, i),
+            }
         }
+        i = skip_ws(b, i + 1);
     }
 }
 
@@ -603,8 +684,8 @@ pub fn as_str(raw: &[u8]) -> Option<Cow<'_, str>> {
 /// checked. With AVX2, 64 bytes a step.
 pub fn written_len(body: &[u8]) -> Option<usize> {
     #[cfg(target_arch = "x86_64")]
-    if body.len() >= 64 && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
+    if body.len() >= 64 && strings::x86::avx2_bmi1() {
+        // SAFETY: the CPU has AVX2 and BMI1, checked just above.
         return unsafe { strings::x86::written_blocks_avx2(body) }.map(|added| body.len() - added);
     }
     strings::written_plain(body, 0).map(|added| body.len() - added)
@@ -937,6 +1018,195 @@ mod tests {
         }
     }
 
+    /// The grammar written as plainly as it reads, recursively and one byte at a time, with
+    /// the scanner's errors (kind and place): what the scanner's structure (its container
+    /// stack, the blanks looked for only where no expected byte is, digits eight at a time)
+    /// is held to. Strings by the stepwise loop.
+    fn plain_value(b: &[u8], i: usize) -> Result<usize, Error> {
+        let eof_or = |i: usize| {
+            if i >= b.len() {
+                ErrorKind::Eof
+            } else {
+                ErrorKind::Unexpected
+            }
+        };
+        let digits = |mut i: usize| {
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            i
+        };
+        match b.get(i) {
+            None => err(ErrorKind::Eof, i),
+            Some(b'"') => strings::skip_plain(b, i + 1),
+            Some(&open @ (b'{' | b'[')) => {
+                let close = if open == b'{' { b'}' } else { b']' };
+                let mut i = skip_ws(b, i + 1);
+                if b.get(i) == Some(&close) {
+                    return Ok(i + 1);
+                }
+                loop {
+                    if open == b'{' {
+                        if b.get(i) != Some(&b'"') {
+                            return err(eof_or(i), i);
+                        }
+                        i = skip_ws(b, strings::skip_plain(b, i + 1)?);
+                        if b.get(i) != Some(&b':') {
+                            return err(eof_or(i), i);
+                        }
+                        i = skip_ws(b, i + 1);
+                    }
+                    i = skip_ws(b, plain_value(b, i)?);
+                    match b.get(i) {
+                        Some(b',') => i = skip_ws(b, i + 1),
+                        Some(&c) if c == close => return Ok(i + 1),
+                        None => return err(ErrorKind::Eof, i),
+                        Some(_) => return err(ErrorKind::Unexpected, i),
+                    }
+                }
+            }
+            Some(b't' | b'f' | b'n') => {
+                let word: &[u8] = match b[i] {
+                    b't' => b"true",
+                    b'f' => b"false",
+                    _ => b"null",
+                };
+                if b[i..].starts_with(word) {
+                    Ok(i + word.len())
+                } else {
+                    err(ErrorKind::Unexpected, i)
+                }
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let mut i = i + usize::from(b[i] == b'-');
+                match b.get(i) {
+                    Some(b'0') => i += 1,
+                    Some(b'1'..=b'9') => i = digits(i + 1),
+                    _ => return err(ErrorKind::BadNumber, i),
+                }
+                if b.get(i) == Some(&b'.') {
+                    let j = digits(i + 1);
+                    if j == i + 1 {
+                        return err(ErrorKind::BadNumber, j);
+                    }
+                    i = j;
+                }
+                if matches!(b.get(i), Some(b'e' | b'E')) {
+                    i += 1;
+                    if matches!(b.get(i), Some(b'+' | b'-')) {
+                        i += 1;
+                    }
+                    let j = digits(i);
+                    if j == i {
+                        return err(ErrorKind::BadNumber, j);
+                    }
+                    i = j;
+                }
+                Ok(i)
+            }
+            Some(_) => err(ErrorKind::Unexpected, i),
+        }
+    }
+
+    /// The scanner's structure against [`plain_value`]: `skip_value` from every byte that may
+    /// start a value, `validate`, and the object scans (flat, nested and two levels deep, whose
+    /// results are the object's) on generated session lines whole, cut short, with a byte
+    /// changed, and with blanks put in anywhere (they are looked for only where no expected
+    /// byte is), and on short texts of JSON's pieces in any order.
+    #[test]
+    fn structure_is_the_plain_grammar() {
+        let mut data = Vec::new();
+        pi_jsonl_gen::Gen::new(11)
+            .session(&pi_jsonl_gen::Shape::v3(1 << 20), &mut data)
+            .unwrap();
+        let mut rng = pi_jsonl_gen::Rng::new(12);
+        let mut texts: Vec<Vec<u8>> = Vec::new();
+        for line in data.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
+            texts.push(line.to_vec());
+            texts.push(line[..rng.below(line.len() as u64) as usize].to_vec());
+            let mut changed = line.to_vec();
+            let at = rng.below(line.len() as u64) as usize;
+            changed[at] = *rng.pick(b"{}[],:\" 0-1e.+tfnx\\");
+            texts.push(changed);
+            // Blanks after structural bytes and before them, outside strings.
+            let mut blank = Vec::new();
+            let mut in_string = false;
+            let mut escaped = false;
+            for &c in line {
+                let structural = !in_string && b"{}[],:".contains(&c);
+                if structural && rng.below(3) == 0 {
+                    blank.push(*rng.pick(b" \t\n\r"));
+                }
+                blank.push(c);
+                if structural && rng.below(3) == 0 {
+                    blank.extend(std::iter::repeat_n(b' ', rng.below(3) as usize + 1));
+                }
+                if in_string {
+                    in_string = escaped || c != b'"';
+                    escaped = !escaped && c == b'\\';
+                } else {
+                    in_string = c == b'"';
+                }
+            }
+            texts.push(blank);
+        }
+        #[rustfmt::skip]
+        let pieces: [&[u8]; 22] = [
+            b"{", b"}", b"[", b"]", b",", b":", b" ", b"\t", b"\"k\"", b"\"a\\\"b\"", b"0", b"-",
+            b"12345678901", b"1.5", b"2e+7", b"1.", b"1e", b"true", b"fals", b"null", b"\"",
+            b"\n",
+        ];
+        for _ in 0..30_000 {
+            let n = rng.below(14) as usize;
+            let mut t = Vec::new();
+            for _ in 0..n {
+                t.extend_from_slice(pieces[rng.below(pieces.len() as u64) as usize]);
+            }
+            texts.push(t);
+        }
+        let mut compared = 0;
+        for t in &texts {
+            for i in 0..t.len().min(300) {
+                if b"{[\"-0123456789tfn ".contains(&t[i]) || i == 0 {
+                    assert_eq!(
+                        skip_value(t, i),
+                        plain_value(t, i),
+                        "{:?} at {i}",
+                        String::from_utf8_lossy(t)
+                    );
+                    compared += 1;
+                }
+            }
+            let start = skip_ws(t, 0);
+            let whole = plain_value(t, start).and_then(|end| match skip_ws(t, end) {
+                rest if rest == t.len() => Ok(end),
+                rest => err(ErrorKind::Unexpected, rest),
+            });
+            assert_eq!(
+                validate(t).map(|r| r.len() + start),
+                whole,
+                "{:?}",
+                String::from_utf8_lossy(t)
+            );
+            // The object scans: an object's result, or the error, at its first byte.
+            let object = match t.get(start) {
+                Some(b'{') => plain_value(t, start),
+                _ => err(ErrorKind::Unexpected, start),
+            };
+            let end = |r: Result<Raw, Error>| r.map(|raw| start + raw.len());
+            assert_eq!(end(scan_members(t, start, |_, _| {})), object);
+            assert_eq!(
+                end(scan_members_nested(t, start, |_| true, |_, _, _| {})),
+                object
+            );
+            assert_eq!(
+                end(scan_members_deep(t, start, |_, _| true, |_, _, _| {})),
+                object
+            );
+        }
+        assert!(compared > 100_000, "{compared}");
+    }
+
     /// The public entry points (64-byte string loop) against [`reference`] (the stepwise
     /// loop): the same results, errors and member spans on generated session lines, whole
     /// and cut short or with a byte changed (the fuzz target `scan_equiv` does the same on
@@ -978,6 +1248,30 @@ mod tests {
             }
         }
         assert!(compared > 1000, "{compared} lines");
+    }
+
+    /// The eight-bytes-a-step digit run against a byte loop: runs of every length from every
+    /// start, ended by every byte value (those next to the digits, `/` and `:`, the ones whose
+    /// carry in the step could flag the byte above, 0x8a–0xff).
+    #[test]
+    fn digit_runs_end_where_a_byte_loop_ends_them() {
+        for end in 0..=255u8 {
+            for run in 0..20 {
+                for before in 0..3 {
+                    let mut b = vec![b'x'; before];
+                    b.extend((0..run).map(|k| b'0' + (k * 7 % 10) as u8));
+                    b.push(end);
+                    b.extend_from_slice(b"99999999");
+                    let want = (before..b.len())
+                        .find(|&k| !b[k].is_ascii_digit())
+                        .unwrap_or(b.len());
+                    assert_eq!(skip_digits(&b, before), want, "{b:?}");
+                    // Cut right after the run: the end of the bytes ends it.
+                    let cut = &b[..before + run];
+                    assert_eq!(skip_digits(cut, before), cut.len(), "{cut:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -44,8 +44,10 @@ pub(super) struct Block {
     pub control: u64,
     /// Bytes that may not follow a backslash: all but `"` `\` `/` `b` `f` `n` `r` `t` `u`.
     pub not_escapable: u64,
-    /// `u` bytes (a `\u` escape needs four hex digits after it).
-    pub u: u64,
+    /// `u` and `/` bytes: escaped, they need a look at the text (a `\u` escape's four hex
+    /// digits; `\/`, which JSON lets stand for `/`, is an escape a minimal writer never
+    /// writes).
+    pub look: u64,
 }
 
 /// Bits 0, 2, 4, … : the even positions of a block.
@@ -80,6 +82,29 @@ fn hex4_at(b: &[u8], at: usize) -> bool {
         .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
 }
 
+/// Whether `b[at..at + 4]` are four hex digits, without a branch per digit: the block loop's
+/// [`hex4_at`], at every `\u` escape of a text.
+#[inline(always)]
+fn hex4_in_block(b: &[u8], at: usize) -> bool {
+    /// 1 for the bytes that are hex digits.
+    static HEX: [u8; 256] = {
+        let mut t = [0; 256];
+        let mut c = 0;
+        while c < 256 {
+            t[c] = (c as u8).is_ascii_hexdigit() as u8;
+            c += 1;
+        }
+        t
+    };
+    match b.get(at..at + 4) {
+        Some(&[h0, h1, h2, h3]) => {
+            let at = |c: u8| HEX[usize::from(c)];
+            at(h0) & at(h1) & at(h2) & at(h3) != 0
+        }
+        _ => false,
+    }
+}
+
 /// The stepwise loop: from `i` (inside a string, not inside an escape) to just past the
 /// closing quote, stopping at every escape. The tail of [`skip_rest`], the whole of it off
 /// x86-64, and the reference the block loop is tested against.
@@ -102,14 +127,35 @@ pub(super) fn skip_plain(b: &[u8], mut i: usize) -> Result<usize, Error> {
     }
 }
 
+/// From `i` (inside a string, not inside an escape, no stop of
+/// [`string_stop`](super::string_stop) before it in the string) to just past the closing
+/// quote: with AVX2, 64 bytes a step to the first stop (a long string, a base64 image or a
+/// signature, often has no escape at all), then [`skip_rest`] from a backslash; else the
+/// first stop of `string_stop`, then `skip_rest`.
+#[inline(never)]
+pub(super) fn skip_long(b: &[u8], i: usize) -> Result<usize, Error> {
+    #[cfg(target_arch = "x86_64")]
+    if b.len().saturating_sub(i) >= 64 && x86::avx2_bmi1() {
+        // SAFETY: the CPU has AVX2 and BMI1, checked just above, which is all
+        // `long_avx2` needs.
+        return unsafe { x86::long_avx2(b, i) };
+    }
+    let stop = string_stop(b, i);
+    if b.get(stop) == Some(&b'"') {
+        return Ok(stop + 1);
+    }
+    skip_rest(b, stop)
+}
+
 /// From `i` (inside a string, not inside an escape) to just past the closing quote: the
 /// block loop on the best path the CPU has, the stepwise loop for what is left.
-#[inline]
+#[inline(never)]
 pub(super) fn skip_rest(b: &[u8], i: usize) -> Result<usize, Error> {
     #[cfg(target_arch = "x86_64")]
     if b.len().saturating_sub(i) >= 64 {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above, which is all `blocks_avx2` needs.
+        if x86::avx2_bmi1() {
+            // SAFETY: the CPU has AVX2 and BMI1, checked just above, which is all
+            // `blocks_avx2` needs.
             return unsafe { x86::blocks_avx2(b, i) };
         }
         // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 CPU has it.
@@ -118,47 +164,85 @@ pub(super) fn skip_rest(b: &[u8], i: usize) -> Result<usize, Error> {
     skip_plain(b, i)
 }
 
+/// What the validating block loop needs of a 64-byte block, one bit per byte (bit `k` is
+/// byte `k`): three masks, from which the stops follow once the escaped bytes are known
+/// (`stops ^ (escaped & flips)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stops {
+    pub backslash: u64,
+    /// The bytes that end the loop when no backslash escapes them: quotes and control bytes
+    /// (below 0x20).
+    pub stops: u64,
+    /// The bytes an escape changes the verdict of: quotes (a stop unescaped, part of an escape
+    /// escaped), and the bytes other than control bytes that may not follow a backslash (a
+    /// stop escaped, plain text unescaped). A control byte is a stop either way; a backslash
+    /// and the other bytes that may follow one (`/` `b` `f` `n` `r` `t`) neither. `u` is
+    /// among the bytes that may not: an escaped `u` stops the loop, which checks its four hex
+    /// digits there (`\u` escapes are rare: a writer such as `JSON.stringify` writes them only
+    /// for control bytes without a short escape and for lone surrogates).
+    pub flips: u64,
+}
+
+/// The bytes of a 64-byte block escaped by a backslash (bit `k` for byte `k`, `backslash` the
+/// block's backslashes): each byte after a backslash that is not itself escaped, escaped
+/// backslashes included, and byte 0 when `carry` is 1. `carry` is 1 when the previous block's
+/// last byte is a backslash that escapes the next byte, and is set the same way for the next
+/// block; 0 for a first block. ([`escaped_bytes`] leaves escaped backslashes out; this one
+/// takes fewer steps: simdjson's `find_escaped_branchless`.)
+#[inline(always)]
+fn escaped_in_block(backslash: u64, carry: &mut u64) -> u64 {
+    let carried = *carry;
+    // A backslash escaped by the previous block escapes nothing itself.
+    let backslash = backslash & !carried;
+    let follows_backslash = backslash << 1 | carried;
+    // Runs of backslashes that start at an odd position: adding each run's first bit carries
+    // through the run to the byte just after it, flipping the run's bits.
+    let odd_starts = backslash & !EVEN & !follows_backslash;
+    let (flipped, overflow) = odd_starts.overflowing_add(backslash);
+    *carry = u64::from(overflow);
+    // In a run starting at an even position, the bytes at odd positions are escaped (the run's
+    // 2nd, 4th, … backslash, or the byte after it); in one starting at an odd position, those
+    // at even positions: the sum above marks the bytes of odd-started runs and the byte after
+    // each, shifted one up to line up with the bytes they escape.
+    (EVEN ^ (flipped << 1)) & follows_backslash
+}
+
 /// The block loop, over whichever `classify` the CPU allows. From `i` (inside a string, not
 /// inside an escape) while 64 bytes are left; the rest goes to [`skip_plain`].
 #[inline(always)]
 pub(super) fn blocks(
     b: &[u8],
     i: usize,
-    classify: impl Fn(&[u8; 64]) -> Block,
+    classify: impl Fn(&[u8; 64]) -> Stops,
 ) -> Result<usize, Error> {
     let mut at = i;
     let mut carry = 0u64;
     while let Some(bytes) = b.get(at..at + 64) {
         let block = classify(bytes.try_into().expect("64 bytes"));
-        let escaped = escaped_bytes(block.backslash, &mut carry);
-        let stops = ((block.quote | block.control) & !escaped) | (escaped & block.not_escapable);
-        // The `\u` escapes before the first stop (all of them when there is none) need their
-        // four hex digits, which may lie in the next block: checked byte by byte, in order.
-        let before_stop = stops.wrapping_sub(1) & !stops;
-        let mut u_escapes = escaped & block.u & before_stop;
-        while u_escapes != 0 {
-            let u = at + u_escapes.trailing_zeros() as usize;
-            if !hex4_at(b, u + 1) {
-                return err(ErrorKind::BadEscape, u - 1);
-            }
-            u_escapes &= u_escapes - 1;
-        }
-        if stops != 0 {
+        let escaped = escaped_in_block(block.backslash, &mut carry);
+        let mut stops = block.stops ^ (escaped & block.flips);
+        while stops != 0 {
             let bit = stops.trailing_zeros();
             let s = at + bit as usize;
-            return if escaped >> bit & 1 == 1 {
-                err(ErrorKind::BadEscape, s - 1)
-            } else if b[s] == b'"' {
-                Ok(s + 1)
-            } else {
-                err(ErrorKind::ControlChar, s)
-            };
+            if escaped >> bit & 1 == 0 {
+                return if b[s] == b'"' {
+                    Ok(s + 1)
+                } else {
+                    err(ErrorKind::ControlChar, s)
+                };
+            }
+            // An escaped byte that is a stop: a `\u` escape, or a bad escape. The four digits
+            // of a good one (in this block or the next) are no stop, and no backslash: the
+            // loop goes on to the block's next stop, the masks unchanged.
+            if b[s] != b'u' || !hex4_in_block(b, s + 1) {
+                return err(ErrorKind::BadEscape, s - 1);
+            }
+            stops &= stops - 1;
         }
         at += 64;
     }
     // With a carry, the block's last byte is a backslash that escapes the next one: the
-    // stepwise loop starts at that escape. Inside a `\u` escape's digits (checked above) it
-    // may start anywhere: they are plain bytes to it.
+    // stepwise loop starts at that escape.
     skip_plain(b, at - carry as usize)
 }
 
@@ -166,19 +250,28 @@ pub(super) fn blocks(
 /// `from` (inside the string, not inside an escape), the index just past the first quote no
 /// backslash escapes, looked for in the whole blocks of `b[from..]`; when none has it, `Err`
 /// with where the blocks end (the caller goes on from there byte by byte).
+///
+/// Only the quotes are classified: in a valid string a quote is escaped exactly when the run
+/// of backslashes just before it is of odd length, counted back from the quote (never past
+/// `from`: the text before it is whole escapes, which leave a run of even length). Blocks
+/// without a quote, most of a long text, cost a compare and a test; escaped quotes one
+/// count each.
 #[inline(always)]
 pub(super) fn quote_in_blocks(
     b: &[u8],
     from: usize,
-    quotes_and_backslashes: impl Fn(&[u8; 64]) -> (u64, u64),
+    quotes: impl Fn(&[u8; 64]) -> u64,
 ) -> Result<usize, usize> {
     let mut at = from;
-    let mut carry = 0u64;
     while let Some(bytes) = b.get(at..at + 64) {
-        let (quote, backslash) = quotes_and_backslashes(bytes.try_into().expect("64 bytes"));
-        let quotes = quote & !escaped_bytes(backslash, &mut carry);
-        if quotes != 0 {
-            return Ok(at + quotes.trailing_zeros() as usize + 1);
+        let mut quote = quotes(bytes.try_into().expect("64 bytes"));
+        while quote != 0 {
+            let q = at + quote.trailing_zeros() as usize;
+            let run = b[from..q].iter().rev().take_while(|&&c| c == b'\\').count();
+            if run % 2 == 0 {
+                return Ok(q + 1);
+            }
+            quote &= quote - 1;
         }
         at += 64;
     }
@@ -242,8 +335,7 @@ fn written_control(body: &[u8], at: usize) -> Option<u8> {
     (c < 0x20 && !matches!(c, 0x08 | b'\t' | b'\n' | 0x0c | b'\r')).then_some(c)
 }
 
-/// [`written_plain`] over the whole blocks of `body`, the rest byte by byte. `slash` gives a
-/// block's `/` bytes (JSON lets `\/` stand for `/`; a minimal writer never writes it).
+/// [`written_plain`] over the whole blocks of `body`, the rest byte by byte.
 ///
 /// Each escape is a backslash and the byte after it, so over the whole body the escapes
 /// number half the backslashes plus the escaped bytes that are not backslashes; a backslash
@@ -252,27 +344,28 @@ fn written_control(body: &[u8], at: usize) -> Option<u8> {
 #[inline(always)]
 pub(super) fn written_blocks(
     body: &[u8],
-    classify: impl Fn(&[u8; 64]) -> (Block, u64),
+    classify: impl Fn(&[u8; 64]) -> Block,
     mut keep: impl FnMut(&[u8; 64]),
 ) -> Option<usize> {
     let (mut at, mut carry) = (0, 0u64);
     let (mut backslashes, mut letters, mut unicode) = (0, 0, 0);
     while let Some(bytes) = body.get(at..at + 64) {
         let bytes: &[u8; 64] = bytes.try_into().expect("64 bytes");
-        let (block, slash) = classify(bytes);
-        let escaped = escaped_bytes(block.backslash, &mut carry);
+        let block = classify(bytes);
+        let escaped = escaped_in_block(block.backslash, &mut carry);
         let escaped_letters = escaped & !block.backslash;
-        let bad = ((block.quote | block.control) & !escaped)
-            | (escaped_letters & (block.not_escapable | slash));
+        let bad =
+            ((block.quote | block.control) & !escaped) | (escaped_letters & block.not_escapable);
         if bad != 0 {
             return None;
         }
-        let mut u = escaped_letters & block.u;
-        while u != 0 {
-            if !written_unicode(body, at + u.trailing_zeros() as usize + 1) {
+        let mut look = escaped_letters & block.look;
+        while look != 0 {
+            let at = at + look.trailing_zeros() as usize;
+            if body[at] != b'u' || !written_unicode(body, at + 1) {
                 return None;
             }
-            u &= u - 1;
+            look &= look - 1;
             unicode += 1;
         }
         keep(bytes);
@@ -318,10 +411,8 @@ pub fn string_counts(b: &[u8], open: usize) -> (usize, TextCounts) {
 fn counts_to_quote(b: &[u8], from: usize) -> (usize, TextCounts) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2")
-            && std::arch::is_x86_feature_detected!("popcnt")
-        {
-            // SAFETY: the CPU has AVX2 and POPCNT, checked just above.
+        if x86::avx2_bmi1() && std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has AVX2, BMI1 and POPCNT, checked just above.
             return unsafe { x86::text_counts_avx2(b, from) };
         }
         // SAFETY: SSE2 is part of the x86-64 baseline.
@@ -372,7 +463,7 @@ fn count_blocks(
             }
         };
         let [quote, backslash, continuation, letter_n, letter_u] = classify(bytes);
-        let escaped = escaped_bytes(backslash, &mut carry);
+        let escaped = escaped_in_block(backslash, &mut carry);
         let quotes = quote & !escaped & within;
         if quotes != 0 {
             // The string ends in this block: only the bytes before its quote count.
@@ -467,8 +558,8 @@ pub fn copy_written(body: &[u8], out: &mut Vec<u8>) -> Option<usize> {
     let start = out.len();
     out.reserve(body.len());
     #[cfg(target_arch = "x86_64")]
-    if body.len() >= 64 && std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
+    if body.len() >= 64 && x86::avx2_bmi1() {
+        // SAFETY: the CPU has AVX2 and BMI1, checked just above.
         let added = unsafe { x86::copy_written_blocks_avx2(body, out) };
         let whole = out.len() - start;
         if let Some(added) = added {
@@ -491,12 +582,11 @@ pub fn copy_written(body: &[u8], out: &mut Vec<u8>) -> Option<usize> {
 /// checked (a control byte, a bad escape): the string must be one it passed.
 pub fn string_written(b: &[u8], open: usize) -> (usize, Option<usize>) {
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("popcnt")
-    {
-        // SAFETY: the CPU has AVX2 and POPCNT, checked just above.
+    if x86::avx2_bmi1() && std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has AVX2, BMI1 and POPCNT, checked just above.
         return unsafe { x86::string_written_avx2(b, open + 1) };
     }
-    written_to_quote(b, open + 1, None::<fn(&[u8; 64]) -> (Block, u64)>)
+    written_to_quote(b, open + 1, None::<fn(&[u8; 64]) -> Block>)
 }
 
 /// [`string_written`] from `b[from]` (inside the string, not inside an escape): whole blocks
@@ -506,7 +596,7 @@ pub fn string_written(b: &[u8], open: usize) -> (usize, Option<usize>) {
 fn written_to_quote(
     b: &[u8],
     from: usize,
-    classify: Option<impl Fn(&[u8; 64]) -> (Block, u64)>,
+    classify: Option<impl Fn(&[u8; 64]) -> Block>,
 ) -> (usize, Option<usize>) {
     let (mut at, mut carry, mut written) = (from, 0u64, true);
     // The escapes' bytes counted so far (two for each: a backslash and the byte after it, a
@@ -514,8 +604,8 @@ fn written_to_quote(
     let (mut escapes, mut unicode) = (0, 0);
     while let (Some(classify), Some(bytes)) = (&classify, b.get(at..at + 64)) {
         let bytes: &[u8; 64] = bytes.try_into().expect("64 bytes");
-        let (block, slash) = classify(bytes);
-        let escaped = escaped_bytes(block.backslash, &mut carry);
+        let block = classify(bytes);
+        let escaped = escaped_in_block(block.backslash, &mut carry);
         let quotes = block.quote & !escaped;
         // The bytes of the string in this block.
         let within = match quotes {
@@ -524,15 +614,16 @@ fn written_to_quote(
         };
         if written {
             let escaped_letters = escaped & !block.backslash & within;
-            let bad = (block.control & !escaped & within)
-                | (escaped_letters & (block.not_escapable | slash));
-            let mut u = escaped_letters & block.u;
-            while u != 0 && bad == 0 {
-                written &= written_unicode(b, at + u.trailing_zeros() as usize + 1);
-                u &= u - 1;
+            let bad = (block.control & !escaped & within) | (escaped_letters & block.not_escapable);
+            written = bad == 0;
+            // A `\u` escape is written so when its digits are; a `\/` never is.
+            let mut look = escaped_letters & block.look;
+            while look != 0 && written {
+                let at = at + look.trailing_zeros() as usize;
+                written = b[at] == b'u' && written_unicode(b, at + 1);
+                look &= look - 1;
                 unicode += 1;
             }
-            written &= bad == 0;
             // The backslashes and the letters they escape: two masks with no bit in common.
             escapes += ((block.backslash & within) | escaped_letters).count_ones() as usize;
         }
@@ -568,22 +659,167 @@ fn written_to_quote(
 pub(super) mod x86 {
     //! The block classifiers for x86-64 and the block loops compiled with them.
 
-    use super::{blocks, Block, Error};
+    use super::{blocks, Block, Error, Stops};
     use std::arch::x86_64::*;
+
+    /// Whether the CPU has AVX2 and BMI1, which the AVX2 block loops here are compiled for
+    /// (BMI1's `andn` in the escapes' masks).
+    #[inline]
+    pub(in super::super) fn avx2_bmi1() -> bool {
+        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi1")
+    }
 
     /// The block loop with SSE2 (always present on x86-64).
     #[target_feature(enable = "sse2")]
     pub(in super::super) fn blocks_sse2(b: &[u8], i: usize) -> Result<usize, Error> {
-        blocks(b, i, |bytes| classify_sse2(bytes))
+        blocks(b, i, |bytes| stops_sse2(bytes))
     }
 
-    /// The block loop with AVX2.
+    /// The block loop with AVX2 (and BMI1's `andn` for the escapes' masks).
     ///
     /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
+    /// The CPU must have AVX2 and BMI1.
+    #[target_feature(enable = "avx2,bmi1")]
     pub(in super::super) unsafe fn blocks_avx2(b: &[u8], i: usize) -> Result<usize, Error> {
-        blocks(b, i, |bytes| classify_avx2(bytes))
+        blocks(b, i, |bytes| stops_avx2(bytes))
+    }
+
+    /// [`skip_long`](super::skip_long) with AVX2: 64 bytes a step to the first quote,
+    /// backslash or control byte, then the block loop from a backslash; what is left after
+    /// the last whole 64 bytes, the stepwise loop.
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and BMI1.
+    #[target_feature(enable = "avx2,bmi1")]
+    pub(in super::super) unsafe fn long_avx2(b: &[u8], i: usize) -> Result<usize, Error> {
+        let mut at = i;
+        while let Some(bytes) = b.get(at..at + 64) {
+            // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and
+            // need no alignment.
+            let (lo, hi) = unsafe {
+                (
+                    _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()),
+                    _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
+                )
+            };
+            let stops = |x: __m256i| {
+                let quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'"' as i8));
+                let backslash = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8));
+                // c <= 0x1f exactly when min(c, 0x1f) == c.
+                let control = _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x);
+                _mm256_or_si256(_mm256_or_si256(quote, backslash), control)
+            };
+            let (lo, hi) = (stops(lo), stops(hi));
+            // Most steps have no stop: one test for both halves.
+            if _mm256_movemask_epi8(_mm256_or_si256(lo, hi)) != 0 {
+                let bits = u64::from(_mm256_movemask_epi8(lo) as u32)
+                    | u64::from(_mm256_movemask_epi8(hi) as u32) << 32;
+                let s = at + bits.trailing_zeros() as usize;
+                return match b[s] {
+                    b'"' => Ok(s + 1),
+                    b'\\' => blocks(b, s, |bytes| stops_avx2(bytes)),
+                    _ => super::err(super::ErrorKind::ControlChar, s),
+                };
+            }
+            at += 64;
+        }
+        super::skip_plain(b, at)
+    }
+
+    /// The three masks of 16 bytes (low 16 bits): backslashes, stops, flips ([`Stops`]).
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn stops16(x: __m128i) -> [u32; 3] {
+        let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
+        let bits = |m: __m128i| _mm_movemask_epi8(m) as u32;
+        // c <= 0x1f exactly when min(c, 0x1f) == c.
+        let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+        let quote = eq(b'"');
+        // Neither stops nor flips: the control bytes and the bytes that may follow a
+        // backslash, the quote left out (it flips).
+        let mut steady = control;
+        for c in [b'\\', b'/', b'b', b'f', b'n', b'r', b't'] {
+            steady = _mm_or_si128(steady, eq(c));
+        }
+        [
+            bits(eq(b'\\')),
+            bits(_mm_or_si128(quote, control)),
+            !bits(steady) & 0xffff,
+        ]
+    }
+
+    #[target_feature(enable = "sse2")]
+    #[inline]
+    fn stops_sse2(bytes: &[u8; 64]) -> Stops {
+        let mut m = [0u64; 3];
+        for (k, part) in bytes.chunks_exact(16).enumerate() {
+            // SAFETY: `part` is 16 bytes in bounds; the load needs no alignment, and SSE2 is
+            // part of the x86-64 baseline.
+            let x = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
+            for (all, bits) in m.iter_mut().zip(stops16(x)) {
+                *all |= u64::from(bits) << (16 * k);
+            }
+        }
+        let [backslash, stops, flips] = m;
+        Stops {
+            backslash,
+            stops,
+            flips,
+        }
+    }
+
+    /// The three masks of 32 bytes ([`Stops`]), from one class byte per byte looked up by
+    /// nibble: `by_high[c >> 4] & by_low[c & 15]`. Its bits: 0x40 for a control byte (rows 0
+    /// and 1, any low nibble), 0x80 for the quote, and for each other byte that may follow a
+    /// backslash the bit of its row class (`/` of row 2 = 1, `\` of row 5 = 2, `b f n` of row
+    /// 6 = 4, `r t` of row 7 = 8); 0 for every other byte. Then a byte stops when its class
+    /// plus 0x40 has the top bit (0x40, 0x80), and flips when its class is at most 0 as a
+    /// signed byte (0, 0x80). The low nibble's table is indexed by the byte itself, which
+    /// gives 0 for a byte with the top bit set (none of these).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn stops32(x: __m256i) -> [u32; 3] {
+        #[rustfmt::skip]
+        let by_high = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+            0x40, 0x40, 0x80u8 as i8 | 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0,
+        ));
+        // Low nibble 2: `"` `b` `r`; 4: `t`; 6: `f`; C: `\`; E: `n`; F: `/`.
+        #[rustfmt::skip]
+        let by_low = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+            0x40, 0x40, 0xc0u8 as i8 | 4 | 8, 0x40, 0x40 | 8, 0x40, 0x40 | 4, 0x40,
+            0x40, 0x40, 0x40, 0x40, 0x40 | 2, 0x40, 0x40 | 4, 0x40 | 1,
+        ));
+        let high = _mm256_and_si256(_mm256_srli_epi16::<4>(x), _mm256_set1_epi8(0x0f));
+        let class = _mm256_and_si256(
+            _mm256_shuffle_epi8(by_high, high),
+            _mm256_shuffle_epi8(by_low, x),
+        );
+        let bits = |m: __m256i| _mm256_movemask_epi8(m) as u32;
+        [
+            bits(_mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8))),
+            bits(_mm256_add_epi8(class, _mm256_set1_epi8(0x40))),
+            bits(_mm256_cmpgt_epi8(_mm256_set1_epi8(1), class)),
+        ]
+    }
+
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn stops_avx2(bytes: &[u8; 64]) -> Stops {
+        // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and need
+        // no alignment.
+        let (lo, hi) = unsafe {
+            (
+                _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()),
+                _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
+            )
+        };
+        let (lo, hi) = (stops32(lo), stops32(hi));
+        let join = |k: usize| u64::from(lo[k]) | u64::from(hi[k]) << 32;
+        Stops {
+            backslash: join(0),
+            stops: join(1),
+            flips: join(2),
+        }
     }
 
     /// [`quote_in_blocks`](super::quote_in_blocks) with AVX2.
@@ -595,47 +831,41 @@ pub(super) mod x86 {
         b: &[u8],
         from: usize,
     ) -> Result<usize, usize> {
-        super::quote_in_blocks(b, from, |bytes| {
-            (eq_avx2(bytes, b'"'), eq_avx2(bytes, b'\\'))
-        })
+        super::quote_in_blocks(b, from, |bytes| eq_avx2(bytes, b'"'))
     }
 
-    /// [`written_blocks`](super::written_blocks) with AVX2.
+    /// [`written_blocks`](super::written_blocks) with AVX2 and BMI1.
     ///
     /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
+    /// The CPU must have AVX2 and BMI1.
+    #[target_feature(enable = "avx2,bmi1")]
     pub(in super::super) unsafe fn written_blocks_avx2(body: &[u8]) -> Option<usize> {
-        super::written_blocks(
-            body,
-            |bytes| (classify_avx2(bytes), eq_avx2(bytes, b'/')),
-            |_| {},
-        )
+        super::written_blocks(body, |bytes| classify_avx2(bytes), |_| {})
     }
 
-    /// [`written_blocks`](super::written_blocks) with AVX2, each block accepted appended to
-    /// `out`.
+    /// [`written_blocks`](super::written_blocks) with AVX2 and BMI1, each block accepted
+    /// appended to `out`.
     ///
     /// # Safety
-    /// The CPU must have AVX2.
-    #[target_feature(enable = "avx2")]
+    /// The CPU must have AVX2 and BMI1.
+    #[target_feature(enable = "avx2,bmi1")]
     pub(in super::super) unsafe fn copy_written_blocks_avx2(
         body: &[u8],
         out: &mut Vec<u8>,
     ) -> Option<usize> {
         super::written_blocks(
             body,
-            |bytes| (classify_avx2(bytes), eq_avx2(bytes, b'/')),
+            |bytes| classify_avx2(bytes),
             |bytes| out.extend_from_slice(bytes),
         )
     }
 
     /// [`string_written`](super::string_written) with AVX2 (and POPCNT for the escapes
-    /// counted), from `b[from]`.
+    /// counted, BMI1 for the escapes' masks), from `b[from]`.
     ///
     /// # Safety
-    /// The CPU must have AVX2 and POPCNT.
-    #[target_feature(enable = "avx2,popcnt")]
+    /// The CPU must have AVX2, POPCNT and BMI1.
+    #[target_feature(enable = "avx2,popcnt,bmi1")]
     pub(in super::super) unsafe fn string_written_avx2(
         b: &[u8],
         from: usize,
@@ -644,20 +874,34 @@ pub(super) mod x86 {
     }
 
     /// The masks of a block of a string the validator passed, for
-    /// [`written_to_quote`](super::written_to_quote): quotes, backslashes, `u`s and `/`s. A
-    /// valid string has no control byte and no bad escape, so those masks are left empty
-    /// (and the checks on them fold away), where [`classify_avx2`] works them out.
+    /// [`written_to_quote`](super::written_to_quote): quotes, backslashes, and `u`s and `/`s
+    /// together. A valid string has no control byte and no bad escape, so those masks are
+    /// left empty (and the checks on them fold away), where [`classify_avx2`] works them out.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn valid_text_avx2(bytes: &[u8; 64]) -> (Block, u64) {
-        let block = Block {
+    fn valid_text_avx2(bytes: &[u8; 64]) -> Block {
+        Block {
             quote: eq_avx2(bytes, b'"'),
             backslash: eq_avx2(bytes, b'\\'),
             control: 0,
             not_escapable: 0,
-            u: eq_avx2(bytes, b'u'),
+            look: either_avx2(bytes, b'u', b'/'),
+        }
+    }
+
+    /// The bytes of a block equal to `c` or to `d`.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn either_avx2(bytes: &[u8; 64], c: u8, d: u8) -> u64 {
+        let (c, d) = (_mm256_set1_epi8(c as i8), _mm256_set1_epi8(d as i8));
+        let half = |k: usize| {
+            // SAFETY: the load reads 32 bytes inside `bytes` (offset 0 or 32 of 64) and needs
+            // no alignment.
+            let x = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(k).cast::<__m256i>()) };
+            let either = _mm256_or_si256(_mm256_cmpeq_epi8(x, c), _mm256_cmpeq_epi8(x, d));
+            u64::from(_mm256_movemask_epi8(either) as u32)
         };
-        (block, eq_avx2(bytes, b'/'))
+        half(0) | half(32) << 32
     }
 
     /// The bytes of a block equal to `c`.
@@ -674,50 +918,10 @@ pub(super) mod x86 {
         half(0) | half(32) << 32
     }
 
-    /// Bit masks of 16 bytes (low 16 bits).
-    #[target_feature(enable = "sse2")]
-    fn classify16(x: __m128i) -> [u32; 5] {
-        let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
-        let bits = |m: __m128i| _mm_movemask_epi8(m) as u32;
-        // c <= 0x1f exactly when min(c, 0x1f) == c.
-        let control = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
-        let mut escapable = eq(b'"');
-        for c in [b'\\', b'/', b'b', b'f', b'n', b'r', b't', b'u'] {
-            escapable = _mm_or_si128(escapable, eq(c));
-        }
-        [
-            bits(eq(b'"')),
-            bits(eq(b'\\')),
-            bits(control),
-            !bits(escapable) & 0xffff,
-            bits(eq(b'u')),
-        ]
-    }
-
-    #[target_feature(enable = "sse2")]
-    fn classify_sse2(bytes: &[u8; 64]) -> Block {
-        let mut m = [0u64; 5];
-        for (k, part) in bytes.chunks_exact(16).enumerate() {
-            // SAFETY: `part` is 16 bytes in bounds; the load needs no alignment, and SSE2 is
-            // part of the x86-64 baseline.
-            let x = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
-            for (all, bits) in m.iter_mut().zip(classify16(x)) {
-                *all |= u64::from(bits) << (16 * k);
-            }
-        }
-        let [quote, backslash, control, not_escapable, u] = m;
-        Block {
-            quote,
-            backslash,
-            control,
-            not_escapable,
-            u,
-        }
-    }
-
-    /// Bit masks of 32 bytes. Which bytes may follow a backslash is looked up by nibble:
-    /// each of the nine (`"` `/` of row 2, `\` of row 5, `b f n` of row 6, `r t u` of row 7)
-    /// is in the row class its high nibble gives and in the low nibble's set of row classes.
+    /// Bit masks of 32 bytes ([`Block`]'s). Which bytes may follow a backslash is looked up
+    /// by nibble: each of the nine (`"` `/` of row 2, `\` of row 5, `b f n` of row 6, `r t u`
+    /// of row 7) is in the row class its high nibble gives and in the low nibble's set of row
+    /// classes.
     #[target_feature(enable = "avx2")]
     fn classify32(x: __m256i) -> [u32; 5] {
         let eq = |c: u8| _mm256_cmpeq_epi8(x, _mm256_set1_epi8(c as i8));
@@ -746,7 +950,7 @@ pub(super) mod x86 {
             bits(eq(b'\\')),
             bits(control),
             bits(not_escapable),
-            bits(eq(b'u')),
+            bits(_mm256_or_si256(eq(b'u'), eq(b'/'))),
         ]
     }
 
@@ -768,15 +972,15 @@ pub(super) mod x86 {
             backslash: join(1),
             control: join(2),
             not_escapable: join(3),
-            u: join(4),
+            look: join(4),
         }
     }
 
-    /// [`count_blocks`](super::count_blocks) with AVX2.
+    /// [`count_blocks`](super::count_blocks) with AVX2 (and POPCNT, BMI1).
     ///
     /// # Safety
-    /// The CPU must have AVX2 and POPCNT.
-    #[target_feature(enable = "avx2,popcnt")]
+    /// The CPU must have AVX2, POPCNT and BMI1.
+    #[target_feature(enable = "avx2,popcnt,bmi1")]
     pub(in super::super) unsafe fn text_counts_avx2(
         b: &[u8],
         from: usize,
@@ -852,9 +1056,15 @@ pub(super) mod x86 {
     }
 
     #[cfg(test)]
-    pub(in super::super) fn classify_sse2_for_tests(bytes: &[u8; 64]) -> Block {
+    pub(in super::super) fn stops_avx2_checked(bytes: &[u8; 64]) -> Option<Stops> {
+        // SAFETY: called only where the CPU has AVX2, checked just before.
+        std::arch::is_x86_feature_detected!("avx2").then(|| unsafe { stops_avx2(bytes) })
+    }
+
+    #[cfg(test)]
+    pub(in super::super) fn stops_sse2_for_tests(bytes: &[u8; 64]) -> Stops {
         // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe { classify_sse2(bytes) }
+        unsafe { stops_sse2(bytes) }
     }
 }
 
@@ -864,22 +1074,72 @@ const SHORT: usize = 64;
 /// The text of a short string body that holds no escape and only ASCII (at most [`SHORT`]
 /// bytes): the names, ids and times the tools read one by one, most of the strings they
 /// decode. `None` for any other body, which the general decoder reads. On so few bytes one
-/// pass without an early exit (the compiler does it a vector at a time) is quicker than a
-/// search for backslashes and then a UTF-8 check.
+/// pass without an early exit is quicker than a search for backslashes and then a UTF-8
+/// check: sixteen bytes a step with SSE2 (the last step overlapping the one before), a
+/// body of 8 to 15 bytes as two overlapping `u64`, a shorter one byte by byte.
 #[inline]
 pub fn short_ascii(body: &[u8]) -> Option<&str> {
-    if body.len() > SHORT {
+    if body.len() > SHORT || !plain_ascii(body) {
         return None;
+    }
+    // SAFETY: every byte is ASCII (checked just above), so the bytes are valid UTF-8.
+    Some(unsafe { std::str::from_utf8_unchecked(body) })
+}
+
+/// Whether every byte of `body` is ASCII and none is a backslash ([`short_ascii`]).
+#[inline]
+fn plain_ascii(body: &[u8]) -> bool {
+    let n = body.len();
+    #[cfg(target_arch = "x86_64")]
+    if n >= 16 {
+        use std::arch::x86_64::{
+            __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128,
+            _mm_set1_epi8,
+        };
+        // A byte's top bit is set when it is not ASCII, and by the compare when it is a
+        // backslash.
+        let other = |at: usize| {
+            let chunk = &body[at..at + 16];
+            // SAFETY: SSE2 is part of the x86-64 baseline; the load reads the 16 bytes of
+            // `chunk` and needs no alignment.
+            unsafe {
+                let x = _mm_loadu_si128(chunk.as_ptr().cast::<__m128i>());
+                let backslash = _mm_cmpeq_epi8(x, _mm_set1_epi8(b'\\' as i8));
+                _mm_movemask_epi8(_mm_or_si128(x, backslash))
+            }
+        };
+        let mut found = other(n - 16);
+        let mut at = 0;
+        while at + 16 < n {
+            found |= other(at);
+            at += 16;
+        }
+        return found == 0;
+    }
+    if n >= 8 {
+        const LO: u64 = 0x0101_0101_0101_0101;
+        const HI: u64 = 0x8080_8080_8080_8080;
+        let other = |at: usize| {
+            let x = u64::from_le_bytes(body[at..at + 8].try_into().expect("8 bytes"));
+            let b = x ^ (LO * u64::from(b'\\'));
+            // The top bit of a byte that is not ASCII, or (the classic zero-byte test, whose
+            // false hits need a true one below them) of one that is a backslash.
+            (x | (b.wrapping_sub(LO) & !b)) & HI
+        };
+        // Ends in 8-byte words from each end, overlapping when the body is shorter than 16.
+        let mut found = other(n - 8);
+        let mut at = 0;
+        while at + 8 < n {
+            found |= other(at);
+            at += 8;
+        }
+        return found == 0;
     }
     let mut other = false;
     for &c in body {
         other |= c >= 0x80 || c == b'\\';
     }
-    if other {
-        return None;
-    }
-    // SAFETY: every byte is ASCII (checked just above), so the bytes are valid UTF-8.
-    Some(unsafe { std::str::from_utf8_unchecked(body) })
+    !other
 }
 
 /// Copies `body[from..stop]` to the end of `out` and returns `stop`: the first `"`, `\\` or
@@ -979,7 +1239,18 @@ mod tests {
             backslash: mask(&|c| c == b'\\'),
             control: mask(&|c| c < 0x20),
             not_escapable: mask(&|c| !b"\"\\/bfnrtu".contains(&c)),
-            u: mask(&|c| c == b'u'),
+            look: mask(&|c| c == b'u' || c == b'/'),
+        }
+    }
+
+    /// The validating block loop's masks byte by byte: what every vector path must give.
+    fn stops_bytewise(bytes: &[u8; 64]) -> Stops {
+        let mask =
+            |f: &dyn Fn(u8) -> bool| (0..64).fold(0u64, |m, k| m | (u64::from(f(bytes[k])) << k));
+        Stops {
+            backslash: mask(&|c| c == b'\\'),
+            stops: mask(&|c| c == b'"' || c < 0x20),
+            flips: mask(&|c| c == b'"' || (c >= 0x20 && !b"\"\\/bfnrt".contains(&c))),
         }
     }
 
@@ -988,21 +1259,22 @@ mod tests {
         let want = skip_plain(b, i);
         let show = || String::from_utf8_lossy(b).into_owned();
         assert_eq!(
-            blocks(b, i, classify_bytewise),
+            blocks(b, i, stops_bytewise),
             want,
             "bytewise, from {i}: {:?}",
             show()
         );
         #[cfg(target_arch = "x86_64")]
         {
-            let sse2 = blocks(b, i, x86::classify_sse2_for_tests);
+            let sse2 = blocks(b, i, x86::stops_sse2_for_tests);
             assert_eq!(sse2, want, "SSE2, from {i}: {:?}", show());
-            if x86::classify_avx2_checked(&[0; 64]).is_some() {
-                let avx2 = blocks(b, i, |x| x86::classify_avx2_checked(x).expect("AVX2"));
+            if x86::stops_avx2_checked(&[0; 64]).is_some() {
+                let avx2 = blocks(b, i, |x| x86::stops_avx2_checked(x).expect("AVX2"));
                 assert_eq!(avx2, want, "AVX2, from {i}: {:?}", show());
             }
         }
         assert_eq!(skip_rest(b, i), want, "skip_rest, from {i}: {:?}", show());
+        assert_eq!(skip_long(b, i), want, "skip_long, from {i}: {:?}", show());
     }
 
     #[test]
@@ -1015,13 +1287,18 @@ mod tests {
                 _ => rng.below(256) as u8,
             });
             let want = classify_bytewise(&bytes);
+            let want_stops = stops_bytewise(&bytes);
             #[cfg(target_arch = "x86_64")]
             {
-                assert_eq!(x86::classify_sse2_for_tests(&bytes), want, "{bytes:?}");
+                assert_eq!(x86::stops_sse2_for_tests(&bytes), want_stops, "{bytes:?}");
                 if let Some(avx2) = x86::classify_avx2_checked(&bytes) {
                     assert_eq!(avx2, want, "{bytes:?}");
                 }
+                if let Some(avx2) = x86::stops_avx2_checked(&bytes) {
+                    assert_eq!(avx2, want_stops, "{bytes:?}");
+                }
             }
+            let _ = (want, want_stops);
         }
     }
 
@@ -1038,16 +1315,131 @@ mod tests {
                 want[k] = escape_next;
                 escape_next = bs && !escape_next;
             }
-            let mut carry = 0;
+            let (mut carry, mut carry_in_block) = (0, 0);
             for block in 0..4 {
                 let bits = (0..64).fold(0u64, |m, k| m | (u64::from(text[block * 64 + k]) << k));
                 let got = escaped_bytes(bits, &mut carry);
+                // The block loop's: every escaped byte, backslashes too.
+                let in_block = escaped_in_block(bits, &mut carry_in_block);
                 for k in 0..64 {
                     let escaped = got >> k & 1 == 1;
                     // Escaped backslashes are not marked (they raise nothing either way).
                     if !text[block * 64 + k] {
                         assert_eq!(escaped, want[block * 64 + k], "block {block} byte {k}");
                     }
+                    let escaped = in_block >> k & 1 == 1;
+                    assert_eq!(escaped, want[block * 64 + k], "in block {block}, byte {k}");
+                }
+                assert_eq!(carry, carry_in_block, "carry after block {block}");
+            }
+        }
+        // Every text of 16 bits, at each end of a block, with and without a carry in.
+        for text in 0..1u64 << 16 {
+            for shift in [0, 24, 48] {
+                for carried in [0, 1] {
+                    let bits = text << shift;
+                    let mut escape_next = carried == 1;
+                    let mut want = 0u64;
+                    for k in 0..64 {
+                        if escape_next {
+                            want |= 1 << k;
+                            escape_next = false;
+                        } else {
+                            escape_next = bits >> k & 1 == 1;
+                        }
+                    }
+                    let mut carry = carried;
+                    assert_eq!(
+                        escaped_in_block(bits, &mut carry),
+                        want,
+                        "{bits:#x} {carried}"
+                    );
+                    assert_eq!(carry, u64::from(escape_next), "{bits:#x} {carried}");
+                }
+            }
+        }
+    }
+
+    /// `\u` escapes, which the block loop checks where it stops at their `u` and then goes on
+    /// in the same block: at every position of two blocks and across their edges, good and
+    /// with a bad digit at each place, cut by the end of the text, after runs of one to four
+    /// backslashes (an even run escapes no `u`), two or three in one block, and followed in
+    /// the same block by what ends the loop (a quote, a control byte, a bad escape) or by
+    /// nothing (the string goes on past the block).
+    #[test]
+    fn unicode_escapes_anywhere_in_a_block() {
+        let escapes: &[&[u8]] = &[
+            b"\\u0041",
+            b"\\u001b",
+            b"\\uD83D\\uDE00",
+            b"\\uffff",
+            b"\\uG041",
+            b"\\u0G41",
+            b"\\u00G1",
+            b"\\u004G",
+            b"\\u00\"1",
+            b"\\u00\\n",
+            b"\\u00\x01",
+            b"\\u",
+            b"\\u0",
+            b"\\u00",
+            b"\\u004",
+        ];
+        let after: &[&[u8]] = &[
+            b"\"",
+            b"\x02",
+            b"\\q",
+            b"\\u0041\"",
+            b"\\u0041\\u00e9x\"",
+            b"zz",
+        ];
+        let (mut ok, mut bad_escape, mut other) = (0, 0, 0);
+        for escape in escapes {
+            for run in 1..=4 {
+                for at in 0..140 {
+                    let mut text = vec![b'a'; at];
+                    text.extend(std::iter::repeat_n(b'\\', run - 1));
+                    text.extend_from_slice(escape);
+                    for tail in after {
+                        let mut t = text.clone();
+                        t.extend_from_slice(tail);
+                        // Ended in the same block, or past it, or cut where the escape ends.
+                        for pad in [0, 3, 70] {
+                            let mut t = t.clone();
+                            t.extend(std::iter::repeat_n(b'b', pad));
+                            t.push(b'"');
+                            match skip_plain(&t, 0) {
+                                Ok(_) => ok += 1,
+                                Err(e) if e.kind == ErrorKind::BadEscape => bad_escape += 1,
+                                Err(_) => other += 1,
+                            }
+                            each_path(&t, 0);
+                        }
+                    }
+                    // The text ends inside or right after the escape.
+                    for cut in 0..=escape.len() {
+                        let t = &text[..text.len() - cut];
+                        each_path(t, 0);
+                    }
+                }
+            }
+        }
+        assert!(
+            ok > 10_000 && bad_escape > 10_000 && other > 1_000,
+            "{ok} {bad_escape} {other}"
+        );
+        // A block of `\u` escapes one after the other, a quote or a bad one somewhere after.
+        for n in 1..=14 {
+            for end in [&b"\""[..], b"\\uG000", b"\x1f", b"\\x"] {
+                for before in 0..8 {
+                    let mut t = vec![b'c'; before];
+                    for k in 0..n {
+                        t.extend_from_slice(if k % 2 == 0 { b"\\u00e9" } else { b"\\u001B" });
+                    }
+                    t.extend_from_slice(end);
+                    t.extend(std::iter::repeat_n(b'd', 64));
+                    t.push(b'"');
+                    each_path(&t, 0);
                 }
             }
         }
@@ -1176,10 +1568,7 @@ mod tests {
             if super::super::validate(&record).is_ok() {
                 assert_eq!(string_written(&record, 5), (end + 1, want), "{}", show());
             }
-            let bytewise = |x: &[u8; 64]| {
-                let slash = (0..64).fold(0u64, |m, k| m | u64::from(x[k] == b'/') << k);
-                (classify_bytewise(x), slash)
-            };
+            let bytewise = classify_bytewise;
             assert_eq!(
                 written_to_quote(&record, 6, Some(bytewise)),
                 (end + 1, want),
@@ -1187,7 +1576,7 @@ mod tests {
                 show()
             );
             assert_eq!(
-                written_to_quote(&record, 6, None::<fn(&[u8; 64]) -> (Block, u64)>),
+                written_to_quote(&record, 6, None::<fn(&[u8; 64]) -> Block>),
                 (end + 1, want),
                 "byte loop: {}",
                 show()
@@ -1241,10 +1630,7 @@ mod tests {
             }
             let want = written_plain(&body, 0);
             let show = || String::from_utf8_lossy(&body).into_owned();
-            let bytewise = |x: &[u8; 64]| {
-                let slash = (0..64).fold(0u64, |m, k| m | u64::from(x[k] == b'/') << k);
-                (classify_bytewise(x), slash)
-            };
+            let bytewise = classify_bytewise;
             assert_eq!(written_blocks(&body, bytewise, |_| {}), want, "{}", show());
             assert_eq!(
                 super::super::written_len(&body),
@@ -1306,14 +1692,18 @@ mod tests {
             while b[want] != b'"' {
                 want += if b[want] == b'\\' { 2 } else { 1 };
             }
-            let bytewise = |x: &[u8; 64]| {
-                let block = classify_bytewise(x);
-                (block.quote, block.backslash)
-            };
-            match quote_in_blocks(&b, 1, bytewise) {
+            let bytewise = |x: &[u8; 64]| classify_bytewise(x).quote;
+            let found = quote_in_blocks(&b, 1, bytewise);
+            match found {
                 Ok(end) => assert_eq!(end, want + 1, "{}", String::from_utf8_lossy(&b)),
                 // The quote lies past the whole blocks, for the byte loop to find.
                 Err(at) => assert!(want >= at, "{}", String::from_utf8_lossy(&b)),
+            }
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, checked just above.
+                let avx2 = unsafe { x86::quote_in_blocks_avx2(&b, 1) };
+                assert_eq!(avx2, found, "AVX2: {}", String::from_utf8_lossy(&b));
             }
         }
     }
@@ -1395,13 +1785,29 @@ mod tests {
             b"\xff",
             b"x\x00y",
         ];
-        for body in bodies {
+        let check = |body: &[u8]| {
             // Byte by byte: the same verdict, and the same text as the decoder gives.
             let plain = body.len() <= SHORT && body.iter().all(|&c| c.is_ascii() && c != b'\\');
             let got = short_ascii(body);
             assert_eq!(got.is_some(), plain, "{body:?}");
             if let Some(text) = got {
                 assert_eq!(text, super::super::decode_string_body(body), "{body:?}");
+            }
+        };
+        for body in bodies {
+            check(body);
+        }
+        // Every length up to past the limit, one byte that is not plain ASCII at each place
+        // (each step's bytes and those the overlapping last step reads twice), or none.
+        for len in 0..=SHORT + 2 {
+            let body = vec![b'a'; len];
+            check(&body);
+            for at in 0..len {
+                for c in [b'\\', 0x80, 0xff, 0xc3, 0x5b, 0x5d, 0xdc, 0x00, 0x7f] {
+                    let mut body = body.clone();
+                    body[at] = c;
+                    check(&body);
+                }
             }
         }
     }
