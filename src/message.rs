@@ -313,29 +313,11 @@ fn flat_cost_total(b: &[u8]) -> Option<CostText<'_>> {
     }
 }
 
-/// The index of the first byte of `b` at or after `from` that is `x` or `y`, eight bytes a
-/// step (each word's bytes compared at once: the lowest byte a word's mask flags is the first
-/// that matches, a borrow running only upward from it); `None` when there is none.
+/// The index of the first byte of `b` at or after `from` that is `x` or `y`; `None` when there
+/// is none (or `from` is past the end).
 #[inline(always)]
 fn find_either(b: &[u8], from: usize, x: u8, y: u8) -> Option<usize> {
-    const LOW: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    // The high bit of each byte that equals `c`, and maybe of bytes above it.
-    let equal = |w: u64, c: u8| {
-        let v = w ^ (LOW * u64::from(c));
-        v.wrapping_sub(LOW) & !v & HIGH
-    };
-    let mut i = from;
-    while let Some(word) = b.get(i..i + 8) {
-        let w = u64::from_le_bytes(word.try_into().ok()?);
-        let m = equal(w, x) | equal(w, y);
-        if m != 0 {
-            return Some(i + (m.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    let p = b.get(i..)?.iter().position(|&c| c == x || c == y)?;
-    Some(i + p)
+    Some(from + memchr::memchr2(x, y, b.get(from..)?)?)
 }
 
 /// What a tool result's `nestedCalls` (`{calls: [{status, …}], complete}`) says: how many calls
