@@ -1098,11 +1098,8 @@ impl<'a> LineMembers<'a> {
         // Where the members of the next message start, and of the last `usage` in `deep`.
         let (mut next, mut usage) = (nested.len(), (0, 0));
         deep.clear();
-        let named = |k: &[u8], name: &str| {
-            k == name.as_bytes() || (k.contains(&b'\\') && json::key_is(k, name))
-        };
         let open = |depth: usize, k: &[u8]| {
-            reads_messages && named(k, if depth == 0 { "message" } else { "usage" })
+            reads_messages && json::key_is(k, if depth == 0 { "message" } else { "usage" })
         };
         let object = json::scan_members_deep(b, start, open, |m, k, value| match m {
             json::Member::Deep => deep.push((k, value)),

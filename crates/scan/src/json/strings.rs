@@ -694,14 +694,7 @@ pub(super) mod x86 {
     pub(in super::super) unsafe fn long_avx2(b: &[u8], i: usize) -> Result<usize, Error> {
         let mut at = i;
         while let Some(bytes) = b.get(at..at + 64) {
-            // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and
-            // need no alignment.
-            let (lo, hi) = unsafe {
-                (
-                    _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()),
-                    _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
-                )
-            };
+            let (lo, hi) = halves(bytes.try_into().expect("64 bytes"));
             let stops = |x: __m256i| {
                 let quote = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'"' as i8));
                 let backslash = _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8));
@@ -712,9 +705,7 @@ pub(super) mod x86 {
             let (lo, hi) = (stops(lo), stops(hi));
             // Most steps have no stop: one test for both halves.
             if _mm256_movemask_epi8(_mm256_or_si256(lo, hi)) != 0 {
-                let bits = u64::from(_mm256_movemask_epi8(lo) as u32)
-                    | u64::from(_mm256_movemask_epi8(hi) as u32) << 32;
-                let s = at + bits.trailing_zeros() as usize;
+                let s = at + mask(lo, hi).trailing_zeros() as usize;
                 return match b[s] {
                     b'"' => Ok(s + 1),
                     b'\\' => blocks(b, s, |bytes| stops_avx2(bytes)),
@@ -724,6 +715,28 @@ pub(super) mod x86 {
             at += 64;
         }
         super::skip_plain(b, at)
+    }
+
+    /// A block as its two 32-byte halves.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn halves(bytes: &[u8; 64]) -> (__m256i, __m256i) {
+        // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and need
+        // no alignment.
+        unsafe {
+            (
+                _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()),
+                _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
+            )
+        }
+    }
+
+    /// The 64-bit mask of a block's two halves' byte masks (the low half's bytes the low bits).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn mask(lo: __m256i, hi: __m256i) -> u64 {
+        u64::from(_mm256_movemask_epi8(lo) as u32)
+            | u64::from(_mm256_movemask_epi8(hi) as u32) << 32
     }
 
     /// The three masks of 16 bytes (low 16 bits): backslashes, stops, flips ([`Stops`]).
@@ -805,14 +818,7 @@ pub(super) mod x86 {
     #[target_feature(enable = "avx2")]
     #[inline]
     fn stops_avx2(bytes: &[u8; 64]) -> Stops {
-        // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and need
-        // no alignment.
-        let (lo, hi) = unsafe {
-            (
-                _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()),
-                _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
-            )
-        };
+        let (lo, hi) = halves(bytes);
         let (lo, hi) = (stops32(lo), stops32(hi));
         let join = |k: usize| u64::from(lo[k]) | u64::from(hi[k]) << 32;
         Stops {
@@ -894,14 +900,9 @@ pub(super) mod x86 {
     #[inline]
     fn either_avx2(bytes: &[u8; 64], c: u8, d: u8) -> u64 {
         let (c, d) = (_mm256_set1_epi8(c as i8), _mm256_set1_epi8(d as i8));
-        let half = |k: usize| {
-            // SAFETY: the load reads 32 bytes inside `bytes` (offset 0 or 32 of 64) and needs
-            // no alignment.
-            let x = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(k).cast::<__m256i>()) };
-            let either = _mm256_or_si256(_mm256_cmpeq_epi8(x, c), _mm256_cmpeq_epi8(x, d));
-            u64::from(_mm256_movemask_epi8(either) as u32)
-        };
-        half(0) | half(32) << 32
+        let either = |x| _mm256_or_si256(_mm256_cmpeq_epi8(x, c), _mm256_cmpeq_epi8(x, d));
+        let (lo, hi) = halves(bytes);
+        mask(either(lo), either(hi))
     }
 
     /// The bytes of a block equal to `c`.
@@ -909,13 +910,8 @@ pub(super) mod x86 {
     #[inline]
     fn eq_avx2(bytes: &[u8; 64], c: u8) -> u64 {
         let c = _mm256_set1_epi8(c as i8);
-        let half = |k: usize| {
-            // SAFETY: the load reads 32 bytes inside `bytes` (offset 0 or 32 of 64) and needs
-            // no alignment.
-            let x = unsafe { _mm256_loadu_si256(bytes.as_ptr().add(k).cast::<__m256i>()) };
-            u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, c)) as u32)
-        };
-        half(0) | half(32) << 32
+        let (lo, hi) = halves(bytes);
+        mask(_mm256_cmpeq_epi8(lo, c), _mm256_cmpeq_epi8(hi, c))
     }
 
     /// Bit masks of 32 bytes ([`Block`]'s). Which bytes may follow a backslash is looked up
@@ -957,14 +953,7 @@ pub(super) mod x86 {
     #[target_feature(enable = "avx2")]
     #[inline]
     fn classify_avx2(bytes: &[u8; 64]) -> Block {
-        // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and need
-        // no alignment.
-        let (lo, hi) = unsafe {
-            (
-                _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()),
-                _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
-            )
-        };
+        let (lo, hi) = halves(bytes);
         let (lo, hi) = (classify32(lo), classify32(hi));
         let join = |k: usize| u64::from(lo[k]) | u64::from(hi[k]) << 32;
         Block {
@@ -999,14 +988,7 @@ pub(super) mod x86 {
     #[target_feature(enable = "avx2")]
     #[inline]
     fn text_bytes_avx2(bytes: &[u8; 64]) -> [u64; 5] {
-        // SAFETY: both loads read 32 bytes inside `bytes` (offsets 0 and 32 of 64) and need
-        // no alignment.
-        let (lo, hi) = unsafe {
-            (
-                _mm256_loadu_si256(bytes.as_ptr().cast::<__m256i>()),
-                _mm256_loadu_si256(bytes.as_ptr().add(32).cast::<__m256i>()),
-            )
-        };
+        let (lo, hi) = halves(bytes);
         let (quote, backslash, n, u) = (
             _mm256_set1_epi8(b'"' as i8),
             _mm256_set1_epi8(b'\\' as i8),
@@ -1014,10 +996,7 @@ pub(super) mod x86 {
             _mm256_set1_epi8(b'u' as i8),
         );
         let below = _mm256_set1_epi8(-64);
-        let bits = |l: __m256i, h: __m256i| {
-            u64::from(_mm256_movemask_epi8(l) as u32)
-                | u64::from(_mm256_movemask_epi8(h) as u32) << 32
-        };
+        let bits = mask;
         [
             bits(_mm256_cmpeq_epi8(lo, quote), _mm256_cmpeq_epi8(hi, quote)),
             bits(
