@@ -126,6 +126,13 @@ impl<'a> Reader<'a> {
         u64::try_from(self.var128()?).ok()
     }
     pub fn var128(&mut self) -> Option<u128> {
+        // One byte: most values (counts, lengths, small numbers).
+        if let Some((&b, rest)) = self.data.split_first() {
+            if b < 0x80 {
+                self.data = rest;
+                return Some(u128::from(b));
+            }
+        }
         let mut v = 0u128;
         for shift in (0..128).step_by(7) {
             let b = self.u8()?;

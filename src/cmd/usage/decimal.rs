@@ -52,7 +52,13 @@ pub struct Fine {
 impl Fine {
     /// The same value at `places` (at least its own).
     fn at(&self, places: u32) -> BigUint {
-        &self.units * BigUint::from(10u32).pow(places - self.places)
+        let shift = places - self.places;
+        match POW10.get(shift as usize) {
+            // Up to 18 places finer (the usual step between two floats' tails): one product by
+            // a machine word, no power of ten made first.
+            Some(&p) => &self.units * p,
+            None => &self.units * BigUint::from(10u32).pow(shift),
+        }
     }
 }
 
@@ -219,7 +225,12 @@ impl Amount {
                     sum.units = sum.at(f.places);
                     sum.places = f.places;
                 }
-                sum.units += f.at(sum.places);
+                // At the same places: added in place, with no product made first.
+                if f.places == sum.places {
+                    sum.units += &f.units;
+                } else {
+                    sum.units += f.at(sum.places);
+                }
             }
         }
     }
@@ -448,6 +459,13 @@ mod tests {
         assert_eq!(format_decimal(&b), "1.000000000000000001");
         assert_eq!(b.rounded(18), "1000000000000000001");
         assert_eq!(b.rounded(0), "1");
+        // Sums at other places merged both ways: the coarser onto the finer, then back.
+        let mut c = Amount::default();
+        c.add(&parse_cost(b"3e-25").unwrap());
+        c.merge(&a);
+        assert_eq!(format_decimal(&c), "0.0000000000000000005000003");
+        a.merge(&c);
+        assert_eq!(format_decimal(&a), "0.0000000000000000010000003");
     }
 
     /// Issue 19, item 2: cost sums are exact past i128::MAX (they saturated there).

@@ -75,6 +75,11 @@ impl Sums {
 
     /// Adds the sums `o`.
     pub fn merge(&mut self, o: &Sums) {
+        // Every member is added per call counted: sums of no call hold nothing to add (the
+        // sources a group has none of, most groups' summarization, usage entries, results).
+        if o.count == 0 {
+            return;
+        }
         self.count += o.count;
         self.input += o.input;
         self.output += o.output;
@@ -302,15 +307,23 @@ impl GroupUsage {
         }
         self.nested_calls += o.nested_calls;
         self.nested_calls_incomplete += o.nested_calls_incomplete;
-        let total = o.total();
+        let sources = [
+            &o.messages,
+            &o.summarization,
+            &o.usage_entries,
+            &o.tool_results,
+        ];
         // Repeats alone add nothing to the model's sums (as in `add`).
-        if total.count > 0 {
-            match self.by_model.get_mut(&model as &dyn LabelPair) {
-                Some(s) => s.merge(&total),
+        if sources.iter().any(|s| s.count > 0) {
+            let mine = match self.by_model.get_mut(&model as &dyn LabelPair) {
+                Some(s) => s,
                 None => {
                     let k = (key_label(model.0), key_label(model.1));
-                    self.by_model.insert(k, total);
+                    self.by_model.entry(k).or_default()
                 }
+            };
+            for s in sources {
+                mine.merge(s);
             }
         }
         if let Some((ms, text)) = &o.first {

@@ -241,7 +241,9 @@ pub fn summary(bytes: &[u8]) -> Option<Summary<'_>> {
     for _ in 0..n {
         let session = index(&mut r, sessions.len())?;
         let model = index(&mut r, models.len())?;
-        sums.push((session, model, decode_group(&mut r)?));
+        // Decoded where it is kept: a group is ~1.4 KB, moved several times when returned.
+        sums.push((session, model, GroupUsage::default()));
+        decode_group(&mut r, &mut sums.last_mut()?.2)?;
     }
     let n = r.count(16)?;
     let identities = r.raw(n * 16)?;
@@ -280,15 +282,21 @@ fn resume(r: &mut Reader<'_>) -> Option<Option<Resume>> {
     })
 }
 
-fn decode_group(r: &mut Reader<'_>) -> Option<GroupUsage> {
-    let mut g = GroupUsage::default();
-    g.messages = decode_sums(r)?;
-    g.summarization = decode_sums(r)?;
-    g.usage_entries = decode_sums(r)?;
-    g.tool_results = decode_sums(r)?;
+/// Decodes a group's sums into `g` (a new group).
+fn decode_group(r: &mut Reader<'_>, g: &mut GroupUsage) -> Option<()> {
+    for s in [
+        &mut g.messages,
+        &mut g.summarization,
+        &mut g.usage_entries,
+        &mut g.tool_results,
+    ] {
+        decode_sums(r, s)?;
+    }
     for _ in 0..r.count(2)? {
         let kind = key_label(r.opt(Reader::str)?);
-        g.usage_kinds.insert(kind, decode_sums(r)?);
+        let mut s = Sums::default();
+        decode_sums(r, &mut s)?;
+        g.usage_kinds.insert(kind, s);
     }
     g.nested_calls = r.var()?;
     g.nested_calls_incomplete = r.var()?;
@@ -296,35 +304,33 @@ fn decode_group(r: &mut Reader<'_>) -> Option<GroupUsage> {
     g.first = time(r)?;
     g.last = time(r)?;
     g.duplicates = r.var()?;
-    Some(g)
+    Some(())
 }
 
-fn decode_sums(r: &mut Reader<'_>) -> Option<Sums> {
-    let s = r.opt(|r| {
-        let mut s = Sums {
-            count: r.var()?,
-            input: r.var128()?,
-            output: r.var128()?,
-            cache_read: r.var128()?,
-            cache_write: r.var128()?,
-            total_tokens: r.var128()?,
-            total_tokens_computed: r.var()?,
-            reasoning: r.var128()?,
-            reasoning_calls: r.var()?,
-            cache_write_1h: r.var128()?,
-            cache_write_1h_calls: r.var()?,
-            cost: decode_amount(r)?,
-            cost_missing: r.var()?,
-            cost_from_provider: decode_amount(r)?,
-            cost_from_provider_calls: r.var()?,
-            other: BTreeMap::new(),
-        };
+/// Decodes sums into `s` (new sums: left as they are when none were kept).
+fn decode_sums(r: &mut Reader<'_>, s: &mut Sums) -> Option<()> {
+    r.opt(|r| {
+        s.count = r.var()?;
+        s.input = r.var128()?;
+        s.output = r.var128()?;
+        s.cache_read = r.var128()?;
+        s.cache_write = r.var128()?;
+        s.total_tokens = r.var128()?;
+        s.total_tokens_computed = r.var()?;
+        s.reasoning = r.var128()?;
+        s.reasoning_calls = r.var()?;
+        s.cache_write_1h = r.var128()?;
+        s.cache_write_1h_calls = r.var()?;
+        s.cost = decode_amount(r)?;
+        s.cost_missing = r.var()?;
+        s.cost_from_provider = decode_amount(r)?;
+        s.cost_from_provider_calls = r.var()?;
         for _ in 0..r.count(2)? {
             s.other.insert(r.str()?.into(), r.var128()?);
         }
-        Some(s)
+        Some(())
     })?;
-    Some(s.unwrap_or_default())
+    Some(())
 }
 
 /// The sessions and tables of a summary (the calls empty, the file's name empty, every
