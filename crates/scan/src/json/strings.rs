@@ -996,16 +996,15 @@ pub(super) mod x86 {
             _mm256_set1_epi8(b'u' as i8),
         );
         let below = _mm256_set1_epi8(-64);
-        let bits = mask;
         [
-            bits(_mm256_cmpeq_epi8(lo, quote), _mm256_cmpeq_epi8(hi, quote)),
-            bits(
+            mask(_mm256_cmpeq_epi8(lo, quote), _mm256_cmpeq_epi8(hi, quote)),
+            mask(
                 _mm256_cmpeq_epi8(lo, backslash),
                 _mm256_cmpeq_epi8(hi, backslash),
             ),
-            bits(_mm256_cmpgt_epi8(below, lo), _mm256_cmpgt_epi8(below, hi)),
-            bits(_mm256_cmpeq_epi8(lo, n), _mm256_cmpeq_epi8(hi, n)),
-            bits(_mm256_cmpeq_epi8(lo, u), _mm256_cmpeq_epi8(hi, u)),
+            mask(_mm256_cmpgt_epi8(below, lo), _mm256_cmpgt_epi8(below, hi)),
+            mask(_mm256_cmpeq_epi8(lo, n), _mm256_cmpeq_epi8(hi, n)),
+            mask(_mm256_cmpeq_epi8(lo, u), _mm256_cmpeq_epi8(hi, u)),
         ]
     }
 
