@@ -20,27 +20,29 @@ use crate::discover::{
 use std::fs::File;
 
 /// [`discover::describe`], answered from `store` when the file is as it was described (then
-/// the description's `found` is blank: the caller puts `f` there). `stats` looks the file up.
+/// the description's `found` is blank: the caller puts `f` there), and whether it was (`false`:
+/// the file was read). `stats` looks the file up.
 pub fn describe(
     store: &Cache,
     stats: &mut Stats,
     f: &Found,
     prompt: bool,
     projects: &ProjectCache,
-) -> FileReport {
+) -> (FileReport, bool) {
     let key = match stats.stat(&f.path) {
         Some(st) if st.is_file() => st.key,
-        _ => return discover::describe(f, prompt, projects),
+        _ => return (discover::describe(f, prompt, projects), false),
     };
     let mut note = |m: String| super::note("pi-sessions", Some(&f.path), &m);
     let found = store.lookup(&key, &f.path, false, &mut note, |p, _| {
         decode(store, p, f, prompt, projects)
     });
     if let Lookup::Hit(meta) = found {
-        return FileReport {
+        let r = FileReport {
             meta: Some(meta),
             problem: None,
         };
+        return (r, true);
     }
     let mut r = discover::describe(f, prompt, projects);
     if let (Some(m), None) = (&mut r.meta, &r.problem) {
@@ -53,7 +55,7 @@ pub fn describe(
             store.put(&key, &f.path, &file, (encode(m, prompt), 0), None);
         }
     }
-    r
+    (r, false)
 }
 
 const STATUS: [FileStatus; 5] = FileStatus::ALL;

@@ -32,9 +32,9 @@ pub mod stores;
 pub mod walk;
 
 pub use defaults::{
-    default_sources, expand_directories, map_in_order, report_problems, session_sources,
-    stdin_is_terminal, take_input_metadata, InputMetadata, Known, KnownFiles, SessionSources,
-    ASSUME_TTY_VAR,
+    default_sources, expand_directories, map_in_order, map_in_parts, report_problems,
+    session_sources, stdin_is_terminal, take_input_metadata, InputMetadata, Known, KnownFiles,
+    SessionSources, ASSUME_TTY_VAR,
 };
 pub use describe::{
     describe, describe_bytes, FileMeta, FileReport, FileStatus, SessionCounts, WrittenParts,

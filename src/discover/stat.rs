@@ -5,7 +5,7 @@
 //! `std::fs::metadata` of the path finds: the same call on the same file.
 
 use crate::cache::FileKey;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::fs::Metadata;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -44,6 +44,8 @@ pub struct Stats {
     /// The folder open, as its path's bytes, and its descriptor.
     dir: Vec<u8>,
     fd: Option<OwnedFd>,
+    /// The name looked up last, NUL-terminated (one buffer for every name, not one each).
+    name: Vec<u8>,
 }
 
 impl Stats {
@@ -63,7 +65,10 @@ impl Stats {
             self.dir.clear();
             self.dir.extend_from_slice(dir);
         }
-        let (Some(fd), Ok(name)) = (&self.fd, CString::new(name)) else {
+        self.name.clear();
+        self.name.extend_from_slice(name);
+        self.name.push(0);
+        let (Some(fd), Ok(name)) = (&self.fd, CStr::from_bytes_with_nul(&self.name)) else {
             return by_path(path);
         };
         let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();

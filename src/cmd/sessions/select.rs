@@ -39,7 +39,7 @@ pub(super) fn keep(args: &Args, paths: bool, m: &FileMeta) -> bool {
 }
 
 /// Orders the files by `key`: newest (largest) first, unknown times last, ties by path.
-pub(super) fn sort(metas: &mut [FileMeta], key: SortKey, reverse: bool) {
+pub(super) fn sort(metas: &mut [&FileMeta], key: SortKey, reverse: bool) {
     let desc = |a: Option<i64>, b: Option<i64>| match (a, b) {
         (Some(x), Some(y)) => y.cmp(&x),
         (Some(_), None) => Ordering::Less,

@@ -130,7 +130,7 @@ fn width_of(rows: &[Vec<String>], i: usize) -> usize {
 
 /// The table of `metas` (`t.usage[i]` holds pi-usage's cells for `metas[i]`), `limit`
 /// columns wide at most when it can be (`None`: no limit).
-pub(super) fn render(metas: &[FileMeta], t: &TableInput, limit: Option<usize>) -> String {
+pub(super) fn render(metas: &[&FileMeta], t: &TableInput, limit: Option<usize>) -> String {
     let mut rows: Vec<Vec<String>> = vec![HEADINGS.map(String::from).to_vec()];
     rows.extend(
         metas
@@ -190,7 +190,7 @@ pub(super) fn render(metas: &[FileMeta], t: &TableInput, limit: Option<usize>) -
 }
 
 /// Writes the table of `metas` as wide as COLUMNS or the terminal (no limit in a pipe).
-pub(super) fn table(out: &mut Out, metas: &[FileMeta], t: &TableInput) -> Result<(), Stop> {
+pub(super) fn table(out: &mut Out, metas: &[&FileMeta], t: &TableInput) -> Result<(), Stop> {
     let text = render(metas, t, crate::view::width::columns());
     out.raw(text.as_bytes())
 }
