@@ -39,7 +39,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 /// The options of the tools that cache.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -210,39 +210,6 @@ impl FileBytes {
     }
 }
 
-/// Bytes of a loaded cache file that what a run keeps may point into (pi-sessions' written
-/// members, read where the index is mapped rather than copied: [`Cache::share`]), or bytes of
-/// their own.
-#[derive(Clone, Default)]
-pub struct SharedBytes {
-    file: Arc<FileBytes>,
-    range: std::ops::Range<usize>,
-}
-
-impl SharedBytes {
-    /// `v`, owned.
-    pub fn owned(v: Vec<u8>) -> SharedBytes {
-        let range = 0..v.len();
-        SharedBytes {
-            file: Arc::new(FileBytes::Read(v)),
-            range,
-        }
-    }
-}
-
-impl std::ops::Deref for SharedBytes {
-    type Target = [u8];
-    fn deref(&self) -> &[u8] {
-        self.file.get(self.range.clone()).unwrap_or_default()
-    }
-}
-
-impl std::fmt::Debug for SharedBytes {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("SharedBytes").field(&&self[..]).finish()
-    }
-}
-
 /// One index record, read where it lies.
 #[derive(Clone, Copy)]
 struct Record {
@@ -260,7 +227,7 @@ struct Record {
 /// it lies.
 #[derive(Default)]
 struct Index {
-    bytes: Arc<FileBytes>,
+    bytes: FileBytes,
     /// Where the records begin, how many there are, where the variable part begins.
     table: usize,
     len: usize,
@@ -332,7 +299,7 @@ impl Index {
         let vars = table + len * RECORD;
         Ok(Index {
             used: (0..len).map(|_| AtomicBool::new(false)).collect(),
-            bytes: Arc::new(bytes),
+            bytes,
             table,
             len,
             vars,
@@ -518,23 +485,6 @@ impl Cache {
             };
         }
         Lookup::Miss
-    }
-
-    /// `part`, bytes a lookup's `make` was given, kept where they lie in the loaded index
-    /// (no copy); copied when they are not in it.
-    pub fn share(&self, part: &[u8]) -> SharedBytes {
-        let Some(index) = self.index.get() else {
-            return SharedBytes::owned(part.to_vec());
-        };
-        let base = index.bytes.as_ptr() as usize;
-        let start = (part.as_ptr() as usize).wrapping_sub(base);
-        match start.checked_add(part.len()) {
-            Some(end) if end <= index.bytes.len() => SharedBytes {
-                file: Arc::clone(&index.bytes),
-                range: start..end,
-            },
-            _ => SharedBytes::owned(part.to_vec()),
-        }
     }
 
     /// The summaries' weight (what the tool counted in each, [`Cache::put`]) a run over `inputs`

@@ -17,25 +17,26 @@ use crate::discover::describe::project_of;
 use crate::discover::{
     self, FileMeta, FileReport, FileStatus, Found, ProjectCache, SessionCounts, Stats, WrittenParts,
 };
+use std::borrow::Cow;
 use std::fs::File;
 
 /// [`discover::describe`], answered from `store` when the file is as it was described (then
-/// the description's `found` is blank: the caller puts `f` there), and whether it was (`false`:
-/// the file was read). `stats` looks the file up.
-pub fn describe(
-    store: &Cache,
+/// the description's `found` is blank: the caller puts `f` there; its text is borrowed from
+/// `store`), and whether it was (`false`: the file was read). `stats` looks the file up.
+pub fn describe<'c>(
+    store: &'c Cache,
     stats: &mut Stats,
     f: &Found,
     prompt: bool,
     projects: &ProjectCache,
-) -> (FileReport, bool) {
+) -> (FileReport<'c>, bool) {
     let key = match stats.stat(&f.path) {
         Some(st) if st.is_file() => st.key,
         _ => return (discover::describe(f, prompt, projects), false),
     };
     let mut note = |m: String| super::note("pi-sessions", Some(&f.path), &m);
     let found = store.lookup(&key, &f.path, false, &mut note, |p, _| {
-        decode(store, p, f, prompt, projects)
+        decode(p, f, prompt, projects)
     });
     if let Lookup::Hit(meta) = found {
         let r = FileReport {
@@ -61,7 +62,7 @@ pub fn describe(
 const STATUS: [FileStatus; 5] = FileStatus::ALL;
 const MODIFIED_SOURCES: [&str; 3] = ["message", "header", "mtime"];
 
-fn encode(m: &FileMeta, prompt: bool) -> Vec<u8> {
+fn encode(m: &FileMeta<'_>, prompt: bool) -> Vec<u8> {
     let mut w = Writer::default();
     w.bool(prompt);
     w.u8(STATUS.iter().position(|s| *s == m.status).unwrap_or(0) as u8);
@@ -109,28 +110,28 @@ fn encode(m: &FileMeta, prompt: bool) -> Vec<u8> {
 }
 
 /// The description of the file found at `f` from `payload`; `None` when the payload is damaged
-/// or lacks the first prompt asked for.
-/// The written members are kept where `store` holds them.
-fn decode(
-    store: &Cache,
-    payload: &[u8],
+/// or lacks the first prompt asked for. Its text and written members are borrowed from
+/// `payload`, where the cache holds them.
+fn decode<'c>(
+    payload: &'c [u8],
     f: &Found,
     prompt: bool,
     projects: &ProjectCache,
-) -> Option<FileMeta> {
+) -> Option<FileMeta<'c>> {
+    let text = |r: &mut Reader<'c>| r.opt(Reader::str).map(|s| s.map(Cow::Borrowed));
     let mut r = Reader::new(payload);
     let has_prompt = r.bool()?;
     if prompt && !has_prompt {
         return None;
     }
     let status = *STATUS.get(usize::from(r.u8()?))?;
-    let reason = r.opt_string()?;
-    let session = r.opt_string()?;
+    let reason = text(&mut r)?;
+    let session = text(&mut r)?;
     let version = r.opt_var()?;
     let headers = r.u64()?;
-    let cwd = r.opt_string()?;
-    let name = r.opt_string()?;
-    let parent_session = r.opt_string()?;
+    let cwd = r.opt(Reader::str)?;
+    let name = text(&mut r)?;
+    let parent_session = text(&mut r)?;
     let created = r.opt_i64()?;
     let modified = r.opt_i64()?;
     let modified_source = r.opt(|r| MODIFIED_SOURCES.get(usize::from(r.u8()?)).copied())?;
@@ -148,9 +149,11 @@ fn decode(
         })
     })?;
     let n = r.count(1)?;
-    let models = (0..n).map(|_| r.string()).collect::<Option<Vec<_>>>()?;
+    let models = (0..n)
+        .map(|_| r.str().map(Cow::Borrowed))
+        .collect::<Option<Vec<_>>>()?;
     let bad_lines = r.u64()?;
-    let first_prompt = r.opt_string()?.filter(|_| prompt);
+    let first_prompt = text(&mut r)?.filter(|_| prompt);
     let written = r.bytes()?;
     let ends = [r.var()?, r.var()?].map(|e| usize::try_from(e).unwrap_or(usize::MAX));
     if ends[0] > ends[1] || ends[1] > written.len() {
@@ -159,7 +162,7 @@ fn decode(
     if !r.is_empty() {
         return None;
     }
-    let (project, project_source) = project_of(cwd.as_deref(), f, projects).unzip();
+    let (project, project_source) = project_of(cwd, f, projects).unzip();
     Some(FileMeta {
         // The caller's to fill in (pi-sessions moves each file's own in: a copy of every path
         // found was a tenth of what describing it from the cache cost).
@@ -174,7 +177,7 @@ fn decode(
         session,
         version,
         headers,
-        cwd,
+        cwd: cwd.map(Cow::Borrowed),
         project,
         project_source,
         name,
@@ -189,7 +192,7 @@ fn decode(
         bad_lines,
         first_prompt,
         written: Some(WrittenParts {
-            bytes: store.share(written),
+            bytes: Cow::Borrowed(written),
             ends,
         }),
     })

@@ -8,6 +8,7 @@ use super::parse_iso_ms;
 use super::project::{ProjectCache, ProjectSource};
 use crate::diag::{Diags, Kind};
 use crate::reader::{self, PerSession};
+use std::borrow::Cow;
 use std::fs;
 use std::io;
 use std::time::UNIX_EPOCH;
@@ -63,20 +64,23 @@ pub struct SessionCounts {
     pub unknown_roles: u64,
 }
 
-/// Everything a `session_file` record says about one file.
+/// Everything a `session_file` record says about one file. Its text is owned when the file was
+/// read in this run, else borrowed (`'c`) where pi-sessions' cache holds it, in the index
+/// mapped for the run (`cache::sessions`: a copy of each string was most of what describing
+/// a file from the cache allocated).
 #[derive(Debug, Clone)]
-pub struct FileMeta {
+pub struct FileMeta<'c> {
     pub found: Found,
     pub status: FileStatus,
-    pub reason: Option<String>,
-    pub session: Option<String>,
+    pub reason: Option<Cow<'c, str>>,
+    pub session: Option<Cow<'c, str>>,
     pub version: Option<u64>,
     pub headers: u64,
-    pub cwd: Option<String>,
-    pub project: Option<String>,
+    pub cwd: Option<Cow<'c, str>>,
+    pub project: Option<Cow<'c, str>>,
     pub project_source: Option<ProjectSource>,
-    pub name: Option<String>,
-    pub parent_session: Option<String>,
+    pub name: Option<Cow<'c, str>>,
+    pub parent_session: Option<Cow<'c, str>>,
     /// Milliseconds since the epoch.
     pub created: Option<i64>,
     pub modified: Option<i64>,
@@ -85,27 +89,27 @@ pub struct FileMeta {
     pub bytes: u64,
     pub lines: u64,
     pub counts: Option<SessionCounts>,
-    pub models: Vec<String>,
+    pub models: Vec<Cow<'c, str>>,
     pub bad_lines: u64,
     /// The first user prompt, when asked for (whole; the caller cuts it).
-    pub first_prompt: Option<String>,
+    pub first_prompt: Option<Cow<'c, str>>,
     /// The members of its record that come from what is above, as written (a cache keeps
     /// them: `cache::sessions`); `None`: written from the fields.
-    pub written: Option<WrittenParts>,
+    pub written: Option<WrittenParts<'c>>,
 }
 
 /// The members of a `session_file` record that come from its file's content, written, in the
 /// runs the members that do not (its path, place and project) split them into
 /// (`cmd::sessions::record::written_parts`).
 #[derive(Debug, Clone, Default)]
-pub struct WrittenParts {
+pub struct WrittenParts<'c> {
     /// Owned when written in this run, else where the cache holds them.
-    pub bytes: crate::cache::SharedBytes,
+    pub bytes: Cow<'c, [u8]>,
     /// Where each part but the last ends in `bytes`.
     pub ends: [usize; 2],
 }
 
-impl WrittenParts {
+impl WrittenParts<'_> {
     /// Part `i` (0, 1 or 2).
     pub fn part(&self, i: usize) -> &[u8] {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
@@ -116,13 +120,13 @@ impl WrittenParts {
 
 /// The result of describing one file: its record (none when it vanished), and a problem of
 /// the scan to report (it could not be opened or read).
-pub struct FileReport {
-    pub meta: Option<FileMeta>,
+pub struct FileReport<'c> {
+    pub meta: Option<FileMeta<'c>>,
     pub problem: Option<String>,
 }
 
 /// Reads one file through and describes it. `prompt` asks for the first user prompt.
-pub fn describe(found: &Found, prompt: bool, projects: &ProjectCache) -> FileReport {
+pub fn describe(found: &Found, prompt: bool, projects: &ProjectCache) -> FileReport<'static> {
     let path = &found.path;
     // Only a regular file is read: a FIFO would block, a device never end (issue 19, item 6).
     let file = match crate::input::open::open_regular(path) {
@@ -131,7 +135,7 @@ pub fn describe(found: &Found, prompt: bool, projects: &ProjectCache) -> FileRep
             let why = format!("{kind}, not a regular file; not read");
             let mut m = blank(found.clone());
             m.status = FileStatus::Unreadable;
-            m.reason = Some(why.clone());
+            m.reason = Some(why.clone().into());
             return FileReport {
                 meta: Some(m),
                 problem: Some(why),
@@ -146,7 +150,7 @@ pub fn describe(found: &Found, prompt: bool, projects: &ProjectCache) -> FileRep
         Err(e) => {
             let mut m = blank(found.clone());
             m.status = FileStatus::Unreadable;
-            m.reason = Some(format!("cannot open: {e}"));
+            m.reason = Some(format!("cannot open: {e}").into());
             if let Ok(md) = fs::metadata(path) {
                 m.bytes = md.len();
                 m.modified = mtime_ms(&md);
@@ -179,7 +183,7 @@ pub fn describe_bytes(
     bytes: &[u8],
     prompt: bool,
     projects: &ProjectCache,
-) -> FileMeta {
+) -> FileMeta<'static> {
     describe_read(found, bytes, prompt, projects).0
 }
 
@@ -191,7 +195,7 @@ fn describe_read(
     rdr: impl io::Read,
     prompt: bool,
     projects: &ProjectCache,
-) -> (FileMeta, Option<String>) {
+) -> (FileMeta<'static>, Option<String>) {
     let mut m = blank(found.clone());
     let mut visitor = PerSession::new(Meter::new(prompt));
     let mut d = Diags::quiet("pi-sessions", "");
@@ -204,21 +208,24 @@ fn describe_read(
     m.bytes = stats.bytes;
     m.lines = stats.lines;
     m.bad_lines = stats.bad_lines;
-    (m.status, m.reason) = v.verdict(m.bytes);
+    let (status, reason) = v.verdict(m.bytes);
+    (m.status, m.reason) = (status, reason.map(Cow::Owned));
     if let Some(h) = &v.header {
-        m.session = Some(h.id.clone());
+        m.session = Some(h.id.clone().into());
         m.version = Some(h.version);
-        m.cwd = h.cwd.clone();
-        m.parent_session = h.parent_session.clone();
+        m.cwd = h.cwd.clone().map(Cow::Owned);
+        m.parent_session = h.parent_session.clone().map(Cow::Owned);
         m.created = h.timestamp.as_deref().and_then(parse_iso_ms);
         m.counts = Some(v.counts.clone());
     }
     m.headers = v.headers;
     // The latest session_info name wins; else oh-my-pi's title slot.
-    m.name = v.name.take().or(v.title.take());
-    m.models = std::mem::take(&mut v.models);
-    m.first_prompt = v.first_prompt.take();
-    (m.project, m.project_source) = project_of(m.cwd.as_deref(), found, projects).unzip();
+    m.name = v.name.take().or(v.title.take()).map(Cow::Owned);
+    m.models = v.models.drain(..).map(Cow::Owned).collect();
+    m.first_prompt = v.first_prompt.take().map(Cow::Owned);
+    (m.project, m.project_source) = project_of(m.cwd.as_deref(), found, projects)
+        .map(|(p, s)| (Cow::Owned(p.into_owned()), s))
+        .unzip();
     if let Some(t) = v.last_activity.filter(|&t| t > 0) {
         m.modified = Some(t);
         m.modified_source = Some("message");
@@ -232,18 +239,18 @@ fn describe_read(
 /// The project of a file whose header's cwd is `cwd`, found at `found`: the cwd, else what its
 /// `--<encoded cwd>--` folder stands for (which depends on the file system now, not on the
 /// file: the cache of pi-sessions asks again rather than keep it).
-pub fn project_of(
-    cwd: Option<&str>,
+pub fn project_of<'a>(
+    cwd: Option<&'a str>,
     found: &Found,
     projects: &ProjectCache,
-) -> Option<(String, ProjectSource)> {
+) -> Option<(Cow<'a, str>, ProjectSource)> {
     match cwd.filter(|c| !c.is_empty()) {
-        Some(cwd) => Some((cwd.to_string(), ProjectSource::Header)),
-        None => projects.get(found.project_folder.as_ref()?),
+        Some(cwd) => Some((Cow::Borrowed(cwd), ProjectSource::Header)),
+        None => (projects.get(found.project_folder.as_ref()?)).map(|(p, s)| (Cow::Owned(p), s)),
     }
 }
 
-fn blank(found: Found) -> FileMeta {
+fn blank(found: Found) -> FileMeta<'static> {
     FileMeta {
         found,
         status: FileStatus::Unreadable,

@@ -180,11 +180,11 @@ fn roots(args: &Args) -> Option<Vec<PathBuf>> {
 /// The descriptions of the files found, in path order, kept where they were made (the parts
 /// [`discover::map_in_parts`] gives: moving a few hundred bytes per file into one vector wrote
 /// a megabyte of fresh pages for 2,000 files), with whether each came from the cache.
-struct Descriptions(Vec<Vec<(discover::FileReport, bool)>>);
+struct Descriptions<'c>(Vec<Vec<(discover::FileReport<'c>, bool)>>);
 
-impl Descriptions {
+impl<'c> Descriptions<'c> {
     /// The descriptions, in order (a file that vanished has none).
-    fn metas(&self) -> Vec<&FileMeta> {
+    fn metas(&self) -> Vec<&FileMeta<'c>> {
         (self.0.iter().flatten())
             .filter_map(|(d, _)| d.meta.as_ref())
             .collect()
@@ -194,13 +194,13 @@ impl Descriptions {
 /// Finds the files below `roots` and describes each (on `threads` threads; from `cache` when
 /// it has them, on this thread alone until one is read), in path order; reports the problems
 /// of the walk and of reading.
-fn scan(
+fn scan<'c>(
     roots: &[PathBuf],
     exts: &[OsString],
     want_prompt: bool,
-    cache: Option<&crate::cache::Cache>,
+    cache: Option<&'c crate::cache::Cache>,
     threads: usize,
-) -> Descriptions {
+) -> Descriptions<'c> {
     let walked = Progress::run(TOOL, "found", |p| match cache {
         Some(c) => c.walk(roots, exts, Some(p)),
         None => discover::walk(roots, exts, Some(p)),
@@ -240,7 +240,7 @@ fn scan(
 /// The cost and models of a file's row in the table: what pi-usage gives for the file read
 /// alone ([`crate::cmd::usage::file_cells`]); none for a file pi-usage would not read or that
 /// cannot be opened (only a regular file is read: a FIFO would block).
-fn usage_cells(m: &FileMeta) -> Option<FileCells> {
+fn usage_cells(m: &FileMeta<'_>) -> Option<FileCells> {
     let path = &m.found.path;
     let file = match crate::input::open::open_regular(path) {
         Ok(Ok(f)) if m.status.is_fed() => f,
@@ -255,7 +255,7 @@ fn usage_cells(m: &FileMeta) -> Option<FileCells> {
 fn write(
     args: &Args,
     format: &Format,
-    metas: &[&FileMeta],
+    metas: &[&FileMeta<'_>],
     cells: &[Option<FileCells>],
 ) -> Result<(), Stop> {
     let stdout = io::stdout();
@@ -271,7 +271,7 @@ fn write_to(
     out: &mut Out,
     args: &Args,
     format: &Format,
-    metas: &[&FileMeta],
+    metas: &[&FileMeta<'_>],
     cells: &[Option<FileCells>],
 ) -> Result<(), Stop> {
     match format {

@@ -6,7 +6,7 @@ use crate::record::Record;
 
 /// What pi-sessions says about one file.
 pub struct SessionFile<'a> {
-    pub file: &'a FileMeta,
+    pub file: &'a FileMeta<'a>,
     /// With `--prompts`: the first user prompt is written, cut to this many characters.
     pub prompt_chars: Option<usize>,
 }
@@ -71,7 +71,7 @@ impl Record for SessionFile<'_> {
 /// The members of `m`'s record that come from its file's content, written: the three runs
 /// between those that come from where the file was found (path, parent file and role; project),
 /// for a cache to keep and a later run to write as they are ([`part`]).
-pub fn written_parts(m: &FileMeta) -> WrittenParts {
+pub fn written_parts(m: &FileMeta<'_>) -> WrittenParts<'static> {
     let mut bytes = Vec::new();
     let mut ends = [0; 2];
     for (i, end) in ends.iter_mut().enumerate() {
@@ -80,13 +80,13 @@ pub fn written_parts(m: &FileMeta) -> WrittenParts {
     }
     write_part(&mut Obj::continued(&mut bytes), m, 2);
     WrittenParts {
-        bytes: crate::cache::SharedBytes::owned(bytes),
+        bytes: bytes.into(),
         ends,
     }
 }
 
 /// Part `i` of the members that come from the content: as `m.written` holds it, else written.
-fn part(r: &mut Obj<'_>, m: &FileMeta, i: usize) {
+fn part(r: &mut Obj<'_>, m: &FileMeta<'_>, i: usize) {
     match &m.written {
         Some(w) => {
             r.members(w.part(i));
@@ -96,7 +96,7 @@ fn part(r: &mut Obj<'_>, m: &FileMeta, i: usize) {
 }
 
 /// Writes part `i` (0, 1 or 2) of the members that come from `m`'s content.
-fn write_part(r: &mut Obj<'_>, m: &FileMeta, i: usize) {
+fn write_part(r: &mut Obj<'_>, m: &FileMeta<'_>, i: usize) {
     let c = m.counts.as_ref();
     match i {
         0 => {
@@ -132,7 +132,7 @@ fn write_part(r: &mut Obj<'_>, m: &FileMeta, i: usize) {
                 .opt_u64("unknown_entries", c.map(|c| c.unknown_entries))
                 .opt_u64("unknown_roles", c.map(|c| c.unknown_roles));
             if c.is_some() {
-                r.strs("models", m.models.iter().map(String::as_str));
+                r.strs("models", m.models.iter().map(|m| m.as_ref()));
             } else {
                 r.null("models");
             }

@@ -8,7 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 
 /// Whether `args` keep the file `m`. `paths`: only paths are printed, for other tools to read,
 /// so files they would not read are left out unless `--status` names them.
-pub(super) fn keep(args: &Args, paths: bool, m: &FileMeta) -> bool {
+pub(super) fn keep(args: &Args, paths: bool, m: &FileMeta<'_>) -> bool {
     if args.status.is_empty() {
         if paths && !m.status.is_fed() {
             return false;
@@ -39,7 +39,7 @@ pub(super) fn keep(args: &Args, paths: bool, m: &FileMeta) -> bool {
 }
 
 /// Orders the files by `key`: newest (largest) first, unknown times last, ties by path.
-pub(super) fn sort(metas: &mut [&FileMeta], key: SortKey, reverse: bool) {
+pub(super) fn sort(metas: &mut [&FileMeta<'_>], key: SortKey, reverse: bool) {
     let desc = |a: Option<i64>, b: Option<i64>| match (a, b) {
         (Some(x), Some(y)) => y.cmp(&x),
         (Some(_), None) => Ordering::Less,

@@ -86,8 +86,8 @@ pub(super) struct TableInput<'a> {
 }
 
 /// The cells of one file's row, in [`HEADINGS`] order.
-fn row(m: &FileMeta, usage: Option<&FileCells>, t: &TableInput) -> Vec<String> {
-    let mut project = m.project.clone().unwrap_or_else(|| NO_LABEL.into());
+fn row(m: &FileMeta<'_>, usage: Option<&FileCells>, t: &TableInput) -> Vec<String> {
+    let mut project = m.project.as_deref().unwrap_or(NO_LABEL).to_owned();
     if let Some(h) = t.home {
         if let Some(rest) = project.strip_prefix(h) {
             if rest.is_empty() || rest.starts_with('/') {
@@ -97,10 +97,10 @@ fn row(m: &FileMeta, usage: Option<&FileCells>, t: &TableInput) -> Vec<String> {
     }
     // A session's text is shown only with --prompts (as --help promises): the name, else
     // (with --prompts) the first prompt.
-    let prompt = m.first_prompt.clone().filter(|_| t.prompts);
+    let prompt = m.first_prompt.as_deref().filter(|_| t.prompts);
     let name = match m.status {
         FileStatus::Ok | FileStatus::MetadataOnly => {
-            m.name.clone().or(prompt).unwrap_or_else(|| NO_LABEL.into())
+            m.name.as_deref().or(prompt).unwrap_or(NO_LABEL).to_owned()
         }
         s => format!("({})", s.name()),
     };
@@ -130,7 +130,7 @@ fn width_of(rows: &[Vec<String>], i: usize) -> usize {
 
 /// The table of `metas` (`t.usage[i]` holds pi-usage's cells for `metas[i]`), `limit`
 /// columns wide at most when it can be (`None`: no limit).
-pub(super) fn render(metas: &[&FileMeta], t: &TableInput, limit: Option<usize>) -> String {
+pub(super) fn render(metas: &[&FileMeta<'_>], t: &TableInput, limit: Option<usize>) -> String {
     let mut rows: Vec<Vec<String>> = vec![HEADINGS.map(String::from).to_vec()];
     rows.extend(
         metas
@@ -190,7 +190,7 @@ pub(super) fn render(metas: &[&FileMeta], t: &TableInput, limit: Option<usize>) 
 }
 
 /// Writes the table of `metas` as wide as COLUMNS or the terminal (no limit in a pipe).
-pub(super) fn table(out: &mut Out, metas: &[&FileMeta], t: &TableInput) -> Result<(), Stop> {
+pub(super) fn table(out: &mut Out, metas: &[&FileMeta<'_>], t: &TableInput) -> Result<(), Stop> {
     let text = render(metas, t, crate::view::width::columns());
     out.raw(text.as_bytes())
 }
