@@ -52,7 +52,7 @@ impl Stats {
     /// What `stat` finds at `path`; `None` when it finds nothing (or cannot look).
     pub fn stat(&mut self, path: &Path) -> Option<Stat> {
         let bytes = path.as_os_str().as_bytes();
-        let Some(slash) = bytes.iter().rposition(|&c| c == b'/') else {
+        let Some(slash) = memchr::memrchr(b'/', bytes) else {
             return by_path(path);
         };
         let (dir, name) = (&bytes[..slash], &bytes[slash + 1..]);
