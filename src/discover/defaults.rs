@@ -10,6 +10,7 @@ use super::stat::{Stat, Stats};
 use super::stores::{store_dirs, Store};
 use super::walk::{walk, Walk};
 use crate::diag::{Diags, Kind};
+use crate::hash::hash128;
 use crate::input::Source;
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
@@ -389,19 +390,19 @@ pub fn map_in_parts<T: Sync, R: Send, S>(
 /// How many items a thread of [`map_in_order`] takes at a time.
 const CLAIM: usize = 16;
 
-/// What [`expand_directories`] last found of the files it returned: each one's path and
-/// metadata, in its order.
-static INPUT_METADATA: Mutex<Vec<Option<(PathBuf, Stat)>>> = Mutex::new(Vec::new());
+/// What [`expand_directories`] last found of the files it returned: each one's metadata, in
+/// their order, under the [`hash128`] of its path (no copy of every path: over 2,000 files
+/// the copies were a fifth of the fresh pages of a run that found every file in pi-usage's
+/// cache).
+static INPUT_METADATA: Mutex<Vec<Option<(u128, Stat)>>> = Mutex::new(Vec::new());
+
+/// What identifies `path` among the inputs.
+fn path_key(path: &Path) -> u128 {
+    hash128(path.as_os_str().as_encoded_bytes())
+}
 
 fn keep_input_metadata(sources: &[Source], metadata: Vec<Option<Stat>>) {
-    let kept = sources
-        .iter()
-        .zip(metadata)
-        .map(|(s, m)| match (s, m) {
-            (Source::Path(p), Some(m)) if m.is_file() => Some((p.clone(), m)),
-            _ => None,
-        })
-        .collect();
+    let kept = InputMetadata::of(sources, metadata).0;
     *INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner()) = kept;
 }
 
@@ -414,14 +415,27 @@ pub fn take_input_metadata() -> InputMetadata {
 
 /// See [`take_input_metadata`].
 #[derive(Default)]
-pub struct InputMetadata(Vec<Option<(PathBuf, Stat)>>);
+pub struct InputMetadata(Vec<Option<(u128, Stat)>>);
 
 impl InputMetadata {
+    /// The metadata of the regular files among `sources`, found in that order.
+    fn of(sources: &[Source], metadata: Vec<Option<Stat>>) -> InputMetadata {
+        let kept = sources
+            .iter()
+            .zip(metadata)
+            .map(|(s, m)| match (s, m) {
+                (Source::Path(p), Some(m)) if m.is_file() => Some((path_key(p), m)),
+                _ => None,
+            })
+            .collect();
+        InputMetadata(kept)
+    }
+
     /// The metadata of input number `i` when it is the regular file at `path` (`None`: look it
     /// up).
     pub fn get(&self, i: usize, path: &Path) -> Option<&Stat> {
         match self.0.get(i)? {
-            Some((p, m)) if p.as_os_str() == path.as_os_str() => Some(m),
+            Some((key, m)) if *key == path_key(path) => Some(m),
             _ => None,
         }
     }
@@ -500,6 +514,32 @@ mod tests {
                 assert!(got[..=first].iter().all(|(_, here)| *here), "{costly_from}");
             }
         }
+    }
+
+    #[test]
+    fn input_metadata_answers_for_the_regular_file_at_its_place_only() {
+        let dir = std::env::temp_dir();
+        let file = dir.join(format!("pi-jsonl-input-metadata-{}", std::process::id()));
+        std::fs::write(&file, b"{}").unwrap();
+        let sources = [
+            Source::Path(file.clone()),
+            Source::Path(dir.clone()),
+            Source::Stdin,
+        ];
+        let metadata = sources.iter().map(|s| match s {
+            Source::Path(p) => std::fs::metadata(p).ok().map(|m| Stat::of(&m)),
+            Source::Stdin => None,
+        });
+        let kept = InputMetadata::of(&sources, metadata.collect());
+        let _ = std::fs::remove_file(&file);
+        let got = kept.get(0, &file).expect("the file's metadata");
+        assert!(got.is_file());
+        // Another path at its place, the file at another place, a directory, stdin's place.
+        assert!(kept.get(0, &file.with_extension("x")).is_none());
+        assert!(kept.get(1, &file).is_none());
+        assert!(kept.get(1, &dir).is_none());
+        assert!(kept.get(2, &file).is_none());
+        assert!(kept.get(3, &file).is_none());
     }
 
     #[test]
