@@ -101,6 +101,11 @@ impl Tool for Usage {
             let mut report = new_report(args, table);
             let status = cached::run(c, &sources, &present, &mut report, args.inputs.threads());
             c.save();
+            // The report and the inputs are left to the process's end: freeing them one by one
+            // (each session's groups, each path) was ~3 % of the instructions of a run that
+            // found every file in the cache.
+            std::mem::forget((report, present));
+            std::mem::forget(sources);
             return status;
         }
         let report = Mutex::new(new_report(args, table));
