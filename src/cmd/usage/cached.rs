@@ -91,9 +91,9 @@ pub fn run<'s>(
     report.expect_sessions(sources.len());
     // Whether every input so far was summed with identities no earlier one had.
     let mut all_new = !disjoint;
-    // Sums the report has added, freed on the threads that look files up rather than on this
-    // one, which the report keeps busy (freeing them was a tenth of its instructions); handed
-    // over [`CHUNK`] inputs at a time.
+    // Sums the report has added, freed by the jobs: once other threads look files up, on
+    // them rather than on this one, which the report keeps busy (freeing them was a tenth of
+    // its instructions); handed over [`CHUNK`] inputs at a time.
     let spent: std::sync::Mutex<Vec<payload::SessionSums>> = std::sync::Mutex::default();
     let mut spending = Vec::with_capacity(CHUNK);
     // While the files are taken as disjoint: the identities of those added so far, marked
