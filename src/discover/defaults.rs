@@ -394,7 +394,7 @@ const CLAIM: usize = 16;
 /// their order, under the [`hash128`] of its path (no copy of every path: over 2,000 files
 /// the copies were a fifth of the fresh pages of a run that found every file in pi-usage's
 /// cache).
-static INPUT_METADATA: Mutex<Vec<Option<(u128, Stat)>>> = Mutex::new(Vec::new());
+static INPUT_METADATA: Mutex<InputMetadata> = Mutex::new(InputMetadata(Vec::new()));
 
 /// What identifies `path` among the inputs.
 fn path_key(path: &Path) -> u128 {
@@ -402,15 +402,14 @@ fn path_key(path: &Path) -> u128 {
 }
 
 fn keep_input_metadata(sources: &[Source], metadata: Vec<Option<Stat>>) {
-    let kept = InputMetadata::of(sources, metadata).0;
-    *INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner()) = kept;
+    *INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner()) =
+        InputMetadata::of(sources, metadata);
 }
 
 /// The metadata of the regular files among the inputs [`expand_directories`] last returned, as
 /// it found them when it looked each path up: taken (a second call gets none).
 pub fn take_input_metadata() -> InputMetadata {
-    let mut kept = INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner());
-    InputMetadata(std::mem::take(&mut *kept))
+    std::mem::take(&mut *INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner()))
 }
 
 /// See [`take_input_metadata`].
