@@ -18,19 +18,24 @@ use super::text::ResultText;
 use crate::message::{Message, NestedCalls};
 use crate::reader::{self, Entry};
 use arrayvec::ArrayString;
+use smallvec::SmallVec;
 use std::any::Any;
 use std::borrow::Cow;
 use std::ops::Range;
 
-/// What is read of an entry ahead of the reader.
+/// What is read of an entry ahead of the reader. Held in place, with no heap block of its
+/// own in the common case (one toolCall block, one text part): the facts are made on a
+/// helper thread and freed on another, which cost glibc's allocator a lock and a cache miss
+/// for each block (boxed, pi-tools on two cores ran 12 % slower: BENCHMARKS.md, round 13).
+/// The chunk's vector of them is reused, so their size costs nothing per entry.
 pub(super) enum EntryAhead {
     /// pi-tools makes no record of it (not a message it reads, or an assistant message
     /// without toolCall blocks).
     Nothing,
     /// An assistant message's calls.
-    Calls(Box<CallsAhead>),
+    Calls(CallsAhead),
     /// A toolResult message.
-    Result(Box<ResultAhead>),
+    Result(ResultAhead),
     /// Read by the joiner in order: a user's command (a few per session), or a value not
     /// found in the line.
     InOrder,
@@ -60,9 +65,9 @@ pub(super) fn entry_ahead(e: &Entry<'_>, args: &Args) -> EntryAhead {
     let read = match role {
         Role::Assistant => CallsAhead::read(e, &msg).map(|c| match c.blocks.is_empty() {
             true => EntryAhead::Nothing,
-            false => EntryAhead::Calls(Box::new(c)),
+            false => EntryAhead::Calls(c),
         }),
-        Role::ToolResult => ResultAhead::read(e, &msg, args).map(|r| EntryAhead::Result(r.into())),
+        Role::ToolResult => ResultAhead::read(e, &msg, args).map(EntryAhead::Result),
         Role::Bash => None,
     };
     read.unwrap_or(EntryAhead::InOrder)
@@ -164,7 +169,7 @@ pub(super) struct CallsAhead {
     model: Option<Str>,
     provider: Option<Str>,
     stop_reason: Option<Str>,
-    blocks: Vec<BlockAhead>,
+    blocks: SmallVec<[BlockAhead; 1]>,
 }
 
 /// A toolCall block read ahead ([`CallBlock`]).
@@ -243,11 +248,11 @@ pub(super) struct ResultAhead {
 /// A result's text read ahead ([`ResultText`]): the places of its parts.
 enum TextAhead {
     Parts {
-        parts: Vec<Range<usize>>,
+        parts: SmallVec<[Range<usize>; 1]>,
         utf8: bool,
     },
     Written {
-        parts: Vec<Range<usize>>,
+        parts: SmallVec<[Range<usize>; 1]>,
         len: usize,
     },
     Decoded(Box<str>),
@@ -263,7 +268,7 @@ struct UsageAhead {
 impl ResultAhead {
     fn read(e: &Entry<'_>, msg: &Message<'_>, args: &Args) -> Option<ResultAhead> {
         let f = ResultFacts::read(msg, args, e.is_utf8());
-        let parts = |parts: Vec<&[u8]>| -> Option<Vec<Range<usize>>> {
+        let parts = |parts: Vec<&[u8]>| -> Option<SmallVec<[Range<usize>; 1]>> {
             parts.into_iter().map(|p| e.place_of_bytes(p)).collect()
         };
         let text = match f.text.map(ResultText::checked) {
