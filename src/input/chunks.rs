@@ -171,7 +171,8 @@ struct Ordered<T, W, N> {
 /// the work done in order anyway, without what `work` keeps for another thread: issue 18,
 /// where several large inputs keep every CPU busy and helpers get none).
 ///
-/// A helper that panics stops the pipeline; the panic is raised again when this returns.
+/// The helpers run on kept threads (`input::kept`). A helper that panics stops the pipeline;
+/// the panic is raised again when this returns.
 pub fn in_order<'a, T, W, N, O>(
     data: &'a [u8],
     chunk: usize,
@@ -235,15 +236,9 @@ where
         }),
         changed: Condvar::new(),
     };
-    std::thread::scope(|scope| {
-        for _ in 0..helpers {
-            // A refused thread (a process limit) only means less help.
-            let _ = std::thread::Builder::new().spawn_scoped(scope, || pipeline.help());
-        }
-        let out = read(&mut || pipeline.next());
-        pipeline.stop();
-        out
-    })
+    let help = || pipeline.help();
+    let stop = || pipeline.stop();
+    super::kept::with_helpers(helpers, &help, &stop, || read(&mut || pipeline.next()))
 }
 
 impl<T, W, N> Ordered<T, W, N>

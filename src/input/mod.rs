@@ -5,6 +5,7 @@
 pub mod chunked;
 pub mod chunks;
 pub mod driver;
+mod kept;
 pub mod mapped;
 pub mod open;
 
