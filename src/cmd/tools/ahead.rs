@@ -25,8 +25,9 @@ use std::ops::Range;
 
 /// What is read of an entry ahead of the reader. Held in place, with no heap block of its
 /// own in the common case (one toolCall block, one text part): the facts are made on a
-/// helper thread and freed on another, which cost glibc's allocator a lock and a cache miss
-/// for each block (boxed, pi-tools on two cores ran 12 % slower: BENCHMARKS.md, round 13).
+/// helper thread and freed on another, and glibc takes such a block back to its arena under
+/// a lock once the freeing thread's cache is full (boxed, pi-tools on two cores took 14 %
+/// longer: BENCHMARKS.md, round 13).
 /// The chunk's vector of them is reused, so their size costs nothing per entry.
 pub(super) enum EntryAhead {
     /// pi-tools makes no record of it (not a message it reads, or an assistant message
