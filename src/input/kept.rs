@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-/// A helper, its borrows erased (see [`Helpers::lend`]).
+/// A helper, its borrows erased (see [`with_helpers`]).
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
 /// The kept threads that are idle: where each waits for its next helper.
