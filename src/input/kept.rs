@@ -3,9 +3,9 @@
 //! kept once its helper is done.
 //!
 //! A thread made for each large input began to run up to 4 ms after it was made in a third of
-//! the runs here: Linux queued it on its maker's CPU until that one's time slice ended, the
-//! other CPU idle. A kept thread is woken instead, and a woken thread is placed on an idle
-//! CPU (BENCHMARKS.md, round 13). Not a pool of a fixed size: a helper may wait on its reader
+//! the runs here, the other CPU idle (it began at once when its maker blocked: the likely
+//! reading, not proven, is that Linux queues a new thread on its maker's CPU until a tick).
+//! A kept thread woken from a wait ran within 0.01 ms (BENCHMARKS.md, round 13). Not a pool of a fixed size: a helper may wait on its reader
 //! for as long as that one waits for its turn behind other inputs, whose own helpers must not
 //! wait for a thread meanwhile.
 
