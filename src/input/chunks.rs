@@ -142,10 +142,13 @@ pub fn idle<R>(wait: impl FnOnce() -> R) -> R {
 
 /// The state the reader and the helpers share.
 struct Shared<T> {
-    /// The next chunk no one has claimed.
-    next: usize,
+    /// Chunks claimed so far (by a helper, or by the reader to work or own).
+    claimed: usize,
     /// Chunks the reader has taken.
     taken: usize,
+    /// Whether each chunk of the window (`taken..taken + window`, by index modulo the
+    /// window) is claimed.
+    claims: Vec<bool>,
     /// Results not yet taken, by chunk index modulo the window.
     ready: Vec<Option<T>>,
     /// The reader stopped early, or a helper panicked: everyone stops.
@@ -229,8 +232,9 @@ where
         work,
         own,
         shared: Mutex::new(Shared {
-            next: 0,
+            claimed: 0,
             taken: 0,
+            claims: vec![false; window],
             ready: (0..window).map(|_| None).collect(),
             stopped: false,
         }),
@@ -251,12 +255,25 @@ where
         self.shared.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Claims the next chunk when it is within the window of the reader, else `None`.
-    fn claim(&self, s: &mut Shared<T>) -> Option<usize> {
-        (s.next < self.count && s.next < s.taken + self.window && !s.stopped).then(|| {
-            s.next += 1;
-            s.next - 1
-        })
+    /// Claims a chunk of the window no one has claimed: the nearest to the reader (the
+    /// reader's claims), or the farthest (a helper's), else `None`. Helpers working from the
+    /// far end leave the chunks next to the reader to it: it owns those ([`Self::next`]),
+    /// which costs less than a prescan and its reading after, and the two meet where their
+    /// rates say (the reader prescanned the chunks the helpers had not reached, a third of
+    /// them on two cores, when they took the nearest: BENCHMARKS.md, round 14).
+    fn claim(&self, s: &mut Shared<T>, nearest: bool) -> Option<usize> {
+        if s.stopped {
+            return None;
+        }
+        let end = self.count.min(s.taken + self.window);
+        let free = |j: &usize| !s.claims[j % self.window];
+        let j = match nearest {
+            true => (s.taken..end).find(free),
+            false => (s.taken..end).rev().find(free),
+        }?;
+        s.claims[j % self.window] = true;
+        s.claimed += 1;
+        Some(j)
     }
 
     /// Works chunk `i` (unlocked) and leaves its result for the reader.
@@ -298,8 +315,8 @@ where
             }
             let cpu = Busy(());
             let mut s = self.lock();
-            let claimed = self.claim(&mut s);
-            if claimed.is_none() && !s.stopped && s.next < self.count {
+            let claimed = self.claim(&mut s, false);
+            if claimed.is_none() && !s.stopped && s.claimed < self.count {
                 // Too far ahead of the reader: wait for it with the CPU given back.
                 drop(cpu);
                 drop(
@@ -319,7 +336,7 @@ where
     /// Whether nothing is left for a helper: every chunk claimed, or the reader stopped.
     fn finished(&self) -> bool {
         let s = self.lock();
-        s.stopped || s.next >= self.count
+        s.stopped || s.claimed >= self.count
     }
 
     fn stop(&self) {
@@ -339,13 +356,15 @@ where
                 return None;
             }
             if let Some(r) = s.ready[i % self.window].take() {
+                s.claims[i % self.window] = false;
                 s.taken += 1;
                 drop(s);
                 self.changed.notify_all();
                 return Some(r);
             }
-            if let Some(j) = self.claim(&mut s) {
+            if let Some(j) = self.claim(&mut s, true) {
                 if j == i {
+                    s.claims[i % self.window] = false;
                     s.taken += 1;
                     drop(s);
                     // A helper may claim one chunk further now.
@@ -359,5 +378,47 @@ where
             }
             s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Helpers claim from the far end of the window, the reader from its own end: the chunks
+    /// next to the reader stay for it to own.
+    #[test]
+    fn helpers_claim_from_the_far_end_and_the_reader_from_its_own() {
+        let pipeline = Ordered {
+            count: 6,
+            window: 4,
+            work: |i: usize| i,
+            own: |i: usize| i + 100,
+            shared: Mutex::new(Shared {
+                claimed: 0,
+                taken: 0,
+                claims: vec![false; 4],
+                ready: (0..4).map(|_| None).collect(),
+                stopped: false,
+            }),
+            changed: Condvar::new(),
+        };
+        let claim = |nearest| pipeline.claim(&mut pipeline.lock(), nearest);
+        assert_eq!(claim(false), Some(3));
+        assert_eq!(claim(false), Some(2));
+        // The reader owns chunk 0 (no one claimed it): taken, its place in the window free
+        // for chunk 4.
+        assert_eq!(pipeline.next(), Some(100));
+        assert_eq!(claim(false), Some(4));
+        assert_eq!(claim(true), Some(1));
+        // The window (1..5) is all claimed.
+        assert_eq!(claim(true), None);
+        assert_eq!(claim(false), None);
+        assert!(!pipeline.finished());
+        // Chunk 1 is ready: taken, its place free for the last chunk.
+        pipeline.lock().ready[1] = Some(1);
+        assert_eq!(pipeline.next(), Some(1));
+        assert_eq!(claim(false), Some(5));
+        assert!(pipeline.finished());
     }
 }
