@@ -155,6 +155,15 @@ struct Shared<T> {
     stopped: bool,
 }
 
+impl<T> Shared<T> {
+    /// The reader takes its next chunk: its place in the window is free for the chunk
+    /// `window` after it.
+    fn take_next(&mut self, window: usize) {
+        self.claims[self.taken % window] = false;
+        self.taken += 1;
+    }
+}
+
 /// The chunks of one input and the pipeline over them ([`in_order_of`]).
 struct Ordered<T, W, N> {
     count: usize,
@@ -361,16 +370,14 @@ where
                 return None;
             }
             if let Some(r) = s.ready[i % self.window].take() {
-                s.claims[i % self.window] = false;
-                s.taken += 1;
+                s.take_next(self.window);
                 drop(s);
                 self.changed.notify_all();
                 return Some(r);
             }
             if let Some(j) = self.claim(&mut s, true) {
                 if j == i {
-                    s.claims[i % self.window] = false;
-                    s.taken += 1;
+                    s.take_next(self.window);
                     drop(s);
                     // A helper may claim one chunk further now.
                     self.changed.notify_all();
