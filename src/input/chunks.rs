@@ -142,8 +142,6 @@ pub fn idle<R>(wait: impl FnOnce() -> R) -> R {
 
 /// The state the reader and the helpers share.
 struct Shared<T> {
-    /// Chunks claimed so far (by a helper, or by the reader to work or own).
-    claimed: usize,
     /// Chunks the reader has taken.
     taken: usize,
     /// Whether each chunk of the window (`taken..taken + window`, by index modulo the
@@ -156,6 +154,12 @@ struct Shared<T> {
 }
 
 impl<T> Shared<T> {
+    /// Chunks claimed so far: those taken, and those of the window claimed (by a helper, or
+    /// by the reader to work or own).
+    fn claimed(&self) -> usize {
+        self.taken + self.claims.iter().filter(|&&c| c).count()
+    }
+
     /// The reader takes its next chunk: its place in the window is free for the chunk
     /// `window` after it.
     fn take_next(&mut self, window: usize) {
@@ -254,7 +258,6 @@ where
             work,
             own,
             shared: Mutex::new(Shared {
-                claimed: 0,
                 taken: 0,
                 claims: vec![false; window],
                 ready: (0..window).map(|_| None).collect(),
@@ -286,7 +289,6 @@ where
             false => (s.taken..end).rev().find(free),
         }?;
         s.claims[j % self.window] = true;
-        s.claimed += 1;
         Some(j)
     }
 
@@ -330,7 +332,7 @@ where
             let cpu = Busy(());
             let mut s = self.lock();
             let claimed = self.claim(&mut s, false);
-            if claimed.is_none() && !s.stopped && s.claimed < self.count {
+            if claimed.is_none() && !s.stopped && s.claimed() < self.count {
                 // Too far ahead of the reader: wait for it with the CPU given back.
                 drop(cpu);
                 drop(
@@ -350,7 +352,7 @@ where
     /// Whether nothing is left for a helper: every chunk claimed, or the reader stopped.
     fn finished(&self) -> bool {
         let s = self.lock();
-        s.stopped || s.claimed >= self.count
+        s.stopped || s.claimed() >= self.count
     }
 
     fn stop(&self) {
