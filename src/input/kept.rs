@@ -5,9 +5,10 @@
 //! A thread made for each large input began to run up to 4 ms after it was made in a third of
 //! the runs here, the other CPU idle (it began at once when its maker blocked: the likely
 //! reading, not proven, is that Linux queues a new thread on its maker's CPU until a tick).
-//! A kept thread woken from a wait ran within 0.01 ms (BENCHMARKS.md, round 13). Not a pool of a fixed size: a helper may wait on its reader
-//! for as long as that one waits for its turn behind other inputs, whose own helpers must not
-//! wait for a thread meanwhile.
+//! A kept thread woken from a wait ran within 0.01 ms (BENCHMARKS.md, round 13).
+//!
+//! Not a pool of a fixed size: a helper may wait on its reader for as long as that one waits
+//! for its turn behind other inputs, whose own helpers must not wait for a thread meanwhile.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
@@ -25,8 +26,7 @@ fn idle() -> MutexGuard<'static, Vec<Sender<Job>>> {
 
 /// Runs `job` on an idle kept thread, else on a new one. When no thread can be made (a
 /// process limit) the job is dropped without running: that only means less help.
-fn run(job: Job) {
-    let mut job = job;
+fn run(mut job: Job) {
     loop {
         let Some(thread) = idle().pop() else {
             break;
