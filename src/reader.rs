@@ -161,8 +161,17 @@ impl<'a> Entry<'a> {
     /// reader read again).
     #[inline]
     pub fn ahead<T: 'static>(&self) -> Option<&'a T> {
+        let (facts, i) = self.ahead_store::<Vec<T>>()?;
+        facts.get(i)
+    }
+
+    /// The store of type `S` the visitor's [`Ahead`] made for this entry's chunk, and the
+    /// entry's place among the chunk's records: for facts kept in a store of the tool's own
+    /// (flat vectors shared by the chunk's records) rather than one value per record.
+    #[inline]
+    pub fn ahead_store<S: 'static>(&self) -> Option<(&'a S, usize)> {
         let (facts, i) = self.ahead?;
-        facts.downcast_ref::<Vec<T>>()?.get(i)
+        Some((facts.downcast_ref::<S>()?, i))
     }
 
     /// The value of top-level member `key` (the last one when repeated, as in JS). Inlined

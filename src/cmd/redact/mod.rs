@@ -4,9 +4,12 @@
 //! Each record is rewritten on its own ([`rewrite`]): what a member is comes from where it
 //! stands, so the walk needs no state beyond the line but the pseudonym table ([`paths`]),
 //! which is shared by every file of a run. Inputs are therefore rewritten one after another,
-//! in argument order (each waits for its turn), so the pseudonyms do not depend on timing.
+//! in argument order (each waits for its turn), so the pseudonyms do not depend on timing; a
+//! large input's records are rewritten ahead on other cores with their paths left for the
+//! reader to fill in order ([`ahead`]).
 //! Before a line is written the residual scan ([`check`]) looks for replaced text in it.
 
+mod ahead;
 mod args;
 mod check;
 mod classes;
@@ -28,15 +31,16 @@ use crate::diag::{self, Diags, Kind};
 use crate::input::{self, Opened, Source};
 use crate::json::{self, Raw};
 use crate::output::{push_value, Out, Stop};
-use crate::reader::{self, Entry, Header, Visitor};
+use crate::reader::{self, Ahead, Entry, Header, Visitor};
 use crate::record::Described;
 use crate::tool::Tool;
+use ahead::{RewriteAhead, Rewritten};
 use ids::Renames;
 use mask::Masker;
 use paths::Pseudonyms;
-use rewrite::{members, Members, Rewriter};
+use rewrite::{members, Holed, Members, Rewriter};
 use std::process::ExitCode;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use tally::Tally;
 
 /// For the fuzz target: kept text written as written ([`written`]) against the whole text
@@ -55,7 +59,7 @@ pub struct Redact;
 
 /// What one run shares between its inputs.
 struct RunState {
-    masker: Masker,
+    masker: Arc<Masker>,
     paths: Pseudonyms,
     tally: Tally,
     renames: Renames,
@@ -68,7 +72,7 @@ struct RunState {
 impl RunState {
     fn new(args: &Args) -> Result<RunState, String> {
         Ok(RunState {
-            masker: Masker::new(args.secrets()?),
+            masker: Arc::new(Masker::new(args.secrets()?)),
             paths: Pseudonyms::default(),
             tally: Tally::default(),
             renames: Renames::default(),
@@ -226,6 +230,23 @@ fn redact_to_dir(
     Ok(())
 }
 
+/// A record's members as the rewriter walks them: its own, and its `message` object's when
+/// the reader noted them.
+type Walk<'a> = (Members<'a>, Option<(Raw<'a>, Members<'a>)>);
+
+/// The members of entry `e` as the reader found them.
+fn walk<'a>(e: &Entry<'a>) -> Walk<'a> {
+    // Room for a message's members (a dozen or so) from the start: no regrowth.
+    let mut top: Members<'a> = Members::with_capacity(16);
+    top.extend(e.members());
+    let message = e.message_members().map(|(raw, members)| {
+        let mut m = Members::with_capacity(16);
+        m.extend(members);
+        (raw, m)
+    });
+    (top, message)
+}
+
 /// The reader's visitor: each header and entry rewritten and written.
 struct Redactor<'a, 'o, 'w> {
     rw: Rewriter<'a>,
@@ -239,6 +260,11 @@ struct Redactor<'a, 'o, 'w> {
     first_header: Option<Vec<u8>>,
     /// Records the residual scan withheld.
     withheld: u64,
+    /// What is rewritten ahead of the reader, when anything is ([`ahead`]).
+    ahead: Option<Arc<dyn Ahead>>,
+    /// Records taken as they were rewritten ahead: whole, and with holes filled.
+    #[cfg(test)]
+    taken: [u64; 2],
 }
 
 impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
@@ -251,6 +277,14 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
         );
         rw.shift = state.shift;
         rw.renames = args.rename_ids.then_some(&mut state.renames);
+        let ahead = (!args.keep_text && !args.rename_ids).then(|| {
+            let a = RewriteAhead {
+                masker: Arc::clone(&state.masker),
+                shift: state.shift,
+                check: !args.no_check,
+            };
+            Arc::new(a) as Arc<dyn Ahead>
+        });
         Redactor {
             rw,
             secrets: state.masker.exact(),
@@ -260,19 +294,24 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
             next_line: 1,
             first_header: None,
             withheld: 0,
+            ahead,
+            #[cfg(test)]
+            taken: [0; 2],
         }
     }
 
-    /// Rewrites the record `object` of type `kind` (line `line`; its members `top`, and its
-    /// `message` object's when the reader noted them) and writes it, unless the residual scan
-    /// finds replaced text in it.
-    fn write(
+    /// Rewrites the record `object` of type `kind` (line `line`; `walk` gives its members, when
+    /// they are needed; `done`, how it was rewritten ahead, if it was) and writes it, unless
+    /// the residual scan finds replaced text in it.
+    #[allow(clippy::too_many_arguments)]
+    fn write<'r>(
         &mut self,
         kind: &str,
-        object: Raw<'_>,
-        (top, message): (&Members<'_>, Option<&(Raw<'_>, Members<'_>)>),
+        object: Raw<'r>,
+        walk: &dyn Fn() -> Walk<'r>,
         line: u64,
         known_utf8: bool,
+        done: Option<Holed<'_>>,
         d: &mut Diags,
     ) -> Result<(), Stop> {
         // Lines the reader skipped (blank, or not JSON) stay as blank lines, so that every
@@ -282,13 +321,34 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
             self.next_line += 1;
         }
         self.next_line = line + 1;
-        self.rewrite(kind, object, top, message, known_utf8);
+        let mut walked = None;
+        match done {
+            Some(done) if done.whole => {
+                #[cfg(test)]
+                {
+                    self.taken[0] += 1;
+                }
+                self.rw.tally.add_counts(done.tally);
+                return self.out.line(done.out);
+            }
+            Some(done) => {
+                #[cfg(test)]
+                {
+                    self.taken[1] += 1;
+                }
+                if !self.rw.fill(object, known_utf8, &done, &mut self.buf) {
+                    self.copy(object);
+                }
+            }
+            None => self.rewrite(kind, object, walked.insert(walk()), known_utf8),
+        }
         let mut leak = self.check.then(|| self.leak(object)).flatten();
         if leak.is_some() && !self.rw.check.masked.is_empty() {
             // Text masked in one place of the record but left in another (where no detector
             // saw it): rewrite once more, masking those strings everywhere.
             self.rw.also = std::mem::take(&mut self.rw.check.masked);
-            self.rewrite(kind, object, top, message, known_utf8);
+            let walked = walked.get_or_insert_with(walk);
+            self.rewrite(kind, object, walked, known_utf8);
             self.rw.also.clear();
             leak = self.leak(object);
         }
@@ -314,17 +374,22 @@ impl Redactor<'_, '_, '_> {
         &mut self,
         kind: &str,
         object: Raw<'_>,
-        top: &Members<'_>,
-        message: Option<&(Raw<'_>, Members<'_>)>,
+        (top, message): &Walk<'_>,
         known_utf8: bool,
     ) {
+        let message = message.as_ref();
         if !self
             .rw
             .record(kind, object, top, message, known_utf8, &mut self.buf)
         {
-            self.buf.clear();
-            push_value(&mut self.buf, &object);
+            self.copy(object);
         }
+    }
+
+    /// The record as it is into `buf` (nothing of it needed changing).
+    fn copy(&mut self, object: Raw<'_>) {
+        self.buf.clear();
+        push_value(&mut self.buf, &object);
     }
 
     /// The replaced text the rewritten record in `buf` still holds, if any.
@@ -341,7 +406,8 @@ impl Visitor for Redactor<'_, '_, '_> {
             let b = slot.line.bytes;
             let start = json::skip_ws(b, 0);
             if let Ok(raw) = json::validate(b[start..].trim_ascii_end()) {
-                self.write("title", raw, (&members(raw), None), slot.line.no, false, d)?;
+                let walk = || (members(raw), None);
+                self.write("title", raw, &walk, slot.line.no, false, None, d)?;
             }
         }
         // A fragment has no header line: its `line` is its first entry's, which `entry` writes.
@@ -360,7 +426,8 @@ impl Visitor for Redactor<'_, '_, '_> {
         let Ok(raw) = json::validate(&b[start..=end]) else {
             return Ok(());
         };
-        self.write("session", raw, (&members(raw), None), h.line.no, false, d)?;
+        let walk = || (members(raw), None);
+        self.write("session", raw, &walk, h.line.no, false, None, d)?;
         if self.first_header.is_none() {
             self.first_header = Some(self.buf.clone());
         }
@@ -369,16 +436,9 @@ impl Visitor for Redactor<'_, '_, '_> {
 
     fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
         let kind = e.kind().unwrap_or_default();
-        // Room for a message's members (a dozen or so) from the start: no regrowth.
-        let mut top: Members<'_> = Members::with_capacity(16);
-        top.extend(e.members());
-        let message = e.message_members().map(|(raw, members)| {
-            let mut m = Members::with_capacity(16);
-            m.extend(members);
-            (raw, m)
-        });
         let (line, utf8) = (e.line.no, e.is_utf8());
-        self.write(&kind, e.object, (&top, message.as_ref()), line, utf8, d)
+        let done = e.ahead_store::<Rewritten>().and_then(|(s, i)| s.get(i));
+        self.write(&kind, e.object, &|| walk(e), line, utf8, done, d)
     }
 
     fn end(&mut self, _d: &mut Diags) -> Result<(), Stop> {
@@ -394,5 +454,9 @@ impl Visitor for Redactor<'_, '_, '_> {
     /// The rewriter walks each message from the members the reader found.
     fn reads_messages(&self) -> bool {
         true
+    }
+
+    fn ahead(&self) -> Option<Arc<dyn Ahead>> {
+        self.ahead.clone()
     }
 }

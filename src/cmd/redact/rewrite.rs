@@ -115,14 +115,14 @@ fn last<'a>(members: &Members<'a>, key: &str) -> Option<Raw<'a>> {
 /// [`last`], a string, decoded ([`str_of`]); empty when there is none.
 fn last_str<'a>(members: &Members<'a>, key: &str, utf8: bool) -> Cow<'a, str> {
     last(members, key)
-        .and_then(|v| str_of(v, utf8))
+        .and_then(|v| str_of(v.bytes(), utf8))
         .unwrap_or_default()
 }
 
 /// The string `raw`, decoded; `None` when it is not a string. `utf8`: its record is valid
 /// UTF-8, so a string without escapes is its own text, taken as it is (no check, no copy).
-fn str_of(raw: Raw<'_>, utf8: bool) -> Option<Cow<'_, str>> {
-    let body = raw.bytes().get(1..raw.len().wrapping_sub(1))?;
+fn str_of(raw: &[u8], utf8: bool) -> Option<Cow<'_, str>> {
+    let body = raw.get(1..raw.len().wrapping_sub(1))?;
     if utf8 && raw.first() == Some(&b'"') && memchr::memchr(b'\\', body).is_none() {
         // SAFETY: the record is valid UTF-8 and the body lies between two of its quotes
         // (ASCII), so it is whole characters of it.
@@ -130,7 +130,7 @@ fn str_of(raw: Raw<'_>, utf8: bool) -> Option<Cow<'_, str>> {
             std::str::from_utf8_unchecked(body)
         }));
     }
-    raw.as_str()
+    json::as_str(raw)
 }
 
 /// What a top-level member of an entry of type `kind` is.
@@ -273,7 +273,9 @@ impl LineCheck {
 pub struct Rewriter<'r> {
     pub keep_text: bool,
     pub masker: &'r Masker,
-    pub paths: &'r mut Pseudonyms,
+    /// `None` for a record rewritten ahead of the reader: its paths are left as [`Hole`]s,
+    /// which the reader fills in order ([`Rewriter::fill`]).
+    pub paths: Option<&'r mut Pseudonyms>,
     pub tally: &'r mut Tally,
     /// `--shift-time`, in milliseconds.
     pub shift: Option<i64>,
@@ -300,6 +302,49 @@ pub struct Rewriter<'r> {
     counted: Vec<(usize, TextCounts)>,
     /// Kept text decoded where it is written as `write_str` writes it (its buffers reused).
     written: Written,
+    /// The paths of the record left for the reader, in order (without a pseudonym table).
+    pub holes: Vec<Hole>,
+    /// The record needs the pseudonym table for more than its paths (text masked in every
+    /// mode: a provider's error message): the reader rewrites it.
+    pub needs_paths: bool,
+}
+
+/// A path of a record rewritten ahead of the reader: where its pseudonym goes in the output,
+/// and where the string lies in the record.
+#[derive(Debug, Clone, Copy)]
+pub struct Hole {
+    /// Where the pseudonym goes in the output written ahead.
+    pub at: usize,
+    /// The path's string as written (quotes included): `from..to` of the record.
+    pub from: usize,
+    pub to: usize,
+    /// A session's working directory ([`Pseudonyms::cwd`]).
+    pub cwd: bool,
+}
+
+/// A record as it was rewritten ahead of the reader ([`Rewriter::ahead`]), for
+/// [`Rewriter::fill`]: its output with a hole for each path, and what the rewriter noted.
+pub struct Holed<'d> {
+    pub out: &'d [u8],
+    pub holes: &'d [Hole],
+    pub changed: bool,
+    /// Written whole and checked: `out` is the line to write (the other members are empty).
+    pub whole: bool,
+    pub tally: &'d [(&'static str, u64)],
+    pub kept: &'d [(usize, usize)],
+    pub replaced: &'d [String],
+    pub replaced_in_record: &'d [(usize, usize, u64)],
+}
+
+/// What a rewriter keeps from one record to the next: its buffers, and the masker's answers
+/// for keys.
+#[derive(Default)]
+pub struct Scratch {
+    check: LineCheck,
+    keys_checked: FastMap<String, bool>,
+    counted: Vec<(usize, TextCounts)>,
+    written: Written,
+    holes: Vec<Hole>,
 }
 
 impl<'r> Rewriter<'r> {
@@ -309,6 +354,23 @@ impl<'r> Rewriter<'r> {
         paths: &'r mut Pseudonyms,
         tally: &'r mut Tally,
     ) -> Rewriter<'r> {
+        Rewriter::with(keep_text, masker, Some(paths), tally, Scratch::default())
+    }
+
+    /// A rewriter of the default mode without the pseudonym table, for records rewritten
+    /// ahead of the reader (their paths left as [`Hole`]s), with the buffers of `scratch`
+    /// ([`Rewriter::into_scratch`] gives them back).
+    pub fn ahead(masker: &'r Masker, tally: &'r mut Tally, scratch: Scratch) -> Rewriter<'r> {
+        Rewriter::with(false, masker, None, tally, scratch)
+    }
+
+    fn with(
+        keep_text: bool,
+        masker: &'r Masker,
+        paths: Option<&'r mut Pseudonyms>,
+        tally: &'r mut Tally,
+        scratch: Scratch,
+    ) -> Rewriter<'r> {
         Rewriter {
             keep_text,
             masker,
@@ -316,15 +378,28 @@ impl<'r> Rewriter<'r> {
             tally,
             shift: None,
             renames: None,
-            check: LineCheck::default(),
+            check: scratch.check,
             also: Vec::new(),
             image: None,
-            keys_checked: FastMap::default(),
+            keys_checked: scratch.keys_checked,
             record_start: 0,
             changed: false,
             utf8: false,
-            counted: Vec::new(),
-            written: Written::default(),
+            counted: scratch.counted,
+            written: scratch.written,
+            holes: scratch.holes,
+            needs_paths: false,
+        }
+    }
+
+    /// The buffers and remembered answers, for the next rewriter.
+    pub fn into_scratch(self) -> Scratch {
+        Scratch {
+            check: self.check,
+            keys_checked: self.keys_checked,
+            counted: self.counted,
+            written: self.written,
+            holes: self.holes,
         }
     }
 
@@ -345,10 +420,7 @@ impl<'r> Rewriter<'r> {
         out: &mut Vec<u8>,
     ) -> bool {
         out.clear();
-        self.check.clear();
-        self.changed = false;
-        self.record_start = object.bytes().as_ptr() as usize;
-        self.utf8 = known_utf8 || simdutf8::basic::from_utf8(object.bytes()).is_ok();
+        self.start(object, known_utf8);
         out.push(b'{');
         let mut first = true;
         for &(key, value) in top {
@@ -370,6 +442,61 @@ impl<'r> Rewriter<'r> {
         }
         out.push(b'}');
         self.changed
+    }
+
+    /// Writes into `out` (cleared first) the record `object` as it was rewritten ahead of the
+    /// reader without the pseudonym table (`done`), each of its holes filled in order with its
+    /// path's pseudonym: what [`Rewriter::record`] writes and notes for the record, with the
+    /// table as it stands. `false` when nothing needed changing.
+    pub fn fill(
+        &mut self,
+        object: Raw<'_>,
+        known_utf8: bool,
+        done: &Holed<'_>,
+        out: &mut Vec<u8>,
+    ) -> bool {
+        out.clear();
+        self.start(object, known_utf8);
+        self.changed = done.changed;
+        self.tally.add_counts(done.tally);
+        (self.check.replaced_in_record).extend_from_slice(done.replaced_in_record);
+        // The strings replaced ahead come before the paths' here, where the walk may have met
+        // them between: the order decides only which string a record's diagnostic counts,
+        // and a record that leaks with a path replaced is rewritten again on the reader
+        // (`Redactor::write`), whose second rewrite is the one that counts.
+        for s in done.replaced {
+            self.replaced(s);
+        }
+        let (mut kept, mut from) = (0, 0);
+        for hole in done.holes.iter().map(Some).chain([None]) {
+            let to = hole.map_or(done.out.len(), |h| h.at);
+            // What was written ahead moves on by what the holes before it were filled with.
+            let shift = out.len() - from;
+            out.extend_from_slice(&done.out[from..to]);
+            while let Some(&(a, b)) = done.kept.get(kept).filter(|k| k.1 <= to) {
+                self.check.kept.push((a + shift, b + shift));
+                kept += 1;
+            }
+            if let Some(h) = hole {
+                self.path_of(
+                    object.bytes().get(h.from..h.to).unwrap_or_default(),
+                    out,
+                    h.cwd,
+                );
+            }
+            from = to;
+        }
+        self.changed
+    }
+
+    /// Readies the rewriter for the record `object`.
+    fn start(&mut self, object: Raw<'_>, known_utf8: bool) {
+        self.check.clear();
+        self.holes.clear();
+        self.needs_paths = false;
+        self.changed = false;
+        self.record_start = object.bytes().as_ptr() as usize;
+        self.utf8 = known_utf8 || simdutf8::basic::from_utf8(object.bytes()).is_ok();
     }
 
     /// Writes an object of these members, each value treated as `act` says.
@@ -460,10 +587,13 @@ impl<'r> Rewriter<'r> {
         if matches!(act, Act::Data(_)) && !self.is_plain_key(name) {
             let mut found: Vec<(&'static str, String)> = Vec::new();
             let written = if self.keep_text {
-                self.masker
-                    .mask(name, self.paths, &self.also, |kind, orig| {
-                        found.push((kind, orig.to_string()))
-                    })
+                let Some(paths) = self.paths.as_deref_mut() else {
+                    self.needs_paths = true;
+                    return;
+                };
+                self.masker.mask(name, paths, &self.also, |kind, orig| {
+                    found.push((kind, orig.to_string()))
+                })
             } else {
                 found.push((TextKind::Key.name(), name.to_string()));
                 of_text(TextKind::Key, name)
@@ -486,7 +616,7 @@ impl<'r> Rewriter<'r> {
 
     fn value(&mut self, act: Act, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, key: &str) {
         match act {
-            Act::Keep | Act::Drop => self.keep(raw, out),
+            Act::Keep | Act::Drop => self.keep(&raw, out),
             Act::Text(kind) if raw.first() == Some(&b'"') => self.text(kind, raw, out),
             Act::Content(kind) => self.content(kind, raw, out, depth),
             Act::Masked if raw.first() == Some(&b'"') => self.masked(raw, out),
@@ -512,17 +642,17 @@ impl<'r> Rewriter<'r> {
                 self.changed = true;
                 out.extend_from_slice(t.as_bytes());
             }
-            None => self.keep(raw, out),
+            None => self.keep(&raw, out),
         }
     }
 
     /// An id or a reference to one, renamed by `--rename-ids` when it is a string.
     fn id(&mut self, act: Act, raw: Raw<'_>, out: &mut Vec<u8>) {
         let Some(renames) = self.renames.as_deref_mut() else {
-            return self.keep(raw, out);
+            return self.keep(&raw, out);
         };
         let Some(id) = raw.as_str() else {
-            return self.keep(raw, out);
+            return self.keep(&raw, out);
         };
         let new = if act == Act::SessionId {
             renames.session()
@@ -533,9 +663,9 @@ impl<'r> Rewriter<'r> {
         write_str(out, &new);
     }
 
-    fn keep(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+    fn keep(&mut self, raw: &[u8], out: &mut Vec<u8>) {
         let start = out.len();
-        self.copy(out, &raw);
+        self.copy(out, raw);
         self.check.kept.push((start, out.len()));
     }
 
@@ -567,7 +697,7 @@ impl<'r> Rewriter<'r> {
             .get(1..raw.len().saturating_sub(1))
             .unwrap_or_default();
         if body.is_empty() {
-            return self.keep(raw, out);
+            return self.keep(&raw, out);
         }
         if self.keep_text {
             return self.masked(raw, out);
@@ -589,10 +719,10 @@ impl<'r> Rewriter<'r> {
         // can be (a character takes at most 6 bytes written).
         let placeholder = &out[start + 1..out.len() - 1];
         if raw.len() <= 6 * placeholder.len() + 2
-            && str_of(raw, self.utf8).is_some_and(|s| s.as_bytes() == placeholder)
+            && str_of(&raw, self.utf8).is_some_and(|s| s.as_bytes() == placeholder)
         {
             out.truncate(start);
-            return self.keep(raw, out);
+            return self.keep(&raw, out);
         }
         self.tally.add(kind.name());
         // The residual scan decodes the text only if the line can hold it.
@@ -608,21 +738,25 @@ impl<'r> Rewriter<'r> {
     /// Text kept with its secrets, e-mail addresses and paths masked: written from its
     /// input as written when its escapes are those `write_str` writes ([`Written`]).
     fn masked(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+        let Some(paths) = self.paths.as_deref_mut() else {
+            self.needs_paths = true;
+            return self.keep(&raw, out);
+        };
         let mut found: Vec<(&'static str, String)> = Vec::new();
         let note = |kind, orig: &str| found.push((kind, orig.to_string()));
         let body = raw.bytes().get(1..raw.len().wrapping_sub(1));
         match body.filter(|body| self.utf8 && self.written.read(body)) {
             Some(body) => {
                 let (masker, also) = (self.masker, &self.also);
-                if !(self.written).write_masked(body, masker, self.paths, also, note, out) {
-                    return self.keep(raw, out);
+                if !(self.written).write_masked(body, masker, paths, also, note, out) {
+                    return self.keep(&raw, out);
                 }
             }
             None => {
-                let s = str_of(raw, self.utf8).unwrap_or_default();
-                let masked = self.masker.mask(&s, self.paths, &self.also, note);
+                let s = str_of(&raw, self.utf8).unwrap_or_default();
+                let masked = self.masker.mask(&s, paths, &self.also, note);
                 if found.is_empty() {
-                    return self.keep(raw, out);
+                    return self.keep(&raw, out);
                 }
                 write_str(out, &masked);
             }
@@ -637,14 +771,30 @@ impl<'r> Rewriter<'r> {
         self.changed = true;
     }
 
-    /// A path (a session's `cwd` with `cwd`): its pseudonym.
+    /// A path (a session's `cwd` with `cwd`): its pseudonym; ahead of the reader, a
+    /// [`Hole`] for it.
     fn path(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, cwd: bool) {
+        if self.paths.is_none() {
+            let from = raw.as_ptr() as usize - self.record_start;
+            let to = from + raw.len();
+            return self.holes.push(Hole {
+                at: out.len(),
+                from,
+                to,
+                cwd,
+            });
+        }
+        self.path_of(&raw, out, cwd);
+    }
+
+    /// [`Rewriter::path`] of the path string written as `raw`, with the pseudonym table (the
+    /// reader's: the rewriters ahead of it, which have none, leave a hole instead).
+    fn path_of(&mut self, raw: &[u8], out: &mut Vec<u8>, cwd: bool) {
         let s = str_of(raw, self.utf8).unwrap_or_default();
-        let p = if cwd {
-            self.paths.cwd(&s)
-        } else {
-            self.paths.path(&s)
+        let Some(paths) = self.paths.as_deref_mut() else {
+            return;
         };
+        let p = if cwd { paths.cwd(&s) } else { paths.path(&s) };
         if p == *s {
             return self.keep(raw, out);
         }
@@ -750,7 +900,7 @@ impl<'r> Rewriter<'r> {
                 self.data(el, out, depth + 1, key, labels)
             }),
             Some(b'"') => self.data_string(raw, out, key, labels),
-            _ => self.keep(raw, out),
+            _ => self.keep(&raw, out),
         }
     }
 
@@ -760,7 +910,7 @@ impl<'r> Rewriter<'r> {
         if raw.len() > 32 && memchr::memchr(b' ', &raw).is_some() {
             return self.text(TextKind::Value, raw, out);
         }
-        let s = str_of(raw, self.utf8).unwrap_or_default();
+        let s = str_of(&raw, self.utf8).unwrap_or_default();
         let one_line = !s.is_empty() && s.len() <= 4096 && !s.chars().any(char::is_whitespace);
         let label = match labels {
             Labels::None => false,
@@ -770,7 +920,7 @@ impl<'r> Rewriter<'r> {
             }
         };
         if label {
-            self.keep(raw, out)
+            self.keep(&raw, out)
         } else if looks_like_path(&s) || (one_line && names_a_path(key)) {
             self.path(raw, out, false)
         } else {

@@ -11,11 +11,33 @@ pub struct Tally {
 
 impl Tally {
     pub fn add(&mut self, category: &'static str) {
+        self.add_n(category, 1);
+    }
+
+    /// Adds `n` to a category's count.
+    pub fn add_n(&mut self, category: &'static str, n: u64) {
         let same = |k: &&'static str| std::ptr::eq(*k, category) || *k == category;
         match self.counts.iter_mut().find(|(k, _)| same(k)) {
-            Some((_, n)) => *n += 1,
-            None => self.counts.push((category, 1)),
+            Some((_, c)) => *c += n,
+            None => self.counts.push((category, n)),
         }
+    }
+
+    /// Adds counts ([`Tally::counts`] of another).
+    pub fn add_counts(&mut self, counts: &[(&'static str, u64)]) {
+        for &(category, n) in counts {
+            self.add_n(category, n);
+        }
+    }
+
+    /// The counts as they were added (categories in the order first met).
+    pub fn counts(&self) -> &[(&'static str, u64)] {
+        &self.counts
+    }
+
+    /// Emptied (its memory kept).
+    pub fn clear(&mut self) {
+        self.counts.clear();
     }
 
     /// The categories in order of their names, with their counts.

@@ -1,0 +1,309 @@
+//! Records rewritten ahead of the reader (issue 17: pi-redact on every core). On the threads
+//! that prescan a large input ([`reader::Ahead`]), each entry is rewritten in the default mode
+//! without the pseudonym table: its paths are left as holes ([`Hole`]), since pseudonyms are
+//! numbered in the order paths are first met. The reader fills the holes in order
+//! ([`Rewriter::fill`]), then checks and writes the record as it does one it rewrote itself,
+//! so the output does not depend on the thread count. A record without a path is checked
+//! ahead too (the residual scan needs nothing but the record), and the reader writes it as it
+//! is. A record whose rewrite needs the table for more than its paths (a provider's error
+//! message, masked in every mode), or in which the scan finds replaced text, is left to the
+//! reader, which rewrites it (again) as it does every record on one thread. `--keep-text` masks paths inside kept text, and `--rename-ids` numbers ids in
+//! order: with either, nothing is rewritten ahead.
+
+use super::check;
+use super::mask::Masker;
+use super::rewrite::{Hole, Holed, Members, Rewriter, Scratch};
+use super::tally::Tally;
+use crate::output::push_value;
+use crate::reader::{self, Entry};
+use std::any::Any;
+use std::sync::Arc;
+
+/// The [`reader::Ahead`] of pi-redact's default mode.
+pub(super) struct RewriteAhead {
+    pub masker: Arc<Masker>,
+    /// `--shift-time`, in milliseconds.
+    pub shift: Option<i64>,
+    /// The residual scan is on (no `--no-check`).
+    pub check: bool,
+}
+
+/// The records of one chunk rewritten ahead: flat vectors that every record of the chunk
+/// shares (each record's part marked where it starts), reused from chunk to chunk, so that a
+/// record costs no heap block of its own (made on a helper thread and freed on another, such
+/// blocks cost pi-tools 14 %: BENCHMARKS.md, round 13).
+#[derive(Default)]
+pub(super) struct Rewritten {
+    records: Vec<Record>,
+    out: Vec<u8>,
+    holes: Vec<Hole>,
+    tally: Vec<(&'static str, u64)>,
+    kept: Vec<(usize, usize)>,
+    replaced: Vec<String>,
+    replaced_in_record: Vec<(usize, usize, u64)>,
+    /// The rewriter's buffers and remembered answers, kept for the next record.
+    scratch: Scratch,
+    /// One record's output and tally, before they are added to the vectors.
+    line: Vec<u8>,
+    counts: Tally,
+}
+
+/// One record of a [`Rewritten`] chunk.
+struct Record {
+    start: Mark,
+    changed: bool,
+    done: Done,
+}
+
+/// How far a record was taken ahead of the reader.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Done {
+    /// Not at all: the reader rewrites it.
+    No,
+    /// Rewritten with a hole for each of its paths, for the reader to fill and check.
+    Holed,
+    /// Rewritten and checked: written as it is.
+    Whole,
+}
+
+/// Where a record's part of each vector of a [`Rewritten`] starts.
+#[derive(Clone, Copy)]
+struct Mark {
+    out: usize,
+    holes: usize,
+    tally: usize,
+    kept: usize,
+    replaced: usize,
+    replaced_in_record: usize,
+}
+
+impl Rewritten {
+    fn mark(&self) -> Mark {
+        Mark {
+            out: self.out.len(),
+            holes: self.holes.len(),
+            tally: self.tally.len(),
+            kept: self.kept.len(),
+            replaced: self.replaced.len(),
+            replaced_in_record: self.replaced_in_record.len(),
+        }
+    }
+
+    fn clear(&mut self) {
+        self.records.clear();
+        self.out.clear();
+        self.holes.clear();
+        self.tally.clear();
+        self.kept.clear();
+        self.replaced.clear();
+        self.replaced_in_record.clear();
+    }
+
+    /// Record `i` of the chunk as it was rewritten ahead; `None` when the reader rewrites it.
+    pub fn get(&self, i: usize) -> Option<Holed<'_>> {
+        let r = self.records.get(i).filter(|r| r.done != Done::No)?;
+        let (a, b) = (
+            r.start,
+            self.records.get(i + 1).map_or(self.mark(), |n| n.start),
+        );
+        Some(Holed {
+            out: &self.out[a.out..b.out],
+            holes: &self.holes[a.holes..b.holes],
+            changed: r.changed,
+            whole: r.done == Done::Whole,
+            tally: &self.tally[a.tally..b.tally],
+            kept: &self.kept[a.kept..b.kept],
+            replaced: &self.replaced[a.replaced..b.replaced],
+            replaced_in_record: &self.replaced_in_record
+                [a.replaced_in_record..b.replaced_in_record],
+        })
+    }
+
+    /// Rewrites `e` and adds it to the chunk's records.
+    fn add(&mut self, e: &Entry<'_>, how: &RewriteAhead) {
+        let start = self.mark();
+        let kind = e.kind().unwrap_or_default();
+        let mut top: Members<'_> = Members::with_capacity(16);
+        top.extend(e.members());
+        let message = e.message_members().map(|(raw, members)| {
+            let mut m = Members::with_capacity(16);
+            m.extend(members);
+            (raw, m)
+        });
+        self.counts.clear();
+        let scratch = std::mem::take(&mut self.scratch);
+        let mut rw = Rewriter::ahead(&how.masker, &mut self.counts, scratch);
+        rw.shift = how.shift;
+        let changed = rw.record(
+            &kind,
+            e.object,
+            &top,
+            message.as_ref(),
+            e.is_utf8(),
+            &mut self.line,
+        );
+        let done = if rw.needs_paths {
+            Done::No
+        } else if rw.holes.is_empty() {
+            // Written as the reader would write it, and checked as it would check it.
+            if !changed {
+                self.line.clear();
+                push_value(&mut self.line, &e.object);
+            }
+            let secrets = how.masker.exact();
+            match how.check && check::residual(&self.line, &rw.check, secrets, &e.object).is_some()
+            {
+                true => Done::No,
+                false => Done::Whole,
+            }
+        } else {
+            self.holes.extend_from_slice(&rw.holes);
+            self.kept.extend_from_slice(&rw.check.kept);
+            self.replaced.append(&mut rw.check.replaced);
+            (self.replaced_in_record).extend_from_slice(&rw.check.replaced_in_record);
+            Done::Holed
+        };
+        self.scratch = rw.into_scratch();
+        if done != Done::No {
+            self.out.extend_from_slice(&self.line);
+            self.tally.extend_from_slice(self.counts.counts());
+        }
+        self.records.push(Record {
+            start,
+            changed,
+            done,
+        });
+    }
+}
+
+impl reader::Ahead for RewriteAhead {
+    fn chunk(&self, used: Option<Box<dyn Any + Send>>) -> Box<dyn Any + Send> {
+        match used.map(|u| u.downcast::<Rewritten>()) {
+            Some(Ok(mut store)) => {
+                store.clear();
+                store
+            }
+            _ => Box::<Rewritten>::default(),
+        }
+    }
+
+    fn record(&self, facts: &mut (dyn Any + Send), e: &Entry<'_>) {
+        if let Some(store) = facts.downcast_mut::<Rewritten>() {
+            store.add(e, self);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Args, Redactor, RunState};
+    use crate::diag::Diags;
+    use crate::input::chunks;
+    use crate::output::Out;
+    use crate::reader::{self, Spares, Visitor};
+
+    /// Paths the reader fills in order: a working directory, a path in a tool's arguments
+    /// beside a key that is replaced, paths that are their own pseudonyms, a path whose input
+    /// is an earlier path's pseudonym (the residual scan withholds that record), a provider's
+    /// error message holding a path (masked: the reader rewrites it), a tool's name that is
+    /// its path argument's text (copied on purpose after the path's hole is filled), a record
+    /// with nothing to change written with blanks (copied as it is), no line feed at the end.
+    const CLUES: &str = concat!(
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/home/ana/proj"}"#,
+        "\n",
+        r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"/home/ana/proj/src/main.rs","the file path":"/home/ana/proj/README.md","paths":["/","~","..","/tmp","./x"]}}],"stopReason":"toolUse"}}"#,
+        "\n",
+        r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"read","arguments":{"a":"/home/ana/proj/src/main.rs","b":"/home/user1/dir1/dir2/file1.rs"}}],"stopReason":"toolUse"}}"#,
+        "\n",
+        r#"{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-01-01T00:00:03Z","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"cannot open /home/ana/proj/secret.txt"}}"#,
+        "\n",
+        r#"{"type":"message","id":"a4","parentId":"a3","timestamp":"2026-01-01T00:00:04Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c4","arguments":{"path":"/home/ana/proj/lib.rs"},"name":"/home/ana/proj/lib.rs"}],"stopReason":"toolUse"}}"#,
+        "\n",
+        r#"{"type": "custom", "id": "c9", "parentId": "a4"}"#,
+    );
+
+    /// pi-redact with `args` over `data`: its output, diagnostics, summary and withheld
+    /// records, and how many records it took as rewritten ahead (whole, holed). With
+    /// `chunk`, every chunk of that size is prescanned (on the reader's thread or a
+    /// helper's) and its records rewritten ahead.
+    fn redact(args: &[&str], data: &[u8], chunk: Option<usize>) -> (String, [u64; 2]) {
+        let argv = std::iter::once("pi-redact").chain(args.iter().copied());
+        let args = <Args as clap::Parser>::parse_from(argv);
+        let mut state = RunState::new(&args).unwrap();
+        let mut out = Out::held();
+        let mut d = Diags::new("pi-redact", "f", false);
+        let mut v = Redactor::new(&args, &mut state, &mut out);
+        let ahead = v.ahead();
+        match chunk {
+            None => reader::read(data, false, &mut d, &mut v),
+            Some(chunk) => {
+                let spares = Spares::new(2);
+                let work =
+                    |offset, bytes| reader::prescan(bytes, offset, true, ahead.as_deref(), &spares);
+                chunks::in_order(data, chunk, 1, work, work, |next| {
+                    reader::read_lines_prescanned(next, &spares, false, &mut d, &mut v)
+                })
+            }
+        }
+        .unwrap();
+        let (withheld, taken) = (v.withheld, v.taken);
+        let report = format!(
+            "{}\n{}\n{}\n{withheld}",
+            String::from_utf8_lossy(&out.buf),
+            d.held(),
+            state.tally.line()
+        );
+        (report, taken)
+    }
+
+    /// Whatever the chunks and whoever rewrites a record, the output, diagnostics and
+    /// summary are the reader's alone: paths are numbered in the order the reader meets them.
+    #[test]
+    fn records_rewritten_ahead_are_written_as_the_reader_writes_them() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.unwrap().path()).ok())
+            .collect();
+        inputs.push(CLUES.as_bytes().to_vec());
+        let mut taken = [0; 2];
+        for args in [&[][..], &["--shift-time", "-2h"], &["--no-check"]] {
+            for data in &inputs {
+                let (want, none) = redact(args, data, None);
+                assert_eq!(none, [0, 0], "nothing is rewritten ahead on one thread");
+                for chunk in [1, 97, 4096, 1 << 20] {
+                    let (got, took) = redact(args, data, Some(chunk));
+                    let start = String::from_utf8_lossy(&data[..data.len().min(120)]);
+                    assert_eq!(got, want, "{args:?}, chunk {chunk}, input {start:?}");
+                    taken = [taken[0] + took[0], taken[1] + took[1]];
+                }
+            }
+        }
+        assert!(taken[0] > 0 && taken[1] > 0, "both kinds taken: {taken:?}");
+        // The clues' withheld record and the error message are the reader's own.
+        let (got, took) = redact(&[], CLUES.as_bytes(), Some(1 << 20));
+        assert!(
+            got.contains(":3: the rewritten record still holds"),
+            "{got}"
+        );
+        assert!(
+            got.contains("cannot open /home/user1/dir1/file4.txt"),
+            "{got}"
+        );
+        assert!(got.contains(r#""name":"/home/ana/proj/lib.rs""#), "{got}");
+        // Taken: the record without a path, whole; a1, a2 and a4 with holes (a2's replaced
+        // path is found once its holes are filled).
+        assert_eq!(took, [1, 3]);
+    }
+
+    /// With `--keep-text` or `--rename-ids` nothing is rewritten ahead (both need the run's
+    /// tables for more than paths).
+    #[test]
+    fn keep_text_and_rename_ids_rewrite_on_the_reader() {
+        for args in [&["--keep-text"][..], &["--rename-ids"]] {
+            let (got, took) = redact(args, CLUES.as_bytes(), Some(1 << 20));
+            assert_eq!(took, [0, 0], "{args:?}");
+            assert_eq!(got, redact(args, CLUES.as_bytes(), None).0, "{args:?}");
+        }
+    }
+}
