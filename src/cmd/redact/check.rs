@@ -84,16 +84,102 @@ fn absent(line: &[u8], start: &[u8]) -> bool {
     !start.is_empty() && occurrences(line, start).next().is_none()
 }
 
-/// Where `needle` (not empty) occurs in `line`: at each place of its first byte where the
-/// rest follows. Lines are short once their texts are replaced, and needles many: this costs
-/// nothing to prepare, where a `memmem` searcher is built for each needle.
+/// Where `needle` (not empty) occurs in `line`, in order. Lines are short once their texts
+/// are replaced, and needles many (most not in the line): a place is a candidate where two
+/// of the needle's bytes, its first and the last of its first [`QUICK`], are where they would
+/// be, both looked for at once 32 bytes a step. That costs nothing to prepare (a `memmem`
+/// searcher built for each needle costs more than the search; picking the pair by the bytes'
+/// rarity cost more than it saved on the generated sessions). Its first byte alone, the earlier
+/// rule, left ~45 candidates per text on the corpus' lines, each compared: the check took 23 %
+/// of pi-redact's instructions there, now 11 %.
 fn occurrences<'a>(line: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
-    memchr::memchr_iter(needle[0], line).filter(move |&at| line[at..].starts_with(needle))
+    let pair = PairSearch::new(needle);
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = from + pair.find(line.get(from..)?, needle)?;
+        from = at + 1;
+        Some(at)
+    })
+}
+
+/// The search [`occurrences`] makes for one needle: by a pair of its bytes where the CPU has
+/// AVX2 (the `memchr` crate's packed-pair searcher), else by its first byte.
+struct PairSearch {
+    #[cfg(target_arch = "x86_64")]
+    pair: Option<memchr::arch::x86_64::avx2::packedpair::Finder>,
+}
+
+impl PairSearch {
+    fn new(needle: &[u8]) -> PairSearch {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use memchr::arch::{all::packedpair::Pair, x86_64::avx2::packedpair::Finder};
+            let last = needle.len().min(QUICK) - 1;
+            let pair = Pair::with_indices(needle, 0, last as u8)
+                .and_then(|p| Finder::with_pair(needle, p));
+            PairSearch { pair }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = needle;
+            PairSearch {}
+        }
+    }
+
+    /// The first place of `needle` in `hay`.
+    fn find(&self, hay: &[u8], needle: &[u8]) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(f) = self
+            .pair
+            .as_ref()
+            .filter(|f| hay.len() >= f.min_haystack_len())
+        {
+            return f.find(hay, needle);
+        }
+        memchr::memchr_iter(needle[0], hay).find(|&at| hay[at..].starts_with(needle))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every place of the needle, in order, overlapping ones too, whichever search runs (the
+    /// pair's for haystacks of its minimum length and more, the first byte's for shorter).
+    #[test]
+    fn occurrences_are_every_place_of_the_needle() {
+        let naive = |line: &[u8], needle: &[u8]| -> Vec<usize> {
+            (0..line.len())
+                .filter(|&at| line[at..].starts_with(needle))
+                .collect()
+        };
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut found = 0;
+        for len in 0..160 {
+            // Three letters, so needles recur and overlap.
+            let line: Vec<u8> = (0..len).map(|_| b"ab/"[(next() % 3) as usize]).collect();
+            for nlen in 1..80 {
+                let needle: Vec<u8> = match (next() % 2 == 0 && nlen <= len).then_some(len) {
+                    Some(len) => {
+                        let at = (next() as usize) % (len - nlen + 1);
+                        line[at..at + nlen].to_vec()
+                    }
+                    None => (0..nlen).map(|_| b"ab/"[(next() % 3) as usize]).collect(),
+                };
+                let want = naive(&line, &needle);
+                found += want.len();
+                let got: Vec<usize> = occurrences(&line, &needle).collect();
+                assert_eq!(got, want, "{:?} in {:?}", needle, line);
+            }
+        }
+        assert!(found > 1000, "the cases hold matches: {found}");
+    }
 
     #[test]
     fn copies_on_purpose_are_not_leaks() {
