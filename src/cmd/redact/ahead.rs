@@ -7,12 +7,13 @@
 //! ahead too (the residual scan needs nothing but the record), and the reader writes it as it
 //! is. A record whose rewrite needs the table for more than its paths (a provider's error
 //! message, masked in every mode), or in which the scan finds replaced text, is left to the
-//! reader, which rewrites it (again) as it does every record on one thread. `--keep-text` masks paths inside kept text, and `--rename-ids` numbers ids in
-//! order: with either, nothing is rewritten ahead.
+//! reader, which rewrites it (again) as it does every record on one thread. `--keep-text`
+//! masks paths inside kept text, and `--rename-ids` numbers ids in order: with either,
+//! nothing is rewritten ahead.
 
 use super::check;
 use super::mask::Masker;
-use super::rewrite::{Hole, Holed, Members, Rewriter, Scratch};
+use super::rewrite::{Hole, Holed, Rewriter, Scratch};
 use super::tally::Tally;
 use crate::output::push_value;
 use crate::reader::{self, Entry};
@@ -123,13 +124,7 @@ impl Rewritten {
     fn add(&mut self, e: &Entry<'_>, how: &RewriteAhead) {
         let start = self.mark();
         let kind = e.kind().unwrap_or_default();
-        let mut top: Members<'_> = Members::with_capacity(16);
-        top.extend(e.members());
-        let message = e.message_members().map(|(raw, members)| {
-            let mut m = Members::with_capacity(16);
-            m.extend(members);
-            (raw, m)
-        });
+        let (top, message) = super::walk(e);
         self.counts.clear();
         let scratch = std::mem::take(&mut self.scratch);
         let mut rw = Rewriter::ahead(&how.masker, &mut self.counts, scratch);
