@@ -265,9 +265,8 @@ mod tests {
     fn copies_on_purpose_are_not_leaks() {
         let check = LineCheck {
             replaced: vec!["my-tool-name".to_string()],
-            replaced_in_record: vec![],
             kept: vec![(2, 16)],
-            masked: vec![],
+            ..LineCheck::default()
         };
         assert_eq!(residual(b"{\"my-tool-name\"}", &check, &[], b""), None);
         assert_eq!(
