@@ -497,9 +497,10 @@ impl<'r> Rewriter<'r> {
         // The strings replaced ahead come before the paths' here, where the walk may have met
         // them between: the order decides only which string a record's diagnostic counts,
         // and a record that leaks with a path replaced is rewritten again on the reader
-        // (`Redactor::write`), whose second rewrite is the one that counts.
+        // (`Redactor::write`), whose second rewrite is the one that counts. They passed
+        // `Rewriter::replaced`'s length test ahead.
         for s in done.replaced {
-            self.replaced(s);
+            self.check.note_replaced(s);
         }
         let (mut kept, mut from) = (0, 0);
         for hole in done.holes.iter().map(Some).chain([None]) {
