@@ -73,7 +73,8 @@ fn mapped_reading_matches_stream_reading() {
     let path = dir.write("s.jsonl", defective_session());
     let f = File::open(&path).unwrap();
     // SAFETY: a test file nothing else changes.
-    let map = unsafe { Map::new(&f) }.expect("large enough to be mapped");
+    let len = f.metadata().unwrap().len();
+    let map = unsafe { Map::new(&f, len) }.expect("large enough to be mapped");
 
     let (mut a, mut b) = (Record::default(), Record::default());
     let mut da = Diags::new("t", "s", false);
@@ -198,7 +199,8 @@ fn a_file_that_shrinks_while_mapped_is_a_diagnostic_not_a_crash() {
     std::fs::write(&path, &data).unwrap();
     let f = File::open(&path).unwrap();
     // SAFETY: the test truncates the file on purpose, which the guard is for.
-    let map = unsafe { Map::new(&f) }.expect("large enough to be mapped");
+    let len = f.metadata().unwrap().len();
+    let map = unsafe { Map::new(&f, len) }.expect("large enough to be mapped");
     assert!(map.still_readable(0, map.bytes().len()) && !map.faulted());
     let writer = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
     writer.set_len(keep).unwrap();

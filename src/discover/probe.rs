@@ -61,8 +61,9 @@ pub enum Probe {
 
 /// Reads a file only up to its first record, to tell whether tools should read it.
 pub fn probe(path: &Path) -> io::Result<Probe> {
-    match crate::input::open::open_regular(path)? {
-        Ok(f) => probe_file(&f),
+    match crate::input::open::open_regular_len(path)? {
+        Ok((_, 0)) => Ok(Probe::Empty),
+        Ok((f, _)) => probe_nonempty(&f),
         Err(kind) => Ok(Probe::NotRegular(kind)),
     }
 }

@@ -50,7 +50,8 @@ pub struct Map {
 }
 
 impl Map {
-    /// Maps `file` when it is a regular file of at least [`MIN_LEN`] bytes.
+    /// Maps the `len` bytes of `file`, a regular file (`len`, its length when it was opened),
+    /// when they are at least [`MIN_LEN`].
     ///
     /// # Safety
     ///
@@ -58,14 +59,11 @@ impl Map {
     /// changes the file changes what the returned slices hold, and that one that truncates it
     /// while it is mapped makes a read of the lost pages raise SIGBUS. Call it only where
     /// that is the stated contract (see `input::open`).
-    pub unsafe fn new(file: &File) -> Option<Map> {
-        let meta = file.metadata().ok()?;
-        if !meta.is_file() || meta.len() < MIN_LEN || usize::try_from(meta.len()).is_err() {
-            return None;
-        }
+    pub unsafe fn new(file: &File, len: u64) -> Option<Map> {
+        let len = usize::try_from(len).ok().filter(|&l| l as u64 >= MIN_LEN)?;
         // SAFETY: a read-only shared map of a file we opened, never written through; what
         // another process may do to the file is the caller's contract (above).
-        let map = unsafe { Mmap::map(file) }.ok()?;
+        let map = unsafe { memmap2::MmapOptions::new().len(len).map(file) }.ok()?;
         // Without a slot in the guard (more maps at once than it holds, or no handler), a
         // shrinking file could not be survived: read it instead.
         let slot = guard::register(map.as_ptr() as usize, map.len())?;
@@ -346,7 +344,7 @@ mod tests {
         let small = dir.join("small");
         std::fs::write(&small, b"{}\n").unwrap();
         // SAFETY (here and below): test files nothing else changes.
-        assert!(unsafe { Map::new(&File::open(&small).unwrap()) }.is_none());
+        assert!(unsafe { Map::new(&File::open(&small).unwrap(), 3) }.is_none());
         let big = dir.join("big");
         let mut f = File::create(&big).unwrap();
         let data: Vec<u8> = (0..(MIN_LEN as usize * 3))
@@ -354,7 +352,7 @@ mod tests {
             .collect();
         f.write_all(&data).unwrap();
         drop(f);
-        let m = unsafe { Map::new(&File::open(&big).unwrap()) }.unwrap();
+        let m = unsafe { Map::new(&File::open(&big).unwrap(), data.len() as u64) }.unwrap();
         assert_eq!(m.bytes(), &data[..]);
         m.release(0, data.len());
         m.release(10, 5);
