@@ -261,8 +261,15 @@ impl<'w> Out<'w> {
     }
 
     pub fn direct(sink: &'w mut dyn Write, line_buffered: bool) -> Out<'w> {
+        Out::direct_in(sink, line_buffered, Vec::with_capacity(FLUSH_AT * 2))
+    }
+
+    /// [`Out::direct`] through `buf`, memory to reuse (emptied first; take it back from
+    /// [`Out::buf`] when done).
+    pub fn direct_in(sink: &'w mut dyn Write, line_buffered: bool, mut buf: Vec<u8>) -> Out<'w> {
+        buf.clear();
         Out {
-            buf: Vec::with_capacity(FLUSH_AT * 2),
+            buf,
             sink: Some(sink),
             line_buffered,
             full_at: if line_buffered { 1 } else { FLUSH_AT },

@@ -51,7 +51,10 @@ pub struct Budget {
     /// `--threads`: 0 until the driver sets it (a tool run in-process reads on one thread).
     total: AtomicUsize,
     free: Mutex<isize>,
+    /// Where helpers wait for a free CPU, and how many do (changed under `free`'s lock; a
+    /// wake-up with none waiting is still a system call, made for every input read).
     freed: Condvar,
+    waiting: AtomicUsize,
 }
 
 /// The run's budget (one per process: one run per process).
@@ -59,6 +62,7 @@ pub static BUDGET: Budget = Budget {
     total: AtomicUsize::new(0),
     free: Mutex::new(0),
     freed: Condvar::new(),
+    waiting: AtomicUsize::new(0),
 };
 
 /// How long a helper waits for a free CPU before it looks whether its input is done.
@@ -81,19 +85,24 @@ impl Budget {
     }
 
     pub fn done(&self) {
-        *self.lock() += 1;
-        self.freed.notify_one();
+        let mut free = self.lock();
+        *free += 1;
+        if self.waiting.load(Ordering::Relaxed) > 0 {
+            self.freed.notify_one();
+        }
     }
 
     /// Takes a free CPU, waiting at most [`POLL`]; whether one was taken.
     fn try_take(&self) -> bool {
         let mut free = self.lock();
         if *free <= 0 {
+            self.waiting.fetch_add(1, Ordering::Relaxed);
             free = self
                 .freed
                 .wait_timeout(free, POLL)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
+            self.waiting.fetch_sub(1, Ordering::Relaxed);
         }
         let took = *free > 0;
         if took {
