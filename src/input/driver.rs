@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// How many workers read inputs: as many as asked (default: one per CPU), but no more than
 /// there are inputs, no more than [`MAX_PER_CPU`] per CPU (at least [`MAX_ANYWAY`]): more
@@ -165,8 +165,8 @@ impl WriteOrder {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, usize> {
-        self.written.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> MutexGuard<'_, usize> {
+        lock(&self.written)
     }
 
     fn stopped(&self) -> bool {
@@ -498,7 +498,8 @@ where
     }
 }
 
-fn lock<X>(m: &Mutex<X>) -> std::sync::MutexGuard<'_, X> {
+/// `m` locked; a lock a panicking thread held (the run then stops) is taken as it is.
+fn lock<X>(m: &Mutex<X>) -> MutexGuard<'_, X> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
