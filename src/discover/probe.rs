@@ -62,8 +62,7 @@ pub enum Probe {
 /// Reads a file only up to its first record, to tell whether tools should read it.
 pub fn probe(path: &Path) -> io::Result<Probe> {
     match crate::input::open::open_regular_len(path)? {
-        Ok((_, 0)) => Ok(Probe::Empty),
-        Ok((f, _)) => probe_nonempty(&f),
+        Ok((f, len)) => probe_len(&f, len),
         Err(kind) => Ok(Probe::NotRegular(kind)),
     }
 }
@@ -71,7 +70,12 @@ pub fn probe(path: &Path) -> io::Result<Probe> {
 /// [`probe`] of a regular file already open as `f`, read from its start by position (its
 /// offset is neither used nor moved): what a cache keeps of a file it was given open.
 pub fn probe_file(f: &File) -> io::Result<Probe> {
-    if f.metadata()?.len() == 0 {
+    probe_len(f, f.metadata()?.len())
+}
+
+/// [`probe_file`] of a file whose length, `len`, was just looked up.
+fn probe_len(f: &File, len: u64) -> io::Result<Probe> {
+    if len == 0 {
         return Ok(Probe::Empty);
     }
     probe_nonempty(f)

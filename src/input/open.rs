@@ -25,7 +25,8 @@ pub enum Opened {
     /// A regular file and its length when it was opened: it can be mapped, read whole, and
     /// read again by offset. The length decides how (map, read whole, on several cores)
     /// without asking the system again each time (three `fstat` calls and an `lseek` per
-    /// file, 4,000 per 1,000 small files); what is read is the file as it is when read.
+    /// file, 4,000 per 1,000 small files). A file read whole is read to its end as it is
+    /// then; a map covers the length at the open.
     Regular(File, u64),
     /// A named file that is not a regular file: read once, as a stream.
     Stream(File),
