@@ -739,15 +739,36 @@ impl Prescan<'_> {
 pub struct Spares<'a> {
     kept: Mutex<Vec<Prescan<'a>>>,
     most: usize,
+    /// How many prescans were made, not taken from those kept.
+    made: std::sync::atomic::AtomicUsize,
 }
 
 impl<'a> Spares<'a> {
-    /// Keeps at most `most` (one per thread that may start a chunk at once is enough).
+    /// Keeps at most `most`.
     pub fn new(most: usize) -> Spares<'a> {
         Spares {
             kept: Mutex::new(Vec::new()),
             most,
+            made: std::sync::atomic::AtomicUsize::new(0),
         }
+    }
+
+    /// Keeps as many as can be alive at once when `helpers` threads help the reader
+    /// ([`chunks::in_flight`]), so that after the first chunks none is made anew. Keeping
+    /// fewer (one per thread) made new ones all along the input, each with empty vectors to
+    /// grow and, for pi-redact, the keys its rewriter had checked forgotten: on the corpus
+    /// twice over on two threads, 4 % more instructions and three times the secret searches
+    /// in keys (BENCHMARKS.md, round 17).
+    ///
+    /// [`chunks::in_flight`]: crate::input::chunks::in_flight
+    pub fn for_helpers(helpers: usize) -> Spares<'a> {
+        Spares::new(crate::input::chunks::in_flight(helpers))
+    }
+
+    /// How many prescans were made, not taken from those kept.
+    #[cfg(test)]
+    fn made(&self) -> usize {
+        self.made.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Prescan<'a>>> {
@@ -768,11 +789,14 @@ impl<'a> Spares<'a> {
 
     /// An empty prescan to fill: one kept, else a new one.
     fn take(&self) -> Prescan<'a> {
-        self.lock().pop().unwrap_or_else(|| Prescan {
-            lines: Vec::new(),
-            members: LineMembers::default(),
-            facts: None,
-            error: None,
+        self.lock().pop().unwrap_or_else(|| {
+            self.made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            Prescan {
+                lines: Vec::new(),
+                members: LineMembers::default(),
+                facts: None,
+                error: None,
+            }
         })
     }
 }
@@ -2152,5 +2176,24 @@ mod prescan_tests {
         let data = b"ab\ncd\n\nef";
         let starts: Vec<usize> = (0..=12).map(|at| chunks::line_start(data, at)).collect();
         assert_eq!(starts, [0, 3, 3, 3, 6, 6, 6, 7, 9, 9, 9, 9, 9]);
+    }
+
+    /// Prescans are made for the first chunks only, then reused: as many as the pipeline has
+    /// alive at once (the window's chunks and the reader's, all handed back to the reader one
+    /// after another when the helpers were slow) are kept when done with, so a second round of
+    /// as many is made of them.
+    #[test]
+    fn prescans_alive_at_once_are_all_kept_for_the_next_chunks() {
+        for helpers in [1, 2, 3] {
+            let spares = Spares::for_helpers(helpers);
+            let alive = chunks::in_flight(helpers);
+            for round in 1..=3 {
+                let taken: Vec<_> = (0..alive).map(|i| split(b"{}\n", i * 3, &spares)).collect();
+                for p in taken {
+                    spares.give(p);
+                }
+                assert_eq!(spares.made(), alive, "{helpers} helpers, round {round}");
+            }
+        }
     }
 }

@@ -82,7 +82,7 @@ fn read_in_chunks(
     let count = usize::try_from(len.div_ceil(chunk as u64)).unwrap_or(usize::MAX);
     let ends = Ends::new(count);
     // Prescans done with stay here, emptied: none holds a line of a buffer given back.
-    let spares = Spares::new(how.helpers + 1);
+    let spares = Spares::for_helpers(how.helpers);
     let reads_messages = v.reads_messages();
     let ahead = v.ahead();
     // Chunk `i` read, then prescanned (or split when `split`), with the buffer its lines are in.

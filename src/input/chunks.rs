@@ -31,6 +31,17 @@ pub const MAX_HELPERS: usize = 3;
 /// is slow on one chunk, few enough that the results held stay small.
 const AHEAD_PER_THREAD: usize = 2;
 
+/// The most chunks whose results are alive at once in [`in_order`] with `helpers` helpers:
+/// those of the window (worked, or waiting for the reader) and the one the reader reads.
+pub fn in_flight(helpers: usize) -> usize {
+    window(helpers) + 1
+}
+
+/// The chunks claimed ahead of the reader at most, with `helpers` helpers.
+fn window(helpers: usize) -> usize {
+    (helpers + 1) * AHEAD_PER_THREAD
+}
+
 /// The first line start at or after `at`: `at` itself when a line starts there (offset 0, or
 /// right after a newline), else the byte after the next newline, else the end.
 pub fn line_start(data: &[u8], at: usize) -> usize {
@@ -247,7 +258,7 @@ where
     W: Fn(usize) -> T + Sync,
     N: Fn(usize) -> T + Sync,
 {
-    let pipeline = Ordered::new(count, (helpers + 1) * AHEAD_PER_THREAD, work, own);
+    let pipeline = Ordered::new(count, window(helpers), work, own);
     let help = || pipeline.help();
     let stop = || pipeline.stop();
     super::kept::with_helpers(helpers, &help, &stop, || read(&mut || pipeline.next()))

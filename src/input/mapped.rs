@@ -297,7 +297,7 @@ pub fn read_mapped(
         let reads_messages = v.reads_messages();
         let ahead = v.ahead();
         // The chunks' vectors, reused from chunk to chunk.
-        let spares = reader::Spares::new(helpers + 1);
+        let spares = reader::Spares::for_helpers(helpers);
         let prescan = |offset, chunk| {
             let mut p = reader::prescan(chunk, offset, reads_messages, ahead.as_deref(), &spares);
             // Scanning the chunk read every byte of it: a shrunk file shows here.

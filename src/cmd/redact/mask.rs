@@ -6,8 +6,9 @@
 use super::classes::Classes;
 use super::find::{self, TOKEN_MIN};
 use super::paths::{looks_like_path, windows_root, Pseudonyms};
+use crate::hash::FastMap;
 use regex::{Captures, Regex};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 /// A detector: the kind its masks name, the pattern (group `s`, when present, is the part
 /// masked; the whole match otherwise), and the anchors that let most texts skip it.
@@ -316,7 +317,12 @@ fn compiled() -> &'static Compiled {
 pub struct Masker {
     /// Exact secret values (`--secrets-from`, `--secret-env`), longest first.
     exact: Vec<String>,
+    /// [`Masker::key_finds_any`]'s answers so far, for every rewriter of the run.
+    keys: Mutex<FastMap<String, bool>>,
 }
+
+/// At most this many keys' answers are remembered (a bound on the memory they take).
+pub const KEYS_REMEMBERED: usize = 1 << 16;
 
 /// The shortest exact secret value masked (shorter ones, such as `PORT=3000`, would mask
 /// ordinary text everywhere).
@@ -327,7 +333,10 @@ impl Masker {
         exact.retain(|s| s.chars().count() >= MIN_EXACT);
         exact.sort_by_key(|s| std::cmp::Reverse(s.len()));
         exact.dedup();
-        Masker { exact }
+        Masker {
+            exact,
+            keys: Mutex::default(),
+        }
     }
 
     /// The exact secrets, for the residual scan.
@@ -401,6 +410,23 @@ impl Masker {
     /// be a token).
     pub fn finds_any(&self, text: &str) -> bool {
         !self.spans(text, &[], Prefilter::Anchors).is_empty()
+    }
+
+    /// [`Masker::finds_any`] for a key, asked once a run: keys repeat on every record, and
+    /// each rewriter (one per chunk in flight when records are rewritten on several threads)
+    /// would otherwise ask again for each, at several thousand instructions an answer.
+    pub fn key_finds_any(&self, key: &str) -> bool {
+        let lock = || self.keys.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(&found) = lock().get(key) {
+            return found;
+        }
+        // Asked without the lock held: two threads may both ask for a new key, and agree.
+        let found = self.finds_any(key);
+        let mut keys = lock();
+        if keys.len() < KEYS_REMEMBERED {
+            keys.insert(key.to_string(), found);
+        }
+        found
     }
 
     /// The spans to mask, in order, none overlapping (an earlier finder wins).
@@ -729,6 +755,34 @@ mod tests {
         for (text, want) in cases {
             assert_eq!(mask(&m, text), want, "{text}");
         }
+    }
+
+    /// A key's answer is the masker's, remembered for the run, for any thread: a key that is
+    /// a token or holds an exact secret is found every time it is asked.
+    #[test]
+    fn keys_are_answered_as_texts_once_for_every_thread() {
+        let m = Masker::new(vec!["hunter2hunter2".into()]);
+        let keys = [
+            "file_path",
+            "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "AKIAIOSFODNN7EXAMPLE",
+            "x_hunter2hunter2",
+            "oldText",
+        ];
+        std::thread::scope(|s| {
+            for _ in 0..3 {
+                s.spawn(|| {
+                    for _ in 0..2 {
+                        for k in keys {
+                            assert_eq!(m.key_finds_any(k), m.finds_any(k), "{k}");
+                        }
+                    }
+                });
+            }
+        });
+        let found: Vec<bool> = keys.iter().map(|k| m.key_finds_any(k)).collect();
+        assert_eq!(found, [false, true, true, true, false]);
+        assert_eq!(m.keys.lock().unwrap().len(), keys.len());
     }
 
     /// The prefilter is no weaker than the patterns: each pattern that matches a text finds

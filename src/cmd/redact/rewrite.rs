@@ -5,7 +5,7 @@
 //! message's role, the content block's type): [`Act`] says what is done with it.
 
 use super::ids::Renames;
-use super::mask::Masker;
+use super::mask::{Masker, KEYS_REMEMBERED};
 use super::paths::{looks_like_path, Pseudonyms};
 use super::placeholder::{of_image, of_text, push_placeholder, Size, TextKind};
 use super::retime::shifted;
@@ -20,9 +20,6 @@ use std::collections::hash_map::Entry;
 /// Nesting deeper than this inside tool arguments, details or extension data is replaced by
 /// one placeholder (the walk recurses; Pi's own records are a few levels deep).
 const MAX_DEPTH: usize = 128;
-
-/// At most this many keys' masker answers are remembered (a bound on the memory they take).
-const KEYS_REMEMBERED: usize = 1 << 16;
 
 /// What is done with one member's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -601,7 +598,8 @@ impl<'r> Rewriter<'r> {
     }
 
     /// Whether a key of data is written as it is: an identifier in which the masker finds
-    /// nothing. The masker's answer for each key is remembered (keys repeat on every record).
+    /// nothing. The masker's answer for each key is remembered (keys repeat on every record):
+    /// here, without a lock, and by the masker for every rewriter of the run.
     fn is_plain_key(&mut self, name: &str) -> bool {
         // Only identifiers are remembered: a key found is one.
         if let Some(&found) = self.keys_checked.get(name) {
@@ -610,7 +608,7 @@ impl<'r> Rewriter<'r> {
         if !is_identifier(name) {
             return false;
         }
-        let found = self.masker.finds_any(name);
+        let found = self.masker.key_finds_any(name);
         if self.keys_checked.len() < KEYS_REMEMBERED {
             self.keys_checked.insert(name.to_string(), found);
         }
