@@ -756,9 +756,8 @@ impl<'a> Spares<'a> {
     /// Keeps as many as can be alive at once when `helpers` threads help the reader
     /// ([`chunks::in_flight`]), so that after the first chunks none is made anew. Keeping
     /// fewer (one per thread) made new ones all along the input, each with empty vectors to
-    /// grow and, for pi-redact, the keys its rewriter had checked forgotten: on the corpus
-    /// twice over on two threads, 4 % more instructions and three times the secret searches
-    /// in keys (BENCHMARKS.md, round 17).
+    /// grow and, for pi-redact, the keys its rewriter had checked forgotten (BENCHMARKS.md,
+    /// round 17).
     ///
     /// [`chunks::in_flight`]: crate::input::chunks::in_flight
     pub fn for_helpers(helpers: usize) -> Spares<'a> {
