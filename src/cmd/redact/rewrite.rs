@@ -214,13 +214,21 @@ fn block_act(block: &str, kind: TextKind, key: &str) -> Act {
 /// Keys that name a path in tool arguments and details (their one-line string values get
 /// pseudonyms, relative ones too).
 fn names_a_path(key: &str) -> bool {
-    let k = key.to_ascii_lowercase();
-    k.contains("path")
-        || k.ends_with("files")
-        || matches!(
-            k.as_str(),
-            "cwd" | "dir" | "directory" | "file" | "filename" | "folder" | "root"
-        )
+    let k = key.as_bytes();
+    let is = |name: &str| k.eq_ignore_ascii_case(name.as_bytes());
+    k.windows(4).any(|w| w.eq_ignore_ascii_case(b"path"))
+        || k.len() >= 5 && k[k.len() - 5..].eq_ignore_ascii_case(b"files")
+        || [
+            "cwd",
+            "dir",
+            "directory",
+            "file",
+            "filename",
+            "folder",
+            "root",
+        ]
+        .into_iter()
+        .any(is)
 }
 
 /// Keys of extension details whose short identifier values are labels, kept.
@@ -943,7 +951,7 @@ impl<'r> Rewriter<'r> {
             return self.text(TextKind::Value, raw, out);
         }
         let s = str_of(&raw, self.utf8).unwrap_or_default();
-        let one_line = !s.is_empty() && s.len() <= 4096 && !s.chars().any(char::is_whitespace);
+        let one_line = || !s.is_empty() && s.len() <= 4096 && !s.chars().any(char::is_whitespace);
         let label = match labels {
             Labels::None => false,
             Labels::Details => names_a_label(key) && is_identifier(&s) && s.len() <= 32,
@@ -953,7 +961,7 @@ impl<'r> Rewriter<'r> {
         };
         if label {
             self.keep(&raw, out)
-        } else if looks_like_path(&s) || (one_line && names_a_path(key)) {
+        } else if looks_like_path(&s) || (names_a_path(key) && one_line()) {
             self.path(raw, out, false)
         } else {
             self.text(TextKind::Value, raw, out)
@@ -963,7 +971,47 @@ impl<'r> Rewriter<'r> {
 
 #[cfg(test)]
 mod tests {
-    use super::LineCheck;
+    use super::{names_a_path, LineCheck};
+
+    /// Keys that name a path, matched without case: the path, files, directory and root keys
+    /// of Pi's tools and others', and not keys that only look alike.
+    #[test]
+    fn keys_that_name_a_path() {
+        for key in [
+            "path",
+            "file_path",
+            "filePath",
+            "PATH",
+            "outputPath",
+            "files",
+            "changedFiles",
+            "cwd",
+            "Dir",
+            "directory",
+            "file",
+            "FileName",
+            "folder",
+            "root",
+            "pathé",
+        ] {
+            assert!(names_a_path(key), "{key}");
+        }
+        for key in [
+            "",
+            "pat",
+            "content",
+            "filesize",
+            "rootDir",
+            "files_changed",
+            "dirs",
+            "ﬁles",
+            "command",
+            "oldText",
+            "é",
+        ] {
+            assert!(!names_a_path(key), "{key}");
+        }
+    }
 
     /// Each string once, in the order first noted, whether the list is looked through or
     /// looked up by hash (past its first 32).
