@@ -744,15 +744,6 @@ pub struct Spares<'a> {
 }
 
 impl<'a> Spares<'a> {
-    /// Keeps at most `most`.
-    pub fn new(most: usize) -> Spares<'a> {
-        Spares {
-            kept: Mutex::new(Vec::new()),
-            most,
-            made: std::sync::atomic::AtomicUsize::new(0),
-        }
-    }
-
     /// Keeps as many as can be alive at once when `helpers` threads help the reader
     /// ([`chunks::in_flight`]), so that after the first chunks none is made anew. Keeping
     /// fewer (one per thread) made new ones all along the input, each with empty vectors to
@@ -761,7 +752,11 @@ impl<'a> Spares<'a> {
     ///
     /// [`chunks::in_flight`]: crate::input::chunks::in_flight
     pub fn for_helpers(helpers: usize) -> Spares<'a> {
-        Spares::new(crate::input::chunks::in_flight(helpers))
+        Spares {
+            kept: Mutex::new(Vec::new()),
+            most: crate::input::chunks::in_flight(helpers),
+            made: std::sync::atomic::AtomicUsize::new(0),
+        }
     }
 
     /// How many prescans were made, not taken from those kept.
@@ -2105,7 +2100,7 @@ mod prescan_tests {
         let stats = match prescans {
             None => read_lines(SliceLines::new(data), true, &mut d, &mut log),
             Some((chunk, helpers)) => {
-                let spares = Spares::new(helpers + 1);
+                let spares = Spares::for_helpers(helpers);
                 let work = |offset, bytes| prescan(bytes, offset, true, ahead.as_deref(), &spares);
                 let own = |offset, bytes| match own_split {
                     true => split(bytes, offset, &spares),

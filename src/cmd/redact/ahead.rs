@@ -232,7 +232,7 @@ mod tests {
         match chunk {
             None => reader::read(data, false, &mut d, &mut v),
             Some(chunk) => {
-                let spares = Spares::new(2);
+                let spares = Spares::for_helpers(1);
                 let work =
                     |offset, bytes| reader::prescan(bytes, offset, true, ahead.as_deref(), &spares);
                 chunks::in_order(data, chunk, 1, work, work, |next| {
