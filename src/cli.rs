@@ -62,16 +62,24 @@ impl Inputs {
     }
 }
 
-/// The name the tool was run as (for messages).
+/// The name the tool was run as (for messages): the file name of its first argument, as
+/// [`set_tool_name`] was given it, else as the process's arguments have it.
 fn tool_name() -> &'static str {
-    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    NAME.get_or_init(|| {
-        std::env::args_os()
-            .next()
-            .map(std::path::PathBuf::from)
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-            .unwrap_or_else(|| "pi-jsonl".into())
-    })
+    TOOL_NAME.get_or_init(|| name_of(std::env::args_os().next().as_deref()))
+}
+
+static TOOL_NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Names the tool from `argv0`, the process's first argument (before anything asks for the
+/// name; a later call changes nothing).
+pub fn set_tool_name(argv0: &std::ffi::OsStr) {
+    let _ = TOOL_NAME.set(name_of(Some(argv0)));
+}
+
+fn name_of(argv0: Option<&std::ffi::OsStr>) -> String {
+    argv0
+        .and_then(|p| std::path::Path::new(p).file_name())
+        .map_or_else(|| "pi-jsonl".into(), |n| n.to_string_lossy().into_owned())
 }
 
 /// Appended to the ENVIRONMENT section of every tool that reads sessions (all but

@@ -26,7 +26,13 @@ pub trait Tool {
 
 /// The tool's `main`: parse the command line, run.
 pub fn main<T: Tool>() -> ExitCode {
-    let matches = command::<T>().get_matches();
+    // The arguments taken once (each call of `std::env::args_os` copies every one of them:
+    // thousands of paths from `xargs`), the tool's name among them.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(first) = args.first() {
+        crate::cli::set_tool_name(first);
+    }
+    let mut matches = command::<T>().get_matches_from(args);
     // A closed pipe while printing either is no error (`pi-usage --man | head`).
     if matches.get_flag("man") {
         let _ = std::io::stdout().write_all(man::<T>().as_bytes());
@@ -48,7 +54,9 @@ pub fn main<T: Tool>() -> ExitCode {
     if let Some(choice) = matches.try_get_one::<ColorChoice>("color").ok().flatten() {
         crate::view::colour::set_choice(*choice);
     }
-    match T::Args::from_arg_matches(&matches) {
+    // Taken out of the matches rather than from a copy of them (`from_arg_matches`): no path
+    // argument copied twice more.
+    match T::Args::from_arg_matches_mut(&mut matches) {
         Ok(args) => {
             let status = T::run(&args);
             crate::diag::finish(T::MAN.name);

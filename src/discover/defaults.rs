@@ -406,15 +406,16 @@ fn keep_input_metadata(sources: &[Source], metadata: Vec<Option<Stat>>) {
         InputMetadata::of(sources, metadata);
 }
 
-/// The metadata of the regular files among the inputs [`expand_directories`] last returned, as
-/// it found them when it looked each path up: taken (a second call gets none).
-pub fn take_input_metadata() -> InputMetadata {
-    std::mem::take(&mut *INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner()))
+/// The metadata of each of `sources` that is a regular file among the inputs
+/// [`expand_directories`] last returned, at the same place, as it found it when it looked the
+/// path up (`None`: look it up); taken (a second call gets none).
+pub fn take_input_metadata(sources: &[Source]) -> Vec<Option<Stat>> {
+    std::mem::take(&mut *INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner())).of_each(sources)
 }
 
 /// See [`take_input_metadata`].
 #[derive(Default)]
-pub struct InputMetadata(Vec<Option<(u128, Stat)>>);
+struct InputMetadata(Vec<Option<(u128, Stat)>>);
 
 impl InputMetadata {
     /// The metadata of the regular files among `sources`, found in that order.
@@ -430,13 +431,14 @@ impl InputMetadata {
         InputMetadata(kept)
     }
 
-    /// The metadata of input number `i` when it is the regular file at `path` (`None`: look it
-    /// up).
-    pub fn get(&self, i: usize, path: &Path) -> Option<&Stat> {
-        match self.0.get(i)? {
-            Some((key, m)) if *key == path_key(path) => Some(m),
-            _ => None,
-        }
+    /// The metadata of each of `sources` when it is the regular file kept at its place.
+    fn of_each(&self, sources: &[Source]) -> Vec<Option<Stat>> {
+        (sources.iter().enumerate())
+            .map(|(i, s)| match (s, self.0.get(i)) {
+                (Source::Path(p), Some(Some((key, m)))) if *key == path_key(p) => Some(*m),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -531,14 +533,19 @@ mod tests {
         });
         let kept = InputMetadata::of(&sources, metadata.collect());
         let _ = std::fs::remove_file(&file);
-        let got = kept.get(0, &file).expect("the file's metadata");
-        assert!(got.is_file());
-        // Another path at its place, the file at another place, a directory, stdin's place.
-        assert!(kept.get(0, &file.with_extension("x")).is_none());
-        assert!(kept.get(1, &file).is_none());
-        assert!(kept.get(1, &dir).is_none());
-        assert!(kept.get(2, &file).is_none());
-        assert!(kept.get(3, &file).is_none());
+        let got = kept.of_each(&sources);
+        assert!(got[0].expect("the file's metadata").is_file());
+        // A directory, stdin's place.
+        assert_eq!(got[1..], [None, None]);
+        // Another path at its place, the file at another place, at stdin's place, past the
+        // end.
+        let other = [
+            Source::Path(file.with_extension("x")),
+            Source::Path(file.clone()),
+            Source::Path(file.clone()),
+            Source::Path(file.clone()),
+        ];
+        assert_eq!(kept.of_each(&other), [None; 4]);
     }
 
     #[test]

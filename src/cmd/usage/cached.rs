@@ -30,6 +30,7 @@ use crate::input::Source;
 use crate::lines::{Line, SliceLines};
 use crate::output::{Out, Stop};
 use crate::reader::{self, Entry, Header, Lines, PerSession, Visitor};
+use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{self, IsTerminal};
 use std::os::unix::fs::FileExt;
@@ -75,13 +76,13 @@ pub fn run<'s>(
         .clamp(1, AHEAD / CHUNK);
     // What the directory check of each FILE argument found: the cache's key, without a second
     // `stat` of each file.
-    let known = crate::discover::take_input_metadata();
+    let known = crate::discover::take_input_metadata(sources);
     let summed = report.takes_summed();
     // Files kept as having no call identity in common need no set of those seen across them
     // (crate::cache::sets); otherwise that set is sized once for what the cache holds.
     // (Only where sums are taken: calls taken one by one go through that set anyway.)
     let set = (summed && report.dedups())
-        .then(|| set_of(sources, &known))
+        .then(|| set_of(&known))
         .flatten();
     let mut disjoint = set.is_some_and(|s| cache.disjoint(s));
     if !disjoint {
@@ -100,7 +101,7 @@ pub fn run<'s>(
     // seen if a file is not as the set was kept (read, not summed: it changed since it was
     // looked up, or the cache lost it), from which on the run checks as without the set.
     let mut unmarked: Vec<&[u8]> = Vec::new();
-    let job = |i: usize, src: &'s Source, file: String, d: &mut Diags| match src {
+    let job = |i: usize, src: &'s Source, d: &mut Diags| match src {
         Source::Path(path) => {
             if i.is_multiple_of(CHUNK) {
                 let dead = std::mem::take(&mut *spent.lock().unwrap_or_else(|e| e.into_inner()));
@@ -112,7 +113,7 @@ pub fn run<'s>(
                 src,
                 present,
             };
-            input.take(known.get(i, path), summed, file, d)
+            input.take(known[i].as_ref(), summed, d)
         }
         Source::Stdin => super::collect(src, present, d).map(Taken::Calls),
     };
@@ -184,8 +185,7 @@ impl<T> Window<T> {
     }
 }
 
-/// `job` over each input (with its index, its name as [`name`] gives it, and its own held
-/// diagnostics) on `threads` threads,
+/// `job` over each input (with its index and its own held diagnostics) on `threads` threads,
 /// this one among them, never more than 2 × [`AHEAD`] inputs ahead of `take`, which this thread
 /// calls with each result in input order; the first error of `take` stops it all. (Waiters
 /// are woken only when someone waits: a wake is a system call, and a run that finds
@@ -196,7 +196,7 @@ impl<T> Window<T> {
 fn in_order<'s, T: Send>(
     sources: &'s [Source],
     threads: usize,
-    job: impl Fn(usize, &'s Source, String, &mut Diags) -> T + Sync,
+    job: impl Fn(usize, &'s Source, &mut Diags) -> T + Sync,
     costly: impl Fn(&T) -> bool,
     mut take: impl FnMut(T, Diags) -> Result<(), Stop>,
 ) -> Result<(), Stop> {
@@ -204,9 +204,8 @@ fn in_order<'s, T: Send>(
     let run = |chunk: std::ops::Range<usize>| -> Vec<(T, Diags)> {
         chunk
             .map(|i| {
-                let file = name(&sources[i]);
-                let mut d = Diags::new("pi-usage", &file, false);
-                (job(i, &sources[i], file, &mut d), d)
+                let mut d = Diags::new("pi-usage", &name(&sources[i]), false);
+                (job(i, &sources[i], &mut d), d)
             })
             .collect()
     };
@@ -325,7 +324,7 @@ pub fn collect(
         src,
         present,
     };
-    match input.take(None, false, name(src), d)? {
+    match input.take(None, false, d)? {
         Taken::Calls(calls) | Taken::Kept(calls) => Ok(calls),
         Taken::Summed(s) => s.calls(d),
     }
@@ -370,7 +369,6 @@ struct Summed<'s> {
     input: Input<'s>,
     key: FileKey,
     bytes: &'s [u8],
-    file: String,
     summary: payload::Summary<'s>,
 }
 
@@ -378,12 +376,11 @@ impl<'s> Input<'s> {
     /// What the cache has of the file (its sums when `summed` and it is unchanged), else its
     /// calls read; `known` is its metadata when it was looked up already (before it is read:
     /// a file that changed since is read again, or not kept, as for a file that changes while
-    /// it is read); `file` its [`name`].
+    /// it is read).
     fn take(
         self,
         known: Option<&crate::discover::Stat>,
         summed: bool,
-        file: String,
         d: &mut Diags,
     ) -> Result<Taken<'s>, Stop> {
         let Input {
@@ -411,7 +408,6 @@ impl<'s> Input<'s> {
                     input: self,
                     key,
                     bytes,
-                    file,
                     summary,
                 }));
             }
@@ -476,12 +472,12 @@ impl Summed<'_> {
             disjoint || report.see_new(self.summary.identities())
         };
         if !fits {
-            let mut d = Diags::new("pi-usage", &self.file, false);
+            let mut d = Diags::new("pi-usage", &name(self.input.src), false);
             let calls = self.calls(&mut d);
             d.flush();
             return report.file(calls?, out).map(|()| false);
         }
-        report.input(&self.file);
+        report.input(&name(self.input.src));
         let summary = self.summary;
         let mut sums = summary.sums.iter().peekable();
         for (index, facts) in summary.sessions.into_iter().enumerate() {
@@ -511,23 +507,23 @@ impl Summed<'_> {
     }
 }
 
-/// The set `sources` make for [`crate::cache::sets`]: every one's key, when every one is a
-/// file whose key the directory check found.
-fn set_of(sources: &[Source], known: &crate::discover::InputMetadata) -> Option<u64> {
-    let keys = sources.iter().enumerate().map(|(i, src)| match src {
-        Source::Path(p) => known.get(i, p).filter(|st| st.is_file()).map(|st| st.key),
-        Source::Stdin => None,
-    });
+/// The set the inputs make for [`crate::cache::sets`]: every one's key, when every one is a
+/// file whose key the directory check found (`known`, in their order).
+fn set_of(known: &[Option<crate::discover::Stat>]) -> Option<u64> {
+    let keys = known
+        .iter()
+        .map(|m| m.filter(|st| st.is_file()).map(|st| st.key));
     let keys: Option<Vec<FileKey>> = keys.collect();
     Some(crate::cache::sets::set_of(keys?.iter()))
 }
 
-/// [`Source::name`], a valid UTF-8 path checked by `to_str` (`to_string_lossy` walks it more
-/// slowly: thousands of names a run that finds everything in the cache).
-fn name(src: &Source) -> String {
+/// [`Source::name`], borrowed when the path is valid UTF-8, checked by `to_str`
+/// (`to_string_lossy` walks it more slowly, and a copy is made only to be dropped: thousands
+/// of names a run that finds everything in the cache).
+fn name(src: &Source) -> Cow<'_, str> {
     match src {
-        Source::Path(p) => p.to_str().map_or_else(|| src.name(), str::to_owned),
-        Source::Stdin => src.name(),
+        Source::Path(p) => p.to_str().map_or_else(|| src.name().into(), Cow::Borrowed),
+        Source::Stdin => src.name().into(),
     }
 }
 
@@ -535,7 +531,7 @@ fn name(src: &Source) -> String {
 /// this run's inputs.
 fn for_this_run(mut calls: InputCalls, src: &Source, present: &InputSet) -> InputCalls {
     use super::collect::ForkOrigins;
-    calls.file = name(src);
+    calls.file = name(src).into_owned();
     for s in &mut calls.sessions {
         s.lineage = present.lineage(s.parent.as_deref());
     }
@@ -803,7 +799,7 @@ mod tests {
                 let r = in_order(
                     &srcs,
                     threads,
-                    |i, _, _, _| i,
+                    |i, _, _| i,
                     |_| true,
                     |i, _| {
                         got.push(i);
@@ -830,7 +826,7 @@ mod tests {
                 let r = in_order(
                     &srcs,
                     threads,
-                    |i, _, _, _| (i, std::thread::current().id() == me),
+                    |i, _, _| (i, std::thread::current().id() == me),
                     |&(i, _)| i >= costly_from,
                     |r, _| {
                         got.push(r);
@@ -858,7 +854,7 @@ mod tests {
         let r = in_order(
             &srcs,
             3,
-            |i, _, _, _| {
+            |i, _, _| {
                 started.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 i
             },

@@ -10,10 +10,10 @@ use super::records::UsageRecord;
 use super::sums::{key_label, label_of, GroupLabels, GroupUsage, KeyLabel};
 use super::table;
 use crate::calendar::Zone;
-use crate::hash::Hash128Set;
+use crate::hash::{hash128, Hash128Set};
 use crate::output::{Out, Stop};
 use crate::record::Record;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 /// A group's key: the values of the dimensions, in the order given.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -33,8 +33,8 @@ pub struct UsageReport {
     want_total: bool,
     table: bool,
     seen: Hash128Set,
-    /// Ids of the sessions read so far.
-    seen_ids: HashSet<String>,
+    /// Ids of the sessions read so far, by their [`hash128`] (no copy of each id).
+    seen_ids: Hash128Set,
     groups: BTreeMap<GroupKey, GroupUsage>,
     total: GroupUsage,
     next_session: u64,
@@ -101,7 +101,7 @@ impl UsageReport {
             want_total,
             table,
             seen: Hash128Set::default(),
-            seen_ids: HashSet::new(),
+            seen_ids: Hash128Set::default(),
             groups: BTreeMap::new(),
             total: GroupUsage::default(),
             next_session: 0,
@@ -160,11 +160,11 @@ impl UsageReport {
             && s.parent
                 .as_deref()
                 .and_then(session_id_of_path)
-                .is_some_and(|id| self.seen_ids.contains(id))
+                .is_some_and(|id| self.seen_ids.contains(&hash128(id.as_bytes())))
         {
             s.lineage = Lineage::Resolved;
         }
-        self.seen_ids.insert(s.id.clone());
+        self.seen_ids.insert(hash128(s.id.as_bytes()));
         if self.dims.contains(&Dim::Session) {
             // A session's calls are all read once the next one begins: its groups are done.
             self.flush(out)?;
