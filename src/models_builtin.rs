@@ -25,7 +25,7 @@ pub const CATALOGUES: &[&str] = &["@earendil-works/pi-ai 1.6.0", "@mariozechner/
 
 /// (provider, model id, contextWindow, maxTokens or 0, index into CATALOGUES), sorted.
 #[rustfmt::skip]
-pub static MODELS: &[(&str, &str, u64, u64, u8)] = &[
+pub const MODELS: &[(&str, &str, u64, u64, u8)] = &[
     ("amazon-bedrock", "amazon.nova-2-lite-v1:0", 1000000, 65535, 0),
     ("amazon-bedrock", "amazon.nova-lite-v1:0", 300000, 10000, 0),
     ("amazon-bedrock", "amazon.nova-micro-v1:0", 128000, 10000, 0),

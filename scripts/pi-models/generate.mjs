@@ -76,7 +76,7 @@ const lines = [
   "",
   "/// (provider, model id, contextWindow, maxTokens or 0, index into CATALOGUES), sorted.",
   "#[rustfmt::skip]",
-  "pub static MODELS: &[(&str, &str, u64, u64, u8)] = &[",
+  "pub const MODELS: &[(&str, &str, u64, u64, u8)] = &[",
   ...sorted.map(([p, id, w, t, c]) => `    (${JSON.stringify(p)}, ${JSON.stringify(id)}, ${w}, ${t}, ${c}),`),
   "];",
   "",
