@@ -2,6 +2,7 @@
 //! status. Every tool reports through this one piece of code, so the format and the exit
 //! status are the same everywhere.
 
+use crate::sync::lock;
 use std::fmt::Write as _;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -31,11 +32,11 @@ static SHOWN: Mutex<Shown> = Mutex::new(Shown::Summarised);
 
 /// Chooses what the run prints (the command line's `--quiet` or `--verbose`).
 pub fn set_shown(s: Shown) {
-    *SHOWN.lock().unwrap_or_else(|e| e.into_inner()) = s;
+    *lock(&SHOWN) = s;
 }
 
 fn shown() -> Shown {
-    *SHOWN.lock().unwrap_or_else(|e| e.into_inner())
+    *lock(&SHOWN)
 }
 
 /// Whether the run prints nothing on stderr (`--quiet`): no progress line either.
@@ -92,7 +93,7 @@ static TALLY: Mutex<[Tally; CLASSES]> = Mutex::new(
 /// counts the input (on its first line of the class) and what is held back.
 fn admit(class: Class, seen: &mut [bool; CLASSES]) -> bool {
     let mode = shown();
-    let mut tally = TALLY.lock().unwrap_or_else(|e| e.into_inner());
+    let mut tally = lock(&TALLY);
     admit_in(&mut tally, mode, class, seen)
 }
 
@@ -127,7 +128,7 @@ fn admit_in(
 /// The lines that sum up what was held back, one per class, in [`Kind::ALL`] order (notes
 /// last): `TOOL: N more files had KIND (M lines), not shown; --verbose prints every one`.
 pub fn summary(tool: &str) -> String {
-    let tally = TALLY.lock().unwrap_or_else(|e| e.into_inner());
+    let tally = lock(&TALLY);
     summary_of(&tally, tool)
 }
 

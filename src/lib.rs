@@ -7,7 +7,8 @@
 //! [`output`]; problems go to [`diag`]. Beside them: Pi's message members ([`message`]),
 //! context windows (models.json, [`models_json`]; Pi's catalogue, [`models_builtin`]), session discovery ([`discover`]), times and
 //! calendar buckets ([`time`], [`calendar`]), hash tables ([`hash`]), the queue of records
-//! waiting for their turn ([`ordered`]) and the shared command line and man pages ([`cli`]).
+//! waiting for their turn ([`ordered`]), locks ([`sync`]) and the shared command line and man
+//! pages ([`cli`]).
 //! The binaries in `bin/` only call [`tool::process_main`].
 
 pub use pi_jsonl_scan::{json, lines};
@@ -28,6 +29,7 @@ pub mod ordered;
 pub mod output;
 pub mod reader;
 pub mod record;
+pub mod sync;
 pub mod time;
 pub mod tool;
 pub mod view;

@@ -772,6 +772,7 @@ pub fn escaped_as_written(body: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sync::lock;
     use std::cell::Cell;
 
     /// A turn that comes after a number of looks at it, or when waited for (counted).
@@ -830,7 +831,7 @@ mod tests {
     /// one closed, another can be made.
     #[test]
     fn spill_files_open_at_once_are_bounded() {
-        let _one = SPILLING.lock().unwrap_or_else(|e| e.into_inner());
+        let _one = lock(&SPILLING);
         let mut open = Vec::new();
         while let Some(s) = Spill::create() {
             open.push(s);
@@ -850,7 +851,7 @@ mod tests {
     /// held in memory stays near the bound.
     #[test]
     fn held_output_is_written_from_its_turn_in_order() {
-        let _one = SPILLING.lock().unwrap_or_else(|e| e.into_inner());
+        let _one = lock(&SPILLING);
         let lines = 300;
         let want: Vec<u8> = (0..lines)
             .flat_map(|i| [numbered(i), b"\n".to_vec()].concat())
@@ -874,7 +875,7 @@ mod tests {
     /// below the bound, at the turn, or for direct output it does not wait.
     #[test]
     fn output_past_the_bound_waits_for_its_turn_before_it_is_made() {
-        let _one = SPILLING.lock().unwrap_or_else(|e| e.into_inner());
+        let _one = lock(&SPILLING);
         let bound = 10_000;
         for (looks, held, len, waits) in [
             (5, 0, bound as u64, true),
@@ -910,7 +911,7 @@ mod tests {
     /// written to it in full is part of it.
     #[test]
     fn a_spill_holds_only_whole_writes() {
-        let _one = SPILLING.lock().unwrap_or_else(|e| e.into_inner());
+        let _one = lock(&SPILLING);
         let Some(mut spill) = Spill::create() else {
             return; // no unnamed temporary files here: the waiting path is tested above
         };

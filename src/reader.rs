@@ -25,6 +25,7 @@ use crate::json::{self, Raw};
 use crate::lines::{Line, LineReader, SliceLines};
 use crate::message::Message;
 use crate::output::Stop;
+use crate::sync::lock;
 use std::any::Any;
 use std::borrow::Cow;
 use std::io::{self, Read};
@@ -766,7 +767,7 @@ impl<'a> Spares<'a> {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Prescan<'a>>> {
-        self.kept.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.kept)
     }
 
     /// A prescan done with, for another chunk.

@@ -31,6 +31,7 @@ pub mod sessions;
 pub mod sets;
 pub mod walks;
 
+use crate::sync::lock;
 use codec::{Reader, Writer};
 use std::ffi::OsString;
 use std::fs::{self, File, Metadata};
@@ -548,7 +549,7 @@ impl Cache {
             flags: if is_session { IS_SESSION } else { 0 },
             details,
         };
-        let mut puts = self.puts.lock().unwrap_or_else(|e| e.into_inner());
+        let mut puts = lock(&self.puts);
         puts.insert(key.id(), put);
     }
 
@@ -559,7 +560,7 @@ impl Cache {
             let msg = format!("cannot write the cache: {e}");
             note(self.tool, Some(&self.dir), &msg);
         }
-        let puts = std::mem::take(&mut *self.puts.lock().unwrap_or_else(|e| e.into_inner()));
+        let puts = std::mem::take(&mut *lock(&self.puts));
         if puts.is_empty() {
             return;
         }

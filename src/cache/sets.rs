@@ -18,6 +18,7 @@
 
 use super::codec::Writer;
 use super::{checked, header, sealed, Cache, FileKey};
+use crate::sync::lock;
 use std::path::Path;
 
 /// The sets file's name in a tool's directory.
@@ -47,7 +48,7 @@ impl Cache {
     /// Keeps `set` as one of files with pairwise disjoint identities (written by
     /// [`Cache::save`]).
     pub fn keep_disjoint(&self, set: u64) {
-        *self.set_put.lock().unwrap_or_else(|e| e.into_inner()) = Some(set);
+        *lock(&self.set_put) = Some(set);
     }
 
     /// The sets the sets file holds, the latest first.
@@ -58,11 +59,7 @@ impl Cache {
     /// Writes the set this run kept before the others the sets file holds now (at most
     /// [`KEEP`] in all).
     pub(super) fn save_set(&self) -> std::io::Result<()> {
-        let put = self
-            .set_put
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let put = lock(&self.set_put).take();
         let Some(put) = put else {
             return Ok(());
         };

@@ -29,6 +29,7 @@ use super::codec::{Reader, Writer};
 use super::{checked, header, sealed, Cache, FileBytes, FileKey};
 use crate::discover::walk::{walk_stamped, Walk};
 use crate::discover::{Found, Progress, Role};
+use crate::sync::lock;
 use std::ffi::{OsStr, OsString};
 use std::fs::Metadata;
 use std::os::unix::ffi::OsStrExt;
@@ -83,7 +84,7 @@ impl Cache {
         };
         if stamped.plain && stamped.dirs.iter().all(|(_, m)| still(m)) {
             let body = encode(&stamped.dirs, &stamped.walk);
-            *self.walk_put.lock().unwrap_or_else(|e| e.into_inner()) = Some(KeptWalk { key, body });
+            *lock(&self.walk_put) = Some(KeptWalk { key, body });
         }
         stamped.walk
     }
@@ -99,11 +100,7 @@ impl Cache {
     /// Writes the walk this run kept, before the others the walks file holds now (at most
     /// [`KEEP`] in all).
     pub(super) fn save_walk(&self) -> std::io::Result<()> {
-        let put = self
-            .walk_put
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
+        let put = lock(&self.walk_put).take();
         let Some(put) = put else {
             return Ok(());
         };

@@ -12,6 +12,7 @@ use super::walk::{walk, Walk};
 use crate::diag::{Diags, Kind};
 use crate::hash::hash128;
 use crate::input::Source;
+use crate::sync::lock;
 use std::ffi::OsString;
 use std::io::{self, IsTerminal};
 use std::path::{Path, PathBuf};
@@ -402,15 +403,14 @@ fn path_key(path: &Path) -> u128 {
 }
 
 fn keep_input_metadata(sources: &[Source], metadata: Vec<Option<Stat>>) {
-    *INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner()) =
-        InputMetadata::of(sources, metadata);
+    *lock(&INPUT_METADATA) = InputMetadata::of(sources, metadata);
 }
 
 /// The metadata of each of `sources` that is a regular file among the inputs
 /// [`expand_directories`] last returned, at the same place, as it found it when it looked the
 /// path up (`None`: look it up); taken (a second call gets none).
 pub fn take_input_metadata(sources: &[Source]) -> Vec<Option<Stat>> {
-    std::mem::take(&mut *INPUT_METADATA.lock().unwrap_or_else(|e| e.into_inner())).of_each(sources)
+    std::mem::take(&mut *lock(&INPUT_METADATA)).of_each(sources)
 }
 
 /// See [`take_input_metadata`].

@@ -20,6 +20,7 @@ use super::{chunks, mapped};
 use crate::diag::Diags;
 use crate::output::Stop;
 use crate::reader::{self, Prescan, Spares, Stats, Visitor};
+use crate::sync::lock;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -275,7 +276,7 @@ fn read_exact_at(
 static BUFFERS: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
 fn buffers() -> std::sync::MutexGuard<'static, Vec<Vec<u8>>> {
-    BUFFERS.lock().unwrap_or_else(|e| e.into_inner())
+    lock(&BUFFERS)
 }
 
 /// A buffer to read a chunk into: one kept, else a new one large enough for most chunks.

@@ -11,6 +11,7 @@
 //! other inputs): with one large input they take the other cores, with many inputs the
 //! workers on the other inputs keep them.
 
+use crate::sync::{lock, wait, wait_timeout};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
@@ -81,7 +82,7 @@ const POLL: std::time::Duration = std::time::Duration::from_millis(5);
 
 impl Budget {
     fn lock(&self) -> std::sync::MutexGuard<'_, isize> {
-        self.free.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.free)
     }
 
     /// The run may keep `threads` CPUs busy (the driver says so once, before reading).
@@ -108,11 +109,7 @@ impl Budget {
         let mut free = self.lock();
         if *free <= 0 {
             self.waiting.fetch_add(1, Ordering::Relaxed);
-            free = self
-                .freed
-                .wait_timeout(free, POLL)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+            free = wait_timeout(&self.freed, free, POLL);
             self.waiting.fetch_sub(1, Ordering::Relaxed);
         }
         let took = *free > 0;
@@ -288,7 +285,7 @@ where
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared<T>> {
-        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.shared)
     }
 
     /// Claims a chunk of the window no one has claimed: the nearest to the reader (the
@@ -355,11 +352,7 @@ where
             if claimed.is_none() && !s.stopped && s.claimed() < self.count {
                 // Too far ahead of the reader: wait for it with the CPU given back.
                 drop(cpu);
-                drop(
-                    self.changed
-                        .wait_timeout(s, POLL)
-                        .unwrap_or_else(|e| e.into_inner()),
-                );
+                drop(wait_timeout(&self.changed, s, POLL));
                 continue;
             }
             drop(s);
@@ -410,7 +403,7 @@ where
                 s = self.lock();
                 continue;
             }
-            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+            s = wait(&self.changed, s);
         }
     }
 }

@@ -8,6 +8,7 @@
 use super::{chunks, Source};
 use crate::diag::Diags;
 use crate::output::{Out, Spill, Stop};
+use crate::sync::{lock, wait};
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
@@ -181,9 +182,7 @@ impl WriteOrder {
         let mut w = self.lock();
         self.start_waiters.fetch_add(1, Ordering::Relaxed);
         while i >= *w + self.window && !self.stopped() {
-            w = self.slots[i % self.window]
-                .wait(w)
-                .unwrap_or_else(|e| e.into_inner());
+            w = wait(&self.slots[i % self.window], w);
         }
         self.start_waiters.fetch_sub(1, Ordering::Relaxed);
         !self.stopped()
@@ -194,7 +193,7 @@ impl WriteOrder {
         let mut w = self.lock();
         self.turn_waiters.fetch_add(1, Ordering::Relaxed);
         while *w < i && !self.stopped() {
-            w = self.turns.wait(w).unwrap_or_else(|e| e.into_inner());
+            w = wait(&self.turns, w);
         }
         self.turn_waiters.fetch_sub(1, Ordering::Relaxed);
         !self.stopped()
@@ -496,11 +495,6 @@ where
             None => Ok((w.finish, w.buf)),
         }
     }
-}
-
-/// `m` locked; a lock a panicking thread held (the run then stops) is taken as it is.
-fn lock<X>(m: &Mutex<X>) -> MutexGuard<'_, X> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

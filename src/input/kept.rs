@@ -10,6 +10,7 @@
 //! Not a pool of a fixed size: a helper may wait on its reader for as long as that one waits
 //! for its turn behind other inputs, whose own helpers must not wait for a thread meanwhile.
 
+use crate::sync::{lock, wait};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -21,7 +22,7 @@ type Job = Box<dyn FnOnce() + Send + 'static>;
 static IDLE: Mutex<Vec<Sender<Job>>> = Mutex::new(Vec::new());
 
 fn idle() -> MutexGuard<'static, Vec<Sender<Job>>> {
-    IDLE.lock().unwrap_or_else(|e| e.into_inner())
+    lock(&IDLE)
 }
 
 /// Runs `job` on an idle kept thread, else on a new one. When no thread can be made (a
@@ -108,7 +109,7 @@ impl Drop for Done {
         if std::thread::panicking() {
             self.0.panicked.store(true, Ordering::Relaxed);
         }
-        let mut left = self.0.left.lock().unwrap_or_else(|e| e.into_inner());
+        let mut left = lock(&self.0.left);
         *left -= 1;
         self.0.done.notify_all();
     }
@@ -123,13 +124,9 @@ struct Wait<'a> {
 impl Drop for Wait<'_> {
     fn drop(&mut self) {
         (self.stop)();
-        let mut left = self.state.left.lock().unwrap_or_else(|e| e.into_inner());
+        let mut left = lock(&self.state.left);
         while *left > 0 {
-            left = self
-                .state
-                .done
-                .wait(left)
-                .unwrap_or_else(|e| e.into_inner());
+            left = wait(&self.state.done, left);
         }
     }
 }

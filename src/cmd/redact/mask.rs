@@ -7,6 +7,7 @@ use super::classes::Classes;
 use super::find::{self, TOKEN_MIN};
 use super::paths::{looks_like_path, windows_root, Pseudonyms};
 use crate::hash::FastMap;
+use crate::sync::lock;
 use regex::{Captures, Regex};
 use std::sync::{Mutex, OnceLock};
 
@@ -416,13 +417,12 @@ impl Masker {
     /// each rewriter (one per chunk in flight when records are rewritten on several threads)
     /// would otherwise ask again for each, at several thousand instructions an answer.
     pub fn key_finds_any(&self, key: &str) -> bool {
-        let lock = || self.keys.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(&found) = lock().get(key) {
+        if let Some(&found) = lock(&self.keys).get(key) {
             return found;
         }
         // Asked without the lock held: two threads may both ask for a new key, and agree.
         let found = self.finds_any(key);
-        let mut keys = lock();
+        let mut keys = lock(&self.keys);
         if keys.len() < KEYS_REMEMBERED {
             keys.insert(key.to_string(), found);
         }

@@ -33,6 +33,7 @@ use crate::json::{self, Raw};
 use crate::output::{push_value, Out, Stop};
 use crate::reader::{self, Ahead, Entry, Header, Visitor};
 use crate::record::Described;
+use crate::sync::lock;
 use crate::tool::Tool;
 use ahead::{RewriteAhead, Rewritten};
 use ids::Renames;
@@ -110,7 +111,7 @@ impl Tool for Redact {
                 if !turn.wait() {
                     return Ok(());
                 }
-                let mut s = state.lock().unwrap_or_else(|p| p.into_inner());
+                let mut s = lock(&state);
                 match &args.out_dir {
                     Some(dir) => redact_to_dir(args, &mut s, src, dir, d),
                     None => redact_source(args, &mut s, src, out, d),

@@ -30,6 +30,7 @@ use crate::input::Source;
 use crate::lines::{Line, SliceLines};
 use crate::output::{Out, Stop};
 use crate::reader::{self, Entry, Header, Lines, PerSession, Visitor};
+use crate::sync::{lock, wait};
 use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{self, IsTerminal};
@@ -69,8 +70,8 @@ pub fn run<'s>(
 ) -> ExitCode {
     let stdout = io::stdout();
     let tty = stdout.is_terminal();
-    let mut lock = stdout.lock();
-    let mut out = Out::direct(&mut lock, tty);
+    let mut stdout = stdout.lock();
+    let mut out = Out::direct(&mut stdout, tty);
     let threads = threads
         .unwrap_or_else(crate::input::driver::cpus)
         .clamp(1, AHEAD / CHUNK);
@@ -104,7 +105,7 @@ pub fn run<'s>(
     let job = |i: usize, src: &'s Source, d: &mut Diags| match src {
         Source::Path(path) => {
             if i.is_multiple_of(CHUNK) {
-                let dead = std::mem::take(&mut *spent.lock().unwrap_or_else(|e| e.into_inner()));
+                let dead = std::mem::take(&mut *lock(&spent));
                 drop(dead);
             }
             let input = Input {
@@ -136,7 +137,7 @@ pub fn run<'s>(
                     }
                     all_new &= s.add_to(report, &mut out, disjoint, &mut spending)?;
                     if spending.len() >= CHUNK {
-                        let mut dead = spent.lock().unwrap_or_else(|e| e.into_inner());
+                        let mut dead = lock(&spent);
                         dead.append(&mut spending);
                     }
                     Ok(())
@@ -218,9 +219,8 @@ fn in_order<'s, T: Send>(
         stopped: false,
     });
     let (ready, room) = (std::sync::Condvar::new(), std::sync::Condvar::new());
-    let lock = || window.lock().unwrap_or_else(|e| e.into_inner());
     let store = |chunk: std::ops::Range<usize>, done: Vec<(T, Diags)>| {
-        let mut w = lock();
+        let mut w = lock(&window);
         for (i, r) in chunk.zip(done) {
             w.slots[i % AHEAD] = Some(r);
         }
@@ -229,7 +229,7 @@ fn in_order<'s, T: Send>(
         }
     };
     let work = || loop {
-        let mut w = lock();
+        let mut w = lock(&window);
         let chunk = loop {
             if w.stopped || w.next >= len {
                 return;
@@ -238,7 +238,7 @@ fn in_order<'s, T: Send>(
                 break c;
             }
             w.waiting += 1;
-            w = room.wait(w).unwrap_or_else(|e| e.into_inner());
+            w = wait(&room, w);
             w.waiting -= 1;
         };
         drop(w);
@@ -250,7 +250,7 @@ fn in_order<'s, T: Send>(
     // one call to the next: the results are large, and a queue grown from nothing each time
     // copied them at every step).
     let ready_from = |i: usize, got: &mut std::collections::VecDeque<(T, Diags)>| {
-        let mut w = lock();
+        let mut w = lock(&window);
         loop {
             while let Some(r) = (i + got.len() < len)
                 .then(|| w.slots[(i + got.len()) % AHEAD].take())
@@ -272,11 +272,11 @@ fn in_order<'s, T: Send>(
                 drop(w);
                 let done = run(c.clone());
                 store(c, done);
-                w = lock();
+                w = lock(&window);
                 continue;
             }
             w.taker_waits = true;
-            w = ready.wait(w).unwrap_or_else(|e| e.into_inner());
+            w = wait(&ready, w);
             w.taker_waits = false;
         }
     };
@@ -303,7 +303,7 @@ fn in_order<'s, T: Send>(
             }
             Ok(())
         })();
-        lock().stopped = true;
+        lock(&window).stopped = true;
         room.notify_all();
         result
     })

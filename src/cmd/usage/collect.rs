@@ -17,6 +17,7 @@ use crate::message::{
 use crate::message::{short_text, token_value};
 use crate::output::{Out, Stop};
 use crate::reader::{Ahead, AheadFn, Entry, Header, NotedMembers, SessionVisitor};
+use crate::sync::lock;
 use crate::time;
 use std::borrow::Cow;
 use std::ops::{Deref, DerefMut, Range};
@@ -240,7 +241,7 @@ impl<'a, 'w> Collector<'a, 'w> {
             // The run stopped (stdout closed).
             return Err(Stop::BrokenPipe);
         }
-        let mut report = ReportRef::Locked(h.report.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut report = ReportRef::Locked(lock(h.report));
         report.input(&self.data.file);
         let sessions = std::mem::take(&mut self.data.sessions);
         let calls = std::mem::take(&mut self.data.calls);

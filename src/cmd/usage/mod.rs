@@ -48,6 +48,7 @@ use crate::models_json::{self, Models};
 use crate::output::{Out, Stop};
 use crate::reader::{self, PerSession, Visitor};
 use crate::record::{describe, Described};
+use crate::sync::lock;
 use crate::tool::Tool;
 use crate::view::width;
 use calls::{InputCalls, Lineage};
@@ -109,7 +110,6 @@ impl Tool for Usage {
             return status;
         }
         let report = Mutex::new(new_report(args, table));
-        let lock = || report.lock().unwrap_or_else(|e| e.into_inner());
         let room = AheadRoom::new(AHEAD_ROOM);
         let status = input::run_in_turn(
             "pi-usage",
@@ -137,16 +137,16 @@ impl Tool for Usage {
                 if !turn.wait() {
                     return Ok(None);
                 }
-                stream_with(&present, &mut lock(), src.name(), out, d, read).map(|()| None)
+                stream_with(&present, &mut lock(&report), src.name(), out, d, read).map(|()| None)
             },
             |r, out| match r {
                 Some(Some((fd, held))) => {
-                    let written = lock().file(fd, out);
+                    let written = lock(&report).file(fd, out);
                     room.give_back(held);
                     written
                 }
                 Some(None) => Ok(()),
-                None => lock().finish(out),
+                None => lock(&report).finish(out),
             },
         );
         if let Some(c) = &cache {

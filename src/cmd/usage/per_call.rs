@@ -20,6 +20,7 @@ use crate::input::{self, Source};
 use crate::output::{Obj, Out, Stop};
 use crate::reader::{self, Entry, Header, PerSession, SessionVisitor, Visitor};
 use crate::record::Record;
+use crate::sync::lock;
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::sync::Mutex;
@@ -28,7 +29,6 @@ use std::sync::Mutex;
 pub fn run(args: &Args, sources: &[Source]) -> ExitCode {
     let present = InputSet::new(sources);
     let writer = Mutex::new(CallWriter::new(super::zone(args)));
-    let lock = || writer.lock().unwrap_or_else(|e| e.into_inner());
     input::run_in_turn(
         "pi-usage",
         sources,
@@ -44,10 +44,10 @@ pub fn run(args: &Args, sources: &[Source]) -> ExitCode {
             if !turn.wait() {
                 return Ok(None);
             }
-            stream(&present, &mut lock(), src.name(), out, d, read).map(|()| None)
+            stream(&present, &mut lock(&writer), src.name(), out, d, read).map(|()| None)
         },
         |r, out| match r {
-            Some(Some((calls, places))) => lock().write_input(&calls, &places, out),
+            Some(Some((calls, places))) => lock(&writer).write_input(&calls, &places, out),
             _ => Ok(()),
         },
     )
