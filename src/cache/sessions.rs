@@ -30,7 +30,7 @@ pub fn describe<'c>(
     prompt: bool,
     projects: &ProjectCache,
 ) -> (FileReport<'c>, bool) {
-    let key = match stats.stat(&f.path) {
+    let key = match f.stat.or_else(|| stats.stat(&f.path)) {
         Some(st) if st.is_file() => st.key,
         _ => return (discover::describe(f, prompt, projects), false),
     };
@@ -171,6 +171,7 @@ fn decode<'c>(
             parent_file: None,
             project_folder: None,
             role: f.role,
+            stat: None,
         },
         status,
         reason,

@@ -205,6 +205,7 @@ fn decode(body: &[u8]) -> Option<Walk> {
             parent_file,
             project_folder,
             role,
+            stat: None,
         });
     }
     r.is_empty().then_some(Walk {

@@ -297,6 +297,7 @@ mod tests {
             parent_file: None,
             project_folder: None,
             role: crate::discover::Role::Session,
+            stat: None,
         };
         let d = describe(&f, false, &ProjectCache::default());
         assert!(d.meta.is_none());

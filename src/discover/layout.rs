@@ -3,6 +3,7 @@
 //! and what it is there ([`Role`]: a session, a sub-agent's run, oh-my-pi's advisor).
 
 use super::project::is_project_folder;
+use super::Stat;
 use crate::hash::FastSet;
 use std::ffi::OsStr;
 use std::ffi::OsString;
@@ -21,6 +22,10 @@ pub struct Found {
     pub project_folder: Option<OsString>,
     /// What the file is in the layout ([`Role::of`]).
     pub role: Role,
+    /// What the walk's lookup found of a file given as a root itself (a FILE argument), so
+    /// that a cache keys it without a second `stat`; `None` for a file found below a
+    /// directory.
+    pub stat: Option<Stat>,
 }
 
 /// What a found file is, by where it lies and its name.
@@ -73,7 +78,7 @@ pub(crate) fn file_name(path: &Path) -> Option<&[u8]> {
 
 /// `path` (found below `root`, or the root itself) placed among the other files `found` (their
 /// paths' bytes: every one is `root` joined with names, as a sibling found here is).
-pub(crate) fn place(path: &Path, root: &Path, found: &FastSet<&[u8]>) -> Found {
+pub(crate) fn place(path: &Path, root: &Path, found: &FastSet<&[u8]>, stat: Option<Stat>) -> Found {
     let (parent_file, project_folder) = match names_below(path, root) {
         Some(start) => place_below(path, start, root, found),
         None if path == root && names_only(path) => (None, folder_named(path)),
@@ -84,6 +89,7 @@ pub(crate) fn place(path: &Path, root: &Path, found: &FastSet<&[u8]>) -> Found {
         role: Role::of(path, parent_file.is_some()),
         parent_file,
         project_folder,
+        stat,
     }
 }
 
@@ -262,7 +268,11 @@ mod tests {
             if names_only(p) {
                 assert_eq!((None, folder_named(p)), by_components, "{p:?}");
             }
-            assert_eq!(place(p, p, &set).project_folder, by_components.1, "{p:?}");
+            assert_eq!(
+                place(p, p, &set, None).project_folder,
+                by_components.1,
+                "{p:?}"
+            );
         }
         assert!(names_only(Path::new("/a/--x--/b.jsonl")));
         assert!(!names_only(Path::new("a//b.jsonl")) && !names_only(Path::new("./a.jsonl")));

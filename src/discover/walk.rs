@@ -10,6 +10,7 @@
 
 use super::layout::{place, Found};
 use super::progress::Progress;
+use super::Stat;
 use std::ffi::OsString;
 use std::fs::{self, Metadata};
 use std::io;
@@ -43,8 +44,9 @@ type FileId = (u64, u64);
 struct Collected<'a> {
     exts: &'a [OsString],
     progress: Option<&'a Progress>,
-    /// Each file: its path, the index of its root, its identity.
-    files: Vec<(PathBuf, usize, FileId)>,
+    /// Each file: its path, the index of its root, its identity, and what the lookup of a
+    /// root that is a file found.
+    files: Vec<(PathBuf, usize, FileId, Option<Stat>)>,
     problems: Vec<(PathBuf, String)>,
     /// Each directory listed, as found before it was listed.
     dirs: Vec<(PathBuf, Metadata)>,
@@ -58,7 +60,7 @@ impl Collected<'_> {
     }
 
     fn file(&mut self, path: PathBuf, root: usize, id: FileId) {
-        self.files.push((path, root, id));
+        self.files.push((path, root, id, None));
         if let Some(p) = self.progress {
             p.add(1);
         }
@@ -109,7 +111,10 @@ pub fn walk_stamped(roots: &[PathBuf], exts: &[OsString], progress: Option<&Prog
             }
             Ok(m) => {
                 found.linked = true;
-                found.files.push((root.clone(), i, (m.dev(), m.ino())))
+                let stat = Some(Stat::of(&m));
+                found
+                    .files
+                    .push((root.clone(), i, (m.dev(), m.ino()), stat))
             }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 found.problem(root, "no such directory")
@@ -132,16 +137,16 @@ pub fn walk_stamped(roots: &[PathBuf], exts: &[OsString], progress: Option<&Prog
     });
     problems.sort_by(|a, b| a.0.as_os_str().as_bytes().cmp(b.0.as_os_str().as_bytes()));
     let mut seen = crate::hash::FastSet::default();
-    files.retain(|(_, _, id)| seen.insert(*id));
+    files.retain(|(_, _, id, _)| seen.insert(*id));
     // Keyed by bytes: hashing a `Path` parses its components (a third of a run that finds
     // every file in the cache went to it).
     let set: crate::hash::FastSet<&[u8]> = files
         .iter()
-        .map(|(p, _, _)| p.as_os_str().as_bytes())
+        .map(|(p, ..)| p.as_os_str().as_bytes())
         .collect();
     let files = files
         .iter()
-        .map(|(p, root, _)| place(p, &roots[*root], &set))
+        .map(|(p, root, _, stat)| place(p, &roots[*root], &set, *stat))
         .collect();
     Stamped {
         walk: Walk { files, problems },

@@ -122,6 +122,7 @@ impl Tool for Sessions {
             parent_file: None,
             project_folder: None,
             role: discover::Role::Session,
+            stat: None,
         };
         let m = discover::describe_bytes(&found, input, args.prompts, &ProjectCache::default());
         let mut metas = vec![&m];
