@@ -254,7 +254,7 @@ pub fn builtin_window(provider: &str, model: &str) -> Option<Window> {
 /// names back to back in one array of bytes and its rows as numbers, both made at compile
 /// time. A table of `&str` is a table of pointers, each one fixed up by the dynamic linker at
 /// every start of a position-independent binary: the catalogue's 4,332 were two thirds of
-/// every tool's relocations, and their pages copied for each process (0.2 ms of a start).
+/// every tool's relocations, and their pages copied for each process (0.1 ms of a start).
 mod catalogue {
     use crate::models_builtin::MODELS;
 
