@@ -8,7 +8,7 @@
 use super::{chunks, Source};
 use crate::diag::Diags;
 use crate::output::{Out, Spill, Stop};
-use crate::sync::{lock, wait};
+use crate::sync::{into_inner, lock, wait};
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
 use std::process::ExitCode;
@@ -489,7 +489,7 @@ where
     /// `finish` and the output's memory, once every worker is done; the error that stopped
     /// the run, if one did.
     fn into_parts(self) -> Result<(F, Vec<u8>), Stop> {
-        let w = self.writer.into_inner().unwrap_or_else(|e| e.into_inner());
+        let w = into_inner(self.writer);
         match w.failed {
             Some(e) => Err(e),
             None => Ok((w.finish, w.buf)),

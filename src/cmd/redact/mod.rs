@@ -33,7 +33,7 @@ use crate::json::{self, Raw};
 use crate::output::{push_value, Out, Stop};
 use crate::reader::{self, Ahead, Entry, Header, Visitor};
 use crate::record::Described;
-use crate::sync::lock;
+use crate::sync::{into_inner, lock};
 use crate::tool::Tool;
 use ahead::{RewriteAhead, Rewritten};
 use ids::Renames;
@@ -119,7 +119,7 @@ impl Tool for Redact {
             },
             |_, _| Ok(()),
         );
-        let s = state.into_inner().unwrap_or_else(|p| p.into_inner());
+        let s = into_inner(state);
         if args.report {
             eprintln!("pi-redact: replaced: {}", s.tally.line());
         }
