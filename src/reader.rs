@@ -708,6 +708,7 @@ impl HeldLine {
             len_with_eol: self.len_with_eol,
             has_newline: self.has_newline,
             too_long: false,
+            utf8: false,
         }
     }
 }
@@ -846,7 +847,7 @@ pub fn prescan<'a>(
         let mark = (members.fields.len(), members.nested.len());
         let record = match members.scan(b, start, reads_messages) {
             Ok((object, message)) if json::skip_ws(b, start + object.len()) == b.len() => {
-                let valid_utf8 = simdutf8::basic::from_utf8(b).is_ok();
+                let valid_utf8 = line.utf8 || simdutf8::basic::from_utf8(b).is_ok();
                 if let (Some(ahead), Some(facts)) = (ahead, facts.as_deref_mut()) {
                     let entry = Entry {
                         line,
@@ -1299,7 +1300,7 @@ impl<'v> Classifier<'v> {
         if start == b.len() {
             return Ok(());
         }
-        self.line_utf8 = simdutf8::basic::from_utf8(b).is_ok();
+        self.line_utf8 = line.utf8 || simdutf8::basic::from_utf8(b).is_ok();
         if !self.line_utf8 {
             report_invalid_utf8(&line, d);
         }
@@ -1798,6 +1799,7 @@ mod tests {
             len_with_eol: b.len() as u64,
             has_newline: false,
             too_long: false,
+            utf8: false,
         }
     }
 

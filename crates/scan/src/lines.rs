@@ -6,8 +6,12 @@
 //!
 //! A line longer than [`MAX_LINE`] is never held: the stream reader discards it up to the next
 //! newline, and both readers hand it out as [`Line::too_long`], without its bytes.
+//!
+//! Both readers check UTF-8 ahead of the lines they hand out, the complete lines of up to
+//! [`UTF8_AHEAD`] bytes in one call ([`Line::utf8`]): one call a line cost more than the check
+//! itself on lines of a few KB.
 
-use memchr::memchr;
+use memchr::{memchr, memrchr};
 use std::io::{self, Read};
 
 const INITIAL: usize = 64 * 1024;
@@ -16,6 +20,11 @@ const INITIAL: usize = 64 * 1024;
 /// string, and V8's longest string is 2^29 − 24 UTF-16 units: Pi cannot load a file with a
 /// longer line of one-byte characters, and no line of Pi's comes near it.
 pub const MAX_LINE: usize = 512 << 20;
+
+/// How many bytes from a line's start the readers check UTF-8 in one call, up to the last
+/// complete line within them (a longer line alone): 256 KiB, measured against 64 KiB and
+/// 1 MiB (BENCHMARKS.md, round 19).
+pub const UTF8_AHEAD: usize = 256 << 10;
 
 pub struct LineReader<R> {
     rdr: R,
@@ -29,12 +38,15 @@ pub struct LineReader<R> {
     line_no: u64,
     /// [`MAX_LINE`], smaller in tests.
     limit: usize,
+    /// UTF-8 checked ahead, in `buf`.
+    utf8: Checked,
 }
 
 /// One line: its 1-based number, the stream offset of its first byte, and its bytes without
 /// the line terminator. `len_with_eol` counts the terminator (`\n` or `\r\n`) when present.
 /// A line longer than [`MAX_LINE`] has `too_long` set and no bytes (`len_with_eol` is still
-/// its length).
+/// its length). `utf8`: the bytes are known to be valid UTF-8, checked with the lines around
+/// them; `false` says nothing (not checked this way, or a line near them is not valid).
 #[derive(Debug, Clone, Copy)]
 pub struct Line<'a> {
     pub no: u64,
@@ -43,6 +55,62 @@ pub struct Line<'a> {
     pub len_with_eol: u64,
     pub has_newline: bool,
     pub too_long: bool,
+    pub utf8: bool,
+}
+
+/// Where a reader's bytes are known to be valid UTF-8, checked [`UTF8_AHEAD`] bytes at a time.
+#[derive(Debug, Clone, Copy)]
+struct Checked {
+    /// The bytes before this are valid, up to the end of a line's bytes.
+    valid_to: usize,
+    /// The bytes from `valid_to` to this hold an invalid sequence: their lines are not known.
+    unknown_to: usize,
+    /// [`UTF8_AHEAD`], smaller in tests.
+    ahead: usize,
+}
+
+impl Default for Checked {
+    fn default() -> Checked {
+        Checked {
+            valid_to: 0,
+            unknown_to: 0,
+            ahead: UTF8_AHEAD,
+        }
+    }
+}
+
+impl Checked {
+    /// Nothing checked ahead (the bytes moved).
+    fn forget(&mut self) {
+        (self.valid_to, self.unknown_to) = (0, 0);
+    }
+
+    /// Whether `data[from..end]`, a line's bytes, is known to be valid: checked with the
+    /// complete lines after it up to [`UTF8_AHEAD`] bytes from `from`, unless it was already.
+    #[inline]
+    fn line(&mut self, data: &[u8], from: usize, end: usize) -> bool {
+        if end <= self.valid_to {
+            return true;
+        }
+        if end <= self.unknown_to {
+            return false;
+        }
+        let ahead = from.saturating_add(self.ahead).min(data.len());
+        // The end of the last line within `ahead` (a `\r` before its newline is checked too:
+        // it is one byte, and valid).
+        let to = match data.get(end..ahead).and_then(|rest| memrchr(b'\n', rest)) {
+            Some(i) => end + i,
+            None => end,
+        };
+        if simdutf8::basic::from_utf8(&data[from..to]).is_ok() {
+            self.valid_to = to;
+            true
+        } else {
+            // Not checked again as a whole: each line of it is checked by whoever reads it.
+            self.unknown_to = to;
+            false
+        }
+    }
 }
 
 impl<R: Read> LineReader<R> {
@@ -62,6 +130,7 @@ impl<R: Read> LineReader<R> {
             base: 0,
             line_no: 0,
             limit: MAX_LINE,
+            utf8: Checked::default(),
         }
     }
 
@@ -87,6 +156,8 @@ impl<R: Read> LineReader<R> {
                 scanned -= self.start;
                 self.end -= self.start;
                 self.start = 0;
+                // Every line checked ahead has been handed out.
+                self.utf8.forget();
             }
             // Longer than the limit even without a `\r` at its end: not held.
             if self.end > self.limit + 1 {
@@ -120,6 +191,7 @@ impl<R: Read> LineReader<R> {
                 Err(e) => return Err(e),
             };
             self.end = n;
+            self.utf8.forget();
             let newline = memchr(b'\n', &self.buf[..n]);
             if n == 0 {
                 self.eof = true;
@@ -136,6 +208,7 @@ impl<R: Read> LineReader<R> {
                 len_with_eol: len + self.start as u64,
                 has_newline: newline.is_some(),
                 too_long: true,
+                utf8: false,
             });
         }
     }
@@ -152,6 +225,10 @@ impl<R: Read> LineReader<R> {
             }
         }
         let too_long = bytes.len() > self.limit;
+        let utf8 = !too_long
+            && self
+                .utf8
+                .line(&self.buf[..self.end], from, from + bytes.len());
         Line {
             no: self.line_no,
             offset: self.base + from as u64,
@@ -159,6 +236,7 @@ impl<R: Read> LineReader<R> {
             len_with_eol: (stop - from) as u64,
             has_newline,
             too_long,
+            utf8,
         }
     }
 }
@@ -171,6 +249,8 @@ pub struct SliceLines<'a> {
     line_no: u64,
     /// [`MAX_LINE`], smaller in tests.
     limit: usize,
+    /// UTF-8 checked ahead, in `data`.
+    utf8: Checked,
 }
 
 impl<'a> SliceLines<'a> {
@@ -180,6 +260,7 @@ impl<'a> SliceLines<'a> {
             pos: 0,
             line_no: 0,
             limit: MAX_LINE,
+            utf8: Checked::default(),
         }
     }
 
@@ -202,6 +283,7 @@ impl<'a> SliceLines<'a> {
         self.pos += len;
         self.line_no += 1;
         let too_long = bytes.len() > self.limit;
+        let utf8 = !too_long && self.utf8.line(self.data, from, from + bytes.len());
         Some(Line {
             no: self.line_no,
             offset: from as u64,
@@ -209,6 +291,7 @@ impl<'a> SliceLines<'a> {
             len_with_eol: len as u64,
             has_newline,
             too_long,
+            utf8,
         })
     }
 
@@ -314,6 +397,78 @@ mod tests {
             ));
         }
         assert_eq!(got, want);
+    }
+
+    /// Lines of valid and invalid UTF-8: whatever the buffer and the window, a line said to be
+    /// valid is, and when every line is valid every line is said to be.
+    #[test]
+    fn utf8_checked_ahead_is_never_wrong_and_misses_no_valid_line() {
+        let pieces: [&[u8]; 10] = [
+            b"ab",
+            b"{\"k\":1}",
+            "é".as_bytes(),
+            "€".as_bytes(),
+            "😀".as_bytes(),
+            b"\r",
+            b"\xFF",
+            b"\xE2\x82",
+            b"\xED\xA0\x80",
+            b"\xF0\x9F",
+        ];
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        let mut seen = [0usize; 2];
+        for round in 0..3000 {
+            let invalid = round % 2 == 1;
+            let mut input = Vec::new();
+            for _ in 0..next() % 12 {
+                for _ in 0..next() % 6 {
+                    let p = (next() % if invalid { 10 } else { 6 }) as usize;
+                    input.extend_from_slice(pieces[p]);
+                }
+                input.push(b'\n');
+            }
+            if next() % 2 == 0 {
+                input.extend_from_slice(pieces[(next() % 6) as usize]);
+            }
+            let all_valid = input
+                .split(|&b| b == b'\n')
+                .all(|l| std::str::from_utf8(l).is_ok());
+            let mut check = |l: &Line<'_>, how: &str| {
+                let valid = std::str::from_utf8(l.bytes).is_ok();
+                assert!(
+                    !l.utf8 || valid,
+                    "{how}: line {} said valid: {input:?}",
+                    l.no
+                );
+                assert!(
+                    !all_valid || l.utf8,
+                    "{how}: line {} not said valid: {input:?}",
+                    l.no
+                );
+                seen[l.utf8 as usize] += 1;
+            };
+            for ahead in [1, 2, 5, 16, 64, UTF8_AHEAD] {
+                for cap in [1, 2, 3, 7, 64, 4096] {
+                    let mut r = LineReader::with_capacity(&input[..], cap);
+                    r.utf8.ahead = ahead;
+                    while let Some(l) = r.next_line().unwrap() {
+                        check(&l, &format!("reader, capacity {cap}, ahead {ahead}"));
+                    }
+                }
+                let mut s = SliceLines::new(&input);
+                s.utf8.ahead = ahead;
+                while let Some(l) = s.next_line() {
+                    check(&l, &format!("slice, ahead {ahead}"));
+                }
+            }
+        }
+        assert!(seen[0] > 1000 && seen[1] > 1000, "{seen:?}");
     }
 
     #[test]
