@@ -111,6 +111,7 @@ impl Tool for Usage {
         }
         let report = Mutex::new(new_report(args, table));
         let room = AheadRoom::new(AHEAD_ROOM);
+        let sizes = input_sizes(&sources);
         let status = input::run_in_turn(
             "pi-usage",
             &sources,
@@ -126,7 +127,7 @@ impl Tool for Usage {
                 if let (Some(c), Source::Path(p)) = (&cache, src) {
                     return cached::collect(c, p, src, &present, d).map(|fd| Some((fd, 0)));
                 }
-                if !streams(src, sources.len()) {
+                if !streams(src, sizes[turn.index()], sources.len()) {
                     return collect(src, &present, d).map(|fd| Some((fd, 0)));
                 }
                 let read = |d: &mut Diags, v: &mut dyn Visitor| input::open::read_source(src, d, v);
@@ -301,13 +302,22 @@ impl ForkOrigins for InputSet<'_> {
 /// whole in parallel with the others (waiting for the turn costs less than their calls).
 const STREAM_AT: u64 = 16 << 20;
 
-/// Whether `src`, one of `inputs` inputs, is streamed: the only input, stdin (of unknown size)
-/// or a file of at least [`STREAM_AT`] bytes.
-fn streams(src: &Source, inputs: usize) -> bool {
+/// The size of each of `sources` that is a file, as the directory check found it (`None`:
+/// look it up).
+fn input_sizes(sources: &[Source]) -> Vec<Option<u64>> {
+    let known = crate::discover::take_input_metadata(sources);
+    known.iter().map(|m| m.map(|m| m.key.size)).collect()
+}
+
+/// Whether `src`, one of `inputs` inputs, of `size` bytes when that is known, is streamed: the
+/// only input, stdin (of unknown size) or a file of at least [`STREAM_AT`] bytes.
+fn streams(src: &Source, size: Option<u64>, inputs: usize) -> bool {
     match src {
         _ if inputs == 1 => true,
         Source::Stdin => true,
-        Source::Path(p) => std::fs::metadata(p).is_ok_and(|m| m.len() >= STREAM_AT),
+        Source::Path(p) => size
+            .or_else(|| std::fs::metadata(p).ok().map(|m| m.len()))
+            .is_some_and(|len| len >= STREAM_AT),
     }
 }
 

@@ -29,13 +29,14 @@ use std::sync::Mutex;
 pub fn run(args: &Args, sources: &[Source]) -> ExitCode {
     let present = InputSet::new(sources);
     let writer = Mutex::new(CallWriter::new(super::zone(args)));
+    let sizes = super::input_sizes(sources);
     input::run_in_turn(
         "pi-usage",
         sources,
         args.inputs.threads(),
         |src, out, d, turn| {
             let read = |d: &mut Diags, v: &mut dyn Visitor| input::open::read_source(src, d, v);
-            if !streams(src, sources.len()) {
+            if !streams(src, sizes[turn.index()], sources.len()) {
                 let mut r = PerSession::new(CallReader::new(&present, src.name(), None));
                 read(d, &mut r)?;
                 let r = r.into_inner();
