@@ -9,9 +9,9 @@
 use super::trigger::{AssistantFacts, AutoOn, Before, Place, StopReason, Uncompacted};
 use crate::hash::{hash_str, FastMap, Prehashed};
 use crate::reader::{Entry, ParentLink};
+use hashbrown::HashTable;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::collections::VecDeque;
 use std::hash::BuildHasherDefault;
 
 /// Entries whose links and facts are kept for walking a compaction's parent chain.
@@ -130,12 +130,21 @@ struct RecentEntry {
     model: ModelIx,
 }
 
-/// The last [`RECENT`] entries with an id, by id.
+/// The last [`RECENT`] entries with an id, in a ring in the order they were first remembered,
+/// and an index of their ids that holds only slot numbers: a map of the entries themselves
+/// (~170 bytes a bucket) spread over a megabyte and missed the cache at every entry's
+/// lookups; the index is ~40 KB, and the entries looked up are mostly the latest.
+///
+/// An id remembered again (a file with duplicate ids) replaces its entry in place, as a map
+/// does: its place in the order stays, and the oldest id is forgotten first.
 #[derive(Default)]
 struct RecentEntries {
-    by_id: FastMap<EntryId, RecentEntry>,
-    /// Their ids, oldest first.
-    order: VecDeque<EntryId>,
+    /// Slot numbers in `slots`, by the [`hash_str`] of the slot's id.
+    by_id: HashTable<u32>,
+    /// The entries; once [`RECENT`] are held, the oldest is at `head`, a slot that is free
+    /// when `by_id` holds fewer.
+    slots: Vec<(EntryId, RecentEntry)>,
+    head: usize,
 }
 
 impl RecentEntries {
@@ -143,16 +152,44 @@ impl RecentEntries {
         // A session past a few hundred entries mostly goes on to fill the table: grown to its
         // full size at once, not by doubling (each doubling hashes every id again).
         if self.by_id.len() == RECENT / 8 {
-            self.by_id.reserve(RECENT - RECENT / 8);
+            let slots = &self.slots;
+            self.by_id
+                .reserve(RECENT - RECENT / 8, |&s| hash_str(&slots[s as usize].0));
         }
         if self.by_id.len() >= RECENT {
-            if let Some(old) = self.order.pop_front() {
-                self.by_id.remove(&old);
+            let head = self.head;
+            let oldest = hash_str(&self.slots[head].0);
+            if let Ok(found) = self.by_id.find_entry(oldest, |&s| s as usize == head) {
+                found.remove();
             }
         }
-        if self.by_id.insert(key.clone(), entry).is_none() {
-            self.order.push_back(key);
+        let hash = hash_str(&key);
+        let slots = &mut self.slots;
+        if let Some(&s) = self.by_id.find(hash, |&s| slots[s as usize].0 == key) {
+            slots[s as usize].1 = entry;
+            return;
         }
+        let s = if slots.len() < RECENT {
+            slots.push((key, entry));
+            slots.len() - 1
+        } else {
+            let s = self.head;
+            slots[s] = (key, entry);
+            self.head = (s + 1) % RECENT;
+            s
+        };
+        self.by_id
+            .insert_unique(hash, s as u32, |&s| hash_str(&slots[s as usize].0));
+    }
+
+    /// The entry with id `id` among those remembered, with its id.
+    fn get_key_value(&self, id: &str) -> Option<(&EntryId, &RecentEntry)> {
+        let slots = &self.slots;
+        let &s = self
+            .by_id
+            .find(hash_str(id), |&s| slots[s as usize].0 == id)?;
+        let (k, e) = &slots[s as usize];
+        Some((k, e))
     }
 
     /// What lies at and above the entry with id `parent` on its parent chain, back to the
@@ -164,7 +201,7 @@ impl RecentEntries {
         let mut met_message = false;
         let mut cur = parent;
         for _ in 0..RECENT {
-            let Some((id, entry)) = self.by_id.get_key_value(cur) else {
+            let Some((id, entry)) = self.get_key_value(cur) else {
                 break;
             };
             let place = Place {
@@ -220,7 +257,7 @@ impl RecentEntries {
         let mut omitted: Vec<EntryId> = Vec::new();
         let mut cur = parent;
         for _ in 0..RECENT {
-            let (id, entry) = self.by_id.get_key_value(cur)?;
+            let (id, entry) = self.get_key_value(cur)?;
             let place = Place {
                 line: entry.line,
                 id: Some(id.clone()),
@@ -310,7 +347,7 @@ impl SessionMemory {
     /// remembered entry when there is one).
     pub fn parent_link(&self, parent: &ParentRef<'_>) -> (ModelIx, Option<EntryId>) {
         match parent {
-            ParentRef::Id(p) => match self.recent.by_id.get_key_value(&**p) {
+            ParentRef::Id(p) => match self.recent.get_key_value(p) {
                 Some((k, n)) => (n.model, Some(k.clone())),
                 None => (self.file_model, Some(EntryId::from(&**p))),
             },
@@ -601,5 +638,55 @@ mod tests {
         }
         assert_eq!(m.intern("q", "model-0"), 100_000);
         assert_eq!(m.get(100_000), Some(("q", "model-0")));
+    }
+
+    /// The ring and its index remember what a map of the entries with a queue of their ids
+    /// did (the form before it): the same entries found, duplicates replaced in place, the
+    /// oldest id forgotten first, over ids that repeat, through many turns of the ring.
+    #[test]
+    fn recent_entries_remember_as_a_map_with_a_queue_of_ids() {
+        let mut ring = RecentEntries::default();
+        let mut map: FastMap<EntryId, u64> = FastMap::default();
+        let mut order: std::collections::VecDeque<EntryId> = Default::default();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let pool = |x: u64| EntryId::from(format!("{:08x}", x % (RECENT as u64 * 3)));
+        for line in 0..(RECENT as u64 * 8) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Mostly new ids, one in four drawn again from a pool (a duplicate, or an id
+            // forgotten and met again).
+            let key = if x.is_multiple_of(4) {
+                pool(x >> 8)
+            } else {
+                EntryId::from(format!("n{line}"))
+            };
+            let entry = RecentEntry {
+                line,
+                parent: None,
+                kind: RecentKind::Other,
+                model: NO_MODEL,
+            };
+            ring.remember(key.clone(), entry);
+            if map.len() >= RECENT {
+                if let Some(old) = order.pop_front() {
+                    map.remove(&old);
+                }
+            }
+            if map.insert(key.clone(), line).is_none() {
+                order.push_back(key);
+            }
+            assert_eq!(ring.by_id.len(), map.len(), "line {line}");
+            if line.is_multiple_of(31) {
+                for k in (0..RECENT as u64 * 3)
+                    .map(pool)
+                    .chain(order.iter().cloned())
+                {
+                    let got = ring.get_key_value(&k).map(|(id, e)| (id.clone(), e.line));
+                    let want = map.get(&k).map(|&l| (k.clone(), l));
+                    assert_eq!(got, want, "line {line}, id {k}");
+                }
+            }
+        }
     }
 }
