@@ -847,7 +847,7 @@ pub fn prescan<'a>(
         let mark = (members.fields.len(), members.nested.len());
         let record = match members.scan(b, start, reads_messages) {
             Ok((object, message)) if json::skip_ws(b, start + object.len()) == b.len() => {
-                let valid_utf8 = line.utf8 || simdutf8::basic::from_utf8(b).is_ok();
+                let valid_utf8 = line.is_valid_utf8();
                 if let (Some(ahead), Some(facts)) = (ahead, facts.as_deref_mut()) {
                     let entry = Entry {
                         line,
@@ -1300,7 +1300,7 @@ impl<'v> Classifier<'v> {
         if start == b.len() {
             return Ok(());
         }
-        self.line_utf8 = line.utf8 || simdutf8::basic::from_utf8(b).is_ok();
+        self.line_utf8 = line.is_valid_utf8();
         if !self.line_utf8 {
             report_invalid_utf8(&line, d);
         }

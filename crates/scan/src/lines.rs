@@ -58,6 +58,14 @@ pub struct Line<'a> {
     pub utf8: bool,
 }
 
+impl Line<'_> {
+    /// Whether the bytes are valid UTF-8: known from the reader ([`Line::utf8`]), else checked.
+    #[inline]
+    pub fn is_valid_utf8(&self) -> bool {
+        self.utf8 || simdutf8::basic::from_utf8(self.bytes).is_ok()
+    }
+}
+
 /// Where a reader's bytes are known to be valid UTF-8, checked [`UTF8_AHEAD`] bytes at a time.
 #[derive(Debug, Clone, Copy)]
 struct Checked {
@@ -441,6 +449,7 @@ mod tests {
                 .all(|l| std::str::from_utf8(l).is_ok());
             let mut check = |l: &Line<'_>, how: &str| {
                 let valid = std::str::from_utf8(l.bytes).is_ok();
+                assert_eq!(l.is_valid_utf8(), valid, "{how}: line {}", l.no);
                 assert!(
                     !l.utf8 || valid,
                     "{how}: line {} said valid: {input:?}",
