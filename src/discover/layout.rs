@@ -111,8 +111,8 @@ fn names_below(path: &Path, root: &Path) -> Option<usize> {
 /// by `memchr`: a split by a byte's test walks a path one byte at a time).
 fn are_names(b: &[u8]) -> bool {
     let mut start = 0;
-    let ends = memchr::memchr_iter(b'/', b).chain([b.len()]);
-    ends.into_iter().all(|end| {
+    let mut ends = memchr::memchr_iter(b'/', b).chain([b.len()]);
+    ends.all(|end| {
         let n = &b[start..end];
         start = end + 1;
         !n.is_empty() && n != b"." && n != b".."
