@@ -14,6 +14,7 @@
 use crate::sync::{lock, wait, wait_timeout};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// The bytes a chunk holds, at least (a chunk ends at the first line start after this). A
 /// chunk the reader takes itself is split into lines and then scanned: small enough that the
@@ -63,25 +64,69 @@ pub struct Budget {
     /// `--threads`: 0 until the driver sets it (a tool run in-process reads on one thread).
     total: AtomicUsize,
     free: Mutex<isize>,
-    /// Where helpers wait for a free CPU, and how many do (changed under `free`'s lock; a
-    /// wake-up with none waiting is still a system call, made for every input read).
-    freed: Condvar,
-    waiting: AtomicUsize,
+    /// Where helpers wait for a free CPU (with `free`'s lock).
+    freed: Signal,
 }
 
 /// The run's budget (one per process: one run per process).
 pub static BUDGET: Budget = Budget {
     total: AtomicUsize::new(0),
     free: Mutex::new(0),
-    freed: Condvar::new(),
-    waiting: AtomicUsize::new(0),
+    freed: Signal::new(),
 };
 
 /// How long a helper waits for a free CPU before it looks whether its input is done.
-const POLL: std::time::Duration = std::time::Duration::from_millis(5);
+const POLL: Duration = Duration::from_millis(5);
+
+/// A condvar that is signalled only when a thread waits on it: a wake-up with none waiting is
+/// still a system call (made for every input read, and two or three times a chunk of a large
+/// one: 1,435 for the 200 MB session on two cores, where about 30 found a thread waiting).
+/// Every wait is made holding the lock of one mutex, and every wake-up follows a change made
+/// holding it: a thread counted as waiting either saw the change or is woken by it.
+struct Signal {
+    cv: Condvar,
+    /// The threads waiting (changed with the mutex locked).
+    waiting: AtomicUsize,
+}
+
+impl Signal {
+    const fn new() -> Signal {
+        Signal {
+            cv: Condvar::new(),
+            waiting: AtomicUsize::new(0),
+        }
+    }
+
+    /// Waits for a wake-up (at most `limit`), the lock of `guard` given up meanwhile.
+    fn wait<'a, T>(&self, guard: MutexGuard<'a, T>, limit: Option<Duration>) -> MutexGuard<'a, T> {
+        self.waiting.fetch_add(1, Ordering::Relaxed);
+        let guard = match limit {
+            Some(limit) => wait_timeout(&self.cv, guard, limit),
+            None => wait(&self.cv, guard),
+        };
+        self.waiting.fetch_sub(1, Ordering::Relaxed);
+        guard
+    }
+
+    fn waited(&self) -> bool {
+        self.waiting.load(Ordering::Relaxed) > 0
+    }
+
+    fn wake_one(&self) {
+        if self.waited() {
+            self.cv.notify_one();
+        }
+    }
+
+    fn wake_all(&self) {
+        if self.waited() {
+            self.cv.notify_all();
+        }
+    }
+}
 
 impl Budget {
-    fn lock(&self) -> std::sync::MutexGuard<'_, isize> {
+    fn lock(&self) -> MutexGuard<'_, isize> {
         lock(&self.free)
     }
 
@@ -99,18 +144,14 @@ impl Budget {
     pub fn done(&self) {
         let mut free = self.lock();
         *free += 1;
-        if self.waiting.load(Ordering::Relaxed) > 0 {
-            self.freed.notify_one();
-        }
+        self.freed.wake_one();
     }
 
     /// Takes a free CPU, waiting at most [`POLL`]; whether one was taken.
     fn try_take(&self) -> bool {
         let mut free = self.lock();
         if *free <= 0 {
-            self.waiting.fetch_add(1, Ordering::Relaxed);
-            free = wait_timeout(&self.freed, free, POLL);
-            self.waiting.fetch_sub(1, Ordering::Relaxed);
+            free = self.freed.wait(free, Some(POLL));
         }
         let took = *free > 0;
         if took {
@@ -168,9 +209,6 @@ struct Shared<T> {
     ready: Vec<Option<T>>,
     /// The reader stopped early, or a helper panicked: everyone stops.
     stopped: bool,
-    /// Threads waiting on `changed` (a wake-up with none waiting is still a system call: two
-    /// or three a chunk, 1,400 for a 200 MB file, where about 30 found a thread waiting).
-    sleeping: usize,
 }
 
 impl<T> Shared<T> {
@@ -195,7 +233,8 @@ struct Ordered<T, W, N> {
     work: W,
     own: N,
     shared: Mutex<Shared<T>>,
-    changed: Condvar,
+    /// Where the reader and the helpers wait for a change of `shared` (with its lock).
+    changed: Signal,
 }
 
 /// Runs `work` over the chunks of `data` (each at least `chunk` bytes, cut at line starts;
@@ -282,38 +321,13 @@ where
                 claims: vec![false; window],
                 ready: (0..window).map(|_| None).collect(),
                 stopped: false,
-                sleeping: 0,
             }),
-            changed: Condvar::new(),
+            changed: Signal::new(),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Shared<T>> {
+    fn lock(&self) -> MutexGuard<'_, Shared<T>> {
         lock(&self.shared)
-    }
-
-    /// Unlocks the shared state `s` after a change, and wakes the threads waiting for one.
-    fn unlock_changed(&self, s: MutexGuard<'_, Shared<T>>) {
-        let sleeping = s.sleeping > 0;
-        drop(s);
-        if sleeping {
-            self.changed.notify_all();
-        }
-    }
-
-    /// Waits for a change (at most `limit`), with the lock of `s` given up meanwhile.
-    fn sleep<'s>(
-        &self,
-        mut s: MutexGuard<'s, Shared<T>>,
-        limit: Option<std::time::Duration>,
-    ) -> MutexGuard<'s, Shared<T>> {
-        s.sleeping += 1;
-        let mut s = match limit {
-            Some(limit) => wait_timeout(&self.changed, s, limit),
-            None => wait(&self.changed, s),
-        };
-        s.sleeping -= 1;
-        s
     }
 
     /// Claims a chunk of the window no one has claimed: the nearest to the reader (the
@@ -342,7 +356,8 @@ where
         let result = (self.work)(i);
         let mut s = self.lock();
         s.ready[i % self.window] = Some(result);
-        self.unlock_changed(s);
+        drop(s);
+        self.changed.wake_all();
     }
 
     /// A helper thread: claims and works chunks until none is left or the reader stops.
@@ -379,7 +394,7 @@ where
             if claimed.is_none() && !s.stopped && s.claimed() < self.count {
                 // Too far ahead of the reader: wait for it with the CPU given back.
                 drop(cpu);
-                drop(self.sleep(s, Some(POLL)));
+                drop(self.changed.wait(s, Some(POLL)));
                 continue;
             }
             drop(s);
@@ -397,7 +412,7 @@ where
 
     fn stop(&self) {
         self.lock().stopped = true;
-        self.changed.notify_all();
+        self.changed.wake_all();
     }
 
     /// The next chunk's result: taken when ready, worked here (by `own`) when no one has
@@ -413,14 +428,16 @@ where
             }
             if let Some(r) = s.ready[i % self.window].take() {
                 s.take_next(self.window);
-                self.unlock_changed(s);
+                drop(s);
+                self.changed.wake_all();
                 return Some(r);
             }
             if let Some(j) = self.claim(&mut s, true) {
                 if j == i {
                     s.take_next(self.window);
+                    drop(s);
                     // A helper may claim one chunk further now.
-                    self.unlock_changed(s);
+                    self.changed.wake_all();
                     return Some((self.own)(i));
                 }
                 drop(s);
@@ -428,7 +445,7 @@ where
                 s = self.lock();
                 continue;
             }
-            s = self.sleep(s, None);
+            s = self.changed.wait(s, None);
         }
     }
 }
