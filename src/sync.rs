@@ -30,3 +30,21 @@ pub fn wait_timeout<'a, T>(
         .unwrap_or_else(PoisonError::into_inner)
         .0
 }
+
+/// A guard that calls `f` when it is dropped while its thread unwinds from a panic (a bug):
+/// to stop the threads that would otherwise wait for the panicking one for ever, so that the
+/// scope that joins them can re-raise the panic.
+pub fn on_panic<F: FnMut()>(f: F) -> OnPanic<F> {
+    OnPanic(f)
+}
+
+/// See [`on_panic`].
+pub struct OnPanic<F: FnMut()>(F);
+
+impl<F: FnMut()> Drop for OnPanic<F> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            (self.0)();
+        }
+    }
+}

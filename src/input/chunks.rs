@@ -363,24 +363,7 @@ where
     /// A helper thread: claims and works chunks until none is left or the reader stops.
     fn help(&self) {
         // A panic in `work` (a bug) must not leave the reader waiting for its chunk.
-        struct StopOnPanic<'p, T, W, N>(&'p Ordered<T, W, N>)
-        where
-            T: Send,
-            W: Fn(usize) -> T + Sync,
-            N: Fn(usize) -> T + Sync;
-        impl<T, W, N> Drop for StopOnPanic<'_, T, W, N>
-        where
-            T: Send,
-            W: Fn(usize) -> T + Sync,
-            N: Fn(usize) -> T + Sync,
-        {
-            fn drop(&mut self) {
-                if std::thread::panicking() {
-                    self.0.stop();
-                }
-            }
-        }
-        let _guard = StopOnPanic(self);
+        let _guard = crate::sync::on_panic(|| self.stop());
         loop {
             if self.finished() {
                 return;

@@ -336,15 +336,7 @@ fn work<T, J, F>(
 {
     // A job that panics (a bug: input never should) stops the run, so the other workers do
     // not wait for a start the writer can no longer give; the scope then re-raises the panic.
-    struct StopOnPanic<'a>(&'a WriteOrder);
-    impl Drop for StopOnPanic<'_> {
-        fn drop(&mut self) {
-            if std::thread::panicking() {
-                self.0.stop();
-            }
-        }
-    }
-    let _guard = StopOnPanic(order);
+    let _guard = crate::sync::on_panic(|| order.stop());
     // The held output's memory, kept from one input to the next when what is left of it at
     // the end is small (it was written in turn): growing a new buffer to HOLD_MAX for every
     // input faulted in its pages each time (pi-tools over four 51 MB files on 2 threads:

@@ -193,7 +193,8 @@ impl<T> Window<T> {
 /// everything in the cache hands over thousands of inputs in a few milliseconds.) The other
 /// threads start at the first result `costly` says is: until then this thread does every job
 /// itself (a run that finds every file in the cache: 2,000 lookups took 15.8 ms of CPU on two
-/// threads, with ~360 context switches at the locks they share, and 7.6 ms on one).
+/// threads, with ~360 context switches at the locks they share, and 7.6 ms on one). A panic
+/// (a bug) in a job or in `take` stops every thread, and is raised again here: never a hang.
 fn in_order<'s, T: Send>(
     sources: &'s [Source],
     threads: usize,
@@ -228,7 +229,14 @@ fn in_order<'s, T: Send>(
             ready.notify_one();
         }
     };
+    // What a thread that panics does on its way out: the others stop rather than wait for it.
+    let stop = || {
+        lock(&window).stopped = true;
+        room.notify_all();
+        ready.notify_all();
+    };
     let work = || loop {
+        let _stop = crate::sync::on_panic(stop);
         let mut w = lock(&window);
         let chunk = loop {
             if w.stopped || w.next >= len {
@@ -275,6 +283,10 @@ fn in_order<'s, T: Send>(
                 w = lock(&window);
                 continue;
             }
+            if w.stopped {
+                // A thread panicked before it stored a result this one needs.
+                return;
+            }
             w.taker_waits = true;
             w = wait(&ready, w);
             w.taker_waits = false;
@@ -282,6 +294,7 @@ fn in_order<'s, T: Send>(
     };
     std::thread::scope(|scope| {
         let mut helped = threads <= 1 || len <= CHUNK;
+        let _stop = crate::sync::on_panic(stop);
         let result = (|| {
             // Results moved out of the window in one hold of its lock, in input order.
             let mut mine = std::collections::VecDeque::with_capacity(AHEAD.min(len));
@@ -289,9 +302,10 @@ fn in_order<'s, T: Send>(
                 if mine.is_empty() {
                     ready_from(i, &mut mine);
                 }
-                let (r, d) = mine
-                    .pop_front()
-                    .expect("ready_from gives at least one result");
+                // None only when a thread panicked: the scope raises its panic again.
+                let Some((r, d)) = mine.pop_front() else {
+                    break;
+                };
                 if !helped && costly(&r) {
                     helped = true;
                     for _ in 1..threads {
@@ -843,6 +857,46 @@ mod tests {
                     "{costly_from}, {threads} threads"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn a_panic_in_a_job_or_in_the_taker_is_raised_again_never_a_hang() {
+        // Each case on a thread of its own, so that a hang fails the test rather than stalls it.
+        let case = |job_panics_at: usize, take_panics_at: usize, threads: usize| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            std::thread::spawn(move || {
+                let srcs = sources(AHEAD * 4);
+                let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    in_order(
+                        &srcs,
+                        threads,
+                        |i, _, _| {
+                            // Slow enough that the other threads run ahead and wait for room.
+                            std::thread::sleep(std::time::Duration::from_micros(50));
+                            assert!(i != job_panics_at, "job {i}");
+                            i
+                        },
+                        |_| true,
+                        |i, _| {
+                            assert!(i != take_panics_at, "take {i}");
+                            Ok(())
+                        },
+                    )
+                }));
+                let _ = tx.send(run.is_err());
+            });
+            let limit = std::time::Duration::from_secs(60);
+            let panicked = rx.recv_timeout(limit).unwrap_or_else(|_| {
+                panic!("hung: job panics at {job_panics_at}, take at {take_panics_at}, {threads} threads")
+            });
+            assert!(panicked, "{job_panics_at}, {take_panics_at}, {threads}");
+        };
+        for threads in [1, 2, 3] {
+            case(usize::MAX, 5, threads);
+            case(usize::MAX, AHEAD * 2, threads);
+            case(3, usize::MAX, threads);
+            case(AHEAD * 2 + 7, usize::MAX, threads);
         }
     }
 
