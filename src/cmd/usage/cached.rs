@@ -93,9 +93,12 @@ pub fn run<'s>(
     report.expect_sessions(sources.len());
     // Whether every input so far was summed with identities no earlier one had.
     let mut all_new = !disjoint;
-    // Sums the report has added, freed by the jobs: once other threads look files up, on
-    // them rather than on this one, which the report keeps busy (freeing them was a tenth of
-    // its instructions); handed over [`CHUNK`] inputs at a time.
+    // Sums the report has added, handed back to the jobs [`CHUNK`] inputs at a time, which
+    // decode the next files' sums into them: their groups are dropped on the jobs' threads
+    // (once other threads look files up, on them rather than on this one, which the report
+    // keeps busy: freeing them was a tenth of its instructions), and their room is used
+    // again (a file's sums are ~1.4 KB a group: an allocation too large for the allocator's
+    // quick path, and fresh pages, for each of 2,000 files).
     let spent: std::sync::Mutex<Vec<payload::SessionSums>> = std::sync::Mutex::default();
     let mut spending = Vec::with_capacity(CHUNK);
     // While the files are taken as disjoint: the identities of those added so far, marked
@@ -104,17 +107,14 @@ pub fn run<'s>(
     let mut unmarked: Vec<&[u8]> = Vec::new();
     let job = |i: usize, src: &'s Source, d: &mut Diags| match src {
         Source::Path(path) => {
-            if i.is_multiple_of(CHUNK) {
-                let dead = std::mem::take(&mut *lock(&spent));
-                drop(dead);
-            }
             let input = Input {
                 cache,
                 path,
                 src,
                 present,
             };
-            input.take(known[i].as_ref(), summed, d)
+            let spare = lock(&spent).pop().unwrap_or_default();
+            input.take(known[i].as_ref(), summed, spare, d)
         }
         Source::Stdin => super::collect(src, present, d).map(Taken::Calls),
     };
@@ -338,7 +338,7 @@ pub fn collect(
         src,
         present,
     };
-    match input.take(None, false, d)? {
+    match input.take(None, false, Vec::new(), d)? {
         Taken::Calls(calls) | Taken::Kept(calls) => Ok(calls),
         Taken::Summed(s) => s.calls(d),
     }
@@ -387,14 +387,15 @@ struct Summed<'s> {
 }
 
 impl<'s> Input<'s> {
-    /// What the cache has of the file (its sums when `summed` and it is unchanged), else its
-    /// calls read; `known` is its metadata when it was looked up already (before it is read:
-    /// a file that changed since is read again, or not kept, as for a file that changes while
-    /// it is read).
+    /// What the cache has of the file (its sums when `summed` and it is unchanged, decoded into
+    /// `spare`'s room), else its calls read; `known` is its metadata when it was looked up
+    /// already (before it is read: a file that changed since is read again, or not kept, as
+    /// for a file that changes while it is read).
     fn take(
         self,
         known: Option<&crate::discover::Stat>,
         summed: bool,
+        spare: payload::SessionSums,
         d: &mut Diags,
     ) -> Result<Taken<'s>, Stop> {
         let Input {
@@ -406,7 +407,7 @@ impl<'s> Input<'s> {
             _ => return super::collect(src, self.present, d).map(Taken::Calls),
         };
         let found = cache.lookup(&key, path, true, &mut |m| d.note(None, m), |bytes, kept| {
-            let summary = (summed && *kept == key).then(|| payload::summary(bytes));
+            let summary = (summed && *kept == key).then(|| payload::summary(bytes, spare));
             Some(match summary.flatten() {
                 Some(s) => Kept::Summed(s, bytes),
                 None => Kept::Whole(bytes, *kept),

@@ -215,9 +215,9 @@ fn decode_amount(r: &mut Reader<'_>) -> Option<Amount> {
     Amount::from_parts(lo, hi, fine)
 }
 
-/// The summary in `bytes` as a run that takes the sums reads it; `None` when it keeps no sums
-/// (or is damaged).
-pub fn summary(bytes: &[u8]) -> Option<Summary<'_>> {
+/// The summary in `bytes` as a run that takes the sums reads it, its sums decoded into `sums`
+/// (emptied first; its room used again); `None` when it keeps no sums (or is damaged).
+pub fn summary(bytes: &[u8], mut sums: SessionSums) -> Option<Summary<'_>> {
     let mut r = Reader::new(bytes);
     let sessions = sessions(&mut r)?;
     let mut models = Vec::with_capacity(r.count(2)?);
@@ -237,7 +237,8 @@ pub fn summary(bytes: &[u8]) -> Option<Summary<'_>> {
         return None;
     }
     let n = r.count(6)?;
-    let mut sums = Vec::with_capacity(n);
+    sums.clear();
+    sums.reserve(n);
     for _ in 0..n {
         let session = index(&mut r, sessions.len())?;
         let model = index(&mut r, models.len())?;
@@ -523,7 +524,7 @@ mod tests {
             call(0, 1, "t1", 4, Cost::Units(1)),
         ]);
         let (bytes, weight) = encode_summary(&c, None);
-        let s = summary(&bytes).expect("summed");
+        let s = summary(&bytes, Vec::new()).expect("summed");
         assert!(s.repeats);
         assert_eq!(s.identities().collect::<Vec<_>>(), vec![4, 9]);
         assert_eq!(weight, 2);
@@ -558,7 +559,7 @@ mod tests {
             call(0, 1, "2026-01-01T00:00:00Z", 1, Cost::Units(1)),
             call(1, 1, "2026-01-01T00:00:00.000Z", 2, Cost::Units(1)),
         ]);
-        assert!(summary(&encode_summary(&two_ways, None).0).is_none());
+        assert!(summary(&encode_summary(&two_ways, None).0, Vec::new()).is_none());
         // Still the tables for the calls.
         assert!(decode_tables(&encode_summary(&two_ways, None).0).is_some());
     }
@@ -585,7 +586,7 @@ mod tests {
             ),
         ]);
         let (bytes, _) = encode_summary(&c, None);
-        let s = summary(&bytes).expect("summed");
+        let s = summary(&bytes, Vec::new()).expect("summed");
         let mut want = Amount::default();
         for (_, call) in &c.calls {
             want.add(call.cost.as_ref().unwrap());
