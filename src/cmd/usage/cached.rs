@@ -235,23 +235,25 @@ fn in_order<'s, T: Send>(
         room.notify_all();
         ready.notify_all();
     };
-    let work = || loop {
+    let work = || {
         let _stop = crate::sync::on_panic(stop);
-        let mut w = lock(&window);
-        let chunk = loop {
-            if w.stopped || w.next >= len {
-                return;
-            }
-            if let Some(c) = w.claim(len) {
-                break c;
-            }
-            w.waiting += 1;
-            w = wait(&room, w);
-            w.waiting -= 1;
-        };
-        drop(w);
-        let done = run(chunk.clone());
-        store(chunk, done);
+        loop {
+            let mut w = lock(&window);
+            let chunk = loop {
+                if w.stopped || w.next >= len {
+                    return;
+                }
+                if let Some(c) = w.claim(len) {
+                    break c;
+                }
+                w.waiting += 1;
+                w = wait(&room, w);
+                w.waiting -= 1;
+            };
+            drop(w);
+            let done = run(chunk.clone());
+            store(chunk, done);
+        }
     };
     // The results ready from input `i` on (at least that one: read here when no thread took it
     // yet, else waited for), moved out of the window into `got` (empty; its room kept from
