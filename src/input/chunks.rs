@@ -11,9 +11,9 @@
 //! other inputs): with one large input they take the other cores, with many inputs the
 //! workers on the other inputs keep them.
 
-use crate::sync::{lock, wait, wait_timeout};
+use crate::sync::{lock, Signal};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 /// The bytes a chunk holds, at least (a chunk ends at the first line start after this). A
@@ -77,53 +77,6 @@ pub static BUDGET: Budget = Budget {
 
 /// How long a helper waits for a free CPU before it looks whether its input is done.
 const POLL: Duration = Duration::from_millis(5);
-
-/// A condvar that is signalled only when a thread waits on it: a wake-up with none waiting is
-/// still a system call (made for every input read, and two or three times a chunk of a large
-/// one: 1,435 for the 200 MB session on two cores, where about 30 found a thread waiting).
-/// Every wait is made holding the lock of one mutex, and every wake-up follows a change made
-/// holding it: a thread counted as waiting either saw the change or is woken by it.
-struct Signal {
-    cv: Condvar,
-    /// The threads waiting (changed with the mutex locked).
-    waiting: AtomicUsize,
-}
-
-impl Signal {
-    const fn new() -> Signal {
-        Signal {
-            cv: Condvar::new(),
-            waiting: AtomicUsize::new(0),
-        }
-    }
-
-    /// Waits for a wake-up (at most `limit`), the lock of `guard` given up meanwhile.
-    fn wait<'a, T>(&self, guard: MutexGuard<'a, T>, limit: Option<Duration>) -> MutexGuard<'a, T> {
-        self.waiting.fetch_add(1, Ordering::Relaxed);
-        let guard = match limit {
-            Some(limit) => wait_timeout(&self.cv, guard, limit),
-            None => wait(&self.cv, guard),
-        };
-        self.waiting.fetch_sub(1, Ordering::Relaxed);
-        guard
-    }
-
-    fn waited(&self) -> bool {
-        self.waiting.load(Ordering::Relaxed) > 0
-    }
-
-    fn wake_one(&self) {
-        if self.waited() {
-            self.cv.notify_one();
-        }
-    }
-
-    fn wake_all(&self) {
-        if self.waited() {
-            self.cv.notify_all();
-        }
-    }
-}
 
 impl Budget {
     fn lock(&self) -> MutexGuard<'_, isize> {

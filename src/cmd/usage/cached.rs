@@ -30,7 +30,7 @@ use crate::input::Source;
 use crate::lines::{Line, SliceLines};
 use crate::output::{Out, Stop};
 use crate::reader::{self, Entry, Header, Lines, PerSession, Visitor};
-use crate::sync::{lock, wait};
+use crate::sync::{lock, Signal};
 use std::borrow::Cow;
 use std::fs::{self, File};
 use std::io::{self, IsTerminal};
@@ -162,15 +162,12 @@ pub fn run<'s>(
 }
 
 /// What the threads of [`in_order`] share: the results not taken yet (input `i` in slot
-/// `i % AHEAD`), the next input no thread took, how many results were taken, who waits, and
-/// whether the taker stopped.
+/// `i % AHEAD`), the next input no thread took, how many results were taken, and whether the
+/// run stopped.
 struct Window<T> {
     slots: Vec<Option<(T, Diags)>>,
     next: usize,
     taken: usize,
-    /// Whether the taker waits for a result; how many threads wait for room.
-    taker_waits: bool,
-    waiting: usize,
     stopped: bool,
 }
 
@@ -215,25 +212,25 @@ fn in_order<'s, T: Send>(
         slots: (0..AHEAD).map(|_| None).collect(),
         next: 0,
         taken: 0,
-        taker_waits: false,
-        waiting: 0,
         stopped: false,
     });
-    let (ready, room) = (std::sync::Condvar::new(), std::sync::Condvar::new());
+    // Where the taker waits for a result, and the other threads for room (with the window's
+    // lock).
+    let (ready, room) = (Signal::new(), Signal::new());
     let store = |chunk: std::ops::Range<usize>, done: Vec<(T, Diags)>| {
         let mut w = lock(&window);
         for (i, r) in chunk.zip(done) {
             w.slots[i % AHEAD] = Some(r);
         }
-        if w.taker_waits {
-            ready.notify_one();
-        }
+        drop(w);
+        ready.wake_one();
     };
-    // What a thread that panics does on its way out: the others stop rather than wait for it.
+    // How the run ends: at the taker's end, and as a thread that panics leaves (the others
+    // stop rather than wait for it).
     let stop = || {
         lock(&window).stopped = true;
-        room.notify_all();
-        ready.notify_all();
+        room.wake_all();
+        ready.wake_all();
     };
     let work = || {
         let _stop = crate::sync::on_panic(stop);
@@ -246,9 +243,7 @@ fn in_order<'s, T: Send>(
                 if let Some(c) = w.claim(len) {
                     break c;
                 }
-                w.waiting += 1;
-                w = wait(&room, w);
-                w.waiting -= 1;
+                w = room.wait(w, None);
             };
             drop(w);
             let done = run(chunk.clone());
@@ -272,8 +267,8 @@ fn in_order<'s, T: Send>(
                 let before = w.taken;
                 w.taken = i + got.len();
                 // Threads wait for a whole chunk to have room.
-                if w.waiting > 0 && before / CHUNK != w.taken / CHUNK {
-                    room.notify_all();
+                if before / CHUNK != w.taken / CHUNK {
+                    room.wake_all();
                 }
                 return;
             }
@@ -289,9 +284,7 @@ fn in_order<'s, T: Send>(
                 // A thread panicked before it stored a result this one needs.
                 return;
             }
-            w.taker_waits = true;
-            w = wait(&ready, w);
-            w.taker_waits = false;
+            w = ready.wait(w, None);
         }
     };
     std::thread::scope(|scope| {
@@ -319,8 +312,7 @@ fn in_order<'s, T: Send>(
             }
             Ok(())
         })();
-        lock(&window).stopped = true;
-        room.notify_all();
+        stop();
         result
     })
 }
