@@ -31,7 +31,8 @@ pub fn worker_count(asked: Option<usize>, inputs: usize) -> usize {
 /// The CPUs this process may run on. Not rayon's `current_num_threads`, which starts rayon's
 /// pool to count them: its idle threads spin (`sched_yield`, 66 calls in a run over one
 /// 200 MB file) on the cores the workers and the chunk helpers need. Counted once: std reads
-/// the affinity mask and the cgroup's quota files again at every call (13 system calls).
+/// the affinity mask and the cgroup's quota files again at every call (21 system calls under
+/// cgroup v1).
 pub fn cpus() -> usize {
     static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
