@@ -22,7 +22,7 @@ pub fn wait<'a, T>(cv: &Condvar, guard: MutexGuard<'a, T>) -> MutexGuard<'a, T> 
 }
 
 /// [`wait`] for `limit` at most.
-pub fn wait_timeout<'a, T>(
+fn wait_timeout<'a, T>(
     cv: &Condvar,
     guard: MutexGuard<'a, T>,
     limit: Duration,
