@@ -442,19 +442,24 @@ fn text_bytes_bytewise(bytes: &[u8; 64]) -> [u64; 5] {
 /// backslash escapes (or the end of `b`), counted ([`text_counts`]), and the index just past
 /// that quote; over whichever `classify` the CPU allows (quote, backslash, continuation, `n`
 /// and `u` masks of a block). The last block, shorter, is padded with zeros (none of those).
+///
+/// A character is lost for each continuation byte and for each byte a backslash escapes
+/// (the `n` of `\n`, the second backslash of `\\`, the `u` of `\u`); a `\u` escape loses 4
+/// more, a surrogate pair 9 more ([`unicode_extra`]). The sums stay in registers across the
+/// blocks: the loop's one call, for `\u` escapes, takes and returns them by value.
 #[inline(always)]
 fn count_blocks(
     b: &[u8],
     from: usize,
     classify: impl Fn(&[u8; 64]) -> [u64; 5],
 ) -> (usize, TextCounts) {
-    let mut n = Counted::default();
+    let (mut lost, mut line_feeds, mut unicode_end) = (0u64, 0u64, 0usize);
     let mut carry = 0u64;
     let mut at = from;
-    let mut body_end = b.len();
+    let mut padded = [0u8; 64];
+    let mut body_end = None;
     while at < b.len() {
-        let mut padded = [0u8; 64];
-        let (bytes, mut within) = match b.get(at..at + 64) {
+        let (bytes, within) = match b.get(at..at + 64) {
             Some(whole) => (whole.try_into().expect("64 bytes"), u64::MAX),
             None => {
                 let len = b.len() - at;
@@ -465,67 +470,61 @@ fn count_blocks(
         let [quote, backslash, continuation, letter_n, letter_u] = classify(bytes);
         let escaped = escaped_in_block(backslash, &mut carry);
         let quotes = quote & !escaped & within;
-        if quotes != 0 {
-            // The string ends in this block: only the bytes before its quote count.
-            let q = quotes.trailing_zeros();
-            within = (1u64 << q) - 1;
-            body_end = at + q as usize;
+        // Only the bytes before the closing quote count.
+        let within = match quotes {
+            0 => within,
+            q => (1u64 << q.trailing_zeros()) - 1,
+        };
+        let escaped = escaped & within;
+        lost += u64::from((continuation & within).count_ones()) + u64::from(escaped.count_ones());
+        line_feeds += u64::from((escaped & letter_n).count_ones());
+        if escaped & letter_u != 0 {
+            let (more, feeds, end) = unicode_extra(b, at, escaped & letter_u, unicode_end);
+            lost += more;
+            line_feeds += feeds;
+            unicode_end = end;
         }
-        let letters = escaped & !backslash & within;
-        n.twice += u64::from((continuation & within).count_ones()) * 2
-            + u64::from((backslash & within).count_ones())
-            + u64::from(letters.count_ones());
-        n.line_feeds += u64::from((letters & letter_n).count_ones());
-        if letters & letter_u != 0 {
-            n.unicode(b, at, letters & letter_u);
-        }
         if quotes != 0 {
+            body_end = Some(at + quotes.trailing_zeros() as usize);
             break;
         }
         at += 64;
     }
+    let body_end = body_end.unwrap_or(b.len());
     let counts = TextCounts {
-        chars: ((body_end - from.min(body_end)) as u64).saturating_sub(n.twice / 2),
-        line_feeds: n.line_feeds,
+        chars: ((body_end - from.min(body_end)) as u64).saturating_sub(lost),
+        line_feeds,
     };
     (b.len().min(body_end + 1), counts)
 }
 
-/// What [`count_blocks`] counts as it goes.
-#[derive(Default)]
-struct Counted {
-    /// Twice the bytes that start no character (the characters are the bytes less half of
-    /// this): each continuation byte counts 2; each escape is a backslash and the byte after
-    /// it (`\\` or a letter), which count 1 each, so an escape of two bytes counts 2; a `\u`
-    /// escape takes 4 bytes more (8), a surrogate pair 9 more than its two escapes (18).
-    twice: u64,
-    line_feeds: u64,
-    /// The index past the last `\u` escape read (a pair's second half is read with the first).
-    unicode_end: usize,
-}
-
-impl Counted {
-    /// The `\u` escapes whose `u` the bits of `letters` mark in the block at `b[at..]`: read one
-    /// by one (rare in text), out of the block loop.
-    #[inline(never)]
-    fn unicode(&mut self, b: &[u8], at: usize, mut letters: u64) {
-        while letters != 0 {
-            // The backslash before the `u` (the previous block's last byte for bit 0).
-            let j = (at + letters.trailing_zeros() as usize).wrapping_sub(1);
-            letters &= letters - 1;
-            if j < self.unicode_end || j >= b.len() {
-                continue;
-            }
-            // A valid escape's digits, and a pair's second half, lie inside the string.
-            let (line_feed, len) = unicode_escape(b, j);
-            // Six bytes for one character: 4 beyond the backslash and letter already counted.
-            // A pair, twelve bytes, is two escapes (two backslashes, two letters) for one
-            // character: 9 beyond those.
-            self.twice += if len == 12 { 18 } else { 8 };
-            self.line_feeds += u64::from(line_feed);
-            self.unicode_end = j + len;
+/// The `\u` escapes whose `u` the bits of `letters` mark in the block at `b[at..]`, read one
+/// by one (rare in text), out of the block loop: the characters they lose beyond the one
+/// their `u` loses (4 for an escape of six bytes, 9 for a surrogate pair of twelve, whose
+/// second `u` loses one too), the line feeds among them, and the index past the last one
+/// read (`unicode_end` before it: a pair's second half is read with the first).
+#[inline(never)]
+fn unicode_extra(
+    b: &[u8],
+    at: usize,
+    mut letters: u64,
+    mut unicode_end: usize,
+) -> (u64, u64, usize) {
+    let (mut lost, mut line_feeds) = (0, 0);
+    while letters != 0 {
+        // The backslash before the `u` (the previous block's last byte for bit 0).
+        let j = (at + letters.trailing_zeros() as usize).wrapping_sub(1);
+        letters &= letters - 1;
+        if j < unicode_end || j >= b.len() {
+            continue;
         }
+        // A valid escape's digits, and a pair's second half, lie inside the string.
+        let (line_feed, len) = unicode_escape(b, j);
+        lost += if len == 12 { 9 } else { 4 };
+        line_feeds += u64::from(line_feed);
+        unicode_end = j + len;
     }
+    (lost, line_feeds, unicode_end)
 }
 
 /// The four hex digits at `b[at..]` as a number, if they are four hex digits.
