@@ -68,14 +68,9 @@ pub fn residual(
         let Some(body) = record.get(a..b).filter(|_| chars <= line.len() as u64) else {
             continue;
         };
-        // The text as written starts with its body up to the first escape, as far as that is
-        // UTF-8: a line without that start cannot hold it (most lines: no need to decode).
-        let start = &body[..memchr::memchr(b'\\', body).unwrap_or(body.len()).min(QUICK)];
-        let start = match std::str::from_utf8(start) {
-            Ok(_) => start,
-            Err(e) => &start[..e.valid_up_to()],
-        };
-        if absent(start) {
+        // The text as written holds each run of its body between escapes as it is: a line
+        // without one of them cannot hold it (most lines: no need to decode).
+        if absent(plain_run(body)) {
             continue;
         }
         if let Some(found) = survives(&json::decode_string_body(body)) {
@@ -90,6 +85,48 @@ pub fn residual(
 
 /// At most this many bytes of the start of a replaced string are looked for first.
 const QUICK: usize = 64;
+
+/// A run of the JSON string body `body` (of a validated record) that `write_str` writes as it
+/// is wherever it writes the text: bytes between escapes (no quote, backslash or control byte
+/// can be among them, and `write_str` escapes nothing else), at most [`QUICK`] of them, cut
+/// where they stop being UTF-8 (a record that is not UTF-8 has its bad bytes replaced when
+/// decoded). The first run of [`RUN`] bytes or more among the first [`RUNS_WITHIN`] bytes,
+/// else the longest there: a text that opens with an escape (a line feed, a colour code) is
+/// still looked for by a few bytes before it is decoded. Empty when the body is escapes alone.
+fn plain_run(body: &[u8]) -> &[u8] {
+    let (mut best, mut at) = (&body[..0], 0);
+    while at < body.len().min(RUNS_WITHIN) {
+        let window = &body[at..body.len().min(at + QUICK)];
+        let len = memchr::memchr(b'\\', window).unwrap_or(window.len());
+        let run = match std::str::from_utf8(&window[..len]) {
+            Ok(_) => &window[..len],
+            Err(e) => &window[..e.valid_up_to()],
+        };
+        if run.len() > best.len() {
+            best = run;
+        }
+        if best.len() >= RUN {
+            break;
+        }
+        let Some(stop) = memchr::memchr(b'\\', &body[at + len..]).map(|k| at + len + k) else {
+            break;
+        };
+        // Past the escape: `\uXXXX` is six bytes, every other escape two.
+        let escape = if body.get(stop + 1) == Some(&b'u') {
+            6
+        } else {
+            2
+        };
+        at = stop + escape;
+    }
+    best
+}
+
+/// The length of a run that [`plain_run`] takes without looking further.
+const RUN: usize = 8;
+
+/// How far into a body [`plain_run`] looks for a run.
+const RUNS_WITHIN: usize = 256;
 
 /// From what length of line and what number of strings to look for [`Grams`] are made: each
 /// costs ~6 instructions a byte of the line to make, a search ~⅓ instruction a byte.
@@ -283,5 +320,73 @@ mod tests {
             ),
             Some(b"hunter2hunter2".to_vec())
         );
+    }
+
+    /// A replaced text of the record is found where the line holds it as `write_str` writes
+    /// it, whether its body opens with plain text, with escapes, or is escapes alone, and
+    /// whatever its runs hold (characters of several bytes, cut at [`QUICK`]).
+    #[test]
+    fn replaced_texts_of_the_record_are_found_however_they_open() {
+        let long = "é".repeat(40);
+        let bodies: Vec<Vec<u8>> = vec![
+            br"plain text of the tool's output\nand a second line".to_vec(),
+            br"\u001b[31mERROR\u001b[0m: the build failed at step three".to_vec(),
+            br"\n\n\tindented after two blank lines".to_vec(),
+            br"\\\\server\\share\\a long path to a file".to_vec(),
+            br"\n\n\n\n\n\n\n\n\n\n\n\n".to_vec(),
+            format!(r"\t{long}\n{long}").into_bytes(),
+            format!(r"ab\ncd\nef\nx{long}").into_bytes(),
+            // Not UTF-8 (a record may not be): the bad byte is written as U+FFFD.
+            b"\\nabc\xffdefghijklmnop and more".to_vec(),
+        ];
+        for body in &bodies {
+            let mut record = br#"{"text":""#.to_vec();
+            record.extend_from_slice(body);
+            record.extend_from_slice(br#""}"#);
+            let (a, b) = (9, 9 + body.len());
+            let text = json::decode_string_body(body);
+            let chars = text.chars().count() as u64;
+            let check = LineCheck {
+                replaced_in_record: vec![(a, b, chars)],
+                ..LineCheck::default()
+            };
+            let mut written = Vec::new();
+            write_str(&mut written, &text);
+            let inner = &written[1..written.len() - 1];
+            let mut leaking = br#"{"text":"[text] "#.to_vec();
+            leaking.extend_from_slice(inner);
+            leaking.extend_from_slice(br#" [more]"}"#);
+            assert_eq!(
+                residual(&leaking, &check, &[], &record),
+                Some(inner.to_vec()),
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+            let clean = format!(r#"{{"text":"[text · {chars} chars]"}}"#);
+            assert_eq!(
+                residual(clean.as_bytes(), &check, &[], &record),
+                None,
+                "{}",
+                String::from_utf8_lossy(body)
+            );
+        }
+    }
+
+    /// The run looked for first: past leading escapes, the first of 8 bytes or more, cut to
+    /// whole characters; empty for a body of escapes alone.
+    #[test]
+    fn the_run_looked_for_first() {
+        assert_eq!(plain_run(br"abcdefghij\nk"), b"abcdefghij");
+        assert_eq!(plain_run(br"ab\ncdefghijkl\n"), b"cdefghijkl");
+        assert_eq!(plain_run(br"\u001b[31mERROR\u001b"), b"[31mERROR");
+        assert_eq!(plain_run(br"a\nbc\nd"), b"bc");
+        assert_eq!(plain_run(br"\n\t\\\u00e9"), b"");
+        let long = "é".repeat(40);
+        assert_eq!(plain_run(long.as_bytes()), "é".repeat(32).as_bytes());
+        // A run that starts within the first bytes is taken whole; past them, none is.
+        let near = format!(r"{}ABCDEFGHIJ", r"\n".repeat(100));
+        assert_eq!(plain_run(near.as_bytes()), b"ABCDEFGHIJ");
+        let far = format!(r"{}ABCDEFGHIJ", r"\n".repeat(200));
+        assert_eq!(plain_run(far.as_bytes()), b"");
     }
 }
