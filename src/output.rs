@@ -560,6 +560,20 @@ impl<'b> Obj<'b> {
         self
     }
 
+    /// [`Obj::raw`] under a name read from the input (a usage field that Pi does not define),
+    /// not one the program spells: the name is escaped as a string is, so any name it holds
+    /// (a quote, a control character) leaves the record valid JSON.
+    pub fn raw_named(&mut self, name: &str, raw: &[u8]) -> &mut Self {
+        if !self.first {
+            self.buf.push(b',');
+        }
+        self.first = false;
+        write_str(self.buf, name);
+        self.buf.push(b':');
+        push_value(self.buf, raw);
+        self
+    }
+
     pub fn opt_raw(&mut self, k: &str, raw: Option<&[u8]>) -> &mut Self {
         match raw {
             Some(r) => self.raw(k, r),

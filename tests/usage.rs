@@ -230,6 +230,44 @@ fn bad_tz_is_a_usage_error() {
     assert!(o.stdout.is_empty());
 }
 
+/// Usage fields Pi does not define are summed under `other` by their names as the input
+/// spells them, decoded: a name holding a quote, a line feed, a backslash, a tab or a control
+/// character is written escaped, in the records of `--by`, `--total`, `--calls` and of a run
+/// over the cache, so every line stays one JSON value.
+#[test]
+fn other_fields_keep_any_name_and_the_records_stay_json() {
+    let file = fixture("usage-other-field-names.jsonl");
+    let want = json!({
+        "we\"ird": 11,
+        "line\nfeed": 2,
+        "back\\slash": 3,
+        "tab\tname": 4,
+        "\u{1}control": 5,
+        "plainTokens": 66
+    });
+    // The cache's second run writes the sums it kept.
+    let cache = TempDir::new("usage-other-names");
+    let cache_dir = cache.path().to_str().unwrap();
+    let cached = ["--cache", "--cache-dir", cache_dir];
+    for args in [&[][..], &["--total"], &["--by", "model"], &cached, &cached] {
+        let o = cmd("pi-usage").args(args).arg(&file).ok();
+        for line in o.out().lines() {
+            serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{args:?}: {e}: {line}"));
+        }
+        let r = &o.records()[0];
+        assert_eq!(r["total"]["other"], want, "{args:?}");
+        assert_eq!(r["messages"]["other"], want, "{args:?}");
+    }
+    let o = cmd("pi-usage").arg("--calls").arg(&file).ok();
+    let calls = o.records();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(
+        calls[0]["other"],
+        json!({"we\"ird": 1, "line\nfeed": 2, "back\\slash": 3, "tab\tname": 4, "\u{1}control": 5, "plainTokens": 6})
+    );
+    assert_eq!(calls[1]["other"], json!({"we\"ird": 10, "plainTokens": 60}));
+}
+
 #[test]
 fn bad_fields_are_reported_and_not_counted() {
     let o = usage(&[&f("usage-bad-fields.jsonl")]);

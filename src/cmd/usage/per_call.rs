@@ -11,7 +11,7 @@
 use super::calls::{BilledCall, CallSource, CallTables, InputCalls, SessionFacts};
 use super::collect::{Collector, SessionCalls};
 use super::decimal::{format_decimal, Amount};
-use super::records::wide;
+use super::records::{wide, wide_named};
 use super::{streams, Args, InputSet};
 use crate::calendar::{Date, Zone};
 use crate::diag::Diags;
@@ -297,7 +297,7 @@ impl Record for UsageCallRecord<'_> {
                     }
                 }
                 for (name, v) in other {
-                    wide(m, name, v);
+                    wide_named(m, name, v);
                 }
             })
             .opt_str("identity", identity.as_deref())

@@ -258,8 +258,8 @@ fn write_sums(o: &mut Obj<'_>, s: &Sums) {
     };
     o.u64("cost_from_provider_calls", s.cost_from_provider_calls)
         .obj("other", |m| {
-            for (k, v) in &s.other {
-                wide(m, k, *v);
+            for (name, v) in &s.other {
+                wide_named(m, name, *v);
             }
         });
 }
@@ -272,6 +272,12 @@ fn digits(buf: &mut itoa::Buffer, v: Option<u128>) -> Option<&[u8]> {
 /// Member `k`, the exact integer `v` (a sum may pass u64::MAX).
 pub fn wide(o: &mut Obj<'_>, k: &str, v: u128) {
     o.raw(k, itoa::Buffer::new().format(v).as_bytes());
+}
+
+/// [`wide`] under a name read from the input (`other`'s usage fields), escaped as a string
+/// is ([`Obj::raw_named`]).
+pub fn wide_named(o: &mut Obj<'_>, name: &str, v: u128) {
+    o.raw_named(name, itoa::Buffer::new().format(v).as_bytes());
 }
 
 /// A `context` record: one assistant message's recorded context, its model's configured
