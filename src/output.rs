@@ -474,14 +474,19 @@ impl<'b> Obj<'b> {
             "a key needs no escaping: {k:?}"
         );
         self.buf.reserve(b.len() + 4);
-        if !self.first {
-            self.buf.push(b',');
-        }
-        self.first = false;
+        self.comma();
         self.buf.push(b'"');
         self.buf.extend_from_slice(b);
         self.buf.extend_from_slice(b"\":");
         self.buf
+    }
+
+    /// The comma before a member, unless it is the first.
+    fn comma(&mut self) {
+        if !self.first {
+            self.buf.push(b',');
+        }
+        self.first = false;
     }
 
     pub fn str(&mut self, k: &str, v: &str) -> &mut Self {
@@ -564,10 +569,7 @@ impl<'b> Obj<'b> {
     /// not one the program spells: the name is escaped as a string is, so any name it holds
     /// (a quote, a control character) leaves the record valid JSON.
     pub fn raw_named(&mut self, name: &str, raw: &[u8]) -> &mut Self {
-        if !self.first {
-            self.buf.push(b',');
-        }
-        self.first = false;
+        self.comma();
         write_str(self.buf, name);
         self.buf.push(b':');
         push_value(self.buf, raw);
