@@ -353,6 +353,30 @@ fn a_key_that_is_a_token_is_replaced_too() {
     }
 }
 
+/// A `usage` object's member names are field names pi-usage reports (`other`): kept even when
+/// they are no identifier (a quote, a line feed), unless the masker finds something in them
+/// (a token, an e-mail address), in both modes; its numbers are kept.
+#[test]
+fn usage_field_names_are_kept_unless_they_hold_a_secret() {
+    let session = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{"role":"assistant","content":[],"usage":{"input":1,"we\"ird name":2,"ghp_abcdefghijklmnopqrstuvwxyz0123456789":3,"ana@example.com":4,"cost":{"total":0.5,"odd key!":6}},"stopReason":"stop"}}"#,
+        "\n"
+    );
+    for mode in [&[][..], &["--keep-text"][..]] {
+        let o = cmd("pi-redact").args(mode).stdin(session).ok();
+        let out = o.out();
+        assert!(out.contains(r#""we\"ird name":2"#), "{mode:?}: {out}");
+        assert!(out.contains(r#""odd key!":6"#), "{mode:?}: {out}");
+        assert!(out.contains(r#""input":1"#), "{mode:?}: {out}");
+        assert!(
+            !out.contains("ghp_") && !out.contains("ana@"),
+            "{mode:?}: {out}"
+        );
+    }
+}
+
 /// A tool output where a path the path pattern sees (`/home/ana/work/app/[eval]` gives
 /// `/home/ana/work/app/`) is also the start of a path it did not see start (in a `file://` URL,
 /// after `pkg@`), and a shorter path (`/node_modules/`, in code) is masked on its own: every

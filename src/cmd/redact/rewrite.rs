@@ -61,6 +61,10 @@ enum Labels {
     Details,
     /// A tool result's `nestedCalls` (Pi 1.x): each call's `id`, `name`, `status`.
     NestedCalls,
+    /// A `usage` object (its `cost` too): its members' names are field names, which
+    /// pi-usage reports (`other`'s sums), so any name is kept unless the masker finds
+    /// something in it; its strings are data.
+    Usage,
 }
 
 /// Member names that hold signatures or encrypted reasoning, dropped wherever they stand.
@@ -150,6 +154,7 @@ fn entry_act(kind: &str, key: &str) -> Act {
         ("compaction" | "branch_summary", "summary") => Act::Text(TextKind::Summary),
         ("compaction", "systemMessage") => Act::Text(TextKind::Message),
         ("compaction" | "branch_summary", "details") => Act::Data(Labels::Details),
+        (_, "usage") => Act::Data(Labels::Usage),
         ("branch_summary", "fromHook") => Act::Keep,
         ("custom" | "custom_message", "customType" | "display") => Act::Keep,
         ("custom_message", "content") => Act::Content(TextKind::Message),
@@ -190,6 +195,7 @@ fn message_act(role: &str, key: &str) -> Act {
             Act::Data(Labels::Details)
         }
         "nestedCalls" => Act::Data(Labels::NestedCalls),
+        "usage" => Act::Data(Labels::Usage),
         _ if is_signature(key) => Act::Drop,
         _ => Act::Data(Labels::None),
     }
@@ -623,9 +629,16 @@ impl<'r> Rewriter<'r> {
         !found
     }
 
-    /// Writes a member's key: as it is, unless it is data whose key is not an identifier.
+    /// Writes a member's key: as it is, unless it is data whose key is not an identifier in
+    /// which the masker finds nothing (for a `usage` object's, not one in which it finds
+    /// something).
     fn key(&mut self, raw_key: &[u8], name: &str, act: Act, out: &mut Vec<u8>) {
-        if matches!(act, Act::Data(_)) && !self.is_plain_key(name) {
+        let replaced = match act {
+            Act::Data(Labels::Usage) => !self.is_plain_key(name) && self.masker.key_finds_any(name),
+            Act::Data(_) => !self.is_plain_key(name),
+            _ => false,
+        };
+        if replaced {
             let mut found: Vec<(&'static str, String)> = Vec::new();
             let written = if self.keep_text {
                 let Some(paths) = self.paths.as_deref_mut() else {
@@ -923,9 +936,10 @@ impl<'r> Rewriter<'r> {
         }
         match raw.first() {
             Some(b'{') => {
-                let act = |k: &str| match is_signature(k) {
-                    true => Act::Drop,
-                    false => Act::Data(labels),
+                let act = |k: &str| match k {
+                    _ if is_signature(k) => Act::Drop,
+                    "usage" => Act::Data(Labels::Usage),
+                    _ => Act::Data(labels),
                 };
                 out.push(b'{');
                 let mut first = true;
@@ -953,7 +967,7 @@ impl<'r> Rewriter<'r> {
         let s = str_of(&raw, self.utf8).unwrap_or_default();
         let one_line = || !s.is_empty() && s.len() <= 4096 && !s.chars().any(char::is_whitespace);
         let label = match labels {
-            Labels::None => false,
+            Labels::None | Labels::Usage => false,
             Labels::Details => names_a_label(key) && is_identifier(&s) && s.len() <= 32,
             Labels::NestedCalls => {
                 matches!(key, "id" | "name" | "status" | "namespace") && is_identifier(&s)
