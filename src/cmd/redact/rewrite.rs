@@ -629,9 +629,9 @@ impl<'r> Rewriter<'r> {
         !found
     }
 
-    /// Writes a member's key: as it is, unless it is data whose key is not an identifier in
-    /// which the masker finds nothing (for a `usage` object's, not one in which it finds
-    /// something).
+    /// Writes a member's key: as it is, but a key of data is replaced unless it is an
+    /// identifier in which the masker finds nothing, and a key of a `usage` object when the
+    /// masker finds something in it.
     fn key(&mut self, raw_key: &[u8], name: &str, act: Act, out: &mut Vec<u8>) {
         let replaced = match act {
             Act::Data(Labels::Usage) => !self.is_plain_key(name) && self.masker.key_finds_any(name),
