@@ -113,14 +113,14 @@ impl<'a> Message<'a> {
         }
     }
 
-    /// Whether `role` is the string `"assistant"` as written (unescaped).
+    /// Whether `role` is the string `"assistant"` (escapes decoded, as Pi reads it).
     pub fn is_assistant(&self) -> bool {
-        self.role.as_deref() == Some(b"\"assistant\"")
+        self.role.is_some_and(|r| r.is_str("assistant"))
     }
 
-    /// Whether `role` is the string `"toolResult"` as written (unescaped).
+    /// Whether `role` is the string `"toolResult"` (escapes decoded, as Pi reads it).
     pub fn is_tool_result(&self) -> bool {
-        self.role.as_deref() == Some(b"\"toolResult\"")
+        self.role.is_some_and(|r| r.is_str("toolResult"))
     }
 
     /// The model Pi attributes an assistant message's usage to: `responseModel ?? model` (Pi
@@ -362,7 +362,7 @@ pub fn content_text(content: Raw<'_>) -> Option<String> {
     }
     let mut parts: Vec<String> = Vec::new();
     content.for_each_element(|block| {
-        if block.get("type").as_deref() == Some(b"\"text\"") {
+        if block.get("type").is_some_and(|t| t.is_str("text")) {
             if let Some(t) = block.get("text").and_then(Raw::as_str) {
                 parts.push(t.into_owned());
             }
@@ -384,11 +384,11 @@ pub fn user_text(line: &[u8]) -> Option<String> {
         }
     })
     .ok()?;
-    if kind.as_deref() != Some(b"\"message\"") {
+    if !kind.is_some_and(|k| k.is_str("message")) {
         return None;
     }
     let msg = message?;
-    if msg.get("role").as_deref() != Some(b"\"user\"") {
+    if !msg.get("role").is_some_and(|r| r.is_str("user")) {
         return None;
     }
     content_text(msg.get("content")?).filter(|t| !t.trim().is_empty())

@@ -676,8 +676,9 @@ fn is_pi_blank(b: &[u8]) -> bool {
 /// another file in a concatenated stream.
 fn starts_session(b: &[u8]) -> bool {
     let (start, end) = pi_trim(b);
-    json::validate(&b[start..end])
-        .is_ok_and(|o| o.first() == Some(&b'{') && o.get("type").as_deref() == Some(b"\"session\""))
+    json::validate(&b[start..end]).is_ok_and(|o| {
+        o.first() == Some(&b'{') && o.get("type").is_some_and(|t| t.is_str("session"))
+    })
 }
 
 /// A line kept past its turn ([`read_lines`]): its bytes copied and where it was.
@@ -1385,8 +1386,8 @@ impl<'v> Classifier<'v> {
             .then(|| members.scan(&b[..to], from, self.reads_messages).ok())
             .flatten()
             .filter(|(object, _)| from + object.len() == to);
-        let is_header =
-            record.is_some_and(|(object, _)| object.get("type").as_deref() == Some(b"\"session\""));
+        let is_header = record
+            .is_some_and(|(object, _)| object.get("type").is_some_and(|t| t.is_str("session")));
         let lead_ok = !lead_trimmed || first_of_input || is_header;
         match record {
             Some(_) if lead_ok && tail_trimmed && trailing == Trailing::Hold => {
@@ -1466,12 +1467,12 @@ impl<'v> Classifier<'v> {
     fn record(&mut self, entry: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
         self.saw_record = true;
         let kind = entry.get("type");
-        if kind.as_deref() == Some(b"\"session\"") {
+        if kind.is_some_and(|k| k.is_str("session")) {
             return self.header(entry, d);
         }
         // The hot path (an entry of a session, no title slot waiting) asks one question more
         // than before: whether the type is `title`.
-        let title_type = kind.as_deref() == Some(b"\"title\"");
+        let title_type = kind.is_some_and(|k| k.is_str("title"));
         let unusual =
             self.position != Position::InSession || self.held_title.is_some() || title_type;
         if unusual && self.unusual(entry, title_type, d)? {
@@ -1613,8 +1614,11 @@ impl<'v> Classifier<'v> {
         flush_unreadable(&mut self.unreadable, d);
         let title = self.held_title.take();
         match parsed {
-            Ok(mut h) => {
+            Ok((mut h, version_note)) => {
                 h.title = title.as_ref().map(HeldTitle::slot);
+                if let Some(note) = version_note {
+                    d.report(Some(entry.line.no), Kind::BadField, note);
+                }
                 if self.named_file && self.stats.sessions > 0 {
                     d.report(
                         Some(entry.line.no),
@@ -1677,25 +1681,138 @@ fn flush_unreadable(u: &mut Option<Unreadable>, d: &mut Diags) {
     }
 }
 
-/// The id and version of a header, or why it is not a valid one. `get` looks a member up.
-fn check_header<'a>(get: impl Fn(&str) -> Option<Raw<'a>>) -> Result<(Cow<'a, str>, u64), String> {
+/// A valid header's id, the version Pi reads it as, and a note when its `version` is not
+/// written as a whole number (Pi reads the header all the same).
+struct CheckedHeader<'a> {
+    id: Cow<'a, str>,
+    version: u64,
+    version_note: Option<String>,
+}
+
+/// The header whose members `get` looks up, or why it is not a valid one: Pi (0.73.1 and
+/// 1.6.0) takes an object of type `session` with a string `id`, whatever its `version`.
+fn check_header<'a>(get: impl Fn(&str) -> Option<Raw<'a>>) -> Result<CheckedHeader<'a>, String> {
     let id = match get("id") {
         Some(raw) => raw
             .as_str()
             .ok_or_else(|| format!("id is a {}, not a string", raw.kind_name()))?,
         None => return Err("no id".into()),
     };
-    let version = match get("version") {
-        None => 1,
-        Some(raw) if raw.is_null() => 1,
-        Some(raw) => raw.as_u64().ok_or_else(|| {
-            format!(
-                "version is not a number ({})",
-                String::from_utf8_lossy(&raw)
-            )
-        })?,
+    let (version, version_note) = match get("version") {
+        None => (1, None),
+        Some(raw) if raw.is_null() => (1, None),
+        Some(raw) => match raw.as_u64() {
+            Some(v) => (v, None),
+            None => {
+                let v = pi_version(raw);
+                let written = String::from_utf8_lossy(&raw);
+                let shown: String = written.chars().take(40).collect();
+                let more = if shown.len() < written.len() {
+                    "…"
+                } else {
+                    ""
+                };
+                let note = format!(
+                    "version {shown}{more} is not a whole number; read as version {v}, as Pi reads it"
+                );
+                (v, Some(note))
+            }
+        },
     };
-    Ok((id, version))
+    Ok(CheckedHeader {
+        id,
+        version,
+        version_note,
+    })
+}
+
+/// The session version Pi reads a header's `version` as when it is not a whole number: Pi's
+/// migration compares it with 3, then 2, as JavaScript compares, so it is made a number first
+/// ([`js_number`]); 3 when at least 3, 1 below 2, else 2, and 3 when it is no number (`NaN`
+/// passes no comparison: nothing is migrated, the entries are read as they are).
+fn pi_version(raw: Raw<'_>) -> u64 {
+    match js_number(raw) {
+        v if v < 2.0 => 1,
+        v if v < 3.0 => 2,
+        _ => 3,
+    }
+}
+
+/// A JSON value made a number as JavaScript's `Number(v)` makes it: a string by its text
+/// (trimmed as `trim` trims; empty is 0; decimal, `Infinity`, or `0x`/`0o`/`0b` digits;
+/// anything else `NaN`), `true` 1, `false` and `null` 0, an object `NaN`, and an array by its
+/// text, its elements' texts joined with commas: a number only when no array in it has more
+/// than one element, and then the text of the one value innermost (none, or `null`: 0).
+fn js_number(raw: Raw<'_>) -> f64 {
+    match raw.first() {
+        Some(b'"') => js_string_number(&raw.as_str().unwrap_or_default()),
+        Some(b't') => 1.0,
+        Some(b'f' | b'n') => 0.0,
+        Some(b'{') => f64::NAN,
+        Some(b'[') => {
+            // Read once, at any depth: past the opening brackets, the innermost value (if
+            // any), then closing brackets alone, or a comma somewhere.
+            let b = raw.bytes();
+            let mut i = 0;
+            while b.get(i) == Some(&b'[') {
+                i = json::skip_ws(b, i + 1);
+            }
+            let inner = match b.get(i) {
+                Some(b']') => None,
+                _ => json::value_at(b, i).ok(),
+            };
+            let after = inner.map_or(i, |v| i + v.len());
+            let closes = b[after..]
+                .iter()
+                .all(|&c| c == b']' || c.is_ascii_whitespace());
+            match inner {
+                _ if !closes => f64::NAN,
+                None => 0.0,
+                Some(v) if matches!(v.first(), Some(b't' | b'f' | b'{')) => f64::NAN,
+                Some(v) => js_number(v),
+            }
+        }
+        _ => std::str::from_utf8(&raw)
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(f64::NAN),
+    }
+}
+
+/// JavaScript's `Number(s)` of a string.
+fn js_string_number(s: &str) -> f64 {
+    let (start, end) = pi_trim(s.as_bytes());
+    let t = &s[start..end];
+    let radix = |prefix: [&str; 2], radix: u32| {
+        let digits = t
+            .strip_prefix(prefix[0])
+            .or_else(|| t.strip_prefix(prefix[1]))?;
+        (!digits.is_empty()).then(|| {
+            digits.chars().try_fold(0.0, |n: f64, c| {
+                c.to_digit(radix)
+                    .map(|d| n * f64::from(radix) + f64::from(d))
+            })
+        })
+    };
+    if let Some(n) = radix(["0x", "0X"], 16)
+        .or_else(|| radix(["0o", "0O"], 8))
+        .or_else(|| radix(["0b", "0B"], 2))
+    {
+        return n.unwrap_or(f64::NAN);
+    }
+    match t {
+        "" => 0.0,
+        "Infinity" | "+Infinity" => f64::INFINITY,
+        "-Infinity" => f64::NEG_INFINITY,
+        // Rust reads what JavaScript's decimal literals are, and `inf` and `nan` besides.
+        _ if t
+            .bytes()
+            .all(|c| c.is_ascii_digit() || b"+-.eE".contains(&c)) =>
+        {
+            t.parse().unwrap_or(f64::NAN)
+        }
+        _ => f64::NAN,
+    }
 }
 
 /// Why the record `object` (a JSON object with `"type":"session"`) is not a valid session
@@ -1704,19 +1821,21 @@ pub fn header_problem(object: Raw<'_>) -> Option<String> {
     check_header(|k| object.get(k)).err()
 }
 
-fn header<'a>(e: &Entry<'a>) -> Result<Header<'a>, String> {
-    let (id, version) = check_header(|k| e.get(k))?;
+/// The header `e`, and the note its `version` needs, if any; why it is not one otherwise.
+fn header<'a>(e: &Entry<'a>) -> Result<(Header<'a>, Option<String>), String> {
+    let checked = check_header(|k| e.get(k))?;
     let s = |k: &str| e.str(k).map(Cow::into_owned);
-    Ok(Header {
+    let h = Header {
         line: e.line,
-        id: id.into_owned(),
-        version,
+        id: checked.id.into_owned(),
+        version: checked.version,
         timestamp: s("timestamp"),
         cwd: s("cwd"),
         parent_session: s("parentSession"),
         fragment: false,
         title: None,
-    })
+    };
+    Ok((h, checked.version_note))
 }
 
 /// Whether a record is a Pi entry: the one rule that tells a fragment (records of a session
@@ -1759,7 +1878,7 @@ pub fn is_title_slot(e: &Entry<'_>) -> bool {
 /// The rule of [`is_title_slot`], `get` looking a member up.
 fn title_slot_rule<'a>(get: impl Fn(&str) -> Option<Raw<'a>>) -> bool {
     let is_str = |k: &str| get(k).and_then(Raw::as_str).is_some();
-    get("type").as_deref() == Some(b"\"title\"")
+    get("type").is_some_and(|t| t.is_str("title"))
         && get("v").and_then(Raw::as_u64) == Some(1)
         && is_str("title")
         && is_str("updatedAt")
@@ -1789,6 +1908,48 @@ pub fn id_from_file_name(path: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A header `version` that is not a whole number is the version Pi's migration reads it
+    /// as: `Number(v)` compared with 3 and 2 (the numbers below are node's `Number(v)`).
+    #[test]
+    fn header_versions_are_made_numbers_as_javascript_makes_them() {
+        let deep = format!("{}3{}", "[".repeat(100_000), "]".repeat(100_000));
+        for (text, number, version) in [
+            (r#""3""#, 3.0, 3),
+            (r#""1""#, 1.0, 1),
+            ("true", 1.0, 1),
+            ("false", 0.0, 1),
+            (r#""abc""#, f64::NAN, 3),
+            ("2.5", 2.5, 2),
+            ("-1", -1.0, 1),
+            ("1e400", f64::INFINITY, 3),
+            ("{}", f64::NAN, 3),
+            (r#"" 0x2 ""#, 2.0, 2),
+            (r#""0b11""#, 3.0, 3),
+            (r#""-0b1""#, f64::NAN, 3),
+            (r#""Infinity""#, f64::INFINITY, 3),
+            (r#""\u00a03\u2028""#, 3.0, 3),
+            (r#""1e1""#, 10.0, 3),
+            (r#""+.5e1""#, 5.0, 3),
+            ("[3]", 3.0, 3),
+            (r#"[ "2.5" ]"#, 2.5, 2),
+            ("[]", 0.0, 1),
+            ("[null]", 0.0, 1),
+            ("[[[]]]", 0.0, 1),
+            ("[[1],[2]]", f64::NAN, 3),
+            ("[[],[]]", f64::NAN, 3),
+            ("[true]", f64::NAN, 3),
+            (&deep, 3.0, 3),
+        ] {
+            let raw = json::validate(text.as_bytes()).unwrap();
+            let n = js_number(raw);
+            assert!(
+                n == number || (n.is_nan() && number.is_nan()),
+                "{text:.20}: {n}"
+            );
+            assert_eq!(pi_version(raw), version, "{text:.20}");
+        }
+    }
 
     /// `b` as the first line of an input, with no newline after it.
     fn whole_line(b: &[u8]) -> Line<'_> {

@@ -272,7 +272,7 @@ fn a_title_slot_without_a_header_after_it_is_an_ordinary_record() {
     let o = cmd("pi-branch").stdin(last.clone()).run();
     assert_eq!(
         o.stderr_lines(),
-        [format!("pi-branch: <stdin>:{}: the last entry has no id (Pi would show an empty conversation); the leaf is the last entry with one, line {}", all.len(), all.len() - 1)]
+        [format!("pi-branch: <stdin>:{}: the last entry has no id (Pi would show an empty conversation); the leaf is the last entry with a string id, line {}", all.len(), all.len() - 1)]
     );
     assert_eq!(o.stdout, last);
     let o = cmd("pi-branch").stdin(slot.to_vec()).run();

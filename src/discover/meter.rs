@@ -201,7 +201,7 @@ impl SessionVisitor for Meter {
                 }
             }
         }
-        match e.get("type").as_deref() {
+        match e.get("type").map(Raw::unescaped).as_deref() {
             Some(b"\"message\"") => self.message(e),
             Some(b"\"compaction\"") => self.counts.compactions += 1,
             Some(b"\"session_info\"") => {
@@ -247,8 +247,8 @@ impl Meter {
         {
             self.counts.unknown_roles += 1;
         }
-        let user = role.as_deref() == Some(b"\"user\"");
-        let assistant = role.as_deref() == Some(b"\"assistant\"");
+        let user = role.is_some_and(|r| r.is_str("user"));
+        let assistant = role.is_some_and(|r| r.is_str("assistant"));
         if user {
             self.counts.user_messages += 1;
         } else if assistant {

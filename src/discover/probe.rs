@@ -24,7 +24,7 @@ pub(crate) enum FirstRecord {
 /// What the first record, `object`, says about its file.
 pub(crate) fn classify_first(object: Raw<'_>) -> FirstRecord {
     match object.get("type") {
-        Some(t) if t == b"\"session\"" => match reader::header_problem(object) {
+        Some(t) if t.is_str("session") => match reader::header_problem(object) {
             None => FirstRecord::Header,
             Some(why) => FirstRecord::BadHeader(why),
         },

@@ -4,6 +4,7 @@
 
 use super::ids::Ids;
 use crate::diag::{Counts, Diags, Kind};
+use crate::json::Raw;
 use crate::lines::Line;
 use crate::reader::{Entry, Header, ParentLink};
 use std::collections::HashMap;
@@ -96,6 +97,10 @@ pub(crate) struct EntryTable {
     /// The session's bytes, when reading stdin.
     pub(crate) mem: Vec<u8>,
     pub(crate) counts_at_start: Counts,
+    /// The kind of the last entry's `id` when it is one JavaScript holds true but not a
+    /// string (a number other than 0, `true`, an array, an object): Pi then takes that entry
+    /// as its leaf, where pi-branch cannot ([`resolve`](super::resolve)'s note says so).
+    pub(crate) last_odd_id: Option<&'static str>,
 }
 
 impl EntryTable {
@@ -113,6 +118,7 @@ impl EntryTable {
             holds_bytes,
             mem: Vec::new(),
             counts_at_start: d.counts(),
+            last_odd_id: None,
         };
         let title = h.title.as_ref().map(|t| &t.line);
         let header = (!h.fragment).then_some(&h.line);
@@ -161,33 +167,36 @@ impl EntryTable {
         if self.version >= 2 {
             n.id = self.id_of(e, d);
             n.parent = self.parent_of(e, d);
-            if e.get("type").as_deref() == Some(b"\"label\"") {
+            if e.get("type").is_some_and(|t| t.is_str("label")) {
                 self.note_label(e);
             }
         }
         self.entries.push(n);
     }
 
-    /// The entry's interned `id`; `NONE` when it has none or it is not a string.
+    /// The entry's interned `id`; `NONE` when it has none, or it is empty or not a string
+    /// (Pi never follows a `parentId` to either: an empty one ends its chain, and its ids are
+    /// strings).
     fn id_of(&mut self, e: &Entry<'_>, d: &mut Diags) -> u32 {
-        match e.get("id") {
-            None => NONE,
-            Some(raw) if raw.is_null() => NONE,
-            Some(raw) => match raw.as_str() {
-                Some(id) => self.ids.intern(&id),
-                None => {
-                    d.report(
-                        Some(e.line.no),
-                        Kind::BadId,
-                        format!(
-                            "id is a {}, not a string; entry treated as id-less",
-                            raw.kind_name()
-                        ),
-                    );
-                    NONE
-                }
-            },
+        self.last_odd_id = None;
+        let raw = match e.get("id") {
+            None => return NONE,
+            Some(raw) if raw.is_null() => return NONE,
+            Some(raw) => raw,
+        };
+        if is_truthy_non_string(raw) {
+            self.last_odd_id = Some(raw.kind_name());
         }
+        let why = match raw.as_str() {
+            Some(id) if !id.is_empty() => return self.ids.intern(&id),
+            Some(_) => "id is empty; entry treated as id-less".to_string(),
+            None => format!(
+                "id is a {}, not a string; entry treated as id-less",
+                raw.kind_name()
+            ),
+        };
+        d.report(Some(e.line.no), Kind::BadId, why);
+        NONE
     }
 
     /// The entry's interned `parentId`; `NONE` for a root, `BAD` when it is not a string.
@@ -222,6 +231,16 @@ impl EntryTable {
                 }
             }
         }
+    }
+}
+
+/// Whether an `id` is a value JavaScript holds true that is not a string: a number other than
+/// zero, `true`, an array or an object.
+fn is_truthy_non_string(raw: Raw<'_>) -> bool {
+    match raw.first() {
+        Some(b't' | b'[' | b'{') => true,
+        Some(b'-' | b'0'..=b'9') => raw.as_f64().is_some_and(|v| v != 0.0),
+        _ => false,
     }
 }
 

@@ -256,8 +256,9 @@ fn choose_leaf(s: &EntryTable, args: &Args, by_id: &[u32], d: &mut Diags) -> Opt
     last_with_id(s, d)
 }
 
-/// Pi's leaf is the last entry; when it has no id (Pi would then show an empty conversation),
-/// the last entry that has one, reported.
+/// Pi's leaf is the last entry; when it has no string id, the last entry that has one,
+/// reported (Pi would show an empty conversation, or, for an id that is a number or another
+/// value JavaScript holds true, take that entry as its leaf).
 fn last_with_id(s: &EntryTable, d: &mut Diags) -> Option<u32> {
     let last_with_id = s
         .entries
@@ -266,11 +267,15 @@ fn last_with_id(s: &EntryTable, d: &mut Diags) -> Option<u32> {
         .map(|i| i as u32);
     if let (Some(i), Some(last)) = (last_with_id, s.entries.last()) {
         if last.id == NONE {
+            let what = match s.last_odd_id {
+                Some(kind) => format!("'s id is a {kind} (Pi takes it as its leaf)"),
+                None => " has no id (Pi would show an empty conversation)".to_string(),
+            };
             d.report(
                 Some(last.line()),
                 Kind::IdlessLeaf,
                 format!(
-                    "the last entry has no id (Pi would show an empty conversation); the leaf is the last entry with one, line {}",
+                    "the last entry{what}; the leaf is the last entry with a string id, line {}",
                     s.entries[i as usize].line()
                 ),
             );

@@ -412,7 +412,7 @@ fn describe_message(msg: Option<Raw<'_>>, said_chars: usize) -> String {
             let mut tools = Vec::new();
             if let Some(c) = member("content") {
                 c.for_each_element(|b| {
-                    if b.get("type").as_deref() == Some(b"\"toolCall\"") {
+                    if b.get("type").is_some_and(|t| t.is_str("toolCall")) {
                         tools.push(text(b.get("name")));
                     }
                 });

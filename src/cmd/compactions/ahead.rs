@@ -27,15 +27,18 @@ pub(super) enum EntryType {
 
 impl EntryType {
     pub(super) fn of(e: &Entry<'_>) -> EntryType {
-        match e.get("type").as_deref() {
-            Some(b"\"message\"") => EntryType::Message,
-            Some(b"\"model_change\"") => EntryType::ModelChange,
-            Some(b"\"context_edit\"") => EntryType::ContextEdit,
-            Some(b"\"usage\"") => EntryType::Usage,
-            Some(b"\"compaction\"") => EntryType::Compaction,
-            Some(b"\"branch_summary\"") => EntryType::BranchSummary,
-            _ => EntryType::Other,
-        }
+        let kind = e.get("type").and_then(|t| {
+            t.read_as(|t| match t {
+                b"\"message\"" => Some(EntryType::Message),
+                b"\"model_change\"" => Some(EntryType::ModelChange),
+                b"\"context_edit\"" => Some(EntryType::ContextEdit),
+                b"\"usage\"" => Some(EntryType::Usage),
+                b"\"compaction\"" => Some(EntryType::Compaction),
+                b"\"branch_summary\"" => Some(EntryType::BranchSummary),
+                _ => None,
+            })
+        });
+        kind.unwrap_or(EntryType::Other)
     }
 }
 
@@ -213,7 +216,7 @@ mod tests {
     }
 
     /// Issue 20: what a message says of itself is read ahead, its names found again in the
-    /// line; a name written with escapes sends the message to be read in order.
+    /// line; a provider or model written with escapes sends the message to be read in order.
     #[test]
     fn messages_are_read_ahead_unless_a_name_has_escapes() {
         let m = |msg: &str| {
@@ -233,7 +236,8 @@ mod tests {
             (m(r#"{"role":"assistant","model":"m","stopReason":"aborted"}"#), (EntryType::Message, "ahead")),
             (m(r#""not an object""#), (EntryType::Message, "ahead")),
             (r#"{"type":"model_change","id":"b","parentId":null,"timestamp":"t","provider":"p","modelId":"m"}"#.into(), (EntryType::ModelChange, "not a message")),
-            (r#"{"type":"\u006dessage","id":"c","parentId":null,"timestamp":"t","message":{"role":"user"}}"#.into(), (EntryType::Other, "not a message")),
+            // A type written with an escape is the type it stands for, as Pi reads it.
+            (r#"{"type":"\u006dessage","id":"c","parentId":null,"timestamp":"t","message":{"role":"user"}}"#.into(), (EntryType::Message, "ahead")),
             (r#"{"type":"compaction","id":"d","parentId":null,"timestamp":"t","summary":"s"}"#.into(), (EntryType::Compaction, "not a message")),
         ];
         for (line, want) in cases {

@@ -145,18 +145,9 @@ impl CallEvidence {
     }
 }
 
-/// Whether a value is the JSON string `s` (escapes decoded).
+/// Whether a value is the JSON string `s` (escapes decoded: [`Raw::is_str`]).
 pub(super) fn is_str(raw: Option<Raw<'_>>, s: &str) -> bool {
-    let Some(raw) = raw else {
-        return false;
-    };
-    // Mostly written as it is (`"s"`, compared byte for byte); only a string with an escape
-    // can stand for `s` otherwise, and is decoded.
-    let b = raw.bytes();
-    if b.len() == s.len() + 2 && b[0] == b'"' && &b[1..b.len() - 1] == s.as_bytes() {
-        return true;
-    }
-    b.contains(&b'\\') && raw.as_str().is_some_and(|v| v == s)
+    raw.is_some_and(|r| r.is_str(s))
 }
 
 /// A JSON number that is an integer (negative ones included).

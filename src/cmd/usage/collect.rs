@@ -641,8 +641,9 @@ fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
         message_timestamp: None,
         nested_calls: None,
     };
-    match e.get("type").as_deref() {
-        Some(b"\"message\"") => {
+    // A type written with an escape is read again decoded (`Raw::read_as`).
+    e.get("type")?.read_as(|kind| match kind {
+        b"\"message\"" => {
             // Built where it is read (no `message` has no role: no call).
             let message = e.message_or_default();
             if message.is_assistant() {
@@ -674,7 +675,7 @@ fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
                 None
             }
         }
-        Some(b"\"usage\"" | b"\"model_usage\"") => {
+        b"\"usage\"" | b"\"model_usage\"" => {
             // Every usage entry is a billed call, whatever its kind (an unknown one too).
             // oh-my-pi's `model_usage` entry is one too, its `purpose` standing for the kind.
             let kind = e.str("kind").or_else(|| e.str("purpose"));
@@ -688,7 +689,7 @@ fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
                 e.str("model"),
             ))
         }
-        Some(b"\"compaction\"" | b"\"branch_summary\"") => {
+        b"\"compaction\"" | b"\"branch_summary\"" => {
             let usage = e.get("usage").filter(|u| !u.is_null())?;
             let source = CallSource::Summarization;
             Some(parts(
@@ -700,7 +701,7 @@ fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
             ))
         }
         _ => None,
-    }
+    })
 }
 
 /// What pi-usage reads from an entry ahead of the reader ([`Ahead`]).

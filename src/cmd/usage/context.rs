@@ -80,7 +80,7 @@ impl SessionVisitor for ContextWriter<'_, '_> {
             ParentLink::Id(p) => s.by_id.get(p.as_ref()).copied().unwrap_or(s.last),
             ParentLink::Absent | ParentLink::NotString(_) => s.last,
         };
-        match e.get("type").as_deref() {
+        match e.get("type").map(Raw::unescaped).as_deref() {
             Some(b"\"compaction\"") => before.compaction = true,
             Some(b"\"message\"") => {
                 if let Some(message) = e.message().filter(Message::is_assistant) {

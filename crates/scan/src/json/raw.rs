@@ -85,6 +85,51 @@ impl<'a> Raw<'a> {
         });
     }
 
+    /// Whether this is the JSON string `s`, escapes decoded (`"m\u0065ssage"` is `message`, as
+    /// `JSON.parse` reads it). Compared byte for byte as written; a string that opens with
+    /// another character than `s` and no backslash is told apart by that byte alone, and only
+    /// a string with a backslash is decoded.
+    #[inline]
+    pub fn is_str(self, s: &str) -> bool {
+        let b = self.0;
+        match (b.get(1), s.as_bytes().first()) {
+            (Some(c), Some(first)) if c == first || *c == b'\\' => {}
+            _ => return b.len() == s.len() + 2 && b.first() == Some(&b'"') && s.is_empty(),
+        }
+        if b.len() == s.len() + 2 && b[0] == b'"' && &b[1..b.len() - 1] == s.as_bytes() {
+            return true;
+        }
+        b.contains(&b'\\') && self.as_str().is_some_and(|v| v == s)
+    }
+
+    /// `f` of the value's text as written; when that is `None` and the value is a string
+    /// written with an escape, `f` of its text decoded between quotes, so a `match` on
+    /// strings written without escapes (`b"\"message\""`) reads `"m\u0065ssage"` as
+    /// `JSON.parse` does. A decoded text holding a quote or a backslash is equal to no string
+    /// written without escapes. Only a value `f` does not take is looked at again.
+    #[inline]
+    pub fn read_as<T>(self, mut f: impl FnMut(&[u8]) -> Option<T>) -> Option<T> {
+        if let Some(t) = f(self.0) {
+            return Some(t);
+        }
+        let escaped = self.0.first() == Some(&b'"') && self.0.contains(&b'\\');
+        escaped.then(|| f(&self.unescaped())).flatten()
+    }
+
+    /// The value's text as written, or, for a string written with an escape, its text
+    /// decoded between quotes ([`read_as`](Self::read_as) for one comparison).
+    pub fn unescaped(self) -> Cow<'a, [u8]> {
+        if self.0.first() != Some(&b'"') || !self.0.contains(&b'\\') {
+            return Cow::Borrowed(self.0);
+        }
+        let text = super::decode_string_body(&self.0[1..self.0.len() - 1]);
+        let mut quoted = Vec::with_capacity(text.len() + 2);
+        quoted.push(b'"');
+        quoted.extend_from_slice(text.as_bytes());
+        quoted.push(b'"');
+        Cow::Owned(quoted)
+    }
+
     /// The string, decoded ([`as_str`](super::as_str)); `None` when this is not a string.
     #[inline]
     pub fn as_str(self) -> Option<Cow<'a, str>> {
@@ -519,6 +564,29 @@ mod tests {
     use super::{skip_valid, skip_valid_string, Raw};
 
     type Members = Vec<Vec<(Vec<u8>, Vec<u8>)>>;
+
+    /// A string written with escapes compares as its decoded text, as `JSON.parse` reads it;
+    /// other values and strings without a backslash are their text as written.
+    #[test]
+    fn strings_compare_decoded() {
+        let v = |t: &'static str| super::super::validate(t.as_bytes()).unwrap();
+        for (text, plain, is_message) in [
+            (r#""message""#, r#""message""#, true),
+            (r#""m\u0065ssage""#, r#""message""#, true),
+            (
+                r#""\u006d\u0065\u0073\u0073\u0061\u0067\u0065""#,
+                r#""message""#,
+                true,
+            ),
+            (r#""mess\"age""#, r#""mess"age""#, false),
+            (r#""message ""#, r#""message ""#, false),
+            ("7", "7", false),
+            (r#"["message"]"#, r#"["message"]"#, false),
+        ] {
+            assert_eq!(&*v(text).unescaped(), plain.as_bytes(), "{text}");
+            assert_eq!(v(text).is_str("message"), is_message, "{text}");
+        }
+    }
 
     /// Each object element's members, read in one pass and read element by element.
     fn members_both_ways(raw: Raw<'_>) -> (Members, Members) {
