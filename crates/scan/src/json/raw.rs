@@ -92,9 +92,11 @@ impl<'a> Raw<'a> {
     #[inline]
     pub fn is_str(self, s: &str) -> bool {
         let b = self.0;
-        match (b.get(1), s.as_bytes().first()) {
-            (Some(c), Some(first)) if c == first || *c == b'\\' => {}
-            _ => return b.len() == s.len() + 2 && b.first() == Some(&b'"') && s.is_empty(),
+        let Some(&first) = s.as_bytes().first() else {
+            return b == b"\"\"";
+        };
+        if b.get(1).is_none_or(|&c| c != first && c != b'\\') {
+            return false;
         }
         if b.len() == s.len() + 2 && b[0] == b'"' && &b[1..b.len() - 1] == s.as_bytes() {
             return true;
@@ -586,6 +588,8 @@ mod tests {
             assert_eq!(&*v(text).unescaped(), plain.as_bytes(), "{text}");
             assert_eq!(v(text).is_str("message"), is_message, "{text}");
         }
+        assert!(v(r#""""#).is_str(""));
+        assert!(!v(r#""x""#).is_str("") && !v("0").is_str("") && !v(r#""""#).is_str("x"));
     }
 
     /// Each object element's members, read in one pass and read element by element.
