@@ -1682,7 +1682,7 @@ fn flush_unreadable(u: &mut Option<Unreadable>, d: &mut Diags) {
 }
 
 /// A valid header's id, the version Pi reads it as, and a note when its `version` is not
-/// written as a whole number (Pi reads the header all the same).
+/// a count (Pi reads the header all the same).
 struct CheckedHeader<'a> {
     id: Cow<'a, str>,
     version: u64,
@@ -1713,7 +1713,7 @@ fn check_header<'a>(get: impl Fn(&str) -> Option<Raw<'a>>) -> Result<CheckedHead
                     ""
                 };
                 let note = format!(
-                    "version {shown}{more} is not a whole number; read as version {v}, as Pi reads it"
+                    "version {shown}{more} is not a count; read as version {v}, as Pi reads it"
                 );
                 (v, Some(note))
             }
@@ -1726,7 +1726,7 @@ fn check_header<'a>(get: impl Fn(&str) -> Option<Raw<'a>>) -> Result<CheckedHead
     })
 }
 
-/// The session version Pi reads a header's `version` as when it is not a whole number: Pi's
+/// The session version Pi reads a header's `version` as when it is not a count: Pi's
 /// migration compares it with 3, then 2, as JavaScript compares, so it is made a number first
 /// ([`js_number`]); 3 when at least 3, 1 below 2, else 2, and 3 when it is no number (`NaN`
 /// passes no comparison: nothing is migrated, the entries are read as they are).
@@ -1909,7 +1909,7 @@ pub fn id_from_file_name(path: &str) -> Option<&str> {
 mod tests {
     use super::*;
 
-    /// A header `version` that is not a whole number is the version Pi's migration reads it
+    /// A header `version` that is not a count is the version Pi's migration reads it
     /// as: `Number(v)` compared with 3 and 2 (the numbers below are node's `Number(v)`).
     #[test]
     fn header_versions_are_made_numbers_as_javascript_makes_them() {

@@ -488,7 +488,7 @@ fn escaped_names_are_read_as_pi_reads_them() {
     );
 }
 
-/// A header whose `version` is not written as a whole number is read as Pi reads it (its
+/// A header whose `version` is not a count (a whole number, 0 or more) is read as Pi reads it (its
 /// migration compares it as JavaScript does), and reported: `"3"` is a version 3 tree, whose
 /// abandoned entry is left out (the branch Pi keeps: `fixture_branches_match_pi_1_6_0`);
 /// `true` is version 1, a linear log kept whole.
@@ -503,7 +503,7 @@ fn header_versions_not_written_as_whole_numbers_are_read_as_pi_reads_them() {
         assert_eq!(
             o.stderr_lines(),
             [format!(
-                "pi-branch: {}:1: version {written} is not a whole number; read as version {version}, as Pi reads it",
+                "pi-branch: {}:1: version {written} is not a count; read as version {version}, as Pi reads it",
                 fixture(name).display()
             )],
             "{name}"
