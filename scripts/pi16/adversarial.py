@@ -41,31 +41,23 @@ def usages(es): return [e["message"]["usage"] if e["type"] == "message" else e["
 def dumps(v): return json.dumps(v, separators=(",",":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 # Structural mutations on (h, es): return None when not applicable.
-def m_usage_value(val, field):
+def m_set(containers, field, val):
+    """Sets `field` of one of the objects `containers(es)` gives to `val` (called when it is
+    a function; "missing" deletes the field)."""
     def f(h, es):
-        us = usages(es)
-        if not us: return None
-        rng.choice(us)[field] = val() if callable(val) else val
+        cs = containers(es)
+        if not cs: return None
+        v = val() if callable(val) else val
+        c = rng.choice(cs)
+        if v == "missing": del c[field]
+        else: c[field] = v
         return True
     return f
-def m_cost(val):
-    def f(h, es):
-        us = usages(es)
-        if not us: return None
-        u = rng.choice(us)
-        if val == "missing": del u["cost"]
-        else: u["cost"]["total"] = val
-        return True
-    return f
-def m_usage_obj(val):
-    def f(h, es):
-        a = assistants(es)
-        if not a: return None
-        m = rng.choice(a)["message"]
-        if val == "missing": del m["usage"]
-        else: m["usage"] = val
-        return True
-    return f
+def costs(es): return [u["cost"] for u in usages(es) or []]
+def messages(es): return [a["message"] for a in assistants(es) or []]
+def m_usage_value(val, field): return m_set(usages, field, val)
+def m_cost(val): return m_set(usages, "cost", val) if val == "missing" else m_set(costs, "total", val)
+def m_usage_obj(val): return m_set(messages, "usage", val)
 def m_entry(fn):
     def f(h, es):
         e = rng.choice(es); fn(e, es); return True
