@@ -5,7 +5,7 @@ OUT_DIR/<change>.<n>.jsonl. Deterministic for a seed.
 
     python3 adversarial.py OUT_DIR [PER_CHANGE] [SEED]
 """
-import json, random, sys, os
+import json, os, random, re, sys
 out = sys.argv[1]
 per = int(sys.argv[2]) if len(sys.argv) > 2 else 6
 seed = int(sys.argv[3]) if len(sys.argv) > 3 else 7
@@ -16,24 +16,40 @@ def usage():
     return {"input": rng.randint(0,5000), "output": rng.randint(0,900), "cacheRead": rng.randint(0,9000),
             "cacheWrite": rng.randint(0,400), "totalTokens": rng.randint(0,20000),
             "cost": {"input": 0.001, "output": 0.002, "cacheRead": 0, "cacheWrite": 0, "total": round(rng.random()/50, 6)}}
-def message(role):
+def message(role, pending):
+    """A message of `role`; `pending`: the ids of calls without a result yet (an assistant
+    message may add some, a tool result takes the oldest)."""
     if role == "user": return {"role":"user","content":[{"type":"text","text":"hi there"}],"timestamp":1}
     if role == "assistant":
-        return {"role":"assistant","content":[{"type":"text","text":"ok"}],"api":"anthropic-messages",
+        calls = [{"type":"toolCall","id":"call_" + rid(),"name":rng.choice(["bash","read"]),
+                  "arguments":{"command":"ls"}} for _ in range(rng.choice([0, 0, 1, 2]))]
+        pending.extend(c["id"] for c in calls)
+        return {"role":"assistant","content":[{"type":"text","text":"ok"}] + calls,"api":"anthropic-messages",
                 "provider":"anthropic","model":rng.choice(["claude-sonnet-4-5","m2"]),
-                "usage":usage(),"stopReason":"stop","timestamp":1}
-    return {"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"out"}],"isError":False,"timestamp":1}
+                "usage":usage(),"stopReason":"toolUse" if calls else "stop","timestamp":1}
+    if role == "bashExecution":
+        return {"role":"bashExecution","command":"ls","output":"out","exitCode":rng.choice([0, 1]),
+                "cancelled":False,"truncated":False,"timestamp":1}
+    m = {"role":"toolResult","toolCallId":pending.pop(0) if pending else "c1","toolName":"bash",
+         "content":[{"type":"text","text":"out"}],"isError":rng.random() < 0.2,"timestamp":1}
+    if rng.random() < 0.2: m["usage"] = usage()
+    return m
 def base():
     h = {"type":"session","version":3,"id":"019e0000-0000-7000-8000-%012x" % rng.getrandbits(48),"timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
-    es, ids = [], []
+    es, ids, pending = [], [], []
     for j in range(rng.randint(2, 14)):
-        t = rng.choice(["message"]*5 + ["model_change","label","usage","custom"])
+        t = rng.choice(["message"]*6 + ["model_change","label","usage","custom","compaction","branch_summary"])
         e = {"type": t, "id": rid(), "parentId": (ids[-1] if rng.random() < 0.8 else rng.choice(ids)) if ids else None,
              "timestamp": "2026-01-01T00:00:%02d.000Z" % j}
-        if t == "message": e["message"] = message(rng.choice(["user","assistant","assistant","toolResult"]))
+        if t == "message":
+            e["message"] = message(rng.choice(["user","assistant","assistant","toolResult","toolResult","bashExecution"]), pending)
         elif t == "usage": e.update(kind="cache_warm", provider="anthropic", model="claude-sonnet-4-5", usage=usage())
         elif t == "label": e.update(targetId=rng.choice(ids) if ids else "q", label="L")
         elif t == "model_change": e.update(provider="anthropic", modelId="claude")
+        elif t == "compaction":
+            e.update(summary="S", firstKeptEntryId=rng.choice(ids) if ids else "q", tokensBefore=rng.randint(0, 99999))
+        elif t == "branch_summary": e.update(fromId=rng.choice(ids) if ids else "root", summary="B")
+        if t in ("compaction", "branch_summary") and rng.random() < 0.6: e["usage"] = usage()
         es.append(e); ids.append(e["id"])
     return h, es
 def assistants(es): return [e for e in es if e["type"] == "message" and e["message"]["role"] == "assistant"] or None
@@ -49,9 +65,29 @@ def m_set(containers, field, val):
         if not cs: return None
         v = val() if callable(val) else val
         c = rng.choice(cs)
-        if v == "missing": del c[field]
+        if v == "missing": c.pop(field, None)
         else: c[field] = v
         return True
+    return f
+def calls(es): return [b for m in messages(es) if isinstance(m.get("content"), list)
+                       for b in m["content"] if isinstance(b, dict) and b.get("type") == "toolCall"] or None
+def results(es): return [e["message"] for e in es if e["type"] == "message" and e["message"]["role"] == "toolResult"] or None
+def summaries(es): return [e for e in es if e["type"] in ("compaction", "branch_summary")] or None
+def m_calls(fn):
+    """Applies `fn(calls, es)` to the session's tool calls, when it has any."""
+    def f(h, es):
+        cs = calls(es)
+        return fn(cs, es) if cs else None
+    return f
+def again(kind):
+    """Writes a copy of one entry of `kind` (a tool result: a second result for its call),
+    under a new id, at the end."""
+    def f(h, es):
+        cand = results(es) if kind == "toolResult" else None
+        if not cand: return None
+        m = rng.choice(cand)
+        e = next(e for e in es if e.get("message") is m)
+        es.append(dict(e, id=rid(), parentId=es[-1]["id"])); return True
     return f
 def costs(es): return [u["cost"] for u in usages(es) or []]
 def messages(es): return [a["message"] for a in assistants(es) or []]
@@ -98,6 +134,29 @@ STRUCT = {
   "h-version-9": lambda h, es: h.__setitem__("version", 9) or True,
   "h-noversion": lambda h, es: h.pop("version") and True,
   "h-cwd-num": lambda h, es: h.__setitem__("cwd", 5) or True,
+  "tc-id-missing": m_set(calls, "id", "missing"), "tc-id-num": m_set(calls, "id", 7),
+  "tc-id-null": m_set(calls, "id", None), "tc-id-empty": m_set(calls, "id", ""),
+  "tc-id-dup": m_calls(lambda cs, es: rng.choice(cs).__setitem__("id", rng.choice(cs)["id"]) or True),
+  "tc-name-num": m_set(calls, "name", 3), "tc-name-missing": m_set(calls, "name", "missing"),
+  "tc-args-str": m_set(calls, "arguments", "ls"), "tc-args-missing": m_set(calls, "arguments", "missing"),
+  "tc-args-null": m_set(calls, "arguments", None),
+  "tc-type-missing": m_set(calls, "type", "missing"), "tc-type-num": m_set(calls, "type", 1),
+  "tr-callid-missing": m_set(results, "toolCallId", "missing"), "tr-callid-num": m_set(results, "toolCallId", 5),
+  "tr-callid-null": m_set(results, "toolCallId", None),
+  "tr-callid-unknown": m_set(results, "toolCallId", lambda: "call_" + rid()),
+  "tr-content-str": m_set(results, "content", "out"), "tr-content-null": m_set(results, "content", None),
+  "tr-content-missing": m_set(results, "content", "missing"), "tr-iserror-str": m_set(results, "isError", "true"),
+  "tr-iserror-missing": m_set(results, "isError", "missing"),
+  "tr-usage": m_set(results, "usage", usage), "tr-usage-null": m_set(results, "usage", None),
+  "tr-usage-str": m_set(results, "usage", "x"), "tr-usage-arr": m_set(results, "usage", []),
+  "tr-usage-empty": m_set(results, "usage", {}),
+  "tr-again": again("toolResult"),
+  "a-content-str": m_set(messages, "content", "text"),
+  "a-content-obj": m_set(messages, "content", lambda: {"type":"toolCall","id":"call_" + rid(),"name":"bash"}),
+  "a-content-missing": m_set(messages, "content", "missing"),
+  "sum-usage-null": m_set(summaries, "usage", None), "sum-usage-str": m_set(summaries, "usage", "x"),
+  "sum-usage-arr": m_set(summaries, "usage", []), "sum-usage-empty": m_set(summaries, "usage", {}),
+  "sum-usage": m_set(summaries, "usage", usage), "sum-usage-missing": m_set(summaries, "usage", "missing"),
 }
 # Byte-level mutations on the list of encoded lines (index 0 is the header).
 def pick(lines): return rng.randrange(1, len(lines)) if len(lines) > 1 else 0
@@ -106,6 +165,13 @@ def sub(old, new):
         cand = [i for i, l in enumerate(lines) if old in l]
         if not cand: return None
         i = rng.choice(cand); lines[i] = lines[i].replace(old, new, 1); return True
+    return f
+def sub_re(pattern, repl):
+    """As `sub`, with a regular expression."""
+    def f(lines):
+        cand = [i for i, l in enumerate(lines) if re.search(pattern, l)]
+        if not cand: return None
+        i = rng.choice(cand); lines[i] = re.sub(pattern, repl, lines[i], count=1); return True
     return f
 def at_line(fn, header=False):
     def f(lines):
@@ -129,6 +195,16 @@ BYTES = {
   "esc-type-label": sub(b'"type":"label"', b'"type":"l\\u0061bel"'),
   "esc-type-session": sub(b'"type":"session"', b'"type":"s\\u0065ssion"'),
   "esc-type-tc": sub(b'"type":"text"', b'"type":"t\\u0065xt"'),
+  "esc-type-toolcall": sub(b'"type":"toolCall"', b'"type":"toolC\\u0061ll"'),
+  "esc-role-bash": sub(b'"role":"bashExecution"', b'"role":"bash\\u0045xecution"'),
+  "esc-type-compaction": sub(b'"type":"compaction"', b'"type":"c\\u006fmpaction"'),
+  "esc-type-bsum": sub(b'"type":"branch_summary"', b'"type":"branch\\u005fsummary"'),
+  "esc-callid": lambda lines: esc_first(lines, b'"toolCallId":"'),
+  "esc-call-id": lambda lines: esc_first(lines, b'{"type":"toolCall","id":"'),
+  "dup-type-block": sub(b'{"type":"toolCall"', b'{"type":"text","type":"toolCall"'),
+  "dup-type-block-last": sub(b'{"type":"toolCall"', b'{"type":"toolCall","type":"text"'),
+  "dup-callid": sub(b'"toolCallId":"', b'"toolCallId":"zz","toolCallId":"'),
+  "dup-callid-last": sub_re(rb'("toolCallId":"[^"]*")', rb'\1,"toolCallId":"zz"'),
   "dup-type-first": sub(b'{"type":"message"', b'{"type":"custom","type":"message"'),
   "dup-role-first": sub(b'"message":{"role":"assistant"', b'"message":{"role":"user","role":"assistant"'),
   "esc-provider": sub(b'"provider":"anthropic"', b'"provider":"anthr\\u006fpic"'),

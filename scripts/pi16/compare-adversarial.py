@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compares pi-branch and pi-usage with Pi 1.6.0's answers (reference.mjs) for the sessions
+"""Compares pi-branch, pi-usage, pi-tools and pi-sessions with Pi 1.6.0's answers (reference.mjs) for the sessions
 adversarial.py wrote, by the rules tests/pi16.rs applies to the fixtures, and groups the
 disagreements by change. A disagreement of a change listed in DEPARTURES is one docs/FORMAT.md
 describes; any other is printed as unexpected, and the exit status is 1.
@@ -102,6 +102,23 @@ def disagreement(path, r):
     cost, pis = t.get("cost") or 0, stats["cost"]
     if not isinstance(pis, (int, float)) or abs(cost - pis) > 1e-9 * max(abs(pis), 1e-9):
         return f"cost {cost}, Pi's {pis!r}"
+    # pi-tools: a record for each of the tool calls Pi counts, and each tool result joined to
+    # its call or written as one of its own (an orphan, a duplicate).
+    tools = records(run("pi-tools", "--no-content", path))
+    calls = [x for x in tools if x["type"] == "tool_call" and not x["by_user"]]
+    results = sum(x["result"] is not None for x in calls) + sum(x["type"] == "tool_result" for x in tools)
+    if len(calls) != stats["toolCalls"]:
+        return f"pi-tools: {len(calls)} calls, Pi's {stats['toolCalls']}"
+    if results != stats["toolResults"]:
+        return f"pi-tools: {results} results, Pi's {stats['toolResults']}"
+    # pi-sessions: the messages Pi counts, by role.
+    sessions = records(run("pi-sessions", "--json", path))
+    if len(sessions) != 1:
+        return f"{len(sessions)} pi-sessions records"
+    for ours, pis in [("messages", "totalMessages"), ("user_messages", "userMessages"),
+                      ("assistant_messages", "assistantMessages")]:
+        if sessions[0][ours] != stats[pis]:
+            return f"pi-sessions: {ours} {sessions[0][ours]}, Pi's {stats[pis]}"
     return None
 
 
