@@ -79,6 +79,13 @@ def m_calls(fn):
         cs = calls(es)
         return fn(cs, es) if cs else None
     return f
+def m_results(fn):
+    """Applies `fn` to one of the session's tool results, when it has any."""
+    def f(h, es):
+        rs = results(es)
+        if not rs: return None
+        fn(rng.choice(rs)); return True
+    return f
 def again(kind):
     """Writes a copy of one entry of `kind` (a tool result: a second result for its call),
     under a new id, at the end."""
@@ -151,6 +158,8 @@ STRUCT = {
   "tr-usage-str": m_set(results, "usage", "x"), "tr-usage-arr": m_set(results, "usage", []),
   "tr-usage-empty": m_set(results, "usage", {}),
   "tr-again": again("toolResult"),
+  # oh-my-pi's task tool: its sub-agents' usage in the result's details.
+  "tr-task-usage": m_results(lambda m: m.update(toolName="task", details={"usage": usage()})),
   "a-content-str": m_set(messages, "content", "text"),
   "a-content-obj": m_set(messages, "content", lambda: {"type":"toolCall","id":"call_" + rid(),"name":"bash"}),
   "a-content-missing": m_set(messages, "content", "missing"),
