@@ -312,3 +312,71 @@ fn model_usage_entries_are_usage_entries() {
         .expect("the model_usage entry's model");
     assert_eq!(haiku["tokens"], 58);
 }
+
+/// oh-my-pi's `task` tool records its sub-agents' usage in the result's `details.usage`, and
+/// oh-my-pi adds it to the session's totals. pi-usage reports it apart, in `subagents`, and in
+/// no total (the sub-agents' own files hold those calls): a task result's whose name is
+/// written with an escape counts, a result of another tool or a `details.usage` that is no
+/// object does not. `total` + `subagents` is what oh-my-pi 18.2.3 shows for the file
+/// (`getUsageStatistics()`, recorded with scripts/omp/reference.ts): 12,200 input, 600
+/// output, 19,100 cache reads, 1,100 cache writes, $0.0885.
+#[test]
+fn task_results_report_their_sub_agents_usage_apart() {
+    let f = fixture("omp-task-usage.jsonl");
+    let r = &cmd("pi-usage").arg("--json").arg(&f).ok().records()[0];
+    let sums = |s: &Value| {
+        [
+            "count",
+            "input",
+            "output",
+            "cache_read",
+            "cache_write",
+            "tokens",
+        ]
+        .map(|k| s[k].as_u64().unwrap())
+    };
+    assert_eq!(sums(&r["subagents"]), [2, 6500, 420, 15000, 800, 22720]);
+    assert_eq!(r["subagents"]["cost"], 0.0638);
+    assert_eq!(sums(&r["total"]), [4, 5700, 180, 4100, 300, 10280]);
+    assert_eq!(r["total"]["cost"], 0.0247);
+    assert_eq!(r["tool_results"]["count"], 0);
+    let by_model: u64 = r["by_model"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(by_model, 4);
+    let (t, s) = (sums(&r["total"]), sums(&r["subagents"]));
+    assert_eq!(
+        [t[1] + s[1], t[2] + s[2], t[3] + s[3], t[4] + s[4]],
+        [12200, 600, 19100, 1100]
+    );
+
+    // The grand total carries them apart too; --calls writes the session's own calls only.
+    let all = cmd("pi-usage")
+        .args(["--json", "--total"])
+        .arg(&f)
+        .ok()
+        .records();
+    let g = all.last().unwrap();
+    assert_eq!(g["grand_total"], true);
+    assert_eq!(sums(&g["subagents"]), sums(&r["subagents"]));
+    let calls = cmd("pi-usage").arg("--calls").arg(&f).ok().records();
+    assert_eq!(calls.len(), 4);
+    assert!(calls.iter().all(|c| c["source"] == "message"), "{calls:?}");
+
+    // The table says so under it.
+    let table = cmd("pi-usage")
+        .arg("--table")
+        .arg(&f)
+        .env("COLUMNS", "200")
+        .ok()
+        .out();
+    assert!(
+        table.contains(
+            "oh-my-pi task results report 22,720 more token(s) ($0.0638) for their sub-agents"
+        ),
+        "{table}"
+    );
+}

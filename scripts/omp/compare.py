@@ -3,7 +3,7 @@
 (reference.ts's answers): the branch's entries (type and id; type alone where omp invents the
 ids of an old session) and the usage omp shows (getUsageStatistics: assistant messages,
 model_usage entries, its task tool's sub-agent usage) against pi-usage's calls of those
-sources. Disagreements are grouped by file name up to its first dot (the change, for
+sources and its `subagents` sums. Disagreements are grouped by file name up to its first dot (the change, for
 ../pi16/adversarial.py's files); a group listed in DEPARTURES is one docs/FORMAT.md describes,
 any other is printed as unexpected, and the exit status is 1.
 
@@ -39,8 +39,8 @@ DEPARTURES = {
     "lit-null": "omp fails to load a session with a line that is null",
     "null-line": "as lit-null", "msg-null": "omp fails to load a session with a message of null",
     "h-cwd-num": "omp fails to load a session whose header cwd is not a string",
-    # omp's totals add what pi-usage leaves to the sub-agents' own files.
-    "tr-task-usage": "omp adds its task tool's details.usage (its sub-agents' calls)",
+    "tr-task-both": "a task result with a usage of its own too: omp counts details.usage, "
+                    "pi-usage that usage, as Pi counts a tool result's",
     # As Pi 1.6.0 (the pi16 run's departures).
     "noheader": "no header: the tools read a fragment, omp refuses the file",
     "pre-entry": "as noheader", "pre-null": "as noheader",
@@ -132,6 +132,9 @@ def disagreement(r):
     counted = [c for c in calls if (
         c["source"] == "message"
         or (c["source"] == "usage_entry" and pair(lines.get(c["line"]))[0] == "model_usage"))]
+    # And the sub-agents' usage of its task results, which pi-usage reports apart.
+    counted += [x["subagents"] for x in map(json.loads, run("pi-usage", "--json", "--no-dedup", path)
+                                              .stdout.split(b"\n")[:-1])]
     u = r["usage"]
     for ours_key, omp_key in [("input", "input"), ("output", "output"),
                               ("cache_read", "cacheRead"), ("cache_write", "cacheWrite")]:

@@ -159,7 +159,10 @@ STRUCT = {
   "tr-usage-empty": m_set(results, "usage", {}),
   "tr-again": again("toolResult"),
   # oh-my-pi's task tool: its sub-agents' usage in the result's details.
-  "tr-task-usage": m_results(lambda m: m.update(toolName="task", details={"usage": usage()})),
+  "tr-task-usage": m_results(lambda m: m.pop("usage", None) and None
+                            or m.update(toolName="task", details={"usage": usage()})),
+  # ... and a usage of its own besides (Pi 1.x's place for a tool's calls).
+  "tr-task-both": m_results(lambda m: m.update(toolName="task", details={"usage": usage()}, usage=usage())),
   "a-content-str": m_set(messages, "content", "text"),
   "a-content-obj": m_set(messages, "content", lambda: {"type":"toolCall","id":"call_" + rid(),"name":"bash"}),
   "a-content-missing": m_set(messages, "content", "missing"),

@@ -747,6 +747,7 @@ pub struct Usage {
     pub usage_entries: UsageSums,
     pub tool_results: UsageSums,
     pub total: UsageSums,
+    pub subagents: UsageSums,
     pub usage_kinds: Vec<KindSums>,
     pub by_model: Vec<ModelSums>,
 }
@@ -797,7 +798,7 @@ macro_rules! usage_sums {
 
 usage_sums! {
     /// `usage.messages`, `usage.summarization`, `usage.usage_entries`, `usage.tool_results`,
-    /// `usage.total`: sums over calls.
+    /// `usage.total`, `usage.subagents`: sums over calls.
     UsageSums {}
 }
 

@@ -78,6 +78,10 @@ pub enum CallSource {
     UsageEntry(u32),
     /// A `toolResult` message's `usage` (Pi 1.x: the tool's own model calls).
     ToolResult,
+    /// oh-my-pi's `task` tool result's `details.usage`: the calls of the sub-agents it ran,
+    /// summed. Reported apart and in no total: the sub-agents' own session files hold those
+    /// calls.
+    SubagentTask,
 }
 
 /// One billed call: a few numbers and indexes, no payload (240 bytes on 64-bit targets).

@@ -14,7 +14,7 @@ use crate::json::{self, Raw};
 use crate::message::{
     cost_total_text, for_each_usage_member, NestedCalls, TokenField, UsageMember,
 };
-use crate::message::{short_text, token_value};
+use crate::message::{short_text, token_value, Message};
 use crate::output::{Out, Stop};
 use crate::reader::{Ahead, AheadFn, Entry, Header, NotedMembers, SessionVisitor};
 use crate::sync::lock;
@@ -313,6 +313,7 @@ impl CallReader<'_> {
             CallSource::Summarization => format!("{} ", e.kind().as_deref().unwrap_or("entry")),
             CallSource::UsageEntry(_) => "usage entry ".into(),
             CallSource::ToolResult => "toolResult ".into(),
+            CallSource::SubagentTask => "task result's details ".into(),
         };
         let usage = match c.usage {
             Some(u) => self.read_usage(u, c.usage_noted, &what, e.line.no, d),
@@ -534,6 +535,7 @@ impl CallReader<'_> {
                         CallSource::Summarization => b"s",
                         CallSource::UsageEntry(_) => b"u",
                         CallSource::ToolResult => b"t",
+                        CallSource::SubagentTask => b"a",
                     },
                     id.as_deref().unwrap_or(b""),
                     timestamp.as_deref().unwrap_or(b""),
@@ -664,7 +666,9 @@ fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
                 })
             } else if message.is_tool_result() {
                 // Counted only with a usage, as Pi counts it.
-                let usage = message.usage.filter(|u| !u.is_null())?;
+                let Some(usage) = message.usage.filter(|u| !u.is_null()) else {
+                    return subagent_task(&message);
+                };
                 Some(BilledCallParts {
                     message_timestamp: message.timestamp,
                     nested_calls: message.nested_calls,
@@ -731,6 +735,31 @@ impl CallAhead {
         };
         Some((text(&self.provider)?, text(&self.model)?))
     }
+}
+
+/// The sub-agents' usage an oh-my-pi `task` tool result `m` records: an object under
+/// `details.usage`, as oh-my-pi reads it for its session totals (`entryUsage` in its
+/// session-manager.ts: `toolName` `task`, `details` and its `usage` objects).
+fn subagent_task<'e>(m: &Message<'e>) -> Option<BilledCallParts<'e>> {
+    if !m.tool_name?.is_str("task") {
+        return None;
+    }
+    let usage = m
+        .details
+        .filter(|d| d.first() == Some(&b'{'))?
+        .get("usage")
+        .filter(|u| u.first() == Some(&b'{'))?;
+    Some(BilledCallParts {
+        usage: Some(usage),
+        usage_noted: NotedMembers::default(),
+        source: CallSource::SubagentTask,
+        kind: None,
+        provider: None,
+        model: None,
+        response_id: None,
+        message_timestamp: m.timestamp,
+        nested_calls: None,
+    })
 }
 
 /// [`UsageFacts`] of entry `e`: what [`Collector`]'s `entry` would read of it, when it can be

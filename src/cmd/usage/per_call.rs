@@ -163,6 +163,11 @@ impl CallWriter {
         tables: &CallTables,
         out: &mut Out,
     ) -> Result<(), Stop> {
+        // Not a call of this session: its sub-agents', which their own files hold (and which
+        // no total counts).
+        if call.source == CallSource::SubagentTask {
+            return Ok(());
+        }
         // The rule of `UsageReport::call`: a call whose identity was seen before repeats it.
         let repeat = call.identity.is_some_and(|h| !self.seen.insert(h));
         let date = call.time.as_ref().map(|(ms, _)| self.zone.date_of(*ms));
@@ -247,6 +252,7 @@ impl Record for UsageCallRecord<'_> {
             CallSource::Message => ("message", None),
             CallSource::Summarization => ("summarization", None),
             CallSource::ToolResult => ("tool_result", None),
+            CallSource::SubagentTask => ("subagent_task", None),
             CallSource::UsageEntry(k) => {
                 let kind = self.tables.kinds.get(k as usize).and_then(Option::as_deref);
                 ("usage_entry", kind)

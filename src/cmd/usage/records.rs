@@ -128,6 +128,24 @@ impl Record for UsageRecord<'_> {
         "total.cost_from_provider",
         "total.cost_from_provider_calls",
         "total.other",
+        "subagents",
+        "subagents.count",
+        "subagents.input",
+        "subagents.output",
+        "subagents.cache_read",
+        "subagents.cache_write",
+        "subagents.tokens",
+        "subagents.total_tokens",
+        "subagents.total_tokens_computed",
+        "subagents.reasoning",
+        "subagents.reasoning_calls",
+        "subagents.cache_write_1h",
+        "subagents.cache_write_1h_calls",
+        "subagents.cost",
+        "subagents.cost_missing",
+        "subagents.cost_from_provider",
+        "subagents.cost_from_provider_calls",
+        "subagents.other",
         "usage_kinds",
         "usage_kinds[].kind",
         "usage_kinds[].count",
@@ -197,6 +215,7 @@ impl Record for UsageRecord<'_> {
             .obj("usage_entries", |o| write_sums(o, &g.usage_entries))
             .obj("tool_results", |o| write_sums(o, &g.tool_results))
             .obj("total", |o| write_sums(o, &total))
+            .obj("subagents", |o| write_sums(o, &g.subagents))
             .arr("usage_kinds", |a| {
                 for (k, s) in &g.usage_kinds {
                     a.obj(|o| {
@@ -218,7 +237,7 @@ impl Record for UsageRecord<'_> {
 }
 
 /// The members of a sums object (`messages`, `summarization`, `usage_entries`,
-/// `tool_results`, `total`, a `usage_kinds` or `by_model` item).
+/// `tool_results`, `total`, `subagents`, a `usage_kinds` or `by_model` item).
 fn write_sums(o: &mut Obj<'_>, s: &Sums) {
     o.u64("count", s.count);
     wide(o, "input", s.input);

@@ -201,6 +201,9 @@ pub struct GroupUsage {
     pub summarization: Sums,
     pub usage_entries: Sums,
     pub tool_results: Sums,
+    /// oh-my-pi's `task` results' sub-agent usage ([`CallSource::SubagentTask`]): in no
+    /// total, no model's sums, no `first` or `last`.
+    pub subagents: Sums,
     /// The usage entries by `kind`.
     pub usage_kinds: BTreeMap<KeyLabel, Sums>,
     pub by_model: BTreeMap<(KeyLabel, KeyLabel), Sums>,
@@ -250,6 +253,7 @@ impl GroupUsage {
         }
         let names = &tables.names;
         match c.source {
+            CallSource::SubagentTask => return self.subagents.add_call(c, names),
             CallSource::Message => self.messages.add_call(c, names),
             CallSource::Summarization => self.summarization.add_call(c, names),
             CallSource::ToolResult => self.tool_results.add_call(c, names),
@@ -297,6 +301,7 @@ impl GroupUsage {
         self.summarization.merge(&o.summarization);
         self.usage_entries.merge(&o.usage_entries);
         self.tool_results.merge(&o.tool_results);
+        self.subagents.merge(&o.subagents);
         for (kind, s) in &o.usage_kinds {
             match self.usage_kinds.get_mut(kind) {
                 Some(mine) => mine.merge(s),

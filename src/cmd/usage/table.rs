@@ -283,8 +283,8 @@ pub fn render(
     out
 }
 
-/// The notes under the table: missing costs, repeats left out, unresolved forks, and the
-/// columns left out to fit the width.
+/// The notes under the table: missing costs, repeats left out, oh-my-pi's sub-agent usage,
+/// unresolved forks, and the columns left out to fit the width.
 fn notes(out: &mut String, all: &GroupUsage, cols: &[Column], keep: &[usize]) {
     let missing = all.total().cost_missing;
     if missing > 0 {
@@ -297,6 +297,18 @@ fn notes(out: &mut String, all: &GroupUsage, cols: &[Column], keep: &[usize]) {
         out.push_str(&format!(
             "{} repeated call(s) left out (forks, sub-agent copies); --no-dedup counts them\n",
             thousands(all.duplicates.into())
+        ));
+    }
+    let sub = &all.subagents;
+    if sub.count > 0 {
+        let cost = match sub.cost() {
+            Some(c) if sub.cost_missing > 0 => format!("{} and some unpriced", dollars(c)),
+            Some(c) => dollars(c),
+            None => "cost not recorded".into(),
+        };
+        out.push_str(&format!(
+            "oh-my-pi task results report {} more token(s) ({cost}) for their sub-agents: not in these totals (the sub-agents' own session files hold those calls)\n",
+            thousands(sub.tokens()),
         ));
     }
     if all.forks_unresolved > 0 {

@@ -149,6 +149,7 @@ fn encode_group(w: &mut Writer, g: &GroupUsage) {
         &g.summarization,
         &g.usage_entries,
         &g.tool_results,
+        &g.subagents,
     ] {
         encode_sums(w, s);
     }
@@ -290,6 +291,7 @@ fn decode_group(r: &mut Reader<'_>, g: &mut GroupUsage) -> Option<()> {
         &mut g.summarization,
         &mut g.usage_entries,
         &mut g.tool_results,
+        &mut g.subagents,
     ] {
         decode_sums(r, s)?;
     }
@@ -391,6 +393,7 @@ fn encode_call(w: &mut Writer, c: &BilledCall) {
             w.var(u64::from(k));
         }
         CallSource::ToolResult => w.u8(3),
+        CallSource::SubagentTask => w.u8(4),
     }
     w.var(u64::from(c.model));
     w.opt(c.time.as_ref(), |w, (ms, text)| {
@@ -441,6 +444,7 @@ fn decode_call(r: &mut Reader<'_>, tables: &CallTables) -> Option<BilledCall> {
         1 => CallSource::Summarization,
         2 => CallSource::UsageEntry(index(r, tables.kinds.len())?),
         3 => CallSource::ToolResult,
+        4 => CallSource::SubagentTask,
         _ => return None,
     };
     let model = index(r, tables.models.len())?;
