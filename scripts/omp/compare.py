@@ -9,7 +9,10 @@ any other is printed as unexpected, and the exit status is 1.
 
     python3 compare.py REFERENCE.jsonl [BIN_DIR]   (BIN_DIR: target/release)
 """
-import collections, json, os, subprocess, sys
+import json, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from differential import runner, tally
 
 sys.setrecursionlimit(100_000)  # ../pi16/adversarial.py nests arrays 20,000 deep
 
@@ -62,8 +65,7 @@ DEPARTURES = {
 }
 
 
-def run(*args):
-    return subprocess.run([os.path.join(bins, args[0]), *args[1:]], capture_output=True)
+run = runner(bins)
 
 
 def values(data):
@@ -147,24 +149,13 @@ def disagreement(r):
     return None
 
 
-expected, unexpected, checked = collections.Counter(), [], 0
-for line in open(ref):
-    r = json.loads(line)
-    checked += 1
-    why = disagreement(r)
-    if why is None:
-        continue
+def change_of(r):
+    """The change of ../pi16/adversarial.py's file or the fixture's name, unless no departure
+    is listed for it; then what the file's content shows."""
     change = os.path.basename(r["file"]).split(".")[0]
-    if change not in DEPARTURES:
-        change = feature(open(r["file"], "rb").read()) or change
     if change in DEPARTURES:
-        expected[change] += 1
-    else:
-        unexpected.append((r["file"], why))
-print(f"{checked} files: {checked - sum(expected.values()) - len(unexpected)} agree with oh-my-pi, "
-      f"{sum(expected.values())} depart as documented, {len(unexpected)} unexpectedly")
-for change, n in sorted(expected.items()):
-    print(f"  documented  {change} ({n}): {DEPARTURES[change]}")
-for f, why in unexpected:
-    print(f"  UNEXPECTED  {f}: {why}")
-sys.exit(1 if unexpected else 0)
+        return change
+    return feature(open(r["file"], "rb").read()) or change
+
+
+tally(ref, disagreement, change_of, DEPARTURES, "oh-my-pi")

@@ -6,7 +6,10 @@ describes; any other is printed as unexpected, and the exit status is 1.
 
     python3 compare-adversarial.py REFERENCE.jsonl DIR [BIN_DIR]   (BIN_DIR: target/release)
 """
-import collections, json, os, subprocess, sys
+import json, os, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from differential import runner, tally
 
 ref, folder = sys.argv[1], sys.argv[2]
 here = os.path.dirname(os.path.abspath(__file__))
@@ -45,8 +48,7 @@ DEPARTURES = {
 }
 
 
-def run(*args):
-    return subprocess.run([os.path.join(bins, args[0]), *args[1:]], capture_output=True)
+run = runner(bins)
 
 
 def records(o):
@@ -122,22 +124,5 @@ def disagreement(path, r):
     return None
 
 
-expected, unexpected, checked = collections.Counter(), [], 0
-for line in open(ref):
-    r = json.loads(line)
-    checked += 1
-    why = disagreement(os.path.join(folder, r["file"]), r)
-    if why is None:
-        continue
-    change = r["file"].split(".")[0]
-    if change in DEPARTURES:
-        expected[change] += 1
-    else:
-        unexpected.append((r["file"], why))
-print(f"{checked} files: {checked - sum(expected.values()) - len(unexpected)} agree with Pi 1.6.0, "
-      f"{sum(expected.values())} depart as documented, {len(unexpected)} unexpectedly")
-for change, n in sorted(expected.items()):
-    print(f"  documented  {change} ({n}): {DEPARTURES[change]}")
-for f, why in unexpected:
-    print(f"  UNEXPECTED  {f}: {why}")
-sys.exit(1 if unexpected else 0)
+tally(ref, lambda r: disagreement(os.path.join(folder, r["file"]), r),
+      lambda r: r["file"].split(".")[0], DEPARTURES, "Pi 1.6.0")
