@@ -366,6 +366,25 @@ fn task_results_report_their_sub_agents_usage_apart() {
     assert_eq!(calls.len(), 4);
     assert!(calls.iter().all(|c| c["source"] == "message"), "{calls:?}");
 
+    // Given twice: the second copy's sub-agent usage is a repeat, left out, and `duplicates`
+    // still counts the repeated calls --calls marks (its own calls alone).
+    let twice = cmd("pi-usage")
+        .args(["--json", "--total"])
+        .arg(&f)
+        .arg(&f)
+        .ok()
+        .records();
+    let g = twice.last().unwrap();
+    assert_eq!(sums(&g["subagents"]), sums(&r["subagents"]));
+    assert_eq!(g["duplicates"], 4);
+    let calls = cmd("pi-usage")
+        .arg("--calls")
+        .arg(&f)
+        .arg(&f)
+        .ok()
+        .records();
+    assert_eq!(calls.iter().filter(|c| c["repeat"] == true).count(), 4);
+
     // The table says so under it.
     let table = cmd("pi-usage")
         .arg("--table")

@@ -248,7 +248,11 @@ impl GroupUsage {
     /// Adds call `c`, or counts it as left out when it is a repeat (`dup`).
     pub fn add(&mut self, c: &BilledCall, dup: bool, tables: &CallTables) {
         if dup {
-            self.duplicates += 1;
+            // `duplicates` counts the calls the totals leave out as repeats (--calls writes
+            // them, marked); a repeat of sub-agent usage is only left out of `subagents`.
+            if c.source != CallSource::SubagentTask {
+                self.duplicates += 1;
+            }
             return;
         }
         let names = &tables.names;
