@@ -122,13 +122,13 @@ def disagreement(r):
         if not (isinstance(v, dict) and v.get("type") in ("session", "title")):
             ours.append(pair(v))
     theirs = [tuple(b) for b in r["branch"]]
-    header = next((v for v in values(open(path, "rb").read()).values() if isinstance(v, dict)), {})
+    lines = values(open(path, "rb").read())
+    header = next((v for v in lines.values() if isinstance(v, dict)), {})
     old = not isinstance(header.get("version"), int) or header.get("version") < 3
     if old:
         ours, theirs = [t for t, _ in ours], [t for t, _ in theirs]
     if ours != theirs:
         return f"branch: ours {ours[-3:]}, omp's {theirs[-3:]}"
-    lines = values(open(path, "rb").read())
     calls = [json.loads(x) for x in run("pi-usage", "--calls", path).stdout.split(b"\n")[:-1]]
     # Every call, a repeat of an earlier one too: omp adds each (pi-usage counts it once).
     counted = [c for c in calls if (

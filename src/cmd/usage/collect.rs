@@ -667,7 +667,12 @@ fn call_parts<'e>(e: &Entry<'e>) -> Option<BilledCallParts<'e>> {
             } else if message.is_tool_result() {
                 // Counted only with a usage, as Pi counts it.
                 let Some(usage) = message.usage.filter(|u| !u.is_null()) else {
-                    return subagent_task(&message);
+                    // oh-my-pi's task result: its sub-agents' usage, reported apart.
+                    let usage = subagent_usage(&message)?;
+                    return Some(BilledCallParts {
+                        message_timestamp: message.timestamp,
+                        ..parts(Some(usage), CallSource::SubagentTask, None, None, None)
+                    });
                 };
                 Some(BilledCallParts {
                     message_timestamp: message.timestamp,
@@ -740,26 +745,14 @@ impl CallAhead {
 /// The sub-agents' usage an oh-my-pi `task` tool result `m` records: an object under
 /// `details.usage`, as oh-my-pi reads it for its session totals (`entryUsage` in its
 /// session-manager.ts: `toolName` `task`, `details` and its `usage` objects).
-fn subagent_task<'e>(m: &Message<'e>) -> Option<BilledCallParts<'e>> {
+fn subagent_usage<'e>(m: &Message<'e>) -> Option<Raw<'e>> {
     if !m.tool_name?.is_str("task") {
         return None;
     }
-    let usage = m
-        .details
+    m.details
         .filter(|d| d.first() == Some(&b'{'))?
         .get("usage")
-        .filter(|u| u.first() == Some(&b'{'))?;
-    Some(BilledCallParts {
-        usage: Some(usage),
-        usage_noted: NotedMembers::default(),
-        source: CallSource::SubagentTask,
-        kind: None,
-        provider: None,
-        model: None,
-        response_id: None,
-        message_timestamp: m.timestamp,
-        nested_calls: None,
-    })
+        .filter(|u| u.first() == Some(&b'{'))
 }
 
 /// [`UsageFacts`] of entry `e`: what [`Collector`]'s `entry` would read of it, when it can be
