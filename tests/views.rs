@@ -24,6 +24,34 @@ fn plain(s: &str) -> String {
     out
 }
 
+/// The columns `line` takes on a terminal, counted here independently of the tools (which
+/// use the `unicode-width` crate): two for the wide characters the fixtures hold (CJK
+/// ideographs and punctuation, fullwidth forms, Hangul, emoji), none for combining marks and
+/// joiners, one for anything else.
+fn columns(line: &str) -> usize {
+    line.chars()
+        .map(|c| match u32::from(c) {
+            0x300..=0x36f | 0x200b..=0x200d | 0xfe00..=0xfe0f => 0,
+            0x1100..=0x115f
+            | 0x2705
+            | 0x2e80..=0x303e
+            | 0x3041..=0x33ff
+            | 0x3400..=0x4dbf
+            | 0x4e00..=0x9fff
+            | 0xa000..=0xa4cf
+            | 0xac00..=0xd7a3
+            | 0xf900..=0xfaff
+            | 0xfe30..=0xfe4f
+            | 0xff00..=0xff60
+            | 0xffe0..=0xffe6
+            | 0x1f300..=0x1f64f
+            | 0x1f900..=0x1f9ff
+            | 0x20000..=0x3fffd => 2,
+            _ => 1,
+        })
+        .sum()
+}
+
 /// How the colour is asked for, and whether the view is coloured then (stdout is a pipe).
 const COLOURS: [(&[&str], Option<&str>, bool); 4] = [
     (&["--color", "always"], None, true),
@@ -57,9 +85,9 @@ fn check_view(tool: &str, args: &[&str], want: &[&str]) -> String {
             let text = plain(&raw);
             for line in text.lines() {
                 assert!(
-                    line.chars().count() <= width,
-                    "{what}: a line of {} characters:\n{line}",
-                    line.chars().count()
+                    columns(line) <= width,
+                    "{what}: a line of {} columns:\n{line}",
+                    columns(line)
                 );
             }
             for w in want {
@@ -202,6 +230,73 @@ fn pi_usage_tables_fit_every_width() {
     );
     let c = fixture_str("compaction-overflow.jsonl");
     check_view("pi-usage", &["--context", "--table", &c], &["s-overflow"]);
+}
+
+/// Text written in Chinese, with emoji, in every part of a view: a line fits in columns, not
+/// characters (a wide character takes two); table columns stay aligned; and a one-line cell
+/// without blanks is cut where its column ends, not left out whole.
+#[test]
+fn views_measure_wide_characters_in_columns() {
+    let f = fixture_str("views-wide-characters.jsonl");
+    let at = |tool: &str, args: &[&str], width: usize| {
+        cmd(tool)
+            .args(["--color", "never"])
+            .args(args)
+            .arg(&f)
+            .env("COLUMNS", width.to_string())
+            .ok()
+            .out()
+    };
+    check_view("pi-usage", &["--table", &f], &["0b6e2d8a4f17", "$0.0113"]);
+    let by = ["--table", "--by", "project,model", "--total"];
+    check_view(
+        "pi-usage",
+        &[&by[..], &[f.as_str()]].concat(),
+        &["/home/li/项"],
+    );
+    check_view(
+        "pi-sessions",
+        &["--table", &f],
+        &["0b6e2d8a4f17", "修复构建"],
+    );
+    check_view(
+        "pi-branch",
+        &["--tree", &f],
+        &["● 3f9b2d10 user: \"请帮我修复"],
+    );
+    check_view("pi-branch", &["--outline", &f], &["user: \"请帮我修复"]);
+    check_view("pi-tools", &["--table", &f], &["ls 源代码"]);
+    for width in WIDTHS {
+        // pi-usage's table: its last column (Cost) is aligned right, so every line from the
+        // heads to the total ends in the same column.
+        let t = at("pi-usage", &by, width);
+        let rows: Vec<&str> = t
+            .lines()
+            .take_while(|l| !l.starts_with("not shown"))
+            .collect();
+        assert!(rows.len() == 5, "at {width}:\n{t}");
+        assert!(
+            rows.iter().all(|l| columns(l) == columns(rows[0])),
+            "pi-usage at {width}, not aligned:\n{t}"
+        );
+        // pi-sessions': the name's cell, after the project's, starts in the column its head
+        // does.
+        let t = at("pi-sessions", &["--table"], width);
+        let lines: Vec<&str> = t.lines().collect();
+        let start = |l: &str, text: &str| l.find(text).map(|i| columns(&l[..i]));
+        let (head, cell) = (start(lines[0], "Name"), start(lines[1], "修复构建"));
+        assert!(
+            head.is_some() && head == cell,
+            "pi-sessions at {width}:\n{t}"
+        );
+    }
+    // At 60 columns the outline's rows are cut to the width, within their text.
+    let outline = at("pi-branch", &["--outline"], 60);
+    assert!(
+        outline.contains("assistant: \"好的，我先看看")
+            && outline.contains("assistant: \"目录名是"),
+        "{outline}"
+    );
 }
 
 /// Runs `command` (a shell command line) on a new terminal: `script` from util-linux, else a

@@ -100,6 +100,14 @@ impl Table {
     pub fn render(&self, width: Option<usize>, colour: bool) -> (String, Vec<&'static str>) {
         let mut t = Layout::new();
         t.force_no_tty().load_style(heading_rule());
+        if self.one_line {
+            // A one-line cell is cut where its column ends, not at the last blank before:
+            // comfy-table moves a word that does not fit to a second line, which is then
+            // cut away, so a long word (a path, text without blanks, as Chinese is written)
+            // would leave only the words before it. No cell holds a NUL (control characters
+            // are escaped), so with NUL as the delimiter a cell is one word, split by width.
+            t.set_delimiter('\0');
+        }
         t.set_header(
             self.columns
                 .iter()

@@ -1,8 +1,10 @@
 //! How wide a human view may be: `COLUMNS` when it is set to a number, else the width of the
 //! terminal stdout is, else no limit (a view piped somewhere is not cut); and text cut or
-//! wrapped to a width.
+//! wrapped to a width. Widths are terminal columns as [`shown`] measures them (a wide
+//! character, `项`, takes two), the measure comfy-table's tables use too.
 
 use std::io::IsTerminal;
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 /// The narrowest width honoured: below it the views are cut no further.
 pub const MIN: usize = 40;
@@ -30,33 +32,74 @@ fn terminal_width() -> Option<usize> {
     (ok && ws.ws_col > 0).then_some(usize::from(ws.ws_col))
 }
 
-/// `s` cut to `max` characters, its end replaced by `…` when cut.
-pub fn cut(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_string();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
+/// How many columns of a terminal `s` takes: East Asian wide and fullwidth characters and
+/// emoji two, combining marks and other zero-width characters none (Unicode's annex 11, by
+/// the `unicode-width` crate). Views escape control characters before they measure.
+pub fn shown(s: &str) -> usize {
+    s.width()
 }
 
-/// `s` cut to `max` characters (0: not cut) with `…`, keeping its end (`keep_end`: an id's
+/// The columns one character takes when it is measured alone (a control character: none).
+fn char_shown(c: char) -> usize {
+    c.width().unwrap_or(0)
+}
+
+/// `s` cut to `max` columns, its end replaced by `…` when cut.
+pub fn cut(s: &str, max: usize) -> String {
+    if shown(s) <= max {
+        return s.to_string();
+    }
+    let room = max.saturating_sub(1);
+    let (mut end, mut used) = (0, 0);
+    for (i, c) in s.char_indices() {
+        used += char_shown(c);
+        if used > room {
+            break;
+        }
+        end = i + c.len_utf8();
+    }
+    // A sequence can be wider than its characters measured one by one (a quotation mark
+    // before a variation selector): give back characters until the rest fits.
+    let mut kept = &s[..end];
+    while shown(kept) > room {
+        let Some(last) = kept.chars().next_back() else {
+            break;
+        };
+        kept = &kept[..kept.len() - last.len_utf8()];
+    }
+    format!("{kept}…")
+}
+
+/// `s` cut to `max` columns (0: not cut) with `…`, keeping its end (`keep_end`: an id's
 /// random part, a path's last folder) or its start.
 pub fn cut_keeping(s: &str, max: usize, keep_end: bool) -> String {
-    let n = s.chars().count();
-    if n <= max || max == 0 {
+    if max == 0 || shown(s) <= max {
         return s.to_string();
     }
     if !keep_end {
         return cut(s, max);
     }
-    let mut out = String::from('…');
-    out.extend(s.chars().skip(n + 1 - max));
-    out
+    let room = max - 1;
+    let (mut start, mut used) = (s.len(), 0);
+    for (i, c) in s.char_indices().rev() {
+        used += char_shown(c);
+        if used > room {
+            break;
+        }
+        start = i;
+    }
+    let mut kept = &s[start..];
+    while shown(kept) > room {
+        let Some(first) = kept.chars().next() else {
+            break;
+        };
+        kept = &kept[first.len_utf8()..];
+    }
+    format!("…{kept}")
 }
 
 /// How a column of a plain text table may be narrowed: its cells cut to no fewer than `min`
-/// characters (0: never cut), keeping their end or their start.
+/// columns (0: never cut), keeping their end or their start.
 #[derive(Debug, Clone, Copy)]
 pub struct Cut {
     pub head: &'static str,
@@ -65,7 +108,7 @@ pub struct Cut {
 }
 
 /// Fits a plain text table (`rows`, the heads first, columns two blanks apart) to `limit`
-/// characters: the cells of the column that may be cut and is widest are cut first, each to
+/// columns: the cells of the column that may be cut and is widest are cut first, each to
 /// no less than its `min`, until the table fits or nothing more can be cut; then columns are
 /// left out in `drop_order` (by head) until it fits. The indexes of the columns kept, in
 /// order. pi-usage's and pi-sessions' tables fit this way (their man pages state each order).
@@ -79,9 +122,8 @@ pub fn cut_then_drop(
     let Some(limit) = limit else {
         return keep;
     };
-    let width_of = |rows: &[Vec<String>], i: usize| {
-        rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)
-    };
+    let width_of =
+        |rows: &[Vec<String>], i: usize| rows.iter().map(|r| shown(&r[i])).max().unwrap_or(0);
     let total = |rows: &[Vec<String>], keep: &[usize]| {
         keep.iter().map(|&i| width_of(rows, i)).sum::<usize>() + 2 * keep.len().saturating_sub(1)
     };
@@ -105,14 +147,14 @@ pub fn cut_then_drop(
     keep
 }
 
-/// `text`'s lines wrapped at spaces to `max` characters (a word longer than that stays whole);
+/// `text`'s lines wrapped at spaces to `max` columns (a word longer than that stays whole);
 /// continuation lines are indented by two spaces.
 pub fn wrap(text: &str, max: usize) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
         let mut len = 0;
         for (i, word) in line.split(' ').enumerate() {
-            let n = word.chars().count();
+            let n = shown(word);
             if i > 0 && len + 1 + n > max {
                 out.push_str("\n  ");
                 len = 2;
@@ -137,5 +179,30 @@ mod tests {
         assert_eq!(super::cut("éééé", 2), "é…");
         assert_eq!(super::wrap("aa bb cc\nd\n", 5), "aa bb\n  cc\nd\n");
         assert_eq!(super::wrap("abcdefgh ij\n", 4), "abcdefgh\n  ij\n");
+    }
+
+    /// Widths are columns: a wide character takes two, a combining mark none, and a cut never
+    /// leaves half of a wide character's room unfilled past the width.
+    #[test]
+    fn wide_characters_take_two_columns() {
+        use super::{cut, cut_keeping, shown, wrap};
+        assert_eq!(shown("项目"), 4);
+        assert_eq!(shown("e\u{301}"), 1);
+        assert_eq!(cut("项目应用", 8), "项目应用");
+        assert_eq!(cut("项目应用", 7), "项目应…");
+        // Three columns left for text before the `…`: one wide character fits, not two.
+        assert_eq!(cut("项目应用", 4), "项…");
+        assert_eq!(cut("a项目", 4), "a项…");
+        assert_eq!(cut_keeping("/home/项目/应用", 7, true), "…/应用");
+        assert_eq!(cut_keeping("/home/项目/应用", 6, true), "…/应用");
+        assert_eq!(cut_keeping("/home/项目/应用", 5, true), "…应用");
+        assert_eq!(cut_keeping("项目应用", 6, false), "项目…");
+        assert_eq!(wrap("项目 应用 网页\n", 9), "项目 应用\n  网页\n");
+        for max in 1..12 {
+            for s in ["项目应用程序", "a项b目c", "/home/li/项目/网页应用"] {
+                assert!(shown(&cut(s, max)) <= max, "{s} at {max}");
+                assert!(shown(&cut_keeping(s, max, true)) <= max, "{s} at {max}");
+            }
+        }
     }
 }

@@ -125,7 +125,10 @@ fn row(m: &FileMeta<'_>, usage: Option<&FileCells>, t: &TableInput) -> Vec<Strin
 }
 
 fn width_of(rows: &[Vec<String>], i: usize) -> usize {
-    rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0)
+    rows.iter()
+        .map(|r| crate::view::width::shown(&r[i]))
+        .max()
+        .unwrap_or(0)
 }
 
 /// The table of `metas` (`t.usage[i]` holds pi-usage's cells for `metas[i]`), `limit`
@@ -155,7 +158,7 @@ pub(super) fn render(metas: &[&FileMeta<'_>], t: &TableInput, limit: Option<usiz
         let cells: Vec<String> = keep
             .iter()
             .map(|&i| {
-                let pad = " ".repeat(widths[i] - r[i].chars().count());
+                let pad = " ".repeat(widths[i] - crate::view::width::shown(&r[i]));
                 if right(i) {
                     format!("{pad}{}", r[i])
                 } else {

@@ -235,13 +235,7 @@ pub fn render(
         .collect();
     let keep = width::cut_then_drop(&cuts, &mut table, &DROP_ORDER, columns);
     let width: Vec<usize> = (0..cols.len())
-        .map(|i| {
-            table
-                .iter()
-                .map(|r| r[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
+        .map(|i| table.iter().map(|r| width::shown(&r[i])).max().unwrap_or(0))
         .collect();
     let colour = crate::view::colour::enabled();
     let mut out = String::new();
@@ -256,7 +250,7 @@ pub fn render(
             .iter()
             .map(|&i| {
                 let c = &r[i];
-                let pad = " ".repeat(width[i] - c.chars().count());
+                let pad = " ".repeat(width[i] - width::shown(c));
                 if cols[i].left {
                     format!("{c}{pad}")
                 } else {
