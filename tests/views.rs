@@ -299,6 +299,39 @@ fn views_measure_wide_characters_in_columns() {
     );
 }
 
+/// pi-usage's table leaves out no key of its grouping to fit the width: with `--by project`
+/// the project is what tells the rows apart (beside a session it is only information, and
+/// goes), and the total row keeps its `Total`.
+#[test]
+fn pi_usage_table_keeps_the_keys_of_its_grouping() {
+    let wide = fixture_str("views-wide-characters.jsonl");
+    let huge = fixture_str("usage-huge-sums.jsonl");
+    let basic = fixture_str("usage-basic.jsonl");
+    let at_40 = |args: &[&str]| {
+        cmd("pi-usage")
+            .args(["--table", "--color", "never"])
+            .args(args)
+            .env("COLUMNS", "40")
+            .ok()
+            .out()
+    };
+    let t = at_40(&["--by", "project,model", "--total", &wide]);
+    let lines: Vec<&str> = t.lines().collect();
+    assert!(lines[0].starts_with("Project  "), "{t}");
+    assert!(lines[2].starts_with("/home/li/"), "{t}");
+    assert!(lines[4].starts_with("Total  "), "{t}");
+    // Numbers too wide for 40 columns: the table is wider, and still says whose they are.
+    let t = at_40(&["--by", "project", &huge, &basic]);
+    assert!(t.lines().any(|l| l.starts_with("/home/u/proj ")), "{t}");
+    // Beside a session, the project is left out first among the labels.
+    let t = at_40(&[&wide]);
+    assert!(
+        t.contains("not shown, to fit COLUMNS:") && t.contains("Project"),
+        "{t}"
+    );
+    assert!(!t.lines().next().unwrap().contains("Project"), "{t}");
+}
+
 /// Runs `command` (a shell command line) on a new terminal: `script` from util-linux, else a
 /// tmux session; `None` (with a note) when neither is installed.
 fn on_terminal(command: &str) -> Option<String> {

@@ -233,7 +233,13 @@ pub fn render(
             keep_end: c.keep_end,
         })
         .collect();
-    let keep = width::cut_then_drop(&cuts, &mut table, &DROP_ORDER, columns);
+    // A key of the grouping is never left out: without it the rows could not be told apart.
+    // Project is one with `--by project`, and only shown beside the session otherwise.
+    let drop_order: Vec<&str> = DROP_ORDER
+        .into_iter()
+        .filter(|&head| head != "Project" || !dims.contains(&Dim::Project))
+        .collect();
+    let keep = width::cut_then_drop(&cuts, &mut table, &drop_order, columns);
     let width: Vec<usize> = (0..cols.len())
         .map(|i| table.iter().map(|r| width::shown(&r[i])).max().unwrap_or(0))
         .collect();
