@@ -229,25 +229,27 @@ fn the_tables_fit_the_width() {
             assert!(t.lines().next().unwrap().ends_with("Cost"), "{t}");
         }
     }
-    // At 160 only the three rarest counts go; the models are cut first.
+    // At 160 only the three rarest counts go, and the models are cut only as far as the
+    // width then needs (not to their narrowest, 12 columns).
     assert!(
         wide.contains(
             "not shown, to fit COLUMNS: Summaries, Usage entries, Tool results (--json has every field)"
         ),
         "{wide}"
     );
-    assert!(wide.contains("claude-sonn…"), "{wide}");
+    assert!(wide.contains("  claude-sonnet-4-5, …  "), "{wide}");
+    assert_eq!(widest(&wide), 160, "{wide}");
     let t80 = table_at(80, &[&files[0], &files[1], &files[2]]);
     assert_eq!(
         t80,
         "\
-Session  First             Models        Project       Total tokens     Cost
--------  ----------------  ------------  ------------  ------------  -------
-s-days   2026-02-28 23:30  claude-sonn…  /home/u/proj        11,116  $0.0050
-s-later  2026-03-05 10:00  gpt-5         /home/u/proj       100,001  $0.0010
-s-basic  2026-05-01 10:00  claude-sonn…  /home/u/proj         3,015  $0.6000
--------  ----------------  ------------  ------------  ------------  -------
-Total                                                       114,132  $0.6060
+Session  First             Models            Project       Total tokens     Cost
+-------  ----------------  ----------------  ------------  ------------  -------
+s-days   2026-02-28 23:30  claude-sonnet-4…  /home/u/proj        11,116  $0.0050
+s-later  2026-03-05 10:00  gpt-5             /home/u/proj       100,001  $0.0010
+s-basic  2026-05-01 10:00  claude-sonnet-4…  /home/u/proj         3,015  $0.6000
+-------  ----------------  ----------------  ------------  ------------  -------
+Total                                                           114,132  $0.6060
 not shown, to fit COLUMNS: Last, Assistant msgs, Summaries, Usage entries, Tool
   results, Input, Output, Cache read, Cache write (--json has every field)
 "

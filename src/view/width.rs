@@ -108,10 +108,12 @@ pub struct Cut {
 }
 
 /// Fits a plain text table (`rows`, the heads first, columns two blanks apart) to `limit`
-/// columns: the cells of the column that may be cut and is widest are cut first, each to
-/// no less than its `min`, until the table fits or nothing more can be cut; then columns are
-/// left out in `drop_order` (by head) until it fits. The indexes of the columns kept, in
-/// order. pi-usage's and pi-sessions' tables fit this way (their man pages state each order).
+/// columns: columns are left out in `drop_order` (by head) while the others would not fit
+/// even with the cells of those that may be cut cut to their `min`; then the cells of the
+/// widest column that may be cut are cut, never below its `min` (nor its head, which is not
+/// cut), until the table fits, so a column kept is cut no more than the width needs. The
+/// indexes of the columns kept, in order. pi-usage's and pi-sessions' tables fit this way
+/// (their man pages state each order).
 pub fn cut_then_drop(
     cols: &[Cut],
     rows: &mut [Vec<String>],
@@ -124,25 +126,35 @@ pub fn cut_then_drop(
     };
     let width_of =
         |rows: &[Vec<String>], i: usize| rows.iter().map(|r| shown(&r[i])).max().unwrap_or(0);
-    let total = |rows: &[Vec<String>], keep: &[usize]| {
-        keep.iter().map(|&i| width_of(rows, i)).sum::<usize>() + 2 * keep.len().saturating_sub(1)
+    // The narrowest column `i` gets: its `min` and its head, or its width if it is never cut.
+    let floor = |rows: &[Vec<String>], i: usize| match cols[i].min {
+        0 => width_of(rows, i),
+        min => width_of(rows, i).min(min.max(rows.first().map_or(0, |h| shown(&h[i])))),
     };
-    while total(rows, &keep) > limit {
-        let widest = (0..cols.len())
-            .filter(|&i| cols[i].min > 0 && width_of(rows, i) > cols[i].min)
-            .max_by_key(|&i| width_of(rows, i));
-        let Some(i) = widest else { break };
-        let over = total(rows, &keep) - limit;
-        let to = width_of(rows, i).saturating_sub(over).max(cols[i].min);
-        for r in rows.iter_mut().skip(1) {
-            r[i] = cut_keeping(&r[i], to, cols[i].keep_end);
-        }
-    }
+    let gaps = |keep: &[usize]| 2 * keep.len().saturating_sub(1);
     for name in drop_order {
-        if total(rows, &keep) <= limit {
+        let need = keep.iter().map(|&i| floor(rows, i)).sum::<usize>() + gaps(&keep);
+        if need <= limit {
             break;
         }
         keep.retain(|&i| cols[i].head != *name);
+    }
+    loop {
+        let total = keep.iter().map(|&i| width_of(rows, i)).sum::<usize>() + gaps(&keep);
+        let widest = keep
+            .iter()
+            .copied()
+            .filter(|&i| width_of(rows, i) > floor(rows, i))
+            .max_by_key(|&i| width_of(rows, i));
+        let (true, Some(i)) = (total > limit, widest) else {
+            break;
+        };
+        let to = width_of(rows, i)
+            .saturating_sub(total - limit)
+            .max(floor(rows, i));
+        for r in rows.iter_mut().skip(1) {
+            r[i] = cut_keeping(&r[i], to, cols[i].keep_end);
+        }
     }
     keep
 }
@@ -179,6 +191,50 @@ mod tests {
         assert_eq!(super::cut("éééé", 2), "é…");
         assert_eq!(super::wrap("aa bb cc\nd\n", 5), "aa bb\n  cc\nd\n");
         assert_eq!(super::wrap("abcdefgh ij\n", 4), "abcdefgh\n  ij\n");
+    }
+
+    /// A column is left out before the others are cut below what the width leaves them: the
+    /// column kept takes the room the one left out gave back.
+    #[test]
+    fn columns_kept_are_cut_only_as_far_as_the_width_needs() {
+        use super::{cut_then_drop, shown, Cut};
+        let cols = [
+            Cut {
+                head: "id",
+                min: 0,
+                keep_end: false,
+            },
+            Cut {
+                head: "text",
+                min: 5,
+                keep_end: false,
+            },
+            Cut {
+                head: "more",
+                min: 0,
+                keep_end: false,
+            },
+        ];
+        let text = "项目 and thirty columns of it!"; // 30 columns
+        let mut rows = vec![
+            vec!["id".to_string(), "text".into(), "more".into()],
+            vec!["a1".into(), text.into(), "twenty columns here!".into()],
+        ];
+        assert_eq!(shown(text), 30);
+        let keep = cut_then_drop(&cols, &mut rows, &["more"], Some(30));
+        assert_eq!(keep, [0, 1]);
+        assert_eq!(rows[1][1], "项目 and thirty columns o…");
+        // Nothing left out when the cut alone fits; nothing cut without a width.
+        let mut rows2 = rows.clone();
+        rows2[1][1] = text.into();
+        assert_eq!(
+            cut_then_drop(&cols, &mut rows2, &["more"], Some(33)),
+            [0, 1, 2]
+        );
+        assert_eq!(shown(&rows2[1][1]), 7);
+        rows2[1][1] = text.into();
+        assert_eq!(cut_then_drop(&cols, &mut rows2, &["more"], None), [0, 1, 2]);
+        assert_eq!(rows2[1][1], text);
     }
 
     /// Widths are columns: a wide character takes two, a combining mark none, and a cut never
