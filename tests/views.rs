@@ -299,6 +299,60 @@ fn views_measure_wide_characters_in_columns() {
     );
 }
 
+/// pi-replay's text wraps to the width and keeps each line's indentation: prose at blanks,
+/// code and output where the width ends behind their `│ `, so nothing is lost; in a pipe
+/// without COLUMNS no line is wrapped.
+#[test]
+fn pi_replay_text_wraps_to_the_width() {
+    let f = fixture_str("replay-every-kind.jsonl");
+    let text = ["--format", "text", f.as_str()];
+    check_view("pi-replay", &text, &["Tool call: bash", "│ cargo test"]);
+    let wide = fixture_str("views-wide-characters.jsonl");
+    check_view(
+        "pi-replay",
+        &["--format", "text", &wide],
+        &["请帮我修复构建错误"],
+    );
+    let whole = cmd("pi-replay")
+        .args(["--color", "never"])
+        .args(text)
+        .env_remove("COLUMNS")
+        .ok()
+        .out();
+    let at_60 = cmd("pi-replay")
+        .args(["--color", "never"])
+        .args(text)
+        .env("COLUMNS", "60")
+        .ok()
+        .out();
+    let long = whole
+        .lines()
+        .find(|l| l.starts_with("  │ {\"type\":\"future_entry\"") && columns(l) > 60)
+        .expect("the unknown entry's JSON on one line");
+    // Its pieces at 60 columns, each behind the same `│ `, make the line again.
+    let start = at_60
+        .lines()
+        .position(|l| l.starts_with("  │ {\"type\":\"future_entry\""))
+        .unwrap();
+    let mut joined = String::from("  │ ");
+    for l in at_60.lines().skip(start) {
+        let Some(piece) = l.strip_prefix("  │ ") else {
+            break;
+        };
+        joined.push_str(piece);
+    }
+    assert_eq!(joined, long, "{at_60}");
+    // Prose goes on under its own indentation.
+    let totals = at_60
+        .lines()
+        .position(|l| l.starts_with("totals: "))
+        .unwrap();
+    assert!(
+        at_60.lines().nth(totals + 1).unwrap().starts_with("  "),
+        "{at_60}"
+    );
+}
+
 /// pi-usage's table leaves out no key of its grouping to fit the width: with `--by project`
 /// the project is what tells the rows apart (beside a session it is only information, and
 /// goes), and the total row keeps its `Total`.

@@ -98,6 +98,25 @@ pub fn cut_keeping(s: &str, max: usize, keep_end: bool) -> String {
     format!("…{kept}")
 }
 
+/// `s` in pieces of at most `max` columns (at least one character each), in order: a line
+/// wrapped where the width ends, blanks kept.
+pub fn pieces(s: &str, max: usize) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut used) = (0, 0);
+    for (i, c) in s.char_indices() {
+        let w = char_shown(c);
+        if used + w > max && i > start {
+            out.push(&s[start..i]);
+            (start, used) = (i, 0);
+        }
+        used += w;
+    }
+    if start < s.len() || out.is_empty() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
 /// How a column of a plain text table may be narrowed: its cells cut to no fewer than `min`
 /// columns (0: never cut), keeping their end or their start.
 #[derive(Debug, Clone, Copy)]
@@ -254,6 +273,9 @@ mod tests {
         assert_eq!(cut_keeping("/home/项目/应用", 5, true), "…应用");
         assert_eq!(cut_keeping("项目应用", 6, false), "项目…");
         assert_eq!(wrap("项目 应用 网页\n", 9), "项目 应用\n  网页\n");
+        assert_eq!(super::pieces("项目ab c", 3), ["项", "目a", "b c"]);
+        assert_eq!(super::pieces("项", 1), ["项"]);
+        assert_eq!(super::pieces("", 5), [""]);
         for max in 1..12 {
             for s in ["项目应用程序", "a项b目c", "/home/li/项目/网页应用"] {
                 assert!(shown(&cut(s, max)) <= max, "{s} at {max}");
