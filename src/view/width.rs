@@ -181,22 +181,15 @@ pub fn cut_then_drop(
 /// `text`'s lines wrapped at spaces to `max` columns (a word longer than that stays whole);
 /// continuation lines are indented by two spaces.
 pub fn wrap(text: &str, max: usize) -> String {
+    let options = textwrap::Options::new(max)
+        .subsequent_indent("  ")
+        .break_words(false);
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
-        let mut len = 0;
-        for (i, word) in line.split(' ').enumerate() {
-            let n = shown(word);
-            if i > 0 && len + 1 + n > max {
-                out.push_str("\n  ");
-                len = 2;
-            } else if i > 0 {
-                out.push(' ');
-                len += 1;
-            }
-            out.push_str(word);
-            len += n;
+        for piece in textwrap::wrap(line, &options) {
+            out.push_str(&piece);
+            out.push('\n');
         }
-        out.push('\n');
     }
     out
 }
