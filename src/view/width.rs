@@ -102,17 +102,50 @@ pub fn cut_keeping(s: &str, max: usize, keep_end: bool) -> String {
 /// wrapped where the width ends, blanks kept.
 pub fn pieces(s: &str, max: usize) -> Vec<&str> {
     let mut out = Vec::new();
-    let (mut start, mut used) = (0, 0);
+    let (mut start, mut used, mut base) = (0, 0, 0);
     for (i, c) in s.char_indices() {
         let w = char_shown(c);
+        if w == 0 && i > start {
+            // A sequence may be wider than its characters (an emoji's presentation selector
+            // makes `⚠` two columns): measure the piece as it is shown; when the sequence no
+            // longer fits, it starts the next piece with its base character.
+            let end = i + c.len_utf8();
+            used = shown(&s[start..end]);
+            if used > max && base > start {
+                out.push(&s[start..base]);
+                start = base;
+                used = shown(&s[start..end]);
+            }
+            continue;
+        }
         if used + w > max && i > start {
             out.push(&s[start..i]);
             (start, used) = (i, 0);
         }
         used += w;
+        base = i;
     }
     if start < s.len() || out.is_empty() {
         out.push(&s[start..]);
+    }
+    out
+}
+
+/// `text` wrapped at blanks to `max` columns by textwrap; a piece that textwrap, measuring
+/// character by character, let past `max` (an emoji sequence is wider than its characters)
+/// is cut again where the width ends.
+pub fn wrap_words(text: &str, max: usize) -> Vec<std::borrow::Cow<'_, str>> {
+    let mut out = Vec::new();
+    for piece in textwrap::wrap(text, max) {
+        if shown(&piece) <= max {
+            out.push(piece);
+        } else {
+            out.extend(
+                pieces(&piece, max)
+                    .into_iter()
+                    .map(|p| p.to_string().into()),
+            );
+        }
     }
     out
 }
@@ -269,6 +302,15 @@ mod tests {
         assert_eq!(super::pieces("项目ab c", 3), ["项", "目a", "b c"]);
         assert_eq!(super::pieces("项", 1), ["项"]);
         assert_eq!(super::pieces("", 5), [""]);
+        // `⚠` followed by the emoji selector is two columns, not one.
+        assert_eq!(super::pieces("ab⚠\u{fe0f}c", 3), ["ab", "⚠\u{fe0f}c"]);
+        assert_eq!(super::pieces("a⚠\u{fe0f}c", 3), ["a⚠\u{fe0f}", "c"]);
+        let warn = "x ⚠\u{fe0f}⚠\u{fe0f}⚠\u{fe0f} y";
+        for max in 3..10 {
+            for p in super::wrap_words(warn, max) {
+                assert!(shown(&p) <= max, "{p:?} at {max}");
+            }
+        }
         for max in 1..12 {
             for s in ["项目应用程序", "a项b目c", "/home/li/项目/网页应用"] {
                 assert!(shown(&cut(s, max)) <= max, "{s} at {max}");

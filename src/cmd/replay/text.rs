@@ -54,7 +54,7 @@ impl Style {
         });
         let pieces: Vec<std::borrow::Cow<'_, str>> = match (room, wrap) {
             (Some(room), _) if width::shown(text) <= room => vec![text.into()],
-            (Some(room), Wrap::Words) => textwrap::wrap(text, room),
+            (Some(room), Wrap::Words) => width::wrap_words(text, room),
             (Some(room), Wrap::Columns) => width::pieces(text, room)
                 .into_iter()
                 .map(Into::into)
