@@ -176,39 +176,56 @@ pub fn cut_then_drop(
     let Some(limit) = limit else {
         return keep;
     };
-    let width_of =
-        |rows: &[Vec<String>], i: usize| rows.iter().map(|r| shown(&r[i])).max().unwrap_or(0);
-    // The narrowest column `i` gets: its `min` and its head, or its width if it is never cut.
-    let floor = |rows: &[Vec<String>], i: usize| match cols[i].min {
-        0 => width_of(rows, i),
-        min => width_of(rows, i).min(min.max(rows.first().map_or(0, |h| shown(&h[i])))),
+    let mut widths: Vec<usize> = (0..cols.len()).map(|i| column_width(rows, i)).collect();
+    // The narrowest each column gets: its `min` and its head, or its width if it is never cut.
+    let floors: Vec<usize> = (0..cols.len())
+        .map(|i| match cols[i].min {
+            0 => widths[i],
+            min => widths[i].min(min.max(rows.first().map_or(0, |h| shown(&h[i])))),
+        })
+        .collect();
+    let total = |of: &[usize], keep: &[usize]| {
+        keep.iter().map(|&i| of[i]).sum::<usize>() + 2 * keep.len().saturating_sub(1)
     };
-    let gaps = |keep: &[usize]| 2 * keep.len().saturating_sub(1);
     for name in drop_order {
-        let need = keep.iter().map(|&i| floor(rows, i)).sum::<usize>() + gaps(&keep);
-        if need <= limit {
+        if total(&floors, &keep) <= limit {
             break;
         }
         keep.retain(|&i| cols[i].head != *name);
     }
     loop {
-        let total = keep.iter().map(|&i| width_of(rows, i)).sum::<usize>() + gaps(&keep);
+        let over = total(&widths, &keep).saturating_sub(limit);
         let widest = keep
             .iter()
             .copied()
-            .filter(|&i| width_of(rows, i) > floor(rows, i))
-            .max_by_key(|&i| width_of(rows, i));
-        let (true, Some(i)) = (total > limit, widest) else {
+            .filter(|&i| widths[i] > floors[i])
+            .max_by_key(|&i| widths[i]);
+        let (true, Some(i)) = (over > 0, widest) else {
             break;
         };
-        let to = width_of(rows, i)
-            .saturating_sub(total - limit)
-            .max(floor(rows, i));
+        let to = widths[i].saturating_sub(over).max(floors[i]);
         for r in rows.iter_mut().skip(1) {
             r[i] = cut_keeping(&r[i], to, cols[i].keep_end);
         }
+        widths[i] = column_width(rows, i);
     }
     keep
+}
+
+/// The width of column `i` of a plain text table: its widest cell, in columns.
+pub fn column_width(rows: &[Vec<String>], i: usize) -> usize {
+    rows.iter().map(|r| shown(&r[i])).max().unwrap_or(0)
+}
+
+/// `cell` padded with blanks to `width` columns, on its right (`left`: aligned left) or its
+/// left.
+pub fn aligned(cell: &str, width: usize, left: bool) -> String {
+    let pad = " ".repeat(width.saturating_sub(shown(cell)));
+    if left {
+        format!("{cell}{pad}")
+    } else {
+        format!("{pad}{cell}")
+    }
 }
 
 /// `text`'s lines wrapped at spaces to `max` columns (a word longer than that stays whole);

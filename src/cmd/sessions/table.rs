@@ -124,13 +124,6 @@ fn row(m: &FileMeta<'_>, usage: Option<&FileCells>, t: &TableInput) -> Vec<Strin
     ]
 }
 
-fn width_of(rows: &[Vec<String>], i: usize) -> usize {
-    rows.iter()
-        .map(|r| crate::view::width::shown(&r[i]))
-        .max()
-        .unwrap_or(0)
-}
-
 /// The table of `metas` (`t.usage[i]` holds pi-usage's cells for `metas[i]`), `limit`
 /// columns wide at most when it can be (`None`: no limit).
 pub(super) fn render(metas: &[&FileMeta<'_>], t: &TableInput, limit: Option<usize>) -> String {
@@ -150,21 +143,16 @@ pub(super) fn render(metas: &[&FileMeta<'_>], t: &TableInput, limit: Option<usiz
         }
     });
     let keep = crate::view::width::cut_then_drop(&cuts, &mut rows, &DROP_ORDER, limit);
-    let widths: Vec<usize> = (0..HEADINGS.len()).map(|i| width_of(&rows, i)).collect();
+    let widths: Vec<usize> = (0..HEADINGS.len())
+        .map(|i| crate::view::width::column_width(&rows, i))
+        .collect();
     let right = |i: usize| matches!(HEADINGS[i], "Size" | "Messages" | "Cost");
     let colour = crate::view::colour::enabled();
     let mut out = String::new();
     for (ri, r) in rows.iter().enumerate() {
         let cells: Vec<String> = keep
             .iter()
-            .map(|&i| {
-                let pad = " ".repeat(widths[i] - crate::view::width::shown(&r[i]));
-                if right(i) {
-                    format!("{pad}{}", r[i])
-                } else {
-                    format!("{}{pad}", r[i])
-                }
-            })
+            .map(|&i| crate::view::width::aligned(&r[i], widths[i], !right(i)))
             .collect();
         // The heads in bold (painted after the widths are measured), as pi-usage's.
         let paint = if ri == 0 {

@@ -241,7 +241,7 @@ pub fn render(
         .collect();
     let keep = width::cut_then_drop(&cuts, &mut table, &drop_order, columns);
     let width: Vec<usize> = (0..cols.len())
-        .map(|i| table.iter().map(|r| width::shown(&r[i])).max().unwrap_or(0))
+        .map(|i| width::column_width(&table, i))
         .collect();
     let colour = crate::view::colour::enabled();
     let mut out = String::new();
@@ -254,15 +254,7 @@ pub fn render(
         }
         let cells: Vec<String> = keep
             .iter()
-            .map(|&i| {
-                let c = &r[i];
-                let pad = " ".repeat(width[i] - width::shown(c));
-                if cols[i].left {
-                    format!("{c}{pad}")
-                } else {
-                    format!("{pad}{c}")
-                }
-            })
+            .map(|&i| width::aligned(&r[i], width[i], cols[i].left))
             .collect();
         let line = cells.join("  ");
         // The heads and the total row in bold, painted after the widths are measured.
