@@ -135,6 +135,23 @@ fn pi_tools_table_fits_every_width_and_highlights_errors() {
         bash.split_whitespace().collect::<Vec<_>>(),
         ["bash", "2", "1", "0", "1.5s"]
     );
+    // A call with no result has no duration: its total time is unknown, not zero.
+    let find = wide.lines().rfind(|l| l.starts_with("find ")).unwrap();
+    assert_eq!(
+        find.split_whitespace().collect::<Vec<_>>(),
+        ["find", "1", "0", "1", "-"]
+    );
+    // A session without tool calls says so instead of showing nothing.
+    let none = cmd("pi-tools")
+        .args([
+            "--table",
+            "--color",
+            "never",
+            &fixture_str("branched.jsonl"),
+        ])
+        .ok()
+        .out();
+    assert_eq!(none, "No tool calls.\n");
     // Errors are red and bold; the status of a good call is not painted.
     let coloured = cmd("pi-tools")
         .args(["--table", "--color", "always", &f])
@@ -178,6 +195,30 @@ fn pi_compactions_table_fits_every_width() {
     );
 }
 
+/// The first kept entry is one line wherever it is shown: the evidence wraps, it does not.
+#[test]
+fn pi_compactions_first_kept_is_never_wrapped() {
+    let f = fixture_str("compaction-branches.jsonl");
+    let mut shown = 0;
+    for width in [60, 70, 80, 90, 100, 160] {
+        let t = cmd("pi-compactions")
+            .args(["--table", "--color", "never", &f])
+            .env("COLUMNS", width.to_string())
+            .ok()
+            .out();
+        if t.contains("first kept  ") {
+            shown += 1;
+            assert!(t.contains("a3 (line 4)"), "at {width}:\n{t}");
+        } else {
+            assert!(
+                t.contains("left out to fit:") && t.contains("first kept)"),
+                "{t}"
+            );
+        }
+    }
+    assert!(shown >= 3, "first kept shown at {shown} widths");
+}
+
 #[test]
 fn pi_branch_outline_and_tree_fit_every_width() {
     let f = fixture_str("compaction-branches.jsonl");
@@ -219,6 +260,38 @@ fn pi_branch_outline_and_tree_fit_every_width() {
     }
 }
 
+/// The tree's `← leaf` marks are the leaves `--info` counts at every width: a long entry is
+/// cut before its mark, never the mark (without colour it alone says which leaf is active).
+#[test]
+fn pi_branch_tree_keeps_its_leaf_marks_at_every_width() {
+    for name in [
+        "branched.jsonl",
+        "pi16-branched-session.jsonl",
+        "views-wide-characters.jsonl",
+        "redact-everything.jsonl",
+    ] {
+        let f = fixture_str(name);
+        let info = cmd("pi-branch").args(["--info", &f]).ok().out();
+        let leaves: usize = info
+            .split("\"leaves\":")
+            .nth(1)
+            .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: no leaves in {info}"));
+        for width in [40, 42, 45, 50, 60, 80] {
+            let tree = cmd("pi-branch")
+                .args(["--tree", "--color", "never", &f])
+                .env("COLUMNS", width.to_string())
+                .ok()
+                .out();
+            let what = format!("{name} at {width}:\n{tree}");
+            assert_eq!(tree.matches("  ← leaf (active)").count(), 1, "{what}");
+            assert_eq!(tree.matches("  ← leaf").count(), leaves, "{what}");
+            assert!(tree.lines().all(|l| columns(l) <= width), "{what}");
+        }
+    }
+}
+
 #[test]
 fn pi_usage_tables_fit_every_width() {
     let f = fixture_str("usage-since-days.jsonl");
@@ -252,7 +325,8 @@ fn views_measure_wide_characters_in_columns() {
     check_view(
         "pi-usage",
         &[&by[..], &[f.as_str()]].concat(),
-        &["/home/li/项"],
+        // Cut, a project keeps its end: its own folder.
+        &["网页应用"],
     );
     check_view(
         "pi-sessions",
@@ -372,7 +446,7 @@ fn pi_usage_table_keeps_the_keys_of_its_grouping() {
     let t = at_40(&["--by", "project,model", "--total", &wide]);
     let lines: Vec<&str> = t.lines().collect();
     assert!(lines[0].starts_with("Project  "), "{t}");
-    assert!(lines[2].starts_with("/home/li/"), "{t}");
+    assert!(lines[2].starts_with("…目/网页应用 "), "{t}");
     assert!(lines[4].starts_with("Total  "), "{t}");
     // Numbers too wide for 40 columns: the table is wider, and still says whose they are.
     let t = at_40(&["--by", "project", &huge, &basic]);
@@ -384,6 +458,73 @@ fn pi_usage_table_keeps_the_keys_of_its_grouping() {
         "{t}"
     );
     assert!(!t.lines().next().unwrap().contains("Project"), "{t}");
+}
+
+/// Rows never look alike for being cut: a key of the grouping (model, project, session) is
+/// cut no further than its different values stay different, counts that are zero in every
+/// row are left out first, and the note says which those were.
+#[test]
+fn pi_usage_table_rows_stay_told_apart_when_cut() {
+    let dir = TempDir::new("usage-keys");
+    let mut files = Vec::new();
+    for (n, (cwd, model)) in [
+        ("/home/u/work/client-alpha/app", "claude-opus-4-5-20251101"),
+        ("/home/u/work/client-beta/app", "claude-opus-4-7-20251201"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let session = format!(
+            concat!(
+                r#"{{"type":"session","version":3,"id":"s-{n}","timestamp":"2026-05-01T09:59:00.000Z","cwd":"{cwd}"}}"#,
+                "\n",
+                r#"{{"type":"message","id":"a{n}","parentId":null,"timestamp":"2026-05-01T10:00:05.000Z","message":{{"role":"assistant","content":[],"provider":"anthropic","model":"{model}","usage":{{"input":123456,"output":654321,"cacheRead":1234567,"cacheWrite":7654321,"totalTokens":9666665,"cost":{{"total":12.5}}}},"stopReason":"stop","timestamp":1777629605000}}}}"#,
+                "\n"
+            ),
+            n = n,
+            cwd = cwd,
+            model = model
+        );
+        files.push(dir.write(&format!("s{n}.jsonl"), session));
+    }
+    for (by, want) in [
+        (
+            "model",
+            ["claude-opus-4-5-20251101", "claude-opus-4-7-20251201"],
+        ),
+        ("project", ["alpha/app", "beta/app"]),
+    ] {
+        for width in [40, 60, 80, 132] {
+            let t = cmd("pi-usage")
+                .args(["--table", "--color", "never", "--by", by])
+                .args(&files)
+                .env("COLUMNS", width.to_string())
+                .ok()
+                .out();
+            let rows: Vec<&str> = t.lines().skip(2).take(2).collect();
+            let what = format!("--by {by} at {width}:\n{t}");
+            for w in want {
+                // Cut, a value still holds the part that tells it from the other.
+                let part = if by == "model" { &w[..15] } else { w };
+                assert!(rows.iter().any(|r| r.contains(part)), "{part}: {what}");
+            }
+            if width < 132 {
+                assert!(
+                    t.replace("\n  ", " ")
+                        .contains("Summaries, Usage entries, Tool results (zero in every row)"),
+                    "{what}"
+                );
+            }
+        }
+    }
+    // Where the width allows, zero columns go and the key is whole.
+    let t = cmd("pi-usage")
+        .args(["--table", "--color", "never", "--by", "project"])
+        .args(&files)
+        .env("COLUMNS", "132")
+        .ok()
+        .out();
+    assert!(t.contains("/home/u/work/client-alpha/app "), "{t}");
 }
 
 /// Runs `command` (a shell command line) on a new terminal: `script` from util-linux, else a

@@ -70,6 +70,20 @@ pub fn cut(s: &str, max: usize) -> String {
     format!("{kept}…")
 }
 
+/// `body` then `tail` in `max` columns: `body` is cut to leave `tail` whole (a mark that says
+/// what the line is, such as `← leaf`), unless `max` leaves `body` fewer than 2 columns; then
+/// the whole is cut.
+pub fn cut_before(body: &str, tail: &str, max: usize) -> String {
+    let room = max.saturating_sub(shown(tail));
+    if shown(body) <= room {
+        return format!("{body}{tail}");
+    }
+    if room < 2 {
+        return cut(&format!("{body}{tail}"), max);
+    }
+    format!("{}{tail}", cut(body, room))
+}
+
 /// `s` cut to `max` columns (0: not cut) with `…`, keeping its end (`keep_end`: an id's
 /// random part, a path's last folder) or its start.
 pub fn cut_keeping(s: &str, max: usize, keep_end: bool) -> String {
@@ -151,21 +165,30 @@ pub fn wrap_words(text: &str, max: usize) -> Vec<std::borrow::Cow<'_, str>> {
 }
 
 /// How a column of a plain text table may be narrowed: its cells cut to no fewer than `min`
-/// columns (0: never cut), keeping their end or their start.
+/// columns (0: never cut), keeping their end or their start. A `key` column (what tells the
+/// rows apart: the grouping's labels) is cut no further than its different cells stay
+/// different.
 #[derive(Debug, Clone, Copy)]
 pub struct Cut {
     pub head: &'static str,
     pub min: usize,
     pub keep_end: bool,
+    pub key: bool,
+    /// Its cells say nothing (every count zero): when the table does not fit whole, it is
+    /// left out before any other is cut, if it is in the drop order.
+    pub blank: bool,
 }
 
 /// Fits a plain text table (`rows`, the heads first, columns two blanks apart) to `limit`
-/// columns: columns are left out in `drop_order` (by head) while the others would not fit
-/// even with the cells of those that may be cut cut to their `min`; then the cells of the
-/// widest column that may be cut are cut, never below its `min` (nor its head, which is not
-/// cut), until the table fits, so a column kept is cut no more than the width needs. The
-/// indexes of the columns kept, in order. pi-usage's and pi-sessions' tables fit this way
-/// (their man pages state each order).
+/// columns: blank columns of `drop_order` are left out when the table does not fit whole;
+/// then columns are left out in `drop_order` (by head) while the others would not fit
+/// even with the cells of those that may be cut cut to their floor; then the cells of the
+/// widest column that may be cut are cut, never below its floor, until the table fits, so a
+/// column kept is cut no more than the width needs. A column's floor is its `min` and its
+/// head (which is not cut); a key column's is also the narrowest at which no two of its
+/// different cells are cut alike, so rows never look the same for being cut. The indexes of
+/// the columns kept, in order. pi-usage's and pi-sessions' tables fit this way (their man
+/// pages state each order).
 pub fn cut_then_drop(
     cols: &[Cut],
     rows: &mut [Vec<String>],
@@ -181,12 +204,22 @@ pub fn cut_then_drop(
     let floors: Vec<usize> = (0..cols.len())
         .map(|i| match cols[i].min {
             0 => widths[i],
-            min => widths[i].min(min.max(rows.first().map_or(0, |h| shown(&h[i])))),
+            min => {
+                let floor = widths[i].min(min.max(rows.first().map_or(0, |h| shown(&h[i]))));
+                if cols[i].key {
+                    distinct_from(rows, i, floor, widths[i], cols[i].keep_end)
+                } else {
+                    floor
+                }
+            }
         })
         .collect();
     let total = |of: &[usize], keep: &[usize]| {
         keep.iter().map(|&i| of[i]).sum::<usize>() + 2 * keep.len().saturating_sub(1)
     };
+    if total(&widths, &keep) > limit {
+        keep.retain(|&i| !(cols[i].blank && drop_order.contains(&cols[i].head)));
+    }
     for name in drop_order {
         if total(&floors, &keep) <= limit {
             break;
@@ -210,6 +243,34 @@ pub fn cut_then_drop(
         widths[i] = column_width(rows, i);
     }
     keep
+}
+
+/// The narrowest width from `lo` to `hi` at which column `i`'s different cells (the heads
+/// aside) are still different once cut to it. Cut alike at one width, two cells are cut alike
+/// at every narrower one, so the width is searched by halves.
+fn distinct_from(
+    rows: &[Vec<String>],
+    i: usize,
+    mut lo: usize,
+    mut hi: usize,
+    keep_end: bool,
+) -> usize {
+    let distinct = |w: usize| {
+        let mut seen: std::collections::HashMap<String, &str> = std::collections::HashMap::new();
+        rows.iter().skip(1).all(|r| {
+            let cell = r[i].as_str();
+            *seen.entry(cut_keeping(cell, w, keep_end)).or_insert(cell) == cell
+        })
+    };
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if distinct(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
 }
 
 /// The width of column `i` of a plain text table: its widest cell, in columns.
@@ -246,6 +307,45 @@ pub fn wrap(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    /// A key column is cut no further than its different cells stay different; an other
+    /// column of the same cells is cut to its `min`, and a column is left out first.
+    #[test]
+    fn key_columns_stay_told_apart() {
+        use super::{cut_then_drop, Cut};
+        let cut = |head, key| Cut {
+            head,
+            min: 6,
+            keep_end: false,
+            key,
+            blank: false,
+        };
+        let cols = [cut("model", true), cut("other", false), cut("n", false)];
+        let rows = |n: &str| {
+            let mut r = vec![vec!["model".to_string(), "other".into(), n.into()]];
+            for m in ["claude-opus-4-5", "claude-opus-4-7", "gpt-5"] {
+                r.push(vec![m.into(), m.into(), "12345".into()]);
+            }
+            r
+        };
+        // The key needs all 15 columns, the other is cut to 6: 15 + 2 + 6 + 2 + 5 = 30.
+        let mut t = rows("n");
+        assert_eq!(cut_then_drop(&cols, &mut t, &["n"], Some(30)), [0, 1, 2]);
+        assert_eq!(t[1], ["claude-opus-4-5", "claud…", "12345"]);
+        assert_eq!(t[2][0], "claude-opus-4-7");
+        // Narrower: `n` is left out before the key is cut.
+        let mut t = rows("n");
+        assert_eq!(cut_then_drop(&cols, &mut t, &["n"], Some(25)), [0, 1]);
+        assert_eq!(t[1][0], "claude-opus-4-5");
+        // Cells that differ sooner are cut sooner, as far as they still differ.
+        let mut t = rows("n");
+        t[2][0] = "claude-sonnet".into();
+        assert_eq!(cut_then_drop(&cols, &mut t, &["n"], Some(17)), [0, 1]);
+        assert_eq!(
+            [&t[1][0], &t[2][0], &t[3][0]],
+            ["claude-o…", "claude-s…", "gpt-5"]
+        );
+    }
+
     #[test]
     fn cut_keeps_short_text_and_marks_a_cut() {
         assert_eq!(super::cut("abc", 3), "abc");
@@ -265,16 +365,22 @@ mod tests {
                 head: "id",
                 min: 0,
                 keep_end: false,
+                key: false,
+                blank: false,
             },
             Cut {
                 head: "text",
                 min: 5,
                 keep_end: false,
+                key: false,
+                blank: false,
             },
             Cut {
                 head: "more",
                 min: 0,
                 keep_end: false,
+                key: false,
+                blank: false,
             },
         ];
         let text = "项目 and thirty columns of it!"; // 30 columns

@@ -245,14 +245,18 @@ impl Drawing<'_> {
             }
             let i = run[k] as usize;
             let is_leaf = self.is_leaf[i];
-            let line = describe_entry(self.s, self.t, self.p, i, is_leaf, &mut self.buf, d);
+            let (line, mark) = describe_entry(self.s, self.t, self.p, i, is_leaf, &mut self.buf, d);
             // Cut first, then painted: abandoned entries dimmed, the active leaf in green.
             let paint = match (self.t.on_chain[i], self.t.leaf == Some(i as u32)) {
                 (_, true) => Paint::Good,
                 (true, false) => Paint::Plain,
                 (false, false) => Paint::Dim,
             };
-            let line = fit(format!("{prefix}{line}"), self.columns);
+            let line = format!("{prefix}{line}");
+            let line = match self.columns {
+                Some(c) => crate::view::width::cut_before(&line, mark, c),
+                None => line + mark,
+            };
             out.line(paint.apply(&line, self.colour).as_bytes())?;
             k += 1;
         }
@@ -309,7 +313,8 @@ impl Drawing<'_> {
     }
 }
 
-/// One entry's line: its mark, id, what it is, its label and whether it is a leaf.
+/// One entry's line: its mark, id, what it is and its label; and what it ends with, whether
+/// it is a leaf (kept whole when the line is cut).
 fn describe_entry(
     s: &EntryTable,
     t: &ResolvedTree,
@@ -318,7 +323,7 @@ fn describe_entry(
     is_leaf: bool,
     buf: &mut Vec<u8>,
     d: &mut Diags,
-) -> String {
+) -> (String, &'static str) {
     let entry = &s.entries[i];
     let mark = if t.on_chain[i] { '●' } else { '○' };
     let id = if entry.id < BAD {
@@ -335,12 +340,14 @@ fn describe_entry(
     if let Some((label, _)) = s.labels.get(&entry.id).filter(|_| entry.id < BAD) {
         line.push_str(&format!(" [{}]", sanitize(label)));
     }
-    if t.leaf == Some(i as u32) {
-        line.push_str("  ← leaf (active)");
+    let mark = if t.leaf == Some(i as u32) {
+        "  ← leaf (active)"
     } else if is_leaf {
-        line.push_str("  ← leaf");
-    }
-    line
+        "  ← leaf"
+    } else {
+        ""
+    };
+    (line, mark)
 }
 
 /// A string member's text (empty when absent or not a string), cut to [`TEXT_CHARS`].

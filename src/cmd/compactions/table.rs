@@ -4,7 +4,8 @@
 //! trigger and basis.
 //!
 //! The rows are read from the records pi-compactions writes, so the view says nothing they do
-//! not. Columns fit the width ([`crate::view::table`]): the evidence wraps; when the columns
+//! not. Columns fit the width ([`crate::view::table`]): the evidence wraps, the first kept
+//! entry never does; when the columns
 //! cannot fit they are left out in this order: first kept, line, time, basis, after, evidence
 //! (trigger and before always stay).
 
@@ -20,9 +21,8 @@ const COLUMNS: [Column; 8] = [
     Column::fixed("basis", Align::Left).drops(3),
     Column::fixed("before", Align::Right),
     Column::fixed("after", Align::Right).drops(2),
-    Column::fixed("first kept", Align::Left)
-        .shrinks(10)
-        .drops(6),
+    // One line, never wrapped: the first to go when the table does not fit.
+    Column::fixed("first kept", Align::Left).drops(6),
     Column::fixed("evidence", Align::Left).shrinks(16).drops(1),
 ];
 

@@ -140,6 +140,9 @@ pub(super) fn render(metas: &[&FileMeta<'_>], t: &TableInput, limit: Option<usiz
             head,
             min,
             keep_end,
+            // A file's session id tells its row apart.
+            key: head == "Session",
+            blank: false,
         }
     });
     let keep = crate::view::width::cut_then_drop(&cuts, &mut rows, &DROP_ORDER, limit);

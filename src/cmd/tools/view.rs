@@ -53,6 +53,8 @@ pub(super) struct NameCounts {
     errors: u64,
     no_result: u64,
     duration_ms: i64,
+    /// Records with a duration: with none, the total time is unknown (`-`), not zero.
+    timed: u64,
 }
 
 /// The counts per tool name, in name order.
@@ -64,6 +66,7 @@ impl NameCounts {
         self.errors += c.errors;
         self.no_result += c.no_result;
         self.duration_ms += c.duration_ms;
+        self.timed += c.timed;
     }
 }
 
@@ -171,13 +174,16 @@ fn count(summary: &mut Summary, r: &Value) {
         Some("no_result") => c.no_result += 1,
         _ => {}
     }
-    c.duration_ms += r["duration_ms"].as_i64().unwrap_or(0);
+    if let Some(ms) = r["duration_ms"].as_i64() {
+        c.duration_ms += ms;
+        c.timed += 1;
+    }
 }
 
 /// The summary table per tool name, after every session's table.
 pub(super) fn write_summary(summary: &Summary, out: &mut Out) -> Result<(), Stop> {
     if summary.is_empty() {
-        return Ok(());
+        return out.raw(b"No tool calls.\n");
     }
     let (width, colour) = (view::width::columns(), view::colour::enabled());
     let mut table = Table::new(&SUMMARY, true);
@@ -202,7 +208,14 @@ pub(super) fn write_summary(summary: &Summary, out: &mut Out) -> Result<(), Stop
                     Paint::Plain
                 },
             ),
-            (view::duration(c.duration_ms), Paint::Plain),
+            (
+                if c.timed > 0 {
+                    view::duration(c.duration_ms)
+                } else {
+                    "-".into()
+                },
+                Paint::Plain,
+            ),
         ]);
     };
     for (name, c) in summary {

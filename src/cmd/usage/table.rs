@@ -68,6 +68,14 @@ fn label(head: &'static str, min: usize, read: fn(&GroupUsage) -> Option<&str>) 
     }
 }
 
+/// The project column: cut, it keeps its end, which names the project's folder (as
+/// pi-sessions' does).
+fn project() -> Column {
+    let mut c = label("Project", 12, |a| a.labels.project.as_deref());
+    c.keep_end = true;
+    c
+}
+
 /// The label columns of `dims`; per session also its first and last call and its models.
 fn label_columns(dims: &[Dim], zone: &Zone) -> Vec<Column> {
     let mut cols: Vec<Column> = Vec::new();
@@ -96,13 +104,13 @@ fn label_columns(dims: &[Dim], zone: &Zone) -> Vec<Column> {
             keep_end: false,
         });
         if !dims.contains(&Dim::Project) {
-            cols.push(label("Project", 12, |a| a.labels.project.as_deref()));
+            cols.push(project());
         }
     }
     for d in dims {
         match d {
             Dim::Session => {}
-            Dim::Project => cols.push(label("Project", 12, |a| a.labels.project.as_deref())),
+            Dim::Project => cols.push(project()),
             Dim::Provider => cols.push(label("Provider", 8, |a| a.labels.provider.as_deref())),
             Dim::Model => cols.push(label("Model", 12, |a| a.labels.model.as_deref())),
             Dim::Day => cols.push(label("Day", 0, |a| a.labels.day.as_deref())),
@@ -111,6 +119,18 @@ fn label_columns(dims: &[Dim], zone: &Zone) -> Vec<Column> {
         }
     }
     cols
+}
+
+/// Whether the column headed `head` is a key of the grouping `dims`: what tells its rows
+/// apart.
+fn is_key(head: &str, dims: &[Dim]) -> bool {
+    dims.iter().any(|d| match d {
+        Dim::Session => head == "Session",
+        Dim::Project => head == "Project",
+        Dim::Provider => head == "Provider",
+        Dim::Model => head == "Model",
+        Dim::Day | Dim::Week | Dim::Month => false,
+    })
 }
 
 /// `YYYY-MM-DD hh:mm` of the instant `ms` in `zone`.
@@ -227,10 +247,15 @@ pub fn render(
     }
     let cuts: Vec<width::Cut> = cols
         .iter()
-        .map(|c| width::Cut {
+        .enumerate()
+        .map(|(i, c)| width::Cut {
             head: c.head,
             min: c.min,
             keep_end: c.keep_end,
+            // The grouping's labels; beside a session, the project and models are not.
+            key: i < nlabels && is_key(c.head, dims),
+            // A count that is zero in every row.
+            blank: i >= nlabels && table.iter().skip(1).all(|r| r[i] == "0"),
         })
         .collect();
     // A key of the grouping is never left out: without it the rows could not be told apart.
@@ -267,7 +292,8 @@ pub fn render(
         out.push('\n');
     }
     let mut text = String::new();
-    notes(&mut text, total, &cols, &keep);
+    let blank: Vec<bool> = cuts.iter().map(|c| c.blank).collect();
+    notes(&mut text, total, &cols, &keep, &blank);
     match columns {
         Some(c) => out.push_str(&width::wrap(&text, c)),
         None => out.push_str(&text),
@@ -276,8 +302,9 @@ pub fn render(
 }
 
 /// The notes under the table: missing costs, repeats left out, oh-my-pi's sub-agent usage,
-/// unresolved forks, and the columns left out to fit the width.
-fn notes(out: &mut String, all: &GroupUsage, cols: &[Column], keep: &[usize]) {
+/// unresolved forks, and the columns left out to fit the width (those `blank`, zero in every
+/// row, said apart).
+fn notes(out: &mut String, all: &GroupUsage, cols: &[Column], keep: &[usize], blank: &[bool]) {
     let missing = all.total().cost_missing;
     if missing > 0 {
         out.push_str(&format!(
@@ -309,16 +336,26 @@ fn notes(out: &mut String, all: &GroupUsage, cols: &[Column], keep: &[usize]) {
             thousands(all.forks_unresolved.into())
         ));
     }
-    let dropped: Vec<&str> = (0..cols.len())
-        .filter(|i| !keep.contains(i))
-        .map(|i| cols[i].head)
-        .collect();
-    if !dropped.is_empty() {
-        out.push_str(&format!(
-            "not shown, to fit COLUMNS: {} (--json has every field)\n",
-            dropped.join(", ")
-        ));
-    }
+    let dropped = |zero: bool| -> Vec<&str> {
+        (0..cols.len())
+            .filter(|&i| !keep.contains(&i) && blank[i] == zero)
+            .map(|i| cols[i].head)
+            .collect()
+    };
+    let (cut, zero) = (dropped(false), dropped(true));
+    let said = match (cut.is_empty(), zero.is_empty()) {
+        (true, true) => return,
+        (false, true) => cut.join(", "),
+        (true, false) => format!("{} (zero in every row)", zero.join(", ")),
+        (false, false) => format!(
+            "{}; {} (zero in every row)",
+            cut.join(", "),
+            zero.join(", ")
+        ),
+    };
+    out.push_str(&format!(
+        "not shown, to fit COLUMNS: {said} (--json has every field)\n"
+    ));
 }
 
 #[cfg(test)]
