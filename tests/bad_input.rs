@@ -554,3 +554,34 @@ fn item_6_only_regular_files_are_read_as_sessions_found_or_models_json() {
         );
     }
 }
+
+/// An empty named file (or one of blank lines) is reported alike by every tool that reads
+/// sessions, pi-replay in each format and pi-redact included: exit 2, one line saying so.
+#[test]
+fn an_empty_file_is_reported_by_every_tool() {
+    let dir = TempDir::new("empty-everywhere");
+    for (name, data) in [("empty.jsonl", &b""[..]), ("blank.jsonl", b"\n \n")] {
+        let f = dir.write(name, data);
+        let f = f.to_string_lossy();
+        let runs: [&[&str]; 9] = [
+            &["pi-branch"],
+            &["pi-tools"],
+            &["pi-usage"],
+            &["pi-compactions"],
+            &["pi-redact"],
+            &["pi-replay", "--format", "html"],
+            &["pi-replay", "--format", "md"],
+            &["pi-replay", "--format", "text"],
+            &["pi-tools", "--table"],
+        ];
+        for run in runs {
+            let o = cmd(run[0]).args(&run[1..]).arg(&*f).run();
+            assert_eq!(o.status, 2, "{run:?} {name}: {}", o.stderr);
+            assert_eq!(
+                o.stderr_lines(),
+                [format!("{}: {f}: empty file: no session header", run[0])],
+                "{run:?} {name}"
+            );
+        }
+    }
+}

@@ -80,12 +80,19 @@ impl Tool for Replay {
 }
 
 /// Calls `f` with the bytes of `src` (mapped, read whole, or read from a stream); `None`
-/// when it cannot be opened (reported).
+/// when it cannot be opened (reported). A named file with no record is reported as every
+/// tool reports it.
 fn with_bytes<R>(
     src: &input::Source,
     d: &mut Diags,
     f: impl FnOnce(&[u8], &mut Diags) -> Result<R, Stop>,
 ) -> Result<Option<R>, Stop> {
+    let f = |b: &[u8], d: &mut Diags| {
+        if !src.is_stdin() && b.iter().all(u8::is_ascii_whitespace) {
+            d.report(None, Kind::MissingHeader, "empty file: no session header");
+        }
+        f(b, d)
+    };
     let Some(opened) = Opened::open(src, d) else {
         return Ok(None);
     };
