@@ -295,7 +295,9 @@ pub fn render_man(cmd: &clap::Command, page: &ManPage) -> String {
     m.push_str(".SH EXAMPLES\n");
     for (cmd, what) in page.examples {
         m.push_str(&format!(
-            ".TP\n.B {}\n{}\n",
+            // In bold by a font escape, not the `.B` request, whose arguments would lose
+            // their double quotes.
+            ".TP\n\\fB{}\\fR\n{}\n",
             roff_escape(cmd),
             roff_escape(what)
         ));

@@ -1580,9 +1580,9 @@ impl<'v> Classifier<'v> {
         self.visitor.entry(entry, d)
     }
 
-    /// The session being read ends; a fragment says, in one note, that it was one.
+    /// The session being read ends; a fragment says, in one note, that it was one (before
+    /// what the tool says at the session's end, which comes from later lines).
     fn end_session(&mut self, d: &mut Diags) -> Result<(), Stop> {
-        self.visitor.end(d)?;
         if let Some(f) = self.fragment.take() {
             let id = match id_from_file_name(d.file()) {
                 Some(id) => format!("session id {id:?} taken from the file's name"),
@@ -1597,7 +1597,7 @@ impl<'v> Classifier<'v> {
                 ),
             );
         }
-        Ok(())
+        self.visitor.end(d)
     }
 
     /// A record of type `session`: the session being read ends, a valid header starts the

@@ -278,6 +278,21 @@ fn man_pages_are_current() {
     }
 }
 
+/// A request line of roff (`.B …`) reads a double quote as its arguments' quoting and drops
+/// it, so an example such as `jq 'select(.x=="y")'` would lose its quotes as shown: no
+/// request line but the title's holds one.
+#[test]
+fn man_page_requests_hold_no_double_quotes() {
+    for (name, page) in pi_jsonl::man_pages() {
+        for line in page
+            .lines()
+            .filter(|l| l.starts_with('.') && !l.starts_with(".TH "))
+        {
+            assert!(!line.contains('"'), "{name}: {line}");
+        }
+    }
+}
+
 /// Every tool prints its own man page (`--man`, the committed one) and shell completions
 /// (`--completions SHELL`) that name the tool and its options, for every shell clap_complete
 /// writes; an unknown shell is a usage error.

@@ -234,9 +234,25 @@ fn pi_branch_on_a_fragment_keeps_the_chain_and_says_where_it_leaves() {
     assert_eq!(
         o.stderr_lines(),
         [
-            format!("pi-branch: {f}:1: note: the branch leaves the fragment here: parent \"p0\" of entry \"a1\" is not in the input; 0 earlier entries are not on the branch"),
             note("pi-branch", &f, 1, 5),
+            format!("pi-branch: {f}:1: note: the branch leaves the fragment here: parent \"p0\" of entry \"a1\" is not in the input; 0 earlier entries are not on the branch"),
         ]
+    );
+    // The notes come in the order of their lines: the fragment's first, then where the
+    // branch leaves it.
+    let data = read_fixture("branched.jsonl");
+    let tail: Vec<u8> = lines(&data)[3..].concat();
+    let o = cmd("pi-branch").stdin(tail).run();
+    let at: Vec<&str> = o
+        .stderr_lines()
+        .iter()
+        .map(|l| l.split(": note:").next().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        at,
+        ["pi-branch: <stdin>:1", "pi-branch: <stdin>:3"],
+        "{}",
+        o.stderr
     );
     let info = cmd("pi-branch").arg("--info").arg(&f).run().records();
     assert_eq!(info[0]["kept"], 4);

@@ -75,7 +75,7 @@ pub const MAN: ManPage = ManPage {
     environment: concat!(
         include_str!("man/environment.txt"),
         "\n\n",
-        crate::view::colour_environment_text!()
+        crate::view::view_environment_text!()
     ),
     examples: &[
         (
