@@ -456,6 +456,63 @@ fn windows_paths_get_pseudonyms_that_keep_their_structure() {
     assert!(placed.is_file(), "{}", placed.display());
 }
 
+/// `--keep-text`: a home path (`/Users/…`, `/home/…`, `C:\Users\…`) is given its pseudonym
+/// wherever it starts after a character that cannot continue a name (an `@` mention, a
+/// terminal escape's BEL, a full-width colon, a Chinese character, `-I`, `**`, `{`, `*`, `#`,
+/// `$`, `&`), and whole: a random-looking name in it (a session file's uuid, a pnpm folder's
+/// hash) is one of its names, not a token masked apart, which left the home folder as it was.
+/// A home root that continues a relative path or a URL is no path.
+#[test]
+fn keep_text_gives_home_paths_their_pseudonyms_wherever_they_start() {
+    let f = fixture("redact-keep-text-home-paths.jsonl");
+    let o = cmd("pi-redact").arg("--keep-text").arg(&f).ok();
+    let out = o.out();
+    for private in [
+        "anabelle",
+        "quokkaproj",
+        "secret-plan",
+        "Zq8RkT3m",
+        "019da4d7",
+    ] {
+        assert!(!out.contains(private), "{private} survived: {out}");
+    }
+    assert!(!out.contains("[secret:high-entropy]"), "{out}");
+    let r = o.records();
+    let text = |i: usize| r[i]["message"]["content"].as_str().unwrap().to_string();
+    assert_eq!(text(1), "look at @/Users/user1/dir1/dir2/file1.ts please");
+    assert_eq!(
+        text(2),
+        "history in /Users/user1/dir3/dir4/dir5/--Users-user1-dir1--/file2.jsonl"
+    );
+    assert_eq!(text(3), "\u{1b}]0;pi - code\u{7}/Users/user1/dir1/dir6");
+    assert_eq!(text(4), r"使用脚本：C:\Users\user2\dir7\file3.ps1 执行");
+    assert_eq!(text(5), "路径/Users/user1/dir1/dir8");
+    assert_eq!(
+        text(6),
+        "error at /Users/user1/dir1/dir2/dir9 (/Users/user1/dir1/dir10/dir11/dir12/file4.js)"
+    );
+    assert_eq!(
+        text(7),
+        "cflags: gcc -I/Users/user1/dir1/dir13 -L/Users/user1/dir1/dir14 end"
+    );
+    assert_eq!(
+        text(8),
+        "bold: **/Users/user1/dir1/dir15 brace: {/Users/user1/dir1/dir16} star: */Users/user1/dir1/dir17 end"
+    );
+    assert_eq!(
+        text(9),
+        "hash: #/Users/user1/dir1 dollar: $/Users/user1/dir1 amp: a&/Users/user1/dir1 end"
+    );
+    assert_eq!(
+        text(10),
+        "relative, not home paths: ./home/page src/home/x https://example.com/home/y end"
+    );
+    assert_eq!(
+        r[11]["message"]["errorMessage"],
+        "ENOENT: no such file @/Users/user1/dir1/file5.ts"
+    );
+}
+
 // ---- The canaries. ----
 
 /// Fake secrets of many kinds, e-mail addresses and home paths. Each is what must not appear

@@ -265,8 +265,8 @@ fn path_group(text: &str, at: usize) -> Option<usize> {
 
 /// The path pattern at `start` (a match starting there, as leftmost-first takes it): what a
 /// path follows (`^` at the text's start, then one of `\s"'`(\[=:,<>|`, a written `\n`, `\r`
-/// or `\t`, `file://`, in that order), then the group ([`path_group`]). Returns the group's
-/// start and end.
+/// or `\t`, `file://`, in that order), then the group ([`path_group`]); failing that, a home
+/// path ([`home_at`]). Returns the group's start and end.
 pub fn path_at(text: &str, start: usize) -> Option<(usize, usize)> {
     if !text.is_char_boundary(start) {
         return None;
@@ -278,18 +278,77 @@ pub fn path_at(text: &str, start: usize) -> Option<(usize, usize)> {
     }
     let b = &text.as_bytes()[start..];
     let after = match b {
-        [b'\\', b'n' | b'r' | b't', ..] => start + 2,
-        [b'f', b'i', b'l', b'e', b':', b'/', b'/', ..] => start + 7,
+        [b'\\', b'n' | b'r' | b't', ..] => Some(start + 2),
+        [b'f', b'i', b'l', b'e', b':', b'/', b'/', ..] => Some(start + 7),
         [c, ..] if c.is_ascii() => {
             let follows = PATH_BYTES[usize::from(*c)] & BEFORE_PATH != 0;
-            follows.then_some(start + 1)?
+            follows.then_some(start + 1)
         }
-        _ => {
-            let c = text[start..].chars().next()?;
-            c.is_whitespace().then_some(start + c.len_utf8())?
-        }
+        _ => text[start..]
+            .chars()
+            .next()
+            .filter(|c| c.is_whitespace())
+            .map(|c| start + c.len_utf8()),
     };
-    path_group(text, after).map(|end| (after, end))
+    if let Some(found) = after.and_then(|a| path_group(text, a).map(|end| (a, end))) {
+        return Some(found);
+    }
+    home_at(text, start)
+}
+
+/// Whether `c` can be part of a path's name where a home root follows it (`x/home/…` is a
+/// relative path, `./home/…` too): an ASCII letter or digit, `.`, `_`, `-`, `/`, `\`, `~`.
+pub fn continues_a_name(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '/' | '\\' | '~')
+}
+
+/// The path pattern's second alternative at `start`: a home root ([`home_group`]) after `^`
+/// or any character that does not continue a name ([`continues_a_name`]: an `@` mention, a
+/// control character, `*`, `{`, `$`, `#`, a full-width colon, a Chinese character), each
+/// maybe followed by a one-letter option (`-I/home/…`), in that order.
+fn home_at(text: &str, start: usize) -> Option<(usize, usize)> {
+    let after_prefix = |at: usize| {
+        let b = &text.as_bytes()[at..];
+        if let [b'-', l, ..] = b {
+            if l.is_ascii_alphabetic() {
+                if let Some(end) = home_group(text, at + 2) {
+                    return Some((at + 2, end));
+                }
+            }
+        }
+        home_group(text, at).map(|end| (at, end))
+    };
+    if start == 0 {
+        if let Some(found) = after_prefix(0) {
+            return Some(found);
+        }
+    }
+    let c = text[start..].chars().next()?;
+    if continues_a_name(c) {
+        return None;
+    }
+    after_prefix(start + c.len_utf8())
+}
+
+/// The group of the home alternative at `at`, where it ends: `/home/`, `/Users/` or
+/// `/root/` and a Unix run (maybe empty); or a drive, `\`, `\\` or `/`, `Users` in any ASCII
+/// case, `\` or `/`, and the rest of a Windows path. Each ends where the first alternative's
+/// group at `at` would ([`path_group`]): only where it may start differs.
+fn home_group(text: &str, at: usize) -> Option<usize> {
+    let b = &text.as_bytes()[at..];
+    for root in [&b"/home/"[..], b"/Users/", b"/root/"] {
+        if b.starts_with(root) {
+            return Some(path_run(text, at + root.len(), UNIX_STOP));
+        }
+    }
+    let users = match b {
+        [d, b':', b'\\', b'\\', ..] if d.is_ascii_alphabetic() => 4,
+        [d, b':', b'\\' | b'/', ..] if d.is_ascii_alphabetic() => 3,
+        _ => return None,
+    };
+    let name = b.get(users..users + 6)?;
+    let home = name[..5].eq_ignore_ascii_case(b"users") && matches!(name[5], b'\\' | b'/');
+    home.then(|| path_run(text, at + users + 6, REST_STOP))
 }
 
 /// Whether the part `from..end` of a window (of classes `c`) can hold a match of the path

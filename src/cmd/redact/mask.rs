@@ -291,11 +291,18 @@ impl Compiled {
         // a drive with `\`, `/` or `\\` between components, or `\\server\share` (a server
         // name of two characters or more, and one `\` after it: JSON text quoted in text holds
         // `\\n` often, UNC paths seldom).
+        // Or (group `h`) it starts at a home root, `/home/`, `/Users/`, `/root/` or a drive's
+        // `Users` folder (`C:\Users\`), which names a user: after anything that cannot
+        // continue a name (not a letter, a digit, `._-/\~`), maybe through a one-letter option
+        // (`-I/home/…`), so that `@/Users/…`, `**/home/…`, `{/home/…`, `：C:\Users\…` are
+        // paths, and `./home/…` or `x/home/…` are not.
         self.path.get_or_init(|| {
             Regex::new(concat!(
                 r#"(?:^|[\s"'`(\[=:,<>|]|\\[nrt]|file://)(?P<s>~?/[^\s"'`<>()\[\]{},;|\\]+"#,
                 r#"|[A-Za-z]:(?:\\\\?|/)[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*"#,
-                r#"|\\\\[A-Za-z0-9][A-Za-z0-9._$\-]+\\[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*)"#
+                r#"|\\\\[A-Za-z0-9][A-Za-z0-9._$\-]+\\[^\s"'`<>()\[\]{},;|\\/][^\s"'`<>()\[\]{},;|]*)"#,
+                r#"|(?:^|[^A-Za-z0-9._\-/\\~])(?:-[A-Za-z])?(?P<h>/(?:home|Users|root)/[^\s"'`<>()\[\]{},;|\\]*"#,
+                r#"|[A-Za-z]:(?:\\\\?|/)[Uu][Ss][Ee][Rr][Ss][\\/][^\s"'`<>()\[\]{},;|]*)"#
             ))
             .expect("path pattern")
         })
@@ -501,13 +508,87 @@ fn path_span(text: &str, start: usize, end: usize) -> Option<Span> {
         || windows_root(found).is_some_and(|r| found[r..].contains(['\\', '/']));
     (deep && looks_like_path(found)).then(|| Span {
         start,
-        end: start + found.len(),
+        end: start + found.len() + home_name_more(text, start, start + found.len()),
         mask: Mask::Path,
     })
 }
 
+/// The most words a user's name with spaces is read through (`/Users/Ana Belle/…`).
+const HOME_NAME_WORDS: usize = 3;
+
+/// How far the path `start..end` of `text` goes on past `end` when it stops inside a user's
+/// name with a space: a home root (`/home/`, `/Users/`, a drive's `Users`) and one name, no
+/// separator after it, then (within [`HOME_NAME_WORDS`] words, each after one space, none
+/// holding a `=` or a `:`, which would make it an assignment or a list) a word that a
+/// separator ends: `/Users/Ana Belle/Library` is read as `Ana Belle`'s home and the
+/// path goes on to the next space. 0 when it does not (`/home/ana and more`).
+fn home_name_more(text: &str, start: usize, end: usize) -> usize {
+    let path = &text[start..end];
+    let windows = windows_root(path).is_some();
+    let root = if windows {
+        let users = path.find(['\\', '/']).map(|i| i + 1);
+        let users = users.map(|i| i + usize::from(path[i..].starts_with('\\')));
+        let home = users.and_then(|i| path.get(i..i + 6));
+        match home {
+            Some(h)
+                if h.as_bytes()[..5].eq_ignore_ascii_case(b"users") && h.ends_with(['\\', '/']) =>
+            {
+                users.map(|i| i + 6 + usize::from(path[i + 6..].starts_with('\\')))
+            }
+            _ => None,
+        }
+    } else {
+        ["/home/", "/Users/"]
+            .iter()
+            .find(|r| path.starts_with(*r))
+            .map(|r| r.len())
+    };
+    let Some(root) = root else {
+        return 0;
+    };
+    let name = &path[root..];
+    if name.is_empty() || name.contains(['/', '\\']) {
+        return 0;
+    }
+    let b = text.as_bytes();
+    let mut at = end;
+    for _ in 0..HOME_NAME_WORDS {
+        if b.get(at) != Some(&b' ') {
+            return 0;
+        }
+        let word = at + 1;
+        at = word
+            + text[word..]
+                .find(|c: char| !is_path_char(c) || matches!(c, '/' | '=' | ':'))
+                .unwrap_or(text.len() - word);
+        let sep = match b.get(at) {
+            Some(b'/') => true,
+            Some(b'\\') => windows,
+            _ => false,
+        };
+        if at > word && sep {
+            // The rest of the path, to where it stops (a Windows one up to its escapes).
+            let stops = |c: char| !is_path_char(c) && (!windows || c != '\\');
+            let rest = text[at + 1..]
+                .find(stops)
+                .map_or(text.len(), |i| at + 1 + i);
+            let whole = &text[start..rest];
+            let whole = if windows {
+                windows_in_json_text(whole)
+            } else {
+                whole
+            };
+            return (start + whole.len()).max(at) - end;
+        }
+        if at == word {
+            return 0;
+        }
+    }
+    0
+}
+
 /// The spans the patterns propose, in the order [`Masker::spans`] takes them (the detectors,
-/// e-mail addresses, random tokens, paths), each pattern run over the whole text; with
+/// paths, e-mail addresses, random tokens), each pattern run over the whole text; with
 /// `anchors`, only on a text that holds one of its anchors. Without, this is the test
 /// oracle of [`sites_spans`].
 fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
@@ -527,6 +608,14 @@ fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
         let found = c.detector(i).captures_iter(text);
         out.extend(found.filter_map(|m| detector_span(kind, &m)));
     }
+    // Paths before e-mail addresses and random tokens: a path is pseudonymised whole, its random-looking names
+    // too (an address or a token masked inside it would leave the rest, the home folder, as it was).
+    let paths = path.then(|| c.path().captures_iter(text));
+    let paths = paths
+        .into_iter()
+        .flatten()
+        .map(|m| m.name("s").or_else(|| m.name("h")).expect("path group"));
+    out.extend(paths.filter_map(|g| path_span(text, g.start(), g.end())));
     let emails = email.then(|| c.email().find_iter(text));
     out.extend(emails.into_iter().flatten().map(|m| Span {
         start: m.start(),
@@ -536,12 +625,6 @@ fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
     let tokens = token.then(|| c.token().find_iter(text));
     let tokens = tokens.into_iter().flatten();
     out.extend(tokens.filter_map(|m| token_span(text, m.start(), m.end())));
-    let paths = path.then(|| c.path().captures_iter(text));
-    let paths = paths
-        .into_iter()
-        .flatten()
-        .map(|m| m.name("s").expect("path group"));
-    out.extend(paths.filter_map(|g| path_span(text, g.start(), g.end())));
     out
 }
 
@@ -631,6 +714,8 @@ fn sites_spans(text: &str) -> Vec<Span> {
             _ => {}
         }
     }
+    let paths = |start, end| out.extend(path_span(text, start, end));
+    find::paths_in_windows(text, &classes, paths);
     let email = c.email();
     find::matches_in_windows(
         email,
@@ -648,8 +733,6 @@ fn sites_spans(text: &str) -> Vec<Span> {
     );
     let tokens = find::token_runs(text.as_bytes(), &classes);
     out.extend(tokens.filter_map(|(start, end)| token_span(text, start, end)));
-    let paths = |start, end| out.extend(path_span(text, start, end));
-    find::paths_in_windows(text, &classes, paths);
     out
 }
 
@@ -979,6 +1062,25 @@ mod tests {
         "file:///srv/x/y.mjs",
         "(/etc/hosts)",
         "/compact",
+        // Home roots after what ends a name, or continues one; names with spaces.
+        "/home/",
+        "/Users/ana",
+        "/root/x",
+        "C:\\Users\\",
+        "c:/users/ana",
+        "C:\\\\Users\\\\ana",
+        "@",
+        "-I",
+        "**",
+        "{",
+        "$",
+        "\u{7}",
+        "：",
+        "路径",
+        "./home/x",
+        " Belle/x",
+        " Belle\\y",
+        "_019da4d7-d222-715c-ad16-deea6d602ac6.jsonl",
         "Qm9vZ3JhbmRvbVRva2VuWFl6MTIz9x7",
         "0123456789abcdef0123456789abcdef",
         "a_long_identifier_name_here",
@@ -1064,6 +1166,41 @@ mod tests {
         for kind in kinds.chain(["email", "high-entropy", "path"]) {
             let n = matched.iter().find(|(k, _)| *k == kind).map_or(0, |m| m.1);
             assert!(n >= 50, "{kind}: {n} spans ({matched:?})");
+        }
+    }
+
+    /// A home root starts a path after any character that cannot continue a name (and after
+    /// a one-letter option), not inside a relative path or a URL; the path is pseudonymised
+    /// whole, random-looking names too; a user's name with a space is read to its separator.
+    #[test]
+    fn home_paths_start_after_what_ends_a_name_and_are_masked_whole() {
+        let m = Masker::default();
+        let cases = [
+            ("at @/home/ana/x.ts", "at @/home/user1/file1.ts"),
+            ("\u{7}/Users/ana/x", "\u{7}/Users/user1/dir1"),
+            ("gcc -I/home/ana/inc", "gcc -I/home/user1/dir1"),
+            (r"路径：C:\Users\ana\x.ps1", r"路径：C:\Users\user1\file1.ps1"),
+            ("{/root/x/y}", "{/root/dir1/dir2}"),
+            ("**/Users/ana/x**", "**/Users/user1/dir1"),
+            ("./home/x/y src/home/x", "./home/x/y src/home/x"),
+            ("https://example.com/home/x", "https://example.com/home/x"),
+            (
+                "/home/ana/.pi/agent/sessions/--home-ana--/2026-04-19T08-25-00-706Z_019da4d7-d222-715c-ad16-deea6d602ac6.jsonl",
+                "/home/user1/dir1/dir2/dir3/dir4/file1.jsonl",
+            ),
+            (
+                "(/home/ana/node_modules/.pnpm/pkg@1.2.3_Zq8RkT3mWx9LpV2bNc7YdF4hJs6/x.js)",
+                "(/home/user1/dir1/dir2/dir3/file1.js)",
+            ),
+            ("/Users/Ana Belle/Library/x y", "/Users/user1/dir1/dir2 y"),
+            (r"C:\Users\Ana Belle\Docs\x.rs", r"C:\Users\user1\dir1\file1.rs"),
+            ("/home/ana and then /tmp", "/home/user1 and then /tmp"),
+            ("HOME=/home/ana PATH=/x/y", "HOME=/home/user1 PATH=/dir1/dir2"),
+            ("/home/ana/.git/ana@example.com/x", "/home/user1/dir1/dir2/dir3"),
+            ("mail ana@example.com/x", "mail [email]/x"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(mask(&m, text), want, "{text}");
         }
     }
 
