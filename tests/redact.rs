@@ -513,6 +513,45 @@ fn keep_text_gives_home_paths_their_pseudonyms_wherever_they_start() {
     );
 }
 
+/// A path field (a tool's `path`, `cwd`, a compaction's `readFiles`) is one path, spaces and
+/// all: its pseudonym, in both modes (the default mode wrote a placeholder, `--keep-text`
+/// masked it as text and left `Belle/Library/…`). In text, a user's name with a space after a
+/// home root is the name (`/Users/Ana Belle/`), and an assignment after a home path is not;
+/// where a later name has a space, the path given a pseudonym ends there.
+#[test]
+fn spaced_paths_get_their_pseudonyms_whole() {
+    let f = fixture("redact-spaced-paths.jsonl");
+    for mode in [&[][..], &["--keep-text"][..]] {
+        let r = cmd("pi-redact").args(mode).arg(&f).ok().records();
+        assert_eq!(r[0]["cwd"], "/Users/user1/dir1/dir2/dir3", "{mode:?}");
+        let file = "/Users/user1/dir1/dir2/dir3/file1.md";
+        assert_eq!(
+            r[1]["message"]["content"][0]["arguments"]["path"], file,
+            "{mode:?}"
+        );
+        assert_eq!(r[2]["details"]["readFiles"][0], file, "{mode:?}");
+    }
+    let o = cmd("pi-redact").arg("--keep-text").arg(&f).ok();
+    for private in ["Ana", "Belle", "Library", "ana/"] {
+        assert!(
+            !o.out().contains(private),
+            "{private} survived: {}",
+            o.out()
+        );
+    }
+    let r = o.records();
+    let text = |i: usize| r[i]["message"]["content"].as_str().unwrap().to_string();
+    assert_eq!(
+        text(3),
+        "open /Users/user1/dir1/dir4 Support/Quokka Secret/notes.md now"
+    );
+    assert_eq!(text(4), r"and C:\Users\user2\dir5 Proj\x.rs too");
+    assert_eq!(
+        text(5),
+        "env: HOME=/home/user3 PATH=/home/user3/dir6/dir7/dir8 end"
+    );
+}
+
 // ---- The canaries. ----
 
 /// Fake secrets of many kinds, e-mail addresses and home paths. Each is what must not appear

@@ -959,13 +959,22 @@ impl<'r> Rewriter<'r> {
     }
 
     fn data_string(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, key: &str, labels: Labels) {
-        // A string with a space is text: no label, path or one-line value holds one (its
-        // placeholder is written without decoding it).
-        if raw.len() > 32 && memchr::memchr(b' ', &raw).is_some() {
+        // A string with a space is text: no label or one-line value holds one (its
+        // placeholder is written without decoding it). A path may: under a key that names
+        // one, the whole value is its path, spaces and all (`/Users/Ana Belle/…`).
+        let path_key = names_a_path(key);
+        if !path_key && raw.len() > 32 && memchr::memchr(b' ', &raw).is_some() {
             return self.text(TextKind::Value, raw, out);
         }
         let s = str_of(&raw, self.utf8).unwrap_or_default();
-        let one_line = || !s.is_empty() && s.len() <= 4096 && !s.chars().any(char::is_whitespace);
+        let one_line = || {
+            !s.is_empty()
+                && s.len() <= 4096
+                && !s.starts_with(char::is_whitespace)
+                && !s
+                    .chars()
+                    .any(|c| c.is_control() || c.is_whitespace() && c != ' ')
+        };
         let label = match labels {
             Labels::None | Labels::Usage => false,
             Labels::Details => names_a_label(key) && is_identifier(&s) && s.len() <= 32,
@@ -975,7 +984,7 @@ impl<'r> Rewriter<'r> {
         };
         if label {
             self.keep(&raw, out)
-        } else if looks_like_path(&s) || (names_a_path(key) && one_line()) {
+        } else if looks_like_path(&s) || (path_key && one_line()) {
             self.path(raw, out, false)
         } else {
             self.text(TextKind::Value, raw, out)
