@@ -229,11 +229,11 @@ fn the_tables_fit_the_width() {
             assert!(t.lines().next().unwrap().ends_with("Cost"), "{t}");
         }
     }
-    // At 160 only the three rarest counts go, and the models are cut only as far as the
+    // At 160 only the three rarest counts go (the two zero in every row said apart), and the models are cut only as far as the
     // width then needs (not to their narrowest, 12 columns).
     assert!(
         wide.contains(
-            "not shown, to fit COLUMNS: Summaries, Usage entries, Tool results (--json has every field)"
+            "not shown, to fit COLUMNS: Summaries; Usage entries, Tool results (zero in every row) (--json has every field)"
         ),
         "{wide}"
     );
@@ -250,8 +250,9 @@ s-later  2026-03-05 10:00  gpt-5             /home/u/proj       100,001  $0.0010
 s-basic  2026-05-01 10:00  claude-sonnet-4…  /home/u/proj         3,015  $0.6000
 -------  ----------------  ----------------  ------------  ------------  -------
 Total                                                           114,132  $0.6060
-not shown, to fit COLUMNS: Last, Assistant msgs, Summaries, Usage entries, Tool
-  results, Input, Output, Cache read, Cache write (--json has every field)
+not shown, to fit COLUMNS: Last, Assistant msgs, Summaries, Input, Output, Cache
+  read, Cache write; Usage entries, Tool results (zero in every row) (--json has
+  every field)
 "
     );
     let t60 = table_at(60, &[&files[0], &files[1], &files[2]]);
