@@ -338,6 +338,84 @@ fn keep_text_masks_secrets_e_mails_and_paths() {
     );
 }
 
+/// `--secrets-from` reads a `.env` file as dotenv does: values followed by a comment, in
+/// either quotes or none, escaped, substituted, or of several lines are all masked; a line it
+/// cannot read is an error that says where, and nothing is written.
+#[test]
+fn secrets_from_reads_dotenv_as_dotenv_does() {
+    let t = TempDir::new("redact-dotenv");
+    let env = t.write(
+        ".env",
+        concat!(
+            "A=\"quoted-Val-111\" # prod key\n",
+            "B=unquoted-Val-222 # prod key\n",
+            "C='single-Val-333' # c\n",
+            "export  D = spaced-Val-444\n",
+            "E=\"esc-\\$Val-555\"\n",
+            "F=${A}-ref-666\n",
+            "API_SECRET=\"Zebra-first-line-77\n",
+            "Zebra-second-line-88\"\n",
+        ),
+    );
+    let session = t.write(
+        "s.jsonl",
+        concat!(
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/srv/x"}"#,
+            "\n",
+            r#"{"type":"message","id":"m1","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{"role":"user","content":"a quoted-Val-111 b unquoted-Val-222 c single-Val-333 d spaced-Val-444 e esc-$Val-555 f quoted-Val-111-ref-666 g Zebra-first-line-77\nZebra-second-line-88 h Zebra-second-line-88"}}"#,
+            "\n",
+            r#"{"type":"message","id":"m2","parentId":"m1","timestamp":"2026-06-01T10:00:02.000Z","message":{"role":"assistant","content":[],"model":"Zebra-first-line-77\nZebra-second-line-88","stopReason":"stop"}}"#,
+            "\n",
+        ),
+    );
+    let o = cmd("pi-redact")
+        .args(["--keep-text", "--secrets-from"])
+        .arg(&env)
+        .arg(&session)
+        .run();
+    assert_eq!(o.status, 2, "the kept model name holds a secret");
+    let out = o.out();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[2], "", "withheld");
+    let r: Value = serde_json::from_str(lines[1]).unwrap();
+    assert_eq!(
+        r["message"]["content"],
+        "a [secret:listed] b [secret:listed] c [secret:listed] d [secret:listed] e [secret:listed] \
+         f [secret:listed] g [secret:listed] h [secret:listed]"
+    );
+    assert_eq!(
+        o.stderr_lines(),
+        [format!(
+            "pi-redact: {}:3: the rewritten record still holds 41 characters of replaced input text: not written",
+            session.display()
+        )]
+    );
+    assert!(!o.out().contains("Zebra"));
+
+    for (text, line) in [
+        ("A=1\nB=two words\n", 2),
+        ("A=1\n\nB=\"never closed\nC=3\n", 3),
+    ] {
+        let bad = t.write("bad.env", text);
+        let o = cmd("pi-redact")
+            .args(["--keep-text", "--secrets-from"])
+            .arg(&bad)
+            .arg(&session)
+            .run();
+        assert_eq!(o.status, 2);
+        assert_eq!(
+            o.stderr,
+            format!(
+                "pi-redact: {}:{line}: --secrets-from: no NAME=value pair as dotenv reads one \
+                 (an unclosed quote, a blank or an unknown escape in a value?): its secret would \
+                 not be masked\n",
+                bad.display()
+            )
+        );
+        assert_eq!(o.out(), "");
+    }
+}
+
 #[test]
 fn a_key_that_is_a_token_is_replaced_too() {
     let session = concat!(

@@ -44,8 +44,8 @@ pub struct Args {
     #[arg(long)]
     pub keep_text: bool,
 
-    /// A dotenv file (`NAME=value` lines) whose values are secrets: masked wherever they occur
-    /// (repeatable).
+    /// A dotenv file (`NAME=value` lines, read as dotenv reads them) whose values are secrets:
+    /// masked wherever they occur; a line it cannot read is an error (repeatable).
     #[arg(long = "secrets-from", value_name = "FILE")]
     pub secrets_from: Vec<PathBuf>,
 
@@ -79,25 +79,45 @@ pub struct Args {
     pub report: bool,
 }
 
-/// The values of a dotenv text: `NAME=value` lines (`export ` allowed, `#` comments and blank
-/// lines skipped, one pair of matching quotes around the value removed).
-pub fn dotenv_values(text: &str) -> Vec<String> {
-    text.lines()
-        .filter_map(|l| {
-            let l = l.trim();
-            if l.is_empty() || l.starts_with('#') {
-                return None;
+/// The values of a dotenv text, read as the `dotenvy` crate reads a `.env` file (the values a
+/// program loading it gets; the process environment is not changed): `NAME=value` lines,
+/// `export ` allowed, blanks around `=`, `#` comments on their own line or after a value,
+/// single quotes taken literally, double quotes with `\n`, `\"`, `\$` escapes and spanning
+/// several lines, `${NAME}` substituted. Empty values are left out. A value of several lines
+/// gives each of its lines too (trimmed; a text may show a part of it). `Err`: the first line
+/// that cannot be read (counted from 1; a quote never closed is reported at its line), and why.
+pub fn dotenv_values(text: &str) -> Result<Vec<String>, (usize, &'static str)> {
+    let mut out = Vec::new();
+    for pair in dotenvy::from_read_iter(text.as_bytes()) {
+        match pair {
+            Ok((_, v)) if v.is_empty() => {}
+            Ok((_, v)) => {
+                if v.contains('\n') {
+                    out.extend(
+                        v.lines()
+                            .map(str::trim)
+                            .filter(|l| !l.is_empty())
+                            .map(String::from),
+                    );
+                }
+                out.push(v);
             }
-            let l = l.strip_prefix("export ").unwrap_or(l);
-            let (_, v) = l.split_once('=')?;
-            let v = v.trim();
-            let unquoted = [('"', '"'), ('\'', '\'')]
-                .iter()
-                .find_map(|&(a, b)| v.strip_prefix(a).and_then(|x| x.strip_suffix(b)))
-                .unwrap_or(v);
-            (!unquoted.is_empty()).then(|| unquoted.to_string())
-        })
-        .collect()
+            Err(e) => {
+                // dotenvy tells the text it could not read (the line, its value, or from an
+                // unclosed quote to the end), not where: its first place in the file says.
+                let (at, why) = match &e {
+                    dotenvy::Error::LineParse(what, _) => (
+                        text.find(what.as_str()).filter(|_| !what.is_empty()),
+                        "no NAME=value pair as dotenv reads one (an unclosed quote, a blank or an unknown escape in a value?): its secret would not be masked",
+                    ),
+                    _ => (None, "not a dotenv text"),
+                };
+                let line = at.map_or(1, |at| text[..at].matches('\n').count() + 1);
+                return Err((line, why));
+            }
+        }
+    }
+    Ok(out)
 }
 
 impl Args {
@@ -109,7 +129,9 @@ impl Args {
         for f in &self.secrets_from {
             let text = std::fs::read_to_string(f)
                 .map_err(|e| format!("--secrets-from {}: {e}", f.display()))?;
-            out.extend(dotenv_values(&text));
+            let values = dotenv_values(&text)
+                .map_err(|(line, why)| format!("{}:{line}: --secrets-from: {why}", f.display()))?;
+            out.extend(values);
         }
         for name in &self.secret_env {
             match std::env::var(name) {
@@ -125,9 +147,64 @@ impl Args {
 mod tests {
     use super::*;
 
+    /// The forms read before dotenvy read the files (a line that is no pair is now an error,
+    /// [`dotenv_errors_say_where`]).
     #[test]
     fn dotenv_lines() {
-        let text = "# c\nA=1\nexport B=\"two words\"\nC='x'\n\nD=\nnot a pair\nE = spaced \n";
-        assert_eq!(dotenv_values(text), ["1", "two words", "x", "spaced"]);
+        let text = "# c\nA=1\nexport B=\"two words\"\nC='x'\n\nD=\nE = spaced \n";
+        assert_eq!(
+            dotenv_values(text).unwrap(),
+            ["1", "two words", "x", "spaced"]
+        );
+    }
+
+    /// Comments after values, quotes of either kind, escapes, `export` with blanks, `${NAME}`,
+    /// and values of several lines (each line a value too), as dotenv reads them.
+    #[test]
+    fn dotenv_comments_quotes_and_lines() {
+        let text = concat!(
+            "A=\"quoted-Val-111\" # prod key\n",
+            "B=unquoted-Val-222 # prod key\n",
+            "C='single-Val-333' # c\n",
+            "export  D = spaced-Val-444\n",
+            "E=\"esc-\\$Val-555\"\n",
+            "F=${A}-ref-666\n",
+            "ML=\"Zebra-first-line-77\n  Zebra-second-line-88\"\n",
+            "NL=\"one-55\\ntwo-66\"\n",
+            "S='lit\\n$x'\n",
+        );
+        assert_eq!(
+            dotenv_values(text).unwrap(),
+            [
+                "quoted-Val-111",
+                "unquoted-Val-222",
+                "single-Val-333",
+                "spaced-Val-444",
+                "esc-$Val-555",
+                "quoted-Val-111-ref-666",
+                "Zebra-first-line-77",
+                "Zebra-second-line-88",
+                "Zebra-first-line-77\n  Zebra-second-line-88",
+                "one-55",
+                "two-66",
+                "one-55\ntwo-66",
+                "lit\\n$x",
+            ]
+        );
+    }
+
+    /// A text dotenv cannot read is an error at its line, never skipped: a secret of it would
+    /// not be masked.
+    #[test]
+    fn dotenv_errors_say_where() {
+        for (text, line) in [
+            ("A=1\nnot a pair\nB=2\n", 2),
+            ("A=1\n\nB=two words\n", 3),
+            ("A=1\nB=\"never closed\nC=3\n", 2),
+            ("A=1\nB='never closed\n", 2),
+            ("A=\"bad \\q escape\"\n", 1),
+        ] {
+            assert_eq!(dotenv_values(text).map_err(|e| e.0), Err(line), "{text:?}");
+        }
     }
 }

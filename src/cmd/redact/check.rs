@@ -77,10 +77,17 @@ pub fn residual(
             return Some(found);
         }
     }
-    secrets
-        .iter()
-        .find(|s| memmem::find(line, s.as_bytes()).is_some())
-        .map(|s| s.as_bytes().to_vec())
+    // A secret is looked for as it is and as a JSON string writes it (a value of several
+    // lines, or with a quote or a backslash, is written escaped).
+    secrets.iter().find_map(|s| {
+        if memmem::find(line, s.as_bytes()).is_some() {
+            return Some(s.as_bytes().to_vec());
+        }
+        escaped.clear();
+        write_str(&mut escaped, s);
+        let body = &escaped[1..escaped.len() - 1];
+        (body != s.as_bytes() && memmem::find(line, body).is_some()).then(|| body.to_vec())
+    })
 }
 
 /// At most this many bytes of the start of a replaced string are looked for first.
@@ -320,6 +327,19 @@ mod tests {
             ),
             Some(b"hunter2hunter2".to_vec())
         );
+    }
+
+    /// A named secret of several lines, or with a quote, is found as a JSON string writes it.
+    #[test]
+    fn a_secret_is_found_escaped_too() {
+        let secrets = vec!["first-line\nsecond \"line\"".to_string()];
+        let line = br#"{"id":"first-line\nsecond \"line\""}"#;
+        assert_eq!(
+            residual(line, &LineCheck::default(), &secrets, b""),
+            Some(br#"first-line\nsecond \"line\""#.to_vec())
+        );
+        let clean = br#"{"id":"first-line second line"}"#;
+        assert_eq!(residual(clean, &LineCheck::default(), &secrets, b""), None);
     }
 
     /// A replaced text of the record is found where the line holds it as `write_str` writes
