@@ -416,6 +416,63 @@ fn secrets_from_reads_dotenv_as_dotenv_does() {
     }
 }
 
+/// With `--keep-text`, a string under a key that names a credential (tool arguments, extension
+/// data, nested in `env` or `headers`, in an array) is masked whole, where the detectors see
+/// nothing in it; keys that only look alike keep their values, numbers stay. The default mode
+/// replaces them all anyway.
+#[test]
+fn keep_text_masks_values_under_credential_keys() {
+    let session = concat!(
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/home/ana/src/app"}"#,
+        "\n",
+        r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-06-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{"password":"Tr0ub4dor&3x","api_key":"qk-Val-12345-xyz","env":{"DB_PASSWORD":"Sup3rS3cr3t!","HOME":"plain-home"},"headers":{"Authorization":"Basic dXNlcjpwYXNz","X-Api-Key":["quokkaapikeyvalue",7]},"token":42,"maxTokens":"plain-max","authorName":"Ana Plain","key":"Enter"}}],"provider":"anthropic","model":"m","stopReason":"toolUse"}}"#,
+        "\n",
+        r#"{"type":"custom","id":"c1","parentId":"a1","timestamp":"2026-06-01T10:00:03.000Z","customType":"cfg","data":{"password":"Tr0ub4dor&3x","credentials":{"user":"ana-user","pass":"hunter2"},"secret":""}}"#,
+        "\n",
+    );
+    let o = cmd("pi-redact")
+        .args(["--keep-text", "--report"])
+        .stdin(session)
+        .run();
+    assert_eq!(o.status, 0);
+    let r = o.records();
+    let args = &r[1]["message"]["content"][0]["arguments"];
+    let keyed = "[secret:keyed]";
+    assert_eq!(args["password"], keyed);
+    assert_eq!(args["api_key"], keyed);
+    assert_eq!(args["env"]["DB_PASSWORD"], keyed);
+    assert_eq!(args["env"]["HOME"], "plain-home");
+    assert_eq!(args["headers"]["Authorization"], keyed);
+    assert_eq!(args["headers"]["X-Api-Key"], serde_json::json!([keyed, 7]));
+    assert_eq!(args["token"], 42);
+    assert_eq!(args["maxTokens"], "plain-max");
+    assert_eq!(args["authorName"], "Ana Plain");
+    assert_eq!(args["key"], "Enter");
+    let data = &r[2]["data"];
+    assert_eq!(data["password"], keyed);
+    assert_eq!(
+        data["credentials"],
+        serde_json::json!({"user": keyed, "pass": keyed})
+    );
+    assert_eq!(data["secret"], "");
+    assert_eq!(
+        o.stderr, "pi-redact: replaced: keyed 8, path 1\n",
+        "the mask's kind is counted"
+    );
+    let plain = cmd("pi-redact").stdin(session).ok().out();
+    for secret in [
+        "Tr0ub4dor",
+        "qk-Val",
+        "Sup3r",
+        "dXNlcjpwYXNz",
+        "quokkaapikey",
+        "hunter2",
+    ] {
+        assert!(!o.out().contains(secret), "--keep-text: {secret}");
+        assert!(!plain.contains(secret), "default: {secret}");
+    }
+}
+
 #[test]
 fn a_key_that_is_a_token_is_replaced_too() {
     let session = concat!(

@@ -65,6 +65,88 @@ enum Labels {
     /// pi-usage reports (`other`'s sums), so any name is kept unless the masker finds
     /// something in it; its strings are data.
     Usage,
+    /// With `--keep-text`, the value of a member whose key names a credential
+    /// ([`names_a_credential`]): each string of it masked whole, `[secret:keyed]`.
+    Credential,
+}
+
+/// The mask of a string under a key that names a credential.
+const KEYED: &str = "[secret:keyed]";
+
+/// Whether a key of data names a credential (its value is masked whole with `--keep-text`):
+/// its last word, or its last two, is a credential's name. Words are split at `_`, `-`, `.`,
+/// blanks and other signs, at a lower-case letter followed by a capital, and before the last
+/// capital of a run followed by a lower-case letter (`DB_PASSWORD`, `apiKey`, `X-Api-Key`,
+/// `APIKey`), digits left out, case ignored. The last word decides because it is what the
+/// key names: `passwordFile` is a file, `authorName` a name, `maxTokens` and `input_tokens`
+/// counts, `key` alone (a key pressed, a sort key) no credential.
+fn names_a_credential(key: &str) -> bool {
+    let mut words: Vec<String> = Vec::new();
+    let mut word = String::new();
+    let chars: Vec<char> = key.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if !c.is_alphabetic() {
+            if !word.is_empty() {
+                words.push(std::mem::take(&mut word));
+            }
+            continue;
+        }
+        let prev = i.checked_sub(1).map(|p| chars[p]);
+        let next = chars.get(i + 1);
+        let starts = c.is_uppercase()
+            && prev.is_some_and(|p| {
+                p.is_lowercase() || (p.is_uppercase() && next.is_some_and(|n| n.is_lowercase()))
+            });
+        if starts && !word.is_empty() {
+            words.push(std::mem::take(&mut word));
+        }
+        word.extend(c.to_lowercase());
+    }
+    if !word.is_empty() {
+        words.push(word);
+    }
+    let last = |n: usize| words.len().checked_sub(n).map(|i| words[i].as_str());
+    let one = matches!(
+        last(1),
+        Some(
+            "password"
+                | "passwords"
+                | "passwd"
+                | "pass"
+                | "pwd"
+                | "passphrase"
+                | "secret"
+                | "secrets"
+                | "token"
+                | "auth"
+                | "authorization"
+                | "credential"
+                | "credentials"
+                | "cookie"
+                | "cookies"
+                | "bearer"
+                | "apikey"
+                | "accesskey"
+                | "privatekey"
+        )
+    );
+    let two = last(1) == Some("key")
+        && matches!(
+            last(2),
+            Some(
+                "api"
+                    | "access"
+                    | "private"
+                    | "secret"
+                    | "auth"
+                    | "session"
+                    | "encryption"
+                    | "signing"
+                    | "master"
+                    | "client"
+            )
+        );
+    one || two
 }
 
 /// Member names that hold signatures or encrypted reasoning, dropped wherever they stand.
@@ -677,7 +759,14 @@ impl<'r> Rewriter<'r> {
             Act::Path if raw.first() == Some(&b'"') => self.path(raw, out, false),
             Act::Cwd if raw.first() == Some(&b'"') => self.path(raw, out, true),
             Act::Message if raw.first() == Some(&b'{') => self.message(&members(raw), out, depth),
-            Act::Data(labels) => self.data(raw, out, depth, key, labels),
+            Act::Data(labels) => {
+                let labels = if self.keep_text && names_a_credential(key) {
+                    Labels::Credential
+                } else {
+                    labels
+                };
+                self.data(raw, out, depth, key, labels)
+            }
             Act::Time => self.time(raw, out),
             Act::Id | Act::SessionId => self.id(act, raw, out),
             Act::ImageData if self.image.is_some() => self.image_data(out),
@@ -824,6 +913,22 @@ impl<'r> Rewriter<'r> {
         self.changed = true;
     }
 
+    /// A string under a key that names a credential (`--keep-text`): masked whole, whatever
+    /// it holds (an empty string, or the mask itself, kept).
+    fn keyed(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+        let s = str_of(&raw, self.utf8).unwrap_or_default();
+        if s.is_empty() || s == KEYED {
+            return self.keep(&raw, out);
+        }
+        self.tally.add("keyed");
+        self.replaced(&s);
+        if s.chars().count() >= super::check::MIN_LEN {
+            self.check.masked.push(("keyed", s.to_string()));
+        }
+        self.changed = true;
+        write_str(out, KEYED);
+    }
+
     /// A path (a session's `cwd` with `cwd`): its pseudonym; ahead of the reader, a
     /// [`Hole`] for it.
     fn path(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, cwd: bool) {
@@ -938,6 +1043,7 @@ impl<'r> Rewriter<'r> {
             Some(b'{') => {
                 let act = |k: &str| match k {
                     _ if is_signature(k) => Act::Drop,
+                    _ if labels == Labels::Credential => Act::Data(labels),
                     "usage" => Act::Data(Labels::Usage),
                     _ => Act::Data(labels),
                 };
@@ -959,6 +1065,9 @@ impl<'r> Rewriter<'r> {
     }
 
     fn data_string(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, key: &str, labels: Labels) {
+        if labels == Labels::Credential {
+            return self.keyed(raw, out);
+        }
         // A string with a space is text: no label or one-line value holds one (its
         // placeholder is written without decoding it). A path may: under a key that names
         // one, the whole value is its path, spaces and all (`/Users/Ana Belle/…`).
@@ -976,7 +1085,7 @@ impl<'r> Rewriter<'r> {
                     .any(|c| c.is_control() || c.is_whitespace() && c != ' ')
         };
         let label = match labels {
-            Labels::None | Labels::Usage => false,
+            Labels::None | Labels::Usage | Labels::Credential => false,
             Labels::Details => names_a_label(key) && is_identifier(&s) && s.len() <= 32,
             Labels::NestedCalls => {
                 matches!(key, "id" | "name" | "status" | "namespace") && is_identifier(&s)
@@ -994,7 +1103,69 @@ impl<'r> Rewriter<'r> {
 
 #[cfg(test)]
 mod tests {
-    use super::{names_a_path, LineCheck};
+    use super::{names_a_credential, names_a_path, LineCheck};
+
+    /// Keys whose last word (or last two) names a credential, however they are written, and
+    /// keys that only hold such a word elsewhere, or a plural count.
+    #[test]
+    fn keys_that_name_a_credential() {
+        for key in [
+            "password",
+            "Password",
+            "DB_PASSWORD",
+            "db-pass",
+            "passwd",
+            "pwd",
+            "passphrase",
+            "client_secret",
+            "secrets",
+            "token",
+            "access_token",
+            "sessionToken",
+            "X-Auth-Token",
+            "api_key",
+            "apiKey",
+            "APIKey",
+            "X-Api-Key",
+            "apikey",
+            "OPENAI_API_KEY",
+            "AWS_SECRET_ACCESS_KEY",
+            "private_key",
+            "auth",
+            "basic_auth",
+            "Authorization",
+            "Proxy-Authorization",
+            "credentials",
+            "Cookie",
+            "Set-Cookie",
+            "password2",
+        ] {
+            assert!(names_a_credential(key), "{key}");
+        }
+        for key in [
+            "",
+            "tokens",
+            "maxTokens",
+            "max_tokens",
+            "input_tokens",
+            "tokenCount",
+            "authorName",
+            "author",
+            "passwordFile",
+            "secretName",
+            "key",
+            "sortKey",
+            "keyboard",
+            "bypass",
+            "compass",
+            "oauth",
+            "passage",
+            "command",
+            "path",
+        ] {
+            assert!(!names_a_credential(key), "{key}");
+        }
+    }
 
     /// Keys that name a path, matched without case: the path, files, directory and root keys
     /// of Pi's tools and others', and not keys that only look alike.
