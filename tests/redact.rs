@@ -512,6 +512,45 @@ fn usage_field_names_are_kept_unless_they_hold_a_secret() {
     }
 }
 
+/// Only the `usage` objects pi-usage reads keep their member names (an assistant or tool result
+/// message's, a `usage` or `compaction` entry's, a `task` tool result's `details.usage`): an
+/// object named `usage` in tool arguments, extension data, compaction details or another tool's
+/// details is data, its names that are no identifier replaced.
+#[test]
+fn only_the_usage_objects_pi_usage_reads_keep_their_field_names() {
+    let session = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t","name":"bash","arguments":{"usage":{"my password is hunter2 please":2,"cost":{"secret words in a key":1}}}}],"usage":{"input":1,"kept name one":2},"stopReason":"toolUse"}}"#,
+        "\n",
+        r#"{"type":"message","id":"r","parentId":"a","timestamp":"2026-06-01T10:00:02.000Z","message":{"role":"toolResult","toolCallId":"t","toolName":"task","content":[],"details":{"usage":{"kept name two":3},"x":{"usage":{"private words in details":4}}},"usage":{"kept name three":5}}}"#,
+        "\n",
+        r#"{"type":"message","id":"b","parentId":"r","timestamp":"2026-06-01T10:00:03.000Z","message":{"role":"toolResult","toolCallId":"t","toolName":"bash","content":[],"details":{"usage":{"private words of bash":6}}}}"#,
+        "\n",
+        r#"{"type":"custom","id":"c","parentId":"b","timestamp":"2026-06-01T10:00:04.000Z","customType":"x","data":{"usage":{"private words in data":7}}}"#,
+        "\n",
+        r#"{"type":"compaction","id":"d","parentId":"c","timestamp":"2026-06-01T10:00:05.000Z","summary":"s","firstKeptEntryId":"a","tokensBefore":5,"details":{"usage":{"private words in compaction":8}},"usage":{"kept name four":9}}"#,
+        "\n",
+        r#"{"type":"usage","id":"e","parentId":"d","timestamp":"2026-06-01T10:00:06.000Z","kind":"k","usage":{"kept name five":10}}"#,
+        "\n",
+    );
+    let o = cmd("pi-redact").stdin(session).ok();
+    let out = o.out();
+    for kept in [
+        r#""kept name one":2"#,
+        r#""kept name two":3"#,
+        r#""kept name three":5"#,
+        r#""kept name four":9"#,
+        r#""kept name five":10"#,
+    ] {
+        assert!(out.contains(kept), "{kept}: {out}");
+    }
+    for private in ["hunter2", "secret words", "private words"] {
+        assert!(!out.contains(private), "{private}: {out}");
+    }
+    assert!(out.contains(r#""usage":{"[key · 29 chars]":2,"cost":{"[key · 21 chars]":1}}"#));
+}
+
 /// A tool output where a path the path pattern sees (`/home/ana/work/app/[eval]` gives
 /// `/home/ana/work/app/`) is also the start of a path it did not see start (in a `file://` URL,
 /// after `pkg@`), and a shorter path (`/node_modules/`, in code) is masked on its own: every

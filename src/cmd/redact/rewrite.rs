@@ -61,10 +61,16 @@ enum Labels {
     Details,
     /// A tool result's `nestedCalls` (Pi 1.x): each call's `id`, `name`, `status`.
     NestedCalls,
-    /// A `usage` object (its `cost` too): its members' names are field names, which
-    /// pi-usage reports (`other`'s sums), so any name is kept unless the masker finds
-    /// something in it; its strings are data.
+    /// A `usage` object pi-usage reads (its `cost` too): its members' names are field names,
+    /// which pi-usage reports (`other`'s sums), so any name is kept unless the masker finds
+    /// something in it; its strings are data. Only where pi-usage reads one: an assistant or
+    /// tool result message's `usage`, a `usage`, `model_usage`, `compaction` or
+    /// `branch_summary` entry's, an oh-my-pi `task` tool result's `details.usage`; a `usage`
+    /// anywhere else (tool arguments, extension data) is data like any other.
     Usage,
+    /// An oh-my-pi `task` tool result's `details`: its `usage` is [`Labels::Usage`], the rest
+    /// data ([`Labels::None`]).
+    TaskDetails,
     /// With `--keep-text`, the value of a member whose key names a credential
     /// ([`names_a_credential`]): each string of it masked whole, `[secret:keyed]`.
     Credential,
@@ -236,7 +242,9 @@ fn entry_act(kind: &str, key: &str) -> Act {
         ("compaction" | "branch_summary", "summary") => Act::Text(TextKind::Summary),
         ("compaction", "systemMessage") => Act::Text(TextKind::Message),
         ("compaction" | "branch_summary", "details") => Act::Data(Labels::Details),
-        (_, "usage") => Act::Data(Labels::Usage),
+        ("usage" | "model_usage" | "compaction" | "branch_summary", "usage") => {
+            Act::Data(Labels::Usage)
+        }
         ("branch_summary", "fromHook") => Act::Keep,
         ("custom" | "custom_message", "customType" | "display") => Act::Keep,
         ("custom_message", "content") => Act::Content(TextKind::Message),
@@ -255,8 +263,8 @@ fn entry_act(kind: &str, key: &str) -> Act {
     }
 }
 
-/// What a member of a message with this role is.
-fn message_act(role: &str, key: &str) -> Act {
+/// What a member of a message with this role (and tool name, of a tool result) is.
+fn message_act(role: &str, tool: &str, key: &str) -> Act {
     match key {
         "role" | "stopReason" | "provider" | "model" | "api" | "responseModel" | "responseId"
         | "toolCallId" | "toolName" | "customType" | "id" => Act::Keep,
@@ -277,7 +285,8 @@ fn message_act(role: &str, key: &str) -> Act {
             Act::Data(Labels::Details)
         }
         "nestedCalls" => Act::Data(Labels::NestedCalls),
-        "usage" => Act::Data(Labels::Usage),
+        "usage" if matches!(role, "assistant" | "toolResult") => Act::Data(Labels::Usage),
+        "details" if role == "toolResult" && tool == "task" => Act::Data(Labels::TaskDetails),
         _ if is_signature(key) => Act::Drop,
         _ => Act::Data(Labels::None),
     }
@@ -690,7 +699,8 @@ impl<'r> Rewriter<'r> {
     /// Writes a message object of these members.
     fn message(&mut self, m: &Members<'_>, out: &mut Vec<u8>, depth: usize) {
         let role = last_str(m, "role", self.utf8);
-        self.members(m, out, depth, |k| message_act(&role, k));
+        let tool = last_str(m, "toolName", self.utf8);
+        self.members(m, out, depth, |k| message_act(&role, &tool, k));
     }
 
     /// Whether a key of data is written as it is: an identifier in which the masker finds
@@ -1044,7 +1054,8 @@ impl<'r> Rewriter<'r> {
                 let act = |k: &str| match k {
                     _ if is_signature(k) => Act::Drop,
                     _ if labels == Labels::Credential => Act::Data(labels),
-                    "usage" => Act::Data(Labels::Usage),
+                    "usage" if labels == Labels::TaskDetails => Act::Data(Labels::Usage),
+                    _ if labels == Labels::TaskDetails => Act::Data(Labels::None),
                     _ => Act::Data(labels),
                 };
                 out.push(b'{');
@@ -1056,9 +1067,15 @@ impl<'r> Rewriter<'r> {
                 });
                 out.push(b'}');
             }
-            Some(b'[') => write_array(raw, out, |el, out| {
-                self.data(el, out, depth + 1, key, labels)
-            }),
+            Some(b'[') => {
+                let labels = match labels {
+                    Labels::TaskDetails => Labels::None,
+                    _ => labels,
+                };
+                write_array(raw, out, |el, out| {
+                    self.data(el, out, depth + 1, key, labels)
+                })
+            }
             Some(b'"') => self.data_string(raw, out, key, labels),
             _ => self.keep(&raw, out),
         }
@@ -1085,7 +1102,7 @@ impl<'r> Rewriter<'r> {
                     .any(|c| c.is_control() || c.is_whitespace() && c != ' ')
         };
         let label = match labels {
-            Labels::None | Labels::Usage | Labels::Credential => false,
+            Labels::None | Labels::Usage | Labels::TaskDetails | Labels::Credential => false,
             Labels::Details => names_a_label(key) && is_identifier(&s) && s.len() <= 32,
             Labels::NestedCalls => {
                 matches!(key, "id" | "name" | "status" | "namespace") && is_identifier(&s)
