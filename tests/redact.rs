@@ -551,6 +551,31 @@ fn only_the_usage_objects_pi_usage_reads_keep_their_field_names() {
     assert!(out.contains(r#""usage":{"[key · 29 chars]":2,"cost":{"[key · 21 chars]":1}}"#));
 }
 
+/// Keys of one object replaced by the same placeholder (or, with `--keep-text`, the same mask)
+/// are numbered, so `JSON.parse` still sees every key; a key repeated in the input is written
+/// the same way each time, and another object counts its own.
+#[test]
+fn replaced_keys_of_one_object_stay_distinct() {
+    let session = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/w"}"#,
+        "\n",
+        r#"{"type":"message","id":"a","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t","name":"bash","arguments":{"hello world":1,"other words":2,"a@example.com":3,"b@example.com":4,"n":{"hello world":5,"third thing":6},"hello world":7}}],"stopReason":"toolUse"}}"#,
+        "\n",
+    );
+    let o = cmd("pi-redact").stdin(session).ok();
+    let line = o.out().lines().nth(1).unwrap().to_string();
+    assert!(
+        line.contains(r#"{"[key · 11 chars]":1,"[key · 11 chars · 2]":2,"[key · 13 chars]":3,"[key · 13 chars · 2]":4,"n":{"[key · 11 chars]":5,"[key · 11 chars · 2]":6},"[key · 11 chars]":7}"#),
+        "{line}"
+    );
+    let v: Value = serde_json::from_str(&line).unwrap();
+    let args = &v["message"]["content"][0]["arguments"];
+    assert_eq!(args.as_object().unwrap().len(), 5, "{args}");
+    let o = cmd("pi-redact").arg("--keep-text").stdin(session).ok();
+    let line = o.out().lines().nth(1).unwrap().to_string();
+    assert!(line.contains(r#""[email]":3,"[email · 2]":4"#), "{line}");
+}
+
 /// A tool output where a path the path pattern sees (`/home/ana/work/app/[eval]` gives
 /// `/home/ana/work/app/`) is also the start of a path it did not see start (in a `file://` URL,
 /// after `pkg@`), and a shorter path (`/node_modules/`, in code) is masked on its own: every

@@ -440,6 +440,9 @@ pub struct Rewriter<'r> {
     written: Written,
     /// The paths of the record left for the reader, in order (without a pseudonym table).
     pub holes: Vec<Hole>,
+    /// The keys of the object being written that were replaced: what each was, and what was
+    /// written for it ([`Rewriter::key`] keeps them distinct).
+    keys_replaced: Vec<(String, String)>,
     /// The record needs the pseudonym table for more than its paths (text masked in every
     /// mode: a provider's error message): the reader rewrites it.
     pub needs_paths: bool,
@@ -525,6 +528,7 @@ impl<'r> Rewriter<'r> {
             written: scratch.written,
             holes: scratch.holes,
             needs_paths: false,
+            keys_replaced: Vec::new(),
         }
     }
 
@@ -558,6 +562,7 @@ impl<'r> Rewriter<'r> {
         out.clear();
         self.start(object, known_utf8);
         out.push(b'{');
+        let outer = std::mem::take(&mut self.keys_replaced);
         let mut first = true;
         for &(key, value) in top {
             self.member(
@@ -576,6 +581,7 @@ impl<'r> Rewriter<'r> {
                 },
             );
         }
+        self.keys_replaced = outer;
         out.push(b'}');
         self.changed
     }
@@ -645,12 +651,14 @@ impl<'r> Rewriter<'r> {
         act: impl Fn(&str) -> Act,
     ) {
         out.push(b'{');
+        let outer = std::mem::take(&mut self.keys_replaced);
         let mut first = true;
         for &(key, value) in members {
             self.member(key, value, &mut first, out, depth, &act, |rw, out| {
                 rw.value(Act::Message, value, out, depth + 1, "message")
             });
         }
+        self.keys_replaced = outer;
         out.push(b'}');
     }
 
@@ -749,6 +757,7 @@ impl<'r> Rewriter<'r> {
                 self.replaced(orig);
             }
             self.changed |= !found.is_empty();
+            let written = self.distinct_key(name, written);
             write_str(out, &written);
         } else {
             let start = out.len();
@@ -758,6 +767,30 @@ impl<'r> Rewriter<'r> {
             self.check.kept.push((start, out.len()));
         }
         out.push(b':');
+    }
+
+    /// What is written for the replaced key `name` of the object being written, `written`
+    /// made distinct from what was written for its other replaced keys: two keys of one
+    /// object whose placeholders (or masks) are the same would be one key to `JSON.parse`, so
+    /// the second is numbered, `[key · 11 chars · 2]`. The same key written twice (a key
+    /// repeated in the input) is written the same way twice.
+    fn distinct_key(&mut self, name: &str, written: String) -> String {
+        if let Some((_, w)) = self.keys_replaced.iter().find(|(n, _)| n == name) {
+            return w.clone();
+        }
+        let taken = |w: &str, keys: &[(String, String)]| keys.iter().any(|(_, k)| k == w);
+        let mut distinct = written.clone();
+        let mut n = 1;
+        while taken(&distinct, &self.keys_replaced) {
+            n += 1;
+            distinct = match written.strip_suffix(']') {
+                Some(open) => format!("{open} · {n}]"),
+                None => format!("{written} · {n}"),
+            };
+        }
+        self.keys_replaced
+            .push((name.to_string(), distinct.clone()));
+        distinct
     }
 
     fn value(&mut self, act: Act, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, key: &str) {
@@ -1059,12 +1092,14 @@ impl<'r> Rewriter<'r> {
                     _ => Act::Data(labels),
                 };
                 out.push(b'{');
+                let outer = std::mem::take(&mut self.keys_replaced);
                 let mut first = true;
                 raw.for_each_field(|k, v| {
                     self.member(k, v, &mut first, out, depth, act, |rw, out| {
                         rw.value(Act::Data(labels), v, out, depth + 1, "message")
                     })
                 });
+                self.keys_replaced = outer;
                 out.push(b'}');
             }
             Some(b'[') => {
