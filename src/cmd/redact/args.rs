@@ -59,7 +59,8 @@ pub struct Args {
     pub no_check: bool,
 
     /// Move every timestamp by SHIFT: a signed whole number of seconds, or of minutes, hours
-    /// or days with `m`, `h`, `d` (`--shift-time=-30d`).
+    /// or days with `m`, `h`, `d` (`--shift-time=-30d`). A UUIDv7 session id still holds the
+    /// session's start: add --rename-ids to hide it.
     #[arg(long, value_name = "SHIFT", allow_hyphen_values = true)]
     pub shift_time: Option<String>,
 
