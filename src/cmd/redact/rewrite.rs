@@ -1123,8 +1123,7 @@ impl<'r> Rewriter<'r> {
         // A string with a space is text: no label or one-line value holds one (its
         // placeholder is written without decoding it). A path may: under a key that names
         // one, the whole value is its path, spaces and all (`/Users/Ana Belle/…`).
-        let path_key = names_a_path(key);
-        if !path_key && raw.len() > 32 && memchr::memchr(b' ', &raw).is_some() {
+        if raw.len() > 32 && memchr::memchr(b' ', &raw).is_some() && !names_a_path(key) {
             return self.text(TextKind::Value, raw, out);
         }
         let s = str_of(&raw, self.utf8).unwrap_or_default();
@@ -1145,7 +1144,7 @@ impl<'r> Rewriter<'r> {
         };
         if label {
             self.keep(&raw, out)
-        } else if looks_like_path(&s) || (path_key && one_line()) {
+        } else if looks_like_path(&s) || (one_line() && names_a_path(key)) {
             self.path(raw, out, false)
         } else {
             self.text(TextKind::Value, raw, out)
