@@ -91,7 +91,7 @@ fn every_entry_kind_has_its_block() {
         "<summary>thinking</summary>",
         "#### Tool call: read",
         "\\[image: png, 70 B\\]",
-        "*error (is\\_error) · exit code 101 · 5.0 s*",
+        "*error (is\\_error) · exit code 101 · 5.0s*",
         "*error (aborted\\_turn)*",
         "### User command",
         "### Branch summary",

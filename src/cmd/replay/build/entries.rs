@@ -53,7 +53,7 @@ impl Builder<'_> {
             meta.push(format!("stop reason: {r}"));
         }
         if let Some(ms) = m.get("durationMs").and_then(Value::as_u64) {
-            meta.push(format!("{:.1} s", ms as f64 / 1000.0));
+            meta.push(crate::view::duration(ms.try_into().unwrap_or(i64::MAX)));
         }
         let mut parts = Vec::new();
         if let Some(e) = s(m, "errorMessage") {
@@ -401,7 +401,7 @@ fn status_meta(r: &Rec) -> Vec<String> {
         meta.push(format!("exit code {c}"));
     }
     if let Some(ms) = r.u64("duration_ms") {
-        meta.push(format!("{:.1} s", ms as f64 / 1000.0));
+        meta.push(crate::view::duration(ms.try_into().unwrap_or(i64::MAX)));
     }
     meta
 }
