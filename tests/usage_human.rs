@@ -286,8 +286,8 @@ fn the_context_table_draws_a_bar_per_message_with_the_window_and_compactions() {
         // The window of claude-sonnet-4-5 (built in) is marked on its rows, not on the others'.
         assert!(rows[..5].iter().all(|r| r.contains('│')), "{t}");
         assert!(rows[5..].iter().all(|r| !r.contains('│')), "{t}");
-        assert!(rows[3].ends_with("compacted, drop -9,000"), "{t}");
-        assert!(rows[5].contains("drop -1,000"), "{t}");
+        assert!(rows[3].ends_with("compacted, drop 9,000"), "{t}");
+        assert!(rows[5].contains("drop 1,000"), "{t}");
         assert!(
             t.contains("window 200,000 (built in, @earendil-works/pi-ai 1.6.0)"),
             "{t}"

@@ -195,6 +195,27 @@ fn pi_compactions_table_fits_every_width() {
     );
 }
 
+/// A failure says so at every width: the columns blank in every row (tokens before and
+/// after, first kept) are left out before its basis (`failed`), and the note says why.
+#[test]
+fn pi_compactions_failures_stay_failures_when_narrow() {
+    let f = fixture_str("compaction-failures.jsonl");
+    for width in [40, 50, 60] {
+        let t = cmd("pi-compactions")
+            .args(["--table", "--color", "never", &f])
+            .env("COLUMNS", width.to_string())
+            .ok()
+            .out();
+        let rows = t.lines().filter(|l| l.contains("failed")).count();
+        assert_eq!(rows, 8, "at {width}:\n{t}");
+        let words = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            words.contains("first kept (empty in every row))"),
+            "at {width}:\n{t}"
+        );
+    }
+}
+
 /// The first kept entry is one line wherever it is shown: the evidence wraps, it does not.
 #[test]
 fn pi_compactions_first_kept_is_never_wrapped() {

@@ -130,9 +130,8 @@ pub fn text(v: &serde_json::Value) -> String {
 
 /// A table, and after it a note naming the columns left out to fit the width, if any.
 pub fn table_with_note(table: &Table, width: Option<usize>, colour: bool) -> String {
-    let (mut out, dropped) = table.render(width, colour);
-    if !dropped.is_empty() {
-        let note = format!("(left out to fit: {})", dropped.join(", "));
+    let (mut out, left) = table.render(width, colour);
+    if let Some(note) = left.note() {
         let note = match width {
             Some(w) => width::wrap(&note, w),
             None => note,

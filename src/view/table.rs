@@ -5,10 +5,11 @@
 //!
 //! 1. a column that may shrink does, down to its `min`, and its cells are cut (one-line rows)
 //!    or wrapped (rows of several lines);
-//! 2. when the columns at their narrowest are still too wide, the column with the highest
-//!    `drop` rank is left out, then the next, until the rest fit; a column with no rank is
-//!    never left out (a width that cannot hold those is exceeded: [`super::width::MIN`]
-//!    keeps that from happening for the views here).
+//! 2. when the columns at their narrowest are still too wide, the columns blank in every row
+//!    are left out (they say nothing, so even a column with no rank goes), then the column
+//!    with the highest `drop` rank, then the next, until the rest fit; a column with no rank
+//!    that holds something is never left out (a width that cannot hold those is exceeded:
+//!    [`super::width::MIN`] keeps that from happening for the views here).
 //!
 //! Without a width (a pipe with no `COLUMNS`) nothing shrinks or drops; one-line rows keep
 //! their cells' own length.
@@ -97,7 +98,7 @@ impl Table {
 
     /// The table as lines ending in `\n`, at most `width` wide (`None`: no limit), in colour
     /// when `colour`; and the heads of the columns left out.
-    pub fn render(&self, width: Option<usize>, colour: bool) -> (String, Vec<&'static str>) {
+    pub fn render(&self, width: Option<usize>, colour: bool) -> (String, LeftOut) {
         let mut t = Layout::new();
         t.force_no_tty().load_style(heading_rule());
         if self.one_line {
@@ -127,7 +128,8 @@ impl Table {
             t.add_row(row);
         }
         let floors = self.floors(&t.column_max_content_widths());
-        let kept = self.kept(&floors, width);
+        let empty = self.empty_columns();
+        let kept = self.kept(&floors, &empty, width);
         // The last column shown has no gap after it.
         let last = (0..kept.len()).rev().find(|&i| kept[i]).unwrap_or(0);
         for (i, c) in self.columns.iter().enumerate() {
@@ -157,11 +159,30 @@ impl Table {
             out.push_str(line.trim_end());
             out.push('\n');
         }
-        let dropped = (0..self.columns.len())
-            .filter(|&i| !kept[i])
-            .map(|i| self.columns[i].head)
-            .collect();
-        (out, dropped)
+        let left_out = |was_empty: bool| {
+            (0..self.columns.len())
+                .filter(|&i| !kept[i] && empty[i] == was_empty)
+                .map(|i| self.columns[i].head)
+                .collect()
+        };
+        let left = LeftOut {
+            cut: left_out(false),
+            empty: left_out(true),
+        };
+        (out, left)
+    }
+
+    /// The columns empty (blank) in every row; none when there are no rows.
+    fn empty_columns(&self) -> Vec<bool> {
+        (0..self.columns.len())
+            .map(|i| {
+                !self.rows.is_empty()
+                    && self
+                        .rows
+                        .iter()
+                        .all(|r| r.get(i).is_none_or(|(text, _)| text.trim().is_empty()))
+            })
+            .collect()
     }
 
     /// The narrowest each column gets, given its widest cell (head included): that width for
@@ -178,27 +199,59 @@ impl Table {
             .collect()
     }
 
-    /// Which columns are kept at `width`: drop by rank until their floors and the gaps fit.
-    fn kept(&self, floors: &[usize], width: Option<usize>) -> Vec<bool> {
+    /// Which columns are kept at `width`: when the table does not fit whole, the columns
+    /// `empty` in every row go first (whatever their rank: they say nothing), then columns
+    /// by rank until their floors and the gaps fit.
+    fn kept(&self, floors: &[usize], empty: &[bool], width: Option<usize>) -> Vec<bool> {
         let mut kept = vec![true; self.columns.len()];
         let Some(width) = width else { return kept };
+        let fits = |kept: &[bool]| {
+            let shown = kept.iter().filter(|&&k| k).count();
+            let need: usize = (0..kept.len())
+                .filter(|&i| kept[i])
+                .map(|i| floors[i])
+                .sum();
+            need + usize::from(GAP) * shown.saturating_sub(1) <= width
+        };
+        if !fits(&kept) {
+            for (k, &e) in kept.iter_mut().zip(empty) {
+                *k = !e;
+            }
+        }
         loop {
-            let shown: Vec<usize> = (0..kept.len()).filter(|&i| kept[i]).collect();
-            let need: usize = shown.iter().map(|&i| floors[i]).sum::<usize>()
-                + usize::from(GAP) * shown.len().saturating_sub(1);
-            if need <= width {
+            if fits(&kept) {
                 return kept;
             }
-            let next = shown
-                .iter()
-                .copied()
-                .filter(|&i| self.columns[i].drop.is_some())
+            let next = (0..kept.len())
+                .filter(|&i| kept[i] && self.columns[i].drop.is_some())
                 .max_by_key(|&i| self.columns[i].drop);
             match next {
                 Some(i) => kept[i] = false,
                 None => return kept,
             }
         }
+    }
+}
+
+/// The columns a table left out to fit its width: `cut` by rank, `empty` for being blank in
+/// every row.
+#[derive(Debug, Default)]
+pub struct LeftOut {
+    pub cut: Vec<&'static str>,
+    pub empty: Vec<&'static str>,
+}
+
+impl LeftOut {
+    /// The note under a table that left columns out, if it did.
+    pub fn note(&self) -> Option<String> {
+        let empty = format!("{} (empty in every row)", self.empty.join(", "));
+        let said = match (self.cut.is_empty(), self.empty.is_empty()) {
+            (true, true) => return None,
+            (false, true) => self.cut.join(", "),
+            (true, false) => empty,
+            (false, false) => format!("{}; {empty}", self.cut.join(", ")),
+        };
+        Some(format!("(left out to fit: {said})"))
     }
 }
 
@@ -231,12 +284,12 @@ mod tests {
     #[test]
     fn fits_by_shrinking_then_dropping_in_rank_order() {
         let t = sample();
-        let (wide, dropped) = t.render(None, false);
-        assert!(dropped.is_empty());
+        let (wide, left) = t.render(None, false);
+        assert!(left.note().is_none());
         assert!(wide.contains("a long text that needs room"), "{wide}");
         for (width, gone) in [(60, vec![]), (30, vec!["text"]), (20, vec!["n", "text"])] {
-            let (text, dropped) = t.render(Some(width), false);
-            assert_eq!(dropped, gone, "{text}");
+            let (text, left) = t.render(Some(width), false);
+            assert_eq!(left.cut, gone, "{text}");
             for line in text.lines() {
                 assert!(line.chars().count() <= width, "{width}: {line:?}");
             }
@@ -271,7 +324,7 @@ mod tests {
             }
         }
         // At 40 the evidence column (empty, 8 wide) still fits: nothing is left out.
-        assert!(t.render(Some(40), false).1.is_empty());
+        assert!(t.render(Some(40), false).1.note().is_none());
         let mut wide = Table::new(&cols, true);
         wide.row(vec![
             ("12:52:31".into(), Paint::Plain),
@@ -279,10 +332,48 @@ mod tests {
             ("{\"action\": \"list\", \"more\": 1}".into(), Paint::Plain),
             ("a long piece of evidence".into(), Paint::Plain),
         ]);
-        let (text, dropped) = wide.render(Some(40), false);
-        assert_eq!(dropped, ["evidence"], "{text}");
+        let (text, left) = wide.render(Some(40), false);
+        assert_eq!(left.cut, ["evidence"], "{text}");
         assert!(text.lines().all(|l| l.chars().count() <= 40), "{text}");
         assert!(text.contains("12:52:31  mcp   {\"action\""), "{text}");
+    }
+
+    /// A column blank in every row goes before any column by rank, even one that never
+    /// drops, and only when the table does not fit whole.
+    #[test]
+    fn columns_empty_in_every_row_go_first() {
+        let cols = [
+            Column::fixed("trigger", Align::Left),
+            Column::fixed("basis", Align::Left).drops(1),
+            Column::fixed("before", Align::Right),
+            Column::fixed("evidence", Align::Left).shrinks(16).drops(2),
+        ];
+        let mut t = Table::new(&cols, true);
+        for trigger in ["threshold", "overflow"] {
+            t.row(vec![
+                (trigger.into(), Paint::Plain),
+                ("failed".into(), Paint::Error),
+                (String::new(), Paint::Plain),
+                ("overflow_recovery, context_overflow".into(), Paint::Plain),
+            ]);
+        }
+        let (text, left) = t.render(Some(36), false);
+        assert!(left.cut.is_empty(), "{text}");
+        assert_eq!(left.empty, ["before"], "{text}");
+        assert_eq!(
+            left.note().as_deref(),
+            Some("(left out to fit: before (empty in every row))")
+        );
+        assert!(text.contains("threshold  failed  overflow"), "{text}");
+        let (text, left) = t.render(Some(30), false);
+        assert_eq!(
+            (left.cut, left.empty),
+            (vec!["evidence"], vec!["before"]),
+            "{text}"
+        );
+        // A table that fits keeps its empty columns.
+        let (text, left) = t.render(None, false);
+        assert!(left.note().is_none() && text.contains("before"), "{text}");
     }
 
     /// `s` without its colour codes.

@@ -5,9 +5,9 @@
 //!
 //! The rows are read from the records pi-compactions writes, so the view says nothing they do
 //! not. Columns fit the width ([`crate::view::table`]): the evidence wraps, the first kept
-//! entry never does; when the columns
-//! cannot fit they are left out in this order: first kept, line, time, basis, after, evidence
-//! (trigger and before always stay).
+//! entry never does; when the columns cannot fit, those empty in every row are left out (a
+//! failure has no tokens before or after), then the others in this order: first kept, line,
+//! time, basis, after, evidence (trigger and before always stay unless empty).
 
 use super::trigger::{Basis, Trigger};
 use crate::output::{Out, Stop};

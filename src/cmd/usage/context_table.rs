@@ -14,7 +14,7 @@ use crate::view::{thousands, Paint};
 
 /// The narrowest bar drawn.
 const MIN_BAR: usize = 8;
-/// The room kept for the note when the width is limited (`compacted, drop -123,456`).
+/// The room kept for the note when the width is limited (`compacted, drop 123,456`).
 const NOTE: usize = 24;
 /// The bar's width when the table has no width limit.
 const FREE_BAR: usize = 40;
@@ -223,7 +223,7 @@ fn note(r: &ContextRow, model: &mut Option<String>) -> String {
         parts.push("compacted".to_string());
     }
     if let Some(d) = r.drop {
-        parts.push(format!("drop -{}", thousands(d)));
+        parts.push(format!("drop {}", thousands(d)));
     }
     if r.model.is_some() && r.model != *model {
         parts.push(format!("model {}", r.model.as_deref().unwrap_or("")));
