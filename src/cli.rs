@@ -139,7 +139,9 @@ Repeated diagnostics are summed up: when more than 5 input files report the same
 docs/FORMAT.md lists under \"Diagnostic kinds\": malformed_json, glued_records, missing_parent, ...; notes, such as a fragment's, count as \
 one kind), the first 5 files (in argument order) print their lines of that kind, and the later files' lines of that kind \
 are replaced by one line at the end of the run: `TOOL: 37 more files had malformed_json (52 lines), not shown; --verbose \
-prints every one`. --verbose prints every line. --quiet prints none of them, nor notes, nor problems of the run as a \
+prints every one`. Likewise a file with more than 20 lines of one kind of problem (a file that is not JSON Lines, a \
+binary file) prints its first 20, and one line at the end counts the rest: `TOOL: 1 file had 20785 more lines of \
+malformed_json than the 20 shown; --verbose prints every one`. --verbose prints every line. --quiet prints none of them, nor notes, nor problems of the run as a \
 whole (a missing models.json); they are still counted (in records that count them, such as pi-branch --info). Neither \
 option changes the exit status.";
 

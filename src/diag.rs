@@ -47,6 +47,10 @@ pub fn is_quiet() -> bool {
 /// How many inputs print their diagnostics of one kind before the later ones are summed up.
 pub const SHOWN_FILES: u64 = 5;
 
+/// How many lines of one kind an input prints before the rest of them are summed up (a file
+/// that is not JSON Lines at all, a binary file, would otherwise print a line per line).
+pub const SHOWN_LINES: u64 = 20;
+
 /// Which lines are "the same kind of warning" for the summary: a diagnostic's [`Kind`], or a
 /// note (every note is one class).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,13 +76,16 @@ impl Class {
 
 const CLASSES: usize = Kind::ALL.len() + 1;
 
-/// What the run has printed and held back, per class: inputs that reported it, and of the
-/// inputs past [`SHOWN_FILES`], how many and their lines.
+/// What the run has printed and held back, per class: inputs that reported it; of the inputs
+/// past [`SHOWN_FILES`], how many and their lines; of the inputs shown, those with more than
+/// [`SHOWN_LINES`] lines and the lines past those.
 #[derive(Debug, Clone, Copy, Default)]
 struct Tally {
     files: u64,
     hidden_files: u64,
     hidden_lines: u64,
+    capped_files: u64,
+    capped_lines: u64,
 }
 
 static TALLY: Mutex<[Tally; CLASSES]> = Mutex::new(
@@ -86,12 +93,15 @@ static TALLY: Mutex<[Tally; CLASSES]> = Mutex::new(
         files: 0,
         hidden_files: 0,
         hidden_lines: 0,
+        capped_files: 0,
+        capped_lines: 0,
     }; CLASSES],
 );
 
-/// Whether a line of `class` from the input whose classes seen so far are `seen` is printed;
-/// counts the input (on its first line of the class) and what is held back.
-fn admit(class: Class, seen: &mut [bool; CLASSES]) -> bool {
+/// Whether a line of `class` from the input that has reported `seen` lines of each class so
+/// far is printed; counts the line, the input (on its first line of the class) and what is
+/// held back.
+fn admit(class: Class, seen: &mut [u64; CLASSES]) -> bool {
     let mode = shown();
     let mut tally = lock(&TALLY);
     admit_in(&mut tally, mode, class, seen)
@@ -102,7 +112,7 @@ fn admit_in(
     tally: &mut [Tally; CLASSES],
     mode: Shown,
     class: Class,
-    seen: &mut [bool; CLASSES],
+    seen: &mut [u64; CLASSES],
 ) -> bool {
     match mode {
         Shown::Every => return true,
@@ -111,12 +121,20 @@ fn admit_in(
     }
     let i = class.index();
     let t = &mut tally[i];
-    let first = !std::mem::replace(&mut seen[i], true);
+    seen[i] += 1;
+    let first = seen[i] == 1;
     if first {
         t.files += 1;
     }
     if t.files <= SHOWN_FILES {
-        return true;
+        if seen[i] <= SHOWN_LINES {
+            return true;
+        }
+        if seen[i] == SHOWN_LINES + 1 {
+            t.capped_files += 1;
+        }
+        t.capped_lines += 1;
+        return false;
     }
     if first {
         t.hidden_files += 1;
@@ -141,6 +159,17 @@ fn summary_of(tally: &[Tally; CLASSES], tool: &str) -> String {
         .chain([Class::Note])
     {
         let t = tally[c.index()];
+        if t.capped_files > 0 {
+            let _ = writeln!(
+                s,
+                "{tool}: {} file{} had {} more line{} of {} than the {SHOWN_LINES} shown; --verbose prints every one",
+                t.capped_files,
+                plural(t.capped_files),
+                t.capped_lines,
+                plural(t.capped_lines),
+                c.name(),
+            );
+        }
         if t.hidden_files == 0 {
             continue;
         }
@@ -268,8 +297,8 @@ pub struct Diags {
     held: String,
     /// Each held line's class and where it ends in `held`.
     held_lines: Vec<(Class, usize)>,
-    /// The classes this input has reported (for the summary of repeats).
-    seen: [bool; CLASSES],
+    /// How many lines of each class this input has reported (for the summary of repeats).
+    seen: [u64; CLASSES],
     counts: Counts,
 }
 
@@ -282,7 +311,7 @@ impl Diags {
             quiet: false,
             held: String::new(),
             held_lines: Vec::new(),
-            seen: [false; CLASSES],
+            seen: [0; CLASSES],
             counts: Counts::default(),
         }
     }
@@ -474,6 +503,8 @@ mod tests {
         let prose = crate::cli::EXIT_STATUS;
         assert!(prose.contains(&format!("when more than {n} input files")));
         assert!(prose.contains(&format!("the first {n} files")));
+        let n = SHOWN_LINES;
+        assert!(prose.contains(&format!("more than {n} lines of one kind")));
     }
 
     /// Each input's lines of a kind are shown for the first SHOWN_FILES inputs that report
@@ -485,13 +516,13 @@ mod tests {
         let bad = Class::Problem(Kind::MalformedJson);
         let mut shown_lines = 0;
         for _ in 0..SHOWN_FILES + 3 {
-            let mut seen = [false; CLASSES];
+            let mut seen = [0; CLASSES];
             for _ in 0..2 {
                 shown_lines += u64::from(admit_in(&mut tally, Shown::Summarised, bad, &mut seen));
             }
         }
         assert_eq!(shown_lines, 2 * SHOWN_FILES);
-        let mut seen = [false; CLASSES];
+        let mut seen = [0; CLASSES];
         assert!(admit_in(
             &mut tally,
             Shown::Summarised,
@@ -510,17 +541,12 @@ mod tests {
         );
         // --verbose shows everything, --quiet nothing, and neither changes the tally.
         let before = tally[bad.index()].hidden_lines;
-        assert!(admit_in(
-            &mut tally,
-            Shown::Every,
-            bad,
-            &mut [false; CLASSES]
-        ));
+        assert!(admit_in(&mut tally, Shown::Every, bad, &mut [0; CLASSES]));
         assert!(!admit_in(
             &mut tally,
             Shown::Nothing,
             bad,
-            &mut [false; CLASSES]
+            &mut [0; CLASSES]
         ));
         assert_eq!(tally[bad.index()].hidden_lines, before);
         let mut one = [Tally::default(); CLASSES];
@@ -528,11 +554,41 @@ mod tests {
             files: 6,
             hidden_files: 1,
             hidden_lines: 1,
+            ..Tally::default()
         };
         assert_eq!(
             summary_of(&one, "pi-branch"),
             "pi-branch: 1 more file had notes (1 line), not shown; --verbose prints every one\n"
         );
+    }
+
+    /// An input shown prints its first SHOWN_LINES lines of a kind; the rest are counted and
+    /// summed up, and do not change which inputs are shown.
+    #[test]
+    fn an_input_prints_its_first_lines_of_a_kind_and_sums_up_the_rest() {
+        let mut tally = [Tally::default(); CLASSES];
+        let bad = Class::Problem(Kind::MalformedJson);
+        let mut seen = [0; CLASSES];
+        let shown = (0..SHOWN_LINES + 30)
+            .filter(|_| admit_in(&mut tally, Shown::Summarised, bad, &mut seen))
+            .count();
+        assert_eq!(shown as u64, SHOWN_LINES);
+        // Another kind of the same input is shown from its own first line.
+        let utf8 = Class::Problem(Kind::InvalidUtf8);
+        assert!(admit_in(&mut tally, Shown::Summarised, utf8, &mut seen));
+        // A second input with a few lines prints them all.
+        let mut seen = [0; CLASSES];
+        assert!((0..3).all(|_| admit_in(&mut tally, Shown::Summarised, bad, &mut seen)));
+        assert_eq!(
+            summary_of(&tally, "pi-replay"),
+            format!("pi-replay: 1 file had 30 more lines of malformed_json than the {SHOWN_LINES} shown; --verbose prints every one\n")
+        );
+        assert!(admit_in(
+            &mut tally,
+            Shown::Every,
+            bad,
+            &mut [SHOWN_LINES * 2; CLASSES]
+        ));
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub fn command<T: Tool>() -> clap::Command {
             clap::Arg::new("verbose")
                 .long("verbose")
                 .action(clap::ArgAction::SetTrue)
-                .help(format!("Print every diagnostic: by default, when more than {} files report the same kind of problem, the later files' lines of that kind are summed up in one line at the end", crate::diag::SHOWN_FILES)),
+                .help(format!("Print every diagnostic: by default, when more than {} files report the same kind of problem, the later files' lines of that kind are summed up in one line at the end, and so are a file's lines of one kind past its first {}", crate::diag::SHOWN_FILES, crate::diag::SHOWN_LINES)),
         )
 }
 

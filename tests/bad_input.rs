@@ -585,3 +585,49 @@ fn an_empty_file_is_reported_by_every_tool() {
         }
     }
 }
+
+/// A file that is not JSON Lines (a binary, a log) prints its first lines of each kind of
+/// problem, not one per line: the rest are counted in one line at the end, and `--verbose`
+/// prints every one. The exit status is 2 either way.
+#[test]
+fn a_file_of_garbage_prints_its_first_lines_and_sums_up_the_rest() {
+    let dir = TempDir::new("garbage-lines");
+    let mut data = Vec::new();
+    for i in 0..150 {
+        data.extend_from_slice(format!("\u{7f}ELF garbage {i}\n").as_bytes());
+    }
+    let f = dir.write("garbage.bin", &data);
+    let f = f.to_string_lossy();
+    for tool in [
+        "pi-branch",
+        "pi-tools",
+        "pi-usage",
+        "pi-compactions",
+        "pi-redact",
+    ] {
+        let o = cmd(tool).arg(&*f).run();
+        assert_eq!(o.status, 2, "{tool}: {}", o.stderr);
+        let lines = o.stderr_lines();
+        assert!(
+            lines.len() <= 25,
+            "{tool}: {} lines:\n{}",
+            lines.len(),
+            o.stderr
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with(&format!("{tool}: 1 file had "))
+                    && l.ends_with(" shown; --verbose prints every one")),
+            "{tool}:\n{}",
+            o.stderr
+        );
+        let every = cmd(tool).arg("--verbose").arg(&*f).run();
+        assert_eq!(every.status, 2);
+        assert!(
+            every.stderr_lines().len() >= 150,
+            "{tool} --verbose:\n{}",
+            every.stderr
+        );
+    }
+}
