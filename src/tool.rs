@@ -32,7 +32,10 @@ pub fn main<T: Tool>() -> ExitCode {
     if let Some(first) = args.first() {
         crate::cli::set_tool_name(first);
     }
-    let mut matches = command::<T>().get_matches_from(args);
+    let mut matches = match command::<T>().try_get_matches_from(args) {
+        Ok(m) => m,
+        Err(e) => usage_error(T::MAN.name, &e),
+    };
     // A closed pipe while printing either is no error (`pi-usage --man | head`).
     if matches.get_flag("man") {
         let _ = std::io::stdout().write_all(man::<T>().as_bytes());
@@ -62,8 +65,21 @@ pub fn main<T: Tool>() -> ExitCode {
             crate::diag::finish(T::MAN.name);
             status
         }
-        Err(e) => e.exit(),
+        Err(e) => usage_error(T::MAN.name, &e),
     }
+}
+
+/// Ends the run on a command line clap could not take, saying why as every diagnostic does
+/// (`tool: unexpected argument '--x' found`, clap's hints on the lines after), with clap's
+/// exit status (2). `--help` and `--version` come this way too and print as clap prints them.
+fn usage_error(tool: &str, e: &clap::Error) -> ! {
+    if !e.use_stderr() {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    let _ = write!(std::io::stderr().lock(), "{tool}: {text}");
+    std::process::exit(e.exit_code());
 }
 
 /// The command line of tool `T`: its own arguments and those every tool has: `--man` and

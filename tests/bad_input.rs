@@ -631,3 +631,33 @@ fn a_file_of_garbage_prints_its_first_lines_and_sums_up_the_rest() {
         );
     }
 }
+
+/// A command line a tool cannot take is said as every diagnostic is, `tool: message`, with
+/// exit status 2; `--help` still prints to stdout with status 0.
+#[test]
+fn a_bad_command_line_is_reported_as_tool_colon_message() {
+    for tool in [
+        "pi-branch",
+        "pi-tools",
+        "pi-usage",
+        "pi-compactions",
+        "pi-sessions",
+        "pi-redact",
+        "pi-replay",
+    ] {
+        let o = cmd(tool).arg("--no-such-option").run();
+        assert_eq!(o.status, 2, "{tool}: {}", o.stderr);
+        assert!(
+            o.stderr
+                .starts_with(&format!("{tool}: unexpected argument '--no-such-option'")),
+            "{tool}:\n{}",
+            o.stderr
+        );
+        let help = cmd(tool).arg("--help").run();
+        assert_eq!(help.status, 0, "{tool}");
+        assert!(
+            help.out().contains("Usage:") && help.stderr.is_empty(),
+            "{tool}"
+        );
+    }
+}
