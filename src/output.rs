@@ -731,10 +731,19 @@ pub fn push_u64(buf: &mut Vec<u8>, v: u64) {
 /// below U+0020, everything else as it is. Runs between escapes are copied whole, found
 /// sixteen bytes a step by the scanner's string loop (tool output is most of what is written).
 pub fn write_str(buf: &mut Vec<u8>, s: &str) {
+    buf.reserve(s.len() + 2);
+    buf.push(b'"');
+    push_escaped(buf, s);
+    buf.push(b'"');
+}
+
+/// Appends `s` escaped as [`write_str`] escapes it, without the quotes: the body of its JSON
+/// string. Each character is escaped on its own, so the body of a text is the bodies of its
+/// pieces one after the other.
+#[inline]
+pub fn push_escaped(buf: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let b = s.as_bytes();
-    buf.reserve(b.len() + 2);
-    buf.push(b'"');
     // Most strings a record holds are short names, ids and times with nothing to escape:
     // one pass without an early exit (a vector at a time) says so, and they are copied whole.
     if b.len() <= 64 {
@@ -744,7 +753,6 @@ pub fn write_str(buf: &mut Vec<u8>, s: &str) {
         }
         if !escape {
             buf.extend_from_slice(b);
-            buf.push(b'"');
             return;
         }
     }
@@ -772,7 +780,6 @@ pub fn write_str(buf: &mut Vec<u8>, s: &str) {
         }
         i = stop + 1;
     }
-    buf.push(b'"');
 }
 
 /// When the body of a validated JSON string (the text between its quotes) is exactly what

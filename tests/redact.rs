@@ -751,6 +751,145 @@ fn spaced_paths_get_their_pseudonyms_whole() {
     );
 }
 
+/// Input text equal to what pi-redact writes is no leak where the output holds it only as
+/// what was written in place of other input (`redact-input-like-output.jsonl`): a path that is
+/// another path's pseudonym (in arguments, details, text and a provider's error message), a
+/// text, value or key that is a placeholder, a value that is a numbered key's placeholder or
+/// mask, a credential's value that is a mask, a value that is a shifted timestamp or a renamed
+/// id. Every record is written, in every mode.
+#[test]
+fn input_like_the_output_is_written() {
+    let f = fixture("redact-input-like-output.jsonl");
+    let lines = std::fs::read_to_string(&f).unwrap().lines().count();
+    let modes: [&[&str]; 5] = [
+        &[],
+        &["--keep-text"],
+        &["--shift-time=-1h"],
+        &["--rename-ids"],
+        &["--keep-text", "--shift-time=-1h", "--rename-ids"],
+    ];
+    for mode in modes {
+        let r = cmd("pi-redact").args(mode).arg(&f).ok().records();
+        assert_eq!(r.len(), lines, "{mode:?}");
+        let args = &r[2]["message"]["content"][0]["arguments"];
+        assert_eq!(args["path"], "/home/user1/dir1/file1.rs", "{mode:?}");
+        assert_eq!(args["other"], "/home/user2/dir2/file2.rs", "{mode:?}");
+        let details = &r[3]["message"]["details"];
+        assert_eq!(details["path"], "/home/user1/dir1/file1.rs", "{mode:?}");
+        assert_eq!(
+            r[6]["message"]["errorMessage"], "cannot open /home/user1/dir1/file1.rs",
+            "{mode:?}"
+        );
+    }
+    let r = cmd("pi-redact").arg(&f).ok().records();
+    let content = &r[4]["message"]["content"];
+    assert_eq!(content[0]["text"], "[text · 1 char]");
+    assert_eq!(content[1]["text"], "[text · 15 chars]");
+    assert_eq!(content[2]["arguments"]["a"], "[value · 1 char]");
+    assert_eq!(content[2]["arguments"]["b"], "[value · 16 chars]");
+    let details = &r[5]["message"]["details"];
+    assert_eq!(details["[key · 16 chars]"], "[value · 1 char]");
+    assert_eq!(details["[key · 11 chars · 2]"], 2);
+    assert_eq!(details["v"], "[value · 20 chars]");
+    let r = cmd("pi-redact").arg("--keep-text").arg(&f).ok().records();
+    assert_eq!(
+        r[1]["message"]["content"],
+        "see /home/user1/dir1/file1.rs and /home/user2/dir2/file2.rs"
+    );
+    assert_eq!(
+        r[3]["message"]["content"][0]["text"],
+        "/home/user2/dir2/file2.rs"
+    );
+    let args = &r[4]["message"]["content"][2]["arguments"];
+    assert_eq!(args["api_key"], "[secret:keyed]");
+    assert_eq!(args["note"], "[secret:github-token]");
+    let details = &r[5]["message"]["details"];
+    assert_eq!(details["[email · 2]"], 4);
+    assert_eq!(details["token"], "[secret:keyed]");
+    let r = cmd("pi-redact")
+        .arg("--shift-time=-1h")
+        .arg(&f)
+        .ok()
+        .records();
+    assert_eq!(r[7]["timestamp"], "2026-06-01T09:00:07.000Z");
+    assert_eq!(r[7]["data"]["at"], "[value · 24 chars]");
+    let r = cmd("pi-redact").arg("--rename-ids").arg(&f).ok().records();
+    assert_eq!(r[8]["id"], "00000008");
+    assert_eq!(r[8]["data"]["id"], "[value · 8 chars]");
+}
+
+/// A redacted file redacted again, and once more, is written whole each time, a session that
+/// pi-branch reads cleanly: every placeholder, pseudonym and mask of it is input that looks
+/// like the output.
+#[test]
+fn a_redacted_file_is_redacted_again_whole() {
+    for name in ["redact-everything.jsonl", "redact-input-like-output.jsonl"] {
+        for mode in [&[][..], &["--keep-text"][..]] {
+            let mut data = read_fixture(name);
+            let lines = String::from_utf8_lossy(&data).lines().count();
+            for round in 1..=3 {
+                let o = cmd("pi-redact").args(mode).stdin(data).run();
+                let at = format!("{name} {mode:?}, round {round}");
+                assert_eq!((o.status, o.stderr.as_str()), (0, ""), "{at}");
+                let r = o.records();
+                assert_eq!(r.len(), lines, "{at}: a record each line");
+                assert_eq!(r[0]["type"], "session", "{at}");
+                cmd("pi-branch").stdin(o.stdout.clone()).ok();
+                data = o.stdout;
+            }
+        }
+    }
+}
+
+/// A replaced string that the output holds partly in what was written in place of other input
+/// and partly in the text around it is still a leak: a password that is some text and an
+/// address's mask, in a record whose text holds that text and the address; the mask first and
+/// the text after; some text and the start of a path's pseudonym; and, in the default mode, a
+/// text replaced by its placeholder that a provider's error message holds so around its
+/// masked address.
+#[test]
+fn replaced_text_running_into_a_mask_is_still_a_leak() {
+    let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/home/ana/app"}"#;
+    let call = |n: usize, text: &str, password: &str| {
+        format!(
+            r#"{{"type":"message","id":"a{n}","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}},{{"type":"toolCall","id":"t{n}","name":"bash","arguments":{{"password":"{password}"}}}}],"stopReason":"toolUse"}}}}"#
+        )
+    };
+    let session = [
+        header.to_string(),
+        call(1, "my hunter2 ana@example.com", "my hunter2 [email]"),
+        call(2, "ana@example.com was here", "[email] was here"),
+        call(3, "see /home/ana/x.rs", "see /home/user1"),
+    ]
+    .join("\n");
+    let o = cmd("pi-redact").arg("--keep-text").stdin(session).run();
+    assert_eq!(o.status, 2, "{}", o.stderr);
+    for (n, chars) in [(2, 18), (3, 16), (4, 15)] {
+        let said = format!("<stdin>:{n}: the rewritten record still holds {chars} characters");
+        assert!(o.stderr.contains(&said), "{said}: {}", o.stderr);
+    }
+    assert_eq!(o.stderr.lines().count(), 3, "{}", o.stderr);
+    assert_eq!(o.out().lines().filter(|l| l.is_empty()).count(), 3);
+    let failed = |n: usize, text: &str, error: &str| {
+        format!(
+            r#"{{"type":"message","id":"a{n}","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}],"stopReason":"error","errorMessage":"{error}"}}}}"#
+        )
+    };
+    let session = [
+        header.to_string(),
+        failed(1, "my hunter2 [email]", "my hunter2 ana@example.com"),
+        failed(2, "[email] was here", "ana@example.com was here"),
+    ]
+    .join("\n");
+    let o = cmd("pi-redact").stdin(session).run();
+    assert_eq!(o.status, 2, "{}", o.stderr);
+    for (n, chars) in [(2, 18), (3, 16)] {
+        let said = format!("<stdin>:{n}: the rewritten record still holds {chars} characters");
+        assert!(o.stderr.contains(&said), "{said}: {}", o.stderr);
+    }
+    assert_eq!(o.stderr.lines().count(), 2, "{}", o.stderr);
+}
+
 // ---- The canaries. ----
 
 /// Fake secrets of many kinds, e-mail addresses and home paths. Each is what must not appear

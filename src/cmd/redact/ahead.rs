@@ -39,7 +39,7 @@ pub(super) struct Rewritten {
     out: Vec<u8>,
     holes: Vec<Hole>,
     tally: Vec<(&'static str, u64)>,
-    kept: Vec<(usize, usize)>,
+    on_purpose: Vec<(usize, usize)>,
     replaced: Vec<String>,
     replaced_in_record: Vec<(usize, usize, u64)>,
     /// The rewriter's buffers and remembered answers, kept for the next record.
@@ -73,7 +73,7 @@ struct Mark {
     out: usize,
     holes: usize,
     tally: usize,
-    kept: usize,
+    on_purpose: usize,
     replaced: usize,
     replaced_in_record: usize,
 }
@@ -84,7 +84,7 @@ impl Rewritten {
             out: self.out.len(),
             holes: self.holes.len(),
             tally: self.tally.len(),
-            kept: self.kept.len(),
+            on_purpose: self.on_purpose.len(),
             replaced: self.replaced.len(),
             replaced_in_record: self.replaced_in_record.len(),
         }
@@ -95,7 +95,7 @@ impl Rewritten {
         self.out.clear();
         self.holes.clear();
         self.tally.clear();
-        self.kept.clear();
+        self.on_purpose.clear();
         self.replaced.clear();
         self.replaced_in_record.clear();
     }
@@ -113,7 +113,7 @@ impl Rewritten {
             changed: r.changed,
             whole: r.done == Done::Whole,
             tally: &self.tally[a.tally..b.tally],
-            kept: &self.kept[a.kept..b.kept],
+            on_purpose: &self.on_purpose[a.on_purpose..b.on_purpose],
             replaced: &self.replaced[a.replaced..b.replaced],
             replaced_in_record: &self.replaced_in_record
                 [a.replaced_in_record..b.replaced_in_record],
@@ -153,7 +153,7 @@ impl Rewritten {
             }
         } else {
             self.holes.extend_from_slice(&rw.holes);
-            self.kept.extend_from_slice(&rw.check.kept);
+            self.on_purpose.extend_from_slice(&rw.check.on_purpose);
             self.replaced.append(&mut rw.check.replaced);
             (self.replaced_in_record).extend_from_slice(&rw.check.replaced_in_record);
             Done::Holed
@@ -199,16 +199,18 @@ mod tests {
 
     /// Paths the reader fills in order: a working directory, a path in a tool's arguments
     /// beside a key that is replaced, paths that are their own pseudonyms, a path whose input
-    /// is an earlier path's pseudonym (the residual scan withholds that record), a provider's
-    /// error message holding a path (masked: the reader rewrites it), a tool's name that is
-    /// its path argument's text (copied on purpose after the path's hole is filled), a record
-    /// with nothing to change written with blanks (copied as it is), no line feed at the end.
+    /// is an earlier path's pseudonym beside a value whose input is the placeholder written
+    /// ahead after a hole (no leak: each lies inside what was written on purpose, once the
+    /// holes are filled and what follows them moved on), a provider's error message holding a
+    /// path (masked: the reader rewrites it), a tool's name that is its path argument's text
+    /// (copied on purpose after the path's hole is filled), a record with nothing to change
+    /// written with blanks (copied as it is), no line feed at the end.
     const CLUES: &str = concat!(
         r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/home/ana/proj"}"#,
         "\n",
         r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"/home/ana/proj/src/main.rs","the file path":"/home/ana/proj/README.md","paths":["/","~","..","/tmp","./x"]}}],"stopReason":"toolUse"}}"#,
         "\n",
-        r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"read","arguments":{"a":"/home/ana/proj/src/main.rs","b":"/home/user1/dir1/dir2/file1.rs"}}],"stopReason":"toolUse"}}"#,
+        r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c2","name":"read","arguments":{"a":"/home/ana/proj/src/main.rs","x":"y","b":"/home/user1/dir1/dir2/file1.rs","c":"[value · 1 char]"}}],"stopReason":"toolUse"}}"#,
         "\n",
         r#"{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-01-01T00:00:03Z","message":{"role":"assistant","content":[],"stopReason":"error","errorMessage":"cannot open /home/ana/proj/secret.txt"}}"#,
         "\n",
@@ -275,10 +277,13 @@ mod tests {
             }
         }
         assert!(taken[0] > 0 && taken[1] > 0, "both kinds taken: {taken:?}");
-        // The clues' withheld record and the error message are the reader's own.
+        // The clues' error message is the reader's own; a2 is written.
         let (got, took) = redact(&[], CLUES.as_bytes(), Some(1 << 20));
+        assert!(!got.contains("still holds"), "{got}");
         assert!(
-            got.contains(":3: the rewritten record still holds"),
+            got.contains(
+                r#"{"a":"/home/user1/dir1/dir2/file1.rs","x":"[value · 1 char]","b":"/home/user2/dir4/dir5/file3.rs","c":"[value · 16 chars]"}"#
+            ),
             "{got}"
         );
         assert!(
@@ -286,8 +291,19 @@ mod tests {
             "{got}"
         );
         assert!(got.contains(r#""name":"/home/ana/proj/lib.rs""#), "{got}");
-        // Taken: the record without a path, whole; a1, a2 and a4 with holes (a2's replaced
-        // path is found once its holes are filled).
+        // Taken: the record without a path, whole; a1, a2 and a4 with holes.
+        assert_eq!(took, [1, 3]);
+        // A named secret in a record with holes (a4's tool name, copied on purpose): found by
+        // the reader once they are filled, and the record withheld.
+        let env = std::env::temp_dir().join(format!("pi-jsonl-ahead-{}.env", std::process::id()));
+        std::fs::write(&env, "NAMED=/home/ana/proj/lib.rs\n").unwrap();
+        let args = ["--secrets-from", env.to_str().unwrap()];
+        let (got, took) = redact(&args, CLUES.as_bytes(), Some(1 << 20));
+        let _ = std::fs::remove_file(&env);
+        assert!(
+            got.contains(":5: the rewritten record still holds 21 characters"),
+            "{got}"
+        );
         assert_eq!(took, [1, 3]);
     }
 

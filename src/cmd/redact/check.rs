@@ -1,6 +1,15 @@
 //! The residual scan: before a rewritten line is written, it must hold none of the input
-//! strings that were replaced on it (outside the text it copies on purpose: ids, names, keys)
-//! and none of the secrets the user named. A line that does is not written.
+//! strings that were replaced on it and none of the secrets the user named. A line that does
+//! is not written.
+//!
+//! What the line holds on purpose does not count: the input text it copies (ids, names,
+//! keys) and what it writes in place of input (placeholders, pseudonyms, masks, shifted
+//! times, new ids), each a range of the line ([`LineCheck::on_purpose`]). A replaced string
+//! found only inside one such range shows nothing of the input: the range is made of the
+//! run's own vocabulary, counts, and input kept on purpose (an input text that is itself a
+//! placeholder, a path that is another path's pseudonym, a file redacted again). Found
+//! anywhere else, even partly inside one (text before a mask that runs into it), it counts:
+//! what lies outside the range came from the input.
 
 use super::rewrite::LineCheck;
 use crate::json;
@@ -12,8 +21,8 @@ use memchr::memmem;
 pub const MIN_LEN: usize = 8;
 
 /// The first input string that survived in `line`, if any, as it is written there: a
-/// replaced string (escaped as a JSON string body) found outside the ranges copied on
-/// purpose, or a named secret found anywhere. `record` is the input record (the replaced texts
+/// replaced string (escaped as a JSON string body) found anywhere but wholly inside one range
+/// written on purpose, or a named secret found anywhere. `record` is the input record (the replaced texts
 /// of `check.replaced_in_record` are its slices).
 pub fn residual(
     line: &[u8],
@@ -51,7 +60,7 @@ pub fn residual(
         let body = &escaped[1..escaped.len() - 1];
         let found = occurrences(line, body).any(|at| {
             !check
-                .kept
+                .on_purpose
                 .iter()
                 .any(|&(a, b)| a <= at && at + body.len() <= b)
         });
@@ -309,7 +318,7 @@ mod tests {
     fn copies_on_purpose_are_not_leaks() {
         let check = LineCheck {
             replaced: vec!["my-tool-name".to_string()],
-            kept: vec![(2, 16)],
+            on_purpose: vec![(2, 16)],
             ..LineCheck::default()
         };
         assert_eq!(residual(b"{\"my-tool-name\"}", &check, &[], b""), None);
@@ -326,6 +335,48 @@ mod tests {
                 b""
             ),
             Some(b"hunter2hunter2".to_vec())
+        );
+    }
+
+    /// A replaced string found wholly inside a range written on purpose (a placeholder, a
+    /// mask) is no leak; one that starts before a mask and runs into it, or starts inside
+    /// one and runs past it, is, and so is one found inside a range and again outside.
+    #[test]
+    fn only_what_lies_wholly_inside_what_was_written_on_purpose_is_no_leak() {
+        let line =
+            r#"{"a":"[value · 1 char]","b":"see [secret:keyed] here","c":"[value · 1 char]"}"#;
+        let line = line.as_bytes();
+        let range = |s: &str, from: usize| {
+            let at = from + memmem::find(&line[from..], s.as_bytes()).unwrap();
+            (at, at + s.len())
+        };
+        let first = range("[value · 1 char]", 0);
+        let mask = range("[secret:keyed]", 0);
+        let last = range("[value · 1 char]", first.1);
+        let scan = |replaced: &str, on_purpose: Vec<(usize, usize)>| {
+            let check = LineCheck {
+                replaced: vec![replaced.to_string()],
+                on_purpose,
+                ..LineCheck::default()
+            };
+            residual(line, &check, &[], b"").map(|s| String::from_utf8(s).unwrap())
+        };
+        let all = || vec![first, mask, last];
+        assert_eq!(scan("[value · 1 char]", all()), None);
+        assert_eq!(scan("[secret:keyed]", all()), None);
+        assert_eq!(scan("1 char]", all()), None, "too short to look for");
+        for leak in [
+            "see [secret:keyed]",
+            "[secret:keyed] here",
+            "e [secret:k",
+            "yed] here",
+        ] {
+            assert_eq!(scan(leak, all()), Some(leak.to_string()));
+        }
+        assert_eq!(
+            scan("[value · 1 char]", vec![first, mask]),
+            Some("[value · 1 char]".to_string()),
+            "the last one is not on purpose"
         );
     }
 

@@ -13,7 +13,7 @@ use super::tally::Tally;
 use super::written::Written;
 use crate::hash::{hash_str, FastMap};
 use crate::json::{self, Element, Raw, TextCounts};
-use crate::output::{push_value, write_str};
+use crate::output::{push_escaped, push_value, write_str};
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
 
@@ -344,9 +344,32 @@ fn is_identifier(s: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
 }
 
+/// [`Masker::mask`] of `text`, and where each mask stands in it (`marks`, in order).
+fn masked_with_marks(
+    masker: &Masker,
+    text: &str,
+    paths: &mut Pseudonyms,
+    also: &[(&'static str, String)],
+    found: impl FnMut(&'static str, &str),
+    marks: &mut Vec<(usize, usize)>,
+) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    masker.masks(text, paths, also, found, |start, end, mask| {
+        out.push_str(&text[at..start]);
+        marks.push((out.len(), out.len() + mask.len()));
+        out.push_str(mask);
+        at = end;
+    });
+    out.push_str(&text[at..]);
+    out
+}
+
 /// What the residual scan needs of the line being written: the input strings that were
-/// replaced (none may appear in the output) and where the output copies input text on
-/// purpose (an id, a model name, a key: such copies are not leaks).
+/// replaced (none may appear in the output) and what the output holds on purpose: input text
+/// copied (an id, a model name, a key) and what stands for replaced input (a placeholder, a
+/// pseudonym, a mask). A replaced string found only inside one of those is no leak (a text
+/// that is itself a placeholder, a path that is another path's pseudonym).
 #[derive(Default)]
 pub struct LineCheck {
     /// Replaced input strings of at least [`super::check::MIN_LEN`] characters.
@@ -358,8 +381,11 @@ pub struct LineCheck {
     /// record: the byte ranges of their string bodies (decoded only when the scan needs them)
     /// and their lengths in characters.
     pub replaced_in_record: Vec<(usize, usize, u64)>,
-    /// Byte ranges of the output line that are copied input text.
-    pub kept: Vec<(usize, usize)>,
+    /// Byte ranges of the output line written on purpose, in the order written: input text
+    /// copied as it is, and what was written in place of input (placeholders, pseudonyms,
+    /// masks, shifted times, new ids). Made of the run's own vocabulary, counts and input
+    /// kept on purpose, such a range shows nothing of the input it stands for.
+    pub on_purpose: Vec<(usize, usize)>,
     /// What kept text had masked (kind, original): a second rewrite masks these everywhere
     /// on the record ([`Rewriter::also`]).
     pub masked: Vec<(&'static str, String)>,
@@ -400,7 +426,7 @@ impl LineCheck {
         self.replaced.clear();
         self.replaced_at.clear();
         self.replaced_in_record.clear();
-        self.kept.clear();
+        self.on_purpose.clear();
         self.masked.clear();
     }
 }
@@ -470,7 +496,7 @@ pub struct Holed<'d> {
     /// Written whole and checked: `out` is the line to write (the other members are empty).
     pub whole: bool,
     pub tally: &'d [(&'static str, u64)],
-    pub kept: &'d [(usize, usize)],
+    pub on_purpose: &'d [(usize, usize)],
     pub replaced: &'d [String],
     pub replaced_in_record: &'d [(usize, usize, u64)],
 }
@@ -610,15 +636,15 @@ impl<'r> Rewriter<'r> {
         for s in done.replaced {
             self.check.note_replaced(s);
         }
-        let (mut kept, mut from) = (0, 0);
+        let (mut own, mut from) = (0, 0);
         for hole in done.holes.iter().map(Some).chain([None]) {
             let to = hole.map_or(done.out.len(), |h| h.at);
             // What was written ahead moves on by what the holes before it were filled with.
             let shift = out.len() - from;
             out.extend_from_slice(&done.out[from..to]);
-            while let Some(&(a, b)) = done.kept.get(kept).filter(|k| k.1 <= to) {
-                self.check.kept.push((a + shift, b + shift));
-                kept += 1;
+            while let Some(&(a, b)) = done.on_purpose.get(own).filter(|k| k.1 <= to) {
+                self.check.on_purpose.push((a + shift, b + shift));
+                own += 1;
             }
             if let Some(h) = hole {
                 self.path_of(
@@ -740,31 +766,48 @@ impl<'r> Rewriter<'r> {
         };
         if replaced {
             let mut found: Vec<(&'static str, String)> = Vec::new();
+            // Where what stands for input lies in what is written: the placeholder, or each
+            // mask (the rest of a masked key is the key as it is).
+            let mut marks = Vec::new();
             let written = if self.keep_text {
                 let Some(paths) = self.paths.as_deref_mut() else {
                     self.needs_paths = true;
                     return;
                 };
-                self.masker.mask(name, paths, &self.also, |kind, orig| {
-                    found.push((kind, orig.to_string()))
-                })
+                let note = |kind, orig: &str| found.push((kind, orig.to_string()));
+                masked_with_marks(self.masker, name, paths, &self.also, note, &mut marks)
             } else {
                 found.push((TextKind::Key.name(), name.to_string()));
-                of_text(TextKind::Key, name)
+                let placeholder = of_text(TextKind::Key, name);
+                marks.push((0, placeholder.len()));
+                placeholder
             };
             for (kind, orig) in &found {
                 self.tally.add(kind);
                 self.replaced(orig);
             }
             self.changed |= !found.is_empty();
-            let written = self.distinct_key(name, written);
-            write_str(out, &written);
+            let distinct = self.distinct_key(name, written.clone());
+            if distinct != written {
+                // Numbered: ` · 2` inside a closing bracket (a mask's or the placeholder's,
+                // which takes it in) or after the key.
+                let open = written
+                    .strip_suffix(']')
+                    .filter(|o| distinct.starts_with(o));
+                match (open, marks.last_mut()) {
+                    (Some(_), Some(last)) if last.1 == written.len() => last.1 = distinct.len(),
+                    (Some(_), _) => {}
+                    _ if distinct.starts_with(&written) => {}
+                    _ => marks.clear(),
+                }
+            }
+            self.write_marked(out, &distinct, &marks);
         } else {
             let start = out.len();
             out.push(b'"');
             self.copy(out, raw_key);
             out.push(b'"');
-            self.check.kept.push((start, out.len()));
+            self.check.on_purpose.push((start, out.len()));
         }
         out.push(b':');
     }
@@ -822,11 +865,13 @@ impl<'r> Rewriter<'r> {
         match self.shift.and_then(|ms| shifted(&raw, ms)) {
             Some(t) if raw.first() == Some(&b'"') => {
                 self.changed = true;
-                write_str(out, &t);
+                self.write_own(out, &t);
             }
             Some(t) => {
                 self.changed = true;
+                let start = out.len();
                 out.extend_from_slice(t.as_bytes());
+                self.check.on_purpose.push((start, out.len()));
             }
             None => self.keep(&raw, out),
         }
@@ -846,13 +891,39 @@ impl<'r> Rewriter<'r> {
             renames.entry(&id)
         };
         self.changed |= new != *id;
-        write_str(out, &new);
+        self.write_own(out, &new);
     }
 
     fn keep(&mut self, raw: &[u8], out: &mut Vec<u8>) {
         let start = out.len();
         self.copy(out, raw);
-        self.check.kept.push((start, out.len()));
+        self.check.on_purpose.push((start, out.len()));
+    }
+
+    /// Writes `s`, which stands for input (a placeholder, a pseudonym, a mask), as a JSON
+    /// string, noted as written on purpose: the residual scan does not take what it holds
+    /// for input left in (a text that is itself a placeholder, a path that is another path's
+    /// pseudonym).
+    fn write_own(&mut self, out: &mut Vec<u8>, s: &str) {
+        let start = out.len();
+        write_str(out, s);
+        self.check.on_purpose.push((start, out.len()));
+    }
+
+    /// Writes `s` as a JSON string, its ranges `marks` (what stands for input in it: a
+    /// placeholder, masks) noted as written on purpose, the rest not.
+    fn write_marked(&mut self, out: &mut Vec<u8>, s: &str, marks: &[(usize, usize)]) {
+        out.push(b'"');
+        let mut at = 0;
+        for &(a, b) in marks {
+            push_escaped(out, &s[at..a]);
+            let start = out.len();
+            push_escaped(out, &s[a..b]);
+            self.check.on_purpose.push((start, out.len()));
+            at = b;
+        }
+        push_escaped(out, &s[at..]);
+        out.push(b'"');
     }
 
     /// Copies input text of the record (checked once for the whole record).
@@ -909,6 +980,7 @@ impl<'r> Rewriter<'r> {
             out.truncate(start);
             return self.keep(&raw, out);
         }
+        self.check.on_purpose.push((start, out.len()));
         self.tally.add(kind.name());
         // The residual scan decodes the text only if the line can hold it.
         if size.chars >= super::check::MIN_LEN as u64 {
@@ -933,17 +1005,20 @@ impl<'r> Rewriter<'r> {
         match body.filter(|body| self.utf8 && self.written.read(body)) {
             Some(body) => {
                 let (masker, also) = (self.masker, &self.also);
-                if !(self.written).write_masked(body, masker, paths, also, note, out) {
+                let marks = &mut self.check.on_purpose;
+                if !(self.written).write_masked(body, masker, paths, also, note, out, marks) {
                     return self.keep(&raw, out);
                 }
             }
             None => {
                 let s = str_of(&raw, self.utf8).unwrap_or_default();
-                let masked = self.masker.mask(&s, paths, &self.also, note);
+                let mut marks = Vec::new();
+                let masked =
+                    masked_with_marks(self.masker, &s, paths, &self.also, note, &mut marks);
                 if found.is_empty() {
                     return self.keep(&raw, out);
                 }
-                write_str(out, &masked);
+                self.write_marked(out, &masked, &marks);
             }
         }
         for (kind, orig) in found {
@@ -969,7 +1044,7 @@ impl<'r> Rewriter<'r> {
             self.check.masked.push(("keyed", s.to_string()));
         }
         self.changed = true;
-        write_str(out, KEYED);
+        self.write_own(out, KEYED);
     }
 
     /// A path (a session's `cwd` with `cwd`): its pseudonym; ahead of the reader, a
@@ -1005,7 +1080,7 @@ impl<'r> Rewriter<'r> {
             self.check.masked.push(("path", s.to_string()));
         }
         self.changed = true;
-        write_str(out, &p);
+        self.write_own(out, &p);
     }
 
     /// A message's content: a string, or blocks.
@@ -1071,7 +1146,7 @@ impl<'r> Rewriter<'r> {
         let placeholder = self.image.take().unwrap_or_default();
         self.changed = true;
         self.tally.add("image");
-        write_str(out, &placeholder);
+        self.write_own(out, &placeholder);
     }
 
     /// Data: keys and value types kept; numbers, booleans and null copied; strings replaced
@@ -1080,7 +1155,7 @@ impl<'r> Rewriter<'r> {
         if depth > MAX_DEPTH {
             self.changed = true;
             self.tally.add(TextKind::Value.name());
-            return write_str(out, &format!("[value · nested · {} bytes]", raw.len()));
+            return self.write_own(out, &format!("[value · nested · {} bytes]", raw.len()));
         }
         match raw.first() {
             Some(b'{') => {

@@ -15,7 +15,7 @@
 use super::mask::Masker;
 use super::paths::Pseudonyms;
 use crate::json;
-use crate::output::write_str;
+use crate::output::{push_escaped, write_str};
 
 /// A string body decoded, with where its escapes stand; reused from one text to the next.
 #[derive(Default)]
@@ -25,8 +25,6 @@ pub struct Written {
     /// For each escape, in order: the offsets just after it in the text and in the body
     /// (each escape here stands for one byte of text).
     escapes: Vec<(usize, usize)>,
-    /// A mask escaped ([`write_str`] writes it with its quotes).
-    scratch: Vec<u8>,
 }
 
 impl Written {
@@ -81,8 +79,10 @@ impl Written {
 
     /// Writes the string whose body was read (`body`) masked by `masker` into `out`, its
     /// body copied between the masks: what `write_str` writes of [`Masker::mask`]'s text.
-    /// `found` is told of each mask as by [`Masker::mask`]; `false` when it was told of none
-    /// (`out` is then left as it was: the caller keeps the input).
+    /// `found` is told of each mask as by [`Masker::mask`], and `masks` of where each was
+    /// written in `out`; `false` when `found` was told of none (`out` and `masks` are then
+    /// left as they were: the caller keeps the input).
+    #[allow(clippy::too_many_arguments)]
     pub fn write_masked(
         &mut self,
         body: &[u8],
@@ -91,30 +91,30 @@ impl Written {
         also: &[(&'static str, String)],
         mut found: impl FnMut(&'static str, &str),
         out: &mut Vec<u8>,
+        masks: &mut Vec<(usize, usize)>,
     ) -> bool {
-        let start = out.len();
+        let (start, noted) = (out.len(), masks.len());
         let mut any = false;
         out.push(b'"');
         let mut from = 0;
         let text = std::mem::take(&mut self.text);
-        let mut scratch = std::mem::take(&mut self.scratch);
         let found = |kind, original: &str| {
             any = true;
             found(kind, original);
         };
         masker.masks(&text, paths, also, found, |mask_start, mask_end, mask| {
             out.extend_from_slice(&body[self.body_at(from)..self.body_at(mask_start)]);
-            scratch.clear();
-            write_str(&mut scratch, mask);
-            out.extend_from_slice(&scratch[1..scratch.len() - 1]);
+            let at = out.len();
+            push_escaped(out, mask);
+            masks.push((at, out.len()));
             from = mask_end;
         });
         out.extend_from_slice(&body[self.body_at(from)..]);
         out.push(b'"');
         self.text = text;
-        self.scratch = scratch;
         if !any {
             out.truncate(start);
+            masks.truncate(noted);
         }
         any
     }
@@ -122,9 +122,9 @@ impl Written {
 
 /// For the fuzz target ([`super::check_written`]): `data` taken as a text, escaped by
 /// [`write_str`], is read and masked as written to what `write_str` writes of
-/// [`Masker::mask`]'s text; `data` taken as a body, when read, is `write_str` of its
-/// text; and the finders find in the text what the patterns do ([`super::mask::check_sites`]).
-/// Panics where they differ.
+/// [`Masker::mask`]'s text, each mask where it says; `data` taken as a body, when read, is
+/// `write_str` of its text; and the finders find in the text what the patterns do
+/// ([`super::mask::check_sites`]). Panics where they differ.
 pub fn check(data: &[u8]) {
     let masker = Masker::new(vec!["s3cr3t-value".into()]);
     let mut w = Written::default();
@@ -136,19 +136,45 @@ pub fn check(data: &[u8]) {
     assert!(w.read(body), "write_str's body not read");
     assert_eq!(w.text, text);
     let want = masker.mask(&text, &mut Pseudonyms::default(), &[], |_, _| {});
-    let mut out = Vec::new();
+    let (mut out, mut marks) = (Vec::new(), Vec::new());
     let (paths, found) = (&mut Pseudonyms::default(), |_, _: &str| {});
-    if w.write_masked(body, &masker, paths, &[], found, &mut out) {
+    if w.write_masked(body, &masker, paths, &[], found, &mut out, &mut marks) {
         let mut expect = Vec::new();
         write_str(&mut expect, &want);
         assert_eq!(out, expect);
+        assert_masks_at(&masker, &text, &[], &out, &marks);
     } else {
         assert_eq!(want, text);
+        assert!(marks.is_empty());
     }
     if std::str::from_utf8(data).is_ok() && w.read(data) {
         let mut again = Vec::new();
         write_str(&mut again, &w.text);
         assert_eq!(&again[1..again.len() - 1], data);
+    }
+}
+
+/// Panics unless `marks` are where `out` holds the masks of `text`, escaped, one for each
+/// mask, in order (the residual scan takes what lies inside one for no leak).
+fn assert_masks_at(
+    masker: &Masker,
+    text: &str,
+    also: &[(&'static str, String)],
+    out: &[u8],
+    marks: &[(usize, usize)],
+) {
+    let mut masks = Vec::new();
+    let paths = &mut Pseudonyms::default();
+    let each = |_, _, mask: &str| masks.push(mask.to_string());
+    masker.masks(text, paths, also, |_, _| {}, each);
+    assert_eq!(marks.len(), masks.len(), "{text:?}");
+    let mut after = 0;
+    for (&(a, b), mask) in marks.iter().zip(&masks) {
+        let mut escaped = Vec::new();
+        push_escaped(&mut escaped, mask);
+        assert!(after <= a, "{text:?}");
+        assert_eq!(out.get(a..b), Some(&escaped[..]), "{text:?}");
+        after = b;
     }
 }
 
@@ -290,6 +316,7 @@ mod tests {
             });
             let mut found = Vec::new();
             let mut out = b"prefix".to_vec();
+            let mut marks = vec![(0, 6)];
             let any = w.write_masked(
                 &body,
                 &masker,
@@ -297,9 +324,11 @@ mod tests {
                 also,
                 |k, o| found.push((k, o.to_string())),
                 &mut out,
+                &mut marks,
             );
             assert_eq!(found, want_found, "{text:?}");
             assert_eq!(any, !want_found.is_empty(), "{text:?}");
+            assert_eq!(marks[0], (0, 6), "the marks before are kept");
             if any {
                 let mut expect = b"prefix".to_vec();
                 write_str(&mut expect, &want);
@@ -307,9 +336,11 @@ mod tests {
                     String::from_utf8_lossy(&out),
                     String::from_utf8_lossy(&expect)
                 );
+                assert_masks_at(&masker, &text, also, &out, &marks[1..]);
                 masked += 1;
             } else {
                 assert_eq!(out, b"prefix", "{text:?}");
+                assert_eq!(marks, [(0, 6)], "{text:?}");
                 plain += 1;
             }
         }
