@@ -1021,3 +1021,32 @@ fn table_fits_the_width() {
         "{t60}"
     );
 }
+
+/// `--paths` and `--paths0` hand paths to other tools, so what is not a regular file (a FIFO
+/// would block `xargs -0 pi-usage`) is left out, as empty files are; `--status unreadable`
+/// still lists it, and the record describes it.
+#[test]
+fn paths_leave_out_what_is_not_a_regular_file() {
+    let t = TempDir::new("paths-fifo");
+    let s = t.write(
+        "--p--/s.jsonl",
+        std::fs::read(fixture("branched.jsonl")).unwrap(),
+    );
+    let fifo = t.path().join("--p--/fifo.jsonl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("mkfifo unavailable: skipped");
+        return;
+    }
+    let dir = t.path().to_string_lossy().into_owned();
+    let o = cmd("pi-sessions").args(["--paths", &dir]).run();
+    assert_eq!(o.out(), format!("{}\n", s.display()), "{}", o.stderr);
+    let o = cmd("pi-sessions").args(["-0", &dir]).run();
+    assert_eq!(o.out(), format!("{}\0", s.display()));
+    let o = cmd("pi-sessions")
+        .args(["--paths", "--status", "unreadable", &dir])
+        .run();
+    assert_eq!(o.out(), format!("{}\n", fifo.display()));
+    let o = cmd("pi-sessions").args(["--json", &dir]).run();
+    assert_eq!(o.out().lines().count(), 2, "{}", o.out());
+}

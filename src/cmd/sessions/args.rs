@@ -17,7 +17,7 @@ pub const MAN: ManPage = ManPage {
     ),
     examples: &[
         ("pi-sessions", "On a terminal: a table of every session, newest first."),
-        ("pi-sessions --paths0 | xargs -0 pi-usage --total", "Sum usage over every session."),
+        ("pi-sessions --project app --paths0 | xargs -0 pi-usage --total", "Sum usage over the sessions of one project (for a whole store, pi-usage --total DIR: xargs splits a long list into several runs, each with its own total)."),
         ("pi-sessions --project pi-jsonl --since 2026-04-01 --paths", "The sessions of one project since April."),
         ("pi-sessions --json | jq -r 'select(.status==\"unreadable\") | \"\\(.path): \\(.reason)\"'", "Which files Pi cannot load, and why."),
         ("pi-sessions --sort size --json | jq -r '.path' | head", "The largest session files."),

@@ -2,15 +2,23 @@
 //! `--until`, `--sort` and `--reverse`.
 
 use super::args::{Args, SortKey};
-use crate::discover::FileMeta;
+use crate::discover::{FileMeta, FileStatus};
 use std::cmp::Ordering;
 use std::os::unix::ffi::OsStrExt;
 
 /// Whether `args` keep the file `m`. `paths`: only paths are printed, for other tools to read,
-/// so files they would not read are left out unless `--status` names them.
+/// so files they would not read are left out unless `--status` names them: empty files, files
+/// that are not sessions, and what is not a regular file (a FIFO would block the tool given
+/// it, a device never end; such a file is described as unreadable).
 pub(super) fn keep(args: &Args, paths: bool, m: &FileMeta<'_>) -> bool {
     if args.status.is_empty() {
         if paths && !m.status.is_fed() {
+            return false;
+        }
+        if paths
+            && m.status == FileStatus::Unreadable
+            && !std::fs::metadata(&m.found.path).is_ok_and(|md| md.is_file())
+        {
             return false;
         }
     } else if !args.status.iter().any(|s| s.status() == m.status) {
