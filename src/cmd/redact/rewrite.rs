@@ -85,8 +85,14 @@ const KEYED: &str = "[secret:keyed]";
 /// capital of a run followed by a lower-case letter (`DB_PASSWORD`, `apiKey`, `X-Api-Key`,
 /// `APIKey`), digits left out, case ignored. The last word decides because it is what the
 /// key names: `passwordFile` is a file, `authorName` a name, `maxTokens` and `input_tokens`
-/// counts, `key` alone (a key pressed, a sort key) no credential.
-fn names_a_credential(key: &str) -> bool {
+/// counts, `key` alone (a key pressed, a sort key) no credential. A last word that only ends
+/// with `password`, `passwd`, `secret` or `token` (`PGPASSWORD`, `csrftoken`: names glued
+/// without a separator) names one too.
+pub(super) fn names_a_credential(key: &str) -> bool {
+    if key.is_ascii() {
+        let (last, second) = last_two_words(key.as_bytes());
+        return credential_words(last, second);
+    }
     let mut words: Vec<String> = Vec::new();
     let mut word = String::new();
     let chars: Vec<char> = key.chars().collect();
@@ -111,48 +117,88 @@ fn names_a_credential(key: &str) -> bool {
     if !word.is_empty() {
         words.push(word);
     }
-    let last = |n: usize| words.len().checked_sub(n).map(|i| words[i].as_str());
-    let one = matches!(
-        last(1),
-        Some(
-            "password"
-                | "passwords"
-                | "passwd"
-                | "pass"
-                | "pwd"
-                | "passphrase"
-                | "secret"
-                | "secrets"
-                | "token"
-                | "auth"
-                | "authorization"
-                | "credential"
-                | "credentials"
-                | "cookie"
-                | "cookies"
-                | "bearer"
-                | "apikey"
-                | "accesskey"
-                | "privatekey"
-        )
+    let last = |n: usize| words.len().checked_sub(n).map(|i| words[i].as_bytes());
+    credential_words(last(1), last(2))
+}
+
+/// The last two words of an ASCII key, split as [`names_a_credential`] splits them (read
+/// back from its end, with no allocation: kept text asks for every name before a `=` or a
+/// `:` that ends as a credential's does).
+fn last_two_words(k: &[u8]) -> (Option<&[u8]>, Option<&[u8]>) {
+    // A word starts at `i` (a letter after a letter): a capital after a lower-case letter, or
+    // the last capital of a run followed by a lower-case letter.
+    let starts = |i: usize| {
+        k[i].is_ascii_uppercase()
+            && (k[i - 1].is_ascii_lowercase()
+                || k[i - 1].is_ascii_uppercase()
+                    && k.get(i + 1).is_some_and(u8::is_ascii_lowercase))
+    };
+    let word_before = |end: usize| {
+        let e = k[..end].iter().rposition(u8::is_ascii_alphabetic)? + 1;
+        let mut s = e - 1;
+        while s > 0 && k[s - 1].is_ascii_alphabetic() && !starts(s) {
+            s -= 1;
+        }
+        Some((s, e))
+    };
+    let Some((s1, e1)) = word_before(k.len()) else {
+        return (None, None);
+    };
+    (Some(&k[s1..e1]), word_before(s1).map(|(s, e)| &k[s..e]))
+}
+
+/// Whether a key whose last word is `last` (and the one before it `second`) names a
+/// credential ([`names_a_credential`]); case ignored.
+fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bool {
+    let is = |w: Option<&[u8]>, names: &[&str]| {
+        w.is_some_and(|w| names.iter().any(|n| w.eq_ignore_ascii_case(n.as_bytes())))
+    };
+    let one = is(
+        last,
+        &[
+            "password",
+            "passwords",
+            "passwd",
+            "pass",
+            "pwd",
+            "passphrase",
+            "secret",
+            "secrets",
+            "token",
+            "auth",
+            "authorization",
+            "credential",
+            "credentials",
+            "cookie",
+            "cookies",
+            "bearer",
+            "apikey",
+            "accesskey",
+            "privatekey",
+        ],
     );
-    let two = last(1) == Some("key")
-        && matches!(
-            last(2),
-            Some(
-                "api"
-                    | "access"
-                    | "private"
-                    | "secret"
-                    | "auth"
-                    | "session"
-                    | "encryption"
-                    | "signing"
-                    | "master"
-                    | "client"
-            )
+    let two = is(last, &["key"])
+        && is(
+            second,
+            &[
+                "api",
+                "access",
+                "private",
+                "secret",
+                "auth",
+                "session",
+                "encryption",
+                "signing",
+                "master",
+                "client",
+            ],
         );
-    one || two
+    let glued = last.is_some_and(|w| {
+        ["password", "passwd", "secret", "token"].iter().any(|end| {
+            w.len() > end.len() && w[w.len() - end.len()..].eq_ignore_ascii_case(end.as_bytes())
+        })
+    });
+    one || two || glued
 }
 
 /// Member names that hold signatures or encrypted reasoning, dropped wherever they stand.
@@ -1265,6 +1311,9 @@ mod tests {
             "Cookie",
             "Set-Cookie",
             "password2",
+            "PGPASSWORD",
+            "csrftoken",
+            "MYSQLPASSWD",
         ] {
             assert!(names_a_credential(key), "{key}");
         }
@@ -1288,9 +1337,38 @@ mod tests {
             "passage",
             "command",
             "path",
+            "tokens_used",
+            "secretary",
         ] {
             assert!(!names_a_credential(key), "{key}");
         }
+    }
+
+    /// ASCII keys are split without allocating, as every other key is: the same answers on
+    /// generated keys of credential words, case changes, digits and signs.
+    #[test]
+    fn ascii_keys_are_split_as_other_keys_are() {
+        let pieces = [
+            "pass", "Pass", "PASS", "word", "Word", "api", "API", "Key", "key", "KEY", "token",
+            "Token", "s", "auth", "Author", "ization", "_", "-", ".", "2", " ", "x", "X", "secret",
+            "SECRET", "pg", "PG", "cookie", "Bearer", "cred", "entials",
+        ];
+        let mut rng = pi_jsonl_gen::Rng::new(23);
+        let mut named = 0;
+        for _ in 0..50_000 {
+            let n = rng.range(0, 6) as usize;
+            let key: String = (0..n).map(|_| *rng.pick(&pieces)).collect();
+            // The same key after a non-ASCII sign (no letter, so no part of a word) takes
+            // the other way.
+            let other = format!("·{key}");
+            assert_eq!(
+                names_a_credential(&key),
+                names_a_credential(&other),
+                "{key}"
+            );
+            named += usize::from(names_a_credential(&key));
+        }
+        assert!(named > 1000, "{named}");
     }
 
     /// Keys that name a path, matched without case: the path, files, directory and root keys
