@@ -473,6 +473,60 @@ fn keep_text_masks_values_under_credential_keys() {
     }
 }
 
+/// With `--keep-text`, a value that a credential's name gives in text (a command's `export`,
+/// header, option or curl `-u`, a `.env` line, a cookie) is masked whatever its shape, and
+/// so is every later occurrence of a secret found once (in text or under a credential key),
+/// on this record or later ones; code and prose that only name a credential stay.
+#[test]
+fn keep_text_masks_credentials_named_in_text_and_where_they_recur() {
+    let session = concat!(
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/srv/app"}"#,
+        "\n",
+        r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-06-01T10:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{"command":"export OPENAI_API_KEY=quokkakeyvalue && curl -H 'X-Auth-Token: quokkaauthtok' -u ana:Quokka-pass-77 --password quokkaoption https://x","password":"Tr0ub4dor&3x"}}],"provider":"anthropic","model":"m","stopReason":"toolUse"}}"#,
+        "\n",
+        r#"{"type":"message","id":"u1","parentId":"a1","timestamp":"2026-06-01T10:00:02.000Z","message":{"role":"user","content":"my .env:\nDB_PASS=hunterhunter\nCookie: sid=quokkasid; theme=dark\nAuthorization: Basic YW5hOnF1b2trYQ=="}}"#,
+        "\n",
+        r#"{"type":"message","id":"u2","parentId":"u1","timestamp":"2026-06-01T10:00:03.000Z","message":{"role":"user","content":"it printed quokkakeyvalue, then Tr0ub4dor&3x and Quokka-pass-77"}}"#,
+        "\n",
+        r#"{"type":"message","id":"u3","parentId":"u2","timestamp":"2026-06-01T10:00:04.000Z","message":{"role":"user","content":"password: string; see the --token flag; token = getToken(); Password: must be long; apiKey: resolvedApiKey, x"}}"#,
+        "\n",
+    );
+    let o = cmd("pi-redact")
+        .args(["--keep-text", "--report"])
+        .stdin(session)
+        .run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let out = o.out();
+    for secret in [
+        "quokkakeyvalue",
+        "quokkaauthtok",
+        "Quokka-pass-77",
+        "quokkaoption",
+        "Tr0ub4dor",
+        "hunterhunter",
+        "quokkasid",
+        "YW5hOnF1b2trYQ",
+    ] {
+        assert!(!out.contains(secret), "{secret} survived: {out}");
+    }
+    let r = o.records();
+    assert_eq!(
+        r[1]["message"]["content"][0]["arguments"]["command"],
+        "export OPENAI_API_KEY=[secret:keyed] && curl -H 'X-Auth-Token: [secret:keyed]' \
+         -u ana:[secret:keyed] --password [secret:keyed] https://x"
+    );
+    assert_eq!(
+        r[2]["message"]["content"],
+        "my .env:\nDB_PASS=[secret:keyed]\nCookie: [secret:keyed]\nAuthorization: Basic [secret:keyed]"
+    );
+    assert_eq!(
+        r[3]["message"]["content"],
+        "it printed [secret:keyed], then [secret:keyed] and [secret:keyed]"
+    );
+    let prose = "password: string; see the --token flag; token = getToken(); Password: must be long; apiKey: resolvedApiKey, x";
+    assert_eq!(r[4]["message"]["content"], prose);
+}
+
 #[test]
 fn a_key_that_is_a_token_is_replaced_too() {
     let session = concat!(

@@ -28,8 +28,12 @@ pub struct Block {
     /// A `\` after one of `/ ~ \ :` (a Windows or UNC path starts with `:\` or `\\`; the
     /// others only make [`super::find::may_hold_path`] look further).
     pub drive: u64,
-    /// `=` or `:` (the password pattern's `[=:]`).
+    /// `=` or `:` (the password pattern's `[=:]`, and where a value follows a credential's
+    /// name, [`super::find::keyed_at_sign`]).
     pub sign: u64,
+    /// A `-` after a blank: where a command line's option starts
+    /// ([`super::find::keyed_at_option`]).
+    pub option: u64,
     /// The `a` of `bea` and the `e` of `oke` (any case): where `bearer` and `token` may have
     /// started two and three bytes before.
     pub bearer: u64,
@@ -55,6 +59,8 @@ struct Bytes {
     path: u64,
     /// `=` or `:`
     sign: u64,
+    /// `-`
+    dash: u64,
     // Letters, either case.
     a: u64,
     b: u64,
@@ -164,6 +170,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
     let oke = now.e & after(|b| b.k, 1) & after(|b| b.o, 2);
     let drive = now.backslash & after(|b| b.path, 1);
     let aws = now.s & after(|b| b.w, 1) & after(|b| b.a, 2);
+    let before_blank = before.blank;
     // Runs of tokens: the bytes that end 2, 4, 8, 16 and then 24 of them in a row.
     let [two, four, eight] = before.token_2_4_8;
     let r2 = now.token & up(now.token, before.token, 1);
@@ -181,6 +188,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
         path: now.path,
         drive,
         sign: now.sign,
+        option: now.dash & up(now.blank, before_blank, 1),
         bearer: bea | oke,
         aws,
         token: now.token,
@@ -202,6 +210,7 @@ fn classify_bytes(bytes: &[u8; 64]) -> Bytes {
         set(&mut c.at, x == b'@');
         set(&mut c.path, matches!(x, b'/' | b'~' | b'\\' | b':'));
         set(&mut c.sign, matches!(x, b'=' | b':'));
+        set(&mut c.dash, x == b'-');
         set(&mut c.a, lower == b'a');
         set(&mut c.b, lower == b'b');
         set(&mut c.e, lower == b'e');
@@ -266,6 +275,7 @@ mod x86 {
             at: bits(eq(lo, b'@'), eq(hi, b'@')),
             path: bits(path(lo), path(hi)),
             sign: bits(either(lo, b'=', b':'), either(hi, b'=', b':')),
+            dash: bits(eq(lo, b'-'), eq(hi, b'-')),
             a: bits(eq(lo_lower, b'a'), eq(hi_lower, b'a')),
             b: bits(eq(lo_lower, b'b'), eq(hi_lower, b'b')),
             e: bits(eq(lo_lower, b'e'), eq(hi_lower, b'e')),
@@ -418,6 +428,8 @@ mod tests {
             let drive = |i: usize| i > 0 && text[i] == b'\\' && is(i - 1, b"/~\\:");
             assert_eq!(bits(|b| b.drive), want(&drive));
             assert_eq!(bits(|b| b.sign), want(&|i| is(i, b"=:")));
+            let option = |i: usize| i > 0 && text[i] == b'-' && is(i - 1, b" \n\t");
+            assert_eq!(bits(|b| b.option), want(&option));
             let bearer = |i: usize| i >= 2 && (word(i, b"bea") || word(i, b"oke"));
             assert_eq!(bits(|b| b.bearer), want(&bearer));
             assert_eq!(bits(|b| b.aws), want(&|i| i >= 2 && word(i, b"aws")));

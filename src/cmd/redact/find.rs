@@ -19,6 +19,7 @@
 //!   ([`token_runs`]); the path pattern is read alternative by alternative ([`path_at`]).
 
 use super::classes::{Block, Classes};
+use super::rewrite::names_a_credential;
 use regex::Regex;
 
 /// Whether `b` is a blank that cuts windows (all are `\s`; other white space only makes
@@ -552,6 +553,437 @@ pub fn bearer_sites(text: &str, c: &Classes) -> Vec<usize> {
         }
     }
     sites
+}
+
+/// A byte of a name a value may follow in text (`DB_PASSWORD`, `X-Api-Key`, `--token`,
+/// `spring.datasource.password`).
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
+}
+
+/// Whether the name that ends at `end` of `b` ends as a name of a credential does (its last
+/// letters, digits and signs after them left out, are one of [`names_a_credential`]'s last
+/// words): a cheap test before the name is read whole and asked about.
+fn ends_as_a_credential(b: &[u8], end: usize) -> bool {
+    let mut e = end;
+    while e > 0 && matches!(b[e - 1], b'0'..=b'9' | b'_' | b'-' | b'.') {
+        e -= 1;
+    }
+    let Some(last) = e.checked_sub(1).map(|i| b[i]) else {
+        return false;
+    };
+    let words: &[&str] = match last | 0x20 {
+        b'd' => &["pwd", "passwd", "password"],
+        b's' => &["pass", "secrets", "passwords", "cookies", "credentials"],
+        b'e' => &["cookie", "passphrase"],
+        b't' => &["secret"],
+        b'n' => &["token", "authorization"],
+        b'h' => &["auth"],
+        b'l' => &["credential"],
+        b'r' => &["bearer"],
+        b'y' => &["key"],
+        _ => return false,
+    };
+    words
+        .iter()
+        .any(|w| e >= w.len() && b[e - w.len()..e].eq_ignore_ascii_case(w.as_bytes()))
+}
+
+/// Whether the name `name` (ASCII, [`is_name_byte`]) names a credential, asked of
+/// [`names_a_credential`] only when it ends as one does.
+fn names_a_credential_in_text(name: &[u8]) -> bool {
+    ends_as_a_credential(name, name.len())
+        && std::str::from_utf8(name).is_ok_and(names_a_credential)
+}
+
+/// Whether `name` ends with `word` (lower case) in any ASCII case.
+fn ends_any_case(name: &[u8], word: &str) -> bool {
+    name.len() >= word.len()
+        && name[name.len() - word.len()..].eq_ignore_ascii_case(word.as_bytes())
+}
+
+/// Where an unquoted value starting at `at` ends: at white space, a quote or a backtick, one
+/// of `,;)]}<>`, or a `\` that starts an escape written out (`\"`, `\n`: text that quotes
+/// JSON).
+fn unquoted_end(b: &[u8], at: usize) -> usize {
+    let mut i = at;
+    while let Some(&c) = b.get(i) {
+        let stop = c.is_ascii_whitespace()
+            || c == 0x0b
+            || matches!(
+                c,
+                b'"' | b'\'' | b'`' | b',' | b';' | b')' | b']' | b'}' | b'<' | b'>'
+            )
+            || c == b'\\' && matches!(b.get(i + 1), Some(b'"' | b'\'' | b'n' | b'r' | b't'));
+        if stop {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The quote that opens a value at `at` (`"`, `'`, a backtick, or `\"` or `\'` in text that
+/// quotes JSON or a shell line), if one does.
+fn quote_at(b: &[u8], at: usize) -> Option<&[u8]> {
+    match b.get(at..)? {
+        [b'"' | b'\'' | b'`', ..] => Some(&b[at..at + 1]),
+        [b'\\', b'"' | b'\'', ..] => Some(&b[at..at + 2]),
+        _ => None,
+    }
+}
+
+/// The value of a quoted value whose quote `q` opens at `at`: up to the same quote, or the
+/// end of the line when the line holds none.
+fn quoted_value(b: &[u8], at: usize, q: &[u8]) -> (usize, usize) {
+    let start = at + q.len();
+    let line = memchr::memchr(b'\n', &b[start..]).map_or(b.len(), |i| start + i);
+    let end = memchr::memmem::find(&b[start..line], q).map_or(line, |i| start + i);
+    (start, end)
+}
+
+/// Whether a value ends its line: only blanks after it, then the line's or the text's end, a
+/// quote (the end of a quoted argument: `-H 'X-Api-Key: v'`), or `\n`, `\r`, `\"`, `\'`
+/// written out.
+fn ends_its_line(b: &[u8], at: usize) -> bool {
+    let mut i = at;
+    while matches!(b.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    matches!(
+        b.get(i..),
+        None | Some(
+            [] | [b'\n' | b'\r' | b'"' | b'\'' | b'`', ..]
+                | [b'\\', b'n' | b'r' | b'"' | b'\'', ..]
+        )
+    )
+}
+
+/// Words that are a type or a literal in code (`password: string`, `token = null`): a value
+/// that is one of them (in any case) is no credential.
+const CODE_WORDS: &[&str] = &[
+    "string",
+    "str",
+    "number",
+    "int",
+    "integer",
+    "float",
+    "bool",
+    "boolean",
+    "null",
+    "none",
+    "nil",
+    "undefined",
+    "true",
+    "false",
+    "any",
+    "unknown",
+    "object",
+    "bytes",
+    "void",
+];
+
+/// Whether an unquoted value is code, not a credential: a reference (`$TOKEN`, `${X}`,
+/// `%X%`, `{{ secrets.X }}`, `<your-token>`), a call or an index (a `(` or `[` in it), a type
+/// or a literal ([`CODE_WORDS`]), a mask already written (`[secret:…]`), or stars.
+fn is_code(v: &[u8]) -> bool {
+    v.is_empty()
+        || matches!(v[0], b'$' | b'%' | b'{' | b'<' | b'[' | b'(' | b'*' | b'&')
+        || v.contains(&b'(')
+        || v.contains(&b'[')
+        || CODE_WORDS
+            .iter()
+            .any(|w| v.eq_ignore_ascii_case(w.as_bytes()))
+}
+
+/// Whether a value is a name in code: an identifier, or one reached through others
+/// (`process.env.TOKEN`, `self.password`, maybe with a `!` after it).
+fn is_code_name(v: &[u8]) -> bool {
+    let ident = |p: &[u8]| {
+        p.first()
+            .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_')
+            && p.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+    };
+    let path = v.strip_suffix(b"!").unwrap_or(v);
+    path.split(|&c| c == b'.').all(ident)
+}
+
+/// Whether two names are the same but for case and signs (`apiKey` and `API_KEY`).
+fn same_name(a: &[u8], b: &[u8]) -> bool {
+    let letters = |s: &[u8]| {
+        s.iter()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .map(u8::to_ascii_lowercase)
+            .collect::<Vec<u8>>()
+    };
+    letters(a) == letters(b)
+}
+
+/// Whether a quoted value is a reference or a mask, not a credential (`"${DB_PASSWORD}"`,
+/// `"<token>"`, `"{{ secrets.X }}"`, `"[secret:keyed]"`).
+fn is_reference(v: &[u8]) -> bool {
+    v.is_empty() || matches!(v[0], b'$' | b'%' | b'{' | b'<') || v.starts_with(b"[secret:")
+}
+
+/// Schemes an `Authorization` header's credentials follow.
+const SCHEMES: &[&str] = &[
+    "basic",
+    "bearer",
+    "token",
+    "digest",
+    "negotiate",
+    "ntlm",
+    "bot",
+    "apikey",
+];
+
+/// The value a credential's name gives at the sign `=` or `:` at `sign` of `text`, to mask
+/// whole (`[secret:keyed]`): `NAME=value`, `NAME = value`, `NAME: value`, `"NAME": "value"`,
+/// `NAME := value`, a URL's `?token=value`, an option's `--password=value`, where NAME names
+/// a credential as a data key does ([`names_a_credential`]).
+///
+/// - A quoted value (in `"`, `'`, a backtick, or `\"` written out) is masked to its closing
+///   quote (the line's end without one).
+/// - An unquoted value runs to white space, a quote, one of `,;)]}<>` or a written escape.
+///   It is masked after `=` with no blank around it (a shell or dotenv assignment, a URL's
+///   query, an option); after `:`, or `=` with blanks around it (YAML, a header, code), only
+///   when it ends its line ([`ends_its_line`]) and is not a name in code reached through
+///   others (`self.password`) or the name itself (`apiKey: apiKey`): in prose (`Password:
+///   must be long`) and in code (`apiKey: apiKey,`) such a word is rarely one.
+/// - Never masked: references and code ([`is_code`], [`is_reference`]), a keyword argument
+///   (`password=password)`, `token=self.token,`: a name in code before `,` or `)`),
+///   comparisons (`==`, `!=`, `<=`, `=>`), a Rust or C++ path (`::`), a URL's scheme
+///   (`://`).
+/// - An `Authorization` header's value after its scheme (`Basic`, `Bearer`, ...) is the
+///   credential; a `Cookie` or `Set-Cookie` header's is the rest of its line (every cookie).
+pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let before = sign.checked_sub(1).map(|i| b[i]);
+    let mut after = sign + 1;
+    if b[sign] == b':' {
+        match b.get(sign + 1..) {
+            Some([b':', ..]) | Some([b'/', b'/', ..]) => return None,
+            Some([b'=', ..]) => after += 1,
+            _ => {}
+        }
+        if before == Some(b':') {
+            return None;
+        }
+    } else {
+        let compound = b"!<>=:+-*/|&%^";
+        if before.is_some_and(|c| compound.contains(&c))
+            || matches!(b.get(sign + 1), Some(b'=' | b'>' | b'~'))
+        {
+            return None;
+        }
+    }
+    // The name: before blanks and a closing quote (`"password": `, `\"token\":`).
+    let mut end = sign;
+    while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
+        end -= 1;
+    }
+    let mut spaced = end < sign;
+    if end > 0 && matches!(b[end - 1], b'"' | b'\'') {
+        end -= 1;
+        if end > 0 && b[end - 1] == b'\\' {
+            end -= 1;
+        }
+    }
+    if !ends_as_a_credential(b, end) {
+        return None;
+    }
+    let mut start = end;
+    while start > 0 && is_name_byte(b[start - 1]) {
+        start -= 1;
+    }
+    let name = &b[start..end];
+    if !std::str::from_utf8(name).is_ok_and(names_a_credential) {
+        return None;
+    }
+    let mut v = after;
+    while matches!(b.get(v), Some(b' ' | b'\t')) {
+        v += 1;
+    }
+    spaced |= v > after || b[sign] == b':';
+    let lower_end = |w: &str| ends_any_case(name, w);
+    if lower_end("cookie") || lower_end("cookies") {
+        // Every cookie: the rest of the line, or of its quoted argument.
+        let (vs, ve) = match quote_at(b, v) {
+            Some(q) => quoted_value(b, v, q),
+            None => {
+                let line = memchr::memchr(b'\n', &b[v..]).map_or(b.len(), |i| v + i);
+                let mut e = v;
+                while e < line
+                    && !matches!(b[e], b'"' | b'\'' | b'`' | b'\r')
+                    && !(b[e] == b'\\' && matches!(b.get(e + 1), Some(b'"' | b'\'' | b'n' | b'r')))
+                {
+                    e += 1;
+                }
+                while e > v && matches!(b[e - 1], b' ' | b'\t') {
+                    e -= 1;
+                }
+                (v, e)
+            }
+        };
+        return (!is_reference(&b[vs..ve])).then_some((vs, ve));
+    }
+    if let Some(q) = quote_at(b, v) {
+        let (vs, ve) = quoted_value(b, v, q);
+        return (!is_reference(&b[vs..ve])).then_some((vs, ve));
+    }
+    let mut ve = unquoted_end(b, v);
+    let mut vs = v;
+    if lower_end("authorization") {
+        let scheme = &b[v..ve];
+        if SCHEMES
+            .iter()
+            .any(|s| scheme.eq_ignore_ascii_case(s.as_bytes()))
+            && b.get(ve) == Some(&b' ')
+        {
+            vs = ve + 1;
+            while b.get(vs) == Some(&b' ') {
+                vs += 1;
+            }
+            ve = unquoted_end(b, vs);
+            let value = &b[vs..ve];
+            return (!is_code(value)).then_some((vs, ve));
+        }
+    }
+    let value = &b[vs..ve];
+    if is_code(value) {
+        return None;
+    }
+    if !spaced {
+        let argument = is_code_name(value) && matches!(b.get(ve), Some(b',' | b')'));
+        return (!argument).then_some((vs, ve));
+    }
+    let code = value.contains(&b'.') && is_code_name(value) || same_name(value, name);
+    (!code && ends_its_line(b, ve)).then_some((vs, ve))
+}
+
+/// Words that follow an option in prose (`the --token flag`, `--password or ...`): no value.
+const PROSE_WORDS: &[&str] = &[
+    "a",
+    "an",
+    "and",
+    "are",
+    "argument",
+    "as",
+    "flag",
+    "for",
+    "from",
+    "if",
+    "in",
+    "is",
+    "of",
+    "on",
+    "only",
+    "option",
+    "or",
+    "parameter",
+    "that",
+    "the",
+    "to",
+    "when",
+    "which",
+    "with",
+];
+
+/// The value a command line's option at `dash` (a `-` after a blank, or the text's start)
+/// gives a credential, to mask whole: `--password VALUE`, `--token 'VALUE'`, `--api-key V`
+/// (an option whose name names a credential, [`names_a_credential`], and the word after
+/// it, to a blank, a quote or a `;`, or the quoted value after it); curl's `-u USER:PASS` and `--user USER:PASS` (what follows the `:`); and a MySQL or
+/// MariaDB client's `-pPASS` (glued to its `-p`, on a line that names `mysql` or
+/// `mariadb`; `-p PASS` is no password to them, who then ask for it). `--name=value` is
+/// [`keyed_at_sign`]'s. Not a value: another option (`-…`), a reference (`$TOKEN`,
+/// `<token>`), the option's own name (`--password PASSWORD`, a usage line), a word of prose
+/// ([`PROSE_WORDS`]), an option whose name starts with `no-`.
+pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let n0 = dash + 1 + usize::from(b.get(dash + 1) == Some(&b'-'));
+    if !b.get(n0).is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let mut ne = n0;
+    while b.get(ne).is_some_and(|&c| is_name_byte(c)) {
+        ne += 1;
+    }
+    let name = &b[n0..ne];
+    let word_end = |at: usize| {
+        let mut i = at;
+        while b
+            .get(i)
+            .is_some_and(|c| !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'`' | b';'))
+        {
+            i += 1;
+        }
+        i
+    };
+    if n0 == dash + 1 && b[n0] == b'p' && ne > n0 + 1 {
+        let line = b[..dash]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        let client = |w: &[u8]| memchr::memmem::find(&b[line..dash], w).is_some();
+        let (vs, ve) = (n0 + 1, word_end(n0 + 1));
+        return (client(b"mysql") || client(b"mariadb")).then_some((vs, ve));
+    }
+    if !matches!(b.get(ne), Some(b' ' | b'\t')) {
+        return None;
+    }
+    let mut v = ne;
+    while matches!(b.get(v), Some(b' ' | b'\t')) {
+        v += 1;
+    }
+    let user = name == b"u" && n0 == dash + 1 || name == b"user" && n0 == dash + 2;
+    if user {
+        let ve = word_end(v);
+        let colon = memchr::memchr(b':', &b[v..ve])?;
+        let vs = v + colon + 1;
+        return (vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve));
+    }
+    if name.len() >= 3 && name[..3].eq_ignore_ascii_case(b"no-")
+        || !names_a_credential_in_text(name)
+    {
+        return None;
+    }
+    let (vs, ve) = match quote_at(b, v) {
+        Some(q) => quoted_value(b, v, q),
+        None => (v, word_end(v)),
+    };
+    let value = &b[vs..ve];
+    if value.first() == Some(&b'-') || is_reference(value) {
+        return None;
+    }
+    let sign = value
+        .iter()
+        .rposition(u8::is_ascii_alphanumeric)
+        .map_or(0, |i| i + 1);
+    let bare = &value[..sign];
+    let prose = PROSE_WORDS
+        .iter()
+        .any(|w| bare.eq_ignore_ascii_case(w.as_bytes()));
+    (!prose && !same_name(value, name)).then_some((vs, ve))
+}
+
+/// The values credentials' names give in `text` ([`keyed_at_sign`] at each of `signs`, then
+/// [`keyed_at_option`] at each of `options`), in that order.
+pub fn keyed_spans(
+    text: &str,
+    signs: impl Iterator<Item = usize>,
+    options: impl Iterator<Item = usize>,
+    mut each: impl FnMut(usize, usize),
+) {
+    for s in signs {
+        if let Some((start, end)) = keyed_at_sign(text, s) {
+            each(start, end);
+        }
+    }
+    for o in options {
+        if let Some((start, end)) = keyed_at_option(text, o) {
+            each(start, end);
+        }
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use super::paths::{looks_like_path, windows_root, Pseudonyms};
 use crate::hash::FastMap;
 use crate::sync::lock;
 use regex::{Captures, Regex};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
 /// A detector: the kind its masks name, the pattern (group `s`, when present, is the part
@@ -214,6 +215,9 @@ const PATH: Anchors = Anchors::Exact(&["/", "\\"]);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mask {
     Secret(&'static str),
+    /// The value a credential's name gives in text ([`find::keyed_at_sign`],
+    /// [`find::keyed_at_option`]): `[secret:keyed]`.
+    Keyed,
     Email,
     Path,
 }
@@ -327,7 +331,86 @@ pub struct Masker {
     exact: Vec<String>,
     /// [`Masker::key_finds_any`]'s answers so far, for every rewriter of the run.
     keys: Mutex<FastMap<String, bool>>,
+    /// The secrets kept text held so far in the run, masked wherever they occur again.
+    learned: Mutex<Learned>,
+    /// How many secrets `learned` holds (read without its lock: most runs learn none).
+    learned_count: AtomicUsize,
 }
+
+/// At most this many secrets found in kept text are remembered for the rest of the run.
+pub const LEARNED: usize = 4096;
+
+/// The secrets found in kept text so far ([`Masker::learn`]): each with its kind, and a
+/// search for all of them at once, built again once [`PENDING`] more have been learned (the
+/// newest are looked for one by one until then).
+#[derive(Default)]
+struct Learned {
+    kinds: FastMap<String, &'static str>,
+    /// In the order learned.
+    secrets: Vec<String>,
+    /// The alternation of `secrets[..built]`, longest first.
+    search: Option<Regex>,
+    built: usize,
+}
+
+/// How many learned secrets are looked for one by one before the search is built again.
+const PENDING: usize = 16;
+
+impl Learned {
+    /// The learned secrets that `text` holds, with their kinds.
+    fn in_text(&mut self, text: &str) -> Vec<(&'static str, String)> {
+        if self.secrets.len() - self.built > PENDING {
+            let mut all: Vec<&String> = self.secrets.iter().collect();
+            all.sort_by_key(|s| std::cmp::Reverse(s.len()));
+            let alternation: Vec<String> = all.iter().map(|s| regex::escape(s)).collect();
+            self.search = Regex::new(&alternation.join("|")).ok();
+            self.built = if self.search.is_some() {
+                self.secrets.len()
+            } else {
+                0
+            };
+        }
+        let mut held: Vec<&str> = Vec::new();
+        if let Some(re) = &self.search {
+            for m in re.find_iter(text) {
+                if !held.contains(&m.as_str()) {
+                    held.push(m.as_str());
+                }
+            }
+        }
+        for s in &self.secrets[self.built..] {
+            if memchr::memmem::find(text.as_bytes(), s.as_bytes()).is_some()
+                && !held.contains(&s.as_str())
+            {
+                held.push(s);
+            }
+        }
+        held.into_iter()
+            .filter_map(|s| self.kinds.get(s).map(|&k| (k, s.to_string())))
+            .collect()
+    }
+}
+
+/// Whether a secret found in kept text is remembered for the rest of the run: not a path's or
+/// an address's, 8 characters or more, and 12 or more when it reads as a word (letters of one
+/// case, or a capital and lower-case letters), which it would mask everywhere after
+/// (`POSTGRES_PASSWORD=postgres`, `TOKEN=development`).
+fn is_learned(kind: &str, secret: &str) -> bool {
+    let b = secret.as_bytes();
+    let word = b.iter().all(u8::is_ascii_lowercase)
+        || b.iter().all(u8::is_ascii_uppercase)
+        || b.first().is_some_and(u8::is_ascii_uppercase)
+            && b[1..].iter().all(u8::is_ascii_lowercase);
+    let least = if word {
+        LEARNED_WORD
+    } else {
+        super::check::MIN_LEN
+    };
+    !matches!(kind, "path" | "email") && secret.chars().count() >= least
+}
+
+/// The shortest word ([`is_learned`]) remembered as a secret.
+const LEARNED_WORD: usize = 12;
 
 /// At most this many keys' answers are remembered (a bound on the memory they take).
 pub const KEYS_REMEMBERED: usize = 1 << 16;
@@ -344,6 +427,22 @@ impl Masker {
         Masker {
             exact,
             keys: Mutex::default(),
+            learned: Mutex::default(),
+            learned_count: AtomicUsize::new(0),
+        }
+    }
+
+    /// Remembers a secret found in kept text (or under a credential's key) for the rest of the
+    /// run ([`is_learned`]).
+    pub fn learn(&self, kind: &'static str, secret: &str) {
+        if !is_learned(kind, secret) || self.learned_count.load(Ordering::Relaxed) >= LEARNED {
+            return;
+        }
+        let mut l = lock(&self.learned);
+        if !l.kinds.contains_key(secret) {
+            l.kinds.insert(secret.to_string(), kind);
+            l.secrets.push(secret.to_string());
+            self.learned_count.store(l.secrets.len(), Ordering::Relaxed);
         }
     }
 
@@ -388,6 +487,16 @@ impl Masker {
         mut each: impl FnMut(usize, usize, &str),
     ) {
         let mut secret = String::new();
+        let learned;
+        let also = if self.learned_count.load(Ordering::Relaxed) == 0 {
+            also
+        } else {
+            let mut with = lock(&self.learned).in_text(text);
+            with.extend(also.iter().cloned());
+            learned = with;
+            &learned[..]
+        };
+        let mut learn: Vec<(&'static str, usize, usize)> = Vec::new();
         for s in self.spans(text, also, Prefilter::Sites) {
             let original = &text[s.start..s.end];
             match s.mask {
@@ -402,8 +511,14 @@ impl Masker {
                     found("email", original);
                     each(s.start, s.end, "[email]");
                 }
+                Mask::Keyed => {
+                    found("keyed", original);
+                    learn.push(("keyed", s.start, s.end));
+                    each(s.start, s.end, "[secret:keyed]");
+                }
                 Mask::Secret(kind) => {
                     found(kind, original);
+                    learn.push((kind, s.start, s.end));
                     secret.clear();
                     secret.push_str("[secret:");
                     secret.push_str(kind);
@@ -411,6 +526,9 @@ impl Masker {
                     each(s.start, s.end, &secret);
                 }
             }
+        }
+        for (kind, start, end) in learn {
+            self.learn(kind, &text[start..end]);
         }
     }
 
@@ -448,6 +566,32 @@ impl Masker {
                 spans.insert(at, Span { start, end, mask });
             }
         };
+        // A credential's value given by its name replaces the secrets found inside it (the
+        // password pattern's value stops at a `.`, a random token at a `$`: the rest of the
+        // value would stay), keeping the kind of one that starts where it does; it gives way
+        // to a span that reaches out of it.
+        let add_keyed = |start: usize, end: usize, spans: &mut Vec<Span>| {
+            let to = spans.partition_point(|s| s.start < end);
+            let from = spans[..to].partition_point(|s| s.end <= start);
+            let inside = spans[from..to]
+                .iter()
+                .all(|s| start <= s.start && s.end <= end);
+            if start >= end || !inside {
+                return;
+            }
+            let mask = match spans[from..to].first() {
+                Some(s)
+                    if s.start == start && !matches!(s.mask, Mask::Secret("path" | "email")) =>
+                {
+                    match s.mask {
+                        Mask::Secret(_) => s.mask,
+                        _ => Mask::Keyed,
+                    }
+                }
+                _ => Mask::Keyed,
+            };
+            spans.splice(from..to, [Span { start, end, mask }]);
+        };
         // Longest first: a longer string wins over one it contains or overlaps.
         let mut exact: Vec<(&'static str, &String)> =
             self.exact.iter().map(|s| ("listed", s)).collect();
@@ -472,7 +616,11 @@ impl Masker {
             Prefilter::Sites => sites_spans(text),
         };
         for p in proposed {
-            add(p.start, p.end, p.mask, &mut spans);
+            if p.mask == Mask::Keyed {
+                add_keyed(p.start, p.end, &mut spans);
+            } else {
+                add(p.start, p.end, p.mask, &mut spans);
+            }
         }
         spans
     }
@@ -487,6 +635,11 @@ fn detector_span(kind: &'static str, m: &Captures<'_>) -> Option<Span> {
         end: g.end(),
         mask: Mask::Secret(kind),
     })
+}
+
+/// A blank that starts an option after it (`--token`): what the class `option` looks behind.
+fn is_blank(b: u8) -> bool {
+    matches!(b, b' ' | b'\n' | b'\t')
 }
 
 /// A random-token pattern's match that looks random.
@@ -598,7 +751,20 @@ fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
         .filter(|&i| DETECTORS[i].anchors.iter().all(|&a| may(a)))
         .collect();
     let mut out = Vec::new();
+    let b = text.as_bytes();
+    let signs = memchr::memchr2_iter(b'=', b':', b);
+    let options = memchr::memchr_iter(b'-', b).filter(|&i| i == 0 || is_blank(b[i - 1]));
+    let keyed = |out: &mut Vec<Span>| {
+        find::keyed_spans(text, signs, options, |start, end| {
+            out.push(Span {
+                start,
+                end,
+                mask: Mask::Keyed,
+            })
+        })
+    };
     if detectors.is_empty() && !email && !token && !path {
+        keyed(&mut out);
         return out;
     }
     // Compiled the first time one runs (a run may need none).
@@ -608,6 +774,7 @@ fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
         let found = c.detector(i).captures_iter(text);
         out.extend(found.filter_map(|m| detector_span(kind, &m)));
     }
+    keyed(&mut out);
     // Paths before e-mail addresses and random tokens: a path is pseudonymised whole, its random-looking names
     // too (an address or a token masked inside it would leave the rest, the home folder, as it was).
     let paths = path.then(|| c.path().captures_iter(text));
@@ -714,6 +881,16 @@ fn sites_spans(text: &str) -> Vec<Span> {
             _ => {}
         }
     }
+    let b = text.as_bytes();
+    let options = (b.first() == Some(&b'-')).then_some(0);
+    let options = options.into_iter().chain(classes.iter(|c| c.option, 0));
+    find::keyed_spans(text, classes.iter(|c| c.sign, 0), options, |start, end| {
+        out.push(Span {
+            start,
+            end,
+            mask: Mask::Keyed,
+        })
+    });
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
     let email = c.email();
@@ -1047,6 +1224,23 @@ mod tests {
         "'",
         "x9!",
         "correct-horse-9",
+        // Credentials' names, options and what their values may be.
+        "OPENAI_API_KEY=",
+        "DB_PASSWORD",
+        "X-Auth-Token: ",
+        "Authorization: Basic ",
+        "Cookie: ",
+        "--password ",
+        "--token",
+        " -u ana:",
+        "mysql -p",
+        "quokkavalue",
+        "string",
+        "$TOKEN",
+        "self.token",
+        "==",
+        "::",
+        "\\\"",
         "@",
         "ana@example.com",
         "a.b+c@mail.example.co.uk",
@@ -1119,6 +1313,7 @@ mod tests {
             for s in &want {
                 let kind = match s.mask {
                     Mask::Secret(k) => k,
+                    Mask::Keyed => "keyed",
                     Mask::Email => "email",
                     Mask::Path => "path",
                 };
@@ -1163,7 +1358,7 @@ mod tests {
         }
         // Not a test of nothing: every pattern proposed spans many times.
         let kinds = DETECTORS.iter().map(|d| d.kind);
-        for kind in kinds.chain(["email", "high-entropy", "path"]) {
+        for kind in kinds.chain(["email", "high-entropy", "path", "keyed"]) {
             let n = matched.iter().find(|(k, _)| *k == kind).map_or(0, |m| m.1);
             assert!(n >= 50, "{kind}: {n} spans ({matched:?})");
         }
@@ -1201,6 +1396,87 @@ mod tests {
         ];
         for (text, want) in cases {
             assert_eq!(mask(&m, text), want, "{text}");
+        }
+    }
+
+    /// A value a credential's name gives in text is masked whatever its shape (no digit or
+    /// sign in it, where the password pattern needs one): assignments, YAML, headers, options,
+    /// quoted JSON; a secret found inside it gives its kind to the whole value. Code, prose,
+    /// references and masks already written stay.
+    #[test]
+    fn values_named_as_credentials_in_text() {
+        let m = Masker::default();
+        let masked = [
+            (
+                "export OPENAI_API_KEY=quokkakeyvalue && ls",
+                "export OPENAI_API_KEY=[secret:keyed] && ls",
+            ),
+            ("PASSWORD=hunter", "PASSWORD=[secret:keyed]"),
+            ("MY_APP_PASS='plain words'", "MY_APP_PASS='[secret:keyed]'"),
+            (
+                "SECRET_KEY=django-insecure-8b$x!k2@q",
+                "SECRET_KEY=[secret:keyed]",
+            ),
+            ("PGPASSWORD=quokkapw psql", "PGPASSWORD=[secret:keyed] psql"),
+            ("db.password=hunter.two", "db.password=[secret:keyed]"),
+            ("passphrase: quokkaphrase", "passphrase: [secret:keyed]"),
+            ("SECRET_KEY = 'quokka'", "SECRET_KEY = '[secret:keyed]'"),
+            (
+                r#"{\"token\":\"quokkatok\"}"#,
+                r#"{\"token\":\"[secret:keyed]\"}"#,
+            ),
+            (
+                "curl -H 'Authorization: Basic YW5hOnMzY3IzdA==' -H 'X-Api-Key: quokkav' x",
+                "curl -H 'Authorization: Basic [secret:keyed]' -H 'X-Api-Key: [secret:keyed]' x",
+            ),
+            (
+                "Authorization: Bearer quokkabearer\nnext",
+                "Authorization: Bearer [secret:keyed]\nnext",
+            ),
+            ("Cookie: sid=quokka; lang=en", "Cookie: [secret:keyed]"),
+            (
+                "Set-Cookie: session=quokka; Path=/\nok",
+                "Set-Cookie: [secret:keyed]\nok",
+            ),
+            (
+                "curl -u ana:quokkapass https://x",
+                "curl -u ana:[secret:keyed] https://x",
+            ),
+            (
+                "mysql -u root -pquokkapass db",
+                "mysql -u root -p[secret:keyed] db",
+            ),
+            ("app --password quokkapass", "app --password [secret:keyed]"),
+            ("--token 'quokka tok' x", "--token '[secret:keyed]' x"),
+            // The password pattern's value stops at `.`: the whole value goes, as `password`.
+            ("password=hunter22.two", "password=[secret:password]"),
+        ];
+        for (text, want) in masked {
+            assert_eq!(mask(&m, text), want, "{text}");
+        }
+        let kept = [
+            "password: string;",
+            "token?: string",
+            "apiKey: resolvedApiKey, pwd.slice(0)",
+            "apiKey: apiKey",
+            "token = getToken()",
+            "const token = process.env.GITHUB_TOKEN",
+            "token = self.token",
+            "connect(user=user, password=password, token=self.token)",
+            "Password: must be at least eight characters",
+            "passphrase: correct horse",
+            "password=${DB_PASSWORD} TOKEN=$(cat f) token: <your token>",
+            "if token == null or secret != x",
+            "max_tokens=4096 sortKey=name key=Enter",
+            "see the --token flag, or use --password PASSWORD",
+            "git push -u origin main; mkdir -p build; ls -pquokka",
+            "psql --no-password -h host",
+            "password=[secret:password] and [secret:keyed]",
+            "secret: true",
+            "std::token::Token, https://auth:",
+        ];
+        for text in kept {
+            assert_eq!(mask(&m, text), text);
         }
     }
 

@@ -87,7 +87,8 @@ const KEYED: &str = "[secret:keyed]";
 /// key names: `passwordFile` is a file, `authorName` a name, `maxTokens` and `input_tokens`
 /// counts, `key` alone (a key pressed, a sort key) no credential. A last word that only ends
 /// with `password`, `passwd`, `secret` or `token` (`PGPASSWORD`, `csrftoken`: names glued
-/// without a separator) names one too.
+/// without a separator) names one too. Kept text names credentials the same way
+/// ([`super::find::keyed_at_sign`]).
 pub(super) fn names_a_credential(key: &str) -> bool {
     if key.is_ascii() {
         let (last, second) = last_two_words(key.as_bytes());
@@ -1085,6 +1086,7 @@ impl<'r> Rewriter<'r> {
             return self.keep(&raw, out);
         }
         self.tally.add("keyed");
+        self.masker.learn("keyed", &s);
         self.replaced(&s);
         if s.chars().count() >= super::check::MIN_LEN {
             self.check.masked.push(("keyed", s.to_string()));
