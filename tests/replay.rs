@@ -744,3 +744,138 @@ fn a_long_page_holds_its_entries_in_groups_the_browser_may_leave_unlaid() {
     }
     assert!(html.contains("div.items { content-visibility: auto;"));
 }
+
+/// Runs `script` (JavaScript) at the end of `page` in headless Chromium at `width` pixels;
+/// the text it leaves in `<pre id="result">`. The page's policy is taken out of this copy, so
+/// that the script may run.
+fn measure(chromium: &PathBuf, dir: &TempDir, page: &str, width: u32, script: &str) -> String {
+    let csp_end = page
+        .find("<meta http-equiv=\"Content-Security-Policy\"")
+        .map(|i| {
+            let end = i + page[i..].find('>').unwrap() + 1;
+            (i, end)
+        });
+    let mut page = page.to_string();
+    if let Some((i, end)) = csp_end {
+        page.replace_range(i..end, "");
+    }
+    let page = page.replace(
+        "</body>",
+        &format!("<pre id=\"result\"></pre><script>{script}</script></body>"),
+    );
+    let path = dir.write(&format!("measured-{width}.html"), page);
+    let o = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--proxy-server=127.0.0.1:9",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--hide-scrollbars",
+            "--dump-dom",
+        ])
+        .arg(format!("--window-size={width},2000"))
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.path().join("profile").display()
+        ))
+        .arg(format!("file://{}", path.display()))
+        .output()
+        .expect("run chromium");
+    let dom = String::from_utf8_lossy(&o.stdout);
+    let start = dom
+        .find("<pre id=\"result\">")
+        .unwrap_or_else(|| panic!("no result in {dom}"))
+        + "<pre id=\"result\">".len();
+    let end = start + dom[start..].find("</pre>").unwrap();
+    dom[start..end].to_string()
+}
+
+/// Long unbroken text (a URL, inline code, a path, a session name, a table's cells, a line of
+/// a code block, tool arguments and output) stays inside the page at a narrow width and a
+/// wide one: prose wraps, tables and code blocks scroll; nothing is drawn past its box (the
+/// groups of items clip what overflows them: content-visibility).
+#[test]
+fn chromium_shows_long_unbroken_text_whole_at_every_width() {
+    let Some(chromium) = chromium() else {
+        eprintln!(
+            "skipped: chromium is not installed (apt-get install chromium; .ci/run installs it)"
+        );
+        return;
+    };
+    let long = |s: &str| s.repeat(60);
+    let user = format!(
+        "See https://example.com/{} and `{}` and /a/{}ok",
+        long("aaaa"),
+        long("code"),
+        long("dir_name/")
+    );
+    let assistant = format!(
+        "# {}\\n\\n| a | b |\\n|---|---|\\n| {} | `{}` |\\n\\n```\\n{}\\n```\\n\\n> {}",
+        long("Heading"),
+        long("cell text "),
+        long("xxxx"),
+        long("let x = 1; "),
+        long("quoted")
+    );
+    let session = format!(
+        concat!(
+            "{{\"type\":\"session\",\"version\":3,\"id\":\"{long_id}\",\"timestamp\":\"2026-05-01T10:00:00.000Z\",\"cwd\":\"/{long_id}\"}}\n",
+            "{{\"type\":\"session_info\",\"id\":\"n\",\"parentId\":null,\"timestamp\":\"2026-05-01T10:00:00.500Z\",\"name\":\"{long_id}\"}}\n",
+            "{{\"type\":\"message\",\"id\":\"u\",\"parentId\":\"n\",\"timestamp\":\"2026-05-01T10:00:01.000Z\",\"message\":{{\"role\":\"user\",\"content\":\"{user}\"}}}}\n",
+            "{{\"type\":\"message\",\"id\":\"a\",\"parentId\":\"u\",\"timestamp\":\"2026-05-01T10:00:02.000Z\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"{assistant}\"}},{{\"type\":\"toolCall\",\"id\":\"c\",\"name\":\"read\",\"arguments\":{{\"path\":\"/{long_id}\"}}}}],\"provider\":\"p\",\"model\":\"m\",\"stopReason\":\"toolUse\"}}}}\n",
+            "{{\"type\":\"message\",\"id\":\"r\",\"parentId\":\"a\",\"timestamp\":\"2026-05-01T10:00:03.000Z\",\"message\":{{\"role\":\"toolResult\",\"toolCallId\":\"c\",\"toolName\":\"read\",\"content\":[{{\"type\":\"text\",\"text\":\"{long_id}\"}}],\"isError\":false}}}}\n",
+        ),
+        long_id = long("session"),
+        user = user,
+        assistant = assistant,
+    );
+    let page = cmd("pi-replay")
+        .args(["--format", "html"])
+        .stdin(session)
+        .ok()
+        .out();
+    // Every element drawn past the content box of `main` and not inside a box that scrolls
+    // sideways; and whether the page itself is wider than the window.
+    let script = r#"
+const main = document.querySelector('main');
+const ms = getComputedStyle(main);
+const right = main.getBoundingClientRect().right - parseFloat(ms.paddingRight);
+const bad = [];
+const scrolling = [];
+function walk(e) {
+  for (const c of e.children) {
+    const r = c.getBoundingClientRect();
+    if (r.right > right + 1) bad.push(c.tagName + '.' + c.className + ' ends at ' + Math.round(r.right) + ' > ' + Math.round(right));
+    const s = getComputedStyle(c);
+    if (s.overflowX === 'hidden' || s.overflowX === 'clip') {
+      if (c.scrollWidth > c.clientWidth + 1) bad.push(c.tagName + '.' + c.className + ' clips its content');
+      continue;
+    }
+    if (s.overflowX === 'auto' || s.overflowX === 'scroll') {
+      if (c.scrollWidth > c.clientWidth + 1) scrolling.push(c.tagName);
+      continue;
+    }
+    walk(c);
+  }
+}
+walk(main);
+if (document.documentElement.scrollWidth > window.innerWidth) bad.push('the page is wider than the window');
+document.getElementById('result').textContent = JSON.stringify({bad, scrolling, width: window.innerWidth});
+"#;
+    let dir = TempDir::new("pi-replay-long-text");
+    // A phone's width and a desktop's (a headless window is no narrower than 500 px).
+    for width in [500, 1280] {
+        let got = measure(&chromium, &dir, &page, width, script);
+        let v: serde_json::Value =
+            serde_json::from_str(&got).unwrap_or_else(|e| panic!("{e}: {got}"));
+        assert_eq!(v["bad"], serde_json::json!([]), "at {width} px: {got}");
+        // The table and the code block scroll (the prose around them wraps; tool arguments
+        // and outputs wrap).
+        assert_eq!(
+            v["scrolling"],
+            serde_json::json!(["TABLE", "PRE"]),
+            "at {width} px: {got}"
+        );
+    }
+}
