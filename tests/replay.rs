@@ -879,3 +879,106 @@ document.getElementById('result').textContent = JSON.stringify({bad, scrolling, 
         );
     }
 }
+
+/// A session of one linear branch: the header, then `entries` (each a `message` object's
+/// JSON), each the child of the one before.
+fn linear_session(id: &str, messages: &[&str]) -> String {
+    let mut s = format!(
+        "{{\"type\":\"session\",\"version\":3,\"id\":\"{id}\",\"timestamp\":\"2026-05-01T10:00:00.000Z\",\"cwd\":\"/p\"}}\n"
+    );
+    for (i, m) in messages.iter().enumerate() {
+        let parent = match i {
+            0 => "null".to_string(),
+            _ => format!("\"e{}\"", i - 1),
+        };
+        s.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"e{i}\",\"parentId\":{parent},\"timestamp\":\"2026-05-01T10:00:{:02}.000Z\",\"message\":{m}}}\n",
+            i + 1
+        ));
+    }
+    s
+}
+
+/// The headings of a Markdown document and the text of its code blocks, as a CommonMark
+/// reader finds them; and its HTML tags outside code.
+fn markdown_outline(md: &str) -> (Vec<String>, Vec<String>, Vec<String>) {
+    use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+    let (mut headings, mut code, mut html) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut in_heading, mut in_code) = (None::<String>, None::<String>);
+    for e in Parser::new(md) {
+        match e {
+            Event::Start(Tag::Heading { .. }) => in_heading = Some(String::new()),
+            Event::End(TagEnd::Heading(_)) => headings.extend(in_heading.take()),
+            Event::Start(Tag::CodeBlock(_)) => in_code = Some(String::new()),
+            Event::End(TagEnd::CodeBlock) => code.extend(in_code.take()),
+            Event::Text(t) => {
+                if let Some(h) = in_heading.as_mut().or(in_code.as_mut()) {
+                    h.push_str(&t);
+                }
+            }
+            Event::Html(h) | Event::InlineHtml(h) => html.push(h.trim().to_string()),
+            _ => {}
+        }
+    }
+    (headings, code, html)
+}
+
+/// A message whose code fence is left open (or holds a longer fence's run of backticks) ends
+/// with its message: the entries after it are still headings, a fold's `</details>` still
+/// closes it, and the code is still code.
+#[test]
+fn markdown_closes_each_message_s_open_code_fence() {
+    let assistant = |content: &str| {
+        format!(
+            "{{\"role\":\"assistant\",\"content\":{content},\"provider\":\"p\",\"model\":\"m\",\"stopReason\":\"stop\"}}"
+        )
+    };
+    let session = linear_session(
+        "fences",
+        &[
+            r#"{"role":"user","content":"Unclosed fence:\n\n```js\nlet x = 1;"}"#,
+            &assistant(
+                r#"[{"type":"thinking","thinking":"```\nthinking code"},{"type":"text","text":"- item\n\n  ~~~\n  in a list"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"grep '```' README.md"}}]"#,
+            ),
+            r#"{"role":"toolResult","toolCallId":"c1","toolName":"bash","content":[{"type":"text","text":"```\n````"}],"isError":false}"#,
+            r#"{"role":"user","content":"> ```\n> quoted code"}"#,
+            &assistant(r#"[{"type":"text","text":"````md\n```\nnested\n```"}]"#),
+            r#"{"role":"user","content":"```"}"#,
+            r#"{"role":"user","content":"last"}"#,
+        ],
+    );
+    let md = cmd("pi-replay")
+        .args(["--format", "md"])
+        .stdin(session)
+        .ok()
+        .out();
+    let (headings, code, html) = markdown_outline(&md);
+    assert_eq!(
+        headings,
+        [
+            "Session fences",
+            "User",
+            "Assistant",
+            "Tool call: bash",
+            "User",
+            "Assistant",
+            "User",
+            "User"
+        ],
+        "{md}"
+    );
+    for c in [
+        "let x = 1;",
+        "thinking code",
+        "in a list",
+        "quoted code",
+        "```\nnested\n```",
+    ] {
+        assert!(
+            code.iter().any(|b| b.trim_end() == c),
+            "{c:?} not a code block in {code:?}:\n{md}"
+        );
+    }
+    assert!(html.contains(&"</details>".to_string()), "{html:?}\n{md}");
+    assert!(md.ends_with("last\n\n"), "{md}");
+}

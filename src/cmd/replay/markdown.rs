@@ -3,6 +3,7 @@
 //! escaped, or fenced, so it cannot change the document's structure.
 
 use super::doc::{Item, Part, Pre, Session};
+use pulldown_cmark::Options;
 use std::fmt::Write;
 
 pub(super) fn session(s: &Session, out: &mut String) {
@@ -32,8 +33,12 @@ fn write_part(p: &Part, level: usize, out: &mut String) {
         Part::Markdown(t) => {
             let t = inert_html(&visible(t));
             let t = t.trim_end();
-            if !t.is_empty() {
+            if t.is_empty() {
+            } else if let Some(t) = closed_fence(t) {
                 let _ = writeln!(out, "{t}\n");
+            } else {
+                // A fence not closed by a line of its own: the text shown as it is.
+                fence(&Pre::cut(t, t.len()), out);
             }
         }
         Part::Pre(pre) => fence(pre, out),
@@ -62,7 +67,7 @@ fn write_part(p: &Part, level: usize, out: &mut String) {
 /// text: its `<` written `&lt;`, so a viewer shows it instead of running it. Code spans and
 /// blocks keep theirs (they show as text anyway).
 fn inert_html(t: &str) -> String {
-    use pulldown_cmark::{Event, Options, Parser};
+    use pulldown_cmark::{Event, Parser};
     let mut out = String::with_capacity(t.len());
     let mut done = 0;
     for (e, range) in Parser::new_ext(t, Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH)
@@ -76,6 +81,46 @@ fn inert_html(t: &str) -> String {
     }
     out.push_str(&t[done..]);
     out
+}
+
+/// `t` (Markdown, its end trimmed) made to end where it ends: a code fence it leaves open,
+/// which would hold every entry after it, closed by a line of the same fence. `None` when
+/// that line does not close it.
+fn closed_fence(t: &str) -> Option<std::borrow::Cow<'_, str>> {
+    let Some((c, run)) = open_fence(t) else {
+        return Some(t.into());
+    };
+    let closed = format!("{t}\n{}", c.to_string().repeat(run));
+    open_fence(&closed).is_none().then_some(closed.into())
+}
+
+/// The fence (its character and length) of a code block `t` leaves open: one that holds a
+/// paragraph written after `t`, as each entry after a message is.
+fn open_fence(t: &str) -> Option<(char, usize)> {
+    use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag, TagEnd};
+    let probe = format!("{t}\n\nafter");
+    let after = probe.len() - "after".len();
+    let mut fence = None;
+    for (e, r) in Parser::new_ext(
+        &probe,
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH,
+    )
+    .into_offset_iter()
+    {
+        match e {
+            Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => {
+                let open = probe[r.start..].trim_start_matches([' ', '>']);
+                fence = open
+                    .chars()
+                    .next()
+                    .map(|c| (c, open.len() - open.trim_start_matches(c).len()));
+            }
+            Event::End(TagEnd::CodeBlock) => fence = None,
+            Event::Text(_) if r.end > after => return fence,
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `t` with control characters (but line breaks and tabs) and invisible format characters
