@@ -982,3 +982,57 @@ fn markdown_closes_each_message_s_open_code_fence() {
     assert!(html.contains(&"</details>".to_string()), "{html:?}\n{md}");
     assert!(md.ends_with("last\n\n"), "{md}");
 }
+
+/// The chart draws each message's configured window, in steps where the model changes (here
+/// from a 200,000-token window to one of 1,048,576), never one window for every message.
+#[test]
+fn the_chart_draws_each_message_s_window() {
+    let assistant = |provider: &str, model: &str, input: u64| {
+        format!(
+            "{{\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"step\"}}],\"provider\":\"{provider}\",\"model\":\"{model}\",\"usage\":{{\"input\":{input},\"output\":10,\"cacheRead\":0,\"cacheWrite\":0,\"totalTokens\":{},\"cost\":{{\"total\":0}}}},\"stopReason\":\"stop\"}}",
+            input + 10
+        )
+    };
+    let session = linear_session(
+        "mixed-windows",
+        &[
+            r#"{"role":"user","content":"go"}"#,
+            &assistant("zai", "glm-5.1", 119990),
+            &assistant("zai", "glm-5.1", 159990),
+            &assistant("zai", "glm-5.1", 194990),
+            &assistant("google-vertex", "gemini-3.1-pro-preview", 197990),
+        ],
+    );
+    let dir = TempDir::new("pi-replay-windows");
+    let html = cmd("pi-replay")
+        .args(["--format", "html", "--models"])
+        .arg(dir.write("models.json", "{\"providers\":{}}"))
+        .stdin(session)
+        .ok()
+        .out();
+    let svg = &html[html.find("<svg").unwrap()..html.find("</svg>").unwrap()];
+    assert!(
+        svg.contains("configured windows 200,000 to 1,048,576 (dashed, per message)"),
+        "{svg}"
+    );
+    let windows: Vec<&str> = svg
+        .lines()
+        .filter(|l| l.starts_with("<line class=\"window\""))
+        .collect();
+    assert_eq!(windows.len(), 2, "{svg}");
+    assert!(
+        windows[0].contains("<title>configured window 200,000: messages 1 to 3</title>"),
+        "{svg}"
+    );
+    assert!(
+        windows[1].contains("<title>configured window 1,048,576: message 4</title>"),
+        "{svg}"
+    );
+    // The first step ends where the second begins, between messages 3 and 4.
+    let attr = |l: &str, a: &str| -> f64 {
+        let at = l.find(&format!(" {a}=\"")).unwrap() + a.len() + 3;
+        l[at..at + l[at..].find('"').unwrap()].parse().unwrap()
+    };
+    assert_eq!(attr(windows[0], "x2"), attr(windows[1], "x1"), "{svg}");
+    assert!(attr(windows[0], "y1") > attr(windows[1], "y1"), "{svg}");
+}

@@ -121,12 +121,13 @@ pub(super) fn count(n: u64) -> String {
 #[derive(Default)]
 pub(super) struct Chart {
     pub points: Vec<ChartPoint>,
-    /// The configured context window, when models.json gives one.
-    pub window: Option<u64>,
 }
 
 pub(super) struct ChartPoint {
     pub tokens: u64,
+    /// The configured context window of the message's model, when one is known (models.json,
+    /// else Pi's catalogue).
+    pub window: Option<u64>,
     /// A compaction lies between this message and the previous one.
     pub after_compaction: bool,
     /// pi-usage inferred a context drop here.

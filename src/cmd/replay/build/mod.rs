@@ -278,12 +278,10 @@ impl<'a> Builder<'a> {
             let Some(r) = self.facts.contexts.get(&l.no) else {
                 continue;
             };
-            if let Some(w) = r.u64("configured_context_window") {
-                c.window = Some(w);
-            }
             if let Some(tokens) = r.u64("recorded_context_tokens").filter(|&t| t > 0) {
                 c.points.push(ChartPoint {
                     tokens,
+                    window: r.u64("configured_context_window"),
                     after_compaction: r.value.get("after_compaction") == Some(&Value::Bool(true)),
                     inferred_drop: r
                         .value
