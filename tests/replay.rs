@@ -1036,3 +1036,34 @@ fn the_chart_draws_each_message_s_window() {
     assert_eq!(attr(windows[0], "x2"), attr(windows[1], "x1"), "{svg}");
     assert!(attr(windows[0], "y1") > attr(windows[1], "y1"), "{svg}");
 }
+
+/// A models.json that cannot be read, or holds a bad entry, is reported once a run, by
+/// pi-replay, whatever the number of inputs and the format.
+#[test]
+fn models_json_problems_are_reported_once_by_pi_replay() {
+    let dir = TempDir::new("pi-replay-models");
+    let bad = dir.write(
+        "models.json",
+        r#"{"providers":{"p":{"models":[{"id":"m","contextWindow":-1}]}}}"#,
+    );
+    let missing = dir.path().join("missing.json");
+    for models in [&bad, &missing] {
+        for format in ["md", "html", "text"] {
+            let o = cmd("pi-replay")
+                .args(["--format", format, "--models"])
+                .arg(models)
+                .arg(fixture("branched.jsonl"))
+                .arg(fixture("tools-image.jsonl"))
+                .run();
+            assert_eq!(o.status, 2, "{format}: {}", o.stderr);
+            let lines = o.stderr_lines();
+            assert_eq!(lines.len(), 1, "{format}: {}", o.stderr);
+            assert!(
+                lines[0].starts_with("pi-replay: ")
+                    && lines[0].contains(&*models.to_string_lossy()),
+                "{format}: {}",
+                o.stderr
+            );
+        }
+    }
+}

@@ -114,6 +114,22 @@ impl Tool for Compactions {
     }
 }
 
+/// The records pi-compactions writes over `input` read as if it came on stdin, with the
+/// context windows `windows` (read once by the caller: pi-replay reads models.json once a run
+/// and reports its problems as its own).
+pub(crate) fn records_with(
+    args: &Args,
+    windows: &crate::models_json::Models,
+    input: &[u8],
+    out: &mut Out,
+    d: &mut Diags,
+) -> Result<(), Stop> {
+    let settings = Settings { args, windows };
+    report(&settings, "<stdin>", out, d, |d, v| {
+        reader::read(input, false, d, v)
+    })
+}
+
 /// Reports the compactions of one input, which `read` feeds to the visitor it is given.
 fn report(
     settings: &Settings<'_>,

@@ -5,15 +5,15 @@
 //! pi-replay composes them as a person would in a pipe, so it says what they say.
 
 use crate::cmd::branch::{Branch, LeafBranch};
-use crate::cmd::{compactions::Compactions, tools::Tools, usage::Usage};
+use crate::cmd::{compactions, tools::Tools, usage, usage::Usage};
 use crate::diag::Diags;
 use crate::json;
+use crate::models_json::Models;
 use crate::output::{Out, Stop};
 use crate::tool::Tool;
 use clap::Parser;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
-use std::path::Path;
 
 /// One record another tool wrote, parsed, with its line's raw text when exact numbers are
 /// read from it (pi-usage's costs; empty otherwise, so large inputs do not hold it twice).
@@ -86,6 +86,14 @@ fn records<T: Tool>(a: &T::Args, input: &[u8]) -> Vec<Rec> {
     parse(&run::<T>(a, input), false)
 }
 
+/// The records `write` writes; its diagnostics counted only, as in [`records`].
+fn records_of(write: impl FnOnce(&mut Out, &mut Diags) -> Result<(), Stop>) -> Vec<Rec> {
+    let mut out = Out::held();
+    let mut d = Diags::quiet("pi-replay", "");
+    let _ = write(&mut out, &mut d);
+    parse(&out.buf, false)
+}
+
 /// What `T` writes over `input`; its diagnostics counted only.
 fn run<T: Tool>(a: &T::Args, input: &[u8]) -> Vec<u8> {
     let mut out = Out::held();
@@ -111,7 +119,7 @@ fn parse(lines: &[u8], keep_raw: bool) -> Vec<Rec> {
 impl Facts {
     pub fn gather(
         input: &[u8],
-        models: Option<&Path>,
+        models: &Models,
         branches: bool,
         max_text: usize,
         d: &mut Diags,
@@ -122,26 +130,11 @@ impl Facts {
         let infos = records::<Branch>(&args(&["pi-branch", "--info"]), input);
         let usages = parse(&run::<Usage>(&args(&["pi-usage", "--json"]), input), true);
         let tools = tools_by_line(&branch, max_text);
-        let mut models_arg = vec!["x".to_string()];
-        if let Some(m) = models {
-            models_arg.push("--models".into());
-            models_arg.push(m.to_string_lossy().into_owned());
-        }
-        let with_models = |tool: &str, extra: &[&str]| {
-            let mut v: Vec<String> = vec![tool.into()];
-            v.extend(extra.iter().map(|s| s.to_string()));
-            v.extend(models_arg[1..].iter().cloned());
-            v
-        };
-        let compactions = records::<Compactions>(
-            &<Compactions as Tool>::Args::parse_from(with_models("pi-compactions", &[])),
-            input,
-        );
+        let compactions = records_of(|out, d| {
+            compactions::records_with(&args(&["pi-compactions"]), models, input, out, d)
+        });
         let mut contexts: HashMap<u64, Rec> = HashMap::new();
-        for r in records::<Usage>(
-            &<Usage as Tool>::Args::parse_from(with_models("pi-usage", &["--context"])),
-            &branch,
-        ) {
+        for r in records_of(|out, d| usage::contexts_with(models, &branch, out, d)) {
             contexts.insert(r.u64("line").unwrap_or(0), r);
         }
         let abandoned = if branches {

@@ -22,6 +22,7 @@ pub use args::{Args, Format, MAN};
 use crate::cli::ManPage;
 use crate::diag::{Diags, Kind};
 use crate::input::{self, Contents, Opened};
+use crate::models_json::{self, Models};
 use crate::output::{Out, Stop};
 use crate::record::Described;
 use crate::tool::Tool;
@@ -47,19 +48,21 @@ impl Tool for Replay {
             .unwrap_or(if terminal { Format::Text } else { Format::Html });
         // Text is coloured as every human view is (--color, NO_COLOR).
         let colour = crate::view::colour::enabled();
+        // Read once for the run, its problems reported once.
+        let models = models_json::load_for("pi-replay", args.models.as_deref());
         input::run(
             "pi-replay",
             &sources,
             args.inputs.threads(),
             |src, out, d| {
                 if let Some(dir) = &args.out_dir {
-                    return site::page(args, dir, src, d);
+                    return site::page(args, &models, dir, src, d);
                 }
                 if std::ptr::eq(src, &sources[0]) {
                     start(format, out)?;
                 }
                 with_bytes(src, d, |b, d| {
-                    render(args, format, colour, b, &src.name(), out, d)
+                    render(args, &models, format, colour, b, &src.name(), out, d)
                 })
                 .map(|_| ())
             },
@@ -73,8 +76,9 @@ impl Tool for Replay {
     /// Renders `input` as if it came on stdin, in the format asked (HTML when none is).
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
         let format = args.format.unwrap_or(Format::Html);
+        let models = models_json::load_for("pi-replay", args.models.as_deref());
         start(format, out)?;
-        render(args, format, false, input, "<stdin>", out, d)?;
+        render(args, &models, format, false, input, "<stdin>", out, d)?;
         end(format, out)
     }
 }
@@ -133,9 +137,12 @@ fn end(format: Format, out: &mut Out) -> Result<(), Stop> {
     }
 }
 
-/// Renders the sessions of one input named `file`; the first session's title.
+/// Renders the sessions of one input named `file`, with the context windows `models`; the
+/// first session's title.
+#[allow(clippy::too_many_arguments)]
 fn render(
     args: &Args,
+    models: &Models,
     format: Format,
     colour: bool,
     input: &[u8],
@@ -159,13 +166,7 @@ fn render(
     } else {
         (input, file)
     };
-    let facts = Facts::gather(
-        input,
-        args.models.as_deref(),
-        args.branches,
-        args.max_text,
-        d,
-    )?;
+    let facts = Facts::gather(input, models, args.branches, args.max_text, d)?;
     let mut buf = String::new();
     let mut title = None;
     for s in build::sessions(&facts, args, file) {

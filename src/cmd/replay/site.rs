@@ -6,6 +6,7 @@
 use super::{args::Args, html, render, with_bytes, Format};
 use crate::diag::{Diags, Kind};
 use crate::input::Source;
+use crate::models_json::Models;
 use crate::output::{Out, Stop};
 use std::io::Read;
 use std::path::Path;
@@ -14,11 +15,26 @@ use std::path::Path;
 const INDEX: &str = "index.html";
 
 /// Renders `src` into its page in `dir`, then rewrites the index.
-pub(super) fn page(args: &Args, dir: &Path, src: &Source, d: &mut Diags) -> Result<(), Stop> {
+pub(super) fn page(
+    args: &Args,
+    models: &Models,
+    dir: &Path,
+    src: &Source,
+    d: &mut Diags,
+) -> Result<(), Stop> {
     let name = page_name(src);
     let mut body = Out::held();
     let rendered = with_bytes(src, d, |b, d| {
-        render(args, Format::Html, false, b, &src.name(), &mut body, d)
+        render(
+            args,
+            models,
+            Format::Html,
+            false,
+            b,
+            &src.name(),
+            &mut body,
+            d,
+        )
     })?;
     let Some(title) = rendered else {
         return Ok(());

@@ -380,6 +380,20 @@ fn stream_with(
 // ---------------------------------------------------------------------------------------
 // --context
 
+/// The `context` records of `input` read as if it came on stdin, with the context windows
+/// `models` (read once by the caller: pi-replay reads models.json once a run and reports its
+/// problems as its own).
+pub(crate) fn contexts_with(
+    models: &Models,
+    input: &[u8],
+    out: &mut Out,
+    d: &mut Diags,
+) -> Result<(), Stop> {
+    write_contexts(models, None, "<stdin>", out, d, |d, v| {
+        reader::read(input, false, d, v)
+    })
+}
+
 fn run_context(args: &Args, sources: &[Source]) -> ExitCode {
     let models = models_json::load_for("pi-usage", args.models.as_deref());
     let table =
