@@ -131,14 +131,20 @@ fn the_header_gives_pi_usage_totals_and_pi_branch_counts() {
             .args(["--json"])
             .arg(fixture(&format!("{name}.jsonl")))
             .ok();
-        let raw = usage.out();
         let rec = &usage.records()[0];
-        let cost = raw
-            .split("\"total\":")
-            .nth(1)
-            .and_then(|t| t.split("\"cost\":").nth(1))
+        // The cost as pi-usage's table writes it (its last column).
+        let table = cmd("pi-usage")
+            .args(["--table"])
+            .arg(fixture(&format!("{name}.jsonl")))
+            .ok()
+            .out();
+        let cost = table
+            .lines()
+            .nth(2)
+            .unwrap()
+            .split_whitespace()
+            .last()
             .unwrap();
-        let cost = &cost[..cost.find([',', '}']).unwrap()];
         let t = &rec["total"];
         let tokens = format!("{}", t["tokens"]);
         let digits: String = md
@@ -153,7 +159,7 @@ fn the_header_gives_pi_usage_totals_and_pi_branch_counts() {
             .collect();
         assert_eq!(digits, tokens, "{name}");
         assert!(
-            md.contains(&format!("${cost}")),
+            md.contains(&format!("), {cost}, ")),
             "{name}: cost {cost} not in header"
         );
         let info = &cmd("pi-branch")
@@ -1066,4 +1072,21 @@ fn models_json_problems_are_reported_once_by_pi_replay() {
             );
         }
     }
+}
+
+/// Sums past u64 (tokens, costs) are shown as pi-usage gives them, not as 0; costs are written
+/// as pi-usage's table writes them, in the header and on each assistant turn.
+#[test]
+fn the_header_gives_sums_past_u64_and_costs_as_pi_usage_s_table() {
+    let md = replay("usage-huge-sums", &["--format", "md"]).out();
+    assert!(
+        md.contains("- **totals**: 110,680,464,442,257,309,690 tokens (input 55,340,232,221,128,654,845, output 55,340,232,221,128,654,845, cache read 0, cache write 0), $300,000,000,000,000,000,000.0000, 3 calls"),
+        "{md}"
+    );
+    let text = replay("pi16-navigated-away", &["--format", "text"]).out();
+    assert!(text.contains("cache write 0), $0.0053, 3 calls"), "{text}");
+    assert!(
+        text.contains("in 500 · out 5 · cache read 0 · cache write 0 · $0.0016 ·"),
+        "{text}"
+    );
 }

@@ -106,15 +106,21 @@ pub(super) fn size(n: usize) -> String {
 
 /// A whole number with thousands separators: `16,505`.
 pub(super) fn count(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
+    crate::view::thousands(n.into())
+}
+
+/// A recorded cost or a sum of costs (JSON number text) as pi-usage's table writes it:
+/// `$1,234.5678`; as written, after `$`, when it is no cost pi-usage reads (a negative one).
+pub(super) fn dollars(raw: &str) -> String {
+    use crate::cmd::usage::{parse_cost, Amount};
+    match parse_cost(raw.as_bytes()) {
+        Ok(c) => {
+            let mut sum = Amount::default();
+            sum.add(&c);
+            crate::cmd::usage::dollars(&sum)
         }
-        out.push(c);
+        Err(_) => format!("${raw}"),
     }
-    out
 }
 
 /// The context chart's data: one point per assistant message with recorded usage.

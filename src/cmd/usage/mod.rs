@@ -39,6 +39,7 @@ mod table;
 pub use args::{Args, Dim, ZoneArg, MAN};
 
 pub use decimal::{format_decimal, parse_cost, Amount, Cost};
+pub use table::dollars;
 
 use crate::calendar::Zone;
 use crate::cli::ManPage;

@@ -2,8 +2,9 @@
 //! one item per entry of its active branch (tool results shown with their calls).
 
 use super::args::Args;
-use super::doc::{count, size, Chart, ChartPoint, Image, Item, Part, Pre, Session};
+use super::doc::{count, dollars, size, Chart, ChartPoint, Image, Item, Part, Pre, Session};
 use super::facts::{Facts, Rec};
+use crate::view::group_digits;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -112,7 +113,7 @@ fn usage_line(u: &Value) -> Option<String> {
         .and_then(|c| c.get("total"))
         .filter(|c| c.is_number())
     {
-        parts.push(format!("${c}"));
+        parts.push(dollars(&c.to_string()));
     }
     Some(parts.join(" · "))
 }
@@ -386,25 +387,24 @@ fn capitalized(s: &str) -> String {
 
 /// The session's totals line from its pi-usage record.
 fn totals(u: &Rec) -> String {
+    // As written: pi-usage's sums may pass u64.
     let t = |k: &str| {
-        u.value
-            .get("total")
-            .and_then(|x| x.get(k))
-            .and_then(Value::as_u64)
-            .unwrap_or(0)
+        u.raw_number(&["total", k])
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+            .map_or_else(|| "0".into(), |n| group_digits(&n))
     };
     let cost = u
         .raw_number(&["total", "cost"])
-        .map(|c| format!("${c}"))
+        .map(|c| dollars(&c))
         .unwrap_or_else(|| "no cost recorded".into());
     format!(
         "{} tokens (input {}, output {}, cache read {}, cache write {}), {cost}, {} calls: the whole file, every branch, as pi-usage counts it",
-        count(t("tokens")),
-        count(t("input")),
-        count(t("output")),
-        count(t("cache_read")),
-        count(t("cache_write")),
-        count(t("count")),
+        t("tokens"),
+        t("input"),
+        t("output"),
+        t("cache_read"),
+        t("cache_write"),
+        t("count"),
     )
 }
 
