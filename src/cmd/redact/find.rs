@@ -591,8 +591,11 @@ fn ends_as_a_credential(b: &[u8], end: usize) -> bool {
 
 /// Whether the name `name` (ASCII, [`is_name_byte`]) names a credential, asked of
 /// [`names_a_credential`] only when it ends as one does.
+/// `pwd` alone is the working directory in text (the shell's command and variable, code's
+/// `pwd = process.cwd()`), not a password as a data key's `pwd` is.
 fn names_a_credential_in_text(name: &[u8]) -> bool {
     ends_as_a_credential(name, name.len())
+        && !name.eq_ignore_ascii_case(b"pwd")
         && std::str::from_utf8(name).is_ok_and(names_a_credential)
 }
 
@@ -719,10 +722,25 @@ fn same_name(a: &[u8], b: &[u8]) -> bool {
     letters(a) == letters(b)
 }
 
-/// Whether a quoted value is a reference or a mask, not a credential (`"${DB_PASSWORD}"`,
-/// `"<token>"`, `"{{ secrets.X }}"`, `"[secret:keyed]"`).
+/// Whether a quoted value is a reference, a template, a version or a mask, not a credential
+/// (`"${DB_PASSWORD}"`, `"<token>"`, `"{{ secrets.X }}"`, `` `~${rest}` ``, a package's
+/// `"next-auth": "^5.0.0"`, `"[secret:keyed]"`).
 fn is_reference(v: &[u8]) -> bool {
-    v.is_empty() || matches!(v[0], b'$' | b'%' | b'{' | b'<') || v.starts_with(b"[secret:")
+    let template = memchr::memmem::find(v, b"${").is_some();
+    let version = {
+        let digits = v
+            .iter()
+            .position(|c| !b"^~<>=v ".contains(c))
+            .unwrap_or(v.len());
+        let rest = &v[digits..];
+        let n = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        n > 0 && rest.get(n) == Some(&b'.')
+    };
+    v.is_empty()
+        || matches!(v[0], b'$' | b'%' | b'{' | b'<')
+        || v.starts_with(b"[secret:")
+        || template
+        || version
 }
 
 /// Schemes an `Authorization` header's credentials follow.
@@ -797,7 +815,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         start -= 1;
     }
     let name = &b[start..end];
-    if !std::str::from_utf8(name).is_ok_and(names_a_credential) {
+    if !names_a_credential_in_text(name) {
         return None;
     }
     let mut v = after;
@@ -821,6 +839,10 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
                 }
                 while e > v && matches!(b[e - 1], b' ' | b'\t') {
                     e -= 1;
+                }
+                // Code that reads a cookie (`cookie: req.headers.get("cookie")`).
+                if is_code(&b[v..unquoted_end(b, v)]) {
+                    return None;
                 }
                 (v, e)
             }
@@ -937,7 +959,11 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
     }
     let user = name == b"u" && n0 == dash + 1 || name == b"user" && n0 == dash + 2;
     if user {
+        // Not a URL or a ref (`git push -u https://…`, `-u origin HEAD:refs/x`).
         let ve = word_end(v);
+        if memchr::memchr(b'/', &b[v..ve]).is_some() {
+            return None;
+        }
         let colon = memchr::memchr(b':', &b[v..ve])?;
         let vs = v + colon + 1;
         return (vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve));

@@ -1474,6 +1474,10 @@ mod tests {
             "password=[secret:password] and [secret:keyed]",
             "secret: true",
             "std::token::Token, https://auth:",
+            "git push -u https://github.com/ana/x.git main; git push -u origin HEAD:refs/x",
+            "pwd = `~${pwd.slice(home.length)}`; PWD=/srv",
+            r#"headers: { cookie: req.headers.get("cookie") || "" }"#,
+            r#""next-auth": "^5.0.0-beta.25", "better-auth": "1.2.3""#,
         ];
         for text in kept {
             assert_eq!(mask(&m, text), text);
