@@ -1090,3 +1090,39 @@ fn the_header_gives_sums_past_u64_and_costs_as_pi_usage_s_table() {
         "{text}"
     );
 }
+
+/// An input that holds no session (an empty folder, an empty stdin) gives a whole page that
+/// says so, exit 0 with nothing reported, as the other tools give no record; Markdown and text
+/// give nothing.
+#[test]
+fn no_session_gives_a_whole_page_that_says_so() {
+    let dir = TempDir::new("pi-replay-empty");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for (what, o) in [
+        ("folder", cmd("pi-replay").arg(&empty).run()),
+        ("stdin", cmd("pi-replay").stdin("").run()),
+    ] {
+        assert_eq!((o.status, o.stderr.as_str()), (0, ""), "{what}");
+        let page = o.out();
+        assert!(page.starts_with("<!DOCTYPE html>"), "{what}: {page}");
+        assert!(page.ends_with("</html>\n"), "{what}: {page}");
+        assert!(
+            page.contains("<p class=\"note\">No session in the input.</p>"),
+            "{what}: {page}"
+        );
+    }
+    for format in ["md", "text"] {
+        let o = cmd("pi-replay")
+            .args(["--format", format])
+            .arg(&empty)
+            .run();
+        assert_eq!(
+            (o.status, o.out(), o.stderr),
+            (0, String::new(), String::new())
+        );
+    }
+    // A page with a session does not say it.
+    let page = replay("branched", &["--format", "html"]).out();
+    assert!(!page.contains("No session in the input."));
+}

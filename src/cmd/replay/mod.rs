@@ -50,13 +50,15 @@ impl Tool for Replay {
         let colour = crate::view::colour::enabled();
         // Read once for the run, its problems reported once.
         let models = models_json::load_for("pi-replay", args.models.as_deref());
+        // Whether the head was written, and whether any input held a session.
+        let (mut started, mut any) = (false, false);
         input::run(
             "pi-replay",
             &sources,
             args.inputs.threads(),
             |src, out, d| {
                 if let Some(dir) = &args.out_dir {
-                    return site::page(args, &models, dir, src, d);
+                    return site::page(args, &models, dir, src, d).map(|()| false);
                 }
                 if std::ptr::eq(src, &sources[0]) {
                     start(format, out)?;
@@ -64,11 +66,24 @@ impl Tool for Replay {
                 with_bytes(src, d, |b, d| {
                     render(args, &models, format, colour, b, &src.name(), out, d)
                 })
-                .map(|_| ())
+                .map(|title| title.flatten().is_some())
             },
             |r, out| match r {
-                None if args.out_dir.is_none() => end(format, out),
-                _ => Ok(()),
+                Some(session) => {
+                    (started, any) = (true, any || session);
+                    Ok(())
+                }
+                None if args.out_dir.is_none() => {
+                    // No input at all (an empty folder): the page still starts.
+                    if !started {
+                        start(format, out)?;
+                    }
+                    if !any {
+                        empty(format, out)?;
+                    }
+                    end(format, out)
+                }
+                None => Ok(()),
             },
         )
     }
@@ -78,7 +93,9 @@ impl Tool for Replay {
         let format = args.format.unwrap_or(Format::Html);
         let models = models_json::load_for("pi-replay", args.models.as_deref());
         start(format, out)?;
-        render(args, &models, format, false, input, "<stdin>", out, d)?;
+        if render(args, &models, format, false, input, "<stdin>", out, d)?.is_none() {
+            empty(format, out)?;
+        }
         end(format, out)
     }
 }
@@ -125,6 +142,14 @@ fn with_bytes<R>(
 fn start(format: Format, out: &mut Out) -> Result<(), Stop> {
     match format {
         Format::Html => out.raw(html::head("Pi session replay").as_bytes()),
+        Format::Md | Format::Text => Ok(()),
+    }
+}
+
+/// What stands for the sessions when the inputs held none (the page would be blank).
+fn empty(format: Format, out: &mut Out) -> Result<(), Stop> {
+    match format {
+        Format::Html => out.raw(b"<p class=\"note\">No session in the input.</p>\n"),
         Format::Md | Format::Text => Ok(()),
     }
 }
