@@ -1126,3 +1126,42 @@ fn no_session_gives_a_whole_page_that_says_so() {
     let page = replay("branched", &["--format", "html"]).out();
     assert!(!page.contains("No session in the input."));
 }
+
+/// --out-dir: two inputs of one run whose pages would have one name are reported, the first
+/// in argument order written, the second not; an input named `index.jsonl` has a page of its
+/// own (not the index's, not stdin's).
+#[test]
+fn out_dir_reports_inputs_whose_pages_would_share_a_name() {
+    let dir = TempDir::new("pi-replay-site-names");
+    let a = dir.write("a/s.jsonl", read_fixture("branched.jsonl"));
+    let b = dir.write("b/s.jsonl", read_fixture("tools-image.jsonl"));
+    let index = dir.write("c/index.jsonl", read_fixture("replay-every-kind.jsonl"));
+    let site = dir.path().join("site");
+    let o = cmd("pi-replay")
+        .args(["--threads", "3", "--out-dir"])
+        .arg(&site)
+        .args([&a, &b, &index])
+        .run();
+    assert_eq!(o.status, 2, "{}", o.stderr);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "pi-replay: {}: its page s.html is that of {} in this run: not written\n",
+            b.display(),
+            a.display()
+        )
+    );
+    let mut names: Vec<String> = std::fs::read_dir(&site)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["index-page.html", "index.html", "s.html"]);
+    let page = std::fs::read_to_string(site.join("s.html")).unwrap();
+    assert!(
+        page.contains("Session s-branched"),
+        "the first input's page"
+    );
+    let page = std::fs::read_to_string(site.join("index-page.html")).unwrap();
+    assert!(page.contains("<title>Slow tests</title>"));
+}

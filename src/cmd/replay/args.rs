@@ -47,9 +47,11 @@ pub struct Args {
     pub max_text: usize,
 
     /// Write one HTML page per input into DIR (named after the input file, `.jsonl` replaced
-    /// by `.html`; `stdin.html` for stdin) and rewrite DIR/index.html to list every page in
-    /// DIR, instead of writing to stdout. Pages and index are replaced atomically, so
-    /// several pi-replay processes may write into one DIR at once.
+    /// by `.html`; `index-page.html` for `index.jsonl`, `stdin.html` for stdin) and rewrite
+    /// DIR/index.html to list every page in DIR, instead of writing to stdout. Pages and index
+    /// are replaced atomically, so several pi-replay processes may write into one DIR at once
+    /// (a page of an earlier run is replaced); an input whose page would have the name of an
+    /// earlier input's in the same run (`a/s.jsonl`, `b/s.jsonl`) is reported, not written.
     #[arg(long, value_name = "DIR", conflicts_with = "format")]
     pub out_dir: Option<PathBuf>,
 

@@ -52,13 +52,22 @@ impl Tool for Replay {
         let models = models_json::load_for("pi-replay", args.models.as_deref());
         // Whether the head was written, and whether any input held a session.
         let (mut started, mut any) = (false, false);
+        let pages = match args.out_dir {
+            Some(_) => site::page_names(&sources),
+            None => Vec::new(),
+        };
         input::run(
             "pi-replay",
             &sources,
             args.inputs.threads(),
             |src, out, d| {
                 if let Some(dir) = &args.out_dir {
-                    return site::page(args, &models, dir, src, d).map(|()| false);
+                    let at = sources.iter().position(|s| std::ptr::eq(s, src));
+                    let name = at
+                        .and_then(|i| pages.get(i))
+                        .cloned()
+                        .unwrap_or_else(|| site::page_names(std::slice::from_ref(src)).remove(0));
+                    return site::page(args, &models, dir, src, &name, d).map(|()| false);
                 }
                 if std::ptr::eq(src, &sources[0]) {
                     start(format, out)?;

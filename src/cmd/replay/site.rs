@@ -8,21 +8,57 @@ use crate::diag::{Diags, Kind};
 use crate::input::Source;
 use crate::models_json::Models;
 use crate::output::{Out, Stop};
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::Path;
 
 /// The name of the index page.
 const INDEX: &str = "index.html";
 
-/// Renders `src` into its page in `dir`, then rewrites the index.
+/// The page of each of `sources`, by its place: its name, or (`Err`) the earlier input whose
+/// page has that name (two inputs `a/s.jsonl` and `b/s.jsonl`): the second is not written,
+/// where it would replace the first's page of this run.
+pub(super) fn page_names(sources: &[Source]) -> Vec<Result<String, String>> {
+    let mut first: HashMap<String, String> = HashMap::new();
+    sources
+        .iter()
+        .map(|src| {
+            let name = page_name(src);
+            match first.get(&name) {
+                Some(other) => Err(other.clone()),
+                None => {
+                    first.insert(name.clone(), src.name());
+                    Ok(name)
+                }
+            }
+        })
+        .collect()
+}
+
+/// Renders `src` into its page `name` in `dir` (`Err`: the page of an earlier input, not
+/// written), then rewrites the index.
 pub(super) fn page(
     args: &Args,
     models: &Models,
     dir: &Path,
     src: &Source,
+    name: &Result<String, String>,
     d: &mut Diags,
 ) -> Result<(), Stop> {
-    let name = page_name(src);
+    let name = match name {
+        Ok(n) => n.clone(),
+        Err(other) => {
+            d.report(
+                None,
+                Kind::Io,
+                format!(
+                    "its page {} is that of {other} in this run: not written",
+                    page_name(src)
+                ),
+            );
+            return Ok(());
+        }
+    };
     let mut body = Out::held();
     let rendered = with_bytes(src, d, |b, d| {
         render(
@@ -61,13 +97,15 @@ pub(super) fn page(
     Ok(())
 }
 
-/// `s.jsonl` → `s.html`; stdin → `stdin.html`.
+/// `s.jsonl` → `s.html`; `index.jsonl` → `index-page.html` (`index.html` is the index);
+/// stdin → `stdin.html`.
 fn page_name(src: &Source) -> String {
     let stem = match src {
         Source::Stdin => None,
         Source::Path(p) => p.file_stem().map(|s| s.to_string_lossy().into_owned()),
     };
-    match stem.filter(|s| !s.is_empty() && s != "index") {
+    match stem.filter(|s| !s.is_empty()) {
+        Some(s) if s == "index" => "index-page.html".into(),
         Some(s) => format!("{s}.html"),
         None => "stdin.html".into(),
     }
