@@ -1165,3 +1165,14 @@ fn out_dir_reports_inputs_whose_pages_would_share_a_name() {
     let page = std::fs::read_to_string(site.join("index-page.html")).unwrap();
     assert!(page.contains("<title>Slow tests</title>"));
 }
+
+/// With --branches the header says the off-branch entries are shown, not omitted.
+#[test]
+fn branches_header_says_the_off_branch_entries_are_shown() {
+    let md = replay("branched", &["--format", "md", "--branches"]).out();
+    assert!(
+        md.contains("- **branch**: 5 entries on the active branch; 2 off-branch entries shown in abandoned branches\n"),
+        "{md}"
+    );
+    assert!(!md.contains("omitted"), "{md}");
+}

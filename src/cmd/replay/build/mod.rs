@@ -258,14 +258,19 @@ impl<'a> Builder<'a> {
         }
         if let Some(i) = self.of_session(&self.facts.infos, index) {
             let (kept, omitted) = (i.u64("kept").unwrap_or(0), i.u64("omitted").unwrap_or(0));
-            f.push((
-                "branch".into(),
-                format!(
+            let branch = match self.args.branches {
+                true => format!(
+                    "{} entries on the active branch; {} off-branch entries shown in abandoned branches",
+                    count(kept),
+                    count(omitted)
+                ),
+                false => format!(
                     "{} entries shown (the active branch); {} off-branch entries omitted",
                     count(kept),
                     count(omitted)
                 ),
-            ));
+            };
+            f.push(("branch".into(), branch));
         }
         if let Some(u) = self.of_session(&self.facts.usages, index) {
             f.push(("totals".into(), totals(u)));
