@@ -89,8 +89,8 @@ pub const MAN: ManPage = ManPage {
             "The same as GitHub-flavoured Markdown.",
         ),
         (
-            "pi-replay s.jsonl | less -R",
-            "Text with colour, to page through.",
+            "pi-replay --format text --color always s.jsonl | less -R",
+            "Text with colour, to page through (into a pipe, pi-replay writes HTML unless told).",
         ),
         (
             "pi-branch --leaf ID s.jsonl | pi-replay --format md",
