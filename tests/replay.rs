@@ -1176,3 +1176,80 @@ fn branches_header_says_the_off_branch_entries_are_shown() {
     );
     assert!(!md.contains("omitted"), "{md}");
 }
+
+/// The joiners and other format characters that scripts and emoji need (ZWJ in 👨‍💻, ZWNJ in
+/// Persian, tag characters in a subdivision flag) are written as they are in HTML and
+/// Markdown; bidirectional controls and zero-width spaces are still shown as `\u{…}`, and
+/// everything is on a terminal.
+#[test]
+fn format_characters_scripts_need_are_kept_in_html_and_markdown() {
+    let text = "Persian: می\u{200c}خواهم, Hindi: क्\u{200d}ष, coder: 👨\u{200d}💻, flag: 🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}, soft: co\u{ad}op; hidden: a\u{200b}b \u{202e}evil \u{2066}x\u{2069}";
+    let session = linear_session(
+        "joiners",
+        &[&format!(
+            "{{\"role\":\"user\",\"content\":{}}}",
+            serde_json::to_string(text).unwrap()
+        )],
+    );
+    for format in ["md", "html"] {
+        let out = cmd("pi-replay")
+            .args(["--format", format])
+            .stdin(session.clone())
+            .ok()
+            .out();
+        for kept in [
+            "می\u{200c}خواهم",
+            "क्\u{200d}ष",
+            "👨\u{200d}💻",
+            "🏴\u{e0067}\u{e0062}\u{e0073}\u{e0063}\u{e0074}\u{e007f}",
+            "co\u{ad}op",
+        ] {
+            assert!(out.contains(kept), "{format}: {kept:?} not kept in {out}");
+        }
+        for escaped in ["a\\u{200b}b", "\\u{202e}evil", "\\u{2066}x\\u{2069}"] {
+            assert!(out.contains(escaped), "{format}: {escaped} not in {out}");
+        }
+    }
+    let out = cmd("pi-replay")
+        .args(["--format", "text"])
+        .stdin(session)
+        .ok()
+        .out();
+    assert!(out.contains("👨\\u{200d}💻"), "{out}");
+}
+
+/// A CR before a LF ends a line (Windows output), in every format: no `\u{d}` at each line's
+/// end; a tab in the text view is spaces to the next column of eight, not `\t`.
+#[test]
+fn crlf_ends_lines_and_tabs_are_expanded_on_a_terminal() {
+    let session = linear_session(
+        "crlf",
+        &[
+            r#"{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"main.py"}}],"provider":"p","model":"m","stopReason":"toolUse"}"#,
+            r#"{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"import os\r\n\r\ndef main():\r\n\tprint('hi')\r\nab\tc\r\n"}],"isError":false}"#,
+            r#"{"role":"user","content":"first line\r\nsecond line"}"#,
+        ],
+    );
+    for format in ["md", "html"] {
+        let out = cmd("pi-replay")
+            .args(["--format", format])
+            .stdin(session.clone())
+            .ok()
+            .out();
+        assert!(!out.contains("\\u{d}"), "{format}: {out}");
+        assert!(!out.contains('\r'), "{format}: {out}");
+        assert!(
+            out.contains("import os\n\ndef main():\n\tprint("),
+            "{format}: {out}"
+        );
+        assert!(out.contains("first line\nsecond line"), "{format}: {out}");
+    }
+    let out = cmd("pi-replay")
+        .args(["--format", "text"])
+        .stdin(session)
+        .ok()
+        .out();
+    assert!(!out.contains("\\t") && !out.contains("\\r"), "{out}");
+    assert!(out.contains("│         print('hi')\n"), "{out}");
+    assert!(out.contains("│ ab      c\n"), "{out}");
+}

@@ -123,16 +123,24 @@ fn open_fence(t: &str) -> Option<(char, usize)> {
     None
 }
 
-/// `t` with control characters (but line breaks and tabs) and invisible format characters
-/// written as `\u{…}`, as `diag::sanitize` writes them: they cannot hide or reorder text.
+/// `t` with control characters (but line breaks and tabs; a CR before a LF is part of the
+/// line break, and dropped) and invisible format characters (but those text needs, see
+/// [`needed_by_text`]) written as `\u{…}`, as `diag::sanitize` writes them: they cannot hide
+/// or reorder text.
 pub(super) fn visible(t: &str) -> std::borrow::Cow<'_, str> {
-    let hidden =
-        |c: char| (c.is_control() && c != '\n' && c != '\t') || crate::diag::is_invisible(c);
+    let hidden = |c: char| {
+        (c.is_control() && c != '\n' && c != '\t')
+            || (crate::diag::is_invisible(c) && !needed_by_text(c))
+    };
     if !t.chars().any(hidden) {
         return t.into();
     }
     let mut out = String::with_capacity(t.len() + 8);
-    for c in t.chars() {
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' && chars.peek() == Some(&'\n') {
+            continue;
+        }
         if hidden(c) {
             let _ = write!(out, "\\u{{{:x}}}", c as u32);
         } else {
@@ -140,6 +148,32 @@ pub(super) fn visible(t: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     out.into()
+}
+
+/// The format characters that scripts and emoji need and that neither hide nor reorder the
+/// text around them: the zero-width non-joiner and joiner (Persian, Indic scripts, emoji
+/// sequences such as 👨‍💻), the soft hyphen, the tag characters of subdivision flags, and the
+/// prefixed number signs and format controls of Arabic, Syriac, Kaithi, Egyptian
+/// hieroglyphs, shorthand and musical notation. HTML and Markdown keep them; the terminal
+/// view (`diag::sanitize`) still escapes them. Bidirectional controls, zero-width spaces,
+/// the word joiner, the byte order mark and the line and paragraph separators stay escaped.
+fn needed_by_text(c: char) -> bool {
+    matches!(
+        c as u32,
+        0x00AD
+            | 0x0600..=0x0605
+            | 0x06DD
+            | 0x070F
+            | 0x0890..=0x0891
+            | 0x08E2
+            | 0x200C..=0x200D
+            | 0x110BD
+            | 0x110CD
+            | 0x13430..=0x1343F
+            | 0x1BCA0..=0x1BCA3
+            | 0x1D173..=0x1D17A
+            | 0xE0020..=0xE007F
+    )
 }
 
 /// A fenced block whose fence is longer than any run of backticks in the text.
@@ -154,7 +188,7 @@ fn fence(pre: &Pre, out: &mut String) {
     let _ = writeln!(
         out,
         "{f}text\n{}\n{f}\n",
-        visible(pre.text.trim_end_matches('\n'))
+        visible(pre.text.trim_end_matches(['\r', '\n']))
     );
     if let Some(n) = pre.cut_from {
         let _ = writeln!(

@@ -129,8 +129,30 @@ fn write_item(item: &Item, st: &Style, indent: usize, out: &mut String) {
 
 fn lines(st: &Style, text: &str, pad: &str, wrap: Wrap, out: &mut String) {
     for l in text.trim_end().lines() {
-        st.line(pad, &sanitize(l), wrap, None, out);
+        st.line(pad, &sanitize(&expand_tabs(l)), wrap, None, out);
     }
+}
+
+/// `line` with each tab replaced by blanks to the next column of eight, columns counted as
+/// the terminal shows the text before it.
+fn expand_tabs(line: &str) -> std::borrow::Cow<'_, str> {
+    if !line.contains('\t') {
+        return line.into();
+    }
+    let mut out = String::with_capacity(line.len() + 8);
+    let mut column = 0;
+    for piece in line.split_inclusive('\t') {
+        let text = piece.strip_suffix('\t');
+        let shown = text.unwrap_or(piece);
+        out.push_str(shown);
+        column += width::shown(&sanitize(shown));
+        if text.is_some() {
+            let blanks = 8 - column % 8;
+            out.extend(std::iter::repeat_n(' ', blanks));
+            column += blanks;
+        }
+    }
+    out.into()
 }
 
 fn write_part(p: &Part, st: &Style, indent: usize, out: &mut String) {
