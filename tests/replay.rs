@@ -1253,3 +1253,31 @@ fn crlf_ends_lines_and_tabs_are_expanded_on_a_terminal() {
     assert!(out.contains("│         print('hi')\n"), "{out}");
     assert!(out.contains("│ ab      c\n"), "{out}");
 }
+
+/// --max-text 0 shows no text of outputs, arguments and commands, and says of each that it
+/// was cut, with its size: no output left out without a word, no empty block.
+#[test]
+fn max_text_0_says_every_cut_and_leaves_no_empty_block() {
+    let md = replay("replay-every-kind", &["--format", "md", "--max-text", "0"]).out();
+    assert!(!md.contains("```text\n\n```"), "{md}");
+    // The bash call's output (650 bytes) and its command.
+    assert!(md.contains("*(cut: none of the 650 bytes shown)*"), "{md}");
+    assert!(md.contains("<summary>output: 650 B</summary>"), "{md}");
+    assert!(md.contains("*(cut: none of the 10 bytes shown)*"), "{md}");
+    let html = replay(
+        "replay-every-kind",
+        &["--format", "html", "--max-text", "0"],
+    )
+    .out();
+    assert!(!html.contains("<pre></pre>"), "{html}");
+    assert!(html.contains("cut: none of the 650 bytes shown"), "{html}");
+    let text = replay(
+        "replay-every-kind",
+        &["--format", "text", "--max-text", "0"],
+    )
+    .out();
+    assert!(
+        text.contains("(cut: none of the 650 bytes shown)"),
+        "{text}"
+    );
+}

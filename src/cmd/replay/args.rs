@@ -41,8 +41,9 @@ pub struct Args {
     #[arg(long)]
     pub redact: bool,
 
-    /// Cut each tool output, command output and raw entry shown to N bytes (at a character
-    /// boundary), stating the full size.
+    /// Cut each text shown as it is to N bytes (at a character boundary): tool outputs and
+    /// arguments, user commands and their outputs, extension data, raw entries. Each cut says
+    /// so, with the full size; with 0 only the sizes are shown.
     #[arg(long, value_name = "N", default_value_t = 20000)]
     pub max_text: usize,
 

@@ -44,6 +44,16 @@ pub(super) struct Pre {
 }
 
 impl Pre {
+    /// `cut: the first 100 of 650 bytes shown` (`none of the 650 bytes` when nothing is
+    /// left), when the text was cut.
+    pub fn cut_note(&self) -> Option<String> {
+        let n = self.cut_from?;
+        Some(match self.text.len() {
+            0 => format!("cut: none of the {n} bytes shown"),
+            k => format!("cut: the first {k} of {n} bytes shown"),
+        })
+    }
+
     /// `text` cut to at most `max` bytes at a character boundary.
     pub fn cut(text: &str, max: usize) -> Pre {
         if text.len() <= max {

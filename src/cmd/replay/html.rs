@@ -99,15 +99,28 @@ fn write_part(p: &Part, out: &mut String) {
 }
 
 fn write_pre(pre: &Pre, out: &mut String) {
-    let _ = writeln!(out, "<pre>{}</pre>", esc(&pre.text));
-    if let Some(n) = pre.cut_from {
-        let _ = writeln!(
-            out,
-            "<p class=\"note\">cut: the first {} of {} shown ({} in all)</p>",
-            pre.text.len(),
-            n,
-            size(n)
-        );
+    // Nothing left of a cut text: the note alone.
+    if !(pre.text.is_empty() && pre.cut_from.is_some()) {
+        let _ = writeln!(out, "<pre>{}</pre>", esc(&pre.text));
+    }
+    match pre.cut_from {
+        Some(n) if pre.text.is_empty() => {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">cut: none of the {n} bytes shown ({} in all)</p>",
+                size(n)
+            );
+        }
+        Some(n) => {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">cut: the first {} of {} shown ({} in all)</p>",
+                pre.text.len(),
+                n,
+                size(n)
+            );
+        }
+        None => {}
     }
 }
 

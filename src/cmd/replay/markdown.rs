@@ -185,18 +185,16 @@ fn fence(pre: &Pre, out: &mut String) {
         longest = longest.max(run);
     }
     let f = "`".repeat((longest + 1).max(3));
-    let _ = writeln!(
-        out,
-        "{f}text\n{}\n{f}\n",
-        visible(pre.text.trim_end_matches(['\r', '\n']))
-    );
-    if let Some(n) = pre.cut_from {
+    // Nothing left of a cut text: the note alone.
+    if !(pre.text.is_empty() && pre.cut_from.is_some()) {
         let _ = writeln!(
             out,
-            "*(cut: the first {} of {} bytes shown)*\n",
-            pre.text.len(),
-            n
+            "{f}text\n{}\n{f}\n",
+            visible(pre.text.trim_end_matches(['\r', '\n']))
         );
+    }
+    if let Some(note) = pre.cut_note() {
+        let _ = writeln!(out, "*({note})*\n");
     }
 }
 

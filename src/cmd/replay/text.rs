@@ -161,9 +161,8 @@ fn write_part(p: &Part, st: &Style, indent: usize, out: &mut String) {
         Part::Markdown(t) => lines(st, t, &pad, Wrap::Words, out),
         Part::Pre(pre) => {
             lines(st, &pre.text, &format!("{pad}│ "), Wrap::Columns, out);
-            if let Some(n) = pre.cut_from {
-                let note = format!("(cut: the first {} of {n} bytes shown)", pre.text.len());
-                st.line(&pad, &note, Wrap::Words, Some("2"), out);
+            if let Some(note) = pre.cut_note() {
+                st.line(&pad, &format!("({note})"), Wrap::Words, Some("2"), out);
             }
         }
         Part::Folded(summary, parts) => {

@@ -160,7 +160,9 @@ impl Builder<'_> {
     /// `text` was cut already (pi-tools --max-text).
     fn output(&self, text: Option<&str>, full: Option<u64>, images: Vec<Part>) -> Vec<Part> {
         let mut parts = Vec::new();
-        if let Some(t) = text.filter(|t| !t.is_empty()) {
+        // An empty text cut from a longer one (--max-text 0) is still shown as cut.
+        let cut = full.is_some_and(|n| n > 0);
+        if let Some(t) = text.filter(|t| !t.is_empty() || cut) {
             let full = full.map_or(t.len(), |n| n as usize).max(t.len());
             let mut pre = Pre::cut(t, self.args.max_text);
             if full > t.len() {
