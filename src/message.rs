@@ -4,6 +4,17 @@
 use crate::json::{self, member_named, Raw};
 use crate::reader::NotedMembers;
 
+/// The decoded size in bytes of an image block's base64 `data` (the JSON string's body as
+/// written, or its text): three bytes for every four of the base64 alphabet (standard or URL
+/// safe); padding, whitespace and a JSON escape's backslash are not counted.
+pub fn base64_decoded_len(data: &[u8]) -> u64 {
+    let letters = data
+        .iter()
+        .filter(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'))
+        .count();
+    letters as u64 * 3 / 4
+}
+
 /// The members of a Pi `message` object the tools read, found in one pass over it. Each is the
 /// raw JSON value (exact input bytes), `None` when absent. As in `JSON.parse`, the last of
 /// repeated members wins, and a member name written with escapes (`"r\u006fle"`) counts.

@@ -1281,3 +1281,28 @@ fn max_text_0_says_every_cut_and_leaves_no_empty_block() {
         "{text}"
     );
 }
+
+#[test]
+fn an_image_pi_redact_replaced_keeps_the_size_it_had() {
+    // The fixture's images are 96 base64 letters with two of padding: 70 bytes.
+    let plain = replay("replay-every-kind", &["--format", "text"]).out();
+    assert_eq!(plain.matches("[image: png, 70 B]").count(), 2, "{plain}");
+    // Markdown escapes the brackets.
+    for format in ["text", "md", "html"] {
+        let shown = replay("replay-every-kind", &["--format", format, "--redact"]).out();
+        assert_eq!(
+            shown.matches("image: png, 70 B, redacted").count(),
+            2,
+            "{format}:\n{shown}"
+        );
+    }
+    let redacted = cmd("pi-redact")
+        .arg(root().join("fixtures/replay-every-kind.jsonl"))
+        .ok()
+        .out();
+    assert_eq!(
+        redacted.matches("[image · png · 70 B]").count(),
+        2,
+        "{redacted}"
+    );
+}

@@ -167,6 +167,20 @@ pub fn group_digits(s: &str) -> String {
     out
 }
 
+/// A byte count for a person, in units of 1,024: `512 B`, `34 KB`, `1,023 KB`, `2.1 MB`;
+/// a count that rounds to 1,024 KB is written in MB.
+pub fn bytes(n: u64) -> String {
+    const K: u64 = 1024;
+    let kb = n / K + u64::from(n % K >= K / 2);
+    if n < K {
+        format!("{n} B")
+    } else if kb < K {
+        format!("{} KB", thousands(kb.into()))
+    } else {
+        format!("{:.1} MB", n as f64 / (K * K) as f64)
+    }
+}
+
 /// A duration in milliseconds for a person: `850ms`, `12.3s`, `4m05s`, `2h07m`.
 pub fn duration(ms: i64) -> String {
     let (sign, ms) = if ms < 0 { ("-", -ms) } else { ("", ms) };
@@ -198,6 +212,11 @@ mod tests {
         assert_eq!(duration(850), "850ms");
         assert_eq!(duration(12_345), "12.3s");
         assert_eq!(duration(245_000), "4m05s");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(46_424 * 3 / 4), "34 KB");
+        assert_eq!(bytes(1_048_063), "1,023 KB");
+        assert_eq!(bytes(1_048_575), "1.0 MB");
+        assert_eq!(bytes(3_000_000), "2.9 MB");
         assert_eq!(duration(7_620_000), "2h07m");
     }
 }

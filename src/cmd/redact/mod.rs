@@ -25,6 +25,7 @@ mod tally;
 mod written;
 
 pub use args::{dotenv_values, Args, MAN};
+pub use placeholder::image_size as image_placeholder_size;
 
 use crate::cli::ManPage;
 use crate::diag::{self, Diags, Kind};

@@ -47,13 +47,6 @@ impl TextKind {
     }
 }
 
-/// `n` with a comma every three digits (1,234).
-fn grouped(n: u64) -> String {
-    let mut out = Vec::new();
-    push_grouped(&mut out, n);
-    String::from_utf8(out).unwrap_or_default()
-}
-
 /// Writes `n` with a comma every three digits (1,234) at the end of `out`.
 fn push_grouped(out: &mut Vec<u8>, n: u64) {
     let mut digits = [0u8; 20];
@@ -177,9 +170,9 @@ pub fn push_placeholder(out: &mut Vec<u8>, kind: TextKind, size: Size) {
     out.push(b']');
 }
 
-/// The placeholder of an image: its format (from `image/png`) and its decoded size from the
-/// length of its base64 text.
-pub fn of_image(mime: Option<&str>, base64_len: usize) -> String {
+/// The placeholder of an image: its format (from `image/png`) and its size, `decoded` bytes
+/// ([`crate::message::base64_decoded_len`] of its data).
+pub fn of_image(mime: Option<&str>, decoded: u64) -> String {
     let format = mime
         .and_then(|m| m.strip_prefix("image/"))
         .filter(|f| {
@@ -189,15 +182,14 @@ pub fn of_image(mime: Option<&str>, base64_len: usize) -> String {
                     .all(|b| b.is_ascii_alphanumeric() || b == b'+' || b == b'-' || b == b'.')
         })
         .unwrap_or("unknown");
-    let bytes = (base64_len as u64) * 3 / 4;
-    let size = if bytes < 1024 {
-        format!("{bytes} B")
-    } else if bytes < 1024 * 1024 {
-        format!("{} KB", grouped((bytes + 512) / 1024))
-    } else {
-        format!("{:.1} MB", bytes as f64 / (1024.0 * 1024.0))
-    };
-    format!("[image · {format} · {size}]")
+    format!("[image · {format} · {}]", crate::view::bytes(decoded))
+}
+
+/// The size an image placeholder ([`of_image`]) gives (`34 KB`), if `text` is one.
+pub fn image_size(text: &str) -> Option<&str> {
+    let inner = text.strip_prefix("[image · ")?.strip_suffix(']')?;
+    let (format, size) = inner.split_once(" · ")?;
+    (!format.contains(' ') && !size.contains('·')).then_some(size)
 }
 
 #[cfg(test)]
@@ -260,12 +252,14 @@ mod tests {
             "[tool output · 3 lines]"
         );
         assert_eq!(of_text(TextKind::ToolOutput, "a"), "[tool output · 1 line]");
-        assert_eq!(grouped(1_234_567), "1,234,567");
-        assert_eq!(of_image(Some("image/png"), 46_424), "[image · png · 34 KB]");
-        assert_eq!(of_image(None, 100), "[image · unknown · 75 B]");
+        assert_eq!(of_image(Some("image/png"), 34_818), "[image · png · 34 KB]");
+        assert_eq!(of_image(None, 75), "[image · unknown · 75 B]");
         assert_eq!(
-            of_image(Some("image/jpeg"), 4_000_000),
+            of_image(Some("image/jpeg"), 3_000_000),
             "[image · jpeg · 2.9 MB]"
         );
+        assert_eq!(image_size("[image · png · 34 KB]"), Some("34 KB"));
+        assert_eq!(image_size("[image · png]"), None);
+        assert_eq!(image_size("iVBORw0KGgo="), None);
     }
 }

@@ -1183,7 +1183,11 @@ impl<'r> Rewriter<'r> {
             .flatten()
             .map(|data| {
                 let mime = last(m, "mimeType").and_then(Raw::as_str);
-                of_image(mime.as_deref(), data.len().saturating_sub(2))
+                let data = data.bytes();
+                let body = data
+                    .get(1..data.len().saturating_sub(1))
+                    .unwrap_or_default();
+                of_image(mime.as_deref(), crate::message::base64_decoded_len(body))
             });
         self.members(m, out, depth, |k| block_act(&block, kind, k));
         self.image = None;

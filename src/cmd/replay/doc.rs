@@ -88,29 +88,14 @@ impl Image {
             None => "unknown type".into(),
         }
     }
-    /// Decoded size in bytes (from the base64 length, padding and whitespace not counted).
-    pub fn bytes(&self) -> usize {
-        let n = self
-            .data
-            .bytes()
-            .filter(|b| b.is_ascii_alphanumeric() || *b == b'+' || *b == b'/')
-            .count();
-        n * 3 / 4
-    }
-    /// `[image: png, 34 KB]`.
+    /// `[image: png, 34 KB]`; `[image: png, 34 KB, redacted]` for the placeholder pi-redact
+    /// writes in place of the data, which gives the size the data had.
     pub fn label(&self) -> String {
-        format!("[image: {}, {}]", self.short_type(), size(self.bytes()))
-    }
-}
-
-/// A byte count for a person: `512 B`, `34 KB`, `2.1 MB`.
-pub(super) fn size(n: usize) -> String {
-    if n < 1024 {
-        format!("{n} B")
-    } else if n < 1024 * 1024 {
-        format!("{} KB", (n + 512) / 1024)
-    } else {
-        format!("{:.1} MB", n as f64 / (1024.0 * 1024.0))
+        let size = match crate::cmd::redact::image_placeholder_size(&self.data) {
+            Some(size) => format!("{size}, redacted"),
+            None => crate::view::bytes(crate::message::base64_decoded_len(self.data.as_bytes())),
+        };
+        format!("[image: {}, {size}]", self.short_type())
     }
 }
 

@@ -5,8 +5,9 @@
 //! not loaded and its links kept only when they lead to a web page or an anchor.
 
 use super::chart;
-use super::doc::{size, Image, Item, Part, Pre, Session};
+use super::doc::{Image, Item, Part, Pre, Session};
 use super::markdown::{html_escape as esc, visible};
+use crate::view::bytes;
 use base64::Engine;
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 use std::fmt::Write;
@@ -108,7 +109,7 @@ fn write_pre(pre: &Pre, out: &mut String) {
             let _ = writeln!(
                 out,
                 "<p class=\"note\">cut: none of the {n} bytes shown ({} in all)</p>",
-                size(n)
+                bytes(n as u64)
             );
         }
         Some(n) => {
@@ -117,7 +118,7 @@ fn write_pre(pre: &Pre, out: &mut String) {
                 "<p class=\"note\">cut: the first {} of {} shown ({} in all)</p>",
                 pre.text.len(),
                 n,
-                size(n)
+                bytes(n as u64)
             );
         }
         None => {}

@@ -170,8 +170,12 @@ impl Builder<'_> {
             }
             let lines = t.lines().count();
             let about = match pre.cut_from {
-                None => format!("output: {} line(s), {}", count(lines as u64), size(full)),
-                Some(_) => format!("output: {}", size(full)),
+                None => format!(
+                    "output: {} line(s), {}",
+                    count(lines as u64),
+                    bytes(full as u64)
+                ),
+                Some(_) => format!("output: {}", bytes(full as u64)),
             };
             if self.args.no_tool_output {
                 parts.push(Part::Note(format!("{about}, left out (--no-tool-output)")));

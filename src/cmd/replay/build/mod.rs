@@ -2,9 +2,9 @@
 //! one item per entry of its active branch (tool results shown with their calls).
 
 use super::args::Args;
-use super::doc::{count, dollars, size, Chart, ChartPoint, Image, Item, Part, Pre, Session};
+use super::doc::{count, dollars, Chart, ChartPoint, Image, Item, Part, Pre, Session};
 use super::facts::{Facts, Rec};
-use crate::view::group_digits;
+use crate::view::{bytes, group_digits};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -376,7 +376,7 @@ fn summary_item(what: &str, from: Option<String>, v: &Value) -> Item {
         title: capitalized(what),
         meta,
         parts: vec![Part::Folded(
-            format!("summary ({})", size(summary.len())),
+            format!("summary ({})", bytes(summary.len() as u64)),
             vec![Part::Markdown(summary.to_string())],
         )],
     }
