@@ -129,8 +129,8 @@ pub struct ManPage {
 }
 
 /// The exit status table every tool shares.
-pub const EXIT_STATUS: &str = "0: every input was read without a problem (also when stdout was closed early, as by `head`).\n\n\
-2: something was reported on stderr (a bad line, an unreadable session, a file that could not be opened, a bad option); \
+pub const EXIT_STATUS: &str = "0: every input was read without a problem or stdout was closed early, as by `head`: closing it ends the run quietly with 0, whatever was reported before it.\n\n\
+2: something was reported on stderr (a bad line, an unreadable session, a file that could not be opened, a bad option), unless stdout was closed early (0); \
 the run went on and the output holds everything that could be read. A standard output that is not open at all (`>&-`) is \
 reported at once, and nothing is read.\n\n\
 Diagnostics have the form `TOOL: FILE:LINE: message` (`<stdin>` for standard input; `TOOL: FILE: message` when no line \

@@ -70,8 +70,8 @@ fn many_files_keep_argument_order_and_their_diagnostics() {
 }
 
 /// Runs `cmd`, reads the first 100 bytes of its output and closes it (like `| head -c 100`);
-/// the run must end with exit 0 and no word of the closed pipe.
-fn closes_quietly_after_100_bytes(cmd: &mut Command) {
+/// the exit status and stderr, which must say no word of the closed pipe.
+fn close_after_100_bytes(cmd: &mut Command) -> (Option<i32>, String) {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -89,8 +89,48 @@ fn closes_quietly_after_100_bytes(cmd: &mut Command) {
         .unwrap()
         .read_to_string(&mut err)
         .unwrap();
-    assert_eq!(status.code(), Some(0), "stderr: {err}");
     assert!(!err.contains("Broken pipe"), "{err}");
+    (status.code(), err)
+}
+
+/// The run closed after 100 bytes must end with exit 0.
+fn closes_quietly_after_100_bytes(cmd: &mut Command) {
+    let (code, err) = close_after_100_bytes(cmd);
+    assert_eq!(code, Some(0), "stderr: {err}");
+}
+
+/// Closing the pipe ends the run with exit 0 (the contract: `| head` is no failure), also
+/// after a problem was reported; the problem's line is still printed.
+#[test]
+fn closed_stdout_ends_with_0_after_a_reported_problem() {
+    let dir = TempDir::new("parallel-pipe-reported");
+    let mut text = String::from("{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00Z\"}\nnot json\n");
+    let mut parent = "null".to_string();
+    for i in 0..50_000 {
+        text.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"e{i}\",\"parentId\":{parent},\"timestamp\":\"2026-01-01T00:00:01Z\",\"message\":{{\"role\":\"assistant\",\"content\":[{{\"type\":\"toolCall\",\"id\":\"c{i}\",\"name\":\"bash\",\"arguments\":{{}}}}],\"provider\":\"p\",\"model\":\"m{i}\",\"usage\":{{\"input\":1,\"output\":1}}}}}}\n"
+        ));
+        parent = format!("\"e{i}\"");
+    }
+    let path = dir.path().join("bad-then-long.jsonl");
+    std::fs::write(&path, text).unwrap();
+    for (tool, args) in [
+        ("pi-branch", &[][..]),
+        ("pi-tools", &[]),
+        ("pi-usage", &["--by", "model"]),
+    ] {
+        let (code, err) = close_after_100_bytes(
+            Command::new(bin_dir().join(tool))
+                .args(["--threads", "1"])
+                .args(args)
+                .arg(&path),
+        );
+        assert!(
+            err.contains("bad-then-long.jsonl:2: malformed"),
+            "{tool}: {err}"
+        );
+        assert_eq!(code, Some(0), "{tool}: {err}");
+    }
 }
 
 #[test]
