@@ -1050,3 +1050,50 @@ fn paths_leave_out_what_is_not_a_regular_file() {
     let o = cmd("pi-sessions").args(["--json", &dir]).run();
     assert_eq!(o.out().lines().count(), 2, "{}", o.out());
 }
+
+/// A session without a cwd takes its project from the `--<encoded cwd>--` folder it lies in,
+/// whatever way its path is spelt: the folder given as `.`, the file by its name alone, by its
+/// absolute path or through a folder given as `.`, pi-sessions and pi-usage both look at the
+/// folders above the file as it really is (review item 3: `.` and `x.jsonl` gave null).
+#[test]
+fn a_cwd_less_file_has_one_project_however_its_path_is_spelt() {
+    let t = TempDir::new("spelt");
+    let app = t.path().join("fs").join("my-app");
+    std::fs::create_dir_all(&app).unwrap();
+    let folder = t.path().join("sessions").join(enc(&app));
+    let file = t.write(
+        &format!("sessions/{}/x.jsonl", enc(&app)),
+        session("s-x", None),
+    );
+    let want = app.to_str().unwrap();
+    let sessions = folder.parent().unwrap();
+    let here = |cwd: &Path, arg: &str| {
+        let o = cmd("pi-sessions").arg("--json").arg(arg).dir(cwd).run();
+        assert_eq!(o.status, 0, "{arg} in {cwd:?}: {}", o.stderr);
+        let r = o.records();
+        assert_eq!(r.len(), 1, "{arg} in {cwd:?}");
+        (r[0]["project"].clone(), r[0]["project_source"].clone())
+    };
+    for (cwd, arg) in [
+        (&folder, "."),
+        (&folder, "x.jsonl"),
+        (&folder, "./x.jsonl"),
+        (&folder, file.to_str().unwrap()),
+        (&folder, folder.to_str().unwrap()),
+        (&sessions.to_path_buf(), "."),
+    ] {
+        assert_eq!(
+            here(cwd, arg),
+            (Value::from(want), Value::from("decoded")),
+            "{arg} in {cwd:?}"
+        );
+    }
+    for arg in [".", "x.jsonl"] {
+        let o = cmd("pi-usage")
+            .args(["--by", "project", arg])
+            .dir(&folder)
+            .run();
+        assert_eq!(o.status, 0, "{}", o.stderr);
+        assert_eq!(o.records()[0]["project"], want, "pi-usage {arg}");
+    }
+}

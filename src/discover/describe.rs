@@ -238,7 +238,9 @@ fn describe_read(
 
 /// The project of a file whose header's cwd is `cwd`, found at `found`: the cwd, else what its
 /// `--<encoded cwd>--` folder stands for (which depends on the file system now, not on the
-/// file: the cache of pi-sessions asks again rather than keep it).
+/// file: the cache of pi-sessions asks again rather than keep it). The folder is the one the
+/// walk placed it under, else the nearest above it however its path was spelt
+/// ([`super::project::folder_above`]: a folder walked as `.` has no name of its own).
 pub fn project_of<'a>(
     cwd: Option<&'a str>,
     found: &Found,
@@ -246,7 +248,17 @@ pub fn project_of<'a>(
 ) -> Option<(Cow<'a, str>, ProjectSource)> {
     match cwd.filter(|c| !c.is_empty()) {
         Some(cwd) => Some((Cow::Borrowed(cwd), ProjectSource::Header)),
-        None => (projects.get(found.project_folder.as_ref()?)).map(|(p, s)| (Cow::Owned(p), s)),
+        None => {
+            let above;
+            let folder = match &found.project_folder {
+                Some(f) => f,
+                None => {
+                    above = super::project::folder_above(&found.path)?;
+                    &above
+                }
+            };
+            projects.get(folder).map(|(p, s)| (Cow::Owned(p), s))
+        }
     }
 }
 

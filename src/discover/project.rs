@@ -118,6 +118,33 @@ fn resolve(dir: &Path, pieces: &[&str], i: usize, budget: &mut usize) -> (PathBu
     best
 }
 
+/// The name of the nearest folder above `file` named `--<encoded cwd>--`: among the folders its
+/// path names, else among those above it as it really is (its folder's path made absolute, links
+/// resolved), so that `x.jsonl`, `./x.jsonl` and `/abs/--p--/x.jsonl` given in `--p--`, or that
+/// folder given as `.`, find the same one. A name that is no file (stdin's `<stdin>`) is not
+/// looked for. Only a session without a `cwd` needs it.
+pub fn folder_above(file: &Path) -> Option<OsString> {
+    let named = |p: &Path| {
+        p.ancestors()
+            .filter_map(Path::file_name)
+            .find(|n| is_project_folder(n))
+            .map(OsStr::to_os_string)
+    };
+    let dir = file.parent()?;
+    named(dir).or_else(|| {
+        std::fs::symlink_metadata(file).ok()?;
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let real = std::fs::canonicalize(dir)
+            .or_else(|_| std::path::absolute(dir))
+            .ok()?;
+        named(&real)
+    })
+}
+
 /// Whether a folder name is Pi's `--<encoded cwd>--`.
 pub(crate) fn is_project_folder(name: &OsStr) -> bool {
     let b = name.as_bytes();

@@ -547,16 +547,13 @@ impl CallReader<'_> {
 }
 
 /// The project of a session whose header has no `cwd`, as pi-sessions finds it: the nearest
-/// folder above the file named `--<encoded cwd>--`, decoded against the file system
+/// folder above the file named `--<encoded cwd>--` however its path is spelt
+/// ([`crate::discover::project::folder_above`]), decoded against the file system
 /// ([`crate::discover::decode_project`]). Rare (Pi writes a `cwd`; a fragment has no header),
 /// so not cached.
 fn project_of_folder(file: &str) -> Option<String> {
-    std::path::Path::new(file)
-        .ancestors()
-        .skip(1)
-        .filter_map(|dir| dir.file_name())
-        .find_map(crate::discover::decode_project)
-        .map(|(project, _)| project)
+    let folder = crate::discover::project::folder_above(std::path::Path::new(file))?;
+    crate::discover::decode_project(&folder).map(|(project, _)| project)
 }
 
 impl SessionVisitor for Collector<'_, '_> {
