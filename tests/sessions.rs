@@ -1097,3 +1097,62 @@ fn a_cwd_less_file_has_one_project_however_its_path_is_spelt() {
         assert_eq!(o.records()[0]["project"], want, "pi-usage {arg}");
     }
 }
+
+/// Review item 4: on a narrow terminal the Session column gives up its width first, down to
+/// what still tells the ids apart (13 columns here), and Name takes what is left; Name is no
+/// longer cut to its floor while Session keeps a wider cut. The table is drawn on a real
+/// terminal (`script`) at several widths.
+#[test]
+fn a_narrow_table_cuts_session_ids_before_names() {
+    let t = TempDir::new("table-fair");
+    for i in 1..=3 {
+        t.write(
+            &format!("--tmp--/{i}.jsonl"),
+            format!(
+                "{}\n{}\n{}\n",
+                header(&format!("019f5be5-7b1a-7000-8a7c-db42f66cd11{i}"), Some("/tmp"), "2026-11-01T10:00:00.000Z"),
+                user("a", None, "2026-11-01T10:00:01.000Z", "x"),
+                format_args!(r#"{{"type":"session_info","id":"b","parentId":"a","timestamp":"2026-11-01T10:00:02.000Z","name":"Refactor the loader, part {i} of three"}}"#),
+            ),
+        );
+    }
+    let command = format!(
+        "{} --color never {}",
+        bin_dir().join("pi-sessions").display(),
+        t.path().display()
+    );
+    // (width, the Session cells' width, the Name cells' width)
+    for (columns, session, name) in [(40, 13, 16), (52, 13, 14), (80, 13, 18)] {
+        let Some(text) = crate::views::on_terminal_at(&command, columns) else {
+            return;
+        };
+        let what = format!("COLUMNS={columns}:\n{text}");
+        let lines: Vec<&str> = text.lines().collect();
+        for l in &lines {
+            assert!(l.chars().count() <= columns, "{what}");
+        }
+        let head = lines[0];
+        let at = |h: &str| head.find(h).unwrap_or_else(|| panic!("{h}: {what}"));
+        for (i, l) in lines[1..4].iter().enumerate() {
+            let cell: String = l
+                .chars()
+                .skip(at("Session"))
+                .take_while(|&c| c != ' ')
+                .collect();
+            assert_eq!(cell.chars().count(), session, "{what}");
+            let id = format!("019f5be5-7b1a-7000-8a7c-db42f66cd11{}", i + 1);
+            let want: String = id.chars().skip(id.len() + 1 - session).collect();
+            assert_eq!(cell, format!("…{want}"), "{what}");
+            let rest: String = l.chars().skip(at("Name")).collect();
+            assert_eq!(rest.chars().count(), name, "{rest:?} {what}");
+        }
+    }
+    // Wide enough, the names are whole and tell the sessions apart.
+    let text = crate::views::on_terminal_at(&command, 200).unwrap();
+    for i in 1..=3 {
+        assert!(
+            text.contains(&format!("Refactor the loader, part {i} of three")),
+            "{text}"
+        );
+    }
+}

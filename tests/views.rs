@@ -551,9 +551,15 @@ fn pi_usage_table_rows_stay_told_apart_when_cut() {
 /// Runs `command` (a shell command line) on a new terminal: `script` from util-linux, else a
 /// tmux session; `None` (with a note) when neither is installed.
 fn on_terminal(command: &str) -> Option<String> {
+    on_terminal_at(command, 100)
+}
+
+/// [`on_terminal`] with `COLUMNS` set to `columns` (the tmux window that wide too).
+pub(crate) fn on_terminal_at(command: &str, columns: usize) -> Option<String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let has = |name: &str| std::env::split_paths(&path).any(|d| d.join(name).is_file());
-    let env = [("COLUMNS", "100"), ("TZ", "UTC")];
+    let columns = columns.to_string();
+    let env = [("COLUMNS", columns.as_str()), ("TZ", "UTC")];
     if has("script") {
         let mut c = std::process::Command::new("script");
         c.args(["-qec", command, "/dev/null"])
@@ -573,8 +579,15 @@ fn on_terminal(command: &str) -> Option<String> {
         let wrapped = format!("{command} > {out}.t; mv {out}.t {out}", out = out.display());
         let sock = format!("pi-jsonl-views-{}", std::process::id());
         let status = std::process::Command::new("tmux")
-            .args(["-L", &sock, "new-session", "-d", "-x", "100", "-y", "50"])
-            .args(["env", "COLUMNS=100", "TZ=UTC", "sh", "-c", &wrapped])
+            .args(["-L", &sock, "new-session", "-d", "-x", &columns, "-y", "50"])
+            .args([
+                "env",
+                &format!("COLUMNS={columns}"),
+                "TZ=UTC",
+                "sh",
+                "-c",
+                &wrapped,
+            ])
             .env_remove("NO_COLOR")
             .status()
             .expect("tmux runs");

@@ -177,17 +177,23 @@ pub struct Cut {
     /// Its cells say nothing (every count zero): when the table does not fit whole, it is
     /// left out before any other is cut, if it is in the drop order.
     pub blank: bool,
+    /// It gives up its width first: cut down to its floor (as far as the width needs) before
+    /// any other column is cut. For a column whose cells only need to be told apart (an id
+    /// beside text that is read).
+    pub yields: bool,
 }
 
 /// Fits a plain text table (`rows`, the heads first, columns two blanks apart) to `limit`
 /// columns: blank columns of `drop_order` are left out when the table does not fit whole;
 /// then columns are left out in `drop_order` (by head) while the others would not fit
-/// even with the cells of those that may be cut cut to their floor; then the cells of the
-/// widest column that may be cut are cut, never below its floor, until the table fits, so a
-/// column kept is cut no more than the width needs. A column's floor is its `min` and its
-/// head (which is not cut); a key column's is also the narrowest at which no two of its
-/// different cells are cut alike, so rows never look the same for being cut. The indexes of
-/// the columns kept, in order. pi-usage's and pi-sessions' tables fit this way (their man
+/// even with the cells of those that may be cut cut to their floor; then the columns that
+/// yield ([`Cut::yields`]) are cut towards their floor; then the widest columns that may be
+/// cut are cut down to the next widest, and so on, evening them out (never below a floor),
+/// until the table fits, so a column kept is cut no more than the width needs and no column
+/// is cut to its floor while another keeps a width above it. A column's floor is its `min`
+/// and its head (which is not cut); a key column's is also the narrowest at which no two of
+/// its different cells are cut alike, so rows never look the same for being cut. The indexes
+/// of the columns kept, in order. pi-usage's and pi-sessions' tables fit this way (their man
 /// pages state each order).
 pub fn cut_then_drop(
     cols: &[Cut],
@@ -226,21 +232,50 @@ pub fn cut_then_drop(
         }
         keep.retain(|&i| cols[i].head != *name);
     }
-    loop {
-        let over = total(&widths, &keep).saturating_sub(limit);
-        let widest = keep
-            .iter()
-            .copied()
-            .filter(|&i| widths[i] > floors[i])
-            .max_by_key(|&i| widths[i]);
-        let (true, Some(i)) = (over > 0, widest) else {
-            break;
-        };
-        let to = widths[i].saturating_sub(over).max(floors[i]);
-        for r in rows.iter_mut().skip(1) {
-            r[i] = cut_keeping(&r[i], to, cols[i].keep_end);
+    let cut_to = |i: usize, to: usize, rows: &mut [Vec<String>], widths: &mut [usize]| {
+        if to < widths[i] {
+            for r in rows.iter_mut().skip(1) {
+                r[i] = cut_keeping(&r[i], to, cols[i].keep_end);
+            }
+            widths[i] = column_width(rows, i);
         }
-        widths[i] = column_width(rows, i);
+    };
+    for &i in keep.iter().filter(|&&i| cols[i].yields) {
+        let over = total(&widths, &keep).saturating_sub(limit);
+        cut_to(
+            i,
+            widths[i].saturating_sub(over).max(floors[i]),
+            rows,
+            &mut widths,
+        );
+    }
+    // The level: the widest any column that may be cut keeps. The highest at which the table
+    // fits, found by halves (the table's width grows with it); each such column is then cut
+    // to it, or to its floor when that is higher.
+    let over = total(&widths, &keep).saturating_sub(limit);
+    let cuttable: Vec<usize> = (keep.iter().copied())
+        .filter(|&i| widths[i] > floors[i])
+        .collect();
+    if over > 0 && !cuttable.is_empty() {
+        let at = |level: usize| {
+            let mut w = widths.clone();
+            for &i in &cuttable {
+                w[i] = w[i].min(level).max(floors[i]);
+            }
+            total(&w, &keep)
+        };
+        let (mut lo, mut hi) = (0, cuttable.iter().map(|&i| widths[i]).max().unwrap_or(0));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if at(mid) <= limit {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        for &i in &cuttable {
+            cut_to(i, widths[i].min(lo).max(floors[i]), rows, &mut widths);
+        }
     }
     keep
 }
@@ -318,6 +353,7 @@ mod tests {
             keep_end: false,
             key,
             blank: false,
+            yields: false,
         };
         let cols = [cut("model", true), cut("other", false), cut("n", false)];
         let rows = |n: &str| {
@@ -346,6 +382,58 @@ mod tests {
         );
     }
 
+    /// The columns that may be cut are evened out: the widest is cut down to the next widest
+    /// before that one is cut, not to its floor while the other keeps its width; a column that
+    /// yields is cut first, to what tells its cells apart.
+    #[test]
+    fn columns_are_cut_evenly_and_a_yielding_one_first() {
+        use super::{cut_then_drop, shown, Cut};
+        let col = |head, min, yields| Cut {
+            head,
+            min,
+            keep_end: yields,
+            key: yields,
+            blank: false,
+            yields,
+        };
+        let rows = || {
+            vec![
+                vec!["id".to_string(), "name".into(), "project".into()],
+                vec!["id-0001".into(), "n".repeat(40), "p".repeat(20)],
+                vec!["id-0002".into(), "n".repeat(40), "p".repeat(20)],
+            ]
+        };
+        let widths = |t: &[Vec<String>]| [0, 1, 2].map(|i| super::column_width(t, i));
+        // 7 + 40 + 20 and the gaps: 71. At 51 the name is cut to 24, not to 20 first.
+        let plain = [
+            col("id", 0, false),
+            col("name", 6, false),
+            col("project", 6, false),
+        ];
+        let mut t = rows();
+        cut_then_drop(&plain, &mut t, &[], Some(51));
+        assert_eq!(widths(&t), [7, 20, 20]);
+        let mut t = rows();
+        cut_then_drop(&plain, &mut t, &[], Some(41));
+        assert_eq!(widths(&t), [7, 15, 15]);
+        // Narrower: both at their floor, the id whole (it does not yield here).
+        let mut t = rows();
+        cut_then_drop(&plain, &mut t, &[], Some(20));
+        assert_eq!(widths(&t), [7, 6, 7]);
+        // The id yields: it goes to 7 columns only if its cells need them ("…0001" is enough
+        // with a floor of 5), before the others are cut.
+        let ids = [
+            col("id", 5, true),
+            col("name", 6, false),
+            col("project", 6, false),
+        ];
+        let mut t = rows();
+        cut_then_drop(&ids, &mut t, &[], Some(61));
+        assert_eq!(widths(&t), [5, 32, 20]);
+        assert_eq!(t[1][0], "…0001");
+        assert!(t.iter().all(|r| r.iter().all(|c| shown(c) <= 32)));
+    }
+
     #[test]
     fn cut_keeps_short_text_and_marks_a_cut() {
         assert_eq!(super::cut("abc", 3), "abc");
@@ -367,6 +455,7 @@ mod tests {
                 keep_end: false,
                 key: false,
                 blank: false,
+                yields: false,
             },
             Cut {
                 head: "text",
@@ -374,6 +463,7 @@ mod tests {
                 keep_end: false,
                 key: false,
                 blank: false,
+                yields: false,
             },
             Cut {
                 head: "more",
@@ -381,6 +471,7 @@ mod tests {
                 keep_end: false,
                 key: false,
                 blank: false,
+                yields: false,
             },
         ];
         let text = "项目 and thirty columns of it!"; // 30 columns

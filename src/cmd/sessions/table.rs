@@ -140,9 +140,11 @@ pub(super) fn render(metas: &[&FileMeta<'_>], t: &TableInput, limit: Option<usiz
             head,
             min,
             keep_end,
-            // A file's session id tells its row apart.
+            // A file's session id tells its row apart; that is all it needs to do, so it gives
+            // up its width before the text beside it is cut (the name, the project).
             key: head == "Session",
             blank: false,
+            yields: head == "Session",
         }
     });
     let keep = crate::view::width::cut_then_drop(&cuts, &mut rows, &DROP_ORDER, limit);

@@ -256,6 +256,7 @@ pub fn render(
             key: i < nlabels && is_key(c.head, dims),
             // A count that is zero in every row.
             blank: i >= nlabels && table.iter().skip(1).all(|r| r[i] == "0"),
+            yields: false,
         })
         .collect();
     // A key of the grouping is never left out: without it the rows could not be told apart.
