@@ -1156,3 +1156,95 @@ fn a_narrow_table_cuts_session_ids_before_names() {
         );
     }
 }
+
+/// Review item 5: `--ext` takes the files whose name ends in `.EXT`, the whole of it: an
+/// extension of several parts (`jsonl.bak`, `tar.gz`) too, not only the last part.
+#[test]
+fn ext_compares_the_whole_suffix() {
+    let t = TempDir::new("ext-suffix");
+    for f in [
+        "a.jsonl.bak",
+        "b.tar.gz",
+        "c.jsonl",
+        "d.bak",
+        ".jsonl.bak",
+        "ejsonl.bak",
+    ] {
+        t.write(f, session("s", None));
+    }
+    let listed = |exts: &[&str]| {
+        let mut c = cmd("pi-sessions").arg("--paths");
+        for e in exts {
+            c = c.arg("--ext").arg(e);
+        }
+        let o = c.arg(t.path()).run();
+        assert_eq!(o.status, 0, "{}", o.stderr);
+        o.out().lines().map(file_name).collect::<Vec<_>>()
+    };
+    assert_eq!(listed(&["jsonl.bak"]), ["a.jsonl.bak"]);
+    assert_eq!(listed(&["tar.gz"]), ["b.tar.gz"]);
+    assert_eq!(listed(&[".tar.gz", "jsonl"]), ["b.tar.gz", "c.jsonl"]);
+    assert_eq!(
+        listed(&["bak"]),
+        [".jsonl.bak", "a.jsonl.bak", "d.bak", "ejsonl.bak"]
+    );
+    assert_eq!(listed(&["gz"]), ["b.tar.gz"]);
+    assert_eq!(listed(&[]), ["c.jsonl"]);
+}
+
+/// Review item 6: files whose time is unknown come last whichever way the order goes;
+/// `--reverse` turns around only the files that have one (and their ties by path).
+#[test]
+fn reverse_keeps_unknown_times_last() {
+    let t = TempDir::new("reverse-unknown");
+    let at = |name: &str, ts: &str| {
+        t.write(
+            name,
+            format!(
+                "{}\n{}\n",
+                header(name, None, ts),
+                user("u1", None, ts, "hi")
+            ),
+        );
+    };
+    at("old.jsonl", "2026-01-01T00:00:00.000Z");
+    at("new.jsonl", "2026-03-01T00:00:00.000Z");
+    // No header time: created is unknown.
+    t.write(
+        "untimed.jsonl",
+        format!(
+            "{}\n{}\n",
+            r#"{"type":"session","version":3,"id":"untimed"}"#,
+            user("u1", None, "2026-02-01T00:00:00.000Z", "hi")
+        ),
+    );
+    // (The FIFO below is reported as not read: the status is 2 then.)
+    let order = |extra: &[&str]| {
+        let o = sessions_json(t.path(), extra);
+        paths_of(&o)
+            .iter()
+            .map(|p| file_name(p))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        order(&["--sort", "created"]),
+        ["new.jsonl", "old.jsonl", "untimed.jsonl"]
+    );
+    assert_eq!(
+        order(&["--sort", "created", "-r"]),
+        ["old.jsonl", "new.jsonl", "untimed.jsonl"]
+    );
+    // A FIFO is not read: its modification time is unknown too.
+    let fifo = t.path().join("fifo.jsonl");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        assert_eq!(
+            order(&["--sort", "modified", "--reverse"]),
+            ["old.jsonl", "untimed.jsonl", "new.jsonl", "fifo.jsonl"]
+        );
+        assert_eq!(
+            order(&["--sort", "modified"]),
+            ["new.jsonl", "untimed.jsonl", "old.jsonl", "fifo.jsonl"]
+        );
+    }
+}

@@ -67,12 +67,24 @@ impl Collected<'_> {
     }
 
     fn wants(&self, p: &Path) -> bool {
-        extension(p).is_some_and(|e| self.exts.iter().any(|x| x.as_bytes() == e))
+        let Some(name) = super::layout::file_name(p) else {
+            return false;
+        };
+        self.exts.iter().any(|x| ends_in(name, x.as_bytes()))
     }
 }
 
+/// Whether the file name `name` ends in `.` and `ext`, the whole of it (`a.jsonl.bak` ends in
+/// `.jsonl.bak` and in `.bak`), with something before that dot: a name that begins with its
+/// only dot has no extension, as [`Path::extension`] says (`.jsonl`).
+fn ends_in(name: &[u8], ext: &[u8]) -> bool {
+    name.len() > ext.len() + 1 && name.ends_with(ext) && name[name.len() - ext.len() - 1] == b'.'
+}
+
 /// The extension of `path`, as [`Path::extension`] gives it (what follows the last `.` of its
-/// name, unless the name begins with it), read from its bytes.
+/// name, unless the name begins with it), read from its bytes: what [`ends_in`] takes for a
+/// one-part extension.
+#[cfg(test)]
 fn extension(path: &Path) -> Option<&[u8]> {
     let name = super::layout::file_name(path)?;
     match name.iter().rposition(|&c| c == b'.') {
@@ -315,6 +327,10 @@ mod tests {
             let name = crate::discover::layout::file_name(p);
             assert_eq!(name, p.file_name().map(OsStrExt::as_bytes), "{p:?}");
             assert_eq!(extension(p), p.extension().map(OsStrExt::as_bytes), "{p:?}");
+            // A one-part extension is taken as Path::extension gives it.
+            if let (Some(name), Some(ext)) = (name, p.extension()) {
+                assert!(ends_in(name, ext.as_bytes()), "{p:?}");
+            }
         }
     }
 

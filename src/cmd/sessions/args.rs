@@ -110,7 +110,8 @@ pub struct Args {
     #[arg(long, value_enum, value_name = "STORE", default_value = "all")]
     pub store: Store,
 
-    /// Take files whose name ends in .EXT (repeatable; default: jsonl).
+    /// Take files whose name ends in .EXT, the whole of it (jsonl.bak takes a.jsonl.bak, bak
+    /// takes it too; repeatable; default: jsonl).
     #[arg(long = "ext", value_name = "EXT", default_value = "jsonl")]
     pub exts: Vec<String>,
 
@@ -131,12 +132,12 @@ pub struct Args {
     #[arg(long, group = "format")]
     pub json: bool,
 
-    /// Order by KEY: path (byte order), created, modified or size (newest or largest first).
-    /// Default: path, or modified for the table.
+    /// Order by KEY: path (byte order), created, modified or size (newest or largest first;
+    /// files whose time is unknown last). Default: path, or modified for the table.
     #[arg(long, value_enum, value_name = "KEY")]
     pub sort: Option<SortKey>,
 
-    /// Reverse the order.
+    /// Reverse the order (files whose time is unknown stay last).
     #[arg(short = 'r', long)]
     pub reverse: bool,
 

@@ -46,27 +46,36 @@ pub(super) fn keep(args: &Args, paths: bool, m: &FileMeta<'_>) -> bool {
     true
 }
 
-/// Orders the files by `key`: newest (largest) first, unknown times last, ties by path.
+/// Orders the files by `key`: newest (largest) first, ties by path; `reverse` turns that
+/// around. Files whose time is unknown come last either way, in path order.
 pub(super) fn sort(metas: &mut [&FileMeta<'_>], key: SortKey, reverse: bool) {
+    let turn = |o: Ordering| if reverse { o.reverse() } else { o };
     let desc = |a: Option<i64>, b: Option<i64>| match (a, b) {
-        (Some(x), Some(y)) => y.cmp(&x),
+        (Some(x), Some(y)) => turn(y.cmp(&x)),
         (Some(_), None) => Ordering::Less,
         (None, Some(_)) => Ordering::Greater,
         (None, None) => Ordering::Equal,
     };
+    let time = |m: &FileMeta<'_>| match key {
+        SortKey::Created => m.created,
+        SortKey::Modified => m.modified,
+        SortKey::Path | SortKey::Size => Some(0),
+    };
     metas.sort_by(|a, b| {
         let o = match key {
             SortKey::Path => Ordering::Equal,
-            SortKey::Created => desc(a.created, b.created),
-            SortKey::Modified => desc(a.modified, b.modified),
-            SortKey::Size => b.bytes.cmp(&a.bytes),
+            SortKey::Created | SortKey::Modified => desc(time(a), time(b)),
+            SortKey::Size => turn(b.bytes.cmp(&a.bytes)),
         };
         o.then_with(|| {
             let (x, y) = (a.found.path.as_os_str(), b.found.path.as_os_str());
-            x.as_bytes().cmp(y.as_bytes())
+            let by_path = x.as_bytes().cmp(y.as_bytes());
+            // Unknown times keep path order; the others turn with the rest.
+            if time(a).is_some() {
+                turn(by_path)
+            } else {
+                by_path
+            }
         })
     });
-    if reverse {
-        metas.reverse();
-    }
 }
