@@ -1248,3 +1248,48 @@ fn reverse_keeps_unknown_times_last() {
         );
     }
 }
+
+/// Review item 7: `leaves` counts what pi-branch --info counts (as Pi reads ids: an entry
+/// whose id is "" has none, so it is no leaf), over every fixture with a header.
+#[test]
+fn leaves_agree_with_pi_branch() {
+    for f in fixture_files() {
+        let o = cmd("pi-sessions").arg("--json").arg(&f).run();
+        let r = &o.records()[0];
+        if r["leaves"].is_null() {
+            continue;
+        }
+        let infos = cmd("pi-branch").arg("--info").arg(&f).run().records();
+        let branch: u64 = infos
+            .iter()
+            .filter(|i| i["type"] == "branch_info")
+            .map(|i| i["leaves"].as_u64().unwrap())
+            .sum();
+        assert_eq!(r["leaves"].as_u64(), Some(branch), "{}", f.display());
+    }
+    let o = cmd("pi-sessions")
+        .arg("--json")
+        .arg(fixture("idless-leaf-empty-id.jsonl"))
+        .run();
+    assert_eq!(o.records()[0]["leaves"], 1);
+}
+
+/// Review item 8: a header whose id is "" names no session, as pi-usage and pi-branch say
+/// (null), and the table says so as for any unknown label.
+#[test]
+fn an_empty_header_id_is_no_session() {
+    let t = TempDir::new("empty-id");
+    let f = t.write("e.jsonl", session("", Some("/p")));
+    let o = cmd("pi-sessions").arg("--json").arg(&f).run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = &o.records()[0];
+    assert_eq!(r["session"], Value::Null);
+    assert_eq!(r["status"], "ok");
+    for (tool, args) in [("pi-branch", &["--info"][..]), ("pi-usage", &[][..])] {
+        let other = cmd(tool).args(args).arg(&f).run().records();
+        assert_eq!(other[0]["session"], Value::Null, "{tool}");
+    }
+    let table = cmd("pi-sessions").arg("--table").arg(&f).run().out();
+    let row: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(row[1], "(none)", "{table}");
+}

@@ -68,7 +68,7 @@ impl CacheArgs {
 }
 
 /// The version of the cache files' layout; a file of another one is ignored.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 /// What a cache file starts with.
 const MAGIC: &[u8] = b"pi-jsonl cache\n";
 /// How many files a tool's details are spread over.

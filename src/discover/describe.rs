@@ -211,7 +211,8 @@ fn describe_read(
     let (status, reason) = v.verdict(m.bytes);
     (m.status, m.reason) = (status, reason.map(Cow::Owned));
     if let Some(h) = &v.header {
-        m.session = Some(h.id.clone().into());
+        // An empty id names no session, as the other tools say (null).
+        m.session = Some(h.id.clone()).filter(|i| !i.is_empty()).map(Cow::Owned);
         m.version = Some(h.version);
         m.cwd = h.cwd.clone().map(Cow::Owned);
         m.parent_session = h.parent_session.clone().map(Cow::Owned);

@@ -190,7 +190,8 @@ impl SessionVisitor for Meter {
         self.counts.entries += 1;
         s.entries += 1;
         if !s.linear {
-            if let Some(id) = e.get("id").and_then(Raw::as_str) {
+            // An empty id is none (as Pi and pi-branch read it): such an entry is no leaf.
+            if let Some(id) = e.get("id").and_then(Raw::as_str).filter(|i| !i.is_empty()) {
                 if !s.ids.contains(id.as_bytes()) {
                     s.ids.insert(id.as_bytes().into());
                 }
