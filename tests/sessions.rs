@@ -1293,3 +1293,28 @@ fn an_empty_header_id_is_no_session() {
     let row: Vec<&str> = table.lines().nth(1).unwrap().split_whitespace().collect();
     assert_eq!(row[1], "(none)", "{table}");
 }
+
+/// Review item 9: `--store omp` where oh-my-pi keeps sessions only in a profile's store lists
+/// them, with nothing to report (its agent's store is not missing then); with no store at all
+/// it is still reported.
+#[test]
+fn omp_store_of_profiles_alone_is_no_error() {
+    let t = TempDir::new("omp-profiles");
+    let f = t.write(
+        ".omp/profiles/work/agent/sessions/--x--/s.jsonl",
+        session("s", Some("/x")),
+    );
+    let o = cmd("pi-sessions")
+        .args(["--store", "omp", "--paths"])
+        .env("HOME", t.path())
+        .run();
+    assert_eq!((o.status, o.stderr.as_str()), (0, ""));
+    assert_eq!(o.out(), format!("{}\n", f.display()));
+    let empty = TempDir::new("omp-none");
+    let o = cmd("pi-sessions")
+        .args(["--store", "omp", "--paths"])
+        .env("HOME", empty.path())
+        .run();
+    assert_eq!(o.status, 2);
+    assert!(o.stderr.contains("no sessions directory"), "{}", o.stderr);
+}

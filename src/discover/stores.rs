@@ -61,7 +61,8 @@ pub fn store_dirs(
 }
 
 /// oh-my-pi's sessions directories under its config root `omp` (`~/.omp`): the agent's, then
-/// each named profile's, by name.
+/// each named profile's, by name. The agent's is left out when it is missing and a profile's
+/// is there: oh-my-pi's store is then the profiles' (nothing to report missing).
 fn omp_dirs(omp: &Path) -> Vec<StoreDir> {
     let mut dirs = vec![StoreDir {
         path: omp.join("agent").join("sessions"),
@@ -83,6 +84,9 @@ fn omp_dirs(omp: &Path) -> Vec<StoreDir> {
                 what: format!("omp profile {}", name.to_string_lossy()),
             });
         }
+    }
+    if dirs.len() > 1 && !dirs[0].path.is_dir() {
+        dirs.remove(0);
     }
     dirs
 }
@@ -126,6 +130,12 @@ mod tests {
                 ".omp/agent/sessions",
                 ".omp/profiles/work/agent/sessions"
             ])
+        );
+        // Only a profile's store: oh-my-pi's store is that one, the agent's is not missing.
+        fs::remove_dir_all(home.join(".omp/agent")).unwrap();
+        assert_eq!(
+            paths(Store::Omp),
+            want(&[".omp/profiles/work/agent/sessions"])
         );
         fs::remove_dir_all(home.join(".omp")).unwrap();
         // Asked for by name, a missing store is still named (to be reported); `all` skips it.
