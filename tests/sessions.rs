@@ -1318,3 +1318,42 @@ fn omp_store_of_profiles_alone_is_no_error() {
     assert_eq!(o.status, 2);
     assert!(o.stderr.contains("no sessions directory"), "{}", o.stderr);
 }
+
+/// Review item 10: `--since` and `--until` take the dates pi-usage takes, `20260501` as well
+/// as `2026-05-01`, besides an ISO time.
+#[test]
+fn since_and_until_take_what_pi_usage_takes() {
+    let t = TempDir::new("since-forms");
+    three(&t);
+    for (since, until) in [
+        ("2026-02-01", "2026-02-28"),
+        ("20260201", "20260228"),
+        ("2026-02-01T00:00:00Z", "2026-02-28T23:59:59Z"),
+        ("2026-02-01T00:00:00", "2026-02-28T23:59:59"),
+    ] {
+        assert_eq!(
+            names(&t, &["--since", since, "--until", until]),
+            ["b.jsonl"],
+            "{since} {until}"
+        );
+        // pi-usage wants a time's zone said; the rest it takes as pi-sessions does.
+        for arg in ["--since", "--until"].iter().filter(|_| since.len() != 19) {
+            let o = cmd("pi-usage")
+                .args([arg, since, "--total"])
+                .arg(t.path())
+                .run();
+            assert_eq!(o.status, 0, "pi-usage {arg} {since}: {}", o.stderr);
+        }
+    }
+    let o = cmd("pi-sessions")
+        .args(["--since", "2026-02-30"])
+        .arg(t.path())
+        .run();
+    assert_eq!(o.status, 2);
+    assert!(o.stderr.starts_with("pi-sessions: "), "{}", o.stderr);
+    assert!(
+        o.stderr.contains("20260301"),
+        "says what it takes: {}",
+        o.stderr
+    );
+}

@@ -79,12 +79,25 @@ impl Bound {
     }
 }
 
+/// Reads a `--since`/`--until` value with pi-usage's parser (`2026-03-01`, `20260301`, a time
+/// with its zone), a day being a UTC day here (pi-sessions has no --tz); else a time without a
+/// zone, taken as UTC.
 fn parse_bound(s: &str) -> Result<Bound, String> {
-    parse_iso(s)
-        .map(|(ms, date_only)| Bound { ms, date_only })
-        .ok_or_else(|| {
-            format!("not a date or time: {s:?} (use YYYY-MM-DD or an ISO time such as 2026-04-21T08:59:18Z)")
-        })
+    use crate::cmd::usage::range;
+    match range::parse_bound(s) {
+        Ok(range::Bound::Instant(ms)) => Ok(Bound {
+            ms,
+            date_only: false,
+        }),
+        Ok(range::Bound::Day(y, m, d)) => parse_iso(&format!("{y:04}-{m:02}-{d:02}"))
+            .map(|(ms, date_only)| Bound { ms, date_only })
+            .ok_or_else(|| format!("`{s}` is not a date")),
+        Err(_) => parse_iso(s)
+            .map(|(ms, date_only)| Bound { ms, date_only })
+            .ok_or_else(|| {
+                format!("`{s}` is not a date (YYYY-MM-DD or YYYYMMDD: 2026-03-01, 20260301) or an ISO time (2026-03-01T09:30:00Z; without a zone, UTC)")
+            }),
+    }
 }
 
 #[derive(Parser, Debug)]
@@ -145,13 +158,13 @@ pub struct Args {
     #[arg(long, value_name = "SUBSTR")]
     pub project: Option<String>,
 
-    /// Keep sessions modified at or after WHEN: a date YYYY-MM-DD (its start, UTC) or an ISO
-    /// time (no offset means UTC).
+    /// Keep sessions modified at or after WHEN: a date YYYY-MM-DD or YYYYMMDD (its start, UTC),
+    /// as pi-usage --since takes it, or an ISO time (no offset means UTC).
     #[arg(long, value_name = "WHEN", value_parser = parse_bound)]
     pub since: Option<Bound>,
 
-    /// Keep sessions modified at or before WHEN: a date YYYY-MM-DD (the whole day, UTC) or an
-    /// ISO time (no offset means UTC).
+    /// Keep sessions modified at or before WHEN: a date YYYY-MM-DD or YYYYMMDD (the whole day,
+    /// UTC) or an ISO time (no offset means UTC).
     #[arg(long, value_name = "WHEN", value_parser = parse_bound)]
     pub until: Option<Bound>,
 

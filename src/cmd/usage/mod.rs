@@ -30,7 +30,7 @@ mod context;
 mod context_table;
 mod decimal;
 mod per_call;
-mod range;
+pub(crate) mod range;
 mod records;
 mod report;
 mod sums;
