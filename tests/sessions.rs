@@ -1357,3 +1357,48 @@ fn since_and_until_take_what_pi_usage_takes() {
         o.stderr
     );
 }
+
+/// Review item 12: a DIR that is a symbolic link leading nowhere is said to be a broken link,
+/// not a missing directory.
+#[test]
+fn a_broken_link_given_as_dir_is_said_to_be_one() {
+    let t = TempDir::new("broken-root");
+    let link = t.path().join("gone");
+    std::os::unix::fs::symlink(t.path().join("nowhere"), &link).unwrap();
+    let o = cmd("pi-sessions").arg(&link).run();
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr,
+        format!(
+            "pi-sessions: {}: broken symbolic link; skipped\n",
+            link.display()
+        )
+    );
+}
+
+/// Review item 13: a cache directory that cannot be one (a file stands where it would be) is
+/// said once, as `tool: path: note: message`, and the run goes on without the cache.
+#[test]
+fn an_unusable_cache_directory_is_said_once() {
+    let t = TempDir::new("cache-unusable");
+    three(&t);
+    let file = t.write("xdg", "a file, not a directory");
+    let o = cmd("pi-sessions")
+        .args(["--cache", "--json"])
+        .arg(t.path())
+        .env("XDG_CACHE_HOME", &file)
+        .run();
+    assert_eq!(o.records().len(), 3, "{}", o.stderr);
+    let dir = file.join("pi-jsonl").join("pi-sessions");
+    let lines: Vec<&str> = o.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", o.stderr);
+    assert!(
+        lines[0].starts_with(&format!(
+            "pi-sessions: {}: note: cannot use the cache: ",
+            dir.display()
+        )),
+        "{}",
+        o.stderr
+    );
+    assert_eq!(o.status, 0, "a note does not change the status");
+}

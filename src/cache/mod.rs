@@ -375,10 +375,21 @@ impl Cache {
             );
             return None;
         };
+        let dir = root.join(tool);
+        // A directory that cannot be one (a file stands in its way) or looked at is said once
+        // here, not once for each cache file read and written.
+        if let Some(e) = unusable(&dir) {
+            note(
+                tool,
+                Some(&dir),
+                &format!("cannot use the cache: {e}; --cache ignored"),
+            );
+            return None;
+        }
         one_arena();
         Some(Cache {
             tool,
-            dir: root.join(tool),
+            dir,
             index: OnceLock::new(),
             details: (0..DETAIL_SHARDS).map(|_| OnceLock::new()).collect(),
             puts: Mutex::default(),
@@ -556,15 +567,15 @@ impl Cache {
     /// Writes what this run kept, merged with what the cache files hold now; a failure is
     /// noted (the run's output does not depend on it).
     pub fn save(&self) {
-        if let Err(e) = self.save_walk().and_then(|()| self.save_set()) {
-            let msg = format!("cannot write the cache: {e}");
-            note(self.tool, Some(&self.dir), &msg);
-        }
+        let mut failed = self.save_walk().and_then(|()| self.save_set()).err();
         let puts = std::mem::take(&mut *lock(&self.puts));
-        if puts.is_empty() {
-            return;
+        if !puts.is_empty() {
+            if let Err(e) = self.write(&puts) {
+                failed.get_or_insert(e);
+            }
         }
-        if let Err(e) = self.write(&puts) {
+        // Noted once: the files are in one directory, what fails for one fails for the rest.
+        if let Some(e) = failed {
             let msg = format!("cannot write the cache: {e}");
             note(self.tool, Some(&self.dir), &msg);
         }
@@ -744,6 +755,26 @@ pub fn clear_for(tool: &'static str, args: &CacheArgs) -> std::process::ExitCode
             std::process::ExitCode::from(2)
         }
     }
+}
+
+/// Why the cache directory `dir` cannot be used: it, or the nearest of the folders above it
+/// that exists, is not a directory, or cannot be looked at. `None` when it can (what is
+/// missing is made when the cache is written).
+fn unusable(dir: &Path) -> Option<std::io::Error> {
+    for d in dir.ancestors().filter(|d| !d.as_os_str().is_empty()) {
+        match fs::metadata(d) {
+            Ok(m) if m.is_dir() => return None,
+            Ok(_) => {
+                return Some(std::io::Error::new(
+                    std::io::ErrorKind::NotADirectory,
+                    format!("{} is not a directory", d.display()),
+                ))
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Some(e),
+        }
+    }
+    None
 }
 
 /// Prints `tool: [where: ]note: msg` on stderr: neither a problem of the run nor a change of

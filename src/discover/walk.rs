@@ -128,6 +128,10 @@ pub fn walk_stamped(roots: &[PathBuf], exts: &[OsString], progress: Option<&Prog
                     .files
                     .push((root.clone(), i, (m.dev(), m.ino()), stat))
             }
+            // A link that leads nowhere is said to be one, as below a root.
+            Err(e) if e.kind() == io::ErrorKind::NotFound && fs::symlink_metadata(root).is_ok() => {
+                found.problem(root, "broken symbolic link; skipped")
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 found.problem(root, "no such directory")
             }
@@ -348,7 +352,11 @@ mod tests {
         symlink("nowhere", base.join("gone.jsonl")).unwrap();
         symlink("b/y.jsonl", base.join("z.jsonl")).unwrap(); // y.jsonl a third time
         let exts = [OsString::from("jsonl")];
-        let w = walk(&[base.clone(), base.join("missing")], &exts, None);
+        let w = walk(
+            &[base.clone(), base.join("missing"), base.join("gone.jsonl")],
+            &exts,
+            None,
+        );
         let rel = |p: &Path| {
             p.strip_prefix(&base)
                 .unwrap()
@@ -370,6 +378,8 @@ mod tests {
                     "a/deep/up".to_string(),
                     "symbolic link loop: it leads back to a directory above it; not followed"
                 ),
+                ("gone.jsonl".to_string(), "broken symbolic link; skipped"),
+                // Given as a root, it is said to be a broken link too.
                 ("gone.jsonl".to_string(), "broken symbolic link; skipped"),
                 ("missing".to_string(), "no such directory"),
             ]
