@@ -411,6 +411,10 @@ pub fn truncate_chars(s: &str, max: usize) -> String {
     if folded.chars().count() <= max {
         return folded;
     }
+    // No room even for the `…`: nothing.
+    if max == 0 {
+        return String::new();
+    }
     let mut out: String = folded.chars().take(max.saturating_sub(1)).collect();
     out.push('…');
     out

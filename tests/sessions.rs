@@ -1402,3 +1402,68 @@ fn an_unusable_cache_directory_is_said_once() {
     );
     assert_eq!(o.status, 0, "a note does not change the status");
 }
+
+/// Review item 11 and the Age of a time ahead of the clock: sizes are rounded before their
+/// unit is chosen (10,200 bytes are `10K`, 1,048,575 are `1.0M`), and a file modified in the
+/// future is `in 59m` or so, not `0s`.
+#[test]
+fn table_sizes_round_and_future_times_say_so() {
+    let t = TempDir::new("table-cells");
+    for n in [10_200usize, 1_048_575] {
+        let h = format!(r#"{{"type":"session","version":3,"id":"sz{n}"}}"#);
+        t.write(
+            &format!("{n}.jsonl"),
+            format!("{h}{}\n", " ".repeat(n - h.len() - 1)),
+        );
+    }
+    let future = t.write(
+        "future.jsonl",
+        r#"{"type":"session","version":3,"id":"ahead"}"#.to_owned() + "\n",
+    );
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&future)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    let o = cmd("pi-sessions")
+        .args(["--table", "--sort", "size"])
+        .arg(t.path())
+        .run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let text = o.out();
+    let row = |id: &str| -> Vec<String> {
+        let line = text
+            .lines()
+            .find(|l| l.contains(id))
+            .unwrap_or_else(|| panic!("{id}: {text}"));
+        line.split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    assert_eq!(row("sz1048575")[2], "1.0M", "{text}");
+    assert_eq!(row("sz10200")[2], "10K", "{text}");
+    let age = &row("ahead")[0];
+    assert!(
+        age.starts_with("in ") && age.ends_with('m'),
+        "{age:?}: {text}"
+    );
+}
+
+/// `--prompt-chars 0` keeps nothing of the prompt: "" (not a lone "…"); 1 keeps the "…".
+#[test]
+fn prompt_chars_zero_keeps_nothing() {
+    let prompt = |n: &str| {
+        let o = cmd("pi-sessions")
+            .args(["--json", "--prompts", "--prompt-chars", n])
+            .arg(fixture("branched.jsonl"))
+            .run();
+        o.records()[0]["first_prompt"].clone()
+    };
+    assert_eq!(prompt("0"), "");
+    assert_eq!(prompt("1"), "…");
+    assert_eq!(prompt("6"), "first…");
+}

@@ -44,8 +44,13 @@ pub(super) fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
-/// A short age: `45s`, `12m`, `3h`, `5d`, `7w`, `4mo`, `2y`.
+/// A short age: `45s`, `12m`, `3h`, `5d`, `7w`, `4mo`, `2y`; a time ahead of the clock (a
+/// file's modification time set in the future, a clock that was wrong) is said as such:
+/// `in 5m`.
 fn age(ms: i64) -> String {
+    if ms <= -1000 {
+        return format!("in {}", age(ms.saturating_neg()));
+    }
     let s = (ms / 1000).max(0);
     match s {
         0..=59 => format!("{s}s"),
@@ -58,21 +63,29 @@ fn age(ms: i64) -> String {
     }
 }
 
-/// A short size: `812B`, `4.2K`, `17M`, `1.3G`.
+/// A short size: `812B`, `4.2K`, `17M`, `1.3G`: one decimal below 10 of a unit, none above,
+/// the unit chosen after rounding, so that 10,200 bytes are `10K` (not `10.0K`) and 1,048,575
+/// are `1.0M` (not `1024K`).
 fn size(b: u64) -> String {
     let units = ["B", "K", "M", "G", "T"];
+    if b < 1024 {
+        return format!("{b}B");
+    }
     let mut v = b as f64;
     let mut u = 0;
     while v >= 1024.0 && u < units.len() - 1 {
         v /= 1024.0;
         u += 1;
     }
-    if u == 0 {
-        format!("{b}B")
-    } else if v < 10.0 {
-        format!("{v:.1}{}", units[u])
-    } else {
-        format!("{v:.0}{}", units[u])
+    loop {
+        if (v * 10.0).round() < 100.0 {
+            return format!("{v:.1}{}", units[u]);
+        }
+        if v.round() < 1024.0 || u == units.len() - 1 {
+            return format!("{v:.0}{}", units[u]);
+        }
+        v /= 1024.0;
+        u += 1;
     }
 }
 
@@ -204,6 +217,18 @@ mod tests {
         assert_eq!(size(812), "812B");
         assert_eq!(size(4300), "4.2K");
         assert_eq!(size(17 * 1024 * 1024), "17M");
+        // Rounded, then the unit chosen: never `10.0K` nor `1024K`.
+        assert_eq!(size(10_200), "10K");
+        assert_eq!(size(10_188), "9.9K");
+        assert_eq!(size(1_048_575), "1.0M");
+        assert_eq!(size(1_047_552), "1023K");
+        assert_eq!(size(1023), "1023B");
+        assert_eq!(size(1024), "1.0K");
+        assert_eq!(size(u64::MAX), "16777216T");
+        // Ahead of the clock.
+        assert_eq!(age(-300_000), "in 5m");
+        assert_eq!(age(-999), "0s");
+        assert_eq!(age(i64::MIN), age(i64::MIN + 1));
     }
 
     #[test]
