@@ -446,7 +446,9 @@ fn keep_text_masks_values_under_credential_keys() {
     assert_eq!(args["headers"]["X-Api-Key"], serde_json::json!([keyed, 7]));
     assert_eq!(args["token"], 42);
     assert_eq!(args["maxTokens"], "plain-max");
-    assert_eq!(args["authorName"], "Ana Plain");
+    // Kept, not a credential; `Ana` is the name of the home folder of the header's cwd
+    // (`/home/ana`), masked as a word wherever it occurs (issue 17, item 2).
+    assert_eq!(args["authorName"], "user1 Plain");
     assert_eq!(args["key"], "Enter");
     let data = &r[2]["data"];
     assert_eq!(data["password"], keyed);
@@ -456,7 +458,7 @@ fn keep_text_masks_values_under_credential_keys() {
     );
     assert_eq!(data["secret"], "");
     assert_eq!(
-        o.stderr, "pi-redact: replaced: keyed 8, path 1\n",
+        o.stderr, "pi-redact: replaced: keyed 8, path 1, user 1\n",
         "the mask's kind is counted"
     );
     let plain = cmd("pi-redact").stdin(session).ok().out();
@@ -1327,4 +1329,140 @@ fn keep_text_writes_a_masked_text_the_same_whatever_its_input_escapes() {
             assert_eq!(run(&checked, &body), want_checked, "{text:?}, way {way}");
         }
     }
+}
+
+/// A session of user messages, one a text, after a header whose `cwd` is `cwd`.
+fn user_texts(cwd: &str, texts: &[&str]) -> String {
+    let mut s = serde_json::json!({"type": "session", "version": 3, "id": "s",
+        "timestamp": "2026-06-01T10:00:00.000Z", "cwd": cwd})
+    .to_string();
+    let mut parent = serde_json::Value::Null;
+    for (i, t) in texts.iter().enumerate() {
+        let id = format!("u{i}");
+        let r = serde_json::json!({"type": "message", "id": id, "parentId": parent,
+            "timestamp": "2026-06-01T10:00:01.000Z",
+            "message": {"role": "user", "content": t}});
+        s.push('\n');
+        s.push_str(&r.to_string());
+        parent = serde_json::Value::String(id);
+    }
+    s.push('\n');
+    s
+}
+
+/// Issue 17, item 1: `--keep-text` finds the user of a home path in the forms the path
+/// pattern did not see start, and the names after them: `~zoltan/` (the home of a user),
+/// a path with every `/` written `\/` (JSON text in a tool's output), the names after
+/// `$HOME/`, `${HOME}/`, `%USERPROFILE%\` (no user there, but as private as after `~/`, and
+/// named alike), a drive's top-level folder with spaces (`C:\Documents and Settings\zoltan`),
+/// and a home path whose later names have spaces. The user's name survives nowhere.
+#[test]
+fn keep_text_finds_the_user_of_every_home_path_form() {
+    let session = user_texts(
+        "/home/zoltan/app",
+        &[
+            "see ~zoltan/src/x.rs and cd ~zoltan/",
+            r#"{"path":"\/home\/zoltan\/src\/x.rs","cwd":"\/Users\/zoltan\/app\/"}"#,
+            "vars: $HOME/notes/a.md, ${HOME}/notes and ~/notes/a.md; $HOME alone",
+            r"cmd: %USERPROFILE%\notes\a.md and %userprofile%/notes",
+            r"old: C:\Documents and Settings\zoltan\x\y.txt end",
+            r"tools: C:\Program Files\Tool\t.exe end",
+            "later: /home/zoltan/My Projects/app/main.rs end",
+            "url: https:\\/\\/example.com\\/x\\/y stays",
+        ],
+    );
+    let o = cmd("pi-redact")
+        .args(["--keep-text", "--report"])
+        .stdin(session)
+        .run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    assert!(!o.out().contains("zoltan"), "{}", o.out());
+    assert!(!o.out().contains("notes"), "{}", o.out());
+    let r = o.records();
+    let text = |i: usize| r[i]["message"]["content"].as_str().unwrap().to_string();
+    assert_eq!(r[0]["cwd"], "/home/user1/dir1");
+    assert_eq!(text(1), "see ~user1/dir2/file1.rs and cd ~user1/");
+    assert_eq!(
+        text(2),
+        r#"{"path":"\/home\/user1\/dir2\/file1.rs","cwd":"\/Users\/user2\/dir3\/"}"#
+    );
+    assert_eq!(
+        text(3),
+        "vars: $HOME/dir4/file2.md, ${HOME}/dir4 and ~/dir4/file2.md; $HOME alone"
+    );
+    assert_eq!(
+        text(4),
+        r"cmd: %USERPROFILE%\dir4\file2.md and %userprofile%/dir4"
+    );
+    assert_eq!(
+        text(5),
+        r"old: C:\Documents and Settings\user3\dir5\file3.txt end"
+    );
+    assert_eq!(text(6), r"tools: C:\Program Files\dir6\file4.exe end");
+    assert_eq!(text(7), "later: /home/user1/dir7 Projects/app/main.rs end");
+    assert_eq!(text(8), "url: https:\\/\\/example.com\\/x\\/y stays");
+}
+
+/// Issue 17, item 2: the user of a home path met in the run survives nowhere in kept text:
+/// not in a URL (`file:///home/…`, `ssh://zoltan@host`), an option (`--config=/home/…`),
+/// a listing's owner column, a prompt or a sessions folder's name; in any case, as a word
+/// (`zoltanic` is another word). Passwords in URLs of any scheme are masked. Names that
+/// are no person's (`node`, `runner`) and short ones are names only in paths.
+#[test]
+fn keep_text_masks_a_home_users_name_wherever_it_occurs() {
+    let session = user_texts(
+        "/home/zoltan/app",
+        &[
+            "file:///home/zoltan/x and --config=/home/zoltan/.x and -f/home/zoltan/y",
+            "drwxr-xr-x@ 3 zoltan  staff    96 Nov 21 02:31 .\nZoltan@mac:~$ ssh zoltan@host",
+            "sessions in --home-zoltan-app-- by Zoltan; zoltanic stays",
+            "ssh://zoltan:s3cretPass1@host/x postgres://user:pa55word@db/x git+https://zoltan:t0kenValue9@gh.com/r",
+            "cd /home/node/app && cd /home/runner/work && cd /home/jo/x",
+            "node index.js, the runner and jo stay",
+        ],
+    );
+    let o = cmd("pi-redact")
+        .args(["--keep-text", "--report"])
+        .stdin(session)
+        .run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let out = o.out();
+    for private in [
+        "zoltan:",
+        "Zoltan@",
+        "s3cretPass1",
+        "pa55word",
+        "t0kenValue9",
+    ] {
+        assert!(!out.contains(private), "{private} survived: {out}");
+    }
+    let r = o.records();
+    let text = |i: usize| r[i]["message"]["content"].as_str().unwrap().to_string();
+    assert_eq!(
+        text(1),
+        "file:///home/user1/dir2 and --config=/home/user1/dir3 and -f/home/user1/dir4"
+    );
+    assert_eq!(
+        text(2),
+        "drwxr-xr-x@ 3 user1  staff    96 Nov 21 02:31 .\nuser1@mac:~$ ssh user1@host"
+    );
+    assert_eq!(
+        text(3),
+        "sessions in --home-user1-app-- by user1; zoltanic stays"
+    );
+    assert_eq!(
+        text(4),
+        "ssh://[secret:url-password]@host/x postgres://[secret:url-password]@db/x \
+         git+https://[secret:url-password]@gh.com/r"
+    );
+    assert_eq!(
+        text(6),
+        "node index.js, the runner and jo stay",
+        "no person's names, and short ones, are no words to mask"
+    );
+    assert!(
+        o.stderr.contains(", user 5"),
+        "each word counted as user: {}",
+        o.stderr
+    );
 }

@@ -352,6 +352,89 @@ fn home_group(text: &str, at: usize) -> Option<usize> {
     home.then(|| path_run(text, at + users + 6, REST_STOP))
 }
 
+/// Paths the path pattern does not see start, in order: `each(start, end)` of each. They
+/// start at the text's start or after a character that cannot continue a name
+/// ([`continues_a_name`]):
+///
+/// - `~name/…`, the home of the user `name` (a letter or `_`, then letters, digits, `.`,
+///   `_`, `-`), and the Unix run after it (maybe empty);
+/// - a reference to the home ([`super::paths::home_ref`]: `$HOME/`, `${HOME}/`,
+///   `%USERPROFILE%\`, …) and the run after it (a Windows one with either separator), not
+///   empty;
+/// - a path with every `/` written `\/` (JSON text quoted in text, as some writers escape
+///   `/`): two components or more, each a Unix run after its `\/`, and a last `\/`.
+pub fn paths_not_seen(text: &str, mut each: impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    let starts = |at: usize| {
+        at == 0
+            || text[..at]
+                .chars()
+                .next_back()
+                .is_some_and(|c| !continues_a_name(c))
+    };
+    let mut after = 0;
+    let mut found = |start: usize, end: usize, after: &mut usize| {
+        if start >= *after && end > start {
+            each(start, end);
+            *after = end;
+        }
+    };
+    // `~`, `$` and `%`, and the `\/` sequences, in the text's order.
+    let mut signs = memchr::memchr3_iter(b'~', b'$', b'%', b).peekable();
+    let mut escaped = memchr::memmem::find_iter(b, b"\\/").peekable();
+    loop {
+        let at = match (signs.peek(), escaped.peek()) {
+            (Some(&s), Some(&e)) if s < e => signs.next(),
+            (Some(_), Some(_)) | (None, Some(_)) => escaped.next(),
+            (Some(_), None) => signs.next(),
+            (None, None) => break,
+        };
+        let Some(at) = at else { break };
+        if at < after || !starts(at) {
+            continue;
+        }
+        match b[at] {
+            b'~' => {
+                let name = at + 1;
+                let first = b
+                    .get(name)
+                    .is_some_and(|c| c.is_ascii_alphabetic() || *c == b'_');
+                let end = skip_class(b, name, |c| {
+                    c.is_ascii_alphanumeric() || b"._-".contains(&c)
+                });
+                if first && b.get(end) == Some(&b'/') {
+                    found(at, path_run(text, end + 1, UNIX_STOP), &mut after);
+                }
+            }
+            b'$' | b'%' => {
+                if let Some(root) = super::paths::home_ref(&text[at..]) {
+                    let rest = at + root + 1;
+                    let end = path_run(text, rest, REST_STOP);
+                    if end > rest {
+                        found(at, end, &mut after);
+                    }
+                }
+            }
+            _ => {
+                let (mut end, mut parts) = (at, 0);
+                while b[end..].starts_with(b"\\/") {
+                    let run = path_run(text, end + 2, UNIX_STOP);
+                    if run == end + 2 {
+                        // A last `\/` (a folder's), or `\/\/`: the path ends after it.
+                        end += 2;
+                        break;
+                    }
+                    end = run;
+                    parts += 1;
+                }
+                if parts >= 2 {
+                    found(at, end, &mut after);
+                }
+            }
+        }
+    }
+}
+
 /// Whether the part `from..end` of a window (of classes `c`) can hold a match of the path
 /// pattern: its path holds a `/`, or starts as a Windows path (`:\`) or a UNC one (`\\`)
 /// does (a `\` after a `:` or a `\` inside the part; the class `drive` also has a `\`

@@ -220,6 +220,9 @@ enum Mask {
     Keyed,
     Email,
     Path,
+    /// A user name met in a home path, found as a word in other text
+    /// ([`Pseudonyms::user_words`]): its pseudonym.
+    User,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -497,9 +500,18 @@ impl Masker {
             &learned[..]
         };
         let mut learn: Vec<(&'static str, usize, usize)> = Vec::new();
-        for s in self.spans(text, also, Prefilter::Sites) {
+        let mut spans = self.spans(text, also, Prefilter::Sites);
+        if !paths.user_words().is_empty() {
+            add_user_words(text, paths.user_words(), &mut spans);
+        }
+        for s in spans {
             let original = &text[s.start..s.end];
             match s.mask {
+                Mask::User | Mask::Secret("user") => {
+                    let pseudonym = paths.user_word(original).unwrap_or("user").to_string();
+                    found("user", original);
+                    each(s.start, s.end, &pseudonym);
+                }
                 Mask::Path | Mask::Secret("path") => {
                     let pseudonym = paths.path(original);
                     if pseudonym != original {
@@ -666,6 +678,43 @@ fn path_span(text: &str, start: usize, end: usize) -> Option<Span> {
     })
 }
 
+/// A path that [`find::paths_not_seen`] found (`~ana/x`, `$HOME/x`, `\/home\/ana`).
+fn path_not_seen(start: usize, end: usize) -> Span {
+    Span {
+        start,
+        end,
+        mask: Mask::Path,
+    }
+}
+
+/// The user names of `users` ([`Pseudonyms::user_words`]) found as words in `text` (in any
+/// ASCII case, no letter, digit or `_` on either side), each added to `spans` (in order,
+/// none overlapping) where no span is: after every other finder, so a path, an address or a
+/// token that holds the name is masked whole.
+fn add_user_words(text: &str, users: &[(String, String)], spans: &mut Vec<Span>) {
+    let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    for (name, _) in users {
+        for start in find::any_case_sites(text.as_bytes(), name) {
+            let end = start + name.len();
+            let whole = text.is_char_boundary(start)
+                && text.is_char_boundary(end)
+                && !word_char(text[..start].chars().next_back())
+                && !word_char(text[end..].chars().next());
+            let at = spans.partition_point(|s| s.start < end);
+            if whole && (at == 0 || spans[at - 1].end <= start) {
+                spans.insert(
+                    at,
+                    Span {
+                        start,
+                        end,
+                        mask: Mask::User,
+                    },
+                );
+            }
+        }
+    }
+}
+
 /// The most words a user's name with spaces is read through (`/Users/Ana Belle/…`).
 const HOME_NAME_WORDS: usize = 3;
 
@@ -677,7 +726,7 @@ const HOME_NAME_WORDS: usize = 3;
 /// path goes on to the next space. 0 when it does not (`/home/ana and more`).
 fn home_name_more(text: &str, start: usize, end: usize) -> usize {
     let path = &text[start..end];
-    let windows = windows_root(path).is_some();
+    let windows = windows_root(path).is_some() && !path.starts_with('\\');
     let root = if windows {
         let users = path.find(['\\', '/']).map(|i| i + 1);
         let users = users.map(|i| i + usize::from(path[i..].starts_with('\\')));
@@ -688,7 +737,9 @@ fn home_name_more(text: &str, start: usize, end: usize) -> usize {
             {
                 users.map(|i| i + 6 + usize::from(path[i + 6..].starts_with('\\')))
             }
-            _ => None,
+            // A drive's top-level folder: its name may have spaces (`Documents and Settings`,
+            // `Program Files`), and the user's name comes after it.
+            _ => users,
         }
     } else {
         ["/home/", "/Users/"]
@@ -783,6 +834,9 @@ fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
         .flatten()
         .map(|m| m.name("s").or_else(|| m.name("h")).expect("path group"));
     out.extend(paths.filter_map(|g| path_span(text, g.start(), g.end())));
+    if path {
+        find::paths_not_seen(text, |start, end| out.push(path_not_seen(start, end)));
+    }
     let emails = email.then(|| c.email().find_iter(text));
     out.extend(emails.into_iter().flatten().map(|m| Span {
         start: m.start(),
@@ -893,6 +947,9 @@ fn sites_spans(text: &str) -> Vec<Span> {
     });
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
+    if classes.first(|b| b.separator, 0, text.len()).is_some() {
+        find::paths_not_seen(text, |start, end| out.push(path_not_seen(start, end)));
+    }
     let email = c.email();
     find::matches_in_windows(
         email,
@@ -1316,6 +1373,7 @@ mod tests {
                     Mask::Keyed => "keyed",
                     Mask::Email => "email",
                     Mask::Path => "path",
+                    Mask::User => "user",
                 };
                 match matched.iter_mut().find(|(k, _)| *k == kind) {
                     Some((_, n)) => *n += 1,

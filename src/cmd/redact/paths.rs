@@ -55,6 +55,65 @@ const WINDOWS_PUBLIC_ROOTS: &[&str] = &[
 /// The top-level directories of a Windows drive that hold the users' homes.
 const WINDOWS_HOME_PARENTS: &[&str] = &["users", "documents and settings"];
 
+/// How a text refers to the user's home where a path would start with `~`: `$HOME/x`,
+/// `${HOME}/x`, PowerShell's `$env:HOME`, and cmd's `%USERPROFILE%\x`, `%HOMEPATH%\x` (these
+/// three in any case). None names the user; the names after them are as private as those
+/// after `~/`, and share their pseudonyms.
+const HOME_REFS: &[&str] = &[
+    "$HOME",
+    "${HOME}",
+    "$env:HOME",
+    "$env:USERPROFILE",
+    "%USERPROFILE%",
+    "%HOMEPATH%",
+];
+
+/// User names that name no person: the accounts that images, services and CI runners make
+/// (`/home/node` in Node's images, `/home/runner` on GitHub's), and `Shared` and `Public`, the
+/// homes macOS and Windows share between users. A home path's pseudonym still replaces them;
+/// they are not looked for as words in other text ([`Pseudonyms::user_words`]), where most
+/// are common words (`node`, `user`, `admin`).
+const NOT_PERSONS: &[&str] = &[
+    "root",
+    "user",
+    "users",
+    "admin",
+    "administrator",
+    "node",
+    "ubuntu",
+    "debian",
+    "runner",
+    "vagrant",
+    "ec2-user",
+    "pi",
+    "guest",
+    "shared",
+    "public",
+    "default",
+    "app",
+    "dev",
+    "developer",
+    "coder",
+    "vscode",
+    "codespace",
+    "codespaces",
+    "jovyan",
+    "git",
+    "www-data",
+    "nobody",
+    "test",
+    "docker",
+    "build",
+    "builder",
+    "home",
+    "all users",
+    "default user",
+];
+
+/// The shortest user name looked for as a word in other text: shorter ones (`jo`, `me`) are
+/// words of their own too often.
+pub const USER_WORD_MIN: usize = 3;
+
 /// The pseudonym table of one run (shared by every file of the run).
 #[derive(Default)]
 pub struct Pseudonyms {
@@ -68,6 +127,15 @@ pub struct Pseudonyms {
     /// over and over) costs one look-up instead of one per component. The answer is the one
     /// the components would give: every prefix of a path seen is in `names` for good.
     whole: FastMap<String, String>,
+    /// Each user name met as a home folder (`/home/ana`, `C:\Users\ana`) or after `~`
+    /// (`~ana/`), in ASCII lower case → the pseudonym it got first.
+    user_names: FastMap<String, String>,
+    /// The names of `user_names` that are looked for as words in other text, with their
+    /// pseudonyms ([`Pseudonyms::user_words`]).
+    user_words: Vec<(String, String)>,
+    /// Each user name of `user_names` → the home folder it was met as (`/home/ana`), for
+    /// `~ana/…`.
+    user_homes: FastMap<String, String>,
     users: u64,
     dirs: u64,
     files: u64,
@@ -80,12 +148,94 @@ impl Pseudonyms {
         if let Some(p) = self.whole.get(path) {
             return p.clone();
         }
-        let p = match windows_root(path) {
-            Some(root) => self.windows_path(path, root),
-            None => self.posix_path(path),
+        let p = if path.starts_with("\\/") {
+            // A path whose every `/` is written `\/` (JSON text quoted in a text, as PHP and
+            // some JSON writers escape it): the path's pseudonym, written the same way.
+            let plain = path.replace("\\/", "/");
+            self.path(&plain).replace('/', "\\/")
+        } else if let Some(root) = home_ref(path) {
+            self.home_ref_path(path, root)
+        } else if let Some(p) = self.tilde_user_path(path) {
+            p
+        } else {
+            match windows_root(path) {
+                Some(root) => self.windows_path(path, root),
+                None => self.posix_path(path),
+            }
         };
         self.whole.insert(path.to_string(), p.clone());
         p
+    }
+
+    /// The user names met so far in home paths that are looked for as words in other text
+    /// (each in ASCII lower case, of [`USER_WORD_MIN`] characters or more, not one of
+    /// [`NOT_PERSONS`]), with their pseudonyms.
+    pub fn user_words(&self) -> &[(String, String)] {
+        &self.user_words
+    }
+
+    /// The pseudonym of the user name `name` (in any ASCII case), if it was met in a home path.
+    pub fn user_word(&self, name: &str) -> Option<&str> {
+        self.user_names
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
+    }
+
+    /// Notes that the home folder `home`, named `name`, got the pseudonym `pseudonym` (the
+    /// first one a name gets stays its own).
+    fn note_user(&mut self, name: &str, pseudonym: &str, home: Option<&str>) {
+        let lower = name.to_ascii_lowercase();
+        if self.user_names.contains_key(&lower) {
+            return;
+        }
+        if let Some(home) = home {
+            self.user_homes.insert(lower.clone(), home.to_string());
+        }
+        let word = lower.chars().count() >= USER_WORD_MIN
+            && !NOT_PERSONS.contains(&lower.as_str())
+            && !lower.contains(char::is_whitespace);
+        if word {
+            self.user_words.push((lower.clone(), pseudonym.to_string()));
+        }
+        self.user_names.insert(lower, pseudonym.to_string());
+    }
+
+    /// The pseudonym of the user `name` of a path `~name/…`: the one its home folder got, or
+    /// a new `userN`.
+    fn tilde_user(&mut self, name: &str) -> String {
+        if let Some(p) = self.user_word(name) {
+            return p.to_string();
+        }
+        self.users += 1;
+        let p = format!("user{}", self.users);
+        self.note_user(name, &p, None);
+        p
+    }
+
+    /// `~ana/…` when `ana`'s home folder was met (`/home/ana`): named as the same path under
+    /// that folder is, after `~` and the user's pseudonym (`~user1/dir1`).
+    fn tilde_user_path(&mut self, path: &str) -> Option<String> {
+        let rest = path.strip_prefix('~')?;
+        let name_end = rest.find('/').unwrap_or(rest.len());
+        let home = self
+            .user_homes
+            .get(&rest[..name_end].to_ascii_lowercase())?;
+        let full = format!("{home}{}", &rest[name_end..]);
+        let home = home.clone();
+        let p = self.path(&full);
+        let h = self.path(&home);
+        let user = h.rsplit(['/', '\\']).next().unwrap_or_default();
+        Some(format!("~{user}{}", p.get(h.len()..).unwrap_or_default()))
+    }
+
+    /// A path after a reference to the home (`$HOME/x`, `%USERPROFILE%\x`: `root` bytes of
+    /// it, kept): the rest is named as it is after `~/`, with its own separators.
+    fn home_ref_path(&mut self, path: &str, root: usize) -> String {
+        let rest = &path[root..];
+        let sep = if rest.starts_with('\\') { "\\" } else { "/" };
+        let tilde = format!("~{}", rest.replace('\\', "/"));
+        let p = self.posix_path(&tilde);
+        format!("{}{}", &path[..root], p[1..].replace('/', sep))
     }
 
     /// The pseudonym of a session's working directory; from now on the sessions folder Pi
@@ -142,6 +292,9 @@ impl Pseudonyms {
                 written.push_str(comp);
             } else {
                 let name = self.component(&key, comp, parent_is_home, rest.is_empty());
+                if parent_is_home {
+                    self.note_user(comp, &name, Some(&path[..path.len() - rest.len()]));
+                }
                 written.push_str(&name);
             }
             parent_is_home = drive && depth == 0 && WINDOWS_HOME_PARENTS.contains(&lower.as_str());
@@ -170,10 +323,20 @@ impl Pseudonyms {
                 written.push_str(comp);
                 continue;
             }
+            if let Some(user) = comp.strip_prefix('~').filter(|_| i == 0) {
+                // `~ana/…`: the home of the user `ana`.
+                original.push_str(comp);
+                written.push('~');
+                written.push_str(&self.tilde_user(user));
+                continue;
+            }
             let parent_is_home = HOME_PARENTS.contains(&original.trim_end_matches('/'));
             original.push_str(comp);
             let is_last = i + 1 == parts.len();
             let name = self.component(&original, comp, parent_is_home, is_last);
+            if parent_is_home {
+                self.note_user(comp, &name, Some(&original));
+            }
             written.push_str(&name);
         }
         written
@@ -205,6 +368,21 @@ fn extension(name: &str) -> Option<&str> {
     let ok =
         dot > 0 && (1..=8).contains(&ext.len()) && ext.bytes().all(|b| b.is_ascii_alphanumeric());
     ok.then_some(ext)
+}
+
+/// How many bytes of `path` are a reference to the home ([`HOME_REFS`]) followed by a
+/// separator; `None` when it starts with none.
+pub fn home_ref(path: &str) -> Option<usize> {
+    HOME_REFS.iter().find_map(|r| {
+        let head = path.as_bytes().get(..r.len())?;
+        let same = if r.starts_with("$H") || r.starts_with("${") {
+            head == r.as_bytes()
+        } else {
+            head.eq_ignore_ascii_case(r.as_bytes())
+        };
+        let sep = matches!(path.as_bytes().get(r.len()), Some(b'/' | b'\\'));
+        (same && sep).then_some(r.len())
+    })
 }
 
 /// How many bytes of `path` are a Windows root kept as it is: 2 for a drive (`C:` before a
