@@ -1466,3 +1466,47 @@ fn keep_text_masks_a_home_users_name_wherever_it_occurs() {
         o.stderr
     );
 }
+
+/// Issue 17, item 3: with `--keep-text`, a credential named in prose gives its value: a
+/// word after ` is ` or ` was ` that reads as a secret (6 characters or more, with a digit or
+/// a sign) or a quoted one, and a passphrase of several words after `NAME:` that runs to the
+/// end of its line; prose stays (`is stored in the keychain`, `Password: must be at least 8
+/// characters`, a short word, a reference).
+#[test]
+fn keep_text_masks_credentials_given_in_prose() {
+    let session = user_texts(
+        "/srv/app",
+        &[
+            "the password is hunter2x9 now",
+            "my API key was 'quokka key value'. And the access token is Zq8-77kk.",
+            "passphrase: correct horse battery staple\nnext: line",
+            "my token is ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "the password is stored in the keychain; the password was rotated",
+            "Password: must be at least 8 characters\ntoken: used to sign requests",
+            "the password is 8 chars, the token is $API_TOKEN, the secret is secret.",
+        ],
+    );
+    let o = cmd("pi-redact").arg("--keep-text").stdin(session).run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = o.records();
+    let text = |i: usize| r[i]["message"]["content"].as_str().unwrap().to_string();
+    assert_eq!(text(1), "the password is [secret:keyed] now");
+    assert_eq!(
+        text(2),
+        "my API key was '[secret:keyed]'. And the access token is [secret:keyed]."
+    );
+    assert_eq!(text(3), "passphrase: [secret:keyed]\nnext: line");
+    assert_eq!(text(4), "my token is [secret:github-token]");
+    assert_eq!(
+        text(5),
+        "the password is stored in the keychain; the password was rotated"
+    );
+    assert_eq!(
+        text(6),
+        "Password: must be at least 8 characters\ntoken: used to sign requests"
+    );
+    assert_eq!(
+        text(7),
+        "the password is 8 chars, the token is $API_TOKEN, the secret is secret."
+    );
+}

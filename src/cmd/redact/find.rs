@@ -963,7 +963,133 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         return (!argument).then_some((vs, ve));
     }
     let code = value.contains(&b'.') && is_code_name(value) || same_name(value, name);
-    (!code && ends_its_line(b, ve)).then_some((vs, ve))
+    if code {
+        return None;
+    }
+    if ends_its_line(b, ve) {
+        return Some((vs, ve));
+    }
+    (b[sign] == b':')
+        .then(|| passphrase_end(b, vs, ve))
+        .flatten()
+        .map(|e| (vs, e))
+}
+
+/// The most words an unquoted passphrase after `NAME:` is read through.
+const PASSPHRASE_WORDS: usize = 8;
+
+/// Words that make a run of words a sentence, not a passphrase (`Password: must be at
+/// least 8 characters`, `token: used to sign requests`): [`PROSE_WORDS`] and these.
+const SENTENCE_WORDS: &[&str] = &[
+    "be", "been", "must", "should", "will", "would", "can", "cannot", "could", "may", "not", "no",
+    "it", "its", "was", "were", "has", "have", "had", "this", "these", "those", "you", "your",
+    "we", "our", "they", "their", "at", "by", "than", "into", "see", "use", "used", "set", "here",
+    "there", "then", "now", "so", "but", "do", "does", "did",
+];
+
+/// Where an unquoted value of several words after `NAME:` ends (a passphrase: `password:
+/// correct horse battery staple`), given its first word `vs..ve`: words of letters, digits
+/// and signs, each after one space or tab, up to [`PASSPHRASE_WORDS`] of them, that run to
+/// the end of the line ([`ends_its_line`]), none of them a word of a sentence
+/// ([`PROSE_WORDS`], [`SENTENCE_WORDS`]), nor code ([`is_code`]), the last not ending with a
+/// `.` (a sentence's end). `None` when the value is one word or reads as a sentence.
+fn passphrase_end(b: &[u8], vs: usize, ve: usize) -> Option<usize> {
+    let sentence = |w: &[u8]| {
+        let bare = w.strip_suffix(b".").unwrap_or(w);
+        PROSE_WORDS
+            .iter()
+            .chain(SENTENCE_WORDS)
+            .any(|s| bare.eq_ignore_ascii_case(s.as_bytes()))
+            || is_code(w)
+    };
+    let (mut end, mut words) = (ve, 1);
+    if sentence(&b[vs..ve]) {
+        return None;
+    }
+    while words < PASSPHRASE_WORDS && matches!(b.get(end), Some(b' ' | b'\t')) {
+        let ws = end + 1;
+        let we = unquoted_end(b, ws);
+        if we == ws || sentence(&b[ws..we]) {
+            return None;
+        }
+        (end, words) = (we, words + 1);
+        if ends_its_line(b, end) {
+            return (b[end - 1] != b'.').then_some(end);
+        }
+    }
+    None
+}
+
+/// The value a credential's name gives in prose at `is`, where ` is ` or ` was ` starts
+/// (`the password is hunter2x9`, `my API key was "x y"`): the name is the word before it
+/// (`password`, `token`), or the two before it when the last is `key` or `token` (`API key`,
+/// `access token`), and names a credential ([`names_a_credential`]); the value is a quoted
+/// one, or the next word (to white space or a quote, without the sentence's `.,;:!?)` after
+/// it) when it reads as a secret: 6 characters or more, and a digit or one of `!@#$%^&*+=~?`
+/// in it, so that `is stored in the keychain` or `was rotated` stay. References, code and
+/// masks already written are kept.
+pub fn keyed_in_prose(text: &str, is: usize) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let verb = if b[is..].starts_with(b" is ") { 4 } else { 5 };
+    let end = is;
+    let mut start = end;
+    while start > 0 && is_name_byte(b[start - 1]) {
+        start -= 1;
+    }
+    let name = &b[start..end];
+    let mut names = names_a_credential_in_text(name);
+    if !names && (name.eq_ignore_ascii_case(b"key") || name.eq_ignore_ascii_case(b"token")) {
+        let mut first = start.saturating_sub(1);
+        if start > 0 && b[start - 1] == b' ' {
+            while first > 0 && b[first - 1].is_ascii_alphabetic() {
+                first -= 1;
+            }
+            let mut two = b[first..start - 1].to_vec();
+            two.push(b'_');
+            two.extend_from_slice(name);
+            names = first < start - 1 && names_a_credential_in_text(&two);
+        }
+    }
+    if !names {
+        return None;
+    }
+    let v = is + verb;
+    if let Some(q) = quote_at(b, v) {
+        let (vs, ve) = quoted_value(b, v, q);
+        return (!is_reference(&b[vs..ve])).then_some((vs, ve));
+    }
+    let mut ve = v;
+    while b
+        .get(ve)
+        .is_some_and(|c| !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'`'))
+    {
+        ve += 1;
+    }
+    while ve > v && matches!(b[ve - 1], b'.' | b',' | b';' | b':' | b'!' | b'?' | b')') {
+        ve -= 1;
+    }
+    let value = &b[v..ve];
+    let secret = value.len() >= 6
+        && value
+            .iter()
+            .any(|c| c.is_ascii_digit() || b"!@#$%^&*+=~?".contains(c));
+    (secret && !is_code(value) && !is_reference(value)).then_some((v, ve))
+}
+
+/// [`keyed_in_prose`] at every ` is ` and ` was ` of `text`, in order.
+pub fn keyed_in_prose_spans(text: &str, mut each: impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    let mut sites: Vec<usize> = memchr::memmem::find_iter(b, b" is ").collect();
+    let is = sites.len();
+    sites.extend(memchr::memmem::find_iter(b, b" was "));
+    if is > 0 && sites.len() > is {
+        sites.sort_unstable();
+    }
+    for s in sites {
+        if let Some((start, end)) = keyed_in_prose(text, s) {
+            each(start, end);
+        }
+    }
 }
 
 /// Words that follow an option in prose (`the --token flag`, `--password or ...`): no value.

@@ -806,13 +806,15 @@ fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
     let signs = memchr::memchr2_iter(b'=', b':', b);
     let options = memchr::memchr_iter(b'-', b).filter(|&i| i == 0 || is_blank(b[i - 1]));
     let keyed = |out: &mut Vec<Span>| {
-        find::keyed_spans(text, signs, options, |start, end| {
+        let mut push = |start, end| {
             out.push(Span {
                 start,
                 end,
                 mask: Mask::Keyed,
             })
-        })
+        };
+        find::keyed_spans(text, signs, options, &mut push);
+        find::keyed_in_prose_spans(text, push);
     };
     if detectors.is_empty() && !email && !token && !path {
         keyed(&mut out);
@@ -938,13 +940,15 @@ fn sites_spans(text: &str) -> Vec<Span> {
     let b = text.as_bytes();
     let options = (b.first() == Some(&b'-')).then_some(0);
     let options = options.into_iter().chain(classes.iter(|c| c.option, 0));
-    find::keyed_spans(text, classes.iter(|c| c.sign, 0), options, |start, end| {
+    let mut keyed = |start, end| {
         out.push(Span {
             start,
             end,
             mask: Mask::Keyed,
         })
-    });
+    };
+    find::keyed_spans(text, classes.iter(|c| c.sign, 0), options, &mut keyed);
+    find::keyed_in_prose_spans(text, keyed);
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
     if classes.first(|b| b.separator, 0, text.len()).is_some() {
@@ -1478,6 +1482,13 @@ mod tests {
             ("PGPASSWORD=quokkapw psql", "PGPASSWORD=[secret:keyed] psql"),
             ("db.password=hunter.two", "db.password=[secret:keyed]"),
             ("passphrase: quokkaphrase", "passphrase: [secret:keyed]"),
+            // Issue 17, item 3: a passphrase of several words to the end of its line (it
+            // was kept, a known limit).
+            ("passphrase: correct horse", "passphrase: [secret:keyed]"),
+            (
+                "the password is hunter2x9.",
+                "the password is [secret:keyed].",
+            ),
             ("SECRET_KEY = 'quokka'", "SECRET_KEY = '[secret:keyed]'"),
             (
                 r#"{\"token\":\"quokkatok\"}"#,
@@ -1522,7 +1533,8 @@ mod tests {
             "token = self.token",
             "connect(user=user, password=password, token=self.token)",
             "Password: must be at least eight characters",
-            "passphrase: correct horse",
+            // Issue 17, item 3: a passphrase ends its line; this one does not.
+            "passphrase: battery staple, then more",
             "password=${DB_PASSWORD} TOKEN=$(cat f) token: <your token>",
             "if token == null or secret != x",
             "max_tokens=4096 sortKey=name key=Enter",
