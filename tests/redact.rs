@@ -1510,3 +1510,43 @@ fn keep_text_masks_credentials_given_in_prose() {
         "the password is 8 chars, the token is $API_TOKEN, the secret is secret."
     );
 }
+
+/// Issue 17, item 6: `--report` counts what a record replaced once, also when the residual
+/// scan had it rewritten a second time (a secret masked in one place of it found in
+/// another): the first record counted its address, its keyed value and its path twice. A
+/// kept text in which nothing else was masked is input, not a part written on purpose: the
+/// secret masked in the second record's arguments is masked in its text too (it was left).
+#[test]
+fn the_report_counts_a_record_rewritten_twice_once() {
+    let call = |id: &str, text: &str, password: &str| {
+        serde_json::json!({"type": "message", "id": id, "parentId": null,
+            "timestamp": "2026-06-01T10:00:01.000Z",
+            "message": {"role": "assistant", "stopReason": "toolUse", "content": [
+                {"type": "text", "text": text},
+                {"type": "toolCall", "id": "t1", "name": "bash",
+                    "arguments": {"password": password, "path": "/home/ana/x.rs"}}]}})
+        .to_string()
+    };
+    let session = [
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/w"}"#.to_string(),
+        call("a1", "I will use qzhunter2qzhunter for ana@example.com", "qzhunter2qzhunter"),
+        call("a2", "I will use qzhunter3qzhunter", "qzhunter3qzhunter"),
+    ]
+    .join("\n");
+    let o = cmd("pi-redact")
+        .args(["--keep-text", "--report"])
+        .stdin(session)
+        .run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    assert!(!o.out().contains("qzhunter"), "{}", o.out());
+    let r = o.records();
+    assert_eq!(
+        r[1]["message"]["content"][0]["text"],
+        "I will use [secret:keyed] for [email]"
+    );
+    assert_eq!(
+        r[2]["message"]["content"][0]["text"],
+        "I will use [secret:keyed]"
+    );
+    assert_eq!(o.stderr, "pi-redact: replaced: email 1, keyed 4, path 3\n");
+}

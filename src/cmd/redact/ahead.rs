@@ -137,6 +137,7 @@ impl Rewritten {
             e.is_utf8(),
             &mut self.line,
         );
+        rw.count();
         let done = if rw.needs_paths {
             Done::No
         } else if rw.holes.is_empty() {

@@ -354,6 +354,7 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
             self.rw.also.clear();
             leak = self.leak(object);
         }
+        self.rw.count();
         if let Some(s) = leak {
             d.report(
                 Some(line),

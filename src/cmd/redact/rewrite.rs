@@ -486,6 +486,9 @@ pub struct Rewriter<'r> {
     /// which the reader fills in order ([`Rewriter::fill`]).
     pub paths: Option<&'r mut Pseudonyms>,
     pub tally: &'r mut Tally,
+    /// What the current record replaced, added to `tally` by [`Rewriter::count`] once the
+    /// record is done: a record rewritten twice (`Redactor::write`) counts once.
+    counts: Tally,
     /// `--shift-time`, in milliseconds.
     pub shift: Option<i64>,
     /// `--rename-ids`.
@@ -588,6 +591,7 @@ impl<'r> Rewriter<'r> {
             masker,
             paths,
             tally,
+            counts: Tally::default(),
             shift: None,
             renames: None,
             check: scratch.check,
@@ -673,7 +677,7 @@ impl<'r> Rewriter<'r> {
         out.clear();
         self.start(object, known_utf8);
         self.changed = done.changed;
-        self.tally.add_counts(done.tally);
+        self.counts.add_counts(done.tally);
         (self.check.replaced_in_record).extend_from_slice(done.replaced_in_record);
         // The strings replaced ahead come before the paths' here, where the walk may have met
         // them between: the order decides only which string a record's diagnostic counts,
@@ -705,8 +709,16 @@ impl<'r> Rewriter<'r> {
         self.changed
     }
 
+    /// Adds what the record last rewritten replaced to the run's tally (once a record, however
+    /// often it was rewritten).
+    pub fn count(&mut self) {
+        self.tally.add_counts(self.counts.counts());
+        self.counts.clear();
+    }
+
     /// Readies the rewriter for the record `object`.
     fn start(&mut self, object: Raw<'_>, known_utf8: bool) {
+        self.counts.clear();
         self.check.clear();
         self.holes.clear();
         self.needs_paths = false;
@@ -752,7 +764,7 @@ impl<'r> Rewriter<'r> {
         let a = act(&name);
         if a == Act::Drop {
             self.changed = true;
-            self.tally.add("signature");
+            self.counts.add("signature");
             return;
         }
         if !*first {
@@ -830,7 +842,7 @@ impl<'r> Rewriter<'r> {
                 placeholder
             };
             for (kind, orig) in &found {
-                self.tally.add(kind);
+                self.counts.add(kind);
                 self.replaced(orig);
             }
             self.changed |= !found.is_empty();
@@ -1028,7 +1040,7 @@ impl<'r> Rewriter<'r> {
             return self.keep(&raw, out);
         }
         self.check.on_purpose.push((start, out.len()));
-        self.tally.add(kind.name());
+        self.counts.add(kind.name());
         // The residual scan decodes the text only if the line can hold it.
         if size.chars >= super::check::MIN_LEN as u64 {
             let at = raw.bytes().as_ptr() as usize - self.record_start;
@@ -1037,6 +1049,19 @@ impl<'r> Rewriter<'r> {
                 .push((at + 1, at + raw.len() - 1, size.chars));
         }
         self.changed = true;
+    }
+
+    /// A text in which the masker found nothing, written as it is. With `--keep-text` it is
+    /// input like any kept text, not a part written on purpose: a string masked elsewhere on
+    /// the record that it holds is a leak the residual scan finds (and the record's second
+    /// rewrite masks). In the default mode it is a provider's error message, kept on purpose
+    /// where every other text is a placeholder (it may repeat a text replaced beside it).
+    fn unmasked(&mut self, raw: &[u8], out: &mut Vec<u8>) {
+        if self.keep_text {
+            self.copy(out, raw);
+        } else {
+            self.keep(raw, out);
+        }
     }
 
     /// Text kept with its secrets, e-mail addresses and paths masked: written from its
@@ -1054,7 +1079,7 @@ impl<'r> Rewriter<'r> {
                 let (masker, also) = (self.masker, &self.also);
                 let marks = &mut self.check.on_purpose;
                 if !(self.written).write_masked(body, masker, paths, also, note, out, marks) {
-                    return self.keep(&raw, out);
+                    return self.unmasked(&raw, out);
                 }
             }
             None => {
@@ -1063,13 +1088,13 @@ impl<'r> Rewriter<'r> {
                 let masked =
                     masked_with_marks(self.masker, &s, paths, &self.also, note, &mut marks);
                 if found.is_empty() {
-                    return self.keep(&raw, out);
+                    return self.unmasked(&raw, out);
                 }
                 self.write_marked(out, &masked, &marks);
             }
         }
         for (kind, orig) in found {
-            self.tally.add(kind);
+            self.counts.add(kind);
             self.replaced(&orig);
             if orig.chars().count() >= super::check::MIN_LEN {
                 self.check.masked.push((kind, orig));
@@ -1085,7 +1110,7 @@ impl<'r> Rewriter<'r> {
         if s.is_empty() || s == KEYED {
             return self.keep(&raw, out);
         }
-        self.tally.add("keyed");
+        self.counts.add("keyed");
         self.masker.learn("keyed", &s);
         self.replaced(&s);
         if s.chars().count() >= super::check::MIN_LEN {
@@ -1122,7 +1147,7 @@ impl<'r> Rewriter<'r> {
         if p == *s {
             return self.keep(raw, out);
         }
-        self.tally.add("path");
+        self.counts.add("path");
         self.replaced(&s);
         if s.chars().count() >= super::check::MIN_LEN {
             self.check.masked.push(("path", s.to_string()));
@@ -1197,7 +1222,7 @@ impl<'r> Rewriter<'r> {
     fn image_data(&mut self, out: &mut Vec<u8>) {
         let placeholder = self.image.take().unwrap_or_default();
         self.changed = true;
-        self.tally.add("image");
+        self.counts.add("image");
         self.write_own(out, &placeholder);
     }
 
@@ -1206,7 +1231,7 @@ impl<'r> Rewriter<'r> {
     fn data(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, key: &str, labels: Labels) {
         if depth > MAX_DEPTH {
             self.changed = true;
-            self.tally.add(TextKind::Value.name());
+            self.counts.add(TextKind::Value.name());
             return self.write_own(out, &format!("[value · nested · {} bytes]", raw.len()));
         }
         match raw.first() {
