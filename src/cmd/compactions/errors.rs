@@ -124,12 +124,22 @@ fn three_digits(b: &[u8], i: usize) -> Option<u16> {
 }
 
 /// The HTTP error status (400-599) an error text states: a leading `NNN ` (as the provider
-/// SDKs write it), or a number after `code`, `status` or `http` (JSON bodies, nested ones
+/// SDKs write it), `error (NNN)` or `failed (NNN)` (pi-ai's `<Provider> API error (NNN): …`),
+/// `returned NNN`, or a number after `code`, `status` or `http` (JSON bodies, nested ones
 /// included). Other numbers (an exit code 127, a year) are not statuses.
 fn http_status(l: &str) -> Option<u16> {
     let b = l.as_bytes();
     if let Some(n) = three_digits(b, 0) {
         return Some(n);
+    }
+    for key in ["error (", "failed (", "returned "] {
+        for (i, _) in l.match_indices(key) {
+            let j = i + key.len();
+            let closed = !key.ends_with('(') || b.get(j + 3) == Some(&b')');
+            if let Some(n) = three_digits(b, j).filter(|_| closed) {
+                return Some(n);
+            }
+        }
     }
     for key in ["code", "status", "http"] {
         for (i, _) in l.match_indices(key) {
@@ -436,6 +446,48 @@ mod tests {
         assert_eq!(s("1234 things"), None);
         assert_eq!(s("process exited with code 127"), None);
         assert_eq!(s("200 ok"), None);
+    }
+
+    /// Every way pi-ai (0.73.1 and 1.6.0 dist) writes a status into an error text:
+    /// `formatProviderError` (`<prefix> (<status>): …`, `<status>: …`, with prefixes such as
+    /// `Mistral API error`, `OpenAI API error`, `Azure OpenAI API error`, `<label> error`),
+    /// `<status> <statusText>: …`, `Error Code <code>: …`, `status=<status>;`, `Request failed
+    /// with status <status>`, `<label> returned <status>`, `failed (<status>)`,
+    /// `(HTTP <status>)`, `(status <status>)`.
+    #[test]
+    fn http_status_in_every_pi_ai_error_format() {
+        let s = |t: &str| http_status(&t.to_ascii_lowercase());
+        for (t, n) in [
+            ("Mistral API error (503): upstream connect error", 503),
+            ("OpenAI API error (429): Rate limit reached", 429),
+            ("Azure OpenAI API error (500): boom", 500),
+            ("llama.cpp error (502): bad gateway", 502),
+            ("503: {\"message\":\"unavailable\"}", 503),
+            ("502 Bad Gateway: upstream (server_error)", 502),
+            ("Error Code 503: overloaded", 503),
+            ("HTTP request failed. status=503; url=x; body=y", 503),
+            ("Request failed with status 504", 504),
+            ("Classifier returned 503", 503),
+            ("OpenAI Codex token refresh failed (401): nope", 401),
+            ("xAI OAuth refresh failed (HTTP 503): x", 503),
+            ("Kimi Code device token request failed (status 500): x", 500),
+        ] {
+            assert_eq!(s(t), Some(n), "{t}");
+        }
+        for t in [
+            "tool failed (127): exit",
+            "error (2024): in the year",
+            "returned 1234 rows",
+            "it returned 200",
+        ] {
+            assert_eq!(s(t), None, "{t}");
+        }
+        let e = api_error(
+            Some("Mistral API error (503): upstream connect error"),
+            StopReason::Error,
+        )
+        .unwrap();
+        assert_eq!((e.kind, e.status), (ApiErrorKind::Server, Some(503)));
     }
 
     #[test]
