@@ -131,10 +131,12 @@ fn windows_are_resolved_as_current_pi_and_pi_usage_resolve_them() {
     ]);
     assert_eq!(o.status, 0, "{}", o.stderr);
     let r = reports(&o);
-    // modelOverrides win: 30100 is not over 65536 - 16384 (it would be over 32768 - 16384).
+    // modelOverrides win: 30100 is not over 65536 - 16384 (it would be over 32768 - 16384),
+    // so after that reply Pi 0.73.1's check compacted nothing: /compact.
     assert_eq!(r[0]["model"], "qwen");
     assert_eq!(r[0]["configured_window"], 65536);
-    assert_eq!(r[0]["trigger"], "unknown");
+    assert_eq!(r[0]["trigger"], "manual");
+    assert_eq!(rules(&r[0]), ["under_threshold"]);
     // No contextWindow in models[]: Pi's default 128000, and 120100 > 128000 - 16384.
     assert_eq!(r[1]["model"], "llama");
     assert_eq!(r[1]["configured_window"], 128000);
@@ -183,10 +185,16 @@ fn item_2_huge_numbers_are_exact_neither_wrapped_nor_clamped() {
         c.contains("\"recorded_context_tokens\":18446744073709551616,"),
         "{c}"
     );
-    // tokensBefore beyond i64 is still over the threshold.
+    // tokensBefore beyond i64 is still over the threshold; the reply before, input + cacheRead
+    // 2^64 over the window 200000, is a silent overflow first (Pi 0.73.1's isContextOverflow
+    // comes before the threshold), also exact.
     assert_eq!(r[1]["tokens_before"], json!(u64::MAX));
-    assert_eq!(r[1]["trigger"], "threshold");
-    assert_eq!(rules(&r[1]), ["over_threshold"]);
+    assert_eq!(r[1]["trigger"], "overflow");
+    assert_eq!(rules(&r[1]), ["silent_overflow", "over_threshold"]);
+    assert!(r[1]["evidence"][0]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("input + cacheRead 18446744073709551616 > context window 200000"));
     // A reserve larger than the window makes the limit negative, so any tokensBefore is over
     // it, as in Pi's arithmetic (JavaScript numbers), with no overflow on the way.
     let o = compactions(&[
@@ -198,8 +206,9 @@ fn item_2_huge_numbers_are_exact_neither_wrapped_nor_clamped() {
     ]);
     assert_eq!(o.status, 0, "{}", o.stderr);
     let r = &reports(&o)[1];
-    assert_eq!(r["trigger"], "threshold");
-    assert!(r["evidence"][0]["detail"]
+    assert_eq!(r["trigger"], "overflow");
+    assert_eq!(r["evidence"][1]["rule"], "over_threshold");
+    assert!(r["evidence"][1]["detail"]
         .as_str()
         .unwrap()
         .ends_with("= -18446744073709351615"));
@@ -215,10 +224,12 @@ fn threshold_needs_a_window_and_honours_the_reserve() {
         (Some("unknown"), Some("unknown"))
     );
     assert_eq!(r["configured_window"], Value::Null);
-    // 190000 > 200000 - 10000 is false: strictly greater, as Pi compares.
+    // 190000 > 200000 - 10000 is false: strictly greater, as Pi compares; after that reply
+    // Pi 0.73.1's check compacted nothing, so /compact.
     let models = fixture_str("models.json");
     let o = compactions(&["--models", &models, "--reserve-tokens", "10000", &f]);
-    assert_eq!(reports(&o)[0]["trigger"], "unknown");
+    assert_eq!(reports(&o)[0]["trigger"], "manual");
+    assert_eq!(rules(&reports(&o)[0]), ["under_threshold"]);
     assert_eq!(reports(&o)[0]["reserve_tokens"], 10000);
     let o = compactions(&["--models", &models, "--reserve-tokens", "10001", &f]);
     assert_eq!(reports(&o)[0]["trigger"], "threshold");
@@ -265,17 +276,65 @@ fn bad_models_file_is_reported_without_its_content() {
     assert_eq!(reports(&o).len(), 1);
 }
 
+/// Pi 0.73.1 compacts on its own only in AgentSession._checkCompaction (overflow by
+/// isContextOverflow, then the threshold); a length stop with output is neither. This fixture
+/// was once `automatic` by the rule length_stop, which no Pi code supports.
 #[test]
-fn length_stop_right_before_is_automatic() {
+fn length_stop_right_before_is_no_automatic_trigger_in_pi_0_73_1() {
     let o = cmd("pi-compactions")
         .arg(fixture("compaction-length.jsonl"))
         .ok();
     let r = &reports(&o)[0];
-    assert_eq!(r["trigger"], "automatic");
-    assert_eq!(r["basis"], "inferred");
+    assert_eq!(r["trigger"], "unknown", "no window for claude-fixture");
+    assert_eq!(r["basis"], "unknown");
     assert_eq!(rules(r), ["length_stop"]);
     assert_eq!(r["evidence"][0]["line"], 3);
     assert_eq!(r["files"], json!({"read":0,"modified":1}));
+    let models = fixture_str("models.json");
+    let o = compactions(&["--models", &models, &fixture_str("compaction-length.jsonl")]);
+    let r = &reports(&o)[0];
+    assert_eq!(
+        (&r["trigger"], &r["basis"]),
+        (&json!("manual"), &json!("inferred")),
+        "48192 <= 200000 - 16384 after a reply that is no overflow: compact()"
+    );
+    assert_eq!(rules(r), ["under_threshold", "length_stop"]);
+}
+
+/// Pi 0.73.1's _checkCompaction: isContextOverflow(reply, window) case 2, a stop reply whose
+/// input + cacheRead (150000 + 60000) is over the window (claude-sonnet-4-5, 200000 in Pi's
+/// catalogue), is overflow; the threshold check is not reached.
+#[test]
+fn pi0_silent_overflow_is_overflow() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-silent-overflow.jsonl"))
+        .ok();
+    let r = &reports(&o)[0];
+    assert_eq!(
+        (&r["trigger"], &r["basis"]),
+        (&json!("overflow"), &json!("inferred"))
+    );
+    assert_eq!(rules(r), ["silent_overflow", "over_threshold"]);
+    assert_eq!(r["evidence"][0]["line"], 3);
+    assert_eq!(
+        r["evidence"][0]["detail"],
+        "the reply before ended with stopReason stop but input + cacheRead 210000 > context window 200000: Pi 0.73.1 compacts for overflow after such a reply (pi-ai isContextOverflow), before any threshold check"
+    );
+}
+
+/// Case 3: a length stop with output 0 and input + cacheRead (190000 + 8000) at 99% of the
+/// window or more is overflow too.
+#[test]
+fn pi0_filled_window_is_overflow() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-filled-window.jsonl"))
+        .ok();
+    let r = &reports(&o)[0];
+    assert_eq!(
+        (&r["trigger"], &r["basis"]),
+        (&json!("overflow"), &json!("inferred"))
+    );
+    assert_eq!(rules(r), ["filled_window", "over_threshold", "length_stop"]);
 }
 
 #[test]
@@ -327,8 +386,10 @@ fn v1_first_kept_entry_index_counts_records_from_the_header() {
     );
     assert_eq!(r[0]["entry"], Value::Null);
     assert_eq!(r[0]["line"], 7);
-    // Linear v1 log: the length stop just before counts.
-    assert_eq!(r[0]["trigger"], "automatic");
+    // Linear v1 log: the length stop just before is listed; Pi 0.73.1 does not compact for
+    // it, and claude-old has no window, so the trigger is unknown.
+    assert_eq!(r[0]["trigger"], "unknown");
+    assert_eq!(rules(&r[0]), ["length_stop"]);
     assert_eq!(r[0]["context_after"], 300);
     // Index 0 is the header, which Pi never resolves; 99 is past the compaction.
     assert_eq!(

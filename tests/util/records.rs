@@ -265,6 +265,7 @@ pub struct Evidence {
 pub enum EvidenceRule {
     Recorded,
     OverflowError,
+    FilledWindow,
     OverThreshold,
     LengthStop,
     FromHook,

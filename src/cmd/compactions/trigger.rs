@@ -353,11 +353,17 @@ pub(super) fn infer_trigger(c: &Clues<'_>) -> (Trigger, Basis, Vec<Evidence>) {
     (trigger, basis, evidence)
 }
 
-/// Pi 0.73.1's clues, strongest first: overflow_error, over_threshold, length_stop; the first
-/// that applies decides.
+/// Pi 0.73.1's clues, in the order of its `AgentSession._checkCompaction` (the one place it
+/// compacts on its own): pi-ai's `isContextOverflow(reply, window)` first, for a reply of the
+/// model in effect (overflow_error; silent_overflow, its case 2; filled_window, its case 3),
+/// then the threshold (over_threshold); the first that applies decides. Under the threshold
+/// after a reply that is none of these, Pi's check compacts nothing, so the compaction is
+/// `compact()` (under_threshold: /compact or an extension's `ctx.compact()`). length_stop is
+/// listed and decides nothing: 0.73.1 has no compaction for a truncated reply.
 fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
     let mut inferred = None;
-    let nearest = c.before.assistant.as_ref();
+    let b = c.before;
+    let nearest = b.assistant.as_ref();
     if let Some(a) = nearest.filter(|a| a.overflow) {
         inferred.get_or_insert(Trigger::Overflow);
         evidence.push(Evidence::at(
@@ -366,19 +372,69 @@ fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
             "the assistant message right before ended with stopReason error: the context was too long",
         ));
     }
+    // Pi asks only of a reply of the model in effect (sameModel), with that model's window.
+    let unchanged = c.same_model && !b.model_changed && !b.partial;
+    if let (Some(a), Some(w), true) = (nearest, c.window, unchanged) {
+        let read = a.usage.input_read();
+        if a.stop == StopReason::Stop && read > w.into() {
+            inferred.get_or_insert(Trigger::Overflow);
+            evidence.push(Evidence::at(
+                &a.place(),
+                "silent_overflow",
+                format!(
+                    "the reply before ended with stopReason stop but input + cacheRead {read} > context window {w}: Pi 0.73.1 compacts for overflow after such a reply (pi-ai isContextOverflow), before any threshold check"
+                ),
+            ));
+        }
+        // pi-ai's `input + cacheRead >= contextWindow * 0.99`, exact in integers.
+        if a.stop == StopReason::Length && a.usage.output == 0 && read * 100 >= u128::from(w) * 99 {
+            inferred.get_or_insert(Trigger::Overflow);
+            evidence.push(Evidence::at(
+                &a.place(),
+                "filled_window",
+                format!(
+                    "the reply before ended with stopReason length, output 0 and input + cacheRead {read} at 99% of the context window {w} or more: Pi 0.73.1 compacts for overflow after such a reply (pi-ai isContextOverflow), before any threshold check"
+                ),
+            ));
+        }
+    }
     if let Some(e) = c.over_threshold() {
         inferred.get_or_insert(Trigger::Threshold);
         evidence.push(e);
+    } else if inferred.is_none() {
+        inferred = pi0_under_threshold(c, evidence);
     }
     if let Some(a) = nearest.filter(|a| a.stop == StopReason::Length) {
-        inferred.get_or_insert(Trigger::Automatic);
         evidence.push(Evidence::at(
             &a.place(),
             "length_stop",
-            "the assistant message right before ended with stopReason length",
+            "the assistant message right before ended with stopReason length: Pi 0.73.1 does not compact for that (only for output 0 with the window filled, filled_window)",
         ));
     }
     inferred
+}
+
+/// Pi 0.73.1's under_threshold: tokensBefore at or below the limit after a reply that is no
+/// overflow. Pi's check counts that reply's usage (an error reply: the estimate of the whole
+/// context), tokensBefore counts the same plus the messages after it, so the check did not
+/// fire. Not after an aborted reply (Pi's check before a prompt counts its usage, which
+/// tokensBefore skips), not for tokens an extension gave (fromHook), not where file order
+/// stands in for the chain.
+fn pi0_under_threshold(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
+    let a = c.before.assistant.as_ref()?;
+    let ((w, limit), t) = (c.limit()?, c.tokens_before?);
+    let excluded = a.stop == StopReason::Aborted || c.from_hook == Some(true) || c.before.partial;
+    if excluded || i128::from(t) > limit {
+        return None;
+    }
+    evidence.push(c.here(
+        "under_threshold",
+        format!(
+            "tokensBefore {t} <= context window {w} - reserve {} = {limit} after a reply that is no overflow: Pi 0.73.1 compacts on its own only on overflow or over the threshold, so /compact (or an extension's compact)",
+            c.reserve
+        ),
+    ));
+    Some(Trigger::Manual)
 }
 
 /// Pi 1.6.0's clues (read in `AgentSession._checkCompaction`, `_runAutoCompaction` and
@@ -709,12 +765,140 @@ mod tests {
                 vec!["over_threshold", "length_stop"]
             )
         );
+        // Pi 0.73.1 compacts on its own only in _checkCompaction (overflow, then threshold):
+        // a length stop alone says nothing of the trigger.
         assert_eq!(
             verdict(&Clues {
                 before: &length,
                 ..clues()
             }),
-            (Trigger::Automatic, Basis::Inferred, vec!["length_stop"])
+            (Trigger::Unknown, Basis::Unknown, vec!["length_stop"])
+        );
+    }
+
+    /// Pi 0.73.1 clues: the reply before (`before`), the window 200000 and tokensBefore `t`.
+    fn pi0<'a>(before: &'a Before, t: u64) -> Clues<'a> {
+        Clues {
+            before,
+            window: Some(200_000),
+            tokens_before: Some(t),
+            ..clues()
+        }
+    }
+
+    /// A reply on line 9 that ended with `stop`, its input, cacheRead and output.
+    fn reply(stop: StopReason, input: u64, cache_read: u64, output: u64) -> Before {
+        let mut b = assistant(stop, false);
+        if let Some(a) = b.assistant.as_mut() {
+            a.usage = ReplyUsage {
+                input,
+                output,
+                cache_read,
+                cache_write: 0,
+                total_tokens: input + cache_read + output,
+            };
+        }
+        b
+    }
+
+    /// Pi 0.73.1's _checkCompaction asks pi-ai's isContextOverflow(reply, window) first:
+    /// besides an overflow error, a stop reply whose input + cacheRead is over the window
+    /// (case 2) and a length reply with output 0 and input + cacheRead at 99% of the window or
+    /// more (case 3) are overflow, for a reply of the model in effect; the threshold after.
+    #[test]
+    fn pi0_silent_and_filled_window_overflows_come_before_the_threshold() {
+        let silent = reply(StopReason::Stop, 150_000, 50_001, 500);
+        assert_eq!(
+            verdict(&pi0(&silent, 200_501)),
+            (
+                Trigger::Overflow,
+                Basis::Inferred,
+                vec!["silent_overflow", "over_threshold"]
+            )
+        );
+        let at_window = reply(StopReason::Stop, 150_000, 50_000, 500);
+        assert_eq!(
+            verdict(&pi0(&at_window, 200_500)).2,
+            ["over_threshold"],
+            "input + cacheRead equal to the window is no overflow"
+        );
+        let filled = reply(StopReason::Length, 190_000, 8_000, 0);
+        assert_eq!(
+            verdict(&pi0(&filled, 198_000)),
+            (
+                Trigger::Overflow,
+                Basis::Inferred,
+                vec!["filled_window", "over_threshold", "length_stop"]
+            )
+        );
+        let short = reply(StopReason::Length, 190_000, 7_999, 0);
+        assert_eq!(
+            verdict(&pi0(&short, 197_999)).2,
+            ["over_threshold", "length_stop"],
+            "below 99% of the window"
+        );
+        let wrote = reply(StopReason::Length, 190_000, 8_000, 1);
+        assert_eq!(verdict(&pi0(&wrote, 198_001)).0, Trigger::Threshold);
+        // Pi checks overflow only for a reply of the model in effect, and needs the window.
+        for b in [&silent, &filled] {
+            let switched = Before {
+                model_changed: true,
+                ..b.clone()
+            };
+            assert_eq!(verdict(&pi0(&switched, 200_501)).0, Trigger::Threshold);
+            let other = Clues {
+                same_model: false,
+                ..pi0(b, 200_501)
+            };
+            assert_eq!(verdict(&other).0, Trigger::Threshold);
+            let unknown = Clues {
+                window: None,
+                ..pi0(b, 200_501)
+            };
+            assert_eq!(verdict(&unknown).0, Trigger::Unknown);
+        }
+    }
+
+    /// Under the threshold after a reply that is no overflow, Pi 0.73.1's _checkCompaction
+    /// compacts nothing (its count is tokensBefore's: the reply's usage plus what follows), so
+    /// the compaction is compact(): /compact, or an extension's ctx.compact().
+    #[test]
+    fn pi0_under_the_threshold_after_a_reply_is_manual() {
+        let length = reply(StopReason::Length, 50_000, 0, 4_000);
+        assert_eq!(
+            verdict(&pi0(&length, 54_000)),
+            (
+                Trigger::Manual,
+                Basis::Inferred,
+                vec!["under_threshold", "length_stop"]
+            )
+        );
+        let stop = reply(StopReason::Stop, 50_000, 0, 4_000);
+        assert_eq!(
+            verdict(&pi0(&stop, 183_616)),
+            (Trigger::Manual, Basis::Inferred, vec!["under_threshold"])
+        );
+        // Not when Pi's own check counts otherwise or the tokens are an extension's.
+        let aborted = reply(StopReason::Aborted, 50_000, 0, 4_000);
+        assert_eq!(
+            verdict(&pi0(&aborted, 54_000)).0,
+            Trigger::Unknown,
+            "Pi's check before a prompt counts an aborted reply's usage, tokensBefore skips it"
+        );
+        let hook = Clues {
+            from_hook: Some(true),
+            ..pi0(&stop, 54_000)
+        };
+        assert_eq!(verdict(&hook).0, Trigger::Unknown);
+        let in_file_order = Before {
+            partial: true,
+            ..stop.clone()
+        };
+        assert_eq!(verdict(&pi0(&in_file_order, 54_000)).0, Trigger::Unknown);
+        assert_eq!(
+            verdict(&pi0(&Before::default(), 54_000)).0,
+            Trigger::Unknown,
+            "no reply before"
         );
     }
 
