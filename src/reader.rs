@@ -371,6 +371,11 @@ pub trait Visitor {
     fn outside(&mut self, _e: &Entry<'_>, _d: &mut Diags) -> Result<(), Stop> {
         Ok(())
     }
+    /// A line of the current session that is a JSON array: reported and skipped like any
+    /// line that is no object, but Pi's loader keeps it, so its version-1 migration counts it
+    /// among the entries `firstKeptEntryIndex` indexes (pi-compactions; the default does
+    /// nothing). Called after the line's diagnostic.
+    fn array_line(&mut self, _line: u64) {}
     /// Whether the tool reads messages through [`Entry::message`]: the reader then notes the
     /// `message` object's members as it scans (most tools do; the default is yes).
     fn reads_messages(&self) -> bool {
@@ -405,6 +410,8 @@ pub trait SessionVisitor {
     fn outside(&mut self, _e: &Entry<'_>, _d: &mut Diags) -> Result<(), Stop> {
         Ok(())
     }
+    /// As [`Visitor::array_line`].
+    fn array_line(&mut self, _s: &mut Self::Session, _line: u64) {}
     /// As [`Visitor::reads_messages`].
     fn reads_messages(&self) -> bool {
         true
@@ -463,6 +470,12 @@ impl<V: SessionVisitor> Visitor for PerSession<V> {
 
     fn outside(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
         self.visitor.outside(e, d)
+    }
+
+    fn array_line(&mut self, line: u64) {
+        if let Some(s) = self.session.as_mut() {
+            self.visitor.array_line(s, line);
+        }
     }
 
     fn reads_messages(&self) -> bool {
@@ -1159,6 +1172,7 @@ impl<'a> LineMembers<'a> {
 
 /// Reports why the line is not one JSON object, its first non-blank byte at `start`: what
 /// scanning an object there gave (`Ok` with the index past the object when text follows it).
+/// Whether the line is one JSON array.
 #[cold]
 #[inline(never)]
 fn report_bad_line(
@@ -1166,8 +1180,9 @@ fn report_bad_line(
     start: usize,
     scanned: Result<usize, json::Error>,
     d: &mut Diags,
-) {
+) -> bool {
     let b = line.bytes;
+    let mut array = false;
     let (kind, msg) = match scanned {
         Ok(end) => {
             let rest = json::skip_ws(b, end);
@@ -1190,10 +1205,13 @@ fn report_bad_line(
             }
         }
         Err(e) => match (b[start] != b'{').then(|| json::value_at(b, start)) {
-            Some(Ok(value)) if json::skip_ws(b, start + value.len()) == b.len() => (
-                Kind::NotObject,
-                format!("a JSON {}, not an object; line skipped", value.kind_name()),
-            ),
+            Some(Ok(value)) if json::skip_ws(b, start + value.len()) == b.len() => {
+                array = b[start] == b'[';
+                (
+                    Kind::NotObject,
+                    format!("a JSON {}, not an object; line skipped", value.kind_name()),
+                )
+            }
             _ if e.kind == json::ErrorKind::Eof && !line.has_newline => (
                 Kind::MalformedJson,
                 format!("truncated last line (malformed JSON: {e}); line skipped"),
@@ -1205,6 +1223,7 @@ fn report_bad_line(
         },
     };
     d.report(Some(line.no), kind, msg);
+    array
 }
 
 /// Where the reader is in the input.
@@ -1438,7 +1457,10 @@ impl<'v> Classifier<'v> {
             }
             _ => {
                 self.stats.bad_lines += 1;
-                report_bad_line(&line, start, scanned, d);
+                let array = report_bad_line(&line, start, scanned, d);
+                if array && self.position == Position::InSession {
+                    self.visitor.array_line(line.no);
+                }
                 Ok(())
             }
         }

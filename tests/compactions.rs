@@ -401,6 +401,32 @@ fn v1_first_kept_entry_index_counts_records_from_the_header() {
     assert_eq!(r[1]["context_after"], Value::Null);
 }
 
+/// Pi's loadEntriesFromFile keeps every line that parses to a truthy value and its v1
+/// migration indexes that list: an array line is an entry to it (null, 0, false and "" are
+/// dropped by 1.6.0; any other value that is no object makes the migration throw, in 0.73.1
+/// and 1.6.0 alike). Checked with both Pis' SessionManager on this file.
+#[test]
+fn v1_first_kept_entry_index_counts_array_lines_as_pi_does() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-v1-array-line.jsonl"))
+        .run();
+    let r = reports(&o);
+    assert_eq!(r.len(), 3);
+    assert_eq!(
+        r[0]["first_kept"],
+        json!({"entry":null,"index":3,"line":4,"found":true})
+    );
+    assert_eq!(
+        r[1]["first_kept"],
+        json!({"entry":null,"index":6,"line":7,"found":true})
+    );
+    assert_eq!(
+        r[2]["first_kept"],
+        json!({"entry":null,"index":2,"line":3,"found":true}),
+        "the array line is the entry at index 2: Pi gives it an id and keeps from it"
+    );
+}
+
 #[test]
 fn missing_first_kept_entry_is_not_found() {
     let o = cmd("pi-compactions")

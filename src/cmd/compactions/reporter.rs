@@ -119,6 +119,11 @@ impl SessionVisitor for Reporter<'_, '_> {
         self.write_waiting(&mut s, true)
     }
 
+    /// Pi's v1 migration indexes an array line as an entry (see [`SessionMemory::array_line`]).
+    fn array_line(&mut self, s: &mut SessionReport, line: u64) {
+        s.memory.array_line(line);
+    }
+
     /// What an entry says of itself is read ahead of the reader on a large input ([`ahead`]).
     fn ahead(&self) -> Option<Arc<dyn Ahead>> {
         Some(Arc::new(ahead::reader_ahead()))

@@ -343,6 +343,18 @@ impl SessionMemory {
         self.records += 1;
     }
 
+    /// A line of a version-1 session that is a JSON array: no record to the tools, but an
+    /// entry of the list Pi's loader keeps (every line that parses to a truthy value) and its
+    /// migration indexes with `firstKeptEntryIndex` (Pi 0.73.1 and 1.6.0 alike; a line whose
+    /// value is no object or array is dropped when null, 0, false or "", by 1.6.0, and
+    /// otherwise makes the migration fail, so it is not counted).
+    pub fn array_line(&mut self, line: u64) {
+        if self.linear {
+            self.records += 1;
+            self.v1_lines.push(line);
+        }
+    }
+
     /// The model in effect at an entry's parent, and the parent's id (shared with its
     /// remembered entry when there is one).
     pub fn parent_link(&self, parent: &ParentRef<'_>) -> (ModelIx, Option<EntryId>) {
