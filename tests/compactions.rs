@@ -841,3 +841,144 @@ fn item_11_bad_first_kept_index_and_from_hook_are_reported() {
     assert_eq!(r["tokens_before"], 1234);
     assert_eq!(r["first_kept"]["index"], Value::Null);
 }
+
+/// pi-compactions in an agent directory holding `settings` as settings.json (and no
+/// models.json: windows from Pi's catalogue), over `file`, with `args`.
+fn with_settings(settings: &str, args: &[&str], file: &str) -> Output {
+    let agent = TempDir::new("settings");
+    agent.write("settings.json", settings);
+    cmd("pi-compactions")
+        .env("PI_CODING_AGENT_DIR", agent.path())
+        .arg("--json")
+        .args(args)
+        .arg(file)
+        .run()
+}
+
+/// Pi reads `compaction.reserveTokens` from settings.json in its agent directory
+/// (SettingsManager.getCompactionReserveTokens, default 16384), and Pi 1.6.0 first
+/// `compaction.modelOverrides["provider/id"].reserveTokens` (getCompactionTokenSetting). With
+/// 50000, 170000 > 200000 - 50000: Pi 1.6.0's threshold check would compact, so /compact is
+/// no longer the only answer. The settings are today's, so that is named in the evidence.
+#[test]
+fn the_reserve_comes_from_pi_settings_json() {
+    let f = fixture_str("compaction-settings-reserve.jsonl");
+    let o = with_settings("{}", &[], &f);
+    let r = &reports(&o)[0];
+    assert_eq!(
+        (&r["trigger"], &r["reserve_tokens"]),
+        (&json!("manual"), &json!(16384))
+    );
+    assert_eq!(r["reserve_source"], "default");
+    let o = with_settings(r#"{"compaction":{"reserveTokens":50000}}"#, &[], &f);
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    let r = &reports(&o)[0];
+    assert_eq!(
+        (&r["trigger"], &r["basis"]),
+        (&json!("unknown"), &json!("unknown"))
+    );
+    assert_eq!(
+        rules(r),
+        [
+            "over_threshold",
+            "auto_compaction_unproven",
+            "settings_assumed"
+        ]
+    );
+    assert_eq!(
+        (&r["reserve_tokens"], &r["reserve_source"]),
+        (&json!(50000), &json!("settings"))
+    );
+    let assumed = r["evidence"][2]["detail"].as_str().unwrap();
+    assert!(assumed.contains("compaction.reserveTokens"), "{assumed}");
+    // Pi 1.6.0: a model's override first.
+    let o = with_settings(
+        r#"{"compaction":{"reserveTokens":10000,"modelOverrides":{"anthropic/claude-sonnet-4-5":{"reserveTokens":40000}}}}"#,
+        &[],
+        &f,
+    );
+    let r = &reports(&o)[0];
+    assert_eq!(
+        (&r["reserve_tokens"], &r["reserve_source"]),
+        (&json!(40000), &json!("settings_model_override"))
+    );
+    assert_eq!(rules(r)[0], "over_threshold");
+    // --reserve-tokens wins over the file.
+    let o = with_settings(
+        r#"{"compaction":{"reserveTokens":50000}}"#,
+        &["--reserve-tokens", "16384"],
+        &f,
+    );
+    let r = &reports(&o)[0];
+    assert_eq!(
+        (&r["trigger"], &r["reserve_source"]),
+        (&json!("manual"), &json!("option"))
+    );
+    assert_eq!(rules(r), ["under_threshold"]);
+}
+
+/// Problems with settings.json are reported as models.json's are, never quoting it. Invalid
+/// JSON: Pi itself falls back to its defaults (tryLoadFromStorage), so 16384. A reserveTokens
+/// that is no non-negative integer: Pi 1.6.0 refuses it (its threshold check throws), so no
+/// reserve is known and no threshold rule applies.
+#[test]
+fn settings_json_problems_are_reported() {
+    let f = fixture_str("compaction-settings-reserve.jsonl");
+    let o = with_settings(r#"{"compaction":{"reserveTokens":50000 "SECRET"#, &[], &f);
+    assert_eq!(o.status, 2);
+    assert!(o.stderr.contains("settings.json"), "{}", o.stderr);
+    assert!(!o.stderr.contains("SECRET"), "{}", o.stderr);
+    let r = &reports(&o)[0];
+    assert_eq!(
+        (&r["reserve_tokens"], &r["reserve_source"]),
+        (&json!(16384), &json!("default"))
+    );
+    assert_eq!(r["trigger"], "manual");
+    let o = with_settings(r#"{"compaction":{"reserveTokens":"50000"}}"#, &[], &f);
+    assert_eq!(o.status, 2);
+    assert!(
+        o.stderr.contains("compaction.reserveTokens"),
+        "{}",
+        o.stderr
+    );
+    let r = &reports(&o)[0];
+    assert_eq!(
+        (&r["reserve_tokens"], &r["reserve_source"]),
+        (&Value::Null, &json!("settings"))
+    );
+    assert_eq!(
+        (&r["trigger"], &r["basis"]),
+        (&json!("unknown"), &json!("unknown"))
+    );
+    assert_eq!(rules(r), Vec::<String>::new());
+}
+
+/// Pi 0.73.1's SettingsManager has no per-model override: for its files only
+/// compaction.reserveTokens counts.
+#[test]
+fn pi0_files_ignore_per_model_reserves() {
+    let agent = TempDir::new("settings0");
+    agent.write("models.json", read_fixture("models.json"));
+    agent.write(
+        "settings.json",
+        r#"{"compaction":{"modelOverrides":{"anthropic/claude-fixture":{"reserveTokens":5000}}}}"#,
+    );
+    let run = || {
+        cmd("pi-compactions")
+            .env("PI_CODING_AGENT_DIR", agent.path())
+            .arg(fixture("compaction-threshold.jsonl"))
+            .ok()
+    };
+    let r = &reports(&run())[0];
+    assert_eq!(
+        (&r["trigger"], &r["reserve_source"]),
+        (&json!("threshold"), &json!("default"))
+    );
+    agent.write("settings.json", r#"{"compaction":{"reserveTokens":5000}}"#);
+    let r = &reports(&run())[0];
+    assert_eq!(
+        (&r["trigger"], &r["reserve_tokens"]),
+        (&json!("manual"), &json!(5000))
+    );
+    assert_eq!(rules(r), ["under_threshold", "settings_assumed"]);
+}

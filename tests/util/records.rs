@@ -169,7 +169,9 @@ pub struct CompactionReport {
     pub configured_window_source: Option<WindowSource>,
     #[serde(deserialize_with = "nullable")]
     pub window_catalogue: Option<String>,
-    pub reserve_tokens: u64,
+    #[serde(deserialize_with = "nullable")]
+    pub reserve_tokens: Option<u64>,
+    pub reserve_source: ReserveSource,
     #[serde(deserialize_with = "nullable")]
     pub context_after: Option<Whole>,
     #[serde(deserialize_with = "nullable")]
@@ -283,6 +285,17 @@ pub enum EvidenceRule {
     AutoCompactionUnproven,
     ModelSwitch,
     UnderThreshold,
+    SettingsAssumed,
+}
+
+/// `compaction_report.reserve_source`.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum ReserveSource {
+    Option,
+    Settings,
+    SettingsModelOverride,
+    Default,
 }
 
 /// `compaction_failure` (pi-compactions).

@@ -49,9 +49,10 @@ pub struct Args {
     pub models: Option<PathBuf>,
 
     /// Pi's compaction reserve: a compaction is over the threshold when tokensBefore is
-    /// greater than the context window minus N.
-    #[arg(long, value_name = "N", default_value_t = 16384)]
-    pub reserve_tokens: u64,
+    /// greater than the context window minus N. Default: Pi's own, from its settings.json
+    /// (see DESCRIPTION), else 16384.
+    #[arg(long, value_name = "N")]
+    pub reserve_tokens: Option<u64>,
 }
 
 pub const MAN: ManPage = ManPage {

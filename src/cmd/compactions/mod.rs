@@ -26,6 +26,7 @@ mod overflow;
 mod read;
 mod records;
 mod reporter;
+mod reserve;
 mod session;
 mod table;
 mod trigger;
@@ -42,6 +43,7 @@ use crate::reader::{self, PerSession, Visitor};
 use crate::record::{describe, Described};
 use crate::tool::Tool;
 use reporter::{Reporter, Settings};
+use reserve::Reserves;
 use std::process::ExitCode;
 
 const TOOL: &str = "pi-compactions";
@@ -63,12 +65,14 @@ impl Tool for Compactions {
 
     fn run(args: &Args) -> ExitCode {
         let windows = models_json::load_for(TOOL, args.models.as_deref());
+        let reserves = Reserves::load(TOOL, args.reserve_tokens);
         let sources = args.inputs.sources();
         let table = crate::view::chosen(args.table, args.json);
         let mut all = table::Tally::default();
         let settings = Settings {
             args,
             windows: &windows,
+            reserves: &reserves,
         };
         input::run(
             TOOL,
@@ -99,9 +103,11 @@ impl Tool for Compactions {
     /// is read as in [`run`]. The table only with --table (`out` is no terminal).
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
         let windows = models_json::load_for(TOOL, args.models.as_deref());
+        let reserves = Reserves::load(TOOL, args.reserve_tokens);
         let settings = Settings {
             args,
             windows: &windows,
+            reserves: &reserves,
         };
         let read = |d: &mut Diags, v: &mut dyn Visitor| reader::read(input, false, d, v);
         if !args.table {
@@ -116,7 +122,8 @@ impl Tool for Compactions {
 
 /// The records pi-compactions writes over `input` read as if it came on stdin, with the
 /// context windows `windows` (read once by the caller: pi-replay reads models.json once a run
-/// and reports its problems as its own).
+/// and reports its problems as its own) and the reserve of `args` (Pi's default unless
+/// given: settings.json is not read here).
 pub(crate) fn records_with(
     args: &Args,
     windows: &crate::models_json::Models,
@@ -124,7 +131,12 @@ pub(crate) fn records_with(
     out: &mut Out,
     d: &mut Diags,
 ) -> Result<(), Stop> {
-    let settings = Settings { args, windows };
+    let reserves = Reserves::load_option(args.reserve_tokens);
+    let settings = Settings {
+        args,
+        windows,
+        reserves: &reserves,
+    };
     report(&settings, "<stdin>", out, d, |d, v| {
         reader::read(input, false, d, v)
     })

@@ -3,6 +3,7 @@
 //! message that gives its `context_after`.
 
 use super::errors::{ApiError, FailureText};
+use super::reserve::ReserveSource;
 use super::session::ModelIx;
 use super::trigger::{Basis, Evidence, Trigger};
 use crate::models_json::Window;
@@ -146,6 +147,8 @@ pub(super) struct CompactionFacts {
     pub model: ModelIx,
     /// Its context window, and where that came from.
     pub window: Option<Window>,
+    /// Pi's reserve used (none when the setting is invalid), and where it came from.
+    pub reserve: (Option<u64>, ReserveSource),
     pub context_after: Option<u128>,
     pub context_after_line: Option<u64>,
 }
@@ -157,7 +160,6 @@ pub(super) struct CompactionReport<'a> {
     pub facts: &'a CompactionFacts,
     /// The provider and model id in effect.
     pub model: Option<(&'a str, &'a str)>,
-    pub reserve_tokens: u64,
     pub opt_in: OptIn,
 }
 
@@ -205,6 +207,7 @@ impl Record for CompactionReport<'_> {
         "configured_window_source",
         "window_catalogue",
         "reserve_tokens",
+        "reserve_source",
         "context_after",
         "context_after_line",
         "inferred_drop",
@@ -259,7 +262,8 @@ impl Record for CompactionReport<'_> {
                 "window_catalogue",
                 r.window.and_then(|w| w.source.catalogue()),
             )
-            .u64("reserve_tokens", self.reserve_tokens)
+            .opt_u64("reserve_tokens", r.reserve.0)
+            .str("reserve_source", r.reserve.1.name())
             .opt_raw(
                 "context_after",
                 r.context_after.map(|c| after.format(c).as_bytes()),

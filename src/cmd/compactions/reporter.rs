@@ -13,6 +13,7 @@ use super::records::{
     AssistantError, BranchSummaryReport, CompactionFacts, CompactionFailure, CompactionReport,
     EntryPlace, OptIn,
 };
+use super::reserve::{ReserveSource, Reserves};
 use super::session::{EntryId, ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::trigger::{
     infer_trigger, recorded_trigger, settle_continuation, AssistantFacts, AutoOn, Basis, Clues,
@@ -28,10 +29,11 @@ use crate::record::Record;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-/// What a run reports with: its arguments and the configured context windows.
+/// What a run reports with: its arguments, the configured context windows and Pi's reserve.
 pub(super) struct Settings<'a> {
     pub args: &'a Args,
     pub windows: &'a Models,
+    pub reserves: &'a Reserves,
 }
 
 /// Reports the compactions of one input named `file`, writing to `out`.
@@ -146,7 +148,7 @@ impl Reporter<'_, '_> {
     /// record in it. A compaction's trigger is final once it is settled (see
     /// [`settle_continuation`]).
     fn write_waiting(&mut self, s: &mut SessionReport, all: bool) -> Result<(), Stop> {
-        let (reserve_tokens, opt_in) = (self.args().reserve_tokens, self.opt_in());
+        let opt_in = self.opt_in();
         let (out, file, memory) = (&mut *self.out, self.file, &s.memory);
         let write = |w: Waiting| match w {
             Waiting::Written(bytes) => out.line(&bytes),
@@ -163,7 +165,6 @@ impl Reporter<'_, '_> {
                     file,
                     facts: f,
                     model: memory.models.get(f.model),
-                    reserve_tokens,
                     opt_in,
                 }
                 .write(out)
@@ -392,12 +393,16 @@ impl Reporter<'_, '_> {
                 .get(ix)
                 .and_then(|(p, m)| self.settings.windows.window(p, m))
         };
-        let reserve = self.args().reserve_tokens;
         let window = window_of(model);
         let before = m.before(parent);
         let pi1 = m.pi1 || e.get("systemMessage").is_some() || e.get("usage").is_some();
+        let reserves = self.settings.reserves;
+        let reserve = reserves.for_model(m.models.get(model), pi1);
         let uncompacted = if pi1 {
-            let limit = |ix| window_of(ix).map(|w| i128::from(w.tokens) - i128::from(reserve));
+            let limit = |ix| {
+                let r = reserves.for_model(m.models.get(ix), pi1).tokens?;
+                window_of(ix).map(|w| i128::from(w.tokens) - i128::from(r))
+            };
             m.uncompacted(parent, &limit)
         } else {
             None
@@ -411,7 +416,13 @@ impl Reporter<'_, '_> {
             same_model: before.assistant.as_ref().is_some_and(|a| a.model == model),
             window: window.map(|w| w.tokens),
             tokens_before,
-            reserve,
+            reserve: reserve.tokens,
+            reserve_key: reserve.key.as_deref().filter(|_| {
+                matches!(
+                    reserve.source,
+                    ReserveSource::Settings | ReserveSource::SettingsModelOverride
+                )
+            }),
             from_hook: summarized.from_hook,
             uncompacted: uncompacted.as_ref(),
             auto_on: m.auto_on.as_ref(),
@@ -434,6 +445,7 @@ impl Reporter<'_, '_> {
             evidence,
             model,
             window,
+            reserve: (reserve.tokens, reserve.source),
             context_after: None,
             context_after_line: None,
         }

@@ -281,8 +281,11 @@ pub(super) struct Clues<'a> {
     /// The context window of the model in effect, when configured.
     pub window: Option<u64>,
     pub tokens_before: Option<u64>,
-    /// Pi's compaction reserve.
-    pub reserve: u64,
+    /// Pi's compaction reserve; none when the setting Pi would use is invalid.
+    pub reserve: Option<u64>,
+    /// The settings.json key the reserve came from, when it did: today's settings are assumed
+    /// to be those Pi had (rule settings_assumed).
+    pub reserve_key: Option<&'a str>,
     /// `fromHook` as recorded.
     pub from_hook: Option<bool>,
     /// Pi 1.x: an earlier reply over the threshold that was not compacted (see [`Uncompacted`]).
@@ -304,8 +307,13 @@ impl Clues<'_> {
 
     /// `window - reserve` (in 128 bits: the counts are u64 and the limit may be negative).
     fn limit(&self) -> Option<(u64, i128)> {
-        self.window
-            .map(|w| (w, i128::from(w) - i128::from(self.reserve)))
+        let r = self.reserve?;
+        self.window.map(|w| (w, i128::from(w) - i128::from(r)))
+    }
+
+    /// The reserve, once [`Clues::limit`] has found it.
+    fn reserve(&self) -> u64 {
+        self.reserve.unwrap_or_default()
     }
 
     /// The over_threshold clue, when tokensBefore is over the limit.
@@ -316,7 +324,7 @@ impl Clues<'_> {
                 "over_threshold",
                 format!(
                     "tokensBefore {t} > context window {w} - reserve {} = {limit}",
-                    self.reserve
+                    self.reserve()
                 ),
             )
         })
@@ -343,6 +351,18 @@ pub(super) fn infer_trigger(c: &Clues<'_>) -> (Trigger, Basis, Vec<Evidence>) {
         evidence.push(c.here(
             "from_hook",
             "written by an extension (fromHook: true)".into(),
+        ));
+    }
+    let on_reserve = evidence
+        .iter()
+        .any(|e| matches!(e.rule, "over_threshold" | "under_threshold"));
+    if let (Some(key), true) = (c.reserve_key, on_reserve) {
+        evidence.push(c.here(
+            "settings_assumed",
+            format!(
+                "the reserve {} is {key} of Pi's settings.json as it is now: the settings Pi had when it wrote the session are not recorded, and a project's .pi/settings.json is not read",
+                c.reserve()
+            ),
         ));
     }
     let (trigger, basis) = match (c.recorded, inferred) {
@@ -431,7 +451,7 @@ fn pi0_under_threshold(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Tr
         "under_threshold",
         format!(
             "tokensBefore {t} <= context window {w} - reserve {} = {limit} after a reply that is no overflow: Pi 0.73.1 compacts on its own only on overflow or over the threshold, so /compact (or an extension's compact)",
-            c.reserve
+            c.reserve()
         ),
     ));
     Some(Trigger::Manual)
@@ -481,7 +501,7 @@ fn pi1_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
         "under_threshold",
         format!(
             "tokensBefore {t} <= context window {w} - reserve {} = {limit} and no overflow before it: no automatic compaction fires there, so /compact",
-            c.reserve
+            c.reserve()
         ),
     ));
     Some(Trigger::Manual)
@@ -650,7 +670,8 @@ mod tests {
             same_model: true,
             window: None,
             tokens_before: None,
-            reserve: 16384,
+            reserve: Some(16384),
+            reserve_key: None,
             from_hook: None,
             uncompacted: None,
             auto_on: None,
