@@ -374,8 +374,10 @@ pub trait Visitor {
     /// A line of the current session that is a JSON array: reported and skipped like any
     /// line that is no object, but Pi's loader keeps it, so its version-1 migration counts it
     /// among the entries `firstKeptEntryIndex` indexes (pi-compactions; the default does
-    /// nothing). Called after the line's diagnostic.
-    fn array_line(&mut self, _line: u64) {}
+    /// nothing; pi-redact writes `[]` there). Called after the line's diagnostic.
+    fn array_line(&mut self, _line: u64) -> Result<(), Stop> {
+        Ok(())
+    }
     /// Whether the tool reads messages through [`Entry::message`]: the reader then notes the
     /// `message` object's members as it scans (most tools do; the default is yes).
     fn reads_messages(&self) -> bool {
@@ -411,7 +413,9 @@ pub trait SessionVisitor {
         Ok(())
     }
     /// As [`Visitor::array_line`].
-    fn array_line(&mut self, _s: &mut Self::Session, _line: u64) {}
+    fn array_line(&mut self, _s: &mut Self::Session, _line: u64) -> Result<(), Stop> {
+        Ok(())
+    }
     /// As [`Visitor::reads_messages`].
     fn reads_messages(&self) -> bool {
         true
@@ -472,9 +476,10 @@ impl<V: SessionVisitor> Visitor for PerSession<V> {
         self.visitor.outside(e, d)
     }
 
-    fn array_line(&mut self, line: u64) {
-        if let Some(s) = self.session.as_mut() {
-            self.visitor.array_line(s, line);
+    fn array_line(&mut self, line: u64) -> Result<(), Stop> {
+        match self.session.as_mut() {
+            Some(s) => self.visitor.array_line(s, line),
+            None => Ok(()),
         }
     }
 
@@ -1459,7 +1464,7 @@ impl<'v> Classifier<'v> {
                 self.stats.bad_lines += 1;
                 let array = report_bad_line(&line, start, scanned, d);
                 if array && self.position == Position::InSession {
-                    self.visitor.array_line(line.no);
+                    self.visitor.array_line(line.no)?;
                 }
                 Ok(())
             }

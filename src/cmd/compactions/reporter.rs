@@ -122,8 +122,9 @@ impl SessionVisitor for Reporter<'_, '_> {
     }
 
     /// Pi's v1 migration indexes an array line as an entry (see [`SessionMemory::array_line`]).
-    fn array_line(&mut self, s: &mut SessionReport, line: u64) {
+    fn array_line(&mut self, s: &mut SessionReport, line: u64) -> Result<(), Stop> {
         s.memory.array_line(line);
+        Ok(())
     }
 
     /// What an entry says of itself is read ahead of the reader on a large input ([`ahead`]).

@@ -454,6 +454,17 @@ impl Visitor for Redactor<'_, '_, '_> {
         self.entry(e, d)
     }
 
+    /// A line of a session holding a JSON array is an entry to Pi's loader (a version-1
+    /// firstKeptEntryIndex counts it): it stays, as `[]`, none of its contents kept.
+    fn array_line(&mut self, line: u64) -> Result<(), Stop> {
+        while self.next_line < line {
+            self.out.line(b"")?;
+            self.next_line += 1;
+        }
+        self.next_line = line + 1;
+        self.out.line(b"[]")
+    }
+
     /// The rewriter walks each message from the members the reader found.
     fn reads_messages(&self) -> bool {
         true
