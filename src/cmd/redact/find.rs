@@ -352,6 +352,14 @@ fn home_group(text: &str, at: usize) -> Option<usize> {
     home.then(|| path_run(text, at + users + 6, REST_STOP))
 }
 
+/// The searches for ` is `, ` was ` and `\/`, made once (making one costs about as much as
+/// searching a short text).
+fn finders() -> &'static [memchr::memmem::Finder<'static>; 3] {
+    static F: std::sync::OnceLock<[memchr::memmem::Finder<'static>; 3]> =
+        std::sync::OnceLock::new();
+    F.get_or_init(|| [" is ", " was ", "\\/"].map(|w| memchr::memmem::Finder::new(w.as_bytes())))
+}
+
 /// Paths the path pattern does not see start, in order: `each(start, end)` of each. They
 /// start at the text's start or after a character that cannot continue a name
 /// ([`continues_a_name`]):
@@ -381,7 +389,7 @@ pub fn paths_not_seen(text: &str, mut each: impl FnMut(usize, usize)) {
     };
     // `~`, `$` and `%`, and the `\/` sequences, in the text's order.
     let mut signs = memchr::memchr3_iter(b'~', b'$', b'%', b).peekable();
-    let mut escaped = memchr::memmem::find_iter(b, b"\\/").peekable();
+    let mut escaped = finders()[2].find_iter(b).peekable();
     loop {
         let at = match (signs.peek(), escaped.peek()) {
             (Some(&s), Some(&e)) if s < e => signs.next(),
@@ -1079,9 +1087,14 @@ pub fn keyed_in_prose(text: &str, is: usize) -> Option<(usize, usize)> {
 /// [`keyed_in_prose`] at every ` is ` and ` was ` of `text`, in order.
 pub fn keyed_in_prose_spans(text: &str, mut each: impl FnMut(usize, usize)) {
     let b = text.as_bytes();
-    let mut sites: Vec<usize> = memchr::memmem::find_iter(b, b" is ").collect();
+    // The shortest: `pwd is x1234!`.
+    if b.len() < 13 {
+        return;
+    }
+    let [is, was, _] = finders();
+    let mut sites: Vec<usize> = is.find_iter(b).collect();
     let is = sites.len();
-    sites.extend(memchr::memmem::find_iter(b, b" was "));
+    sites.extend(was.find_iter(b));
     if is > 0 && sites.len() > is {
         sites.sort_unstable();
     }
