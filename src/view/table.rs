@@ -3,11 +3,12 @@
 //! are left out. Each [`Column`] says how narrow it may get and when it is dropped, so each
 //! view's man page can state its order:
 //!
-//! 1. a column that may shrink does, down to its `min`, and its cells are cut (one-line rows)
+//! 1. when the table does not fit whole, the columns blank in every row are left out first
+//!    (they say nothing, so even a column with no rank goes, before any cell is cut);
+//! 2. a column that may shrink does, down to its `min`, and its cells are cut (one-line rows)
 //!    or wrapped (rows of several lines);
-//! 2. when the columns at their narrowest are still too wide, the columns blank in every row
-//!    are left out (they say nothing, so even a column with no rank goes), then the column
-//!    with the highest `drop` rank, then the next, until the rest fit; a column with no rank
+//! 3. when the columns at their narrowest are still too wide, the column with the highest
+//!    `drop` rank is left out, then the next, until the rest fit; a column with no rank
 //!    that holds something is never left out (a width that cannot hold those is exceeded:
 //!    [`super::width::MIN`] keeps that from happening for the views here).
 //!
@@ -127,9 +128,14 @@ impl Table {
             }
             t.add_row(row);
         }
-        let floors = self.floors(&t.column_max_content_widths());
+        let widest: Vec<usize> = t
+            .column_max_content_widths()
+            .iter()
+            .map(|&w| usize::from(w))
+            .collect();
+        let floors = self.floors(&widest);
         let empty = self.empty_columns();
-        let kept = self.kept(&floors, &empty, width);
+        let kept = self.kept(&widest, &floors, &empty, width);
         // The last column shown has no gap after it.
         let last = (0..kept.len()).rev().find(|&i| kept[i]).unwrap_or(0);
         for (i, c) in self.columns.iter().enumerate() {
@@ -187,10 +193,10 @@ impl Table {
 
     /// The narrowest each column gets, given its widest cell (head included): that width for
     /// a column that does not shrink, else its `min` (never more than its widest cell).
-    fn floors(&self, widest: &[u16]) -> Vec<usize> {
+    fn floors(&self, widest: &[usize]) -> Vec<usize> {
         (0..self.columns.len())
             .map(|i| {
-                let w = usize::from(widest.get(i).copied().unwrap_or(0));
+                let w = widest.get(i).copied().unwrap_or(0);
                 match self.columns[i].narrowest() {
                     Some(min) => w.min(usize::from(min)),
                     None => w,
@@ -199,21 +205,29 @@ impl Table {
             .collect()
     }
 
-    /// Which columns are kept at `width`: when the table does not fit whole, the columns
-    /// `empty` in every row go first (whatever their rank: they say nothing), then columns
-    /// by rank until their floors and the gaps fit.
-    fn kept(&self, floors: &[usize], empty: &[bool], width: Option<usize>) -> Vec<bool> {
+    /// Which columns are kept at `width`: when the table does not fit whole (every column
+    /// at its `widest`), the columns `empty` in every row go first (whatever their rank: they
+    /// say nothing, and a cell cut beside them would be a loss for nothing), then columns by
+    /// rank until their `floors` and the gaps fit.
+    fn kept(
+        &self,
+        widest: &[usize],
+        floors: &[usize],
+        empty: &[bool],
+        width: Option<usize>,
+    ) -> Vec<bool> {
         let mut kept = vec![true; self.columns.len()];
         let Some(width) = width else { return kept };
-        let fits = |kept: &[bool]| {
+        let fits_at = |widths: &[usize], kept: &[bool]| {
             let shown = kept.iter().filter(|&&k| k).count();
             let need: usize = (0..kept.len())
                 .filter(|&i| kept[i])
-                .map(|i| floors[i])
+                .map(|i| widths[i])
                 .sum();
             need + usize::from(GAP) * shown.saturating_sub(1) <= width
         };
-        if !fits(&kept) {
+        let fits = |kept: &[bool]| fits_at(floors, kept);
+        if !fits_at(widest, &kept) {
             for (k, &e) in kept.iter_mut().zip(empty) {
                 *k = !e;
             }
@@ -323,8 +337,11 @@ mod tests {
                 assert!(line.chars().count() <= width, "{width}: {line:?}\n{text}");
             }
         }
-        // At 40 the evidence column (empty, 8 wide) still fits: nothing is left out.
-        assert!(t.render(Some(40), false).1.note().is_none());
+        // At 40 the arguments would be cut: the evidence column, empty, goes first, and only
+        // it. At 60 the table fits whole and keeps it.
+        let (text, left) = t.render(Some(40), false);
+        assert_eq!((left.cut, left.empty), (vec![], vec!["evidence"]), "{text}");
+        assert!(t.render(Some(60), false).1.note().is_none());
         let mut wide = Table::new(&cols, true);
         wide.row(vec![
             ("12:52:31".into(), Paint::Plain),
@@ -339,7 +356,7 @@ mod tests {
     }
 
     /// A column blank in every row goes before any column by rank, even one that never
-    /// drops, and only when the table does not fit whole.
+    /// drops, and before any cell is cut, but only when the table does not fit whole.
     #[test]
     fn columns_empty_in_every_row_go_first() {
         let cols = [
@@ -371,7 +388,16 @@ mod tests {
             (vec!["evidence"], vec!["before"]),
             "{text}"
         );
+        // Where the columns would fit only by cutting a cell, the empty column goes instead.
+        let (text, left) = t.render(Some(56), false);
+        assert_eq!(left.empty, ["before"], "{text}");
+        assert!(
+            text.contains("overflow_recovery, context_overflow"),
+            "{text}"
+        );
         // A table that fits keeps its empty columns.
+        let (text, left) = t.render(Some(62), false);
+        assert!(left.note().is_none() && text.contains("before"), "{text}");
         let (text, left) = t.render(None, false);
         assert!(left.note().is_none() && text.contains("before"), "{text}");
     }
