@@ -305,6 +305,16 @@ fn the_context_table_draws_a_bar_per_message_with_the_window_and_compactions() {
         lines[5],
         "   5  10:00   50,000   25%  ███████···················│"
     );
+    // At 40 columns a note does not fit beside the bar: it is written whole under its row.
+    let t40 = context_at(40, &[]);
+    assert!(widest(&t40) <= 40, "{t40}");
+    let lines: Vec<&str> = t40.lines().collect();
+    let row = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with("9 "))
+        .expect(&t40);
+    assert!(lines[row].trim_end().ends_with('│'), "{t40}");
+    assert_eq!(lines[row + 1].trim(), "compacted, drop 9,000", "{t40}");
     // models.json's window is named as such.
     let configured = context_at(80, &["--models", &f("models/models.json")]);
     assert!(

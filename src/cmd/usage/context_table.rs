@@ -4,8 +4,9 @@
 //!
 //! Layout, fitted to the width ([`crate::view::width`]): a heading per session (id and input, first
 //! model, its window and where that came from), then `line`, `time`, `context`, `fill`, the
-//! bar, and a note. The bar takes what the other columns and [`NOTE`] leave (at least
-//! [`MIN_BAR`]); a line still too wide is cut at its end.
+//! bar, and a note (under the row when it does not fit beside the bar). The bar takes what
+//! the other columns and [`NOTE`] leave (at least [`MIN_BAR`]); a line still too wide is cut
+//! at its end.
 
 use super::records::ContextRecord;
 use crate::models_json::Window;
@@ -133,16 +134,30 @@ pub fn render(session: &str, file: &str, rows: &[ContextRow], columns: Option<us
             w3 = w[3]
         );
         let n = note(r, &mut model);
+        // A note that does not fit beside the bar goes under it, on a line of its own, moved
+        // left as far as it needs to fit whole.
+        let mut below = None;
         if !n.is_empty() {
-            line.push(' ');
-            line.push_str(&n);
+            let beside = width::shown(line.trim_end()) + 1 + width::shown(&n);
+            match columns {
+                Some(c) if beside > c => {
+                    let indent = fixed.min(c.saturating_sub(width::shown(&n)));
+                    below = Some(format!("{:indent$}{n}", ""));
+                }
+                _ => {
+                    line.push(' ');
+                    line.push_str(&n);
+                }
+            }
         }
-        let line = match columns {
-            Some(c) => width::cut(line.trim_end(), c),
-            None => line.trim_end().to_string(),
-        };
-        out.push_str(&line);
-        out.push('\n');
+        for line in std::iter::once(line).chain(below) {
+            let line = match columns {
+                Some(c) => width::cut(line.trim_end(), c),
+                None => line.trim_end().to_string(),
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
     }
     out
 }
