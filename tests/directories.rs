@@ -83,14 +83,36 @@ fn pi_sessions_takes_directories_as_arguments() {
     assert_eq!(p.stdout, by_arg.stdout);
 }
 
-/// Before this issue: `…/sessions:1: read error: Is a directory`, then "empty file".
+/// Before this issue: `…/sessions:1: read error: Is a directory`, then "empty file". A
+/// directory without sessions is no problem, but it is said (a typo, the wrong directory).
 #[test]
 fn issue_14_a_directory_is_no_read_error() {
     let t = TempDir::new("dir-empty");
-    std::fs::create_dir_all(t.path().join("none")).unwrap();
-    let o = cmd("pi-usage").arg(t.path().join("none")).run();
+    let none = t.path().join("none");
+    std::fs::create_dir_all(&none).unwrap();
+    let o = cmd("pi-usage").arg(&none).run();
     assert_eq!(o.status, 0, "{}", o.stderr);
-    assert_eq!(o.stderr, "");
+    assert_eq!(
+        o.stderr,
+        format!(
+            "pi-usage: {}: note: no session files (*.jsonl) under this directory\n",
+            none.display()
+        )
+    );
+    t.write("none/empty.jsonl", "");
+    t.write("none/x.jsonl", "{\"version\":1}\n");
+    for tool in ["pi-branch", "pi-tools", "pi-compactions"] {
+        let o = cmd(tool).arg(&none).run();
+        assert_eq!(o.status, 0, "{tool}: {}", o.stderr);
+        assert!(
+            o.stderr
+                .ends_with("under this directory; skipped 1 empty, 1 not sessions\n"),
+            "{tool}: {}",
+            o.stderr
+        );
+        let quiet = cmd(tool).arg("-q").arg(&none).run();
+        assert_eq!((quiet.status, quiet.stderr.as_str()), (0, ""), "{tool}");
+    }
 }
 
 #[test]

@@ -1092,18 +1092,22 @@ fn the_header_gives_sums_past_u64_and_costs_as_pi_usage_s_table() {
 }
 
 /// An input that holds no session (an empty folder, an empty stdin) gives a whole page that
-/// says so, exit 0 with nothing reported, as the other tools give no record; Markdown and text
-/// give nothing.
+/// says so, exit 0 with nothing reported (the folder's note aside, as every tool gives it), as
+/// the other tools give no record; Markdown and text give nothing.
 #[test]
 fn no_session_gives_a_whole_page_that_says_so() {
     let dir = TempDir::new("pi-replay-empty");
     let empty = dir.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    for (what, o) in [
-        ("folder", cmd("pi-replay").arg(&empty).run()),
-        ("stdin", cmd("pi-replay").stdin("").run()),
+    let note = format!(
+        "pi-replay: {}: note: no session files (*.jsonl) under this directory\n",
+        empty.display()
+    );
+    for (what, o, said) in [
+        ("folder", cmd("pi-replay").arg(&empty).run(), note.as_str()),
+        ("stdin", cmd("pi-replay").stdin("").run(), ""),
     ] {
-        assert_eq!((o.status, o.stderr.as_str()), (0, ""), "{what}");
+        assert_eq!((o.status, o.stderr.as_str()), (0, said), "{what}");
         let page = o.out();
         assert!(page.starts_with("<!DOCTYPE html>"), "{what}: {page}");
         assert!(page.ends_with("</html>\n"), "{what}: {page}");
@@ -1119,7 +1123,7 @@ fn no_session_gives_a_whole_page_that_says_so() {
             .run();
         assert_eq!(
             (o.status, o.out(), o.stderr),
-            (0, String::new(), String::new())
+            (0, String::new(), note.clone())
         );
     }
     // A page with a session does not say it.

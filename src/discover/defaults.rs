@@ -222,6 +222,17 @@ pub fn expand_directories(
         match &s {
             Source::Path(p) if is_dir(&m) => {
                 let under = session_sources(tool, std::slice::from_ref(p), threads, known);
+                if under.sources.is_empty() {
+                    // Given by name and nothing to read: said, so that a typo or the wrong
+                    // directory is not mistaken for sessions without usage or tool calls.
+                    Diags::new(tool, &p.to_string_lossy(), true).note(
+                        None,
+                        format!(
+                            "no session files (*.jsonl) under this directory{}",
+                            skipped_note(under.empty, under.foreign)
+                        ),
+                    );
+                }
                 if alone {
                     // Taken as they are (not pushed one by one into vectors that grow).
                     (out, out_metadata) = (under.sources, under.metadata);
