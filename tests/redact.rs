@@ -15,6 +15,23 @@ fn redact(args: &[&str]) -> Output {
     cmd("pi-redact").args(args).run()
 }
 
+/// `pi-redact --keep-text --report` of `session` on stdin, which must succeed (status 0).
+fn keep_text(session: impl Into<Vec<u8>>) -> Output {
+    let o = cmd("pi-redact")
+        .args(["--keep-text", "--report"])
+        .stdin(session)
+        .run();
+    assert_eq!(o.status, 0, "{}", o.stderr);
+    o
+}
+
+/// None of `private` occurs anywhere in `out`.
+fn assert_none_survive(out: &str, private: &[&str]) {
+    for p in private {
+        assert!(!out.contains(p), "{p} survived: {out}");
+    }
+}
+
 #[test]
 fn everything_is_replaced_and_the_shape_kept() {
     let o = cmd("pi-redact")
@@ -430,11 +447,7 @@ fn keep_text_masks_values_under_credential_keys() {
         r#"{"type":"custom","id":"c1","parentId":"a1","timestamp":"2026-06-01T10:00:03.000Z","customType":"cfg","data":{"password":"Tr0ub4dor&3x","credentials":{"user":"ana-user","pass":"hunter2"},"secret":""}}"#,
         "\n",
     );
-    let o = cmd("pi-redact")
-        .args(["--keep-text", "--report"])
-        .stdin(session)
-        .run();
-    assert_eq!(o.status, 0);
+    let o = keep_text(session);
     let r = o.records();
     let args = &r[1]["message"]["content"][0]["arguments"];
     let keyed = "[secret:keyed]";
@@ -462,17 +475,16 @@ fn keep_text_masks_values_under_credential_keys() {
         "the mask's kind is counted"
     );
     let plain = cmd("pi-redact").stdin(session).ok().out();
-    for secret in [
+    let secrets = [
         "Tr0ub4dor",
         "qk-Val",
         "Sup3r",
         "dXNlcjpwYXNz",
         "quokkaapikey",
         "hunter2",
-    ] {
-        assert!(!o.out().contains(secret), "--keep-text: {secret}");
-        assert!(!plain.contains(secret), "default: {secret}");
-    }
+    ];
+    assert_none_survive(&o.out(), &secrets);
+    assert_none_survive(&plain, &secrets);
 }
 
 /// With `--keep-text`, a value that a credential's name gives in text (a command's `export`,
@@ -493,24 +505,20 @@ fn keep_text_masks_credentials_named_in_text_and_where_they_recur() {
         r#"{"type":"message","id":"u3","parentId":"u2","timestamp":"2026-06-01T10:00:04.000Z","message":{"role":"user","content":"password: string; see the --token flag; token = getToken(); Password: must be long; apiKey: resolvedApiKey, x"}}"#,
         "\n",
     );
-    let o = cmd("pi-redact")
-        .args(["--keep-text", "--report"])
-        .stdin(session)
-        .run();
-    assert_eq!(o.status, 0, "{}", o.stderr);
-    let out = o.out();
-    for secret in [
-        "quokkakeyvalue",
-        "quokkaauthtok",
-        "Quokka-pass-77",
-        "quokkaoption",
-        "Tr0ub4dor",
-        "hunterhunter",
-        "quokkasid",
-        "YW5hOnF1b2trYQ",
-    ] {
-        assert!(!out.contains(secret), "{secret} survived: {out}");
-    }
+    let o = keep_text(session);
+    assert_none_survive(
+        &o.out(),
+        &[
+            "quokkakeyvalue",
+            "quokkaauthtok",
+            "Quokka-pass-77",
+            "quokkaoption",
+            "Tr0ub4dor",
+            "hunterhunter",
+            "quokkasid",
+            "YW5hOnF1b2trYQ",
+        ],
+    );
     let r = o.records();
     assert_eq!(
         r[1]["message"]["content"][0]["arguments"]["command"],
@@ -1371,13 +1379,8 @@ fn keep_text_finds_the_user_of_every_home_path_form() {
             "url: https:\\/\\/example.com\\/x\\/y stays",
         ],
     );
-    let o = cmd("pi-redact")
-        .args(["--keep-text", "--report"])
-        .stdin(session)
-        .run();
-    assert_eq!(o.status, 0, "{}", o.stderr);
-    assert!(!o.out().contains("zoltan"), "{}", o.out());
-    assert!(!o.out().contains("notes"), "{}", o.out());
+    let o = keep_text(session);
+    assert_none_survive(&o.out(), &["zoltan", "notes"]);
     let r = o.records();
     let text = |i: usize| r[i]["message"]["content"].as_str().unwrap().to_string();
     assert_eq!(r[0]["cwd"], "/home/user1/dir1");
@@ -1421,21 +1424,17 @@ fn keep_text_masks_a_home_users_name_wherever_it_occurs() {
             "node index.js, the runner and jo stay",
         ],
     );
-    let o = cmd("pi-redact")
-        .args(["--keep-text", "--report"])
-        .stdin(session)
-        .run();
-    assert_eq!(o.status, 0, "{}", o.stderr);
-    let out = o.out();
-    for private in [
-        "zoltan:",
-        "Zoltan@",
-        "s3cretPass1",
-        "pa55word",
-        "t0kenValue9",
-    ] {
-        assert!(!out.contains(private), "{private} survived: {out}");
-    }
+    let o = keep_text(session);
+    assert_none_survive(
+        &o.out(),
+        &[
+            "zoltan:",
+            "Zoltan@",
+            "s3cretPass1",
+            "pa55word",
+            "t0kenValue9",
+        ],
+    );
     let r = o.records();
     let text = |i: usize| r[i]["message"]["content"].as_str().unwrap().to_string();
     assert_eq!(
@@ -1533,12 +1532,8 @@ fn the_report_counts_a_record_rewritten_twice_once() {
         call("a2", "I will use qzhunter3qzhunter", "qzhunter3qzhunter"),
     ]
     .join("\n");
-    let o = cmd("pi-redact")
-        .args(["--keep-text", "--report"])
-        .stdin(session)
-        .run();
-    assert_eq!(o.status, 0, "{}", o.stderr);
-    assert!(!o.out().contains("qzhunter"), "{}", o.out());
+    let o = keep_text(session);
+    assert_none_survive(&o.out(), &["qzhunter"]);
     let r = o.records();
     assert_eq!(
         r[1]["message"]["content"][0]["text"],
