@@ -748,7 +748,7 @@ fn keep_text_gives_home_paths_their_pseudonyms_wherever_they_start() {
         "history in /Users/user1/dir3/dir4/dir5/--Users-user1-dir1--/file2.jsonl"
     );
     assert_eq!(text(3), "\u{1b}]0;pi - code\u{7}/Users/user1/dir1/dir6");
-    assert_eq!(text(4), r"使用脚本：C:\Users\user2\dir7\file3.ps1 执行");
+    assert_eq!(text(4), r"使用脚本：C:\Users\user1\dir7\file3.ps1 执行");
     assert_eq!(text(5), "路径/Users/user1/dir1/dir8");
     assert_eq!(
         text(6),
@@ -808,10 +808,10 @@ fn spaced_paths_get_their_pseudonyms_whole() {
         text(3),
         "open /Users/user1/dir1/dir4 Support/Quokka Secret/notes.md now"
     );
-    assert_eq!(text(4), r"and C:\Users\user2\dir5 Proj\x.rs too");
+    assert_eq!(text(4), r"and C:\Users\user1\dir5 Proj\x.rs too");
     assert_eq!(
         text(5),
-        "env: HOME=/home/user3 PATH=/home/user3/dir6/dir7/dir8 end"
+        "env: HOME=/home/user2 PATH=/home/user2/dir6/dir7/dir8 end"
     );
 }
 
@@ -1387,7 +1387,7 @@ fn keep_text_finds_the_user_of_every_home_path_form() {
     assert_eq!(text(1), "see ~user1/dir2/file1.rs and cd ~user1/");
     assert_eq!(
         text(2),
-        r#"{"path":"\/home\/user1\/dir2\/file1.rs","cwd":"\/Users\/user2\/dir3\/"}"#
+        r#"{"path":"\/home\/user1\/dir2\/file1.rs","cwd":"\/Users\/user1\/dir3\/"}"#
     );
     assert_eq!(
         text(3),
@@ -1399,7 +1399,7 @@ fn keep_text_finds_the_user_of_every_home_path_form() {
     );
     assert_eq!(
         text(5),
-        r"old: C:\Documents and Settings\user3\dir5\file3.txt end"
+        r"old: C:\Documents and Settings\user1\dir5\file3.txt end"
     );
     assert_eq!(text(6), r"tools: C:\Program Files\dir6\file4.exe end");
     assert_eq!(text(7), "later: /home/user1/dir7 Projects/app/main.rs end");
@@ -1544,4 +1544,47 @@ fn the_report_counts_a_record_rewritten_twice_once() {
         "I will use [secret:keyed]"
     );
     assert_eq!(o.stderr, "pi-redact: replaced: email 1, keyed 4, path 3\n");
+}
+
+/// One user, one pseudonym: a user's home met as `/home/ana`, `/Users/Ana`, `C:\Users\ANA`,
+/// `c:/users/ana`, `D:\Documents and Settings\ana` or `~ana` is `user1` in every form, in
+/// both modes (user names compare in any ASCII case); another user is another pseudonym,
+/// and the folders under the homes keep the pseudonyms of their own paths.
+#[test]
+fn a_user_has_one_pseudonym_whatever_the_home_path_form() {
+    let call = serde_json::json!({"type": "message", "id": "a1", "parentId": null,
+        "timestamp": "2026-06-01T10:00:02.000Z",
+        "message": {"role": "assistant", "stopReason": "toolUse", "content": [
+            {"type": "toolCall", "id": "t1", "name": "read", "arguments": {
+                "path": r"C:\Users\ANA\app\x.rs", "other": "/Users/Ana/notes.md",
+                "third": "c:/users/ana/app/y.rs", "fourth": "/home/bob/z.rs"}}]}})
+    .to_string();
+    let text = user_texts(
+        "/home/ana/app",
+        &[
+            r"see C:\Users\ana\app\x.rs and /Users/ana/a.md, D:\Documents and Settings\ana\b.txt and ~ana/c.txt and /home/bob/d.txt",
+        ],
+    );
+    let (header, text) = text.split_once('\n').unwrap();
+    let session = format!("{header}\n{call}\n{text}");
+    for mode in [&[][..], &["--keep-text"][..]] {
+        let r = cmd("pi-redact")
+            .args(mode)
+            .stdin(session.clone())
+            .ok()
+            .records();
+        assert_eq!(r[0]["cwd"], "/home/user1/dir1", "{mode:?}");
+        let args = &r[1]["message"]["content"][0]["arguments"];
+        // Written in the order of their keys: `fourth`, `other`, `path`, `third`.
+        assert_eq!(args["fourth"], "/home/user2/file1.rs", "{mode:?}");
+        assert_eq!(args["other"], "/Users/user1/file2.md", "{mode:?}");
+        assert_eq!(args["path"], r"C:\Users\user1\dir2\file3.rs", "{mode:?}");
+        assert_eq!(args["third"], "c:/users/user1/dir2/file4.rs", "{mode:?}");
+    }
+    let o = keep_text(session);
+    assert_none_survive(&o.out(), &["ana", "Ana", "ANA", "bob"]);
+    assert_eq!(
+        o.records()[2]["message"]["content"],
+        r"see C:\Users\user1\dir2\file3.rs and /Users/user1/file5.md, D:\Documents and Settings\user1\file6.txt and ~user1/file7.txt and /home/user2/file8.txt"
+    );
 }

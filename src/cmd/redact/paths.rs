@@ -1,6 +1,6 @@
 //! Path pseudonyms: each directory or file name becomes `dirN`, `fileN.ext` or (under
-//! `/home`, `/Users`, `C:\Users`) `userN`, chosen once per run for each distinct path prefix,
-//! so the same path is written the same way everywhere and two paths that share a directory
+//! `/home`, `/Users`, `C:\Users`) `userN`, chosen once per run for each distinct path prefix
+//! (and for each user name, in any ASCII case, whatever the home path's form), so the same path is written the same way everywhere and two paths that share a directory
 //! still share its pseudonym. Windows paths (`C:\x`, `C:/x`, `\\server\share`, and the same
 //! with every `\` doubled, as in JSON text) keep their drive and separators; their prefixes
 //! are compared as Windows compares them (either separator, any case). A sessions folder named
@@ -253,8 +253,13 @@ impl Pseudonyms {
         if let Some(n) = self.names.get(key) {
             return n.clone();
         }
-        let n = match self.folders.get(comp) {
-            Some(folder) => folder.clone(),
+        // A user's home folder: the pseudonym its name got first, in whatever form of home
+        // path (`/home/ana`, `/Users/ana`, `C:\Users\Ana`, `~ana`) and any ASCII case.
+        let user = under_home
+            .then(|| self.user_word(comp).map(str::to_string))
+            .flatten();
+        let n = match user.or_else(|| self.folders.get(comp).cloned()) {
+            Some(n) => n,
             None => self.new_name(comp, under_home, is_last),
         };
         self.names.insert(key.to_string(), n.clone());
@@ -487,7 +492,12 @@ mod tests {
             r"C:\\Users\\user1\\dir1\\dir2\\file1.rs"
         );
         assert_eq!(p.path(r"C:\Users\ana\"), r"C:\Users\user1\");
-        assert_eq!(p.path(r"D:\Users\ana"), r"D:\Users\user2", "another drive");
+        assert_eq!(
+            p.path(r"D:\Users\ana"),
+            r"D:\Users\user1",
+            "another drive, the same user"
+        );
+        assert_eq!(p.path(r"D:\Users\bob"), r"D:\Users\user2");
         assert_eq!(
             p.path(r"\\fileserver\team\plan.docx"),
             r"\\dir3\dir4\file3.docx"
@@ -510,11 +520,32 @@ mod tests {
             p.path("/home/ana/.pi/agent/sessions/--home-ana-my-app--/x.jsonl"),
             "/home/user1/dir2/dir3/dir4/--home-user1-dir1--/file1.jsonl"
         );
-        assert_eq!(p.cwd(r"C:\Users\ana\app"), r"C:\Users\user2\dir5");
+        assert_eq!(p.cwd(r"C:\Users\ana\app"), r"C:\Users\user1\dir5");
         assert_eq!(
             p.path(r"C:\Users\ana\.pi\agent\sessions\--C--Users-ana-app--\y.jsonl"),
-            r"C:\Users\user2\dir6\dir7\dir8\--C--Users-user2-dir5--\file2.jsonl"
+            r"C:\Users\user1\dir6\dir7\dir8\--C--Users-user1-dir5--\file2.jsonl"
         );
+    }
+
+    /// One user name, one pseudonym: every form of home path (`/home`, `/Users`, a drive's
+    /// `Users` or `Documents and Settings`, `~name`), in any ASCII case; the folders under
+    /// the homes are still told apart by their paths.
+    #[test]
+    fn a_user_has_one_pseudonym_whatever_the_home_path_form() {
+        let mut p = Pseudonyms::default();
+        assert_eq!(p.path("/home/ana/src"), "/home/user1/dir1");
+        assert_eq!(p.path(r"C:\Users\ana\src"), r"C:\Users\user1\dir2");
+        assert_eq!(p.path("/Users/Ana/x.rs"), "/Users/user1/file1.rs");
+        assert_eq!(p.path(r"D:\Users\ANA"), r"D:\Users\user1");
+        assert_eq!(
+            p.path(r"C:\Documents and Settings\ana"),
+            r"C:\Documents and Settings\user1"
+        );
+        assert_eq!(p.path("~ana/y"), "~user1/dir3");
+        assert_eq!(p.path("/home/bob"), "/home/user2");
+        assert_eq!(p.path("~carl/z"), "~user3/dir4");
+        assert_eq!(p.path("/Users/carl"), "/Users/user3", "met after ~ first");
+        assert_eq!(p.user_word("ANA"), Some("user1"));
     }
 
     #[test]
