@@ -278,12 +278,13 @@ mod tests {
             }
         }
         assert!(taken[0] > 0 && taken[1] > 0, "both kinds taken: {taken:?}");
-        // The clues' error message is the reader's own; a2 is written.
+        // The clues' error message is the reader's own; a2 is written (its `c`, a value's
+        // placeholder already, as it is).
         let (got, took) = redact(&[], CLUES.as_bytes(), Some(1 << 20));
         assert!(!got.contains("still holds"), "{got}");
         assert!(
             got.contains(
-                r#"{"a":"/home/user1/dir1/dir2/file1.rs","x":"[value · 1 char]","b":"/home/user2/dir4/dir5/file3.rs","c":"[value · 16 chars]"}"#
+                r#"{"a":"/home/user1/dir1/dir2/file1.rs","x":"[value · 1 char]","b":"/home/user2/dir4/dir5/file3.rs","c":"[value · 1 char]"}"#
             ),
             "{got}"
         );

@@ -170,6 +170,53 @@ pub fn push_placeholder(out: &mut Vec<u8>, kind: TextKind, size: Size) {
     out.push(b']');
 }
 
+/// Whether `text` is a placeholder of this kind as [`push_placeholder`] writes one, whatever
+/// its number (`[prompt · 1,234 chars]`, `[tool output · 1 line]`): such a text is written as
+/// it is, so a redacted file redacted again is unchanged. A key's may be numbered as
+/// [`super::rewrite`] numbers the keys of one object (`[key · 11 chars · 2]`).
+pub fn is_placeholder(kind: TextKind, text: &str) -> bool {
+    let Some(inner) = text
+        .strip_prefix('[')
+        .and_then(|t| t.strip_prefix(kind.name()))
+        .and_then(|t| t.strip_prefix(" · "))
+        .and_then(|t| t.strip_suffix(']'))
+    else {
+        return false;
+    };
+    let inner = match inner.rsplit_once(" · ") {
+        Some((size, n)) if kind == TextKind::Key && is_count(n) && n != "0" && n != "1" => size,
+        _ => inner,
+    };
+    let Some((n, unit)) = inner.split_once(' ') else {
+        return false;
+    };
+    let digits: String = n.chars().filter(|&c| c != ',').collect();
+    let Some(count) = digits.parse::<u64>().ok().filter(|_| is_count(&digits)) else {
+        return false;
+    };
+    let mut grouped = Vec::new();
+    push_grouped(&mut grouped, count);
+    let (one, many) = if kind == TextKind::ToolOutput {
+        ("line", "lines")
+    } else {
+        ("char", "chars")
+    };
+    grouped == n.as_bytes() && unit == if count == 1 { one } else { many }
+}
+
+/// Whether `s` is a number as written in a placeholder: digits, no leading zero.
+fn is_count(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'))
+}
+
+/// Whether `text` is the placeholder [`super::rewrite`] writes for data nested too deep
+/// (`[value · nested · 1,234 bytes]`).
+pub fn is_nested_placeholder(text: &str) -> bool {
+    text.strip_prefix("[value · nested · ")
+        .and_then(|t| t.strip_suffix(" bytes]"))
+        .is_some_and(is_count)
+}
+
 /// The placeholder of an image: its format (from `image/png`) and its size, `decoded` bytes
 /// ([`crate::message::base64_decoded_len`] of its data).
 pub fn of_image(mime: Option<&str>, decoded: u64) -> String {
@@ -261,5 +308,54 @@ mod tests {
         assert_eq!(image_size("[image · png · 34 KB]"), Some("34 KB"));
         assert_eq!(image_size("[image · png]"), None);
         assert_eq!(image_size("iVBORw0KGgo="), None);
+    }
+
+    #[test]
+    fn placeholders_are_told_whatever_their_number() {
+        let kinds = [
+            TextKind::Prompt,
+            TextKind::Text,
+            TextKind::ToolOutput,
+            TextKind::Summary,
+            TextKind::Value,
+            TextKind::Key,
+        ];
+        for kind in kinds {
+            for n in [0, 1, 2, 999, 1000, 1_234_567, u64::MAX] {
+                let size = Size { chars: n, lines: n };
+                let p = of_size(kind, size);
+                assert!(is_placeholder(kind, &p), "{p}");
+                let other = if kind == TextKind::Text {
+                    TextKind::Prompt
+                } else {
+                    TextKind::Text
+                };
+                assert!(!is_placeholder(other, &p), "{p} is no {}", other.name());
+            }
+        }
+        assert!(is_placeholder(TextKind::Key, "[key · 11 chars · 2]"));
+        assert!(!is_placeholder(TextKind::Value, "[value · 11 chars · 2]"));
+        for not in [
+            "[text · 1 chars]",
+            "[text · 2 char]",
+            "[text · 1234 chars]",
+            "[text · 01 chars]",
+            "[text · 1,23 chars]",
+            "[text · chars]",
+            "[text · 5 lines]",
+            "[text ·  5 chars]",
+            "[text · 5 chars] ",
+            "[text · -5 chars]",
+            "[key · 11 chars · 1]",
+            "[key · 11 chars · 02]",
+            "text · 5 chars",
+        ] {
+            assert!(
+                !is_placeholder(TextKind::Text, not) && !is_placeholder(TextKind::Key, not),
+                "{not}"
+            );
+        }
+        assert!(is_nested_placeholder("[value · nested · 1234 bytes]"));
+        assert!(!is_nested_placeholder("[value · nested · x bytes]"));
     }
 }

@@ -7,7 +7,10 @@
 use super::ids::Renames;
 use super::mask::{Masker, KEYS_REMEMBERED};
 use super::paths::{looks_like_path, Pseudonyms};
-use super::placeholder::{of_image, of_text, push_placeholder, Size, TextKind};
+use super::placeholder::{
+    image_size, is_nested_placeholder, is_placeholder, of_image, of_text, push_placeholder, Size,
+    TextKind,
+};
 use super::retime::shifted;
 use super::tally::Tally;
 use super::written::Written;
@@ -382,6 +385,10 @@ fn names_a_label(key: &str) -> bool {
         "trigger" | "reason" | "kind" | "type" | "status" | "mode" | "source"
     )
 }
+
+/// The most characters a placeholder has (`[tool output · 18,446,744,073,709,551,615 lines]`,
+/// an image's with a long format): a longer text is none.
+const PLACEHOLDER_MAX_CHARS: usize = 64;
 
 /// A key or label written as it is: a plain identifier (`file_path`, `old-string`), short.
 fn is_identifier(s: &str) -> bool {
@@ -835,6 +842,10 @@ impl<'r> Rewriter<'r> {
                 };
                 let note = |kind, orig: &str| found.push((kind, orig.to_string()));
                 masked_with_marks(self.masker, name, paths, &self.also, note, &mut marks)
+            } else if is_placeholder(TextKind::Key, name) {
+                // Already a key's placeholder (a redacted file redacted again): kept.
+                marks.push((0, name.len()));
+                name.to_string()
             } else {
                 found.push((TextKind::Key.name(), name.to_string()));
                 let placeholder = of_text(TextKind::Key, name);
@@ -914,7 +925,7 @@ impl<'r> Rewriter<'r> {
             }
             Act::Time => self.time(raw, out),
             Act::Id | Act::SessionId => self.id(act, raw, out),
-            Act::ImageData if self.image.is_some() => self.image_data(out),
+            Act::ImageData if self.image.is_some() => self.image_data(raw, out),
             _ => self.data(raw, out, depth, key, Labels::None),
         }
     }
@@ -1017,6 +1028,15 @@ impl<'r> Rewriter<'r> {
         if self.keep_text {
             return self.masked(raw, out);
         }
+        // Already a placeholder of this kind, whatever its number (a redacted file redacted
+        // again): kept, so that redacting twice writes what redacting once did. Only a text
+        // as short as one can be is read (a character takes at most 6 bytes written).
+        if body[0] == b'['
+            && body.len() <= 6 * PLACEHOLDER_MAX_CHARS
+            && str_of(&raw, self.utf8).is_some_and(|s| is_placeholder(kind, &s))
+        {
+            return self.keep(&raw, out);
+        }
         // The placeholder needs only the text's size: read from the string as written, which
         // spares decoding (and copying) every replaced text.
         let counted = self.counted.iter().find(|c| c.0 == raw.as_ptr() as usize);
@@ -1030,15 +1050,6 @@ impl<'r> Rewriter<'r> {
         out.push(b'"');
         push_placeholder(out, kind, size);
         out.push(b'"');
-        // Already a placeholder (a redacted file redacted again)? Only a text as short as one
-        // can be (a character takes at most 6 bytes written).
-        let placeholder = &out[start + 1..out.len() - 1];
-        if raw.len() <= 6 * placeholder.len() + 2
-            && str_of(&raw, self.utf8).is_some_and(|s| s.as_bytes() == placeholder)
-        {
-            out.truncate(start);
-            return self.keep(&raw, out);
-        }
         self.check.on_purpose.push((start, out.len()));
         self.counts.add(kind.name());
         // The residual scan decodes the text only if the line can hold it.
@@ -1212,15 +1223,30 @@ impl<'r> Rewriter<'r> {
                 let body = data
                     .get(1..data.len().saturating_sub(1))
                     .unwrap_or_default();
-                of_image(mime.as_deref(), crate::message::base64_decoded_len(body))
+                // Already an image's placeholder (a redacted file redacted again): itself.
+                let written = (body.len() <= 6 * PLACEHOLDER_MAX_CHARS
+                    && body.starts_with(b"[image"))
+                .then(|| std::str::from_utf8(body).ok())
+                .flatten()
+                .filter(|t| image_size(t).is_some());
+                match written {
+                    Some(p) => p.to_string(),
+                    None => of_image(mime.as_deref(), crate::message::base64_decoded_len(body)),
+                }
             });
         self.members(m, out, depth, |k| block_act(&block, kind, k));
         self.image = None;
     }
 
-    /// An image block's data: its placeholder.
-    fn image_data(&mut self, out: &mut Vec<u8>) {
+    /// An image block's data: its placeholder (kept when the data is that placeholder).
+    fn image_data(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
         let placeholder = self.image.take().unwrap_or_default();
+        let data = raw.bytes();
+        if data.len() == placeholder.len() + 2
+            && data.get(1..data.len() - 1) == Some(placeholder.as_bytes())
+        {
+            return self.keep(&raw, out);
+        }
         self.changed = true;
         self.counts.add("image");
         self.write_own(out, &placeholder);
@@ -1230,6 +1256,13 @@ impl<'r> Rewriter<'r> {
     /// (paths given pseudonyms, labels of details kept).
     fn data(&mut self, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, key: &str, labels: Labels) {
         if depth > MAX_DEPTH {
+            // Already the placeholder of data nested too deep (a redacted file redacted again).
+            let nested = raw.first() == Some(&b'"')
+                && raw.len() <= 6 * PLACEHOLDER_MAX_CHARS
+                && str_of(&raw, self.utf8).is_some_and(|s| is_nested_placeholder(&s));
+            if nested {
+                return self.keep(&raw, out);
+            }
             self.changed = true;
             self.counts.add(TextKind::Value.name());
             return self.write_own(out, &format!("[value · nested · {} bytes]", raw.len()));
