@@ -1628,3 +1628,38 @@ fn redacting_a_redacted_file_again_changes_nothing() {
         }
     }
 }
+
+/// A member pi-redact keeps as written (`provider`, `model`, `customType`, ...) holds a name;
+/// an object or an array there is data like any other, its strings replaced (default) or
+/// masked (`--keep-text`), not copied unread.
+#[test]
+fn an_object_in_a_kept_member_is_data() {
+    let session = concat!(
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/srv/app"}"#,
+        "\n",
+        r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-06-01T10:00:02.000Z","message":{"role":"assistant","provider":{"apiKey":"quokkaProviderKey77"},"model":["ghp_abcdefghijklmnopqrstuvwxyz0123456789"],"stopReason":"stop","content":[{"type":"text","text":"hi"}]}}"#,
+        "\n",
+        r#"{"type":"custom","id":"c1","parentId":"a1","timestamp":"2026-06-01T10:00:03.000Z","customType":{"owner":"ana@example.com"},"data":{}}"#,
+        "\n",
+    );
+    let private = ["quokkaProviderKey77", "ghp_abcdef", "ana@example.com"];
+    let plain = cmd("pi-redact").stdin(session).ok();
+    assert_none_survive(&plain.out(), &private);
+    let r = plain.records();
+    assert_eq!(
+        r[1]["message"]["provider"],
+        serde_json::json!({"apiKey": "[value · 19 chars]"})
+    );
+    let o = keep_text(session);
+    assert_none_survive(&o.out(), &private);
+    let r = o.records();
+    assert_eq!(
+        r[1]["message"]["provider"],
+        serde_json::json!({"apiKey": "[secret:keyed]"})
+    );
+    assert_eq!(
+        r[1]["message"]["model"],
+        serde_json::json!(["[secret:github-token]"])
+    );
+    assert_eq!(r[2]["customType"], serde_json::json!({"owner": "[email]"}));
+}

@@ -908,6 +908,12 @@ impl<'r> Rewriter<'r> {
 
     fn value(&mut self, act: Act, raw: Raw<'_>, out: &mut Vec<u8>, depth: usize, key: &str) {
         match act {
+            // A member kept as written is a name, a number or a flag: an object or an array
+            // there (which no writer of sessions puts) is data like any other, not copied
+            // unread (`"provider":{"apiKey":"…"}`).
+            Act::Keep if matches!(raw.first(), Some(b'{' | b'[')) => {
+                self.data(raw, out, depth, key, Labels::None)
+            }
             Act::Keep | Act::Drop => self.keep(&raw, out),
             Act::Text(kind) if raw.first() == Some(&b'"') => self.text(kind, raw, out),
             Act::Content(kind) => self.content(kind, raw, out, depth),
