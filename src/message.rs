@@ -23,7 +23,8 @@ pub fn base64_decoded_len(data: &[u8]) -> u64 {
 /// (Unix milliseconds); an assistant message `provider`, `model`, `usage`, `stopReason`,
 /// `errorMessage` and `responseId` (Pi 1.x also `responseModel`, the model that answered); a
 /// `toolResult` `toolCallId`, `toolName`, `isError` and `details` (Pi 1.x also `usage`, the
-/// tool's own model calls, and `nestedCalls`, the tools it called); a `bashExecution` `command`, `output`, `exitCode`, `cancelled`, `truncated`,
+/// tool's own model calls, `nestedCalls`, the tools it called, and `durationMs`, the time the
+/// tool itself ran); a `bashExecution` `command`, `output`, `exitCode`, `cancelled`, `truncated`,
 /// `fullOutputPath` and `excludeFromContext`.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Message<'a> {
@@ -42,6 +43,7 @@ pub struct Message<'a> {
     pub is_error: Option<Raw<'a>>,
     pub details: Option<Raw<'a>>,
     pub nested_calls: Option<Raw<'a>>,
+    pub duration_ms: Option<Raw<'a>>,
     pub command: Option<Raw<'a>>,
     pub output: Option<Raw<'a>>,
     pub exit_code: Option<Raw<'a>>,
@@ -105,6 +107,7 @@ impl<'a> Message<'a> {
             b"isError" => &mut self.is_error,
             b"details" => &mut self.details,
             b"nestedCalls" => &mut self.nested_calls,
+            b"durationMs" => &mut self.duration_ms,
             b"command" => &mut self.command,
             b"output" => &mut self.output,
             b"exitCode" => &mut self.exit_code,
@@ -536,7 +539,7 @@ mod tests {
     #[test]
     fn each_member_name_has_its_slot() {
         type Get = for<'m> fn(&Message<'m>) -> Option<Raw<'m>>;
-        let names: [(&str, Get); 22] = [
+        let names: [(&str, Get); 23] = [
             ("role", |m| m.role),
             ("content", |m| m.content),
             ("timestamp", |m| m.timestamp),
@@ -552,6 +555,7 @@ mod tests {
             ("isError", |m| m.is_error),
             ("details", |m| m.details),
             ("nestedCalls", |m| m.nested_calls),
+            ("durationMs", |m| m.duration_ms),
             ("command", |m| m.command),
             ("output", |m| m.output),
             ("exitCode", |m| m.exit_code),
