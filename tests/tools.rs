@@ -73,7 +73,13 @@ fn session_joins_calls_to_results_in_call_order() {
     assert_eq!(r["text"], text);
     assert_eq!(r["bytes"], text.len());
     assert_eq!(r["is_error"], false);
-    assert_eq!(read["duration_ms"], 250);
+    // One of two calls of its message, without a recorded durationMs: no duration (the
+    // entries' 250 ms are the time of both calls).
+    assert_eq!(read["duration_ms"], Value::Null);
+    assert_eq!(read["duration_from"], Value::Null);
+    let edit = by_call_id(&recs, "call_edit");
+    assert_eq!(edit["duration_ms"], 100);
+    assert_eq!(edit["duration_from"], "timestamps");
     assert_eq!(read["model"], "claude-x");
     assert_eq!(read["provider"], "anthropic");
     assert_eq!(read["timestamp"], "2026-05-01T10:00:02.000Z");
@@ -123,7 +129,10 @@ fn missing_result_is_no_result_and_later_calls_keep_their_order() {
         assert_eq!(recs[1]["arguments"], json!({"pattern": "x"}));
         assert_eq!(recs[1]["result"]["text"], "a.txt:1:x");
         assert_eq!(recs[1]["result"]["line"], 3);
-        assert_eq!(recs[1]["duration_ms"], 1000);
+        // c2 is one of two calls of its message: no duration; c3 is the only one of its own.
+        assert_eq!(recs[1]["duration_ms"], Value::Null);
+        assert_eq!(recs[2]["duration_ms"], 1000);
+        assert_eq!(recs[2]["duration_from"], "timestamps");
     }
 }
 
@@ -452,8 +461,73 @@ fn durations_follow_the_entry_timestamps() {
     let d: Vec<Option<u64>> = recs.iter().map(|r| r["duration_ms"].as_u64()).collect();
     // -05:00 offset; result before the call; no call timestamp; unreadable one; +02:00 offset.
     assert_eq!(d, [Some(1500), None, None, None, Some(250)]);
+    // Each call is the only one of its message: a duration is the entries' time, and none
+    // has a source without a duration.
+    let from: Vec<&Value> = recs.iter().map(|r| &r["duration_from"]).collect();
+    let t = json!("timestamps");
+    assert_eq!(from, [&t, &Value::Null, &Value::Null, &Value::Null, &t]);
     assert_eq!(recs[2]["timestamp"], Value::Null);
     assert_eq!(recs[3]["timestamp"], "yesterday");
+}
+
+/// A result's recorded durationMs (Pi 1.x) is the duration; without a readable one, the
+/// entries' time only for the one call of a message: Pi writes the results of several calls
+/// after all ran (parallel) or each as it ends (sequential), so their time is not one call's.
+#[test]
+fn durations_are_recorded_or_the_entries_time_of_a_lone_call() {
+    let f = "tools-durations-recorded.jsonl";
+    // From a FILE, t9's result (line 15) comes while t8 waits: it is read again from the file.
+    for recs in [
+        tools(&[], f),
+        cmd("pi-tools").stdin(read_fixture(f)).ok().records(),
+    ] {
+        let got: Vec<(&str, Option<u64>, Option<&str>)> = recs
+            .iter()
+            .map(|r| {
+                let id = r["call_id"].as_str().unwrap();
+                (id, r["duration_ms"].as_u64(), r["duration_from"].as_str())
+            })
+            .collect();
+        let (rec, ts) = (Some("recorded"), Some("timestamps"));
+        assert_eq!(
+            got,
+            [
+                // One call, no durationMs.
+                ("t1", Some(400), ts),
+                // Two calls, no durationMs: 2 s apart from their message, neither's own time.
+                ("t2", None, None),
+                ("t3", None, None),
+                // Two calls with durationMs: the recorded times, not the 3 s of the entries.
+                ("t4", Some(2990), rec),
+                ("t5", Some(3), rec),
+                // One call, durationMs "12" then 1.5: unreadable, the entries' time.
+                ("t6", Some(750), ts),
+                ("t7", Some(100), ts),
+                // Two calls: durationMs -5 is unreadable (no duration); 20 is recorded.
+                ("t8", None, None),
+                ("t9", Some(20), rec),
+                // One call: durationMs 480 rather than the entries' 500.
+                ("t10", Some(480), rec),
+            ]
+        );
+    }
+    // The table's took column and the summary's total follow the records.
+    let o = cmd("pi-tools")
+        .args(["--table", "--color", "never"])
+        .arg(fixture(f))
+        .env("COLUMNS", "160")
+        .ok()
+        .out();
+    let took = |call: &str| {
+        let line = o.lines().find(|l| l.contains(call)).unwrap();
+        line.split_whitespace().nth(4).unwrap().to_string()
+    };
+    assert_eq!(took("a.txt"), "400ms");
+    assert_eq!(took("c.txt"), "3ms");
+    assert_eq!(took("h.txt"), "480ms");
+    assert!(o
+        .lines()
+        .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["read", "8", "0", "0", "1.7s"]));
 }
 
 #[test]

@@ -127,13 +127,20 @@ fn pi_tools_table_fits_every_width_and_highlights_errors() {
             .out(),
     );
     let row = wide.lines().find(|l| l.contains("ls -l missing")).unwrap();
-    for w in ["10:00:02", "bash", "error", "1.5s", "ls: cannot access"] {
+    for w in ["10:00:02", "bash", "error", "ls: cannot access"] {
         assert!(row.contains(w), "{w:?} not in {row:?}");
     }
+    // The edit, alone in its message, took the 100 ms between its entries.
+    let row = wide.lines().find(|l| l.contains("Could not find")).unwrap();
+    for w in ["10:00:05", "edit", "error", "100ms"] {
+        assert!(row.contains(w), "{w:?} not in {row:?}");
+    }
+    // Neither bash call has a duration (one shares its message with another call, one is a
+    // user's command): the total time is unknown.
     let bash = wide.lines().rfind(|l| l.starts_with("bash ")).unwrap();
     assert_eq!(
         bash.split_whitespace().collect::<Vec<_>>(),
-        ["bash", "2", "1", "0", "1.5s"]
+        ["bash", "2", "1", "0", "-"]
     );
     // A call with no result has no duration: its total time is unknown, not zero.
     let find = wide.lines().rfind(|l| l.starts_with("find ")).unwrap();

@@ -560,6 +560,8 @@ pub struct ToolCall {
     #[serde(deserialize_with = "nullable")]
     pub duration_ms: Option<u64>,
     #[serde(deserialize_with = "nullable")]
+    pub duration_from: Option<DurationFrom>,
+    #[serde(deserialize_with = "nullable")]
     pub model: Option<String>,
     #[serde(deserialize_with = "nullable")]
     pub provider: Option<String>,
@@ -574,6 +576,14 @@ pub enum CallStatus {
     Ok,
     Error,
     NoResult,
+}
+
+/// `tool_call.duration_from`: where `duration_ms` comes from.
+#[derive(Debug, Deserialize, PartialEq, Eq, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+pub enum DurationFrom {
+    Recorded,
+    Timestamps,
 }
 
 /// `tool_call.evidence`: what decided `status`.

@@ -244,6 +244,7 @@ pub(super) struct ResultAhead {
     image_types: Vec<Option<Str>>,
     usage: Option<UsageAhead>,
     nested_calls: Option<NestedCalls>,
+    duration_ms: Option<i64>,
 }
 
 /// A result's text read ahead ([`ResultText`]): the places of its parts.
@@ -305,6 +306,7 @@ impl ResultAhead {
             image_types: f.image_types.into_iter().map(|t| Str::opt(e, t)).collect(),
             usage,
             nested_calls: f.nested_calls,
+            duration_ms: f.duration_ms,
         })
     }
 
@@ -350,6 +352,7 @@ impl ResultAhead {
             image_types: image_types.collect::<Option<_>>()?,
             usage,
             nested_calls: self.nested_calls,
+            duration_ms: self.duration_ms,
         };
         Some(((self.stamp.resolve(e)?, self.id_problem), facts))
     }
@@ -424,7 +427,7 @@ mod tests {
             (message("d", r#"{"role":"assistant","provider":"p","model":"m","content":[{"type":"thinking","thinking":"t"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a"}}],"stopReason":"toolUse"}"#), "calls"),
             (message("e", r#"{"role":"assistant","model":"m\u0031","content":[{"type":"toolCall","id":"c\u0032","name":"r\u0065ad","namespace":"mcp","arguments":null},{"type":"toolCall","name":"x"},{"type":"toolCall","id":5}],"stopReason":"aborted"}"#), "calls"),
             (message("f", r#"{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"line\n\"q\"\u001f"},{"type":"image","mimeType":"image/png"}],"isError":false}"#), "result, text written"),
-            (message("g", r#"{"role":"toolResult","toolCallId":"c\u0032","content":[{"type":"text","text":"a\/b"}],"details":{"exitCode":2},"usage":{"input":1,"cost":{"total":0.5}},"nestedCalls":{"count":1}}"#), "result, text to decode"),
+            (message("g", r#"{"role":"toolResult","toolCallId":"c\u0032","content":[{"type":"text","text":"a\/b"}],"details":{"exitCode":2},"usage":{"input":1,"cost":{"total":0.5}},"nestedCalls":{"count":1},"durationMs":12}"#), "result, text to decode"),
             (message("h", r#"{"role":"toolResult","toolCallId":"c3","content":"plain"}"#), "result, text written"),
             (message("i", r#"{"role":"toolResult","toolCallId":7,"isError":true}"#), "result"),
             (message("j", r#"{"role":"toolResult"}"#), "result"),

@@ -5,7 +5,7 @@
 use super::args::{Args, CallStatus};
 use super::text::{string_body, ResultText};
 use crate::json::{self, Raw};
-use crate::message::{cost_total, for_each_usage_member, Message, NestedCalls};
+use crate::message::{cost_total, for_each_usage_member, token_value, Message, NestedCalls};
 use crate::message::{TokenField, UsageMember};
 use crate::reader::{Entry, NotedMembers};
 use std::borrow::Cow;
@@ -161,6 +161,16 @@ pub(super) fn as_i64(raw: Raw<'_>) -> Option<i64> {
     (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64)
 }
 
+/// A result's `durationMs`: a whole number of milliseconds, not negative, however written
+/// (`1e3` is 1000, as Pi's JavaScript reads it: [`token_value`]); `None` for anything else (a
+/// string, a fraction, a negative number, null, one past i64).
+pub(super) fn recorded_duration(raw: Raw<'_>) -> Option<i64> {
+    token_value(raw)
+        .ok()
+        .flatten()
+        .and_then(|ms| i64::try_from(ms).ok())
+}
+
 /// Whether an assistant message with this stopReason ran no tools (Pi does not run the tools
 /// of an aborted or failed turn).
 pub(super) fn turn_aborted(stop_reason: Option<&str>) -> bool {
@@ -198,6 +208,44 @@ pub(super) fn bash_verdict(
 pub(super) fn duration_ms(call_ms: Option<i64>, result_ms: Option<i64>) -> Option<i64> {
     let (start, end) = (call_ms?, result_ms?);
     (end >= start).then_some(end - start)
+}
+
+/// Where a call's `duration_ms` comes from, as its `duration_from` field writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum DurationFrom {
+    /// The result's own `durationMs` (Pi 1.x: the time the tool ran).
+    Recorded,
+    /// The result entry's timestamp minus the assistant entry's.
+    Timestamps,
+}
+
+impl DurationFrom {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            DurationFrom::Recorded => "recorded",
+            DurationFrom::Timestamps => "timestamps",
+        }
+    }
+}
+
+/// A call's duration and where it comes from: the result's recorded `durationMs` when there
+/// is one; else, when the call is the only one of its assistant message (`calls` toolCall
+/// blocks), the time between the two entries ([`duration_ms`]); else none. Pi writes the
+/// results of one message's calls after all of them ran (parallel, its default) or each as it
+/// ends (sequential), so with several calls the time between the entries is not one call's.
+pub(super) fn call_duration(
+    recorded: Option<i64>,
+    calls: usize,
+    call_ms: Option<i64>,
+    result_ms: Option<i64>,
+) -> Option<(i64, DurationFrom)> {
+    match recorded {
+        Some(ms) => Some((ms, DurationFrom::Recorded)),
+        None if calls == 1 => {
+            duration_ms(call_ms, result_ms).map(|ms| (ms, DurationFrom::Timestamps))
+        }
+        None => None,
+    }
 }
 
 /// What a record says of the entry it comes from besides its line: the entry's `id` and
@@ -296,6 +344,9 @@ pub(super) struct ResultFacts<'a> {
     pub(super) usage: Option<ResultUsage<'a>>,
     /// Pi 1.x: what `nestedCalls` lists, when recorded.
     pub(super) nested_calls: Option<NestedCalls>,
+    /// Pi 1.x: `durationMs`, the time the tool ran, when a whole number of milliseconds that
+    /// is not negative ([`recorded_duration`]).
+    pub(super) duration_ms: Option<i64>,
 }
 
 /// A tool result's `usage`: its token fields (`None` when absent or not a count), and its
@@ -431,6 +482,7 @@ impl<'a> ResultFacts<'a> {
             image_types,
             usage: m.usage.and_then(|u| ResultUsage::read(u, m.usage_noted)),
             nested_calls: m.nested_calls.and_then(NestedCalls::read),
+            duration_ms: m.duration_ms.and_then(recorded_duration),
         }
     }
 
@@ -453,6 +505,7 @@ impl<'a> ResultFacts<'a> {
             image_types: Vec::new(),
             usage: None,
             nested_calls: None,
+            duration_ms: None,
         }
     }
 
@@ -624,5 +677,44 @@ mod tests {
         assert_eq!(duration_ms(None, at("2026-01-01T00:00:01Z")), None);
         assert_eq!(duration_ms(call, at("yesterday")), None);
         assert_eq!(duration_ms(call, None), None);
+    }
+
+    #[test]
+    fn a_recorded_duration_comes_first_and_the_entries_time_serves_a_lone_call_only() {
+        let (rec, ts) = (DurationFrom::Recorded, DurationFrom::Timestamps);
+        let (call, result) = (Some(1_000), Some(1_250));
+        assert_eq!(call_duration(Some(40), 1, call, result), Some((40, rec)));
+        assert_eq!(call_duration(Some(40), 3, call, result), Some((40, rec)));
+        assert_eq!(call_duration(Some(40), 2, None, None), Some((40, rec)));
+        assert_eq!(call_duration(None, 1, call, result), Some((250, ts)));
+        assert_eq!(call_duration(None, 1, result, call), None);
+        assert_eq!(call_duration(None, 1, None, result), None);
+        assert_eq!(call_duration(None, 2, call, result), None);
+    }
+
+    #[test]
+    fn a_recorded_duration_is_a_whole_number_not_negative() {
+        let d = |text: &[u8]| recorded_duration(json::validate(text).unwrap());
+        assert_eq!(d(b"0"), Some(0));
+        assert_eq!(d(b"4990"), Some(4990));
+        assert_eq!(d(b"1e3"), Some(1000));
+        assert_eq!(d(b"12.0"), Some(12));
+        assert_eq!(d(b"-5"), None);
+        assert_eq!(d(b"1.5"), None);
+        assert_eq!(d(b"\"12\""), None);
+        assert_eq!(d(b"null"), None);
+        assert_eq!(d(b"9223372036854775808"), None);
+        let facts = |m: &str| {
+            let args = Args::try_parse_from(["pi-tools"]).unwrap();
+            ResultFacts::read(
+                &Message::read(json::validate(m.as_bytes()).unwrap()),
+                &args,
+                false,
+            )
+            .duration_ms
+        };
+        assert_eq!(facts(r#"{"durationMs":7}"#), Some(7));
+        assert_eq!(facts(r#"{"duration\u004ds":7}"#), Some(7));
+        assert_eq!(facts(r#"{"durationMs":"7"}"#), None);
     }
 }

@@ -55,11 +55,12 @@ impl<'a, 'w> Joiner<'a, 'w> {
     ) -> Result<(), Stop> {
         let mut turn_of = Some((stamp, names));
         let mut turn: Option<Rc<CallingTurn>> = None;
+        let calls = blocks.len();
         for b in blocks {
             let turn = turn
                 .get_or_insert_with(|| {
                     let (stamp, names) = turn_of.take().unwrap_or_default();
-                    Rc::new(CallingTurn::new(e.line.no, stamp, names))
+                    Rc::new(CallingTurn::new(e.line.no, stamp, names, calls))
                 })
                 .clone();
             let call = self.call(e, turn, b, d);

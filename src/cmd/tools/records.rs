@@ -4,8 +4,8 @@
 
 use super::args::{Args, CallStatus};
 use super::facts::{
-    as_i64, bash_verdict, call_verdict, duration_ms, Answer, BashRun, CallEvidence, MessageLine,
-    ResultFacts, ResultUsage,
+    as_i64, bash_verdict, call_duration, call_verdict, Answer, BashRun, CallEvidence, DurationFrom,
+    MessageLine, ResultFacts, ResultUsage,
 };
 use super::text::write_text;
 use super::waiting::{DuplicateOf, KeptBytes, PendingCall, WaitingRecord};
@@ -35,7 +35,8 @@ pub struct ToolCall<'a> {
     stop_reason: Option<&'a str>,
     result: Option<JoinedResult<'a>>,
     bash: Option<BashRun<'a>>,
-    duration_ms: Option<i64>,
+    /// The duration and where it comes from ([`call_duration`]).
+    duration: Option<(i64, DurationFrom)>,
     model: Option<&'a str>,
     provider: Option<&'a str>,
     timestamp: Option<&'a str>,
@@ -179,6 +180,7 @@ impl Record for ToolCall<'_> {
         "bash.full_output_path",
         "bash.exclude_from_context",
         "duration_ms",
+        "duration_from",
         "model",
         "provider",
         "timestamp",
@@ -223,7 +225,8 @@ impl Record for ToolCall<'_> {
             }),
             None => o.null("bash"),
         };
-        o.opt_i64("duration_ms", self.duration_ms)
+        o.opt_i64("duration_ms", self.duration.map(|(ms, _)| ms))
+            .opt_str("duration_from", self.duration.map(|(_, from)| from.name()))
             .opt_str("model", self.model)
             .opt_str("provider", self.provider)
             .opt_str("timestamp", self.timestamp);
@@ -407,7 +410,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         let t = &c.turn;
         let duration = result
             .as_ref()
-            .and_then(|r| duration_ms(c.turn.ms, r.stamp.ms));
+            .and_then(|r| call_duration(r.facts.duration_ms, t.calls, t.ms, r.stamp.ms));
         let result = result.as_ref().map(|r| JoinedResult {
             line: r.no,
             entry: r.stamp.id.as_deref(),
@@ -427,7 +430,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
             status,
             evidence,
             stop_reason: t.stop_reason(),
-            duration_ms: duration,
+            duration,
             result,
             bash: None,
             model: t.model(),
@@ -473,7 +476,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
                 timestamp: line.stamp.timestamp.as_deref(),
             }),
             bash: Some(BashRun::read(m, cancelled)),
-            duration_ms: None,
+            duration: None,
             model: None,
             provider: None,
             timestamp: line.stamp.timestamp.as_deref(),

@@ -95,18 +95,27 @@ pub(super) struct CallingTurn {
     pub(super) line: u64,
     pub(super) entry: Option<Rc<str>>,
     pub(super) ms: Option<i64>,
+    /// How many toolCall blocks the message holds: the time between its entry and a result's
+    /// is one call's only when it holds one ([`super::facts::call_duration`]).
+    pub(super) calls: usize,
     /// The timestamp, model, provider and stop reason ([`CallingTurn::timestamp`] ...).
     names: Strings<4>,
 }
 
 impl CallingTurn {
     /// The turn of the assistant entry on line `line`, stamped `stamp`, whose message names
-    /// `names`.
-    pub(super) fn new(line: u64, stamp: Stamp<'_>, names: TurnNames<'_>) -> CallingTurn {
+    /// `names` and holds `calls` toolCall blocks.
+    pub(super) fn new(
+        line: u64,
+        stamp: Stamp<'_>,
+        names: TurnNames<'_>,
+        calls: usize,
+    ) -> CallingTurn {
         CallingTurn {
             line,
             entry: stamp.id.map(|i| Rc::from(&*i)),
             ms: stamp.ms,
+            calls,
             names: Strings::new([
                 stamp.timestamp.as_deref(),
                 names.model.as_deref(),
