@@ -525,9 +525,10 @@ fn durations_are_recorded_or_the_entries_time_of_a_lone_call() {
     assert_eq!(took("a.txt"), "400ms");
     assert_eq!(took("c.txt"), "3ms");
     assert_eq!(took("h.txt"), "480ms");
+    // Three reads answered without a duration: the total is a least.
     assert!(o
         .lines()
-        .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["read", "8", "0", "0", "1.7s"]));
+        .any(|l| l.split_whitespace().collect::<Vec<_>>() == ["read", "8", "0", "0", "≥1.7s"]));
 }
 
 #[test]

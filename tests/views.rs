@@ -142,6 +142,17 @@ fn pi_tools_table_fits_every_width_and_highlights_errors() {
         bash.split_whitespace().collect::<Vec<_>>(),
         ["bash", "2", "1", "0", "-"]
     );
+    // Every edit has its duration: the total is exact. Over all tools it is a least.
+    let edit = wide.lines().rfind(|l| l.starts_with("edit ")).unwrap();
+    assert_eq!(
+        edit.split_whitespace().collect::<Vec<_>>(),
+        ["edit", "1", "1", "0", "100ms"]
+    );
+    let all = wide.lines().rfind(|l| l.starts_with("all ")).unwrap();
+    assert_eq!(
+        all.split_whitespace().collect::<Vec<_>>(),
+        ["all", "5", "2", "1", "≥100ms"]
+    );
     // A call with no result has no duration: its total time is unknown, not zero.
     let find = wide.lines().rfind(|l| l.starts_with("find ")).unwrap();
     assert_eq!(

@@ -55,6 +55,9 @@ pub(super) struct NameCounts {
     duration_ms: i64,
     /// Records with a duration: with none, the total time is unknown (`-`), not zero.
     timed: u64,
+    /// Calls answered (or user commands) without a duration: with any, the total is a least
+    /// (`≥`).
+    untimed: u64,
 }
 
 /// The counts per tool name, in name order.
@@ -67,6 +70,7 @@ impl NameCounts {
         self.no_result += c.no_result;
         self.duration_ms += c.duration_ms;
         self.timed += c.timed;
+        self.untimed += c.untimed;
     }
 }
 
@@ -177,6 +181,8 @@ fn count(summary: &mut Summary, r: &Value) {
     if let Some(ms) = r["duration_ms"].as_i64() {
         c.duration_ms += ms;
         c.timed += 1;
+    } else if r["type"] == "tool_call" && r["status"] != "no_result" {
+        c.untimed += 1;
     }
 }
 
@@ -209,7 +215,9 @@ pub(super) fn write_summary(summary: &Summary, out: &mut Out) -> Result<(), Stop
                 },
             ),
             (
-                if c.timed > 0 {
+                if c.timed > 0 && c.untimed > 0 {
+                    format!("≥{}", view::duration(c.duration_ms))
+                } else if c.timed > 0 {
                     view::duration(c.duration_ms)
                 } else {
                     "-".into()
