@@ -8,7 +8,7 @@
 //! once the directory has been seen as a session's `cwd`. The table is the only thing
 //! pi-redact keeps that grows with the input.
 
-use crate::hash::FastMap;
+use crate::hash::{FastMap, FastSet};
 
 /// Top-level directories every Unix-like system has: kept as they are (they say nothing of
 /// the user), so `/home/ana` stays a home folder and `/tmp/x` a temporary file.
@@ -139,6 +139,9 @@ pub struct Pseudonyms {
     users: u64,
     dirs: u64,
     files: u64,
+    /// The numbers given so far, by kind (`user`, `dir`, `file`): a name that already is a
+    /// pseudonym keeps it only while its number is no other name's.
+    given: FastSet<(&'static str, u64)>,
 }
 
 impl Pseudonyms {
@@ -347,22 +350,47 @@ impl Pseudonyms {
         written
     }
 
+    /// A new pseudonym for `comp`: the next `userN`, `fileN.ext` or `dirN` whose number no
+    /// other name has; or `comp` itself when it already is one of that kind whose number no
+    /// other name has (a redacted file redacted again keeps its names, in whatever order they
+    /// are met).
     fn new_name(&mut self, comp: &str, under_home: bool, is_last: bool) -> String {
-        if under_home {
-            self.users += 1;
-            return format!("user{}", self.users);
+        let ext = extension(comp).filter(|_| !under_home && is_last);
+        let (kind, count) = match ext {
+            _ if under_home => ("user", &mut self.users),
+            Some(_) => ("file", &mut self.files),
+            None => ("dir", &mut self.dirs),
+        };
+        let stem = match ext {
+            Some(ext) => &comp[..comp.len() - ext.len() - 1],
+            None => comp,
+        };
+        if let Some(n) = pseudonym_number(stem, kind) {
+            if self.given.insert((kind, n)) {
+                return comp.to_string();
+            }
         }
-        match extension(comp).filter(|_| is_last) {
-            Some(ext) => {
-                self.files += 1;
-                format!("file{}.{ext}", self.files)
+        loop {
+            *count += 1;
+            if self.given.insert((kind, *count)) {
+                break;
             }
-            None => {
-                self.dirs += 1;
-                format!("dir{}", self.dirs)
-            }
+        }
+        match ext {
+            Some(ext) => format!("{kind}{count}.{ext}"),
+            None => format!("{kind}{count}"),
         }
     }
+}
+
+/// `N` when `name` is `prefix` then a number as pseudonyms are numbered (`dir12`: digits, no
+/// leading zero).
+fn pseudonym_number(name: &str, prefix: &str) -> Option<u64> {
+    let digits = name.strip_prefix(prefix)?;
+    if digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
 }
 
 /// A file name's extension when it has a short alphanumeric one (`main.rs` → `rs`); `None`
@@ -473,6 +501,39 @@ mod tests {
             "dir6/dir7",
             "relative paths have their own names"
         );
+    }
+
+    /// Pseudonyms given again are kept, so a redacted file redacted again is unchanged, even
+    /// when its names are met in another order than they were given (a path the first run
+    /// named and its output no longer shows as a path: in a URL, in a masked text).
+    #[test]
+    fn pseudonyms_are_kept_and_new_names_follow_them() {
+        let mut first = Pseudonyms::default();
+        let paths = [
+            "/home/ana/src/app/main.rs",
+            "/srv/web/index.html",
+            r"C:\Users\ana\notes\todo.md",
+            "~/x/y.txt",
+        ];
+        let named: Vec<String> = paths.iter().map(|p| first.path(p)).collect();
+        let mut again = Pseudonyms::default();
+        for n in named.iter().rev() {
+            assert_eq!(&again.path(n), n);
+        }
+        // A new name takes the first number no name has; a name of another shape, or one
+        // whose number another name has, is renamed.
+        assert_eq!(
+            again.path("/srv/web/new/page.html"),
+            "/srv/dir6/dir7/file5.html"
+        );
+        assert_eq!(again.path("/opt/dir01/user2"), "/opt/dir8/dir9");
+        assert_eq!(again.path("/home/user7/file3.rs"), "/home/user7/file6.rs");
+        assert_eq!(again.path("/home/bob"), "/home/user2");
+        assert_eq!(again.path("/home/user3"), "/home/user3");
+        // A session that names a path as another path's pseudonym keeps the two apart.
+        let mut p = Pseudonyms::default();
+        assert_eq!(p.path("/home/ana/x.rs"), "/home/user1/file1.rs");
+        assert_eq!(p.path("/home/user1/file1.rs"), "/home/user2/file2.rs");
     }
 
     #[test]
