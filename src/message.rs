@@ -146,6 +146,65 @@ impl<'a> Message<'a> {
     }
 }
 
+/// What a tool result says of how it went, by the rule pi-tools' `status` and `evidence` and
+/// pi-branch's "(error)" mark follow: its `isError` when true, else an exit code in its
+/// `details` ([`details_exit_code`]), else nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultOutcome {
+    /// `isError` is true: failed.
+    IsError,
+    /// An exit code in `details`: failed when not 0.
+    ExitCode(i64),
+    /// Nothing in it says it failed.
+    NoError,
+}
+
+impl ResultOutcome {
+    /// The outcome of a result whose `isError` is `is_error` and whose `details` hold the exit
+    /// code `exit_code`.
+    pub fn of(is_error: Option<bool>, exit_code: Option<i64>) -> ResultOutcome {
+        match (is_error, exit_code) {
+            (Some(true), _) => ResultOutcome::IsError,
+            (_, Some(n)) => ResultOutcome::ExitCode(n),
+            (_, None) => ResultOutcome::NoError,
+        }
+    }
+
+    pub fn failed(self) -> bool {
+        !matches!(self, ResultOutcome::ExitCode(0) | ResultOutcome::NoError)
+    }
+}
+
+/// A tool result's exit code: `details.exitCode` when it is an integer, else
+/// `details.exit_code` when it is one ([`as_i64`]: a string such as `"1"` is none). The last
+/// of repeated members counts, as `JSON.parse` keeps; `details` is read once.
+pub fn details_exit_code(details: Raw<'_>) -> Option<i64> {
+    let (mut camel, mut snake) = (None, None);
+    details.for_each_field(|k, v| {
+        match member_named(k, |name| match name {
+            b"exitCode" => Some(true),
+            b"exit_code" => Some(false),
+            _ => None,
+        }) {
+            Some(true) => camel = Some(v),
+            Some(false) => snake = Some(v),
+            None => {}
+        }
+    });
+    camel.and_then(as_i64).or_else(|| snake.and_then(as_i64))
+}
+
+/// A JSON number that is an integer (negative ones included).
+pub fn as_i64(raw: Raw<'_>) -> Option<i64> {
+    if let Ok(s) = std::str::from_utf8(&raw) {
+        if let Ok(n) = s.parse::<i64>() {
+            return Some(n);
+        }
+    }
+    let f = raw.as_f64()?;
+    (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64)
+}
+
 /// A token member of a Pi `usage` object. `input`, `output`, `cacheRead` and `cacheWrite` add
 /// up to Pi's session total; `reasoning` is a part of `output` and `cacheWrite1h` a part of
 /// `cacheWrite` (pi-ai's `Usage`), never added on top; `totalTokens` is the provider's total.
@@ -533,6 +592,29 @@ pub(crate) fn short_text(raw: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// isError true decides first; then an exit code, `exitCode` before `exit_code`, each
+    /// the last of its name, only when an integer.
+    #[test]
+    fn a_result_fails_by_is_error_then_by_a_non_zero_exit_code() {
+        let code = |d: &str| details_exit_code(json::validate(d.as_bytes()).unwrap());
+        assert_eq!(code(r#"{"exitCode":2}"#), Some(2));
+        assert_eq!(code(r#"{"exit_code":-9}"#), Some(-9));
+        assert_eq!(code(r#"{"exitCode":0,"exit_code":1}"#), Some(0));
+        assert_eq!(code(r#"{"exitCode":"1","exit_code":3}"#), Some(3));
+        assert_eq!(code(r#"{"exitCode":1,"exitCode":null}"#), None);
+        assert_eq!(code(r#"{"exit\u0043ode":4}"#), Some(4));
+        assert_eq!(code(r#"[{"exitCode":1}]"#), None);
+        let failed = |e, c| ResultOutcome::of(e, c).failed();
+        assert!(failed(Some(true), Some(0)) && failed(Some(false), Some(2)));
+        assert!(failed(None, Some(-9)) && failed(Some(true), None));
+        assert!(!failed(Some(false), Some(0)) && !failed(None, None));
+        assert_eq!(
+            ResultOutcome::of(Some(true), Some(1)),
+            ResultOutcome::IsError
+        );
+        assert_eq!(ResultOutcome::of(None, Some(0)), ResultOutcome::ExitCode(0));
+    }
 
     /// Each member the tools read lands in its own slot, written plainly or with an escape;
     /// names one byte off (shorter, longer, another letter) land nowhere.

@@ -724,3 +724,94 @@ fn item_4_tree_indentation_is_bounded() {
     let out = branch(&["--tree", fixture("branched.jsonl").to_str().unwrap()]).out();
     assert!(!out.contains("levels)"));
 }
+
+/// The outline and the tree mark a toolResult "(error)" exactly when pi-tools says the result
+/// failed: its `isError` is true, else its `details` hold an exit code that is not 0 (the
+/// status of the call it answers; for a result that answers none, its `is_error` and
+/// `exit_code`). Checked on every pi-tools fixture, and row by row on the exit codes one.
+#[test]
+fn a_result_is_marked_failed_by_the_rule_pi_tools_uses() {
+    use serde_json::Value;
+    use std::collections::HashMap;
+    let marks = |f: &str| {
+        let outline = branch(&["--outline", "--color", "never", f]).out();
+        let tree = branch(&["--tree", "--fold", "0", "--color", "never", f]).out();
+        (outline, tree)
+    };
+    let mut checked = 0;
+    for f in fixture_files() {
+        let name = f.file_name().unwrap().to_str().unwrap().to_string();
+        if !name.starts_with("tools-") {
+            continue;
+        }
+        let f = f.to_str().unwrap();
+        // Line and entry id of each result pi-tools read, and whether it failed.
+        let mut by_line = HashMap::new();
+        let mut by_id: HashMap<String, Option<bool>> = HashMap::new();
+        for r in cmd("pi-tools").arg(f).run().records() {
+            let (result, failed) = match r["type"].as_str() {
+                Some("tool_call") if r["by_user"] == false && r["result"].is_object() => {
+                    (&r["result"], r["status"] == "error")
+                }
+                Some("tool_result") => {
+                    let code = r["exit_code"].as_i64();
+                    (&r, r["is_error"] == true || code.is_some_and(|c| c != 0))
+                }
+                _ => continue,
+            };
+            by_line.insert(result["line"].as_u64().unwrap(), failed);
+            if let Value::String(id) = &result["entry"] {
+                // An id on two results says nothing of which one a row is.
+                let seen = by_id.insert(id.clone(), Some(failed)).is_some();
+                if seen {
+                    by_id.insert(id.clone(), None);
+                }
+            }
+        }
+        let (outline, tree) = marks(f);
+        for row in outline.lines() {
+            let words: Vec<&str> = row.split_whitespace().collect();
+            if words.get(2) != Some(&"toolResult") {
+                continue;
+            }
+            let line: u64 = words[1].parse().unwrap();
+            if let Some(&failed) = by_line.get(&line) {
+                assert_eq!(row.ends_with(" (error)"), failed, "{name}: {row}");
+                checked += 1;
+            }
+        }
+        for row in tree.lines() {
+            let words: Vec<&str> = row.split_whitespace().collect();
+            let Some(at) = words.iter().position(|w| *w == "toolResult") else {
+                continue;
+            };
+            let text = row.split("  ← leaf").next().unwrap();
+            if let Some(&Some(failed)) = at.checked_sub(1).and_then(|i| by_id.get(words[i])) {
+                assert_eq!(text.ends_with(" (error)"), failed, "{name}: {row}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 40, "{checked} rows checked");
+    // Row by row: exit code 1 (isError false), exit_code 127, 0, null, -9.
+    let (outline, tree) = marks(fixture("tools-exit-code.jsonl").to_str().unwrap());
+    let rows = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.contains("toolResult"))
+            .map(|l| l.split("toolResult ").nth(1).unwrap().to_string())
+            .collect()
+    };
+    let want = [
+        "exec (error)",
+        "exec (error)",
+        "exec",
+        "exec",
+        "exec (error)",
+    ];
+    assert_eq!(rows(&outline), want, "{outline}");
+    let tree_rows: Vec<String> = rows(&tree)
+        .iter()
+        .map(|r| r.split("  ← leaf").next().unwrap().to_string())
+        .collect();
+    assert_eq!(tree_rows, want, "{tree}");
+}

@@ -19,7 +19,7 @@ use super::resolve::ResolvedTree;
 use super::store::LineStore;
 use crate::diag::{sanitize, Diags};
 use crate::json::{self, Raw};
-use crate::message::{content_text, truncate_chars};
+use crate::message::{content_text, details_exit_code, truncate_chars, Message, ResultOutcome};
 use crate::output::{Out, Stop};
 use crate::view::Paint;
 
@@ -439,8 +439,12 @@ fn describe_message(msg: Option<Raw<'_>>, said_chars: usize) -> String {
             out
         }
         "toolResult" => {
-            let err = member("isError").as_deref() == Some(b"true");
-            let name = text(member("toolName"));
+            // Failed by the rule pi-tools' status follows: isError, then an exit code.
+            let m = msg.map(Message::read).unwrap_or_default();
+            let is_error = m.is_error.and_then(Raw::as_bool);
+            let exit_code = m.details.and_then(details_exit_code);
+            let err = ResultOutcome::of(is_error, exit_code).failed();
+            let name = text(m.tool_name);
             format!("toolResult {name}{}", if err { " (error)" } else { "" })
         }
         "bashExecution" => format!("!{}", text(member("command"))),

@@ -5,7 +5,9 @@
 use super::args::{Args, CallStatus};
 use super::text::{string_body, ResultText};
 use crate::json::{self, Raw};
+pub(super) use crate::message::as_i64;
 use crate::message::{cost_total, for_each_usage_member, token_value, Message, NestedCalls};
+use crate::message::{details_exit_code, ResultOutcome};
 use crate::message::{TokenField, UsageMember};
 use crate::reader::{Entry, NotedMembers};
 use std::borrow::Cow;
@@ -148,17 +150,6 @@ impl CallEvidence {
 /// Whether a value is the JSON string `s` (escapes decoded: [`Raw::is_str`]).
 pub(super) fn is_str(raw: Option<Raw<'_>>, s: &str) -> bool {
     raw.is_some_and(|r| r.is_str(s))
-}
-
-/// A JSON number that is an integer (negative ones included).
-pub(super) fn as_i64(raw: Raw<'_>) -> Option<i64> {
-    if let Ok(s) = std::str::from_utf8(&raw) {
-        if let Ok(n) = s.parse::<i64>() {
-            return Some(n);
-        }
-    }
-    let f = raw.as_f64()?;
-    (f.fract() == 0.0 && f.abs() < 9.2e18).then_some(f as i64)
 }
 
 /// A result's `durationMs`: a whole number of milliseconds, not negative, however written
@@ -422,11 +413,7 @@ impl<'a> ResultFacts<'a> {
             m.is_error,
             m.details,
         );
-        let exit_code = details.and_then(|d| {
-            d.get("exitCode")
-                .and_then(as_i64)
-                .or_else(|| d.get("exit_code").and_then(as_i64))
-        });
+        let exit_code = details.and_then(details_exit_code);
         let mut images = 0;
         let mut image_types = Vec::new();
         let text = content.and_then(|c| {
@@ -509,17 +496,20 @@ impl<'a> ResultFacts<'a> {
         }
     }
 
-    /// The verdict the result gives its call: isError first, then the exit code.
+    /// The verdict the result gives its call: isError first, then the exit code
+    /// ([`ResultOutcome`], the rule pi-branch's "(error)" mark follows too).
     pub(super) fn verdict(&self) -> (CallStatus, CallEvidence) {
-        if self.is_error == Some(true) {
-            (CallStatus::Error, CallEvidence::IsError)
-        } else {
-            match self.exit_code {
-                Some(0) => (CallStatus::Ok, CallEvidence::ExitCode),
-                Some(_) => (CallStatus::Error, CallEvidence::ExitCode),
-                None => (CallStatus::Ok, CallEvidence::Result),
-            }
-        }
+        let outcome = ResultOutcome::of(self.is_error, self.exit_code);
+        let status = match outcome.failed() {
+            true => CallStatus::Error,
+            false => CallStatus::Ok,
+        };
+        let evidence = match outcome {
+            ResultOutcome::IsError => CallEvidence::IsError,
+            ResultOutcome::ExitCode(_) => CallEvidence::ExitCode,
+            ResultOutcome::NoError => CallEvidence::Result,
+        };
+        (status, evidence)
     }
 }
 
