@@ -231,13 +231,13 @@ fn privacy_switches_leave_out_thinking_and_outputs() {
     .out();
     assert!(!md.contains("Look at the *profile* first."));
     assert!(
-        md.contains("*1 thinking block(s) left out (--no\\-thinking)*")
-            || md.contains("1 thinking block(s) left out")
+        md.contains("*1 thinking block left out (--no\\-thinking)*")
+            || md.contains("1 thinking block left out")
     );
     assert!(!md.contains("test t0 ... ok"));
     assert!(!md.contains(" M src/lib.rs"));
-    assert!(md.contains("output: 41 line(s), 650 B, left out"));
-    assert!(md.contains("1 image(s) left out"));
+    assert!(md.contains("output: 41 lines, 650 B, left out"));
+    assert!(md.contains("1 image left out"));
 }
 
 /// --redact renders what pi-redact writes: the fixture's prompt, secret, paths, user name,
@@ -1310,5 +1310,258 @@ fn an_image_pi_redact_replaced_keeps_the_size_it_had() {
         redacted.matches("[image · png · 70 B]").count(),
         2,
         "{redacted}"
+    );
+}
+
+/// A session of one assistant message with usage (1 token, 1 call): a thinking block, a
+/// call that fails (is_error) and one that does not; the failed result holds one line and
+/// one image.
+fn one_failed_call() -> String {
+    linear_session(
+        "failed",
+        &[
+            r#"{"role":"user","content":"read it"}"#,
+            r#"{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"nope"}},{"type":"toolCall","id":"c2","name":"read","arguments":{"path":"ok.txt"}}],"provider":"p","model":"m","usage":{"input":1,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":1,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse"}"#,
+            r#"{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"ENOENT: no such file"},{"type":"image","mimeType":"image/png","data":"iVBORw0KGgo="}],"isError":true}"#,
+            r#"{"role":"toolResult","toolCallId":"c2","toolName":"read","content":[{"type":"text","text":"fine"}],"isError":false}"#,
+        ],
+    )
+}
+
+/// Review item 1: a count of one takes the singular noun, in every format ("1 call", not
+/// "1 calls" nor "1 call(s)").
+#[test]
+fn a_count_of_one_takes_the_singular_noun_in_every_format() {
+    let args = ["--no-thinking", "--no-tool-output"];
+    for format in ["md", "html", "text"] {
+        let out = cmd("pi-replay")
+            .args(["--format", format])
+            .args(args)
+            .stdin(one_failed_call())
+            .ok()
+            .out();
+        for want in [
+            "1 thinking block left out",
+            "output: 1 line, 20 B, left out",
+            "1 image left out",
+            " 1 call: the whole file",
+            "1 token (input 1,",
+        ] {
+            assert!(out.contains(want), "{format}: {want:?} in {out}");
+        }
+        assert!(!out.contains("(s)"), "{format}: {out}");
+        let one = linear_session("one", &[r#"{"role":"user","content":"hi"}"#]);
+        let out = cmd("pi-replay")
+            .args(["--format", format])
+            .stdin(one)
+            .ok()
+            .out();
+        assert!(
+            out.contains("1 entry shown (the active branch); 0 off-branch entries omitted"),
+            "{format}: {out}"
+        );
+    }
+    let html = cmd("pi-replay")
+        .args(["--format", "html"])
+        .stdin(one_failed_call())
+        .ok()
+        .out();
+    assert!(
+        html.contains("recorded context per assistant message, 1 message;"),
+        "{html}"
+    );
+    // More than one keeps the plural.
+    let md = replay("tools-session", &["--format", "md"]).out();
+    assert!(md.contains(" 3 calls: the whole file"), "{md}");
+}
+
+/// Review item 2: a call pi-tools gives the status error is in pi-tools' error style on a
+/// terminal (bold red: its title and its status line), has the class `failed` in HTML, drawn
+/// in `--bad`, and says `error` in words in Markdown; the call that went well is none of
+/// these.
+#[test]
+fn a_failed_tool_call_is_shown_in_the_error_style() {
+    let dir = TempDir::new("pi-replay-failed");
+    let file = dir.write("failed.jsonl", one_failed_call());
+    let command = format!(
+        "{} --format text {}",
+        bin_dir().join("pi-replay").display(),
+        file.display()
+    );
+    // As a person sees it: on a terminal, coloured as every view is by default there.
+    if let Some(text) = crate::views::on_terminal_at(&command, 100) {
+        assert!(
+            text.contains("\x1b[1;31mTool call: read\x1b[0m\n    \x1b[1;31merror (is_error)"),
+            "{text:?}"
+        );
+        assert!(
+            text.contains("\x1b[1;33mTool call: read\x1b[0m\n    \x1b[2mok"),
+            "{text:?}"
+        );
+        assert_eq!(text.matches("\x1b[1;31m").count(), 2, "{text:?}");
+    }
+    let html = cmd("pi-replay")
+        .args(["--format", "html"])
+        .stdin(one_failed_call())
+        .ok()
+        .out();
+    assert_eq!(
+        html.matches("<article class=\"item tool failed\">").count(),
+        1,
+        "{html}"
+    );
+    assert_eq!(
+        html.matches("<article class=\"item tool\">").count(),
+        1,
+        "{html}"
+    );
+    let md = cmd("pi-replay")
+        .args(["--format", "md"])
+        .stdin(one_failed_call())
+        .ok()
+        .out();
+    assert!(md.contains("*error (is\\_error)"), "{md}");
+    let Some(chromium) = chromium() else {
+        eprintln!(
+            "skipped: chromium is not installed (apt-get install chromium; .ci/run installs it)"
+        );
+        return;
+    };
+    // The failed call's title and status line, and its border, in --bad (#b3261e, light).
+    let script = r#"
+const c = (sel, p) => [...document.querySelectorAll(sel)].map(e => getComputedStyle(e)[p]);
+document.getElementById('result').textContent = JSON.stringify({
+  failed: [c('article.failed > h2', 'color'), c('article.failed > p.meta', 'color'), c('article.failed', 'borderTopColor')],
+  ok: [c('article.tool:not(.failed) > h2', 'color'), c('article.tool:not(.failed) > p.meta', 'color'), c('article.tool:not(.failed)', 'borderTopColor')],
+});
+"#;
+    let got = measure(&chromium, &dir, &html, 1000, script);
+    let v: serde_json::Value = serde_json::from_str(&got).unwrap_or_else(|e| panic!("{e}: {got}"));
+    let bad = "rgb(179, 38, 30)";
+    assert_eq!(
+        v["failed"],
+        serde_json::json!([[bad], [bad], [bad]]),
+        "{got}"
+    );
+    for colours in v["ok"].as_array().unwrap() {
+        assert_eq!(colours.as_array().unwrap().len(), 1, "{got}");
+        assert_ne!(colours[0], bad, "{got}");
+    }
+}
+
+/// Review item 3: the arguments of write and edit calls are shown as a person reads them: the
+/// path, then each text whole as a block (Pi 1.x's and 0.73's `edits[]`, the older
+/// `oldText`/`newText`), not one JSON string of escaped line breaks; fenced in Markdown past
+/// any backtick run, escaped in HTML, cut to --max-text. Arguments of another shape stay
+/// JSON.
+#[test]
+fn write_and_edit_arguments_are_shown_as_texts() {
+    let content = "# Notes\n```sh\nrm -rf /\n```\n<script>alert(1)</script>\n";
+    let calls = serde_json::json!([
+        {"type": "toolCall", "id": "w", "name": "write",
+         "arguments": {"path": "notes.md", "content": content}},
+        {"type": "toolCall", "id": "e", "name": "edit",
+         "arguments": {"path": "src/a.rs", "edits": [
+            {"oldText": "let a = 1;\nlet b = 2;", "newText": "let a = 10;"},
+            {"oldText": "fn old() {}", "newText": ""}]}},
+        {"type": "toolCall", "id": "l", "name": "edit",
+         "arguments": {"path": "b.rs", "oldText": "x\ny", "newText": "z"}},
+        {"type": "toolCall", "id": "x", "name": "edit",
+         "arguments": {"path": "c.rs", "edits": [{"oldText": "p\nq", "newText": "r"}], "extra": 1}},
+    ]);
+    let assistant = serde_json::json!({"role": "assistant", "content": calls,
+        "provider": "p", "model": "m", "stopReason": "toolUse"})
+    .to_string();
+    let result = |id: &str, text: &str| {
+        serde_json::json!({"role": "toolResult", "toolCallId": id, "toolName": "edit",
+            "content": [{"type": "text", "text": text}], "isError": false})
+        .to_string()
+    };
+    let (w, e, l, x) = (
+        result("w", "Wrote notes.md"),
+        result("e", "Edited src/a.rs"),
+        result("l", "Edited b.rs"),
+        result("x", "Edited c.rs"),
+    );
+    let session = linear_session("edits", &[&assistant, &w, &e, &l, &x]);
+    let render = |format: &str, more: &[&str]| {
+        cmd("pi-replay")
+            .args(["--format", format])
+            .args(more)
+            .stdin(session.clone())
+            .ok()
+            .out()
+    };
+    let md = render("md", &[]);
+    let (_, code, html_tags) = markdown_outline(&md);
+    assert!(
+        html_tags
+            .iter()
+            .all(|t| t.starts_with("<details") || t.starts_with("</details")),
+        "{html_tags:?}"
+    );
+    for want in [
+        content,
+        "notes.md\n",
+        "src/a.rs\n",
+        "let a = 1;\nlet b = 2;\n",
+        "let a = 10;\n",
+        "fn old() {}\n",
+        "x\ny\n",
+        "z\n",
+        "Wrote notes.md\n",
+    ] {
+        assert!(code.iter().any(|c| c == want), "{want:?} in {code:?}\n{md}");
+    }
+    assert!(md.contains("````text\n# Notes\n```sh\n"), "{md}");
+    for want in [
+        "*content:*",
+        "*old text (1 of 2):*",
+        "*new text (2 of 2): empty*",
+        "*old text:*",
+        "*result:*",
+    ] {
+        assert!(md.contains(want), "{want} in {md}");
+    }
+    // Another shape: the arguments as JSON, every member shown.
+    assert!(md.contains("\"extra\": 1"), "{md}");
+    assert!(md.contains("\"oldText\": \"p\\nq\""), "{md}");
+    assert!(!md.contains("let a = 1;\\nlet b"), "{md}");
+
+    let html = render("html", &[]);
+    assert!(
+        html.contains(
+            "<pre># Notes\n```sh\nrm -rf /\n```\n&lt;script&gt;alert(1)&lt;/script&gt;\n</pre>"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("<pre>let a = 1;\nlet b = 2;</pre>"), "{html}");
+    assert!(!html.contains("<script>"), "{html}");
+
+    let text = render("text", &[]);
+    assert!(
+        text.contains(
+            "  Tool call: edit\n    ok\n    │ src/a.rs\n    old text (1 of 2):\n    │ let a = 1;\n    │ let b = 2;\n    new text (1 of 2):\n    │ let a = 10;\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("    new text (2 of 2): empty\n    result:\n    │ Edited src/a.rs\n"),
+        "{text}"
+    );
+
+    // --max-text cuts each text, and says so.
+    let md = render("md", &["--max-text", "4"]);
+    assert!(md.contains("```text\n# No\n```"), "{md}");
+    assert!(
+        md.contains(&format!(
+            "*(cut: the first 4 of {} bytes shown)*",
+            content.len()
+        )),
+        "{md}"
+    );
+    assert!(
+        md.contains("```text\nlet \n```\n\n*(cut: the first 4 of 21 bytes shown)*"),
+        "{md}"
     );
 }

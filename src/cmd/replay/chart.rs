@@ -3,7 +3,7 @@
 //! where the model changes), the compactions and pi-usage's inferred context drops marked.
 //! Numbers only: no session text reaches it.
 
-use super::doc::{count, Chart};
+use super::doc::{count, counted, Chart};
 use std::fmt::Write;
 
 const W: f64 = 800.0;
@@ -43,8 +43,9 @@ pub(super) fn svg(c: &Chart, out: &mut String) {
     );
     let _ = writeln!(
         out,
-        "<text x=\"{PAD}\" y=\"16\">recorded context per assistant message, {n} message(s); top {} tokens</text>",
-        count(top as u64),
+        "<text x=\"{PAD}\" y=\"16\">recorded context per assistant message, {}; top {}</text>",
+        counted(n as u64, "message", "messages"),
+        counted(top as u64, "token", "tokens"),
     );
     // Each run of messages with one window, from half-way after the message before it to
     // half-way before the message after it: a step where the model (or its window) changes.
@@ -138,7 +139,10 @@ fn windows_label(c: &Chart) -> String {
         ),
     };
     if unknown > 0 {
-        label.push_str(&format!("; none known for {unknown} message(s)"));
+        label.push_str(&format!(
+            "; none known for {}",
+            counted(unknown as u64, "message", "messages")
+        ));
     }
     label
 }

@@ -17,6 +17,9 @@ pub(super) struct Item {
     /// What it is: `user`, `assistant`, `tool`, `command`, `compaction`, `meta`, `unknown`…
     /// (a CSS class in HTML, a colour on a terminal).
     pub kind: &'static str,
+    /// pi-tools gives the tool call (or command) the status `error`: shown in the error
+    /// style (red on a terminal, `--bad` in HTML; Markdown has the status in words).
+    pub failed: bool,
     pub title: String,
     /// Short facts shown under the title (model, tokens, status, …).
     pub meta: Vec<String>,
@@ -49,7 +52,10 @@ impl Pre {
     pub fn cut_note(&self) -> Option<String> {
         let n = self.cut_from?;
         Some(match self.text.len() {
-            0 => format!("cut: none of the {n} bytes shown"),
+            0 => format!(
+                "cut: none of the {} shown",
+                counted(n as u64, "byte", "bytes")
+            ),
             k => format!("cut: the first {k} of {n} bytes shown"),
         })
     }
@@ -102,6 +108,21 @@ impl Image {
 /// A whole number with thousands separators: `16,505`.
 pub(super) fn count(n: u64) -> String {
     crate::view::thousands(n.into())
+}
+
+/// `n` with thousands separators and the noun that goes with it: `1 line`, `0 lines`,
+/// `16,505 lines` (`one` when `n` is 1, else `many`).
+pub(super) fn counted(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", count(n), noun(n, one, many))
+}
+
+/// `one` when `n` is 1, else `many`.
+pub(super) fn noun<'w>(n: u64, one: &'w str, many: &'w str) -> &'w str {
+    if n == 1 {
+        one
+    } else {
+        many
+    }
 }
 
 /// A recorded cost or a sum of costs (JSON number text) as pi-usage's table writes it:

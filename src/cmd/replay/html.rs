@@ -5,7 +5,7 @@
 //! not loaded and its links kept only when they lead to a web page or an anchor.
 
 use super::chart;
-use super::doc::{Image, Item, Part, Pre, Session};
+use super::doc::{counted, Image, Item, Part, Pre, Session};
 use super::markdown::{html_escape as esc, visible};
 use crate::view::bytes;
 use base64::Engine;
@@ -64,9 +64,10 @@ pub(super) fn session(s: &Session, out: &mut String) {
 const GROUP: usize = 50;
 
 fn write_item(item: &Item, out: &mut String) {
+    let failed = if item.failed { " failed" } else { "" };
     let _ = writeln!(
         out,
-        "<article class=\"item {}\">\n<h2>{}</h2>",
+        "<article class=\"item {}{failed}\">\n<h2>{}</h2>",
         item.kind,
         esc(&item.title)
     );
@@ -108,7 +109,8 @@ fn write_pre(pre: &Pre, out: &mut String) {
         Some(n) if pre.text.is_empty() => {
             let _ = writeln!(
                 out,
-                "<p class=\"note\">cut: none of the {n} bytes shown ({} in all)</p>",
+                "<p class=\"note\">cut: none of the {} shown ({} in all)</p>",
+                counted(n as u64, "byte", "bytes"),
                 bytes(n as u64)
             );
         }

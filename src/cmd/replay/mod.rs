@@ -192,7 +192,10 @@ fn render(
             d.report(
                 None,
                 Kind::BadField,
-                format!("{withheld} record(s) still held private text after redaction: left out"),
+                format!(
+                    "{withheld} {} still held private text after redaction: left out",
+                    doc::noun(withheld, "record", "records")
+                ),
             );
         }
         // The file's name may say whose it is (Pi names a session's folder after its cwd).

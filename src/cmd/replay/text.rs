@@ -75,6 +75,9 @@ impl Style {
 /// The fewest columns a wrapped line gets, however deep its indentation.
 const MIN_ROOM: usize = 20;
 
+/// A failed tool call or command: bold red, as pi-tools paints an error (`Paint::Error`).
+const FAILED: &str = "1;31";
+
 fn colour_of(kind: &str) -> &'static str {
     match kind {
         "user" => "1;34",
@@ -110,14 +113,18 @@ pub(super) fn session(s: &Session, colour: bool, out: &mut String) {
 fn write_item(item: &Item, st: &Style, indent: usize, out: &mut String) {
     let pad = " ".repeat(indent);
     let title = sanitize(&item.title);
-    st.line(&pad, &title, Wrap::Words, Some(colour_of(item.kind)), out);
+    let (title_code, meta_code) = match item.failed {
+        true => (FAILED, FAILED),
+        false => (colour_of(item.kind), "2"),
+    };
+    st.line(&pad, &title, Wrap::Words, Some(title_code), out);
     if !item.meta.is_empty() {
         let meta: Vec<String> = item.meta.iter().map(|m| sanitize(m).into_owned()).collect();
         st.line(
             &format!("{pad}  "),
             &meta.join(" · "),
             Wrap::Words,
-            Some("2"),
+            Some(meta_code),
             out,
         );
     }

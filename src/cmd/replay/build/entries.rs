@@ -15,6 +15,7 @@ impl Builder<'_> {
         match s(m, "role") {
             Some("user") => Item {
                 kind: "user",
+                failed: false,
                 title: "User".into(),
                 meta: Vec::new(),
                 parts: content_parts(m.get("content"), max),
@@ -88,11 +89,13 @@ impl Builder<'_> {
         }
         if left_out > 0 {
             parts.push(Part::Note(format!(
-                "{left_out} thinking block(s) left out (--no-thinking)"
+                "{} left out (--no-thinking)",
+                counted(left_out, "thinking block", "thinking blocks")
             )));
         }
         Item {
             kind: "assistant",
+            failed: false,
             title: "Assistant".into(),
             meta,
             parts,
@@ -105,25 +108,55 @@ impl Builder<'_> {
         let mut meta = Vec::new();
         let mut parts = Vec::new();
         let args = b.get("arguments").unwrap_or(&Value::Null);
-        let shown = match s(args, "command") {
-            Some(c) if args.as_object().is_some_and(|o| o.len() == 1) => c.to_string(),
-            _ => pretty(args),
-        };
-        parts.push(Part::Pre(Pre::cut(&shown, self.args.max_text)));
+        let change = file_change(name, args);
+        match &change {
+            Some((path, texts)) => {
+                parts.push(Part::Pre(Pre::cut(path, self.args.max_text)));
+                for (label, text) in texts {
+                    parts.extend(self.text_block(label, text));
+                }
+            }
+            None => {
+                let shown = match s(args, "command") {
+                    Some(c) if args.as_object().is_some_and(|o| o.len() == 1) => c.to_string(),
+                    _ => pretty(args),
+                };
+                parts.push(Part::Pre(Pre::cut(&shown, self.args.max_text)));
+            }
+        }
         if let Some(r) = rec {
             meta.extend(status_meta(r));
             if let Some(res) = r.value.get("result").filter(|x| !x.is_null()) {
                 let images = self.result_images(res);
                 let full = res.get("bytes").and_then(Value::as_u64);
-                parts.extend(self.output(res.get("text").and_then(Value::as_str), full, images));
+                let output = self.output(res.get("text").and_then(Value::as_str), full, images);
+                // After the labelled texts of a change, the output is labelled too: it would
+                // read as the end of the last text on a terminal.
+                if change.is_some() && !output.is_empty() {
+                    parts.push(Part::Note("result:".into()));
+                }
+                parts.extend(output);
             }
         }
         Item {
             kind: "tool",
+            failed: rec.is_some_and(failed),
             title: format!("Tool call: {name}"),
             meta,
             parts,
         }
+    }
+
+    /// A text of the arguments under its label (`content`, `old text`), cut to --max-text;
+    /// the label alone, saying so, when the text is empty.
+    fn text_block(&self, label: &str, text: &str) -> Vec<Part> {
+        if text.is_empty() {
+            return vec![Part::Note(format!("{label}: empty"))];
+        }
+        vec![
+            Part::Note(format!("{label}:")),
+            Part::Pre(Pre::cut(text, self.args.max_text)),
+        ]
     }
 
     /// The images of the result entry at `res.line`.
@@ -171,8 +204,8 @@ impl Builder<'_> {
             let lines = t.lines().count();
             let about = match pre.cut_from {
                 None => format!(
-                    "output: {} line(s), {}",
-                    count(lines as u64),
+                    "output: {}, {}",
+                    counted(lines as u64, "line", "lines"),
                     bytes(full as u64)
                 ),
                 Some(_) => format!("output: {}", bytes(full as u64)),
@@ -187,8 +220,8 @@ impl Builder<'_> {
         }
         if self.args.no_tool_output && !images.is_empty() {
             parts.push(Part::Note(format!(
-                "{} image(s) left out (--no-tool-output)",
-                images.len()
+                "{} left out (--no-tool-output)",
+                counted(images.len() as u64, "image", "images")
             )));
         } else {
             parts.extend(images);
@@ -207,6 +240,7 @@ impl Builder<'_> {
             .collect();
         Item {
             kind: "tool",
+            failed: rec.is_some_and(failed),
             title: format!(
                 "Tool result without its call: {}",
                 s(m, "toolName").unwrap_or("?")
@@ -242,6 +276,7 @@ impl Builder<'_> {
         parts.extend(self.output(s(m, "output"), None, Vec::new()));
         Item {
             kind: "command",
+            failed: rec.is_some_and(failed),
             title: "User command".into(),
             meta,
             parts,
@@ -271,6 +306,7 @@ impl Builder<'_> {
         ));
         Item {
             kind: "meta",
+            failed: false,
             title: "System message".into(),
             meta: Vec::new(),
             parts,
@@ -284,7 +320,7 @@ impl Builder<'_> {
         item.kind = "compaction";
         let mut meta = Vec::new();
         if let Some(n) = v.get("tokensBefore").and_then(Value::as_u64) {
-            meta.push(format!("{} tokens before", count(n)));
+            meta.push(format!("{} before", counted(n, "token", "tokens")));
         }
         if let Some(r) = self.facts.compaction(&self.session_id, s(v, "id"), nth) {
             let trigger = r.str("trigger").unwrap_or("unknown");
@@ -309,6 +345,7 @@ impl Builder<'_> {
     pub(super) fn custom_state(&self, v: &Value) -> Item {
         Item {
             kind: "meta",
+            failed: false,
             title: format!("Extension state: {}", s(v, "customType").unwrap_or("?")),
             meta: vec!["not in the model's context".into()],
             parts: vec![Part::Folded(
@@ -329,6 +366,7 @@ impl Builder<'_> {
         };
         Item {
             kind: "custom",
+            failed: false,
             title: format!(
                 "{}: {}",
                 capitalized(what),
@@ -352,6 +390,7 @@ impl Builder<'_> {
         }
         Item {
             kind: "meta",
+            failed: false,
             title: format!("Usage: {}", s(v, "kind").unwrap_or("?")),
             meta,
             parts: Vec::new(),
@@ -371,6 +410,7 @@ impl Builder<'_> {
         };
         Item {
             kind: "meta",
+            failed: false,
             title: format!("Context edit of entry {target}"),
             meta: Vec::new(),
             parts,
@@ -386,6 +426,54 @@ fn thinking(b: &Value) -> Part {
         "thinking".into(),
         vec![Part::Markdown(s(b, "thinking").unwrap_or("").to_string())],
     )
+}
+
+/// A file's path and the texts of a change to it, each under its label.
+type FileChange<'v> = (&'v str, Vec<(String, &'v str)>);
+
+/// The arguments of a `write` or `edit` call as a person reads them: the path, then each
+/// text under its label: `content` (write), or `old text` and `new text` of each replacement
+/// (edit: `edits[]` as Pi 0.73 and 1.x write it, a lone replacement object, or the older
+/// `oldText`/`newText` beside `path`). `None` when the arguments hold anything else (another
+/// member, a text that is not a string): they are shown as JSON, nothing left out.
+fn file_change<'v>(name: &str, args: &'v Value) -> Option<FileChange<'v>> {
+    let o = args.as_object()?;
+    let text = |k: &str| o.get(k).and_then(Value::as_str);
+    let path = text("path")?;
+    let mut blocks = Vec::new();
+    let replacement = |e: &'v Value| -> Option<(&'v str, &'v str)> {
+        let e = e.as_object().filter(|e| e.len() == 2)?;
+        Some((e.get("oldText")?.as_str()?, e.get("newText")?.as_str()?))
+    };
+    let edits: Vec<(&str, &str)> = match (name, o.len()) {
+        ("write", 2) => {
+            blocks.push(("content".into(), text("content")?));
+            return Some((path, blocks));
+        }
+        ("edit", 2) => match o.get("edits")? {
+            Value::Array(es) if !es.is_empty() => {
+                es.iter().map(replacement).collect::<Option<_>>()?
+            }
+            e => vec![replacement(e)?],
+        },
+        ("edit", 3) => vec![(text("oldText")?, text("newText")?)],
+        _ => return None,
+    };
+    let n = edits.len();
+    for (i, (old, new)) in edits.into_iter().enumerate() {
+        let which = match n {
+            1 => String::new(),
+            _ => format!(" ({} of {n})", i + 1),
+        };
+        blocks.push((format!("old text{which}"), old));
+        blocks.push((format!("new text{which}"), new));
+    }
+    Some((path, blocks))
+}
+
+/// Whether pi-tools gives the call the status `error` (the status its meta line states).
+fn failed(r: &Rec) -> bool {
+    r.str("status") == Some("error")
 }
 
 /// A tool call's status, exit code and duration as pi-tools gives them.

@@ -2,7 +2,9 @@
 //! one item per entry of its active branch (tool results shown with their calls).
 
 use super::args::Args;
-use super::doc::{count, dollars, Chart, ChartPoint, Image, Item, Part, Pre, Session};
+use super::doc::{
+    count, counted, dollars, noun, Chart, ChartPoint, Image, Item, Part, Pre, Session,
+};
 use super::facts::{Facts, Rec};
 use crate::view::{bytes, group_digits};
 use serde_json::Value;
@@ -209,10 +211,11 @@ impl<'a> Builder<'a> {
             }
             forks.entry(a.fork.clone()).or_default().push(Item {
                 kind: "abandoned",
+                failed: false,
                 title: format!("Abandoned branch to leaf {}", a.leaf),
                 meta: vec![format!(
-                    "{} entries after this point, not on the active branch",
-                    rest.len()
+                    "{} after this point, not on the active branch",
+                    counted(rest.len() as u64, "entry", "entries")
                 )],
                 parts: vec![Part::Folded("the abandoned branch".into(), items)],
             });
@@ -260,14 +263,14 @@ impl<'a> Builder<'a> {
             let (kept, omitted) = (i.u64("kept").unwrap_or(0), i.u64("omitted").unwrap_or(0));
             let branch = match self.args.branches {
                 true => format!(
-                    "{} entries on the active branch; {} off-branch entries shown in abandoned branches",
-                    count(kept),
-                    count(omitted)
+                    "{} on the active branch; {} shown in abandoned branches",
+                    counted(kept, "entry", "entries"),
+                    counted(omitted, "off-branch entry", "off-branch entries")
                 ),
                 false => format!(
-                    "{} entries shown (the active branch); {} off-branch entries omitted",
-                    count(kept),
-                    count(omitted)
+                    "{} shown (the active branch); {} omitted",
+                    counted(kept, "entry", "entries"),
+                    counted(omitted, "off-branch entry", "off-branch entries")
                 ),
             };
             f.push(("branch".into(), branch));
@@ -342,6 +345,7 @@ impl<'a> Builder<'a> {
         let text = String::from_utf8_lossy(l.text);
         Item {
             kind: "unknown",
+            failed: false,
             title: format!("Unknown entry: {what}"),
             meta: vec![match id {
                 Some(id) => format!("entry {id}, shown as recorded"),
@@ -355,6 +359,7 @@ impl<'a> Builder<'a> {
 fn meta_item(title: String) -> Item {
     Item {
         kind: "meta",
+        failed: false,
         title,
         meta: Vec::new(),
         parts: Vec::new(),
@@ -373,6 +378,7 @@ fn summary_item(what: &str, from: Option<String>, v: &Value) -> Item {
     let summary = s(v, "summary").unwrap_or("");
     Item {
         kind: "summary",
+        failed: false,
         title: capitalized(what),
         meta,
         parts: vec![Part::Folded(
@@ -398,18 +404,25 @@ fn totals(u: &Rec) -> String {
             .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
             .map_or_else(|| "0".into(), |n| group_digits(&n))
     };
+    // The noun of a sum: singular for 1 alone.
+    let noun_of = |k: &str, one, many| {
+        let one_alone = u.raw_number(&["total", k]).is_some_and(|n| n == "1");
+        noun(if one_alone { 1 } else { 0 }, one, many)
+    };
     let cost = u
         .raw_number(&["total", "cost"])
         .map(|c| dollars(&c))
         .unwrap_or_else(|| "no cost recorded".into());
     format!(
-        "{} tokens (input {}, output {}, cache read {}, cache write {}), {cost}, {} calls: the whole file, every branch, as pi-usage counts it",
+        "{} {} (input {}, output {}, cache read {}, cache write {}), {cost}, {} {}: the whole file, every branch, as pi-usage counts it",
         t("tokens"),
+        noun_of("tokens", "token", "tokens"),
         t("input"),
         t("output"),
         t("cache_read"),
         t("cache_write"),
         t("count"),
+        noun_of("count", "call", "calls"),
     )
 }
 
