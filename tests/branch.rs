@@ -728,7 +728,9 @@ fn item_4_tree_indentation_is_bounded() {
 /// The outline and the tree mark a toolResult "(error)" exactly when pi-tools says the result
 /// failed: its `isError` is true, else its `details` hold an exit code that is not 0 (the
 /// status of the call it answers; for a result that answers none, its `is_error` and
-/// `exit_code`). Checked on every pi-tools fixture, and row by row on the exit codes one.
+/// `exit_code`); and a user's `!cmd` when pi-tools' record of it has status "error" (an exit
+/// code that is not 0). Checked on every pi-tools fixture, and row by row on the exit codes
+/// one.
 #[test]
 fn a_result_is_marked_failed_by_the_rule_pi_tools_uses() {
     use serde_json::Value;
@@ -753,6 +755,8 @@ fn a_result_is_marked_failed_by_the_rule_pi_tools_uses() {
                 Some("tool_call") if r["by_user"] == false && r["result"].is_object() => {
                     (&r["result"], r["status"] == "error")
                 }
+                // A user's command is its own result.
+                Some("tool_call") if r["by_user"] == true => (&r, r["status"] == "error"),
                 Some("tool_result") => {
                     let code = r["exit_code"].as_i64();
                     (&r, r["is_error"] == true || code.is_some_and(|c| c != 0))
@@ -769,9 +773,10 @@ fn a_result_is_marked_failed_by_the_rule_pi_tools_uses() {
             }
         }
         let (outline, tree) = marks(f);
+        let marked = |w: &str| w == "toolResult" || w.starts_with('!');
         for row in outline.lines() {
             let words: Vec<&str> = row.split_whitespace().collect();
-            if words.get(2) != Some(&"toolResult") {
+            if !words.get(2).is_some_and(|w| marked(w)) {
                 continue;
             }
             let line: u64 = words[1].parse().unwrap();
@@ -782,7 +787,7 @@ fn a_result_is_marked_failed_by_the_rule_pi_tools_uses() {
         }
         for row in tree.lines() {
             let words: Vec<&str> = row.split_whitespace().collect();
-            let Some(at) = words.iter().position(|w| *w == "toolResult") else {
+            let Some(at) = words.iter().position(|w| marked(w)) else {
                 continue;
             };
             let text = row.split("  ← leaf").next().unwrap();

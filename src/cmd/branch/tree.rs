@@ -19,7 +19,9 @@ use super::resolve::ResolvedTree;
 use super::store::LineStore;
 use crate::diag::{sanitize, Diags};
 use crate::json::{self, Raw};
-use crate::message::{content_text, details_exit_code, truncate_chars, Message, ResultOutcome};
+use crate::message::{
+    as_i64, content_text, details_exit_code, truncate_chars, Message, ResultOutcome,
+};
 use crate::output::{Out, Stop};
 use crate::view::Paint;
 
@@ -447,7 +449,12 @@ fn describe_message(msg: Option<Raw<'_>>, said_chars: usize) -> String {
             let name = text(m.tool_name);
             format!("toolResult {name}{}", if err { " (error)" } else { "" })
         }
-        "bashExecution" => format!("!{}", text(member("command"))),
+        "bashExecution" => {
+            // A user's command failed by pi-tools' rule for it: an exit code that is not 0.
+            let m = msg.map(Message::read).unwrap_or_default();
+            let err = ResultOutcome::of(None, m.exit_code.and_then(as_i64)).failed();
+            format!("!{}{}", text(m.command), if err { " (error)" } else { "" })
+        }
         // Pi 1.x: the prompt and tool declarations, or a change to them.
         "system" => {
             let count = |k: &str| {
