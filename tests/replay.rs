@@ -12,6 +12,7 @@ use std::path::PathBuf;
 const GOLDEN: &[&str] = &[
     "replay-every-kind",
     "replay-injection",
+    "replay-file-changes",
     "pi16-usage-sources",
     "pi16-branched-session",
     "tools-bash-execution",
@@ -1563,5 +1564,68 @@ fn write_and_edit_arguments_are_shown_as_texts() {
     assert!(
         md.contains("```text\nlet \n```\n\n*(cut: the first 4 of 21 bytes shown)*"),
         "{md}"
+    );
+}
+
+/// An edit's replacements are read as Pi 1.6.0's edit tool reads them before it runs
+/// (`prepareEditArguments`): `edits` sent as a JSON string is parsed, a lone replacement is a
+/// list of one, `oldText`/`newText` beside `edits` is one more, last; a string that is not
+/// such JSON stays JSON. A long text of a write is folded behind its size, as a long output
+/// is; a short one stays open.
+#[test]
+fn file_changes_are_read_as_pis_edit_tool_reads_them() {
+    let md = replay("replay-file-changes", &["--format", "md"]).out();
+    // The call of one file, from its path to the next heading.
+    let call = |path: &str| -> String {
+        let from = md.find(&format!("```text\n{path}\n```")).expect(path);
+        let rest = &md[from..];
+        rest[..rest.find("\n### ").unwrap_or(rest.len())].to_string()
+    };
+    let readme = call("README.md");
+    assert!(
+        readme.contains("<details><summary>content: 24 lines, 1 KB</summary>\n\n```text\n# app\n"),
+        "{readme}"
+    );
+    assert!(!readme.contains("*content:*"), "{readme}");
+    let ignore = call(".gitignore");
+    assert!(
+        ignore.contains("*content:*\n\n```text\ntarget/\n```"),
+        "{ignore}"
+    );
+    assert!(!ignore.contains("<details>"), "{ignore}");
+    // `edits` as a JSON string holding an array.
+    let lib = call("src/lib.rs");
+    assert!(
+        lib.contains("*old text:*\n\n```text\npub fn add(a: i32, b: i32)\n```\n\n*new text:*\n\n```text\npub fn add(a: i64, b: i64)\n```"),
+        "{lib}"
+    );
+    assert!(!lib.contains("\"edits\""), "{lib}");
+    // One replacement object.
+    let cargo = call("Cargo.toml");
+    assert!(
+        cargo.contains("*old text:*\n\n```text\nedition = \"2018\"\n```"),
+        "{cargo}"
+    );
+    // `edits[]` and the older pair beside it: the pair last.
+    let util = call("src/util.rs");
+    assert!(
+        util.contains("*old text (1 of 2):*\n\n```text\nuse std::io;\n```"),
+        "{util}"
+    );
+    assert!(
+        util.contains("*old text (2 of 2):*\n\n```text\n// TODO\n```"),
+        "{util}"
+    );
+    assert!(util.contains("*new text (2 of 2): empty*"), "{util}");
+    // A string that is not JSON: every member shown as JSON.
+    assert!(
+        md.contains("\"edits\": \"[{oldText: 'a', newText: 'b'}]\",\n  \"path\": \"src/util.rs\""),
+        "{md}"
+    );
+    // HTML folds the long content in a <details> of its own.
+    let html = replay("replay-file-changes", &["--format", "html"]).out();
+    assert!(
+        html.contains("<details><summary>content: 24 lines, 1 KB</summary>"),
+        "{html}"
     );
 }

@@ -4,7 +4,8 @@
 
 use super::*;
 
-/// Outputs of at most this many lines and bytes are shown open; longer ones folded.
+/// Outputs, and the texts of a write or edit, of at most this many lines and bytes are shown
+/// open; longer ones folded.
 const OPEN_LINES: usize = 8;
 const OPEN_BYTES: usize = 600;
 
@@ -153,10 +154,17 @@ impl Builder<'_> {
         if text.is_empty() {
             return vec![Part::Note(format!("{label}: empty"))];
         }
-        vec![
-            Part::Note(format!("{label}:")),
-            Part::Pre(Pre::cut(text, self.args.max_text)),
-        ]
+        let pre = Pre::cut(text, self.args.max_text);
+        let lines = text.lines().count();
+        if shown_open(&pre, lines, text.len()) {
+            return vec![Part::Note(format!("{label}:")), Part::Pre(pre)];
+        }
+        let about = format!(
+            "{label}: {}, {}",
+            counted(lines as u64, "line", "lines"),
+            bytes(text.len() as u64)
+        );
+        vec![Part::Folded(about, vec![Part::Pre(pre)])]
     }
 
     /// The images of the result entry at `res.line`.
@@ -212,7 +220,7 @@ impl Builder<'_> {
             };
             if self.args.no_tool_output {
                 parts.push(Part::Note(format!("{about}, left out (--no-tool-output)")));
-            } else if pre.cut_from.is_none() && lines <= OPEN_LINES && full <= OPEN_BYTES {
+            } else if shown_open(&pre, lines, full) {
                 parts.push(Part::Pre(pre));
             } else {
                 parts.push(Part::Folded(about, vec![Part::Pre(pre)]));
@@ -429,37 +437,57 @@ fn thinking(b: &Value) -> Part {
 }
 
 /// A file's path and the texts of a change to it, each under its label.
-type FileChange<'v> = (&'v str, Vec<(String, &'v str)>);
+type FileChange<'v> = (&'v str, Vec<(String, String)>);
 
 /// The arguments of a `write` or `edit` call as a person reads them: the path, then each
 /// text under its label: `content` (write), or `old text` and `new text` of each replacement
-/// (edit: `edits[]` as Pi 0.73 and 1.x write it, a lone replacement object, or the older
-/// `oldText`/`newText` beside `path`). `None` when the arguments hold anything else (another
-/// member, a text that is not a string): they are shown as JSON, nothing left out.
+/// (edit). The replacements are read as Pi 1.6.0's edit tool reads them before it runs
+/// (`prepareEditArguments`): `edits[]`; `edits` given as a JSON string (some models send
+/// that), parsed; a lone replacement object for a list of one; and the older
+/// `oldText`/`newText` beside `path`, after any `edits`. `None` when the arguments hold
+/// anything else (another member, a text that is not a string, a replacement with other
+/// members, none at all): they are shown as JSON, nothing left out.
 fn file_change<'v>(name: &str, args: &'v Value) -> Option<FileChange<'v>> {
     let o = args.as_object()?;
     let text = |k: &str| o.get(k).and_then(Value::as_str);
     let path = text("path")?;
-    let mut blocks = Vec::new();
-    let replacement = |e: &'v Value| -> Option<(&'v str, &'v str)> {
-        let e = e.as_object().filter(|e| e.len() == 2)?;
-        Some((e.get("oldText")?.as_str()?, e.get("newText")?.as_str()?))
-    };
-    let edits: Vec<(&str, &str)> = match (name, o.len()) {
-        ("write", 2) => {
-            blocks.push(("content".into(), text("content")?));
-            return Some((path, blocks));
-        }
-        ("edit", 2) => match o.get("edits")? {
-            Value::Array(es) if !es.is_empty() => {
-                es.iter().map(replacement).collect::<Option<_>>()?
-            }
-            e => vec![replacement(e)?],
-        },
-        ("edit", 3) => vec![(text("oldText")?, text("newText")?)],
+    let known: &[&str] = match name {
+        "write" => &["path", "content"],
+        "edit" => &["path", "edits", "oldText", "newText"],
         _ => return None,
     };
+    if o.keys().any(|k| !known.contains(&k.as_str())) {
+        return None;
+    }
+    if name == "write" {
+        return Some((path, vec![("content".into(), text("content")?.into())]));
+    }
+    let replacement = |e: &Value| -> Option<(String, String)> {
+        let e = e.as_object().filter(|e| e.len() == 2)?;
+        let t = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
+        Some((t("oldText")?, t("newText")?))
+    };
+    let replacements = |v: &Value| -> Option<Vec<(String, String)>> {
+        match v {
+            Value::Array(es) => es.iter().map(replacement).collect(),
+            e => Some(vec![replacement(e)?]),
+        }
+    };
+    let mut edits = match o.get("edits") {
+        None => Vec::new(),
+        Some(Value::String(s)) => replacements(&serde_json::from_str(s).ok()?)?,
+        Some(v) => replacements(v)?,
+    };
+    match (o.get("oldText"), o.get("newText")) {
+        (None, None) => {}
+        (Some(old), Some(new)) => edits.push((old.as_str()?.into(), new.as_str()?.into())),
+        _ => return None,
+    }
+    if edits.is_empty() {
+        return None;
+    }
     let n = edits.len();
+    let mut blocks = Vec::new();
     for (i, (old, new)) in edits.into_iter().enumerate() {
         let which = match n {
             1 => String::new(),
@@ -469,6 +497,12 @@ fn file_change<'v>(name: &str, args: &'v Value) -> Option<FileChange<'v>> {
         blocks.push((format!("new text{which}"), new));
     }
     Some((path, blocks))
+}
+
+/// Whether a text of `lines` lines and `full` bytes, shown as `pre`, is shown open; a longer
+/// one, or one cut, is folded behind a line that says its size.
+fn shown_open(pre: &Pre, lines: usize, full: usize) -> bool {
+    pre.cut_from.is_none() && lines <= OPEN_LINES && full <= OPEN_BYTES
 }
 
 /// Whether pi-tools gives the call the status `error` (the status its meta line states).
