@@ -384,13 +384,16 @@ fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
     let mut inferred = None;
     let b = c.before;
     let nearest = b.assistant.as_ref();
+    // Pi checks for an overflow only of a reply of the model in effect when it checks (after
+    // the run, or before the next prompt, so after any model change): sameModel.
     if let Some(a) = nearest.filter(|a| a.overflow) {
-        inferred.get_or_insert(Trigger::Overflow);
-        evidence.push(Evidence::at(
-            &a.place(),
-            "overflow_error",
-            "the assistant message right before ended with stopReason error: the context was too long",
-        ));
+        let detail = if c.same_model {
+            inferred.get_or_insert(Trigger::Overflow);
+            "the assistant message right before ended with stopReason error: the context was too long"
+        } else {
+            "the assistant message right before ended with stopReason error: the context was too long, but it is of another model than the one in effect at the compaction, and Pi 0.73.1 compacts for an overflow only of the model in effect (sameModel): decides nothing"
+        };
+        evidence.push(Evidence::at(&a.place(), "overflow_error", detail));
     }
     // Pi asks only of a reply of the model in effect (sameModel), with that model's window.
     let unchanged = c.same_model && !b.model_changed && !b.partial;
@@ -773,6 +776,36 @@ mod tests {
                 Trigger::Overflow,
                 Basis::Inferred,
                 vec!["overflow_error", "over_threshold"]
+            )
+        );
+        // An overflow error of another model than the one in effect: Pi 0.73.1 does not
+        // compact for it (sameModel), so the threshold decides; under it, compact() did.
+        let other = Clues {
+            before: &overflow,
+            same_model: false,
+            ..over
+        };
+        assert_eq!(
+            verdict(&other),
+            (
+                Trigger::Threshold,
+                Basis::Inferred,
+                vec!["overflow_error", "over_threshold"]
+            )
+        );
+        assert!(infer_trigger(&other).2[0]
+            .detail
+            .contains("decides nothing"));
+        let under = Clues {
+            tokens_before: Some(100_000),
+            ..other
+        };
+        assert_eq!(
+            verdict(&under),
+            (
+                Trigger::Manual,
+                Basis::Inferred,
+                vec!["overflow_error", "under_threshold"]
             )
         );
         assert_eq!(
