@@ -1629,3 +1629,36 @@ fn file_changes_are_read_as_pis_edit_tool_reads_them() {
         "{html}"
     );
 }
+
+/// A compaction's trigger is pi-compactions' with the same reserve: Pi's settings.json in its
+/// agent directory (compaction.reserveTokens), read once a run; its problems are reported.
+#[test]
+fn the_compaction_trigger_takes_the_reserve_from_pi_settings_json() {
+    let agent = TempDir::new("replay-settings");
+    let trigger = |settings: &str| {
+        agent.write("settings.json", settings);
+        let o = cmd("pi-replay")
+            .env("PI_CODING_AGENT_DIR", agent.path())
+            .args(["--format", "md"])
+            .arg(fixture("compaction-settings-reserve.jsonl"))
+            .run();
+        let out = o.out();
+        let line = out
+            .lines()
+            .find(|l| l.contains("tokens before"))
+            .unwrap_or_default()
+            .to_string();
+        (o.status, line, o.stderr)
+    };
+    let (status, line, _) = trigger("{}");
+    assert_eq!(status, 0);
+    assert!(line.contains("trigger: manual"), "{line}");
+    assert!(line.contains("reserve 16384"), "{line}");
+    let (status, line, _) = trigger(r#"{"compaction":{"reserveTokens":50000}}"#);
+    assert_eq!(status, 0);
+    assert!(line.contains("trigger: unknown"), "{line}");
+    assert!(line.contains("reserve 50000 = 150000"), "{line}");
+    let (status, _, stderr) = trigger(r#"{"compaction":{"reserveTokens":"x"}}"#);
+    assert_eq!(status, 2);
+    assert_eq!(stderr.matches("settings.json").count(), 1, "{stderr}");
+}

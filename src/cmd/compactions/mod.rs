@@ -33,6 +33,7 @@ mod trigger;
 mod waiting;
 
 pub use args::{Args, MAN};
+pub(crate) use reserve::Reserves;
 
 use crate::cli::ManPage;
 use crate::diag::Diags;
@@ -43,7 +44,6 @@ use crate::reader::{self, PerSession, Visitor};
 use crate::record::{describe, Described};
 use crate::tool::Tool;
 use reporter::{Reporter, Settings};
-use reserve::Reserves;
 use std::process::ExitCode;
 
 const TOOL: &str = "pi-compactions";
@@ -121,21 +121,19 @@ impl Tool for Compactions {
 }
 
 /// The records pi-compactions writes over `input` read as if it came on stdin, with the
-/// context windows `windows` (read once by the caller: pi-replay reads models.json once a run
-/// and reports its problems as its own) and the reserve of `args` (Pi's default unless
-/// given: settings.json is not read here).
+/// context windows `windows` and the reserves `reserves` (read once by the caller: pi-replay
+/// reads models.json and settings.json once a run and reports their problems as its own).
 pub(crate) fn records_with(
     args: &Args,
-    windows: &crate::models_json::Models,
+    (windows, reserves): (&crate::models_json::Models, &Reserves),
     input: &[u8],
     out: &mut Out,
     d: &mut Diags,
 ) -> Result<(), Stop> {
-    let reserves = Reserves::load_option(args.reserve_tokens);
     let settings = Settings {
         args,
         windows,
-        reserves: &reserves,
+        reserves,
     };
     report(&settings, "<stdin>", out, d, |d, v| {
         reader::read(input, false, d, v)

@@ -68,7 +68,7 @@ enum Value {
 
 /// The reserves of settings.json, or `--reserve-tokens`.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Reserves {
+pub(crate) struct Reserves {
     option: Option<u64>,
     ordinary: Option<Value>,
     /// Pi 1.6.0's per-model overrides, by `provider/id`: `None` for an entry that is no
@@ -100,14 +100,6 @@ impl Reserves {
             crate::diag::report_global(tool, format!("{}: {p}", path.display()));
         }
         reserves
-    }
-
-    /// `--reserve-tokens` alone (settings.json unread): Pi's default when it is not given.
-    pub fn load_option(option: Option<u64>) -> Reserves {
-        Reserves {
-            option,
-            ..Reserves::default()
-        }
     }
 
     /// Parses the text of a settings.json as Pi does: a file that is not JSON, or not an
@@ -180,7 +172,7 @@ impl Reserves {
 
     /// The reserve for a compaction with the model `model` (provider, id) in effect, in a
     /// session of Pi 1.x (`pi1`) or 0.73.1.
-    pub fn for_model(&self, model: Option<(&str, &str)>, pi1: bool) -> Reserve {
+    pub(super) fn for_model(&self, model: Option<(&str, &str)>, pi1: bool) -> Reserve {
         let reserve = |tokens, source, key: Option<String>| Reserve {
             tokens,
             source,

@@ -4,11 +4,11 @@
 //! session totals (pi-usage) and the context series (pi-usage --context over the branch).
 //! pi-replay composes them as a person would in a pipe, so it says what they say.
 
+use super::PiFiles;
 use crate::cmd::branch::{Branch, LeafBranch};
 use crate::cmd::{compactions, tools::Tools, usage, usage::Usage};
 use crate::diag::Diags;
 use crate::json;
-use crate::models_json::Models;
 use crate::output::{Out, Stop};
 use crate::tool::Tool;
 use clap::Parser;
@@ -119,7 +119,7 @@ fn parse(lines: &[u8], keep_raw: bool) -> Vec<Rec> {
 impl Facts {
     pub fn gather(
         input: &[u8],
-        models: &Models,
+        pi: &PiFiles,
         branches: bool,
         max_text: usize,
         d: &mut Diags,
@@ -131,10 +131,16 @@ impl Facts {
         let usages = parse(&run::<Usage>(&args(&["pi-usage", "--json"]), input), true);
         let tools = tools_by_line(&branch, max_text);
         let compactions = records_of(|out, d| {
-            compactions::records_with(&args(&["pi-compactions"]), models, input, out, d)
+            compactions::records_with(
+                &args(&["pi-compactions"]),
+                (&pi.models, &pi.reserves),
+                input,
+                out,
+                d,
+            )
         });
         let mut contexts: HashMap<u64, Rec> = HashMap::new();
-        for r in records_of(|out, d| usage::contexts_with(models, &branch, out, d)) {
+        for r in records_of(|out, d| usage::contexts_with(&pi.models, &branch, out, d)) {
             contexts.insert(r.u64("line").unwrap_or(0), r);
         }
         let abandoned = if branches {

@@ -20,6 +20,7 @@ mod text;
 pub use args::{Args, Format, MAN};
 
 use crate::cli::ManPage;
+use crate::cmd::compactions;
 use crate::diag::{Diags, Kind};
 use crate::input::{self, Contents, Opened};
 use crate::models_json::{self, Models};
@@ -36,6 +37,23 @@ pub const RECORDS: &[Described] = &[];
 /// replay: the tool.
 pub struct Replay;
 
+/// What Pi's own files in its agent directory say that a replay needs, read once a run and
+/// their problems reported once: the context windows (models.json, or `--models`) and the
+/// compaction reserves (settings.json), as pi-usage and pi-compactions read them.
+pub(super) struct PiFiles {
+    models: Models,
+    reserves: compactions::Reserves,
+}
+
+impl PiFiles {
+    fn load(args: &Args) -> PiFiles {
+        PiFiles {
+            models: models_json::load_for("pi-replay", args.models.as_deref()),
+            reserves: compactions::Reserves::load("pi-replay", None),
+        }
+    }
+}
+
 impl Tool for Replay {
     type Args = Args;
     const MAN: ManPage = MAN;
@@ -48,8 +66,7 @@ impl Tool for Replay {
             .unwrap_or(if terminal { Format::Text } else { Format::Html });
         // Text is coloured as every human view is (--color, NO_COLOR).
         let colour = crate::view::colour::enabled();
-        // Read once for the run, its problems reported once.
-        let models = models_json::load_for("pi-replay", args.models.as_deref());
+        let pi = PiFiles::load(args);
         // Whether the head was written, and whether any input held a session.
         let (mut started, mut any) = (false, false);
         let pages = match args.out_dir {
@@ -67,13 +84,13 @@ impl Tool for Replay {
                         .and_then(|i| pages.get(i))
                         .cloned()
                         .unwrap_or_else(|| site::page_names(std::slice::from_ref(src)).remove(0));
-                    return site::page(args, &models, dir, src, &name, d).map(|()| false);
+                    return site::page(args, &pi, dir, src, &name, d).map(|()| false);
                 }
                 if std::ptr::eq(src, &sources[0]) {
                     start(format, out)?;
                 }
                 with_bytes(src, d, |b, d| {
-                    render(args, &models, format, colour, b, &src.name(), out, d)
+                    render(args, &pi, format, colour, b, &src.name(), out, d)
                 })
                 .map(|title| title.flatten().is_some())
             },
@@ -100,9 +117,9 @@ impl Tool for Replay {
     /// Renders `input` as if it came on stdin, in the format asked (HTML when none is).
     fn run_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Result<(), Stop> {
         let format = args.format.unwrap_or(Format::Html);
-        let models = models_json::load_for("pi-replay", args.models.as_deref());
+        let pi = PiFiles::load(args);
         start(format, out)?;
-        if render(args, &models, format, false, input, "<stdin>", out, d)?.is_none() {
+        if render(args, &pi, format, false, input, "<stdin>", out, d)?.is_none() {
             empty(format, out)?;
         }
         end(format, out)
@@ -171,12 +188,12 @@ fn end(format: Format, out: &mut Out) -> Result<(), Stop> {
     }
 }
 
-/// Renders the sessions of one input named `file`, with the context windows `models`; the
-/// first session's title.
+/// Renders the sessions of one input named `file`, with what Pi's files say (`pi`); the first
+/// session's title.
 #[allow(clippy::too_many_arguments)]
 fn render(
     args: &Args,
-    models: &Models,
+    pi: &PiFiles,
     format: Format,
     colour: bool,
     input: &[u8],
@@ -203,7 +220,7 @@ fn render(
     } else {
         (input, file)
     };
-    let facts = Facts::gather(input, models, args.branches, args.max_text, d)?;
+    let facts = Facts::gather(input, pi, args.branches, args.max_text, d)?;
     let mut buf = String::new();
     let mut title = None;
     for s in build::sessions(&facts, args, file) {

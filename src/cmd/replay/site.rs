@@ -3,10 +3,9 @@
 //! folder after each page, so pi-replay processes running at once (`xargs -P`) leave a
 //! complete index: the last one to finish lists every page.
 
-use super::{args::Args, html, render, with_bytes, Format};
+use super::{args::Args, html, render, with_bytes, Format, PiFiles};
 use crate::diag::{Diags, Kind};
 use crate::input::Source;
-use crate::models_json::Models;
 use crate::output::{Out, Stop};
 use std::collections::HashMap;
 use std::io::Read;
@@ -39,7 +38,7 @@ pub(super) fn page_names(sources: &[Source]) -> Vec<Result<String, String>> {
 /// written), then rewrites the index.
 pub(super) fn page(
     args: &Args,
-    models: &Models,
+    pi: &PiFiles,
     dir: &Path,
     src: &Source,
     name: &Result<String, String>,
@@ -61,16 +60,7 @@ pub(super) fn page(
     };
     let mut body = Out::held();
     let rendered = with_bytes(src, d, |b, d| {
-        render(
-            args,
-            models,
-            Format::Html,
-            false,
-            b,
-            &src.name(),
-            &mut body,
-            d,
-        )
+        render(args, pi, Format::Html, false, b, &src.name(), &mut body, d)
     })?;
     let Some(title) = rendered else {
         return Ok(());
