@@ -8,11 +8,37 @@ use crate::reader::NotedMembers;
 /// written, or its text): three bytes for every four of the base64 alphabet (standard or URL
 /// safe); padding, whitespace and a JSON escape's backslash are not counted.
 pub fn base64_decoded_len(data: &[u8]) -> u64 {
-    let letters = data
+    // Counted 64 bytes at a time into a byte-wide sum, by a test without branches: the
+    // compiler turns it into vector compares (an image's data is megabytes; one byte at a
+    // time it took ~14 instructions a byte, a tenth of pi-redact's run on a session with
+    // images).
+    let mut letters = 0u64;
+    let mut blocks = data.chunks_exact(64);
+    for block in &mut blocks {
+        let n = block
+            .iter()
+            .fold(0u8, |n, &b| n.wrapping_add(u8::from(is_base64_letter(b))));
+        letters += u64::from(n);
+    }
+    letters += blocks
+        .remainder()
         .iter()
-        .filter(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'))
-        .count();
-    letters as u64 * 3 / 4
+        .filter(|&&b| is_base64_letter(b))
+        .count() as u64;
+    letters * 3 / 4
+}
+
+/// A letter of the base64 alphabet, standard or URL safe (`A`–`Z`, `a`–`z`, `0`–`9`, `+`,
+/// `/`, `-`, `_`), tested without branches. `b | 0x20` is a lower-case letter only for a
+/// letter of either case.
+#[inline(always)]
+fn is_base64_letter(b: u8) -> bool {
+    ((b | 0x20).wrapping_sub(b'a') < 26)
+        | (b.wrapping_sub(b'0') < 10)
+        | (b == b'+')
+        | (b == b'/')
+        | (b == b'-')
+        | (b == b'_')
 }
 
 /// The members of a Pi `message` object the tools read, found in one pass over it. Each is the
@@ -592,6 +618,33 @@ pub(crate) fn short_text(raw: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every byte is a base64 letter exactly when it is alphanumeric or one of `+ / - _`,
+    /// and data of any length, in blocks and their remainder, counts its letters so.
+    #[test]
+    fn base64_letters_are_counted_as_the_alphabet_says() {
+        let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_');
+        for b in 0..=255u8 {
+            assert_eq!(is_base64_letter(b), plain(b), "{b}");
+        }
+        let all: Vec<u8> = (0..=255u8).cycle().take(2000).collect();
+        let mut rng = pi_jsonl_gen::Rng::new(17);
+        let noisy: Vec<u8> = (0..3000)
+            .map(|_| match rng.range(0, 4) {
+                0 => *rng.pick(b"=\\n \r\t\"\xff"),
+                _ => *rng.pick(b"ABCXYZabcxyz0189+/-_"),
+            })
+            .collect();
+        for data in [&all[..], &noisy[..]] {
+            for len in (0..data.len()).step_by(7).chain([data.len()]) {
+                for start in [0, 1, 63] {
+                    let d = data.get(start..len).unwrap_or_default();
+                    let want = d.iter().filter(|&&b| plain(b)).count() as u64 * 3 / 4;
+                    assert_eq!(base64_decoded_len(d), want, "{start}..{len}");
+                }
+            }
+        }
+    }
 
     /// isError true decides first; then an exit code, `exitCode` before `exit_code`, each
     /// the last of its name, only when an integer.
