@@ -218,6 +218,13 @@ fn is_signature(key: &str) -> bool {
     )
 }
 
+/// Input text of a record that is not valid UTF-8, copied with its bad bytes replaced
+/// ([`push_value`]): out of line, where the copy of a valid record is inline.
+#[inline(never)]
+fn push_checked(out: &mut Vec<u8>, text: &[u8]) {
+    push_value(out, text);
+}
+
 /// Writes the array `raw`, each element as `element` writes it.
 fn write_array(raw: Raw<'_>, out: &mut Vec<u8>, mut element: impl FnMut(Raw<'_>, &mut Vec<u8>)) {
     out.push(b'[');
@@ -1002,12 +1009,14 @@ impl<'r> Rewriter<'r> {
         out.push(b'"');
     }
 
-    /// Copies input text of the record (checked once for the whole record).
+    /// Copies input text of the record (checked once for the whole record). Inline: it is
+    /// called for every key and kept value, and most of them are a few bytes.
+    #[inline]
     fn copy(&self, out: &mut Vec<u8>, text: &[u8]) {
         if self.utf8 {
             out.extend_from_slice(text);
         } else {
-            push_value(out, text);
+            push_checked(out, text);
         }
     }
 
