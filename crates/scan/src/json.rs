@@ -703,14 +703,87 @@ pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
             Err(_) => String::from_utf8_lossy(body),
         };
     };
+    let out = decode_escapes(body, first, false);
+    Cow::Owned(match simdutf8::basic::from_utf8(&out) {
+        // SAFETY: just checked to be valid UTF-8.
+        Ok(_) => unsafe { String::from_utf8_unchecked(out) },
+        Err(_) => String::from_utf8_lossy(&out).into_owned(),
+    })
+}
+
+/// The identity of a validated JSON string (the text between its quotes) as `JSON.parse`
+/// gives it to JavaScript, as bytes: what ids are compared by. The same bytes as
+/// [`decode_string_body`] gives for every string but one that holds a lone surrogate escape
+/// (`"\ud800"`): that stays a code unit of its own in JavaScript, so `"\ud800"`, `"\ud801"`
+/// and `"\u{FFFD}"` are three strings; here each lone surrogate is its 3-byte WTF-8 form
+/// (0xED 0xA0..=0xBF 0x80..=0xBF), which no UTF-8 text holds. Invalid UTF-8 written in the
+/// file is U+FFFD, as Node's decoding of the file makes it. A string without a backslash
+/// costs what [`decode_string_body`] costs (its bytes, borrowed). Show one with [`key_text`].
+pub fn string_key(body: &[u8]) -> Cow<'_, [u8]> {
+    let Some(first) = memchr::memchr(b'\\', body) else {
+        return match decode_string_body(body) {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+        };
+    };
+    Cow::Owned(decode_escapes(body, first, true))
+}
+
+/// [`string_key`] of a raw JSON value; `None` when it is not a string.
+pub fn as_key(raw: &[u8]) -> Option<Cow<'_, [u8]>> {
+    if raw.len() < 2 || raw[0] != b'"' {
+        return None;
+    }
+    Some(string_key(&raw[1..raw.len() - 1]))
+}
+
+/// A key of [`string_key`] as text: each lone surrogate shown as one U+FFFD, as
+/// [`decode_string_body`] shows it (borrowed when the key holds none).
+pub fn key_text(key: &[u8]) -> Cow<'_, str> {
+    let mut rest = key;
+    let mut out = String::new();
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(s) if out.is_empty() && rest.len() == key.len() => return Cow::Borrowed(s),
+            Ok(s) => {
+                out.push_str(s);
+                return Cow::Owned(out);
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                // SAFETY: `from_utf8` found these bytes valid.
+                out.push_str(unsafe { std::str::from_utf8_unchecked(valid) });
+                out.push('\u{FFFD}');
+                let surrogate = matches!(after, [0xED, 0xA0..=0xBF, 0x80..=0xBF, ..]);
+                let skip = if surrogate {
+                    3
+                } else {
+                    e.error_len().unwrap_or(after.len())
+                };
+                rest = &after[skip.max(1)..];
+            }
+        }
+    }
+}
+
+/// The body of a validated string decoded from its first backslash at `first`: each lone
+/// surrogate escape as U+FFFD, or, with `wtf8`, as its 3-byte WTF-8 form, with what is
+/// written without escapes made valid UTF-8 run by run (U+FFFD for an invalid sequence; an
+/// escape's bytes never continue a sequence before them, so this is the text
+/// `from_utf8_lossy` makes of the whole).
+fn decode_escapes(body: &[u8], first: usize, wtf8: bool) -> Vec<u8> {
     let mut out: Vec<u8> = Vec::with_capacity(body.len());
-    out.extend_from_slice(&body[..first]);
+    let copy = |out: &mut Vec<u8>, run: &[u8]| match simdutf8::basic::from_utf8(run) {
+        Ok(_) => out.extend_from_slice(run),
+        Err(_) => out.extend_from_slice(String::from_utf8_lossy(run).as_bytes()),
+    };
+    copy(&mut out, &body[..first]);
     let mut i = first;
     while i < body.len() {
         if body[i] != b'\\' || i + 1 >= body.len() {
             // A run up to the next escape, copied whole.
             let end = memchr::memchr(b'\\', &body[i + 1..]).map_or(body.len(), |p| i + 1 + p);
-            out.extend_from_slice(&body[i..end]);
+            copy(&mut out, &body[i..end]);
             i = end;
             continue;
         }
@@ -725,7 +798,7 @@ pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
             b'u' => {
                 let hi = hex4(body, i);
                 i += 4;
-                match hi {
+                let lone = match hi {
                     Some(hi @ 0xD800..=0xDBFF) => {
                         let lo = (body.get(i..i + 2) == Some(b"\\u"))
                             .then(|| hex4(body, i + 2))
@@ -734,13 +807,27 @@ pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
                             Some(lo @ 0xDC00..=0xDFFF) => {
                                 i += 6;
                                 let cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-                                char::from_u32(cp).unwrap_or('\u{FFFD}')
+                                Err(char::from_u32(cp).unwrap_or('\u{FFFD}'))
                             }
-                            _ => '\u{FFFD}',
+                            _ => Ok(hi),
                         }
                     }
-                    Some(cp) => char::from_u32(cp).unwrap_or('\u{FFFD}'),
-                    None => '\u{FFFD}',
+                    Some(cp @ 0xDC00..=0xDFFF) => Ok(cp),
+                    Some(cp) => Err(char::from_u32(cp).unwrap_or('\u{FFFD}')),
+                    None => Err('\u{FFFD}'),
+                };
+                match lone {
+                    Err(ch) => ch,
+                    Ok(unit) if wtf8 => {
+                        // The generalized UTF-8 of a surrogate code unit (U+D800..U+DFFF).
+                        out.extend_from_slice(&[
+                            0xED,
+                            0x80 | (unit >> 6 & 0x3F) as u8,
+                            0x80 | (unit & 0x3F) as u8,
+                        ]);
+                        continue;
+                    }
+                    Ok(_) => '\u{FFFD}',
                 }
             }
             other => other as char,
@@ -748,11 +835,7 @@ pub fn decode_string_body(body: &[u8]) -> Cow<'_, str> {
         let mut tmp = [0u8; 4];
         out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
     }
-    Cow::Owned(match simdutf8::basic::from_utf8(&out) {
-        // SAFETY: just checked to be valid UTF-8.
-        Ok(_) => unsafe { String::from_utf8_unchecked(out) },
-        Err(_) => String::from_utf8_lossy(&out).into_owned(),
-    })
+    out
 }
 
 fn hex4(b: &[u8], i: usize) -> Option<u32> {
@@ -844,6 +927,67 @@ pub mod reference {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Lone surrogate escapes stay apart in the key, as JavaScript strings do; pairs, other
+    /// escapes and text written plainly key as their decoded text, and invalid UTF-8 written
+    /// in the file as U+FFFD (Node decodes the file so); the key shows as the decoded text.
+    #[test]
+    fn string_key_keeps_lone_surrogates_apart_and_is_the_text_otherwise() {
+        let key = |b: &[u8]| string_key(b).into_owned();
+        let (d800, d801, dc00) = (key(br"\ud800"), key(br"\uD801"), key(br"\udc00"));
+        assert_eq!(d800, b"\xED\xA0\x80");
+        assert_eq!(d801, b"\xED\xA0\x81");
+        assert_eq!(dc00, b"\xED\xB0\x80");
+        assert_eq!(key(br"\udfff"), b"\xED\xBF\xBF");
+        let fffd = "\u{FFFD}".as_bytes();
+        assert_eq!(key(fffd), fffd);
+        assert_eq!(key(br"\ufffd"), fffd);
+        assert_ne!(d800, fffd);
+        // Invalid UTF-8 in the file, even the bytes of an encoded surrogate, is U+FFFD.
+        assert_eq!(key(b"\xED\xA0\x80"), "\u{FFFD}\u{FFFD}\u{FFFD}".as_bytes());
+        assert_eq!(key(b"a\xFF\\u0041"), "a\u{FFFD}A".as_bytes());
+        assert_eq!(key(b"\xC3\\u00a9"), "\u{FFFD}\u{a9}".as_bytes());
+        // A pair is one character; a lead before another lead is lone.
+        assert_eq!(key(br"\ud83d\ude00"), "\u{1F600}".as_bytes());
+        assert_eq!(
+            key(br"x\ud800\ud83d\ude00\udc00y"),
+            [
+                &b"x\xED\xA0\x80"[..],
+                "\u{1F600}".as_bytes(),
+                b"\xED\xB0\x80y"
+            ]
+            .concat()
+        );
+        let bodies: [&[u8]; 12] = [
+            b"",
+            b"a1b2c3d4",
+            br"m\u0065ssage",
+            br#"q\"\\\/\b\f\n\r\t"#,
+            "caf\u{e9}".as_bytes(),
+            b"\xff\xfe",
+            br"\ud83d\ude00",
+            b"\\u00e9\xff",
+            br"a\ud800",
+            br"\udc00\ud800",
+            br"\ud800\u0041",
+            b"\xF0\x9F\\n",
+        ];
+        for body in bodies {
+            let text = decode_string_body(body);
+            let k = string_key(body);
+            assert_eq!(key_text(&k), text, "{body:?}");
+            if !body.windows(3).any(|w| w == br"\ud" || w == br"\uD") {
+                assert_eq!(&*k, text.as_bytes(), "{body:?}");
+            }
+            let quoted = [&b"\""[..], body, b"\""].concat();
+            let raw = validate(&quoted).unwrap();
+            assert_eq!(raw.as_key().as_deref(), Some(&*k));
+            assert_eq!(raw.key_of(&raw.as_str().unwrap()), k);
+        }
+        assert_eq!(key_text(b"\xED\xA0\x80\xED\xBF\xBFz"), "\u{FFFD}\u{FFFD}z");
+        assert!(matches!(key_text(b"plain"), Cow::Borrowed("plain")));
+        assert_eq!(as_key(b"3"), None);
+    }
 
     fn valid(s: &str) -> bool {
         let b = s.as_bytes();

@@ -5,7 +5,7 @@
 //! their answers mean nothing. That is why they take a [`Raw`], which only the scanner makes
 //! (its field is visible to the `json` module alone): a caller cannot hand them other bytes.
 
-use super::{as_bool, as_f64, as_str, as_u64, key_is, kind_name, skip_ws};
+use super::{as_bool, as_f64, as_key, as_str, as_u64, key_is, kind_name, skip_ws};
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
@@ -136,6 +136,26 @@ impl<'a> Raw<'a> {
     #[inline]
     pub fn as_str(self) -> Option<Cow<'a, str>> {
         as_str(self.0)
+    }
+
+    /// The string's identity as JavaScript compares it ([`as_key`](super::as_key)): what an
+    /// id is keyed by; `None` when this is not a string.
+    #[inline]
+    pub fn as_key(self) -> Option<Cow<'a, [u8]>> {
+        as_key(self.0)
+    }
+
+    /// [`as_key`](Self::as_key) of this string when `text` is its [`as_str`](Self::as_str),
+    /// already read: a text borrowed from the value (no escape, valid UTF-8) is its key, so
+    /// only a string decoded into memory of its own is read again.
+    #[inline]
+    pub fn key_of(self, text: &Cow<'a, str>) -> Cow<'a, [u8]> {
+        match text {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => self
+                .as_key()
+                .unwrap_or_else(|| Cow::Owned(s.as_bytes().to_vec())),
+        }
     }
 
     /// [`as_u64`](super::as_u64) of this value.
