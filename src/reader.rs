@@ -263,6 +263,14 @@ impl<'a> Entry<'a> {
         self.get(key).and_then(Raw::as_str)
     }
 
+    /// Member `key` as an id is compared: its key (`json::string_key`), when it is a string.
+    /// Ids that differ only in lone surrogate escapes (`"\ud800"`, `"\ud801"`, a written
+    /// U+FFFD) are different ids to Pi, and their keys differ; [`Entry::str`] shows each as
+    /// U+FFFD.
+    pub fn key(&self, key: &str) -> Option<Cow<'a, [u8]>> {
+        self.get(key).and_then(Raw::as_key)
+    }
+
     /// The entry's `type`, when it is a string.
     pub fn kind(&self) -> Option<Cow<'a, str>> {
         self.str("type")
@@ -273,7 +281,7 @@ impl<'a> Entry<'a> {
         match self.get("parentId") {
             None => ParentLink::Absent,
             Some(raw) if raw.is_null() => ParentLink::Root,
-            Some(raw) => match raw.as_str() {
+            Some(raw) => match raw.as_key() {
                 Some(p) if p.is_empty() => ParentLink::Root,
                 Some(p) => ParentLink::Id(p),
                 None => ParentLink::NotString(raw),
@@ -309,8 +317,10 @@ pub enum ParentLink<'a> {
     Absent,
     /// `null`, or an empty string, which names no entry: the entry starts a tree.
     Root,
-    /// The id of its parent.
-    Id(Cow<'a, str>),
+    /// The id of its parent, as its key (`json::string_key`): the text, but for a lone
+    /// surrogate escape, kept apart from U+FFFD and from another one as Pi's JavaScript
+    /// strings keep them. Compare it with other ids' keys ([`Entry::key`]).
+    Id(Cow<'a, [u8]>),
     /// A value that is not a string (its raw JSON): the link is broken.
     NotString(Raw<'a>),
 }

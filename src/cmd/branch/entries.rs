@@ -187,7 +187,7 @@ impl EntryTable {
         if is_truthy_non_string(raw) {
             self.last_odd_id = Some(raw.kind_name());
         }
-        let why = match raw.as_str() {
+        let why = match raw.as_key() {
             Some(id) if !id.is_empty() => return self.ids.intern(&id),
             Some(_) => "id is empty; entry treated as id-less".to_string(),
             None => format!(
@@ -220,7 +220,7 @@ impl EntryTable {
 
     /// A `label` entry: the latest label of a target wins; an empty or absent one clears it.
     fn note_label(&mut self, e: &Entry<'_>) {
-        if let Some(target) = e.str("targetId") {
+        if let Some(target) = e.key("targetId") {
             let t = self.ids.intern(&target);
             match e.str("label").filter(|l| !l.is_empty()) {
                 Some(l) => {

@@ -1,6 +1,9 @@
 //! A session's ids interned to small numbers: the table every `id`, `parentId` and label
-//! target goes through while a session is read, so the tree is built on `u32`s.
+//! target goes through while a session is read, so the tree is built on `u32`s. An id is
+//! interned by its key (`json::string_key`: its text, but a lone surrogate escape kept apart
+//! from U+FFFD and from another one, as Pi's JavaScript strings keep them).
 
+use pi_jsonl_scan::json;
 use std::borrow::Cow;
 
 /// Ids interned to small numbers, in about 16 bytes per id: Pi's usual 8-hex-digit ids are
@@ -116,8 +119,8 @@ impl Ids {
         self.slots = slots;
     }
 
-    pub(super) fn intern(&mut self, s: &str) -> u32 {
-        let b = s.as_bytes();
+    /// The number of the id whose key is `b`.
+    pub(super) fn intern(&mut self, b: &[u8]) -> u32 {
         let hex = pack_hex(b);
         // At most 3/4 full.
         if (self.keys.len() + 1) * 4 > self.slots.len() * 3 {
@@ -143,8 +146,8 @@ impl Ids {
         k
     }
 
-    pub(super) fn get(&self, s: &str) -> Option<u32> {
-        let b = s.as_bytes();
+    /// The number of the id whose key is `b`, when it was interned.
+    pub(super) fn get(&self, b: &[u8]) -> Option<u32> {
         let hex = pack_hex(b);
         if self.slots.is_empty() {
             // The table is gone: one linear search (only --leaf asks, once a session).
@@ -175,8 +178,8 @@ impl Ids {
         if key & HEX != 0 {
             Cow::Owned(format!("{:08x}", key & 0xffff_ffff))
         } else {
-            // Interned from a `&str`, so valid UTF-8.
-            String::from_utf8_lossy(self.text_bytes(key))
+            // A key: valid UTF-8 but for its lone surrogates, each shown as U+FFFD.
+            json::key_text(self.text_bytes(key))
         }
     }
 }
@@ -196,22 +199,37 @@ mod tests {
                 _ => format!("{:07x}", i), // 7 digits: not packed
             })
             .collect();
-        let ks: Vec<u32> = texts.iter().map(|t| ids.intern(t)).collect();
+        let ks: Vec<u32> = texts.iter().map(|t| ids.intern(t.as_bytes())).collect();
         for (t, &k) in texts.iter().zip(&ks) {
-            assert_eq!(ids.intern(t), k, "{t}");
-            assert_eq!(ids.get(t), Some(k));
+            assert_eq!(ids.intern(t.as_bytes()), k, "{t}");
+            assert_eq!(ids.get(t.as_bytes()), Some(k));
             assert_eq!(ids.text(k), t.as_str());
         }
         assert_eq!(ids.len(), texts.len());
-        assert_eq!(ids.get("nope"), None);
+        assert_eq!(ids.get(b"nope"), None);
         ids.release_table();
         for (t, &k) in texts.iter().zip(&ks).step_by(97) {
             assert_eq!(
-                ids.get(t),
+                ids.get(t.as_bytes()),
                 Some(k),
                 "linear search after the table is freed"
             );
         }
-        assert_eq!(ids.get("0000000g"), None);
+        assert_eq!(ids.get(b"0000000g"), None);
+    }
+
+    /// Ids that differ only in lone surrogates are different ids, shown as U+FFFD.
+    #[test]
+    fn ids_keep_lone_surrogates_apart() {
+        let mut ids = Ids::default();
+        let keys: Vec<Vec<u8>> = [r"\ud800", r"\ud801", "\u{FFFD}"]
+            .iter()
+            .map(|b| json::string_key(b.as_bytes()).into_owned())
+            .collect();
+        let ks: Vec<u32> = keys.iter().map(|k| ids.intern(k)).collect();
+        assert_eq!(ks, [0, 1, 2]);
+        for k in ks {
+            assert_eq!(ids.text(k), "\u{FFFD}");
+        }
     }
 }

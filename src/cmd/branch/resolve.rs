@@ -224,7 +224,7 @@ fn choose_leaf(s: &EntryTable, args: &Args, by_id: &[u32], d: &mut Diags) -> Opt
     if let Some(want) = &args.leaf {
         let found = s
             .ids
-            .get(want)
+            .get(want.as_bytes())
             .map(|k| by_id[k as usize])
             .filter(|&i| i != NONE);
         if found.is_none() {

@@ -374,8 +374,8 @@ pub(super) fn describe(line: &[u8], said_chars: usize) -> String {
                 None => "compaction".into(),
             };
             // Pi 1.x: a compaction that keeps nothing names itself as its first kept entry.
-            let first_kept = get("firstKeptEntryId").and_then(Raw::as_str);
-            if first_kept.is_some() && first_kept == get("id").and_then(Raw::as_str) {
+            let first_kept = get("firstKeptEntryId").and_then(Raw::as_key);
+            if first_kept.is_some() && first_kept == get("id").and_then(Raw::as_key) {
                 out.push_str(", keeps nothing");
             }
             out

@@ -8,6 +8,7 @@
 
 use super::trigger::{AssistantFacts, AutoOn, Before, Place, StopReason, Uncompacted};
 use crate::hash::{hash_str, FastMap, Prehashed};
+use crate::json;
 use crate::reader::{Entry, ParentLink};
 use hashbrown::HashTable;
 use std::borrow::Cow;
@@ -89,7 +90,11 @@ impl<'a> ParentRef<'a> {
         }
         match e.parent() {
             ParentLink::Root => ParentRef::Root,
-            ParentLink::Id(p) => ParentRef::Id(p),
+            // Shown as text: ids that differ only in lone surrogates are one id here.
+            ParentLink::Id(p) => ParentRef::Id(match p {
+                Cow::Borrowed(k) => json::key_text(k),
+                Cow::Owned(k) => Cow::Owned(json::key_text(&k).into_owned()),
+            }),
             ParentLink::Absent | ParentLink::NotString(_) => ParentRef::Unknown,
         }
     }

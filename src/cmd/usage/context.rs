@@ -44,7 +44,7 @@ impl ContextBefore {
 /// The session being read: its id and the context before each entry read so far.
 pub struct SessionContexts {
     id: String,
-    by_id: HashMap<Box<str>, ContextBefore>,
+    by_id: HashMap<Box<[u8]>, ContextBefore>,
     /// The context after the previous entry (for entries without a known parent).
     last: ContextBefore,
     /// With --table: the rows of the session's table.
@@ -95,7 +95,7 @@ impl SessionVisitor for ContextWriter<'_, '_> {
             }
             _ => {}
         }
-        if let Some(id) = e.str("id") {
+        if let Some(id) = e.key("id") {
             s.by_id.insert(id.as_ref().into(), before);
         }
         s.last = before;
