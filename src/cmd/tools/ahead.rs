@@ -176,6 +176,7 @@ pub(super) struct CallsAhead {
 /// A toolCall block read ahead ([`CallBlock`]).
 struct BlockAhead {
     id: Result<Str, &'static str>,
+    key: Option<u128>,
     name: Option<Str>,
     namespace: Option<Str>,
     arguments: Option<Range<usize>>,
@@ -188,6 +189,7 @@ impl CallsAhead {
         let blocks = blocks.into_iter().map(|b| {
             Some(BlockAhead {
                 id: b.id.map(|id| Str::of(e, id)),
+                key: b.key,
                 name: Str::opt(e, b.name),
                 namespace: Str::opt(e, b.namespace),
                 arguments: place(e, b.arguments)?,
@@ -220,6 +222,7 @@ impl CallsAhead {
                     Ok(id) => Ok(id.get(e)?),
                     Err(what) => Err(*what),
                 },
+                key: b.key,
                 name: opt_get(&b.name, e)?,
                 namespace: opt_get(&b.namespace, e)?,
                 arguments: bytes_at(e, &b.arguments)?,
@@ -235,6 +238,7 @@ pub(super) struct ResultAhead {
     stamp: StampAhead,
     id_problem: Option<&'static str>,
     call_id: Option<Str>,
+    call_key: Option<u128>,
     name: Option<Str>,
     is_error: Option<bool>,
     exit_code: Option<i64>,
@@ -297,6 +301,7 @@ impl ResultAhead {
             stamp: StampAhead::read(e),
             id_problem: call_id_problem(msg.tool_call_id),
             call_id: Str::opt(e, f.call_id),
+            call_key: f.call_key,
             name: Str::opt(e, f.name),
             is_error: f.is_error,
             exit_code: f.exit_code,
@@ -343,6 +348,7 @@ impl ResultAhead {
         let image_types = self.image_types.iter().map(|t| opt_get(t, e));
         let facts = ResultFacts {
             call_id: opt_get(&self.call_id, e)?,
+            call_key: self.call_key,
             name: opt_get(&self.name, e)?,
             is_error: self.is_error,
             exit_code: self.exit_code,

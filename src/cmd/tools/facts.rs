@@ -4,6 +4,7 @@
 
 use super::args::{Args, CallStatus};
 use super::text::{string_body, ResultText};
+use crate::hash;
 use crate::json::{self, Raw};
 pub(super) use crate::message::as_i64;
 use crate::message::{cost_total, for_each_usage_member, token_value, Message, NestedCalls};
@@ -43,6 +44,8 @@ pub(super) fn message_of<'a>(e: &Entry<'a>) -> Option<(Role, Message<'a>)> {
 pub(super) struct CallBlock<'a> {
     /// The id, or what is wrong with it ("no id", "an id that is not a string").
     pub(super) id: Result<Cow<'a, str>, &'static str>,
+    /// The id's key as a result's `toolCallId` is joined by ([`id_key`]), with the id.
+    pub(super) key: Option<u128>,
     pub(super) name: Option<Cow<'a, str>>,
     pub(super) namespace: Option<Cow<'a, str>>,
     /// The arguments as written, unless absent or null.
@@ -73,12 +76,15 @@ pub(super) fn call_blocks(content: Raw<'_>) -> Vec<CallBlock<'_>> {
         }
         let [kind, id, name, arguments, namespace] = read;
         if is_str(kind, "toolCall") {
+            let text = id.map(|raw| raw.as_str().map(|text| (id_key(raw, &text), text)));
+            let (id, key) = match text {
+                Some(Some((key, id))) => (Ok(id), Some(key)),
+                Some(None) => (Err("an id that is not a string"), None),
+                None => (Err("no id"), None),
+            };
             blocks.push(CallBlock {
-                id: match id.map(Raw::as_str) {
-                    Some(Some(id)) => Ok(id),
-                    Some(None) => Err("an id that is not a string"),
-                    None => Err("no id"),
-                },
+                id,
+                key,
                 name: name.and_then(Raw::as_str),
                 namespace: namespace.and_then(Raw::as_str),
                 arguments: arguments.filter(|a| !a.is_null()).map(Raw::bytes),
@@ -86,6 +92,15 @@ pub(super) fn call_blocks(content: Raw<'_>) -> Vec<CallBlock<'_>> {
         }
     });
     blocks
+}
+
+/// The key a call's `id` and a result's `toolCallId` are joined by: a hash of the string as
+/// JavaScript compares it (`json::string_key`: ids that differ only in lone surrogate escapes
+/// are different ids, as they are to Pi), whose text, already read, is `text`.
+// A `Cow`, not a `&str`: whether the text is borrowed says whether it is its own key.
+#[allow(clippy::ptr_arg)]
+pub(super) fn id_key(raw: Raw<'_>, text: &Cow<'_, str>) -> u128 {
+    hash::hash128(&raw.key_of(text))
 }
 
 /// What the calls of an assistant message share besides its entry: the model, provider and
@@ -322,6 +337,8 @@ pub(super) struct Answer<'a> {
 #[derive(Debug, PartialEq)]
 pub(super) struct ResultFacts<'a> {
     pub(super) call_id: Option<Cow<'a, str>>,
+    /// The `toolCallId`'s key ([`id_key`]), with it.
+    pub(super) call_key: Option<u128>,
     pub(super) name: Option<Cow<'a, str>>,
     pub(super) is_error: Option<bool>,
     pub(super) exit_code: Option<i64>,
@@ -456,8 +473,10 @@ impl<'a> ResultFacts<'a> {
             });
             Some(ResultText::of(parts, written, args, utf8))
         });
+        let call_id = call_id.and_then(|raw| raw.as_str().map(|text| (id_key(raw, &text), text)));
         ResultFacts {
-            call_id: call_id.and_then(Raw::as_str),
+            call_key: call_id.as_ref().map(|(key, _)| *key),
+            call_id: call_id.map(|(_, text)| text),
             name: name.and_then(Raw::as_str),
             is_error: is_error.and_then(Raw::as_bool),
             exit_code,
@@ -483,6 +502,7 @@ impl<'a> ResultFacts<'a> {
     ) -> ResultFacts<'a> {
         ResultFacts {
             call_id: None,
+            call_key: None,
             name: Some(Cow::Borrowed("bash")),
             is_error: None,
             exit_code,

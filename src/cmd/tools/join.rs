@@ -15,7 +15,6 @@ use super::waiting::{
 };
 use super::{changed, fetch, Args};
 use crate::diag::{Diags, Kind};
-use crate::hash;
 use crate::message::Message;
 use crate::output::{Out, Stop};
 use crate::reader::{Ahead, Entry, Header, SessionVisitor};
@@ -63,15 +62,16 @@ impl<'a, 'w> Joiner<'a, 'w> {
                     Rc::new(CallingTurn::new(e.line.no, stamp, names, calls))
                 })
                 .clone();
+            let key = b.key;
             let call = self.call(e, turn, b, d);
-            if let Some(id) = call.id() {
+            if let Some(key) = key {
                 let latest = LatestCall {
                     seq: s.waiting.next_seq(),
                     call_line: call.turn.line,
                     call_entry: call.turn.entry.clone(),
                     result_line: 0,
                 };
-                if let Some(old) = s.latest.insert(hash::hash128(id.as_bytes()), latest) {
+                if let Some(old) = s.latest.insert(key, latest) {
                     // The earlier call with this id can no longer be joined.
                     if old.result_line == 0 {
                         if let Some(WaitingRecord::Call(c)) = s.waiting.get_mut(old.seq) {
@@ -138,10 +138,7 @@ impl<'a, 'w> Joiner<'a, 'w> {
             );
         }
         let mut dup = None;
-        let key = facts
-            .call_id
-            .as_deref()
-            .map(|id| hash::hash128(id.as_bytes()));
+        let key = facts.call_key;
         let answer = Answer {
             no: e.line.no,
             stamp,
