@@ -191,14 +191,15 @@ impl SessionVisitor for Meter {
         s.entries += 1;
         if !s.linear {
             // An empty id is none (as Pi and pi-branch read it): such an entry is no leaf.
-            if let Some(id) = e.get("id").and_then(Raw::as_str).filter(|i| !i.is_empty()) {
-                if !s.ids.contains(id.as_bytes()) {
-                    s.ids.insert(id.as_bytes().into());
+            // Ids keyed as Pi compares them (`Entry::key`: lone surrogates kept apart).
+            if let Some(id) = e.key("id").filter(|i| !i.is_empty()) {
+                if !s.ids.contains(&*id) {
+                    s.ids.insert(id.into());
                 }
             }
-            if let Some(p) = e.get("parentId").and_then(Raw::as_str) {
-                if !p.is_empty() && !s.parents.contains(p.as_bytes()) {
-                    s.parents.insert(p.as_bytes().into());
+            if let Some(p) = e.key("parentId") {
+                if !p.is_empty() && !s.parents.contains(&*p) {
+                    s.parents.insert(p.into());
                 }
             }
         }

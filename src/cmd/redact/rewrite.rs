@@ -1004,7 +1004,8 @@ impl<'r> Rewriter<'r> {
         let Some(renames) = self.renames.as_deref_mut() else {
             return self.keep(&raw, out);
         };
-        let Some(id) = raw.as_str() else {
+        // Keyed as Pi compares ids: two that differ only in lone surrogates get two names.
+        let Some(id) = raw.as_key() else {
             return self.keep(&raw, out);
         };
         let new = if act == Act::SessionId {
@@ -1012,7 +1013,7 @@ impl<'r> Rewriter<'r> {
         } else {
             renames.entry(&id)
         };
-        self.changed |= new != *id;
+        self.changed |= new.as_bytes() != &*id;
         self.write_own(out, &new);
     }
 

@@ -237,8 +237,9 @@ fn line_count(b: &[u8]) -> u64 {
 }
 
 /// The call and result ids of an entry: the ids of its toolCall blocks, and the id its
-/// toolResult answers.
-type EntryToolIds = (Vec<Box<str>>, Option<Box<str>>);
+/// toolResult answers, as keys (`json::string_key`: pi-tools joins by them, lone surrogates
+/// kept apart as Pi keeps them).
+type EntryToolIds = (Vec<Box<[u8]>>, Option<Box<[u8]>>);
 
 /// The tool-call ids of a session's entries, each entry read once, for the join of an
 /// abandoned branch's results to calls made before its fork.
@@ -265,11 +266,11 @@ impl ToolIds {
     /// `shown` names, the latest call with that id in `before` and the first result after it
     /// there (which makes a later one a duplicate). In branch order.
     fn answered_before(&mut self, b: &LeafBranch, before: &[u32], shown: &[u32]) -> Vec<u32> {
-        let mut open: HashSet<Box<str>> = HashSet::new();
+        let mut open: HashSet<Box<[u8]>> = HashSet::new();
         for &e in shown {
             open.extend(self.of(b, e).1.clone());
         }
-        let mut first_result: HashMap<Box<str>, usize> = HashMap::new();
+        let mut first_result: HashMap<Box<[u8]>, usize> = HashMap::new();
         let mut needed = Vec::new();
         for (at, &e) in before.iter().enumerate().rev() {
             if open.is_empty() {
@@ -313,13 +314,18 @@ fn call_ids(line: &[u8]) -> EntryToolIds {
             if let Some(c) = m.get("content") {
                 c.for_each_element(|b| {
                     if str_at(b.get("type")).is_some_and(|t| t == "toolCall") {
-                        calls.extend(str_at(b.get("id")).map(|i| i.into()));
+                        calls.extend(b.get("id").and_then(json::Raw::as_key).map(|i| i.into()));
                     }
                 });
             }
             (calls, None)
         }
-        Some("toolResult") => (calls, str_at(m.get("toolCallId")).map(|i| i.into())),
+        Some("toolResult") => (
+            calls,
+            m.get("toolCallId")
+                .and_then(json::Raw::as_key)
+                .map(|i| i.into()),
+        ),
         _ => (calls, None),
     }
 }
