@@ -492,6 +492,89 @@ fn escaped_names_are_read_as_pi_reads_them() {
     );
 }
 
+/// Ids that differ only in lone surrogate escapes (`"\ud800"`, `"\ud801"`) and a written
+/// U+FFFD are three ids to Pi, whose `JSON.parse` keeps a lone surrogate as a code unit of its
+/// own: Pi's branch (recorded), no duplicate id, three leaves, the label on `"\ud800"` alone
+/// (Pi 1.6.0's `getLabel("\ud800")` is "first", `getLabel("\ud801")` and that of U+FFFD
+/// undefined, and its `getTree()` gives `r1` three children), and each call joined to its own
+/// result; the same after `pi-redact --rename-ids`.
+#[test]
+fn ids_differing_only_in_lone_surrogates_are_kept_apart_as_pi_keeps_them() {
+    let path = fixture("ids-lone-surrogates.jsonl");
+    let pi = reference("pi16-reference-fixtures.jsonl")
+        .into_iter()
+        .find(|r| r["file"] == "ids-lone-surrogates.jsonl")
+        .expect("Pi's answer is recorded");
+    assert_eq!(
+        pi["lines"],
+        json!([1, 2, 4, 7, 8, 9]),
+        "Pi's branch, recorded"
+    );
+    assert_eq!(branch_disagreement(&path, &pi), None);
+    let tree_of = |path: &Path| {
+        let text = std::fs::read(path).unwrap();
+        let branch = cmd("pi-branch").arg(path).ok().stdout;
+        assert_eq!(
+            branch,
+            physical_lines(&text, pi["lines"].as_array().unwrap())
+        );
+        let o = cmd("pi-branch").arg("--info").arg(path).run();
+        assert_eq!((o.status, o.stderr.as_str()), (0, ""), "no duplicate id");
+        let info = &o.records()[0];
+        assert_eq!((&info["kept"], &info["leaves"]), (&json!(5), &json!(3)));
+        let leaves: Vec<Value> = cmd("pi-branch")
+            .arg("--leaves")
+            .arg(path)
+            .ok()
+            .records()
+            .iter()
+            .map(|l| l["line"].clone())
+            .collect();
+        assert_eq!(leaves, [5, 6, 9]);
+        let o = cmd("pi-tools").arg(path).run();
+        assert_eq!((o.status, o.stderr.as_str()), (0, ""));
+        let joined: Vec<(Value, Value, Value)> = o
+            .records()
+            .iter()
+            .map(|c| {
+                (
+                    c["line"].clone(),
+                    c["status"].clone(),
+                    c["result"]["line"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            joined,
+            [
+                (json!(3), json!("ok"), json!(6)),
+                (json!(4), json!("ok"), json!(7)),
+                (json!(5), json!("no_result"), Value::Null),
+            ]
+        );
+        let file = cmd("pi-sessions").arg("--json").arg(path).ok().records();
+        assert_eq!(file[0]["leaves"], 3);
+    };
+    tree_of(&path);
+    // The label names `"\ud800"` (line 3) alone, which is shown as U+FFFD.
+    let labelled = cmd("pi-branch")
+        .args(["--label", "first", "--info"])
+        .arg(&path)
+        .ok()
+        .records();
+    assert_eq!(
+        (
+            &labelled[0]["leaf_line"],
+            &labelled[0]["kept"],
+            &labelled[0]["leaf"]
+        ),
+        (&json!(3), &json!(2), &json!("\u{FFFD}"))
+    );
+    let t = TempDir::new("lone-surrogates");
+    let renamed = cmd("pi-redact").arg("--rename-ids").arg(&path).ok().stdout;
+    tree_of(&t.write("renamed.jsonl", &renamed));
+}
+
 /// A header whose `version` is not a count (a whole number, 0 or more) is read as Pi reads it (its
 /// migration compares it as JavaScript does), and reported: `"3"` is a version 3 tree, whose
 /// abandoned entry is left out (the branch Pi keeps: `fixture_branches_match_pi_1_6_0`);
