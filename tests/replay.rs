@@ -13,6 +13,7 @@ const GOLDEN: &[&str] = &[
     "replay-every-kind",
     "replay-injection",
     "replay-file-changes",
+    "ids-lone-surrogates",
     "pi16-usage-sources",
     "pi16-branched-session",
     "tools-bash-execution",
@@ -1661,4 +1662,23 @@ fn the_compaction_trigger_takes_the_reserve_from_pi_settings_json() {
     let (status, _, stderr) = trigger(r#"{"compaction":{"reserveTokens":"x"}}"#);
     assert_eq!(status, 2);
     assert_eq!(stderr.matches("settings.json").count(), 1, "{stderr}");
+}
+
+/// Entries whose strings hold lone surrogate escapes (which serde_json refuses and Pi reads)
+/// are rendered as every other entry is, each lone surrogate shown as U+FFFD, and their calls
+/// joined to their results as pi-tools joins them.
+#[test]
+fn entries_with_lone_surrogates_are_rendered() {
+    for format in ["md", "text", "html"] {
+        let out = replay("ids-lone-surrogates", &["--format", format]).out();
+        assert!(!out.contains("cannot read"), "{format}: {out}");
+        for want in ["ls d801", "out d801", "first"] {
+            assert!(out.contains(want), "{format}: {want} in {out}");
+        }
+    }
+    let md = replay("ids-lone-surrogates", &["--format", "md"]).out();
+    assert!(
+        md.contains("### Label “first” set on entry \u{FFFD}"),
+        "{md}"
+    );
 }

@@ -107,7 +107,7 @@ fn parse(lines: &[u8], keep_raw: bool) -> Vec<Rec> {
     lines
         .split(|&b| b == b'\n')
         .filter_map(|l| {
-            let value = serde_json::from_slice(l).ok()?;
+            let value = super::parse_json(l)?;
             Some(Rec {
                 value,
                 raw: if keep_raw { l.to_vec() } else { Vec::new() },

@@ -37,6 +37,42 @@ pub const RECORDS: &[Described] = &[];
 /// replay: the tool.
 pub struct Replay;
 
+/// A line of JSON parsed for rendering. serde_json refuses a string with a lone surrogate
+/// escape (`"\ud800"`), which `JSON.parse` and the scanner take; such a line is parsed with
+/// each lone surrogate read as U+FFFD, which is how every view shows one. `None` for a line
+/// that is not JSON.
+fn parse_json(text: &[u8]) -> Option<serde_json::Value> {
+    serde_json::from_slice(text)
+        .ok()
+        .or_else(|| serde_json::from_slice(&lone_surrogates_as_fffd(text)?).ok())
+}
+
+/// `text` with each lone surrogate escape (`\ud800`, a lead not followed by a trail, or a
+/// trail alone) written `\ufffd`, the same length; `None` when it holds none.
+fn lone_surrogates_as_fffd(text: &[u8]) -> Option<Vec<u8>> {
+    let unit = |at: usize| -> Option<u32> {
+        let hex = text.get(at..at + 6)?.strip_prefix(b"\\u")?;
+        u32::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()
+    };
+    let mut out: Option<Vec<u8>> = None;
+    let mut i = 0;
+    while let Some(at) = memchr::memchr(b'\\', &text[i..]).map(|p| i + p) {
+        match unit(at) {
+            Some(0xD800..=0xDBFF) if matches!(unit(at + 6), Some(0xDC00..=0xDFFF)) => i = at + 12,
+            Some(0xD800..=0xDFFF) => {
+                out.get_or_insert_with(|| text.to_vec())[at..at + 6].copy_from_slice(b"\\ufffd");
+                i = at + 6;
+            }
+            // Any other escape: passed whole, so the second byte of `\\` starts none.
+            _ => i = at + 2,
+        }
+        if i >= text.len() {
+            break;
+        }
+    }
+    out
+}
+
 /// What Pi's own files in its agent directory say that a replay needs, read once a run and
 /// their problems reported once: the context windows (models.json, or `--models`) and the
 /// compaction reserves (settings.json), as pi-usage and pi-compactions read them.
@@ -234,4 +270,35 @@ fn render(
         buf.clear();
     }
     Ok(title)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lone surrogates (a lead alone, a lead before a lead, a trail alone) become `\ufffd`;
+    /// pairs, other escapes and an escaped backslash before `ud800` stay; so serde_json reads
+    /// the line, each lone one as U+FFFD.
+    #[test]
+    fn lone_surrogates_are_read_as_u_fffd() {
+        let fixed =
+            |t: &str| lone_surrogates_as_fffd(t.as_bytes()).map(|b| String::from_utf8(b).unwrap());
+        assert_eq!(fixed(r#"["\ud800"]"#).as_deref(), Some(r#"["\ufffd"]"#));
+        assert_eq!(
+            fixed(r#"["a\uDBFF\ud800\udc00\udc01b"]"#).as_deref(),
+            Some(r#"["a\ufffd\ud800\udc00\ufffdb"]"#)
+        );
+        for kept in [
+            r#"["\\ud800"]"#,
+            r#"["\ud83d\ude00"]"#,
+            r#"["\u0041\n\"\\"]"#,
+            r#"["\"#,
+        ] {
+            assert_eq!(fixed(kept), None, "{kept}");
+        }
+        let v = parse_json(br#"{"id":"\ud801","t":"\\ud800 \ud83d\ude00"}"#).unwrap();
+        assert_eq!(v["id"], "\u{FFFD}");
+        assert_eq!(v["t"], "\\ud800 \u{1F600}");
+        assert!(parse_json(b"{").is_none());
+    }
 }

@@ -18,9 +18,9 @@ struct Line<'a> {
 }
 
 impl Line<'_> {
-    /// The line parsed (`None`: not JSON serde_json reads, such as a lone surrogate escape).
+    /// The line parsed ([`super::parse_json`]: a lone surrogate shown as U+FFFD).
     fn value(&self) -> Option<Value> {
-        serde_json::from_slice(self.text).ok()
+        super::parse_json(self.text)
     }
     /// The string member `key` (read by the scanner, without parsing the line).
     fn member(&self, key: &str) -> Option<String> {
