@@ -528,6 +528,7 @@ fn unicode_extra(
 }
 
 /// The four hex digits at `b[at..]` as a number, if they are four hex digits.
+#[cfg(test)]
 fn hex4_value(b: &[u8], at: usize) -> Option<u32> {
     b.get(at..at + 4)?.iter().try_fold(0u32, |v, &c| {
         let d = (c as char).to_digit(16)?;
@@ -536,8 +537,39 @@ fn hex4_value(b: &[u8], at: usize) -> Option<u32> {
 }
 
 /// The `\u` escape at `body[j]`: whether it stands for a line feed, and its length (a
-/// surrogate pair is one escape, twelve bytes).
+/// surrogate pair is one escape, twelve bytes). [`unicode_escape_by_value`] read by its
+/// digits: `000a` is a line feed (either case), `d800`–`dbff` a pair's first half when
+/// `\udc00`–`\udfff` follows it; anything else (other digits, a bad digit, the end of the
+/// text) is an escape of six bytes.
 fn unicode_escape(body: &[u8], j: usize) -> (bool, usize) {
+    let Some(&[h0, h1, h2, h3]) = body.get(j + 2..j + 6) else {
+        return (false, 6);
+    };
+    if h0 == b'0' && h1 == b'0' && h2 == b'0' && h3 | 0x20 == b'a' {
+        return (true, 6);
+    }
+    if h0 | 0x20 == b'd'
+        && matches!(h1, b'8' | b'9' | b'a' | b'b' | b'A' | b'B')
+        && h2.is_ascii_hexdigit()
+        && h3.is_ascii_hexdigit()
+    {
+        if let Some(&[b'\\', b'u', l0, l1, l2, l3]) = body.get(j + 6..j + 12) {
+            if l0 | 0x20 == b'd'
+                && matches!(l1, b'c'..=b'f' | b'C'..=b'F')
+                && l2.is_ascii_hexdigit()
+                && l3.is_ascii_hexdigit()
+            {
+                return (false, 12);
+            }
+        }
+    }
+    (false, 6)
+}
+
+/// [`unicode_escape`] as it was first written, by the escape's value: what it is tested
+/// against.
+#[cfg(test)]
+fn unicode_escape_by_value(body: &[u8], j: usize) -> (bool, usize) {
     match hex4_value(body, j + 2) {
         Some(0xD800..=0xDBFF)
             if body.get(j + 6..j + 8) == Some(b"\\u")
@@ -1334,6 +1366,64 @@ mod tests {
                     assert_eq!(carry, u64::from(escape_next), "{bits:#x} {carried}");
                 }
             }
+        }
+    }
+
+    /// The `\u` escape read by its digits is the escape read by its value: every pair of
+    /// bytes at each digit's place (the others a digit that keeps the rest possible), then
+    /// random texts over the bytes that matter, cut at every length.
+    #[test]
+    fn unicode_escape_by_digits_is_by_value() {
+        let check = |body: &[u8]| {
+            for cut in 0..=body.len() {
+                let b = &body[..cut];
+                assert_eq!(
+                    unicode_escape(b, 0),
+                    unicode_escape_by_value(b, 0),
+                    "{:?}",
+                    String::from_utf8_lossy(b)
+                );
+            }
+        };
+        let bases: [&[u8; 12]; 4] = [
+            b"\\u000a\\u0000",
+            b"\\ud83d\\ude00",
+            b"\\uDBFF\\uDFFF",
+            b"\\uD800\\uDC00",
+        ];
+        for base in bases {
+            for i in 2..12 {
+                for k in i..12 {
+                    for x in 0..=255u8 {
+                        for y in [
+                            b'0', b'a', b'A', b'd', b'D', b'8', b'c', b'F', b'g', 0x18, x,
+                        ] {
+                            let mut body = *base;
+                            body[i] = x;
+                            body[k] = if k == i { x } else { y };
+                            check(&body);
+                        }
+                    }
+                }
+            }
+        }
+        let alphabet = b"0189aAbBcCdDeEfFgG\\u\x18\x44\xc4";
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..200_000 {
+            let mut body = [0u8; 12];
+            body[0] = b'\\';
+            body[1] = b'u';
+            for b in &mut body[2..] {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                *b = alphabet[(state % alphabet.len() as u64) as usize];
+            }
+            if state & 1 == 0 {
+                body[6] = b'\\';
+                body[7] = b'u';
+            }
+            check(&body);
         }
     }
 
