@@ -435,6 +435,55 @@ fn names_a_label(key: &str) -> bool {
 /// an image's with a long format): a longer text is none.
 const PLACEHOLDER_MAX_CHARS: usize = 64;
 
+/// The last answers of [`Rewriter::is_plain_key`] for identifier keys, one per slot chosen by
+/// a key's length and three of its bytes: a key seen again (a tool's arguments name the same
+/// few keys in every call) is answered by one comparison, without hashing it for
+/// `keys_checked`. An answer is a function of the key alone, so a slot holds it until another
+/// key takes the slot.
+pub struct KeysRecent {
+    slots: Vec<(String, bool)>,
+}
+
+impl Default for KeysRecent {
+    fn default() -> Self {
+        KeysRecent {
+            slots: vec![(String::new(), false); KeysRecent::SLOTS],
+        }
+    }
+}
+
+impl KeysRecent {
+    const SLOTS: usize = 256;
+
+    #[inline]
+    fn slot(name: &str) -> usize {
+        let b = name.as_bytes();
+        let Some((&first, &last)) = b.first().zip(b.last()) else {
+            return 0;
+        };
+        let mix = u32::from(first)
+            | u32::from(b[b.len() / 2]) << 8
+            | u32::from(last) << 16
+            | (b.len() as u32) << 24;
+        (mix.wrapping_mul(0x9E37_79B1) >> 24) as usize % KeysRecent::SLOTS
+    }
+
+    /// The answer held for `name` in `slot`, if that slot holds it. An empty slot holds the
+    /// empty string, which is not an identifier: answered `false`, as it is.
+    #[inline]
+    fn get(&self, slot: usize, name: &str) -> Option<bool> {
+        let (held, plain) = &self.slots[slot];
+        (held.as_str() == name).then_some(*plain)
+    }
+
+    fn set(&mut self, slot: usize, name: &str, plain: bool) {
+        let (held, answer) = &mut self.slots[slot];
+        held.clear();
+        held.push_str(name);
+        *answer = plain;
+    }
+}
+
 /// A key or label written as it is: a plain identifier (`file_path`, `old-string`), short.
 fn is_identifier(s: &str) -> bool {
     !s.is_empty()
@@ -554,6 +603,8 @@ pub struct Rewriter<'r> {
     image: Option<String>,
     /// Identifier keys of data the masker was asked about: whether it found anything.
     keys_checked: FastMap<String, bool>,
+    /// The last answers of [`Rewriter::is_plain_key`], looked up before `keys_checked`.
+    keys_recent: KeysRecent,
     /// Where the current record's text starts in memory (its strings are slices of it).
     record_start: usize,
     /// Whether anything of the current record was changed.
@@ -609,6 +660,7 @@ pub struct Holed<'d> {
 pub struct Scratch {
     check: LineCheck,
     keys_checked: FastMap<String, bool>,
+    keys_recent: KeysRecent,
     counted: Vec<(usize, TextCounts)>,
     written: Written,
     holes: Vec<Hole>,
@@ -650,6 +702,7 @@ impl<'r> Rewriter<'r> {
             also: Vec::new(),
             image: None,
             keys_checked: scratch.keys_checked,
+            keys_recent: scratch.keys_recent,
             record_start: 0,
             changed: false,
             utf8: false,
@@ -666,6 +719,7 @@ impl<'r> Rewriter<'r> {
         Scratch {
             check: self.check,
             keys_checked: self.keys_checked,
+            keys_recent: self.keys_recent,
             counted: self.counted,
             written: self.written,
             holes: self.holes,
@@ -853,6 +907,20 @@ impl<'r> Rewriter<'r> {
     /// nothing. The masker's answer for each key is remembered (keys repeat on every record):
     /// here, without a lock, and by the masker for every rewriter of the run.
     fn is_plain_key(&mut self, name: &str) -> bool {
+        let slot = KeysRecent::slot(name);
+        if let Some(plain) = self.keys_recent.get(slot, name) {
+            return plain;
+        }
+        let plain = self.is_plain_key_checked(name);
+        if is_identifier(name) {
+            self.keys_recent.set(slot, name, plain);
+        }
+        plain
+    }
+
+    /// [`Rewriter::is_plain_key`] without the recent answers.
+    #[inline(never)]
+    fn is_plain_key_checked(&mut self, name: &str) -> bool {
         // Only identifiers are remembered: a key found is one.
         if let Some(&found) = self.keys_checked.get(name) {
             return !found;
