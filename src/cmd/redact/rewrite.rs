@@ -945,54 +945,61 @@ impl<'r> Rewriter<'r> {
             _ => false,
         };
         if replaced {
-            let mut found: Vec<(&'static str, String)> = Vec::new();
-            // Where what stands for input lies in what is written: the placeholder, or each
-            // mask (the rest of a masked key is the key as it is).
-            let mut marks = Vec::new();
-            let written = if self.keep_text {
-                let Some(paths) = self.paths.as_deref_mut() else {
-                    self.needs_paths = true;
-                    return;
-                };
-                let note = |kind, orig: &str| found.push((kind, orig.to_string()));
-                masked_with_marks(self.masker, name, paths, &self.also, note, &mut marks)
-            } else if is_placeholder(TextKind::Key, name) {
-                // Already a key's placeholder (a redacted file redacted again): kept.
-                marks.push((0, name.len()));
-                name.to_string()
-            } else {
-                found.push((TextKind::Key.name(), name.to_string()));
-                let placeholder = of_text(TextKind::Key, name);
-                marks.push((0, placeholder.len()));
-                placeholder
-            };
-            for (kind, orig) in &found {
-                self.counts.add(kind);
-                self.replaced(orig);
-            }
-            self.changed |= !found.is_empty();
-            let distinct = self.distinct_key(name, written.clone());
-            if distinct != written {
-                // Numbered: ` · 2` inside a closing bracket (a mask's or the placeholder's,
-                // which takes it in) or after the key.
-                let open = written
-                    .strip_suffix(']')
-                    .filter(|o| distinct.starts_with(o));
-                match (open, marks.last_mut()) {
-                    (Some(_), Some(last)) if last.1 == written.len() => last.1 = distinct.len(),
-                    (Some(_), _) => {}
-                    _ if distinct.starts_with(&written) => {}
-                    _ => marks.clear(),
-                }
-            }
-            self.write_marked(out, &distinct, &marks);
-        } else {
-            let start = out.len();
-            out.push(b'"');
-            self.copy(out, raw_key);
-            out.push(b'"');
-            self.check.on_purpose.push((start, out.len()));
+            return self.key_replaced(name, out);
         }
+        let start = out.len();
+        out.push(b'"');
+        self.copy(out, raw_key);
+        out.push(b'"');
+        self.check.on_purpose.push((start, out.len()));
+        out.push(b':');
+    }
+
+    /// [`Rewriter::key`] of a key it replaces: out of line, so that the common path (a key
+    /// copied as it is) keeps a small frame.
+    #[inline(never)]
+    fn key_replaced(&mut self, name: &str, out: &mut Vec<u8>) {
+        let mut found: Vec<(&'static str, String)> = Vec::new();
+        // Where what stands for input lies in what is written: the placeholder, or each
+        // mask (the rest of a masked key is the key as it is).
+        let mut marks = Vec::new();
+        let written = if self.keep_text {
+            let Some(paths) = self.paths.as_deref_mut() else {
+                self.needs_paths = true;
+                return;
+            };
+            let note = |kind, orig: &str| found.push((kind, orig.to_string()));
+            masked_with_marks(self.masker, name, paths, &self.also, note, &mut marks)
+        } else if is_placeholder(TextKind::Key, name) {
+            // Already a key's placeholder (a redacted file redacted again): kept.
+            marks.push((0, name.len()));
+            name.to_string()
+        } else {
+            found.push((TextKind::Key.name(), name.to_string()));
+            let placeholder = of_text(TextKind::Key, name);
+            marks.push((0, placeholder.len()));
+            placeholder
+        };
+        for (kind, orig) in &found {
+            self.counts.add(kind);
+            self.replaced(orig);
+        }
+        self.changed |= !found.is_empty();
+        let distinct = self.distinct_key(name, written.clone());
+        if distinct != written {
+            // Numbered: ` · 2` inside a closing bracket (a mask's or the placeholder's,
+            // which takes it in) or after the key.
+            let open = written
+                .strip_suffix(']')
+                .filter(|o| distinct.starts_with(o));
+            match (open, marks.last_mut()) {
+                (Some(_), Some(last)) if last.1 == written.len() => last.1 = distinct.len(),
+                (Some(_), _) => {}
+                _ if distinct.starts_with(&written) => {}
+                _ => marks.clear(),
+            }
+        }
+        self.write_marked(out, &distinct, &marks);
         out.push(b':');
     }
 
