@@ -1682,3 +1682,34 @@ fn entries_with_lone_surrogates_are_rendered() {
         "{md}"
     );
 }
+
+/// Two calls of one message whose ids differ only in lone surrogates (one id each to Pi and
+/// pi-tools, both shown as U+FFFD) are each shown with their own result.
+#[test]
+fn calls_of_one_message_keep_their_own_results_when_ids_differ_in_lone_surrogates() {
+    let assistant = r#"{"role":"assistant","content":[{"type":"toolCall","id":"\ud800","name":"bash","arguments":{"command":"ls first"}},{"type":"toolCall","id":"\ud801","name":"bash","arguments":{"command":"ls second"}}],"provider":"p","model":"m","stopReason":"toolUse"}"#;
+    let result = |id: &str, text: &str| {
+        format!(
+            r#"{{"role":"toolResult","toolCallId":"{id}","toolName":"bash","content":[{{"type":"text","text":"{text}"}}],"isError":false}}"#
+        )
+    };
+    let (a, b) = (
+        result(r"\ud800", "out first"),
+        result(r"\ud801", "out second"),
+    );
+    let session = linear_session("lone", &[assistant, &a, &b]);
+    let md = cmd("pi-replay")
+        .args(["--format", "md"])
+        .stdin(session)
+        .ok()
+        .out();
+    let (_, code, _) = markdown_outline(&md);
+    let at = |t: &str| code.iter().position(|c| c == &format!("{t}\n"));
+    for (call, out) in [("ls first", "out first"), ("ls second", "out second")] {
+        let (c, o) = (at(call), at(out));
+        assert!(
+            c.is_some() && o == c.map(|c| c + 1),
+            "{call} then {out}: {code:?}"
+        );
+    }
+}

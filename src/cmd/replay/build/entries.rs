@@ -74,9 +74,15 @@ impl Builder<'_> {
                 Some("thinking") if self.args.no_thinking => left_out += 1,
                 Some("thinking") => parts.push(thinking(b)),
                 Some("toolCall") => {
+                    // pi-tools writes a message's calls in block order: the record in this
+                    // block's place when its id is this block's (ids that differ only in lone
+                    // surrogates look alike here), else the record with the id, else the place.
+                    let same_id =
+                        |r: &&&Rec| r.str("call_id").is_some() && r.str("call_id") == s(b, "id");
                     let rec = calls
-                        .iter()
-                        .find(|r| r.str("call_id").is_some() && r.str("call_id") == s(b, "id"))
+                        .get(nth_call)
+                        .filter(same_id)
+                        .or_else(|| calls.iter().find(same_id))
                         .or_else(|| calls.get(nth_call))
                         .copied();
                     nth_call += 1;
