@@ -411,6 +411,10 @@ pub fn string_counts(b: &[u8], open: usize) -> (usize, TextCounts) {
 fn counts_to_quote(b: &[u8], from: usize) -> (usize, TextCounts) {
     #[cfg(target_arch = "x86_64")]
     {
+        if x86::avx512bw_bmi1() && std::arch::is_x86_feature_detected!("popcnt") {
+            // SAFETY: the CPU has AVX-512BW, BMI1 and POPCNT, checked just above.
+            return unsafe { x86::text_counts_avx512(b, from) };
+        }
         if x86::avx2_bmi1() && std::arch::is_x86_feature_detected!("popcnt") {
             // SAFETY: the CPU has AVX2, BMI1 and POPCNT, checked just above.
             return unsafe { x86::text_counts_avx2(b, from) };
@@ -445,30 +449,61 @@ fn text_bytes_bytewise(bytes: &[u8; 64]) -> [u64; 5] {
 ///
 /// A character is lost for each continuation byte and for each byte a backslash escapes
 /// (the `n` of `\n`, the second backslash of `\\`, the `u` of `\u`); a `\u` escape loses 4
-/// more, a surrogate pair 9 more ([`unicode_extra`]). The sums stay in registers across the
-/// blocks: the loop's one call, for `\u` escapes, takes and returns them by value.
+/// more, a surrogate pair 9 more ([`unicode_extra`], out of line and cold).
 #[inline(always)]
 fn count_blocks(
     b: &[u8],
     from: usize,
     classify: impl Fn(&[u8; 64]) -> [u64; 5],
 ) -> (usize, TextCounts) {
-    let (mut lost, mut line_feeds, mut unicode_end) = (0u64, 0u64, 0usize);
-    let mut carry = 0u64;
+    let mut state = Counting {
+        lost: 0,
+        line_feeds: 0,
+        unicode_end: 0,
+        carry: 0,
+    };
     let mut at = from;
-    let mut padded = [0u8; 64];
-    let mut body_end = None;
-    while at < b.len() {
-        let (bytes, within) = match b.get(at..at + 64) {
-            Some(whole) => (whole.try_into().expect("64 bytes"), u64::MAX),
-            None => {
-                let len = b.len() - at;
-                padded[..len].copy_from_slice(&b[at..]);
-                (&padded, (1u64 << len) - 1)
+    // Whole blocks, then the last, shorter one padded: the copy is out of the loop.
+    let quote = loop {
+        let Some(bytes) = b.get(at..at + 64) else {
+            if at >= b.len() {
+                break None;
             }
+            let mut padded = [0u8; 64];
+            let len = b.len() - at;
+            padded[..len].copy_from_slice(&b[at..]);
+            break state.block(b, at, classify(&padded), (1u64 << len) - 1);
         };
-        let [quote, backslash, continuation, letter_n, letter_u] = classify(bytes);
-        let escaped = escaped_in_block(backslash, &mut carry);
+        let bytes = bytes.try_into().expect("64 bytes");
+        if let Some(q) = state.block(b, at, classify(bytes), u64::MAX) {
+            break Some(q);
+        }
+        at += 64;
+    };
+    let body_end = quote.map_or(b.len(), |q| at + q);
+    let counts = TextCounts {
+        chars: ((body_end - from.min(body_end)) as u64).saturating_sub(state.lost),
+        line_feeds: state.line_feeds,
+    };
+    (b.len().min(body_end + 1), counts)
+}
+
+/// What [`count_blocks`] carries from block to block.
+struct Counting {
+    lost: u64,
+    line_feeds: u64,
+    unicode_end: usize,
+    /// Whether the previous block's last byte escapes this block's first.
+    carry: u64,
+}
+
+impl Counting {
+    /// Counts the block at `b[at..]` from its masks (`within`: its bytes that are in `b`), up
+    /// to its closing quote; returns that quote's place in the block, if it holds one.
+    #[inline(always)]
+    fn block(&mut self, b: &[u8], at: usize, masks: [u64; 5], within: u64) -> Option<usize> {
+        let [quote, backslash, continuation, letter_n, letter_u] = masks;
+        let escaped = escaped_in_block(backslash, &mut self.carry);
         let quotes = quote & !escaped & within;
         // Only the bytes before the closing quote count.
         let within = match quotes {
@@ -476,26 +511,17 @@ fn count_blocks(
             q => (1u64 << q.trailing_zeros()) - 1,
         };
         let escaped = escaped & within;
-        lost += u64::from((continuation & within).count_ones()) + u64::from(escaped.count_ones());
-        line_feeds += u64::from((escaped & letter_n).count_ones());
+        self.lost +=
+            u64::from((continuation & within).count_ones()) + u64::from(escaped.count_ones());
+        self.line_feeds += u64::from((escaped & letter_n).count_ones());
         if escaped & letter_u != 0 {
-            let (more, feeds, end) = unicode_extra(b, at, escaped & letter_u, unicode_end);
-            lost += more;
-            line_feeds += feeds;
-            unicode_end = end;
+            let (more, feeds, end) = unicode_extra(b, at, escaped & letter_u, self.unicode_end);
+            self.lost += more;
+            self.line_feeds += feeds;
+            self.unicode_end = end;
         }
-        if quotes != 0 {
-            body_end = Some(at + quotes.trailing_zeros() as usize);
-            break;
-        }
-        at += 64;
+        (quotes != 0).then(|| quotes.trailing_zeros() as usize)
     }
-    let body_end = body_end.unwrap_or(b.len());
-    let counts = TextCounts {
-        chars: ((body_end - from.min(body_end)) as u64).saturating_sub(lost),
-        line_feeds,
-    };
-    (b.len().min(body_end + 1), counts)
 }
 
 /// The `\u` escapes whose `u` the bits of `letters` mark in the block at `b[at..]`, read one
@@ -504,6 +530,7 @@ fn count_blocks(
 /// second `u` loses one too), the line feeds among them, and the index past the last one
 /// read (`unicode_end` before it: a pair's second half is read with the first).
 #[inline(never)]
+#[cold]
 fn unicode_extra(
     b: &[u8],
     at: usize,
@@ -698,6 +725,13 @@ pub(super) mod x86 {
     #[inline]
     pub(in super::super) fn avx2_bmi1() -> bool {
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi1")
+    }
+
+    /// Whether the CPU has AVX-512BW (64 bytes compared into a mask in one instruction) and
+    /// BMI1.
+    #[inline]
+    pub(in super::super) fn avx512bw_bmi1() -> bool {
+        is_x86_feature_detected!("avx512bw") && is_x86_feature_detected!("bmi1")
     }
 
     /// The block loop with SSE2 (always present on x86-64).
@@ -1006,6 +1040,35 @@ pub(super) mod x86 {
         from: usize,
     ) -> (usize, super::TextCounts) {
         super::count_blocks(b, from, |bytes| text_bytes_avx2(bytes))
+    }
+
+    /// [`count_blocks`](super::count_blocks) with AVX-512BW (and POPCNT, BMI1): a block's
+    /// masks are five compares, where AVX2 takes ten and ten moves of their bytes' top bits.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512BW, POPCNT and BMI1.
+    #[target_feature(enable = "avx512bw,popcnt,bmi1")]
+    pub(in super::super) unsafe fn text_counts_avx512(
+        b: &[u8],
+        from: usize,
+    ) -> (usize, super::TextCounts) {
+        super::count_blocks(b, from, |bytes| text_bytes_avx512(bytes))
+    }
+
+    /// [`text_bytes_avx2`] with AVX-512BW, the block in one register.
+    #[target_feature(enable = "avx512bw")]
+    #[inline]
+    fn text_bytes_avx512(bytes: &[u8; 64]) -> [u64; 5] {
+        // SAFETY: the load reads the 64 bytes of `bytes` and needs no alignment.
+        let x = unsafe { _mm512_loadu_si512(bytes.as_ptr().cast::<__m512i>()) };
+        let eq = |c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
+        [
+            eq(b'"'),
+            eq(b'\\'),
+            _mm512_cmplt_epi8_mask(x, _mm512_set1_epi8(-64)),
+            eq(b'n'),
+            eq(b'u'),
+        ]
     }
 
     /// [`count_blocks`](super::count_blocks) with SSE2 (always present on x86-64).
@@ -1784,6 +1847,13 @@ mod tests {
         let mut bodies: Vec<String> = (0..6_000)
             .map(|round| pi_jsonl_gen::mixed_body(&mut rng, round % 200))
             .collect();
+        // Continuation bytes at both ends of their range (0x80, 0xBF), at every offset.
+        for at in 0..64 {
+            bodies.push(format!(
+                "{}\u{80}\u{BF}\u{7FF}\u{FFFF}\u{10FFFF}",
+                "a".repeat(at)
+            ));
+        }
         for len in [62, 63, 64, 65, 127, 128] {
             for run in 1..6 {
                 for tail in ["n", "u000a", "\"", "/", "ud83d\\ude00"] {
@@ -1819,6 +1889,16 @@ mod tests {
                     (end, want),
                     "SSE2 {body}"
                 );
+                if x86::avx2_bmi1() && std::arch::is_x86_feature_detected!("popcnt") {
+                    // SAFETY: the CPU has AVX2, BMI1 and POPCNT, checked just above.
+                    let avx2 = unsafe { x86::text_counts_avx2(b, 0) };
+                    assert_eq!(avx2, (end, want), "AVX2 {body}");
+                }
+                if x86::avx512bw_bmi1() && std::arch::is_x86_feature_detected!("popcnt") {
+                    // SAFETY: the CPU has AVX-512BW, BMI1 and POPCNT, checked just above.
+                    let avx512 = unsafe { x86::text_counts_avx512(b, 0) };
+                    assert_eq!(avx512, (end, want), "AVX-512 {body}");
+                }
             }
             // The string in a record, followed by more strings: its end found as it is counted.
             let record = format!(r#"{{"k":"{body}","more":"x\"y","z":"\\"}}"#);
