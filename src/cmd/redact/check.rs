@@ -79,7 +79,7 @@ pub fn residual(
         };
         // The text as written holds each run of its body between escapes as it is: a line
         // without one of them cannot hold it (most lines: no need to decode).
-        if absent(plain_run(body)) {
+        if absent(plain_run(body, check.record_utf8)) {
             continue;
         }
         if let Some(found) = survives(&json::decode_string_body(body)) {
@@ -109,14 +109,27 @@ const QUICK: usize = 64;
 /// decoded). The first run of [`RUN`] bytes or more among the first [`RUNS_WITHIN`] bytes,
 /// else the longest there: a text that opens with an escape (a line feed, a colour code) is
 /// still looked for by a few bytes before it is decoded. Empty when the body is escapes alone.
-fn plain_run(body: &[u8]) -> &[u8] {
+/// `utf8`: the body is valid UTF-8 (its record is), so a run stops being UTF-8 only where
+/// [`QUICK`] cuts a character, which its last bytes tell.
+fn plain_run(body: &[u8], utf8: bool) -> &[u8] {
     let (mut best, mut at) = (&body[..0], 0);
     while at < body.len().min(RUNS_WITHIN) {
         let window = &body[at..body.len().min(at + QUICK)];
         let len = memchr::memchr(b'\\', window).unwrap_or(window.len());
-        let run = match std::str::from_utf8(&window[..len]) {
-            Ok(_) => &window[..len],
-            Err(e) => &window[..e.valid_up_to()],
+        let run = if utf8 {
+            // A run starts on a character (after an escape, all ASCII); it ends inside one
+            // when the byte after it continues one: back to that character's first byte.
+            let continues = |k: usize| body.get(at + k).is_some_and(|&c| c & 0xc0 == 0x80);
+            let mut end = len;
+            while end > 0 && continues(end) {
+                end -= 1;
+            }
+            &window[..end]
+        } else {
+            match std::str::from_utf8(&window[..len]) {
+                Ok(_) => &window[..len],
+                Err(e) => &window[..e.valid_up_to()],
+            }
         };
         if run.len() > best.len() {
             best = run;
@@ -419,6 +432,7 @@ mod tests {
             let chars = text.chars().count() as u64;
             let check = LineCheck {
                 replaced_in_record: vec![(a, b, chars)],
+                record_utf8: std::str::from_utf8(&record).is_ok(),
                 ..LineCheck::default()
             };
             let mut written = Vec::new();
@@ -444,20 +458,38 @@ mod tests {
     }
 
     /// The run looked for first: past leading escapes, the first of 8 bytes or more, cut to
-    /// whole characters; empty for a body of escapes alone.
+    /// whole characters; empty for a body of escapes alone. A body known to be UTF-8 gives the
+    /// run a body not known to be does.
     #[test]
     fn the_run_looked_for_first() {
-        assert_eq!(plain_run(br"abcdefghij\nk"), b"abcdefghij");
-        assert_eq!(plain_run(br"ab\ncdefghijkl\n"), b"cdefghijkl");
-        assert_eq!(plain_run(br"\u001b[31mERROR\u001b"), b"[31mERROR");
-        assert_eq!(plain_run(br"a\nbc\nd"), b"bc");
-        assert_eq!(plain_run(br"\n\t\\\u00e9"), b"");
+        let run = |body: &[u8]| {
+            let checked = plain_run(body, false);
+            if std::str::from_utf8(body).is_ok() {
+                assert_eq!(plain_run(body, true), checked, "{body:?}");
+            }
+            checked.to_vec()
+        };
+        assert_eq!(run(br"abcdefghij\nk"), b"abcdefghij");
+        assert_eq!(run(br"ab\ncdefghijkl\n"), b"cdefghijkl");
+        assert_eq!(run(br"\u001b[31mERROR\u001b"), b"[31mERROR");
+        assert_eq!(run(br"a\nbc\nd"), b"bc");
+        assert_eq!(run(br"\n\t\\\u00e9"), b"");
         let long = "é".repeat(40);
-        assert_eq!(plain_run(long.as_bytes()), "é".repeat(32).as_bytes());
+        assert_eq!(run(long.as_bytes()), "é".repeat(32).as_bytes());
+        // Characters of every length cut at every place by the window's end.
+        for lead in 0..4 {
+            for c in ["é", "—", "😀"] {
+                let body = format!("{}{}", "a".repeat(lead), c.repeat(40));
+                let want = run(body.as_bytes());
+                assert!(std::str::from_utf8(&want).is_ok() && want.len() > 64 - 4);
+            }
+        }
+        // Not UTF-8: cut where it stops being.
+        assert_eq!(run(b"abcdefghij\xffk"), b"abcdefghij");
         // A run that starts within the first bytes is taken whole; past them, none is.
         let near = format!(r"{}ABCDEFGHIJ", r"\n".repeat(100));
-        assert_eq!(plain_run(near.as_bytes()), b"ABCDEFGHIJ");
+        assert_eq!(run(near.as_bytes()), b"ABCDEFGHIJ");
         let far = format!(r"{}ABCDEFGHIJ", r"\n".repeat(200));
-        assert_eq!(plain_run(far.as_bytes()), b"");
+        assert_eq!(run(far.as_bytes()), b"");
     }
 }

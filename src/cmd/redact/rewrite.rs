@@ -537,6 +537,8 @@ pub struct LineCheck {
     /// What kept text had masked (kind, original): a second rewrite masks these everywhere
     /// on the record ([`Rewriter::also`]).
     pub masked: Vec<(&'static str, String)>,
+    /// Whether the record the ranges of `replaced_in_record` lie in is valid UTF-8.
+    pub record_utf8: bool,
 }
 
 impl LineCheck {
@@ -831,6 +833,7 @@ impl<'r> Rewriter<'r> {
         self.changed = false;
         self.record_start = object.bytes().as_ptr() as usize;
         self.utf8 = known_utf8 || simdutf8::basic::from_utf8(object.bytes()).is_ok();
+        self.check.record_utf8 = self.utf8;
     }
 
     /// Writes an object of these members, each value treated as `act` says.
@@ -1305,6 +1308,8 @@ impl<'r> Rewriter<'r> {
                 // Each block read once: its members as the array is walked.
                 out.push(b'[');
                 let mut first = true;
+                // One vector for every block's members: no allocation per block.
+                let mut m = Members::with_capacity(8);
                 raw.for_each_element_or_fields(|el| {
                     if !first {
                         out.push(b',');
@@ -1315,7 +1320,7 @@ impl<'r> Rewriter<'r> {
                             // Its texts counted as their ends are found (the members
                             // `block_act` takes for text), for their placeholders: with
                             // `--keep-text` they are masked, and only skipped here.
-                            let mut m = Members::with_capacity(8);
+                            m.clear();
                             self.counted.clear();
                             let placeholders = !self.keep_text;
                             let is_text =
