@@ -686,6 +686,23 @@ if (TWINS) {
 			await c.prompt(words("five", 500), reply("five"));
 		});
 
+	// Pi 0.73.1 only: an overflow error with auto-compaction off, then auto-compaction on: Pi's
+	// check before the next prompt recovers (overflow) but its retry finds the prompt's run
+	// going (or ended) and does not run, so the prompt follows the compaction as after
+	// /compact.
+	if (PI073)
+		await scenario(
+			"overflow-toggled-on-073",
+			async (c) => {
+				await c.prompt(words("one", 1500), reply("one"));
+				await c.prompt(words("two", 1500), errorReply(overflowText(0)));
+				c.settingsManager.setCompactionEnabled(true);
+				await c.prompt(words("three", 500), reply("three"));
+				await c.prompt(words("four", 300), reply("four"));
+			},
+			{ autoCompaction: false },
+		);
+
 	// Auto-compaction on, shown on by a mid-run compaction; Pi's own threshold compaction after
 	// a reply fails (its summary request fails, which leaves nothing in the file), then
 	// /compact; the same after a silent overflow. Both look like Pi's own compactions.
