@@ -7,6 +7,9 @@
 //!   and never used to write them: `tests/data/truth-heldout/` (seed 20261130) and
 //!   `tests/data/truth-heldout2/` (seed 20261215), with `tests/data/truth-heldout*.jsonl` (each
 //!   line also gives the session's `reserveTokens`);
+//! - the same for Pi 0.73.1 (`truth.mjs --pi 0.73.1`): its scenarios in `fixtures/truth073/`
+//!   with `tests/data/truth073-compactions.jsonl`, a held-out set (seed 20261205) in
+//!   `tests/data/truth073-heldout/` with `tests/data/truth073-heldout.jsonl`;
 //! - the twins of the held-out sets (`truth.mjs --twins SEED 40`): `tests/data/truth-twins/`,
 //!   `tests/data/truth-twins.jsonl`.
 //!
@@ -27,16 +30,18 @@ use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-/// A truth set: its sessions' folder and the truth file.
+/// A truth set: its sessions' folder, the truth file and the Pi that wrote them.
 struct Set {
     dir: PathBuf,
     truth: &'static str,
+    pi: &'static str,
 }
 
 fn scenarios() -> Set {
     Set {
         dir: root().join("fixtures/truth"),
         truth: "tests/data/truth-compactions.jsonl",
+        pi: "1.6.0",
     }
 }
 
@@ -44,6 +49,7 @@ fn heldout() -> Set {
     Set {
         dir: root().join("tests/data/truth-heldout"),
         truth: "tests/data/truth-heldout.jsonl",
+        pi: "1.6.0",
     }
 }
 
@@ -53,6 +59,27 @@ fn heldout2() -> Set {
     Set {
         dir: root().join("tests/data/truth-heldout2"),
         truth: "tests/data/truth-heldout2.jsonl",
+        pi: "1.6.0",
+    }
+}
+
+/// The same scenarios written by Pi 0.73.1 (`truth.mjs --pi 0.73.1`), where it supports them,
+/// and `not-overflow-073`: error texts Pi 1.6.0 takes for an overflow and 0.73.1 does not.
+fn scenarios073() -> Set {
+    Set {
+        dir: root().join("fixtures/truth073"),
+        truth: "tests/data/truth073-compactions.jsonl",
+        pi: "0.73.1",
+    }
+}
+
+/// A held-out set written by Pi 0.73.1 (`truth.mjs --pi 0.73.1 --heldout 20261205 40`), made
+/// after the 0.73.1 rules it scores were last changed (seed 7301 was used while changing them).
+fn heldout073() -> Set {
+    Set {
+        dir: root().join("tests/data/truth073-heldout"),
+        truth: "tests/data/truth073-heldout.jsonl",
+        pi: "0.73.1",
     }
 }
 
@@ -72,7 +99,7 @@ impl Set {
         text.lines()
             .map(|l| {
                 let v: Value = serde_json::from_str(l).unwrap();
-                assert_eq!(v["pi"], "1.6.0", "the truth was written by Pi 1.6.0");
+                assert_eq!(v["pi"], self.pi, "the truth was written by Pi {}", self.pi);
                 let s = |k: &str| v[k].as_str().unwrap().to_string();
                 Truth {
                     file: s("file"),
@@ -211,11 +238,117 @@ fn heldout2_without_the_windows_none_wrong() {
     heldout2().score(false).check(73, 138);
 }
 
+/// Pi 0.73.1's scenarios: 65 compactions (22 threshold, 26 overflow, 17 manual). Right: the
+/// overflow recoveries that retried, and /compact under the threshold.
+#[test]
+fn pi073_scenarios_with_the_windows_known_none_wrong() {
+    scenarios073().score(true).check(27, 65);
+}
+
+#[test]
+fn pi073_scenarios_without_the_windows_none_wrong() {
+    scenarios073().score(false).check(22, 65);
+}
+
+/// Pi 0.73.1's held-out set: 142 compactions (34 threshold, 66 overflow, 42 manual).
+#[test]
+fn pi073_heldout_with_the_windows_known_none_wrong() {
+    heldout073().score(true).check(53, 142);
+}
+
+#[test]
+fn pi073_heldout_without_the_windows_none_wrong() {
+    heldout073().score(false).check(34, 142);
+}
+
+/// Pi 0.73.1's files are read by its own rules (none of Pi 1.x's signatures), and the rules
+/// that decide on them decide as Pi did: overflow_error only with the retried reply after it
+/// (overflow), under_threshold (manual). Overflow without the retry (no_retry), silent and
+/// filled-window overflow and over the threshold never decide: the recorded run has /compact
+/// (auto-compaction off, or a recovery Pi gave up) and Pi's own compaction at those places.
+#[test]
+fn pi073_rules_are_exercised_and_right() {
+    let mut seen: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut undecided: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for set in [scenarios073(), heldout073()] {
+        let got = set.reports(true);
+        let truth: BTreeMap<_, _> = set
+            .truth()
+            .into_iter()
+            .map(|t| ((t.file, t.entry), t.reason))
+            .collect();
+        for (key, r) in &got {
+            let rules: Vec<&str> = r["evidence"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["rule"].as_str().unwrap())
+                .collect();
+            for pi1_only in [
+                "overflow_recovery",
+                "length_overflow",
+                "unrecovered_overflow",
+                "mid_run",
+                "auto_compaction_off",
+            ] {
+                assert!(!rules.contains(&pi1_only), "{key:?}: {rules:?}");
+            }
+            if r["basis"] == "inferred" {
+                seen.entry(rules[0].to_string())
+                    .or_default()
+                    .push(truth[key].clone());
+                if rules[0] == "overflow_error" {
+                    assert_eq!(rules.last(), Some(&"retried"), "{key:?}");
+                }
+            }
+            for rule in [
+                "no_retry",
+                "silent_overflow",
+                "filled_window",
+                "over_threshold",
+            ] {
+                if rules.contains(&rule) && r["basis"] != "inferred" {
+                    undecided.entry(rule).or_default().push(truth[key].clone());
+                }
+            }
+            if matches!(
+                rules.first(),
+                Some(&("silent_overflow" | "filled_window" | "over_threshold"))
+            ) {
+                assert_eq!(r["basis"], "unknown", "{key:?}");
+            }
+        }
+    }
+    for (rule, reason) in [
+        ("overflow_error", "overflow"),
+        ("under_threshold", "manual"),
+    ] {
+        let reasons = seen
+            .get(rule)
+            .unwrap_or_else(|| panic!("rule {rule} never decides on the 0.73.1 truth"));
+        assert!(reasons.iter().all(|r| r == reason), "{rule}: {reasons:?}");
+    }
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    // Where a rule is left undecided, Pi gave more than one reason in the recorded run.
+    for rule in [
+        "no_retry",
+        "silent_overflow",
+        "filled_window",
+        "over_threshold",
+    ] {
+        let reasons = &undecided[rule];
+        assert!(reasons.iter().any(|r| r == "manual"), "{rule}: {reasons:?}");
+        assert!(reasons.iter().any(|r| r != "manual"), "{rule}: {reasons:?}");
+    }
+}
+
 /// What the line a rule cites must be: (entry type, message role, stopReason), each `None`
 /// when any will do.
 fn cited(rule: &str) -> (&'static str, Option<&'static str>, Option<&'static str>) {
     match rule {
         "overflow_recovery" | "unrecovered_overflow" => ("message", Some("assistant"), None),
+        "overflow_error" => ("message", Some("assistant"), Some("error")),
+        "filled_window" | "length_stop" => ("message", Some("assistant"), Some("length")),
         "length_overflow" => ("message", Some("assistant"), Some("length")),
         "silent_overflow" => ("message", Some("assistant"), Some("stop")),
         "retried" | "run_continued" | "auto_compaction_off" => ("message", Some("assistant"), None),
@@ -233,7 +366,13 @@ fn cited(rule: &str) -> (&'static str, Option<&'static str>, Option<&'static str
 #[test]
 fn every_inferred_label_names_its_rule_and_lines() {
     let format = std::fs::read_to_string(root().join("docs/FORMAT.md")).unwrap();
-    for set in [scenarios(), heldout(), heldout2()] {
+    for set in [
+        scenarios(),
+        heldout(),
+        heldout2(),
+        scenarios073(),
+        heldout073(),
+    ] {
         for known in [true, false] {
             for (key, r) in set.reports(known) {
                 let evidence = r["evidence"].as_array().unwrap();
@@ -350,6 +489,7 @@ fn twins() -> Set {
     Set {
         dir: root().join("tests/data/truth-twins"),
         truth: "tests/data/truth-twins.jsonl",
+        pi: "1.6.0",
     }
 }
 

@@ -36,6 +36,14 @@ crypto.randomUUID = () => {
 	const hex = idCounter.toString(16).padStart(8, "0");
 	return `${hex}-0000-4000-8000-${hex.padStart(12, "0")}`;
 };
+// `--pi 0.73.1` (anywhere in the arguments) drives Pi 0.73.1 instead (`@mariozechner/*`
+// 0.73.1, installed in ../pi-truth-073): the scenarios and the held-out set, not the twins.
+const PI_AT = process.argv.indexOf("--pi");
+const PI073 = PI_AT !== -1;
+if (PI073) {
+	if (process.argv[PI_AT + 1] !== "0.73.1") throw new Error("usage: --pi 0.73.1 (the one other Pi this script drives)");
+	process.argv.splice(PI_AT, 2);
+}
 // Modes: `truth.mjs OUT` writes the hand-written scenarios; `truth.mjs --heldout SEED COUNT OUT`
 // writes COUNT randomized sessions made from SEED (heldout.mjs), a held-out truth.
 // `truth.mjs --twins SEED COUNT OUT` makes the same sessions as --heldout and, for each of
@@ -45,6 +53,7 @@ const TWINS = process.argv[2] === "--twins";
 const HELDOUT = process.argv[2] === "--heldout" || TWINS;
 const HELDOUT_SEED = HELDOUT ? Number(process.argv[3]) : 0;
 const HELDOUT_COUNT = HELDOUT ? Number(process.argv[4]) : 0;
+if (PI073 && TWINS) throw new Error("--twins is for Pi 1.6.0 only");
 if (HELDOUT && !(Number.isInteger(HELDOUT_SEED) && HELDOUT_SEED > 0 && Number.isInteger(HELDOUT_COUNT) && HELDOUT_COUNT > 0))
 	throw new Error("usage: truth.mjs --heldout|--twins SEED COUNT OUT (SEED and COUNT positive integers)");
 let randomState = HELDOUT ? HELDOUT_SEED : 42;
@@ -57,14 +66,24 @@ Math.random = () => {
 };
 syncBuiltinESMExports();
 
-const ai = await import("@earendil-works/pi-ai");
-const agent = await import("@earendil-works/pi-coding-agent");
-const { fauxProvider, fauxAssistantMessage, fauxText, fauxToolCall, isContextOverflow, getOverflowPatterns } = ai;
-const { createAgentSession, createExtensionRuntime, ModelRuntime, SessionManager, SettingsManager } = agent;
+// Pi 0.73.1's packages are loaded from their own folder by path (their names differ too).
+const PI073_PACKAGES = new URL("../pi-truth-073/node_modules/@mariozechner/", import.meta.url);
+const ai = PI073 ? await import(new URL("pi-ai/dist/index.js", PI073_PACKAGES)) : await import("@earendil-works/pi-ai");
+const agent = PI073
+	? await import(new URL("pi-coding-agent/dist/index.js", PI073_PACKAGES))
+	: await import("@earendil-works/pi-coding-agent");
+const { fauxAssistantMessage, fauxText, fauxToolCall, isContextOverflow, getOverflowPatterns } = ai;
+const { createAgentSession, createExtensionRuntime, SessionManager, SettingsManager } = agent;
 
 const PI_VERSION = JSON.parse(
-	fs.readFileSync(new URL("./node_modules/@earendil-works/pi-coding-agent/package.json", import.meta.url), "utf8"),
+	fs.readFileSync(
+		PI073
+			? new URL("pi-coding-agent/package.json", PI073_PACKAGES)
+			: new URL("./node_modules/@earendil-works/pi-coding-agent/package.json", import.meta.url),
+		"utf8",
+	),
 ).version;
+if (PI073 && PI_VERSION !== "0.73.1") throw new Error(`../pi-truth-073 holds Pi ${PI_VERSION}, not 0.73.1`);
 const OUT = path.resolve((HELDOUT ? process.argv[5] : process.argv[2]) ?? "out");
 const WORK = "/tmp/pi-truth-work";
 fs.rmSync(WORK, { recursive: true, force: true });
@@ -143,17 +162,9 @@ async function scenario(
 		dir = OUT,
 	} = {},
 ) {
-	const faux = fauxProvider({ provider: "faux", models: MODELS });
-	const modelRuntime = await ModelRuntime.create({
-		authPath: path.join(WORK, "agent", "auth.json"),
-		modelsPath: path.join(WORK, "agent", "models.json"),
-	});
-	modelRuntime.registerNativeProvider(faux.provider);
-	await modelRuntime.setRuntimeApiKey("faux", "faux-key");
 	// Scripted usage: a reply may carry `_usage`, which replaces faux's estimate (faux always
 	// estimates usage from the prompt; silent and length overflow need exact numbers).
-	const streamSimple = modelRuntime.streamSimple.bind(modelRuntime);
-	modelRuntime.streamSimple = (model, context, options) => {
+	const scriptedUsage = (streamSimple) => (model, context, options) => {
 		const inner = streamSimple(model, context, options);
 		const outer = ai.createAssistantMessageEventStream();
 		(async () => {
@@ -169,19 +180,46 @@ async function scenario(
 		})();
 		return outer;
 	};
+	let faux;
+	let runtime;
+	if (PI073) {
+		// Pi 0.73.1: faux registers its api in pi-ai's registry (which the session's stream
+		// function asks); the key is the auth storage's, the models the registry's.
+		faux = ai.registerFauxProvider({ provider: "faux", models: MODELS });
+		const registered = ai.getApiProvider(faux.api);
+		ai.registerApiProvider(
+			{ api: faux.api, stream: scriptedUsage(registered.stream), streamSimple: scriptedUsage(registered.streamSimple) },
+			`scripted-usage-${file}`,
+		);
+		const authStorage = agent.AuthStorage.inMemory();
+		authStorage.setRuntimeApiKey("faux", "faux-key");
+		runtime = { authStorage, modelRegistry: agent.ModelRegistry.inMemory(authStorage) };
+	} else {
+		faux = ai.fauxProvider({ provider: "faux", models: MODELS });
+		const modelRuntime = await agent.ModelRuntime.create({
+			authPath: path.join(WORK, "agent", "auth.json"),
+			modelsPath: path.join(WORK, "agent", "models.json"),
+		});
+		modelRuntime.registerNativeProvider(faux.provider);
+		await modelRuntime.setRuntimeApiKey("faux", "faux-key");
+		modelRuntime.streamSimple = scriptedUsage(modelRuntime.streamSimple.bind(modelRuntime));
+		runtime = { modelRuntime };
+	}
 	const settingsManager = SettingsManager.inMemory({
 		compaction: { enabled: autoCompaction, reserveTokens, keepRecentTokens },
 		retry: retry ? { enabled: true, maxRetries: 2, baseDelayMs: 1 } : { enabled: false },
 	});
-	const sessionManager = SessionManager.create(path.join(WORK, "project"), path.join(WORK, "sessions"), {
-		id: `truth-${name}`,
-	});
+	// Pi 0.73.1's SessionManager.create takes no id; its newSession does.
+	const sessionManager = PI073
+		? SessionManager.create(path.join(WORK, "project"), path.join(WORK, "sessions"))
+		: SessionManager.create(path.join(WORK, "project"), path.join(WORK, "sessions"), { id: `truth-${name}` });
+	if (PI073) sessionManager.newSession({ id: `truth-${name}` });
 	const { session } = await createAgentSession({
 		cwd: path.join(WORK, "project"),
 		agentDir: path.join(WORK, "agent"),
 		model: faux.getModel(model),
 		thinkingLevel: "off",
-		modelRuntime,
+		...runtime,
 		resourceLoader,
 		tools: ["read", ...customTools.map((t) => t.name)],
 		...(customTools.length > 0 ? { customTools } : {}),
@@ -195,6 +233,7 @@ async function scenario(
 	// as Pi asks (a recovery retries, auto-compaction off does not; the generator cannot know).
 	let plan;
 	let failSummaries = 0;
+	let starved = false;
 	const dispatch = (context) => {
 		const last = context.messages.at(-1);
 		const text = typeof last?.content === "string" ? last.content : (last?.content ?? []).map((b) => b.text ?? "").join("");
@@ -207,13 +246,32 @@ async function scenario(
 		}
 		if (plan) return plan.replies[Math.min(plan.used++, plan.replies.length - 1)]();
 		const next = queue.shift();
-		if (!next) throw new Error(`${name}: no scripted reply left`);
+		if (!next) {
+			// faux turns a throw into an error reply: fail the scenario at its end too.
+			starved = true;
+			throw new Error(`${name}: no scripted reply left`);
+		}
 		return next;
 	};
 	faux.setResponses(Array.from({ length: 10000 }, () => dispatch));
 	const starts = [];
 	const mapped = new Set();
+	let events = 0;
+	// Pi 0.73.1's overflow recovery retries from a timer (100 ms after its compaction), after
+	// prompt() has returned: wait until the session has been quiet for longer than that, its
+	// agent idle and its queue of events handled (a no-op for Pi 1.6.0, which awaits it).
+	const settle = async () => {
+		if (!PI073) return;
+		for (;;) {
+			const seen = events;
+			await new Promise((resolve) => setTimeout(resolve, 250));
+			await session.agent.waitForIdle();
+			await session._agentEventQueue;
+			if (events === seen) return;
+		}
+	};
 	session.subscribe((event) => {
+		events++;
 		if (event.type === "compaction_start") starts.push(event.reason);
 		if (event.type === "compaction_end") {
 			if (!event.result && starts.length === 0) {
@@ -252,6 +310,7 @@ async function scenario(
 		async prompt(text, ...replies) {
 			queue.push(...replies);
 			await session.prompt(text);
+			await settle();
 			if (queue.length !== 0) throw new Error(`${name}: ${queue.length} replies unused`);
 		},
 		async compact() {
@@ -262,6 +321,7 @@ async function scenario(
 			plan = { replies, used: 0 };
 			try {
 				await session.prompt(text);
+				await settle();
 			} finally {
 				plan = undefined;
 			}
@@ -278,7 +338,13 @@ async function scenario(
 		},
 	};
 	await script(ctx);
+	await settle();
+	if (starved) throw new Error(`${name}: Pi asked for a reply the scenario did not script`);
 	session.dispose();
+	if (PI073) {
+		faux.unregister();
+		ai.unregisterApiProviders(`scripted-usage-${file}`);
+	}
 	const target = path.join(dir, `${file}.jsonl`);
 	fs.copyFileSync(sessionManager.getSessionFile(), target);
 	const entries = fs
@@ -332,7 +398,7 @@ const usage = (input, output, cacheRead = 0) => ({
 // script checks that every one is an overflow to pi-ai and that every pattern is covered.
 // (Cerebras' body-less 400/413 counts only for provider "cerebras", which faux is not.)
 // ---------------------------------------------------------------------------------------------
-const OVERFLOW_TEXTS = [
+const OVERFLOW_TEXTS_PI16 = [
 	"prompt is too long: 213462 tokens > 200000 maximum",
 	'{"code":"1261","message":"Prompt exceeds max length"}',
 	'413 {"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}',
@@ -362,8 +428,20 @@ const OVERFLOW_TEXTS = [
 	'github-copilot API error (413): {"message":"failed to parse request","code":""}',
 	"Input length (265330) exceeds model's maximum context length (262144).",
 ];
+const asError = (errorMessage) => ({ stopReason: "error", errorMessage, provider: "faux", usage: zeroUsage() });
+// Pi 0.73.1's pi-ai knows fewer texts, and one more: Cerebras' body-less 400/413 counts for any
+// provider there. Its scenarios use the texts it knows (OVERFLOW_TEXTS); the others, errors
+// 0.73.1 does not recover from (NOT_OVERFLOW_073), are exercised apart, and the held-out
+// sessions draw from all of them (`HELDOUT_TEXTS`): Pi decides.
+const CEREBRAS_073 = "400 status code (no body)";
+const OVERFLOW_TEXTS = PI073
+	? [...OVERFLOW_TEXTS_PI16, CEREBRAS_073].filter((t) => isContextOverflow(asError(t)))
+	: OVERFLOW_TEXTS_PI16;
+const NOT_OVERFLOW_073 = PI073 ? OVERFLOW_TEXTS_PI16.filter((t) => !isContextOverflow(asError(t))) : [];
+const HELDOUT_TEXTS = [...OVERFLOW_TEXTS, ...NOT_OVERFLOW_073];
+/** The `i`th text of the list (Pi 0.73.1's list is shorter: counted round it). */
+const overflowText = (i) => OVERFLOW_TEXTS[i % OVERFLOW_TEXTS.length];
 {
-	const asError = (errorMessage) => ({ stopReason: "error", errorMessage, provider: "faux", usage: zeroUsage() });
 	for (const t of OVERFLOW_TEXTS) if (!isContextOverflow(asError(t))) throw new Error(`not an overflow to pi-ai: ${t}`);
 	for (const p of getOverflowPatterns())
 		if (!OVERFLOW_TEXTS.some((t) => p.test(t))) throw new Error(`no example for overflow pattern ${p}`);
@@ -388,7 +466,7 @@ if (TWINS) {
 	for (const t of found) console.log(JSON.stringify(t));
 } else if (HELDOUT) {
 	const { heldout } = await import("./heldout.mjs");
-	await heldout({ seed: HELDOUT_SEED, count: HELDOUT_COUNT, scenario, models: MODELS, files: HELDOUT_FILES, words, replies: { reply, readCall, errorReply, usage, fauxAssistantMessage }, overflowTexts: OVERFLOW_TEXTS });
+	await heldout({ seed: HELDOUT_SEED, count: HELDOUT_COUNT, scenario, models: MODELS, files: HELDOUT_FILES, words, replies: { reply, readCall, errorReply, usage, fauxAssistantMessage }, overflowTexts: HELDOUT_TEXTS });
 } else {
 	// Threshold after a reply (agent_end), several times in one session.
 	await scenario("threshold-idle", async (c) => {
@@ -421,13 +499,16 @@ if (TWINS) {
 		await c.prompt(words("after", 500), reply("after"));
 	});
 
+	// (Pi 0.73.1 does not recover from a truncated reply: no retry is scripted for it there.)
 	// Length overflow: a length reply with output 0 and the window's input; and a recoverable
 	// truncated reply (output below maxTokens). Both are compacted and retried. A length reply at
 	// maxTokens is not recoverable: its context decides the threshold.
 	await scenario("overflow-length", async (c) => {
 		await c.prompt(words("start", 1500), reply("started"));
-		await c.prompt(words("fill", 1500), Object.assign(fauxAssistantMessage([], { stopReason: "length" }), { _usage: usage(24000, 0) }), reply("retried after length"));
-		await c.prompt(words("truncate", 1500), fauxAssistantMessage("cut short", { stopReason: "length" }), reply("retried after truncation"));
+		// Pi 0.73.1 compacts after the filled window (overflow) but its retry (agent.continue()
+		// from the length reply left in the context) does not run: no retry is scripted there.
+		await c.prompt(words("fill", 1500), Object.assign(fauxAssistantMessage([], { stopReason: "length" }), { _usage: usage(24000, 0) }), ...(PI073 ? [] : [reply("retried after length")]));
+		await c.prompt(words("truncate", 1500), fauxAssistantMessage("cut short", { stopReason: "length" }), ...(PI073 ? [] : [reply("retried after truncation")]));
 		await c.prompt(words("long", 1500), Object.assign(fauxAssistantMessage("long answer", { stopReason: "length" }), { _usage: usage(9000, 4096) }));
 		await c.prompt(words("after", 500), reply("after"));
 	});
@@ -471,10 +552,10 @@ if (TWINS) {
 		"manual-after-overflow",
 		async (c) => {
 			await c.prompt(words("one", 2000), reply("one"));
-			await c.prompt(words("two", 2000), errorReply(OVERFLOW_TEXTS[0]));
+			await c.prompt(words("two", 2000), errorReply(overflowText(0)));
 			await c.compact();
 			await c.prompt(words("three", 1000), reply("three"));
-			await c.prompt(words("four", 2000), errorReply(OVERFLOW_TEXTS[19]));
+			await c.prompt(words("four", 2000), errorReply(overflowText(19)));
 			await c.compact();
 			await c.prompt(words("five", 1500), reply("five"));
 			await c.prompt(words("six", 1500), Object.assign(fauxAssistantMessage([], { stopReason: "length" }), { _usage: usage(24000, 0) }));
@@ -502,17 +583,17 @@ if (TWINS) {
 	await scenario("recovery-failed-then-manual", async (c) => {
 		await c.prompt(words("one", 1500), reply("one"));
 		c.failSummaries(1);
-		await c.prompt(words("two", 1500), errorReply(OVERFLOW_TEXTS[4]));
+		await c.prompt(words("two", 1500), errorReply(overflowText(4)));
 		await c.compact();
 		await c.prompt(words("three", 1500), reply("three"));
-		await c.prompt(words("four", 1500), errorReply(OVERFLOW_TEXTS[9]), errorReply(OVERFLOW_TEXTS[9]));
+		await c.prompt(words("four", 1500), errorReply(overflowText(9)), errorReply(overflowText(9)));
 		await c.prompt(words("five", 500), reply("five"));
 	});
 
 	// An overflow error after tool calls in the middle of a run: recovered like any other.
 	await scenario("overflow-after-tools", async (c) => {
 		await c.prompt(words("start", 1500), reply("started"));
-		await c.prompt(words("read", 500), readCall("call-g", "a.txt"), errorReply(OVERFLOW_TEXTS[22]), reply("recovered after the read"));
+		await c.prompt(words("read", 500), readCall("call-g", "a.txt"), errorReply(overflowText(22)), reply("recovered after the read"));
 		await c.prompt(words("after", 500), reply("after"));
 	});
 
@@ -589,6 +670,38 @@ if (TWINS) {
 		},
 		{ customTools: [finish] },
 	);
+
+	// Pi 0.73.1 only: error texts Pi 1.6.0 takes for an overflow and 0.73.1 does not. Pi 0.73.1
+	// neither recovers nor retries: /compact after one is manual; an error reply after a prompt
+	// that pushes the context over the threshold is compacted by the threshold check (for an
+	// error reply it estimates the context from the last usage and the messages after it).
+	if (PI073)
+		await scenario("not-overflow-073", async (c) => {
+			await c.prompt(words("start", 1500), reply("started"));
+			await c.prompt(words("one", 600), errorReply(NOT_OVERFLOW_073[0]));
+			await c.compact();
+			await c.prompt(words("two", 600), reply("two"));
+			await c.prompt(words("three", 600), errorReply(NOT_OVERFLOW_073[1]));
+			await c.prompt(words("four", 9000), errorReply(NOT_OVERFLOW_073[2]));
+			await c.prompt(words("five", 500), reply("five"));
+		});
+
+	// Pi 0.73.1 only: an overflow error with auto-compaction off, then auto-compaction on: Pi's
+	// check before the next prompt recovers (overflow) but its retry finds the prompt's run
+	// going (or ended) and does not run, so the prompt follows the compaction as after
+	// /compact.
+	if (PI073)
+		await scenario(
+			"overflow-toggled-on-073",
+			async (c) => {
+				await c.prompt(words("one", 1500), reply("one"));
+				await c.prompt(words("two", 1500), errorReply(overflowText(0)));
+				c.settingsManager.setCompactionEnabled(true);
+				await c.prompt(words("three", 500), reply("three"));
+				await c.prompt(words("four", 300), reply("four"));
+			},
+			{ autoCompaction: false },
+		);
 
 	// Auto-compaction on, shown on by a mid-run compaction; Pi's own threshold compaction after
 	// a reply fails (its summary request fails, which leaves nothing in the file), then

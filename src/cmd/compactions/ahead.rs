@@ -4,7 +4,7 @@
 //! the entry; otherwise (a small input, one thread, a line the reader read again, a name
 //! written with escapes) the reporter reads them in order with the same functions.
 
-use super::errors::{is_overflow_error, is_pi16_overflow_error};
+use super::errors::{is_pi073_overflow_error, is_pi16_overflow_error};
 use super::read::{name_of, str_of, UsageCounts};
 use super::trigger::StopReason;
 use crate::message::Message;
@@ -96,7 +96,7 @@ pub(super) fn read_message<'e>(msg: &Message<'e>) -> MessageRead<'e> {
                 usage: UsageCounts::of(msg),
                 error: matches!(stop, StopReason::Error | StopReason::Aborted)
                     || msg.error_message.is_some(),
-                overflow: is_overflow_error(stop, text.as_deref()),
+                overflow: is_pi073_overflow_error(stop, text.as_deref()),
                 overflow_pi16: is_pi16_overflow_error(stop, text.as_deref(), provider.as_deref()),
             };
             let names = provider.zip(str_of(msg.model));

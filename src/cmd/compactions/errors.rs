@@ -384,10 +384,11 @@ pub(super) fn api_error(text: Option<&str>, stop: StopReason) -> Option<ApiError
     })
 }
 
-/// Whether an assistant message ended because the context was too long: stopReason error
-/// with an error text in Pi's overflow patterns.
-pub(super) fn is_overflow_error(stop: StopReason, text: Option<&str>) -> bool {
-    stop == StopReason::Error && text.is_some_and(|t| is_overflow_text(&t.to_ascii_lowercase()))
+/// Whether Pi 0.73.1 takes an assistant message for an explicit context overflow:
+/// stopReason error with an error text in its patterns ([`overflow::is_overflow_text_pi073`]).
+pub(super) fn is_pi073_overflow_error(stop: StopReason, text: Option<&str>) -> bool {
+    stop == StopReason::Error
+        && text.is_some_and(|t| overflow::is_overflow_text_pi073(&t.to_lowercase()))
 }
 
 /// Whether Pi 1.6.0 takes an assistant message from `provider` for an explicit context
@@ -549,18 +550,28 @@ mod tests {
 
     #[test]
     fn an_overflow_error_needs_stop_reason_error() {
-        assert!(is_overflow_error(
+        assert!(is_pi073_overflow_error(
             StopReason::Error,
             Some("Prompt is too long")
         ));
-        assert!(!is_overflow_error(
+        assert!(!is_pi073_overflow_error(
             StopReason::Length,
             Some("prompt is too long")
         ));
-        assert!(!is_overflow_error(
+        assert!(!is_pi073_overflow_error(
             StopReason::Error,
             Some("500 internal error")
         ));
-        assert!(!is_overflow_error(StopReason::Error, None));
+        assert!(!is_pi073_overflow_error(StopReason::Error, None));
+        // Pi 1.6.0's, not 0.73.1's.
+        assert!(!is_pi073_overflow_error(
+            StopReason::Error,
+            Some("Range of input length should be [1, 129024]")
+        ));
+        assert!(is_pi16_overflow_error(
+            StopReason::Error,
+            Some("Range of input length should be [1, 129024]"),
+            None
+        ));
     }
 }

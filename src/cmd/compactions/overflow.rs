@@ -196,6 +196,50 @@ pub(super) fn is_overflow_text(l: &str, provider: Option<&str>) -> bool {
         || (provider == Some("cerebras") && cerebras_bodyless(l))
 }
 
+/// Whether Pi 0.73.1 takes the error text `l` (lowercased) for a context overflow: the
+/// patterns of pi-ai 0.73.1's `isContextOverflow` (`dist/utils/overflow.js`, `OVERFLOW_PATTERNS`
+/// minus what its `NON_OVERFLOW_PATTERNS` exclude), one clause each in its order. Fewer than
+/// 1.6.0's, and its Cerebras pattern (body-less 400/413) holds for any provider. Pi 0.73.1's
+/// `AgentSession._checkCompaction` compacts for overflow (and retries) after such an error of
+/// the model in effect, and after no other error text.
+pub(super) fn is_overflow_text_pi073(l: &str) -> bool {
+    if is_throttling_text(l) {
+        return false;
+    }
+    const PLAIN: &[&str] = &[
+        "prompt is too long",
+        "request_too_large",
+        "input is too long for requested model",
+        "exceeds the context window",
+        "reduce the length of the messages",
+        "exceeds the available context size",
+        "greater than the context length",
+        "context window exceeds limit",
+        "exceeded model token limit",
+        "model_context_window_exceeded",
+        "prompt too long; exceeded context length",
+        "prompt too long; exceeded max context length",
+        "context_length_exceeded",
+        "context_length exceeded",
+        "context length_exceeded",
+        "context length exceeded",
+        "too many tokens",
+        "token limit exceeded",
+    ];
+    PLAIN.iter().any(|p| l.contains(p))
+        || input_token_count_exceeds(l)
+        || number_between(l, "maximum prompt length is ", false, "")
+        || number_between(l, "maximum context length is ", false, " tokens")
+        || number_between(l, "exceeds the limit of ", false, "")
+        || number_between(
+            l,
+            "too large for model with ",
+            false,
+            " maximum context length",
+        )
+        || cerebras_bodyless(l)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,5 +309,58 @@ mod tests {
             Some("cerebras")
         ));
         assert!(is_overflow_text("413 (no body)", Some("cerebras")));
+    }
+
+    fn pi073(t: &str) -> bool {
+        is_overflow_text_pi073(&t.to_lowercase())
+    }
+
+    /// The examples of pi-ai 0.73.1's comments (and each pattern's own words for its generic
+    /// fallbacks), the texts `scripts/pi-truth/truth.mjs --pi 0.73.1` checks against pi-ai
+    /// 0.73.1 itself; and texts only 1.6.0 takes for an overflow, which 0.73.1 does not.
+    #[test]
+    fn pi_ai_0_73_1_patterns_and_only_those() {
+        for t in [
+            "prompt is too long: 213462 tokens > 200000 maximum",
+            r#"413 {"error":{"type":"request_too_large","message":"Request exceeds the maximum size"}}"#,
+            "Input is too long for requested model.",
+            "Your input exceeds the context window of this model",
+            "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575)",
+            "This model's maximum prompt length is 131072 but the request contains 537812 tokens",
+            "Please reduce the length of the messages or completion",
+            "This endpoint's maximum context length is 131072 tokens. However, you requested about 140000 tokens",
+            "prompt token count of 140000 exceeds the limit of 128000",
+            "the request exceeds the available context size, try increasing it",
+            "tokens to keep from the initial prompt is greater than the context length",
+            "invalid params, context window exceeds limit",
+            "Your request exceeded model token limit: 262144 (requested: 300000)",
+            "Prompt contains 140000 tokens and 0 draft tokens, too large for model with 131072 maximum context length",
+            "model_context_window_exceeded",
+            "prompt too long; exceeded max context length by 1200 tokens",
+            "prompt too long; exceeded context length by 1200 tokens",
+            "context_length_exceeded",
+            "too many tokens",
+            "token limit exceeded",
+            "400 status code (no body)",
+            "413 (no body)",
+        ] {
+            assert!(pi073(t), "{t}");
+        }
+        for t in [
+            r#"{"code":"1261","message":"Prompt exceeds max length"}"#,
+            "Requested token count exceeds the model's maximum context length of 131072 tokens",
+            "litellm.ContextWindowExceededError: Context Window exceeded for given call.",
+            "Input length 140000 exceeds the maximum allowed input length of 131072 tokens.",
+            "The input (140000 tokens) is longer than the model's context length (131072 tokens).",
+            "Prompt has 140000 tokens, but the configured context size is 131072 tokens",
+            "Range of input length should be [1, 129024]",
+            r#"github-copilot API error (413): {"message":"failed to parse request","code":""}"#,
+            "Input length (265330) exceeds model's maximum context length (262144).",
+            "prompt too long",
+            "Throttling error: too many tokens",
+            "429 Too Many Requests: token limit exceeded",
+        ] {
+            assert!(!pi073(t), "{t}");
+        }
     }
 }

@@ -112,8 +112,8 @@ pub(super) struct AssistantFacts {
     pub line: u64,
     pub id: Option<EntryId>,
     pub stop: StopReason,
-    /// stopReason error with an error text that says the context was too long (the patterns
-    /// of Pi 0.73.1 or 1.6.0).
+    /// stopReason error with an error text that Pi 0.73.1 takes for a context overflow (its
+    /// patterns alone: what Pi 0.73.1 recovers from).
     pub overflow: bool,
     /// The same by Pi 1.6.0's patterns alone (what Pi 1.6.0 recovers from).
     pub overflow_pi16: bool,
@@ -373,23 +373,42 @@ pub(super) fn infer_trigger(c: &Clues<'_>) -> (Trigger, Basis, Vec<Evidence>) {
     (trigger, basis, evidence)
 }
 
-/// Pi 0.73.1's clues, in the order of its `AgentSession._checkCompaction` (the one place it
-/// compacts on its own): pi-ai's `isContextOverflow(reply, window)` first, for a reply of the
-/// model in effect (overflow_error; silent_overflow, its case 2; filled_window, its case 3),
-/// then the threshold (over_threshold); the first that applies decides. Under the threshold
-/// after a reply that is none of these, Pi's check compacts nothing, so the compaction is
-/// `compact()` (under_threshold: /compact or an extension's `ctx.compact()`). length_stop is
-/// listed and decides nothing: 0.73.1 has no compaction for a truncated reply.
+/// Pi 0.73.1's clues, read in its `AgentSession` (`_checkCompaction`, `_runAutoCompaction`,
+/// `compact`) and pi-agent-core's `Agent.continue`. Pi 0.73.1 compacts on its own only in
+/// `_checkCompaction`, after a run and before a prompt (never in the middle of a run), asking
+/// pi-ai's `isContextOverflow(reply, window)` first (for a reply of the model in effect) and
+/// the threshold after; its compaction entry has no mark of its own, and `/compact` with
+/// auto-compaction off, or after an automatic attempt failed (which writes nothing), writes the
+/// same entry at the same place. So, as for Pi 1.x, the file decides only where a clue tells
+/// the two apart (checked against sessions Pi 0.73.1 wrote, `truth.mjs --pi 0.73.1`):
+/// - overflow_error: the reply before, of the model in effect, failed with one of 0.73.1's
+///   overflow texts: Pi's recovery compacts and retries the turn (`_runAutoCompaction` with
+///   `willRetry` drops the failed reply and runs `agent.continue()`), so overflow once the
+///   retried reply is seen ([`settle_continuation`]: `retried`; without it `no_retry`, unknown:
+///   /compact after a recovery Pi gave up, or with auto-compaction off, looks the same);
+/// - silent_overflow, filled_window (`isContextOverflow`'s cases 2 and 3): Pi compacts for
+///   overflow, but no retry follows (the reply stays last in the context and `Agent.continue()`
+///   refuses to continue from an assistant message), so /compact after such a reply looks the
+///   same: listed, never deciding;
+/// - over_threshold: listed with what speaks for or against auto-compaction
+///   ([`over_threshold_after_reply`]), never deciding;
+/// - under_threshold: at or below the limit after a reply that is none of these, Pi's check
+///   compacts nothing, so `compact()` (/compact or an extension's `ctx.compact()`).
+///
+/// length_stop is listed and decides nothing: 0.73.1 has no compaction for a truncated reply.
 fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
     let mut inferred = None;
     let b = c.before;
     let nearest = b.assistant.as_ref();
+    // Any sign that Pi's overflow path, not its threshold check, ran after the reply.
+    let mut overflow_clue = false;
     // Pi checks for an overflow only of a reply of the model in effect when it checks (after
     // the run, or before the next prompt, so after any model change): sameModel.
     if let Some(a) = nearest.filter(|a| a.overflow) {
         let detail = if c.same_model {
-            inferred.get_or_insert(Trigger::Overflow);
-            "the assistant message right before ended with stopReason error: the context was too long"
+            inferred = Some(Trigger::Overflow);
+            overflow_clue = true;
+            "the assistant message right before ended with stopReason error and an error text Pi 0.73.1 takes for a context overflow: its recovery compacts and retries the turn at once"
         } else {
             "the assistant message right before ended with stopReason error: the context was too long, but it is of another model than the one in effect at the compaction, and Pi 0.73.1 compacts for an overflow only of the model in effect (sameModel): decides nothing"
         };
@@ -400,32 +419,36 @@ fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
     if let (Some(a), Some(w), true) = (nearest, c.window, unchanged) {
         let read = a.usage.input_read();
         if a.stop == StopReason::Stop && read > w.into() {
-            inferred.get_or_insert(Trigger::Overflow);
+            overflow_clue = true;
             evidence.push(Evidence::at(
                 &a.place(),
                 "silent_overflow",
                 format!(
-                    "the reply before ended with stopReason stop but input + cacheRead {read} > context window {w}: Pi 0.73.1 compacts for overflow after such a reply (pi-ai isContextOverflow), before any threshold check"
+                    "the reply before ended with stopReason stop but input + cacheRead {read} > context window {w}: with auto-compaction on Pi 0.73.1 compacts for overflow after such a reply and retries nothing, so /compact after it (auto-compaction off, or Pi's attempt failed) looks the same"
                 ),
             ));
         }
         // pi-ai's `input + cacheRead >= contextWindow * 0.99`, exact in integers.
         if a.stop == StopReason::Length && a.usage.output == 0 && read * 100 >= u128::from(w) * 99 {
-            inferred.get_or_insert(Trigger::Overflow);
+            overflow_clue = true;
             evidence.push(Evidence::at(
                 &a.place(),
                 "filled_window",
                 format!(
-                    "the reply before ended with stopReason length, output 0 and input + cacheRead {read} at 99% of the context window {w} or more: Pi 0.73.1 compacts for overflow after such a reply (pi-ai isContextOverflow), before any threshold check"
+                    "the reply before ended with stopReason length, output 0 and input + cacheRead {read} at 99% of the context window {w} or more: with auto-compaction on Pi 0.73.1 compacts for overflow after such a reply and retries nothing, so /compact after it looks the same"
                 ),
             ));
         }
     }
-    if let Some(e) = c.over_threshold() {
-        inferred.get_or_insert(Trigger::Threshold);
-        evidence.push(e);
-    } else if inferred.is_none() {
-        inferred = pi0_under_threshold(c, evidence);
+    if inferred.is_none() {
+        if let Some(e) = c.over_threshold() {
+            evidence.push(e);
+            over_threshold_after_reply(c, evidence);
+        } else if !overflow_clue {
+            inferred = pi0_under_threshold(c, evidence);
+        }
+    } else {
+        evidence.extend(c.over_threshold());
     }
     if let Some(a) = nearest.filter(|a| a.stop == StopReason::Length) {
         evidence.push(Evidence::at(
@@ -441,12 +464,18 @@ fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
 /// overflow. Pi's check counts that reply's usage (an error reply: the estimate of the whole
 /// context), tokensBefore counts the same plus the messages after it, so the check did not
 /// fire. Not after an aborted reply (Pi's check before a prompt counts its usage, which
-/// tokensBefore skips), not for tokens an extension gave (fromHook), not where file order
-/// stands in for the chain.
+/// tokensBefore skips), nor after a reply that called tools: /compact during a run aborts it
+/// after `_disconnectFromAgent()` (`AgentSession.compact`), so the aborted reply and tool
+/// results of that run stay in Pi's context but never reach the file, and Pi's check before
+/// the next prompt counts them (seen in the recorded run: a threshold compaction right after
+/// a toolUse reply under the limit). Not for tokens an extension gave (fromHook), not where
+/// file order stands in for the chain.
 fn pi0_under_threshold(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
     let a = c.before.assistant.as_ref()?;
     let ((w, limit), t) = (c.limit()?, c.tokens_before?);
-    let excluded = a.stop == StopReason::Aborted || c.from_hook == Some(true) || c.before.partial;
+    let excluded = matches!(a.stop, StopReason::Aborted | StopReason::ToolUse)
+        || c.from_hook == Some(true)
+        || c.before.partial;
     if excluded || i128::from(t) > limit {
         return None;
     }
@@ -562,8 +591,10 @@ pub(super) fn settle_continuation(
 ) {
     let first = evidence.first().map(|e| e.rule);
     let mid_run = first == Some("mid_run");
-    let awaits = *basis == Basis::Inferred
-        && (mid_run || matches!(first, Some("overflow_recovery" | "length_overflow")));
+    // Pi 0.73.1's overflow recovery retries too (see [`pi0_rules`]).
+    let recovery = matches!(first, Some("overflow_recovery" | "length_overflow"))
+        || (first == Some("overflow_error") && *trigger == Trigger::Overflow);
+    let awaits = *basis == Basis::Inferred && (mid_run || recovery);
     if !awaits {
         return;
     }
@@ -779,7 +810,8 @@ mod tests {
             )
         );
         // An overflow error of another model than the one in effect: Pi 0.73.1 does not
-        // compact for it (sameModel), so the threshold decides; under it, compact() did.
+        // compact for it (sameModel); over the threshold nothing decides (Pi's check and
+        // /compact with auto-compaction off look the same); under it, compact() did.
         let other = Clues {
             before: &overflow,
             same_model: false,
@@ -788,9 +820,13 @@ mod tests {
         assert_eq!(
             verdict(&other),
             (
-                Trigger::Threshold,
-                Basis::Inferred,
-                vec!["overflow_error", "over_threshold"]
+                Trigger::Unknown,
+                Basis::Unknown,
+                vec![
+                    "overflow_error",
+                    "over_threshold",
+                    "auto_compaction_unproven"
+                ]
             )
         );
         assert!(infer_trigger(&other).2[0]
@@ -814,9 +850,9 @@ mod tests {
                 ..over
             }),
             (
-                Trigger::Threshold,
-                Basis::Inferred,
-                vec!["over_threshold", "length_stop"]
+                Trigger::Unknown,
+                Basis::Unknown,
+                vec!["over_threshold", "auto_compaction_unproven", "length_stop"]
             )
         );
         // Pi 0.73.1 compacts on its own only in _checkCompaction (overflow, then threshold):
@@ -859,58 +895,109 @@ mod tests {
     /// besides an overflow error, a stop reply whose input + cacheRead is over the window
     /// (case 2) and a length reply with output 0 and input + cacheRead at 99% of the window or
     /// more (case 3) are overflow, for a reply of the model in effect; the threshold after.
+    /// No retry follows those two (Agent.continue() refuses to continue from the reply), so
+    /// /compact after such a reply writes the same file: listed, never deciding; nor does the
+    /// threshold decide (the recorded run: /compact with auto-compaction off over it).
     #[test]
-    fn pi0_silent_and_filled_window_overflows_come_before_the_threshold() {
+    fn pi0_silent_filled_window_and_threshold_are_listed_never_deciding() {
+        let rules = |c: &Clues<'_>| {
+            let (t, b, e) = verdict(c);
+            assert_eq!((t, b), (Trigger::Unknown, Basis::Unknown), "{e:?}");
+            e
+        };
         let silent = reply(StopReason::Stop, 150_000, 50_001, 500);
         assert_eq!(
-            verdict(&pi0(&silent, 200_501)),
-            (
-                Trigger::Overflow,
-                Basis::Inferred,
-                vec!["silent_overflow", "over_threshold"]
-            )
+            rules(&pi0(&silent, 200_501)),
+            [
+                "silent_overflow",
+                "over_threshold",
+                "auto_compaction_unproven"
+            ]
         );
         let at_window = reply(StopReason::Stop, 150_000, 50_000, 500);
         assert_eq!(
-            verdict(&pi0(&at_window, 200_500)).2,
-            ["over_threshold"],
+            rules(&pi0(&at_window, 200_500)),
+            ["over_threshold", "auto_compaction_unproven"],
             "input + cacheRead equal to the window is no overflow"
         );
         let filled = reply(StopReason::Length, 190_000, 8_000, 0);
         assert_eq!(
-            verdict(&pi0(&filled, 198_000)),
-            (
-                Trigger::Overflow,
-                Basis::Inferred,
-                vec!["filled_window", "over_threshold", "length_stop"]
-            )
+            rules(&pi0(&filled, 198_000)),
+            [
+                "filled_window",
+                "over_threshold",
+                "auto_compaction_unproven",
+                "length_stop"
+            ]
         );
         let short = reply(StopReason::Length, 190_000, 7_999, 0);
         assert_eq!(
-            verdict(&pi0(&short, 197_999)).2,
-            ["over_threshold", "length_stop"],
+            rules(&pi0(&short, 197_999)),
+            ["over_threshold", "auto_compaction_unproven", "length_stop"],
             "below 99% of the window"
         );
-        let wrote = reply(StopReason::Length, 190_000, 8_000, 1);
-        assert_eq!(verdict(&pi0(&wrote, 198_001)).0, Trigger::Threshold);
         // Pi checks overflow only for a reply of the model in effect, and needs the window.
         for b in [&silent, &filled] {
             let switched = Before {
                 model_changed: true,
                 ..b.clone()
             };
-            assert_eq!(verdict(&pi0(&switched, 200_501)).0, Trigger::Threshold);
+            assert_eq!(
+                rules(&pi0(&switched, 200_501))[..2],
+                ["over_threshold", "model_switch"]
+            );
             let other = Clues {
                 same_model: false,
                 ..pi0(b, 200_501)
             };
-            assert_eq!(verdict(&other).0, Trigger::Threshold);
+            assert_eq!(rules(&other)[0], "over_threshold");
             let unknown = Clues {
                 window: None,
                 ..pi0(b, 200_501)
             };
-            assert_eq!(verdict(&unknown).0, Trigger::Unknown);
+            assert!(!rules(&unknown).contains(&"over_threshold"));
         }
+        // Nor is a reply so big ever under the threshold: no under_threshold after it.
+        let huge_reserve = Clues {
+            reserve: Some(0),
+            tokens_before: Some(150_000),
+            ..pi0(&silent, 0)
+        };
+        assert_eq!(rules(&huge_reserve), ["silent_overflow"]);
+    }
+
+    /// Pi 0.73.1's recovery from an overflow error of the model in effect compacts and retries
+    /// the turn at once (_runAutoCompaction with willRetry): overflow once the retried reply
+    /// is seen; without it, /compact after a recovery Pi gave up (or with auto-compaction
+    /// off) looks the same. Only 0.73.1's own overflow texts count.
+    #[test]
+    fn pi0_an_overflow_error_is_overflow_once_the_retry_follows() {
+        let b = assistant(StopReason::Error, true);
+        let (mut t, mut basis, mut e) = infer_trigger(&pi0(&b, 3000));
+        assert_eq!((t, basis), (Trigger::Overflow, Basis::Inferred));
+        let unsettled = (t, basis, e.clone());
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), Some(place(11)));
+        assert_eq!((t, basis), (Trigger::Overflow, Basis::Inferred));
+        let rules: Vec<_> = e.iter().map(|e| (e.rule, e.line)).collect();
+        assert_eq!(rules, [("overflow_error", 9), ("retried", 11)]);
+        let (mut t, mut basis, mut e) = unsettled;
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), None);
+        assert_eq!((t, basis), (Trigger::Unknown, Basis::Unknown));
+        assert_eq!(e.last().map(|e| (e.rule, e.line)), Some(("no_retry", 10)));
+        // An error 0.73.1 takes for no overflow (a 1.6.0-only text): its threshold check ran.
+        let mut plain = assistant(StopReason::Error, false);
+        if let Some(a) = plain.assistant.as_mut() {
+            a.overflow_pi16 = true;
+        }
+        assert_eq!(verdict(&pi0(&plain, 3000)).2, ["under_threshold"]);
+        assert_eq!(verdict(&pi0(&plain, 190_000)).0, Trigger::Unknown);
+        // Of another model, the error decides nothing and awaits no retry.
+        let (mut t, mut basis, mut e) = infer_trigger(&Clues {
+            same_model: false,
+            ..pi0(&b, 3000)
+        });
+        settle_continuation((&mut t, &mut basis, &mut e), place(10), None);
+        assert_eq!((t, basis), (Trigger::Manual, Basis::Inferred));
     }
 
     /// Under the threshold after a reply that is no overflow, Pi 0.73.1's _checkCompaction
@@ -939,6 +1026,12 @@ mod tests {
             Trigger::Unknown,
             "Pi's check before a prompt counts an aborted reply's usage, tokensBefore skips it"
         );
+        let tools = reply(StopReason::ToolUse, 50_000, 0, 40);
+        assert_eq!(
+            verdict(&pi0(&tools, 50_040)).0,
+            Trigger::Unknown,
+            "/compact during a run leaves the run's abort out of the file, not out of Pi's check"
+        );
         let hook = Clues {
             from_hook: Some(true),
             ..pi0(&stop, 54_000)
@@ -963,9 +1056,9 @@ mod tests {
             tokens_before: Some(t),
             ..clues()
         };
-        assert_eq!(verdict(&at(183_616, 200_000)).0, Trigger::Unknown);
+        assert_eq!(verdict(&at(183_616, 200_000)).2, Vec::<&str>::new());
         let (t, _, e) = infer_trigger(&at(183_617, 200_000));
-        assert_eq!(t, Trigger::Threshold);
+        assert_eq!((t, e[0].rule), (Trigger::Unknown, "over_threshold"));
         assert_eq!(
             e[0].detail,
             "tokensBefore 183617 > context window 200000 - reserve 16384 = 183616"
