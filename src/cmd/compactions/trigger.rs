@@ -408,7 +408,7 @@ fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
         let detail = if c.same_model {
             inferred = Some(Trigger::Overflow);
             overflow_clue = true;
-            "the assistant message right before ended with stopReason error and an error text Pi 0.73.1 takes for a context overflow: its recovery compacts and retries the turn at once"
+            "the assistant message right before ended with stopReason error and an error text Pi 0.73.1 takes for a context overflow: with auto-compaction on, its recovery compacts and retries the turn at once"
         } else {
             "the assistant message right before ended with stopReason error: the context was too long, but it is of another model than the one in effect at the compaction, and Pi 0.73.1 compacts for an overflow only of the model in effect (sameModel): decides nothing"
         };
