@@ -257,9 +257,33 @@ fn last<'a>(members: &Members<'a>, key: &str) -> Option<Raw<'a>> {
         .iter()
         .rev()
         .find(|(k, _)| {
-            *k == key.as_bytes() || k.len() > key.len() && has_backslash(k) && json::key_is(k, key)
+            short_eq(k, key.as_bytes())
+                || k.len() > key.len() && has_backslash(k) && json::key_is(k, key)
         })
         .map(|&(_, v)| v)
+}
+
+/// `a == b`, for keys: up to 16 bytes compared as two overlapping words each, without the
+/// call to `memcmp` a slice comparison makes (1.8-2.3 % of pi-redact's samples, most of it
+/// for the names of members).
+#[inline]
+fn short_eq(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let half = |s: &[u8], at: usize| u32::from_le_bytes([s[at], s[at + 1], s[at + 2], s[at + 3]]);
+    match n {
+        0..=3 => a == b,
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
 }
 
 /// Whether `b` holds a backslash. Keys are a few bytes long, and every member's is asked
@@ -473,7 +497,7 @@ impl KeysRecent {
     #[inline]
     fn get(&self, slot: usize, name: &str) -> Option<bool> {
         let (held, plain) = &self.slots[slot];
-        (held.as_str() == name).then_some(*plain)
+        short_eq(held.as_bytes(), name.as_bytes()).then_some(*plain)
     }
 
     fn set(&mut self, slot: usize, name: &str, plain: bool) {
@@ -1474,7 +1498,26 @@ impl<'r> Rewriter<'r> {
 
 #[cfg(test)]
 mod tests {
-    use super::{has_backslash, names_a_credential, names_a_path, LineCheck};
+    use super::{has_backslash, names_a_credential, names_a_path, short_eq, LineCheck};
+
+    /// Keys compared as slices compare: equal ones, and ones of the same length that differ
+    /// in one byte at every place, or of another length.
+    #[test]
+    fn short_keys_compare_as_slices() {
+        for n in 0..40usize {
+            let a: Vec<u8> = (0..n as u8).map(|i| b'a' + i % 26).collect();
+            assert!(short_eq(&a, &a.clone()), "{n}");
+            for at in 0..n {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!short_eq(&a, &b), "{n} {at}");
+            }
+            assert!(!short_eq(&a, &a[..n.saturating_sub(1)]) || n == 0, "{n}");
+            let mut longer = a.clone();
+            longer.push(b'z');
+            assert!(!short_eq(&a, &longer), "{n}");
+        }
+    }
 
     /// A backslash is found at every place of every length, and none where there is none
     /// (bytes either side of it, `0x5c` with its high bit set, `0x5b`, `0x5d`, `0xdc`).
