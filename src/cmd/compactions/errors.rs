@@ -31,87 +31,10 @@ impl ApiErrorKind {
     }
 }
 
-/// Whether `l` (lowercased) has `needle` followed directly by an ASCII digit.
-fn digit_after(l: &str, needle: &str) -> bool {
-    l.match_indices(needle).any(|(i, _)| {
-        l.as_bytes()
-            .get(i + needle.len())
-            .is_some_and(u8::is_ascii_digit)
-    })
-}
-
-/// Whether `l` has a digit directly before `needle`.
-fn digit_before(l: &str, needle: &str) -> bool {
-    l.match_indices(needle)
-        .any(|(i, _)| i > 0 && l.as_bytes()[i - 1].is_ascii_digit())
-}
-
-/// Whether `l` has `a` and, somewhere after it, `b`.
-fn then(l: &str, a: &str, b: &str) -> bool {
-    l.find(a).is_some_and(|i| l[i + a.len()..].contains(b))
-}
-
-/// Whether an error text (lowercased) says the context or prompt was too long: the patterns of
-/// Pi 0.73.1's `isContextOverflow` (packages/ai, utils/overflow.ts), with its exclusions for
-/// rate limiting that mentions tokens, or those of Pi 1.6.0 ([`overflow`]).
+/// Whether an error text (lowercased) says the context was too long, to Pi 0.73.1 or to Pi
+/// 1.6.0 ([`overflow::is_overflow_text_pi073`], [`overflow::is_overflow_text`]).
 fn is_overflow_text(l: &str) -> bool {
-    is_overflow_text_0_73(l) || overflow::is_overflow_text(l, None)
-}
-
-/// Pi 0.73.1's overflow patterns (see [`is_overflow_text`]).
-fn is_overflow_text_0_73(l: &str) -> bool {
-    if overflow::is_throttling_text(l) {
-        return false;
-    }
-    const PLAIN: &[&str] = &[
-        "prompt is too long",
-        "request_too_large",
-        "input is too long for requested model",
-        "exceeds the context window",
-        "reduce the length of the messages",
-        "exceeds the available context size",
-        "greater than the context length",
-        "context window exceeds limit",
-        "exceeded model token limit",
-        "model_context_window_exceeded",
-        "prompt too long; exceeded",
-        "context_length_exceeded",
-        "context length exceeded",
-        "context_length exceeded",
-        "context length_exceeded",
-        "too many tokens",
-        "token limit exceeded",
-    ];
-    if PLAIN.iter().any(|p| l.contains(p)) {
-        return true;
-    }
-    if digit_after(l, "maximum prompt length is ")
-        || digit_after(l, "maximum context length is ")
-        || digit_after(l, "exceeds the limit of ")
-        || digit_after(l, "maximum allowed input length of ")
-        || digit_after(l, "maximum context length of ")
-        || digit_after(l, "maximum context length (")
-        || digit_before(l, " output tokens") && l.contains("requested ")
-        || digit_before(l, " input tokens") && l.contains("prompt contains")
-        || digit_before(l, " tokens) is longer than the model")
-        || then(l, "input token count", "exceeds the maximum")
-        || then(l, "too large for model with ", "maximum context length")
-        || then(l, "for a total of", " tokens") && digit_before(l, " tokens")
-    {
-        return true;
-    }
-    // Cerebras: 400/413 with no body.
-    if l.starts_with("400") || l.starts_with("413") {
-        let rest = l[3..].trim_start();
-        let rest = rest
-            .strip_prefix("status code")
-            .unwrap_or(rest)
-            .trim_start();
-        if rest.starts_with("(no body)") {
-            return true;
-        }
-    }
-    false
+    overflow::is_overflow_text_pi073(l) || overflow::is_overflow_text(l, None)
 }
 
 fn three_digits(b: &[u8], i: usize) -> Option<u16> {
