@@ -112,9 +112,9 @@ fn escaped_key_is(raw_key: &[u8], key: &str) -> bool {
 }
 
 /// A member of a member (of `message`, of its `usage`) as the scan hands it out: its raw key
-/// (escapes undecoded) and its value. Only handed on, never looked up by name, so unlike a
-/// [`Field`] it does not note whether its key has an escape.
-type Member<'a> = (&'a [u8], Raw<'a>);
+/// (escapes undecoded) and its value. The reader only hands it on, never looks it up by name,
+/// so unlike a [`Field`] it does not note whether its key has an escape.
+pub type Member<'a> = (&'a [u8], Raw<'a>);
 
 /// The members of an object as the reader's scan noted them (a message's `usage`, handed on in
 /// [`Message::usage_noted`]): its readers need not walk the object again.
@@ -226,9 +226,9 @@ impl<'a> Entry<'a> {
     /// The `message` member (the last, as [`Entry::get`] finds it) when it is an object, and
     /// its members (raw key, value) as the scan found them: no second pass over it. `None`
     /// when there is no such object or the visitor does not read messages.
-    pub fn message_members(&self) -> Option<(Raw<'a>, impl Iterator<Item = (&'a [u8], Raw<'a>)>)> {
+    pub fn message_members(&self) -> Option<(Raw<'a>, &'a [Member<'a>])> {
         let raw = self.get("message").filter(|m| m.first() == Some(&b'{'))?;
-        Some((raw, self.message?.0.iter().copied()))
+        Some((raw, self.message?.0))
     }
 
     /// Where `s` lies in this entry's line, when it is a slice of it (a string read without

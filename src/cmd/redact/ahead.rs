@@ -129,14 +129,7 @@ impl Rewritten {
         let scratch = std::mem::take(&mut self.scratch);
         let mut rw = Rewriter::ahead(&how.masker, &mut self.counts, scratch);
         rw.shift = how.shift;
-        let changed = rw.record(
-            &kind,
-            e.object,
-            &top,
-            message.as_ref(),
-            e.is_utf8(),
-            &mut self.line,
-        );
+        let changed = rw.record(&kind, e.object, &top, message, e.is_utf8(), &mut self.line);
         rw.count();
         let done = if rw.needs_paths {
             Done::No

@@ -40,7 +40,7 @@ use ahead::{RewriteAhead, Rewritten};
 use ids::Renames;
 use mask::Masker;
 use paths::Pseudonyms;
-use rewrite::{members, Holed, Members, Rewriter};
+use rewrite::{members, Holed, Member, Members, Rewriter};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use tally::Tally;
@@ -234,19 +234,14 @@ fn redact_to_dir(
 
 /// A record's members as the rewriter walks them: its own, and its `message` object's when
 /// the reader noted them.
-type Walk<'a> = (Members<'a>, Option<(Raw<'a>, Members<'a>)>);
+type Walk<'a> = (Members<'a>, Option<(Raw<'a>, &'a [Member<'a>])>);
 
 /// The members of entry `e` as the reader found them.
 fn walk<'a>(e: &Entry<'a>) -> Walk<'a> {
     // Room for a message's members (a dozen or so) from the start: no regrowth.
     let mut top: Members<'a> = Members::with_capacity(16);
     top.extend(e.members());
-    let message = e.message_members().map(|(raw, members)| {
-        let mut m = Members::with_capacity(16);
-        m.extend(members);
-        (raw, m)
-    });
-    (top, message)
+    (top, e.message_members())
 }
 
 /// The reader's visitor: each header and entry rewritten and written.
@@ -380,10 +375,9 @@ impl Redactor<'_, '_, '_> {
         (top, message): &Walk<'_>,
         known_utf8: bool,
     ) {
-        let message = message.as_ref();
         if !self
             .rw
-            .record(kind, object, top, message, known_utf8, &mut self.buf)
+            .record(kind, object, top, *message, known_utf8, &mut self.buf)
         {
             self.copy(object);
         }

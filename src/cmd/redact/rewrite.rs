@@ -241,7 +241,9 @@ fn write_array(raw: Raw<'_>, out: &mut Vec<u8>, mut element: impl FnMut(Raw<'_>,
 
 /// An object's members, raw key (between its quotes) and value, in order: read in one pass,
 /// where looking one up and then walking them all would read the object twice.
-pub type Members<'a> = Vec<(&'a [u8], Raw<'a>)>;
+pub type Members<'a> = Vec<Member<'a>>;
+
+pub use crate::reader::Member;
 
 /// The members of the object `raw`.
 pub fn members(raw: Raw<'_>) -> Members<'_> {
@@ -252,7 +254,7 @@ pub fn members(raw: Raw<'_>) -> Members<'_> {
 
 /// The value of the last member named `key` (the one `JSON.parse` keeps): [`json::key_is`],
 /// with the backslash a longer key needs looked for by [`has_backslash`].
-fn last<'a>(members: &Members<'a>, key: &str) -> Option<Raw<'a>> {
+fn last<'a>(members: &[Member<'a>], key: &str) -> Option<Raw<'a>> {
     members
         .iter()
         .rev()
@@ -322,7 +324,7 @@ fn has_backslash(b: &[u8]) -> bool {
 }
 
 /// [`last`], a string, decoded ([`str_of`]); empty when there is none.
-fn last_str<'a>(members: &Members<'a>, key: &str, utf8: bool) -> Cow<'a, str> {
+fn last_str<'a>(members: &[Member<'a>], key: &str, utf8: bool) -> Cow<'a, str> {
     last(members, key)
         .and_then(|v| str_of(v.bytes(), utf8))
         .unwrap_or_default()
@@ -763,8 +765,8 @@ impl<'r> Rewriter<'r> {
         &mut self,
         kind: &str,
         object: Raw<'_>,
-        top: &Members<'_>,
-        message: Option<&(Raw<'_>, Members<'_>)>,
+        top: &[Member<'_>],
+        message: Option<(Raw<'_>, &[Member<'_>])>,
         known_utf8: bool,
         out: &mut Vec<u8>,
     ) -> bool {
@@ -863,7 +865,7 @@ impl<'r> Rewriter<'r> {
     /// Writes an object of these members, each value treated as `act` says.
     fn members(
         &mut self,
-        members: &Members<'_>,
+        members: &[Member<'_>],
         out: &mut Vec<u8>,
         depth: usize,
         act: impl Fn(&str) -> Act,
@@ -924,7 +926,7 @@ impl<'r> Rewriter<'r> {
     }
 
     /// Writes a message object of these members.
-    fn message(&mut self, m: &Members<'_>, out: &mut Vec<u8>, depth: usize) {
+    fn message(&mut self, m: &[Member<'_>], out: &mut Vec<u8>, depth: usize) {
         let role = last_str(m, "role", self.utf8);
         let tool = last_str(m, "toolName", self.utf8);
         self.members(m, out, depth, |k| message_act(&role, &tool, k));
@@ -1371,7 +1373,7 @@ impl<'r> Rewriter<'r> {
     /// A content block: text, thinking, a tool call, an image, or another kind. An image's
     /// placeholder is made before its members are walked (it needs the MIME type, which may
     /// come after the data).
-    fn block(&mut self, kind: TextKind, m: &Members<'_>, out: &mut Vec<u8>, depth: usize) {
+    fn block(&mut self, kind: TextKind, m: &[Member<'_>], out: &mut Vec<u8>, depth: usize) {
         let block = last_str(m, "type", self.utf8);
         self.image = (block == "image")
             .then(|| last(m, "data").filter(|d| d.first() == Some(&b'"')))
