@@ -16,8 +16,8 @@ use super::records::{
 use super::reserve::{ReserveSource, Reserves};
 use super::session::{EntryId, ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::trigger::{
-    infer_trigger, recorded_trigger, settle_continuation, AssistantFacts, AutoOn, Basis, Clues,
-    Place, StopReason, Trigger,
+    awaits_next_reply, infer_trigger, recorded_trigger, settle_continuation, AssistantFacts,
+    AutoOn, Basis, Clues, Place, StopReason,
 };
 use super::waiting::{see_entry, AwaitingContext, Step, StepMessage, Waiting};
 use crate::diag::Diags;
@@ -71,10 +71,7 @@ fn note_continued_automatic(memory: &mut SessionMemory, waiting: &mut Ordered<Wa
         let Some(rule) = f.evidence.first().map(|e| e.rule) else {
             continue;
         };
-        // Pi 0.73.1's overflow recovery (overflow_error deciding overflow) retries as well.
-        let automatic = matches!(rule, "overflow_recovery" | "length_overflow" | "mid_run")
-            || (rule == "overflow_error" && f.trigger == Trigger::Overflow);
-        if automatic
+        if awaits_next_reply(rule, f.trigger)
             && f.basis == Basis::Inferred
             && c.retried.as_ref().is_some_and(|r| r.line == line)
         {

@@ -576,10 +576,20 @@ fn over_threshold_after_reply(c: &Clues<'_>, evidence: &mut Vec<Evidence>) {
     evidence.push(clue);
 }
 
+/// Whether a compaction inferred first by `rule` (giving `trigger`) is settled by the reply
+/// after it: an overflow recovery, which retries (Pi 1.x's, and Pi 0.73.1's `overflow_error`
+/// deciding overflow: see [`pi0_rules`]), or a mid-run compaction, after which the run goes on.
+/// Only Pi's automatic compaction makes one once that reply follows ([`AutoOn`]).
+pub(super) fn awaits_next_reply(rule: &str, trigger: Trigger) -> bool {
+    matches!(rule, "overflow_recovery" | "length_overflow" | "mid_run")
+        || (rule == "overflow_error" && trigger == Trigger::Overflow)
+}
+
 /// Settles a compaction's trigger once what follows it is known: Pi's overflow recovery (the
-/// rules overflow_recovery and length_overflow) retries the failed turn at once, and Pi's
-/// check in the middle of a run (mid_run) is followed by the run's next request, so in both
-/// the next message on the branch is a reply with no new prompt between (`retried`,
+/// rules overflow_recovery and length_overflow, and Pi 0.73.1's overflow_error) retries the
+/// failed turn at once, and Pi's check in the middle of a run (mid_run) is followed by the
+/// run's next request, so in both the next message on the branch is a reply with no new
+/// prompt between (`retried`,
 /// `run_continued`). Without one the clue is not enough: a recovery that failed then /compact,
 /// or a run that a tool batch ended (`terminate`) then /compact, look the same: unknown
 /// (`no_retry`, `run_ended`). `at` is the compaction's own line and id; `next_reply` that
@@ -591,11 +601,7 @@ pub(super) fn settle_continuation(
 ) {
     let first = evidence.first().map(|e| e.rule);
     let mid_run = first == Some("mid_run");
-    // Pi 0.73.1's overflow recovery retries too (see [`pi0_rules`]).
-    let recovery = matches!(first, Some("overflow_recovery" | "length_overflow"))
-        || (first == Some("overflow_error") && *trigger == Trigger::Overflow);
-    let awaits = *basis == Basis::Inferred && (mid_run || recovery);
-    if !awaits {
+    if *basis != Basis::Inferred || !first.is_some_and(|r| awaits_next_reply(r, *trigger)) {
         return;
     }
     match (next_reply, mid_run) {
