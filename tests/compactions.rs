@@ -478,6 +478,48 @@ fn missing_first_kept_entry_is_not_found() {
     );
 }
 
+/// Ids that differ only in lone surrogate escapes, and a written U+FFFD, are three ids, as
+/// Pi's JavaScript compares them (see tests/pi16.rs on `ids-lone-surrogates.jsonl`): the first
+/// compaction's parent is the reply `"\ud800"` (its model, not that of the later sibling
+/// `"\ud801"` or of the user message U+FFFD), its first kept entry is that reply (not the
+/// compaction itself, `"\udc00"`, so no retain-none), and `"\ud802"` is found nowhere, nor is
+/// the branch summary's `fromId` `"\ud803"`. Each is shown as U+FFFD.
+#[test]
+fn ids_differing_only_in_lone_surrogates_are_kept_apart() {
+    let o = cmd("pi-compactions")
+        .arg(fixture("compaction-ids-lone-surrogates.jsonl"))
+        .ok();
+    let r = reports(&o);
+    assert_eq!(r.len(), 2);
+    let facts = |r: &Value| {
+        json!([
+            r["entry"],
+            r["first_kept"],
+            r["retain_none"],
+            r["provider"],
+            r["model"]
+        ])
+    };
+    assert_eq!(
+        facts(&r[0]),
+        json!(["\u{FFFD}", {"entry":"\u{FFFD}","index":null,"line":3,"found":true}, false, "anthropic", "claude-a"])
+    );
+    assert_eq!(r[0]["evidence"][0]["entry"], "\u{FFFD}");
+    assert_eq!(
+        facts(&r[1]),
+        json!(["c2", {"entry":"\u{FFFD}","index":null,"line":null,"found":false}, false, "anthropic", "claude-a"])
+    );
+    let o = cmd("pi-compactions")
+        .arg("--branch-summaries")
+        .arg(fixture("compaction-ids-lone-surrogates.jsonl"))
+        .ok();
+    let b = &of_type(&o, "branch_summary_report")[0];
+    assert_eq!(
+        json!([b["target"], b["from_id"], b["from_found"]]),
+        json!(["\u{FFFD}", "\u{FFFD}", false])
+    );
+}
+
 #[test]
 fn failure_messages_of_each_kind() {
     let o = cmd("pi-compactions")

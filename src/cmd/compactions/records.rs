@@ -4,7 +4,7 @@
 
 use super::errors::{ApiError, FailureText};
 use super::reserve::ReserveSource;
-use super::session::ModelIx;
+use super::session::{EntryId, ModelIx};
 use super::trigger::{Basis, Evidence, Trigger};
 use crate::models_json::Window;
 use crate::output::Obj;
@@ -125,7 +125,7 @@ fn signed_difference(a: u128, b: u128) -> i128 {
 /// settled.
 pub(super) struct CompactionFacts {
     pub line: u64,
-    pub entry: Option<String>,
+    pub entry: Option<EntryId>,
     pub timestamp: Option<String>,
     pub tokens_before: Option<u64>,
     /// oh-my-pi's `tokensAfter` (its estimate of the context after the rewrite) and `method`.
@@ -223,7 +223,7 @@ impl Record for CompactionReport<'_> {
             session: self.session,
             file: self.file,
             line: r.line,
-            entry: r.entry.as_deref(),
+            entry: r.entry.as_ref().map(EntryId::text).as_deref(),
             timestamp: r.timestamp.as_deref(),
         }
         .write(o);

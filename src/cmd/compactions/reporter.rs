@@ -14,7 +14,7 @@ use super::records::{
     EntryPlace, OptIn,
 };
 use super::reserve::{ReserveSource, Reserves};
-use super::session::{EntryId, ModelIx, ParentRef, RecentKind, SessionMemory};
+use super::session::{id_text, EntryId, ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::trigger::{
     awaits_next_reply, infer_trigger, recorded_trigger, settle_continuation, AssistantFacts,
     AutoOn, Basis, Clues, Place, StopReason,
@@ -78,7 +78,7 @@ fn note_continued_automatic(memory: &mut SessionMemory, waiting: &mut Ordered<Wa
             memory.auto_on = Some(AutoOn {
                 at: Place {
                     line: f.line,
-                    id: f.entry.as_deref().map(EntryId::from),
+                    id: f.entry.clone(),
                 },
                 rule,
             });
@@ -157,7 +157,7 @@ impl Reporter<'_, '_> {
                 let f = &mut *c.facts;
                 let at = Place {
                     line: f.line,
-                    id: f.entry.as_deref().map(EntryId::from),
+                    id: f.entry.clone(),
                 };
                 settle_continuation((&mut f.trigger, &mut f.basis, &mut f.evidence), at, retried);
                 CompactionReport {
@@ -186,10 +186,9 @@ impl Reporter<'_, '_> {
         let id: Option<EntryId> = if linear {
             None
         } else {
-            e.str("id")
+            e.key("id")
                 .filter(|i| !i.is_empty())
-                .as_deref()
-                .map(EntryId::from)
+                .map(|i| EntryId::of(&i))
         };
         let parent = ParentRef::of(e, linear);
         let (inherited, parent_id) = s.memory.parent_link(&parent);
@@ -199,7 +198,7 @@ impl Reporter<'_, '_> {
             &mut s.waiting,
             &Step {
                 line,
-                id: id.as_deref(),
+                id: id.as_ref(),
                 parent: parent.id(),
                 is_compaction: read.compaction.is_some(),
                 message: match &read.kind {
@@ -216,7 +215,7 @@ impl Reporter<'_, '_> {
         note_continued_automatic(&mut s.memory, &mut s.waiting, line);
         if let Some(facts) = read.compaction {
             note_auto_compaction(&mut s.memory, &facts);
-            let waiting = AwaitingContext::new(facts, id.as_deref(), linear);
+            let waiting = AwaitingContext::new(facts, id.as_ref(), linear);
             s.waiting.push(Waiting::Compaction(waiting));
         }
         s.memory
@@ -252,20 +251,18 @@ impl Reporter<'_, '_> {
             EntryType::ContextEdit => {
                 s.memory.pi1 = true;
                 read.kind = RecentKind::ContextEdit {
-                    target: e.str("targetId").as_deref().map(EntryId::from),
+                    target: e.key("targetId").map(|t| EntryId::of(&t)),
                     omitted: e.get("replacement").is_some_and(|r| r.is_null()),
                 };
             }
             EntryType::Usage => s.memory.pi1 = true,
             EntryType::Compaction => {
                 read.kind = RecentKind::Compaction;
-                let id = id.map(|i| &**i);
                 read.compaction = Some(Box::new(
                     self.compaction(&s.memory, e, parent, id, read.model, d),
                 ));
             }
             EntryType::BranchSummary if self.args().branch_summaries => {
-                let id = id.map(|i| &**i);
                 read.record = Some(self.branch_summary(&s.memory, e, id, parent, d));
             }
             _ => {}
@@ -307,8 +304,8 @@ impl Reporter<'_, '_> {
             read.context = a.usage.context();
         }
         if a.error {
-            let entry = id.map(|i| &**i);
-            read.record = self.assistant_error(s, e, entry, a.stop, read.model);
+            let entry = id.map(EntryId::text);
+            read.record = self.assistant_error(s, e, entry.as_deref(), a.stop, read.model);
         }
         read.kind = RecentKind::Assistant(AssistantFacts {
             line: e.line.no,
@@ -376,16 +373,17 @@ impl Reporter<'_, '_> {
         m: &SessionMemory,
         e: &Entry<'_>,
         parent: &ParentRef<'_>,
-        id: Option<&str>,
+        id: Option<&EntryId>,
         model: ModelIx,
         d: &mut Diags,
     ) -> CompactionFacts {
         let line = e.line.no;
         let tokens_before = recorded_count(e, "tokensBefore", d);
         let first_kept_entry = e.str("firstKeptEntryId").map(Cow::into_owned);
+        let first_kept_id = e.key("firstKeptEntryId").map(|k| EntryId::of(&k));
         let first_kept_index = first_kept_index(e, d);
-        let first_kept_line = m.first_kept_line(first_kept_entry.as_deref(), first_kept_index);
-        let retain_none = id.is_some() && first_kept_entry.as_deref() == id;
+        let first_kept_line = m.first_kept_line(first_kept_id.as_ref(), first_kept_index);
+        let retain_none = id.is_some() && first_kept_id.as_ref() == id;
         let details = details(e);
         let summarized = summary_facts(e, details, self.args().summary, d);
         let window_of = |ix: ModelIx| {
@@ -407,9 +405,10 @@ impl Reporter<'_, '_> {
         } else {
             None
         };
+        let shown = id.map(EntryId::text);
         let (trigger, basis, evidence) = infer_trigger(&Clues {
             line,
-            entry: id,
+            entry: shown.as_deref(),
             recorded: details.and_then(recorded_trigger),
             before: &before,
             pi1,
@@ -429,7 +428,7 @@ impl Reporter<'_, '_> {
         });
         CompactionFacts {
             line,
-            entry: id.map(str::to_string),
+            entry: id.cloned(),
             timestamp: e.str("timestamp").map(Cow::into_owned),
             tokens_before,
             tokens_after: recorded_count(e, "tokensAfter", d),
@@ -456,12 +455,16 @@ impl Reporter<'_, '_> {
         &self,
         m: &SessionMemory,
         e: &Entry<'_>,
-        id: Option<&str>,
+        id: Option<&EntryId>,
         parent: &ParentRef<'_>,
         d: &mut Diags,
     ) -> Vec<u8> {
         let summarized = summary_facts(e, details(e), self.args().summary, d);
         let from = e.str("fromId");
+        let from_found = e
+            .key("fromId")
+            .is_some_and(|f| m.has_seen(&EntryId::of(&f)));
+        let (shown, target) = (id.map(EntryId::text), parent.id().map(id_text));
         let timestamp = e.str("timestamp");
         let mut buf = Vec::new();
         BranchSummaryReport {
@@ -469,12 +472,12 @@ impl Reporter<'_, '_> {
                 session: &m.id,
                 file: self.file,
                 line: e.line.no,
-                entry: id,
+                entry: shown.as_deref(),
                 timestamp: timestamp.as_deref(),
             },
-            target: parent.id(),
+            target: target.as_deref(),
             from_id: from.as_deref(),
-            from_found: from.as_deref().is_some_and(|f| m.has_seen(f)),
+            from_found,
             from_root: from.as_deref() == Some("root"),
             summarized: &summarized,
             opt_in: self.opt_in(),

@@ -8,7 +8,6 @@
 
 use super::trigger::{AssistantFacts, AutoOn, Before, Place, StopReason, Uncompacted};
 use crate::hash::{hash_str, FastMap, Prehashed};
-use crate::json;
 use crate::reader::{Entry, ParentLink};
 use hashbrown::HashTable;
 use std::borrow::Cow;
@@ -18,10 +17,116 @@ use std::hash::BuildHasherDefault;
 /// Entries whose links and facts are kept for walking a compaction's parent chain.
 pub(super) const RECENT: usize = 4096;
 
-/// An entry's id as remembered: Pi's ids are 8 characters, which `SmolStr` holds in place (made,
-/// cloned and dropped without the allocator, which each entry paid twice as an `Rc<str>`); a
-/// longer one (past 23 bytes) is shared.
-pub(super) type EntryId = smol_str::SmolStr;
+/// An entry's id as pi-compactions compares it. Pi's JavaScript keeps ids that differ only in
+/// lone surrogate escapes apart (`"\ud800"`, `"\ud801"` and `"\ufffd"` are three ids), which
+/// their text (each lone surrogate shown as U+FFFD) does not, so an id is held as its *key*
+/// ([`id_key`]) and shown with [`EntryId::text`]. In a `SmolStr`: Pi's ids are 8 characters,
+/// which it holds in place (made, cloned and dropped without the allocator, which each entry
+/// paid twice as an `Rc<str>`); a longer one (past 23 bytes) is shared.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct EntryId(smol_str::SmolStr);
+
+impl EntryId {
+    /// The id whose [`json::string_key`] is `key`.
+    pub fn of(key: &[u8]) -> EntryId {
+        EntryId(smol_str::SmolStr::new(id_key(key)))
+    }
+
+    /// The id's key: what ids are compared and hashed by.
+    pub fn key(&self) -> &str {
+        &self.0
+    }
+
+    /// The id as the records show it: each lone surrogate as U+FFFD, as every tool shows one.
+    pub fn text(&self) -> Cow<'_, str> {
+        id_text(&self.0)
+    }
+}
+
+#[cfg(test)]
+impl From<&str> for EntryId {
+    fn from(id: &str) -> EntryId {
+        EntryId::of(id.as_bytes())
+    }
+}
+
+#[cfg(test)]
+impl From<String> for EntryId {
+    fn from(id: String) -> EntryId {
+        EntryId::from(id.as_str())
+    }
+}
+
+/// Marks a lone surrogate in an id's key (and, doubled, itself): a noncharacter, which no id
+/// Pi writes holds.
+const MARK: char = '\u{FDD0}';
+
+/// The key of an id from its [`json::string_key`] (valid UTF-8 but for lone surrogates, each
+/// in its 3-byte WTF-8 form): the id's text, except that each lone surrogate becomes [`MARK`]
+/// and the character U+F0000 + (its code − 0xD800), and a [`MARK`] in the text is doubled, so
+/// two ids have the same key only when JavaScript takes them for the same string. Every id
+/// without a lone surrogate or a [`MARK`] (every id Pi writes) is its own key, borrowed.
+pub(super) fn id_key(key: &[u8]) -> Cow<'_, str> {
+    // Both a lone surrogate (0xED 0xA0..) and MARK (0xEF 0xB7 0x90) start with these bytes.
+    if memchr::memchr2(0xED, 0xEF, key).is_none() {
+        if let Ok(s) = std::str::from_utf8(key) {
+            return Cow::Borrowed(s);
+        }
+    }
+    let mut out = String::with_capacity(key.len() + 4);
+    let mut rest = key;
+    while !rest.is_empty() {
+        let (valid, after) = match std::str::from_utf8(rest) {
+            Ok(s) => (s, &rest[rest.len()..]),
+            Err(e) => {
+                let (v, a) = rest.split_at(e.valid_up_to());
+                // SAFETY: `from_utf8` found these bytes valid.
+                (unsafe { std::str::from_utf8_unchecked(v) }, a)
+            }
+        };
+        for c in valid.chars() {
+            if c == MARK {
+                out.push(MARK);
+            }
+            out.push(c);
+        }
+        rest = match after {
+            [0xED, b1 @ 0xA0..=0xBF, b2 @ 0x80..=0xBF, tail @ ..] => {
+                let code = 0xD000 | (u32::from(b1 & 0x3F) << 6) | u32::from(b2 & 0x3F);
+                out.push(MARK);
+                out.push(char::from_u32(0xF0000 + code - 0xD800).unwrap_or('\u{FFFD}'));
+                tail
+            }
+            [] => after,
+            // Not a key's bytes (`string_key` makes any other invalid sequence U+FFFD): shown
+            // as it would be.
+            [_, tail @ ..] => {
+                out.push('\u{FFFD}');
+                tail
+            }
+        };
+    }
+    Cow::Owned(out)
+}
+
+/// An id's key ([`id_key`]) as text: each lone surrogate as U+FFFD.
+pub(super) fn id_text(key: &str) -> Cow<'_, str> {
+    if !key.contains(MARK) {
+        return Cow::Borrowed(key);
+    }
+    let mut out = String::with_capacity(key.len());
+    let mut chars = key.chars();
+    while let Some(c) = chars.next() {
+        if c != MARK {
+            out.push(c);
+        } else if chars.next() == Some(MARK) {
+            out.push(MARK);
+        } else {
+            out.push('\u{FFFD}');
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// A model in the session's [`SeenModels`].
 pub(super) type ModelIx = u32;
@@ -76,6 +181,7 @@ impl SeenModels {
 
 /// How an entry names its parent.
 pub(super) enum ParentRef<'a> {
+    /// The parent's id, as its key ([`id_key`]).
     Id(Cow<'a, str>),
     Root,
     /// No usable `parentId` (v1 logs, odd entries): file order decides.
@@ -90,16 +196,15 @@ impl<'a> ParentRef<'a> {
         }
         match e.parent() {
             ParentLink::Root => ParentRef::Root,
-            // Shown as text: ids that differ only in lone surrogates are one id here.
             ParentLink::Id(p) => ParentRef::Id(match p {
-                Cow::Borrowed(k) => json::key_text(k),
-                Cow::Owned(k) => Cow::Owned(json::key_text(&k).into_owned()),
+                Cow::Borrowed(k) => id_key(k),
+                Cow::Owned(k) => Cow::Owned(id_key(&k).into_owned()),
             }),
             ParentLink::Absent | ParentLink::NotString(_) => ParentRef::Unknown,
         }
     }
 
-    /// The parent's id, when it names one.
+    /// The parent's id as its key ([`id_key`]), when it names one.
     pub fn id(&self) -> Option<&str> {
         match self {
             ParentRef::Id(p) => Some(p),
@@ -158,17 +263,18 @@ impl RecentEntries {
         // full size at once, not by doubling (each doubling hashes every id again).
         if self.by_id.len() == RECENT / 8 {
             let slots = &self.slots;
-            self.by_id
-                .reserve(RECENT - RECENT / 8, |&s| hash_str(&slots[s as usize].0));
+            self.by_id.reserve(RECENT - RECENT / 8, |&s| {
+                hash_str(slots[s as usize].0.key())
+            });
         }
         if self.by_id.len() >= RECENT {
             let head = self.head;
-            let oldest = hash_str(&self.slots[head].0);
+            let oldest = hash_str(self.slots[head].0.key());
             if let Ok(found) = self.by_id.find_entry(oldest, |&s| s as usize == head) {
                 found.remove();
             }
         }
-        let hash = hash_str(&key);
+        let hash = hash_str(key.key());
         let slots = &mut self.slots;
         if let Some(&s) = self.by_id.find(hash, |&s| slots[s as usize].0 == key) {
             slots[s as usize].1 = entry;
@@ -184,15 +290,15 @@ impl RecentEntries {
             s
         };
         self.by_id
-            .insert_unique(hash, s as u32, |&s| hash_str(&slots[s as usize].0));
+            .insert_unique(hash, s as u32, |&s| hash_str(slots[s as usize].0.key()));
     }
 
-    /// The entry with id `id` among those remembered, with its id.
+    /// The entry whose id's key is `id` among those remembered, with its id.
     fn get_key_value(&self, id: &str) -> Option<(&EntryId, &RecentEntry)> {
         let slots = &self.slots;
         let &s = self
             .by_id
-            .find(hash_str(id), |&s| slots[s as usize].0 == id)?;
+            .find(hash_str(id), |&s| slots[s as usize].0.key() == id)?;
         let (k, e) = &slots[s as usize];
         Some((k, e))
     }
@@ -238,7 +344,7 @@ impl RecentEntries {
                 RecentKind::ModelChange => b.model_changed = true,
                 RecentKind::Other => {}
             }
-            let Some(p) = entry.parent.as_deref() else {
+            let Some(p) = entry.parent.as_ref().map(EntryId::key) else {
                 break;
             };
             cur = p;
@@ -294,7 +400,7 @@ impl RecentEntries {
                 }
                 _ => {}
             }
-            cur = entry.parent.as_deref()?;
+            cur = entry.parent.as_ref()?.key();
         }
         None
     }
@@ -366,7 +472,7 @@ impl SessionMemory {
         match parent {
             ParentRef::Id(p) => match self.recent.get_key_value(p) {
                 Some((k, n)) => (n.model, Some(k.clone())),
-                None => (self.file_model, Some(EntryId::from(&**p))),
+                None => (self.file_model, Some(EntryId(smol_str::SmolStr::new(p)))),
             },
             ParentRef::Root => (NO_MODEL, None),
             ParentRef::Unknown => (self.file_model, None),
@@ -407,20 +513,20 @@ impl SessionMemory {
 
     /// The line of a compaction's first kept entry, when it exists earlier in the session:
     /// by `firstKeptEntryId`, or in a v1 log by `firstKeptEntryIndex`.
-    pub fn first_kept_line(&self, entry: Option<&str>, index: Option<u64>) -> Option<u64> {
+    pub fn first_kept_line(&self, entry: Option<&EntryId>, index: Option<u64>) -> Option<u64> {
         if self.linear {
             // Pi's migration: entries[index], the header being 0; the header resolves to nothing.
             index
                 .filter(|&k| k >= 1 && k < self.records)
                 .and_then(|k| self.v1_lines.get(k as usize - 1).copied())
         } else {
-            entry.and_then(|f| self.seen.get(&hash_str(f)).copied())
+            entry.and_then(|f| self.seen.get(&hash_str(f.key())).copied())
         }
     }
 
     /// Whether an entry with id `id` came earlier in the session.
-    pub fn has_seen(&self, id: &str) -> bool {
-        self.seen.contains_key(&hash_str(id))
+    pub fn has_seen(&self, id: &EntryId) -> bool {
+        self.seen.contains_key(&hash_str(id.key()))
     }
 
     /// Remembers the entry on `line` (its id, its parent's id, its kind and the model in effect
@@ -442,7 +548,7 @@ impl SessionMemory {
         if self.linear {
             self.v1_lines.push(line);
         } else if let Some(i) = id {
-            self.seen.insert(hash_str(&i), line);
+            self.seen.insert(hash_str(i.key()), line);
             self.recent.remember(
                 i,
                 RecentEntry {
@@ -459,6 +565,7 @@ impl SessionMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json;
 
     fn tree() -> SessionMemory {
         SessionMemory::new("s".into(), false)
@@ -498,16 +605,53 @@ mod tests {
         let mut table: FastMap<EntryId, usize> = FastMap::default();
         for (i, t) in texts.iter().enumerate() {
             let id = EntryId::from(t.as_str());
-            assert_eq!(&*id, t.as_str());
-            assert_eq!(&*id.clone(), t.as_str());
-            assert_eq!(id.is_heap_allocated(), t.len() > INLINE_ID, "{t}");
+            assert_eq!(id.key(), t.as_str());
+            assert_eq!(id.clone().key(), t.as_str());
+            assert_eq!(id.0.is_heap_allocated(), t.len() > INLINE_ID, "{t}");
             assert_eq!(id, EntryId::from(t.as_str()));
             table.insert(id, i);
         }
         for (i, t) in texts.iter().enumerate() {
-            assert_eq!(table.get(t.as_str()), Some(&i), "{t}");
+            assert_eq!(table.get(&EntryId::from(t.as_str())), Some(&i), "{t}");
         }
-        assert_eq!(table.get("6bfad1db"), None);
+        assert_eq!(table.get(&EntryId::from("6bfad1db")), None);
+    }
+
+    /// Ids as JSON writes them: those JavaScript takes for different strings get different
+    /// keys (a lone surrogate, another, a written U+FFFD, the marker written plainly, doubled,
+    /// or next to a surrogate), and each key shows as the reader shows the id's text.
+    #[test]
+    fn ids_get_one_key_each_as_javascript_compares_them() {
+        let bodies = [
+            r"6bfad1da",
+            r"\ud800",
+            r"\ud801",
+            r"\udfff",
+            r"\ufffd",
+            r"a\ud800b",
+            r"a\udc00b",
+            "\u{FDD0}",
+            "\u{FDD0}\u{FDD0}",
+            r"\ufdd0\ud800",
+            r"\ud800\ufdd0",
+            r"\ud83d\ude00",
+            "\u{1F600}",
+            r"\ud800\ud800",
+        ];
+        let ids: Vec<EntryId> = bodies
+            .iter()
+            .map(|b| EntryId::of(&json::string_key(b.as_bytes())))
+            .collect();
+        for (i, a) in ids.iter().enumerate() {
+            let text = json::decode_string_body(bodies[i].as_bytes());
+            assert_eq!(a.text(), text, "{}", bodies[i]);
+            for (j, b) in ids.iter().enumerate().skip(i + 1) {
+                // A surrogate pair and the character it encodes are one string.
+                let same = (i, j) == (11, 12);
+                assert_eq!(a == b, same, "{} and {}", bodies[i], bodies[j]);
+            }
+        }
+        assert!(matches!(id_key(b"6bfad1da"), Cow::Borrowed("6bfad1da")));
     }
 
     #[test]
@@ -527,8 +671,8 @@ mod tests {
             None,
             "file order: a user message came after the assistant"
         );
-        assert!(s.has_seen("u") && !s.has_seen("gone"));
-        assert_eq!(s.first_kept_line(Some("b"), None), Some(3));
+        assert!(s.has_seen(&"u".into()) && !s.has_seen(&"gone".into()));
+        assert_eq!(s.first_kept_line(Some(&"b".into()), None), Some(3));
     }
 
     /// A reply on `line` that ended with `stop` and whose context is `total` tokens.
@@ -637,7 +781,7 @@ mod tests {
         }
         let last = ParentRef::Id(RECENT.to_string().into());
         assert_eq!(s.before(&last).assistant.map(|a| a.line), None, "forgotten");
-        assert!(s.has_seen("0"), "ids are never forgotten");
+        assert!(s.has_seen(&"0".into()), "ids are never forgotten");
     }
 
     /// Issue 19, item 4: models are found by hash, not by a scan (which took minutes on 100,000
@@ -699,9 +843,11 @@ mod tests {
                     .map(pool)
                     .chain(order.iter().cloned())
                 {
-                    let got = ring.get_key_value(&k).map(|(id, e)| (id.clone(), e.line));
+                    let got = ring
+                        .get_key_value(k.key())
+                        .map(|(id, e)| (id.clone(), e.line));
                     let want = map.get(&k).map(|&l| (k.clone(), l));
-                    assert_eq!(got, want, "line {line}, id {k}");
+                    assert_eq!(got, want, "line {line}, id {k:?}");
                 }
             }
         }

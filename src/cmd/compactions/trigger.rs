@@ -229,7 +229,7 @@ impl Evidence {
         Evidence {
             rule,
             line: place.line,
-            entry: place.id.as_deref().map(Into::into),
+            entry: place.id.as_ref().map(|i| i.text().into()),
             detail: detail.into(),
         }
     }

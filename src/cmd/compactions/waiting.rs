@@ -4,6 +4,7 @@
 //! message after it on its branch is a reply (a retried turn). The queue is an [`Ordered`].
 
 use super::records::CompactionFacts;
+use super::session::EntryId;
 use super::trigger::Place;
 use crate::hash::FastSet;
 use crate::ordered::Ordered;
@@ -31,7 +32,7 @@ impl Waiting {
 /// A compaction report waiting for the message that gives its `context_after`.
 pub(super) struct AwaitingContext {
     pub facts: Box<CompactionFacts>,
-    /// Ids descending from the compaction; `None` when file order decides (no id).
+    /// Ids (their keys) descending from the compaction; `None` when file order decides (no id).
     descendants: Option<FastSet<Box<str>>>,
     /// Entries seen since the compaction.
     age: u64,
@@ -52,8 +53,8 @@ pub(super) enum StepMessage {
 /// What an entry after a waiting compaction tells it.
 pub(super) struct Step<'a> {
     pub line: u64,
-    pub id: Option<&'a str>,
-    /// Its parent's id, when it names one.
+    pub id: Option<&'a EntryId>,
+    /// Its parent's id as its key (`session::id_key`), when it names one.
     pub parent: Option<&'a str>,
     pub is_compaction: bool,
     /// A user or assistant message.
@@ -64,11 +65,11 @@ pub(super) struct Step<'a> {
 
 impl AwaitingContext {
     /// The compaction `facts` on the entry with id `id` (none in a `linear` log).
-    pub fn new(facts: Box<CompactionFacts>, id: Option<&str>, linear: bool) -> AwaitingContext {
+    pub fn new(facts: Box<CompactionFacts>, id: Option<&EntryId>, linear: bool) -> AwaitingContext {
         let descendants = match (id, linear) {
             (Some(i), false) => {
                 let mut set = FastSet::default();
-                set.insert(Box::<str>::from(i));
+                set.insert(Box::<str>::from(i.key()));
                 Some(set)
             }
             _ => None,
@@ -100,7 +101,7 @@ impl AwaitingContext {
                 if m == StepMessage::Assistant {
                     self.retried = Some(Place {
                         line: step.line,
-                        id: step.id.map(Into::into),
+                        id: step.id.cloned(),
                     });
                 }
             }
@@ -111,7 +112,7 @@ impl AwaitingContext {
                 self.facts.context_after_line = Some(step.line);
                 self.done = true;
             } else if let (Some(set), Some(i)) = (self.descendants.as_mut(), step.id) {
-                set.insert(i.into());
+                set.insert(i.key().into());
             }
         }
         if !self.done && self.age >= MAX_WAIT {
