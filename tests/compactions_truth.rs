@@ -11,7 +11,9 @@
 //!   with `tests/data/truth073-compactions.jsonl`, a held-out set (seed 20261205) in
 //!   `tests/data/truth073-heldout/` with `tests/data/truth073-heldout.jsonl`;
 //! - the twins of the held-out sets (`truth.mjs --twins SEED 40`): `tests/data/truth-twins/`,
-//!   `tests/data/truth-twins.jsonl`.
+//!   `tests/data/truth-twins.jsonl`; of the 0.73.1 held-out set
+//!   (`truth.mjs --pi 0.73.1 --twins 20261205 40`): `tests/data/truth073-twins/`,
+//!   `tests/data/truth073-twins.jsonl`.
 //!
 //! A trigger is *right* when it is Pi's reason, *vague* when it is `unknown` or `automatic`,
 //! *wrong* otherwise. None may be wrong, with the windows and reserve known or without them.
@@ -20,8 +22,11 @@
 //! do better: a compaction over the threshold after a reply (or after a silent overflow, or
 //! after a model switch, or after an aborted run) is Pi's own, or /compact with
 //! auto-compaction off or after Pi's own attempt failed, and the file is the same. The twins
-//! prove it compaction by compaction: every compaction the rules leave vague on the held-out
-//! sets has a twin, a session Pi wrote the same up to ids and times with another reason
+//! prove it compaction by compaction: every compaction the rules leave vague on Pi 1.6.0's
+//! held-out sets has a twin, a session Pi wrote the same up to ids and times with another
+//! reason, so they score at the ceiling. On Pi 0.73.1's held-out set 69 of the 89 vague have a
+//! twin, so the ceiling is 73 of 142 and the rules get 53: the 20 vague without a twin are all
+//! `/compact` (while tools ran, before any reply, or after a compaction and a model switch)
 //! (docs/FORMAT.md, "How the trigger is inferred", "The ceiling").
 
 use crate::util::records::parse_records;
@@ -493,7 +498,18 @@ fn twins() -> Set {
     }
 }
 
-/// One line of `tests/data/truth-twins.jsonl`, beyond the truth it also is.
+/// The twins of Pi 0.73.1's held-out set (`truth.mjs --pi 0.73.1 --twins 20261205 40`), made
+/// the same way by Pi 0.73.1.
+fn twins073() -> Set {
+    Set {
+        dir: root().join("tests/data/truth073-twins"),
+        truth: "tests/data/truth073-twins.jsonl",
+        pi: "0.73.1",
+    }
+}
+
+/// One line of a twins file (`tests/data/truth-twins.jsonl`, `tests/data/truth073-twins.jsonl`),
+/// beyond the truth it also is.
 struct Twin {
     file: String,
     entry: String,
@@ -506,11 +522,16 @@ struct Twin {
     of_reason: String,
 }
 
-fn twin_lines() -> Vec<Twin> {
-    let text = std::fs::read_to_string(root().join(twins().truth)).unwrap();
+fn twin_lines(twins: &Set) -> Vec<Twin> {
+    let text = std::fs::read_to_string(root().join(twins.truth)).unwrap();
     text.lines()
         .map(|l| {
             let v: Value = serde_json::from_str(l).unwrap();
+            assert_eq!(
+                v["pi"], twins.pi,
+                "the twins were written by Pi {}",
+                twins.pi
+            );
             let s = |k: &str| v[k].as_str().unwrap().to_string();
             Twin {
                 file: s("file"),
@@ -560,10 +581,9 @@ fn canonical(text: &str) -> Vec<Value> {
         .collect()
 }
 
-/// The held-out set that holds a twin's original session.
-fn set_of(twin: &Twin) -> Set {
-    [heldout(), heldout2()]
-        .into_iter()
+/// The held-out set, of `sets`, that holds a twin's original session.
+fn set_of<'a>(twin: &Twin, sets: &'a [Set]) -> &'a Set {
+    sets.iter()
         .find(|s| s.dir.join(&twin.of).is_file())
         .unwrap_or_else(|| panic!("{}: no held-out session {}", twin.file, twin.of))
 }
@@ -585,15 +605,27 @@ fn nth_compaction(text: &str, n: usize) -> String {
 /// both the same vague trigger (with the windows known and without), so it is wrong on neither.
 #[test]
 fn twins_are_the_same_file_with_another_reason_and_stay_vague() {
-    let lines = twin_lines();
-    assert!(lines.len() >= 59, "the committed twins");
+    check_twins(&twins(), &[heldout(), heldout2()], 59);
+}
+
+/// The same for Pi 0.73.1's held-out set and its twins.
+#[test]
+fn pi073_twins_are_the_same_file_with_another_reason_and_stay_vague() {
+    check_twins(&twins073(), &[heldout073()], PI073_TWINS);
+}
+
+/// Each twin of `twins` (at least `committed` of them) is its session of `sets` up to ids and
+/// times, with another reason, and pi-compactions leaves both vague by the same rules.
+fn check_twins(twins: &Set, sets: &[Set], committed: usize) {
+    let lines = twin_lines(twins);
+    assert!(lines.len() >= committed, "the committed twins");
     for known in [true, false] {
-        let theirs = twins().reports(known);
-        let ours = [heldout().reports(known), heldout2().reports(known)];
+        let theirs = twins.reports(known);
+        let ours: Vec<_> = sets.iter().map(|s| s.reports(known)).collect();
         for t in &lines {
-            let set = set_of(t);
+            let set = set_of(t, sets);
             let original = std::fs::read_to_string(set.dir.join(&t.of)).unwrap();
-            let twin = std::fs::read_to_string(twins().dir.join(&t.file)).unwrap();
+            let twin = std::fs::read_to_string(twins.dir.join(&t.file)).unwrap();
             assert!(
                 canonical(&original) == canonical(&twin),
                 "{} is not {} up to ids and times",
@@ -635,13 +667,22 @@ fn twins_are_the_same_file_with_another_reason_and_stay_vague() {
     }
 }
 
+/// The compactions of the sessions `texts` (name → text) that have a twin in `lines`.
+fn twinned(texts: &BTreeMap<String, String>, lines: &[Twin]) -> Vec<(String, String)> {
+    lines
+        .iter()
+        .filter(|t| texts.contains_key(&t.of))
+        .map(|t| (t.of.clone(), nth_compaction(&texts[&t.of], t.compaction)))
+        .collect()
+}
+
 /// The ceiling: on each held-out set the best any rule reading the file could score without
 /// being wrong is the compactions that have no twin. The rules reach it: every compaction they
 /// leave vague (with the windows known) has a twin. (Held-out 20261130: 98 of 126, 77.8%;
 /// 20261215: 107 of 138, 77.5%; docs/FORMAT.md says what ≥ 90% would need.)
 #[test]
 fn heldout_sets_are_scored_at_their_ceiling() {
-    let lines = twin_lines();
+    let lines = twin_lines(&twins());
     for (set, ceiling, total) in [(heldout(), 98, 126), (heldout2(), 107, 138)] {
         let truth = set.truth();
         let got = set.reports(true);
@@ -653,11 +694,7 @@ fn heldout_sets_are_scored_at_their_ceiling() {
                 (f, t)
             })
             .collect();
-        let twinned: Vec<(String, String)> = lines
-            .iter()
-            .filter(|t| texts.contains_key(&t.of))
-            .map(|t| (t.of.clone(), nth_compaction(&texts[&t.of], t.compaction)))
-            .collect();
+        let twinned = twinned(&texts, &lines);
         assert_eq!(truth.len(), total);
         assert_eq!(total - twinned.len(), ceiling, "{}", set.truth);
         for t in &truth {
@@ -671,4 +708,105 @@ fn heldout_sets_are_scored_at_their_ceiling() {
             );
         }
     }
+}
+
+/// The committed twins of Pi 0.73.1's held-out set.
+const PI073_TWINS: usize = 69;
+
+/// What lies before a compaction of Pi 0.73.1 that is vague and has no twin, read in its
+/// session: `/compact` while tools ran (the line before is a reply that called tools: 0.73.1's
+/// `compact()` disconnects the session before aborting the run, so the aborted reply and the
+/// tool results never reach the file, where Esc writes them), `/compact` before any reply, or
+/// `/compact` after a compaction and a model switch with no reply between (Pi refuses
+/// `/compact` right after a compaction, "Already compacted", but not after a model_change).
+fn untwinned_kind(text: &str, entry: &str) -> &'static str {
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let at = lines.iter().position(|e| e["id"] == entry).unwrap();
+    let before = &lines[..at];
+    let last_reply = before
+        .iter()
+        .rposition(|e| e["type"] == "message" && e["message"]["role"] == "assistant");
+    match last_reply {
+        None => "before any reply",
+        Some(i) if i + 1 == at && before[i]["message"]["stopReason"] == "toolUse" => {
+            "while tools ran"
+        }
+        Some(i)
+            if before[i + 1..].iter().any(|e| e["type"] == "compaction")
+                && before[i + 1..].iter().any(|e| e["type"] == "model_change") =>
+        {
+            "after a compaction and a model switch"
+        }
+        Some(_) => "other",
+    }
+}
+
+/// Pi 0.73.1's ceiling, measured by its twins (`truth.mjs --pi 0.73.1 --twins 20261205 40`):
+/// of the held-out set's 142 compactions, 69 have a twin, so no rule reading the file can get
+/// more than 73 right (51.4%) with none wrong. pi-compactions gets 53 (37.3%, windows known):
+/// it leaves the 69 with a twin vague, and 20 without one, all `/compact` (Pi: manual): 13
+/// while tools ran, 4 before any reply, 3 after a compaction and a model switch with no reply
+/// between (docs/FORMAT.md, "The ceiling"). The counts of the data are equalities; right is a
+/// floor and the vague without a twin a ceiling, kind by kind, so a rule change that loses a
+/// right label fails.
+#[test]
+fn pi073_heldout_ceiling_and_the_distance_to_it() {
+    let lines = twin_lines(&twins073());
+    let set = heldout073();
+    let truth = set.truth();
+    let got = set.reports(true);
+    let texts: BTreeMap<String, String> = set
+        .files()
+        .into_iter()
+        .map(|f| {
+            let t = std::fs::read_to_string(set.dir.join(&f)).unwrap();
+            (f, t)
+        })
+        .collect();
+    let twinned = twinned(&texts, &lines);
+    assert_eq!(lines.len(), PI073_TWINS);
+    assert_eq!(truth.len(), 142);
+    assert_eq!(twinned.len(), 69);
+    let ceiling = truth.len() - twinned.len();
+    assert_eq!(ceiling, 73);
+    let (mut right, mut vague) = (0, 0);
+    let mut untwinned: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for t in &truth {
+        let key = (t.file.clone(), t.entry.clone());
+        let r = &got[&key];
+        if r["trigger"] == t.reason.as_str() {
+            assert!(!twinned.contains(&key), "{key:?}: right, yet it has a twin");
+            right += 1;
+            continue;
+        }
+        // Not wrong (pi073_heldout_with_the_windows_known_none_wrong): vague.
+        vague += 1;
+        if !twinned.contains(&key) {
+            assert_eq!(t.reason, "manual", "{key:?}: vague without a twin");
+            untwinned
+                .entry(untwinned_kind(&texts[&t.file], &t.entry))
+                .or_default()
+                .push(format!("{key:?} ({})", r["evidence"]));
+        }
+    }
+    let count = |kind: &str| untwinned.get(kind).map_or(0, Vec::len);
+    let without: usize = untwinned.values().map(Vec::len).sum();
+    assert_eq!(right + vague, truth.len());
+    assert_eq!(right + without, ceiling, "right and vague without a twin");
+    assert!(right >= 53, "{right} right, fewer than 53");
+    assert!(
+        without <= 20,
+        "{without} vague without a twin: {untwinned:#?}"
+    );
+    for (kind, most) in [
+        ("while tools ran", 13),
+        ("before any reply", 4),
+        ("after a compaction and a model switch", 3),
+    ] {
+        assert!(count(kind) <= most, "{kind}: {:#?}", untwinned[kind]);
+    }
+    assert_eq!(count("other"), 0, "{:#?}", untwinned.get("other"));
 }

@@ -37,7 +37,7 @@ crypto.randomUUID = () => {
 	return `${hex}-0000-4000-8000-${hex.padStart(12, "0")}`;
 };
 // `--pi 0.73.1` (anywhere in the arguments) drives Pi 0.73.1 instead (`@mariozechner/*`
-// 0.73.1, installed in ../pi-truth-073): the scenarios and the held-out set, not the twins.
+// 0.73.1, installed in ../pi-truth-073): the scenarios, the held-out set and its twins.
 const PI_AT = process.argv.indexOf("--pi");
 const PI073 = PI_AT !== -1;
 if (PI073) {
@@ -53,7 +53,6 @@ const TWINS = process.argv[2] === "--twins";
 const HELDOUT = process.argv[2] === "--heldout" || TWINS;
 const HELDOUT_SEED = HELDOUT ? Number(process.argv[3]) : 0;
 const HELDOUT_COUNT = HELDOUT ? Number(process.argv[4]) : 0;
-if (PI073 && TWINS) throw new Error("--twins is for Pi 1.6.0 only");
 if (HELDOUT && !(Number.isInteger(HELDOUT_SEED) && HELDOUT_SEED > 0 && Number.isInteger(HELDOUT_COUNT) && HELDOUT_COUNT > 0))
 	throw new Error("usage: truth.mjs --heldout|--twins SEED COUNT OUT (SEED and COUNT positive integers)");
 let randomState = HELDOUT ? HELDOUT_SEED : 42;
@@ -461,7 +460,7 @@ if (TWINS) {
 		work: path.join(WORK, "twins"),
 		truth,
 		random: { get: () => randomState, set: (s) => (randomState = s) },
-		generator: { scenario, models: MODELS, files: HELDOUT_FILES, words, replies: { reply, readCall, errorReply, usage, fauxAssistantMessage }, overflowTexts: OVERFLOW_TEXTS },
+		generator: { scenario, models: MODELS, files: HELDOUT_FILES, words, replies: { reply, readCall, errorReply, usage, fauxAssistantMessage }, overflowTexts: HELDOUT_TEXTS },
 	});
 	for (const t of found) console.log(JSON.stringify(t));
 } else if (HELDOUT) {
