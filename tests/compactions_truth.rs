@@ -24,10 +24,9 @@
 //! auto-compaction off or after Pi's own attempt failed, and the file is the same. The twins
 //! prove it compaction by compaction: every compaction the rules leave vague on Pi 1.6.0's
 //! held-out sets has a twin, a session Pi wrote the same up to ids and times with another
-//! reason, so they score at the ceiling. On Pi 0.73.1's held-out set 69 of the 89 vague have a
-//! twin, so the ceiling is 73 of 142 and the rules get 53: the 20 vague without a twin are all
-//! `/compact` (while tools ran, before any reply, or after a compaction and a model switch)
-//! (docs/FORMAT.md, "How the trigger is inferred", "The ceiling").
+//! reason, so they score at the ceiling. On Pi 0.73.1's held-out set 69 of the 82 vague have a
+//! twin, so the ceiling is 73 of 142 and the rules get 60: the 13 vague without a twin are all
+//! `/compact` while tools ran (docs/FORMAT.md, "How the trigger is inferred", "The ceiling").
 
 use crate::util::records::parse_records;
 use crate::util::*;
@@ -258,12 +257,12 @@ fn pi073_scenarios_without_the_windows_none_wrong() {
 /// Pi 0.73.1's held-out set: 142 compactions (34 threshold, 66 overflow, 42 manual).
 #[test]
 fn pi073_heldout_with_the_windows_known_none_wrong() {
-    heldout073().score(true).check(53, 142);
+    heldout073().score(true).check(60, 142);
 }
 
 #[test]
 fn pi073_heldout_without_the_windows_none_wrong() {
-    heldout073().score(false).check(34, 142);
+    heldout073().score(false).check(41, 142);
 }
 
 /// Pi 0.73.1's files are read by its own rules (none of Pi 1.x's signatures), and the rules
@@ -327,13 +326,14 @@ fn pi073_rules_are_exercised_and_right() {
     for (rule, reason) in [
         ("overflow_error", "overflow"),
         ("under_threshold", "manual"),
+        ("no_reply_since", "manual"),
     ] {
         let reasons = seen
             .get(rule)
             .unwrap_or_else(|| panic!("rule {rule} never decides on the 0.73.1 truth"));
         assert!(reasons.iter().all(|r| r == reason), "{rule}: {reasons:?}");
     }
-    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen.len(), 3, "{seen:?}");
     // Where a rule is left undecided, Pi gave more than one reason in the recorded run.
     for rule in [
         "no_retry",
@@ -746,12 +746,13 @@ fn untwinned_kind(text: &str, entry: &str) -> &'static str {
 
 /// Pi 0.73.1's ceiling, measured by its twins (`truth.mjs --pi 0.73.1 --twins 20261205 40`):
 /// of the held-out set's 142 compactions, 69 have a twin, so no rule reading the file can get
-/// more than 73 right (51.4%) with none wrong. pi-compactions gets 53 (37.3%, windows known):
-/// it leaves the 69 with a twin vague, and 20 without one, all `/compact` (Pi: manual): 13
-/// while tools ran, 4 before any reply, 3 after a compaction and a model switch with no reply
-/// between (docs/FORMAT.md, "The ceiling"). The counts of the data are equalities; right is a
-/// floor and the vague without a twin a ceiling, kind by kind, so a rule change that loses a
-/// right label fails.
+/// more than 73 right (51.4%) with none wrong. pi-compactions gets 60 (42.3%, windows known):
+/// it leaves the 69 with a twin vague, and 13 without one, all `/compact` while tools ran (Pi:
+/// manual). The 7 /compact before any reply, or after a compaction and a model switch with no
+/// reply between, are decided by no_reply_since (written after this set was made, and checked
+/// on one made after it: docs/FORMAT.md, "The ceiling"). The counts of the data are
+/// equalities; right is a floor and the vague without a twin a ceiling, kind by kind, so a rule
+/// change that loses a right label fails.
 #[test]
 fn pi073_heldout_ceiling_and_the_distance_to_it() {
     let lines = twin_lines(&twins073());
@@ -796,15 +797,15 @@ fn pi073_heldout_ceiling_and_the_distance_to_it() {
     let without: usize = untwinned.values().map(Vec::len).sum();
     assert_eq!(right + vague, truth.len());
     assert_eq!(right + without, ceiling, "right and vague without a twin");
-    assert!(right >= 53, "{right} right, fewer than 53");
+    assert!(right >= 60, "{right} right, fewer than 60");
     assert!(
-        without <= 20,
+        without <= 13,
         "{without} vague without a twin: {untwinned:#?}"
     );
     for (kind, most) in [
         ("while tools ran", 13),
-        ("before any reply", 4),
-        ("after a compaction and a model switch", 3),
+        ("before any reply", 0),
+        ("after a compaction and a model switch", 0),
     ] {
         assert!(count(kind) <= most, "{kind}: {:#?}", untwinned[kind]);
     }

@@ -285,6 +285,7 @@ pub enum EvidenceRule {
     AutoCompactionUnproven,
     ModelSwitch,
     UnderThreshold,
+    NoReplySince,
     SettingsAssumed,
 }
 

@@ -22,6 +22,9 @@ pub(super) enum EntryType {
     Usage,
     Compaction,
     BranchSummary,
+    /// An entry that changes a setting or names something and starts nothing: a
+    /// thinking_level_change, a label, a session_info.
+    Setting,
     Other,
 }
 
@@ -35,6 +38,9 @@ impl EntryType {
                 b"\"usage\"" => Some(EntryType::Usage),
                 b"\"compaction\"" => Some(EntryType::Compaction),
                 b"\"branch_summary\"" => Some(EntryType::BranchSummary),
+                b"\"thinking_level_change\"" | b"\"label\"" | b"\"session_info\"" => {
+                    Some(EntryType::Setting)
+                }
                 _ => None,
             })
         });

@@ -14,7 +14,7 @@ use super::records::{
     EntryPlace, OptIn,
 };
 use super::reserve::{ReserveSource, Reserves};
-use super::session::{id_text, EntryId, ModelIx, ParentRef, RecentKind, SessionMemory};
+use super::session::{id_text, EntryId, Link, ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::trigger::{
     awaits_next_reply, infer_trigger, recorded_trigger, settle_continuation, AssistantFacts,
     AutoOn, Basis, Clues, Place, StopReason,
@@ -218,8 +218,12 @@ impl Reporter<'_, '_> {
             let waiting = AwaitingContext::new(facts, id.as_ref(), linear);
             s.waiting.push(Waiting::Compaction(waiting));
         }
+        let parent_link = match parent {
+            ParentRef::Root => Link::Root,
+            _ => Link::from(parent_id),
+        };
         s.memory
-            .remember(line, id, parent_id, read.kind, read.model);
+            .remember(line, id, parent_link, read.kind, read.model);
     }
 
     /// Reads the entry with id `id` by its `type`; `inherited` is the model in effect at its
@@ -256,6 +260,7 @@ impl Reporter<'_, '_> {
                 };
             }
             EntryType::Usage => s.memory.pi1 = true,
+            EntryType::Setting => read.kind = RecentKind::Setting,
             EntryType::Compaction => {
                 read.kind = RecentKind::Compaction;
                 read.compaction = Some(Box::new(
@@ -406,6 +411,7 @@ impl Reporter<'_, '_> {
             None
         };
         let shown = id.map(EntryId::text);
+        let quiet = if pi1 { None } else { m.quiet(parent) };
         let (trigger, basis, evidence) = infer_trigger(&Clues {
             line,
             entry: shown.as_deref(),
@@ -425,6 +431,7 @@ impl Reporter<'_, '_> {
             from_hook: summarized.from_hook,
             uncompacted: uncompacted.as_ref(),
             auto_on: m.auto_on.as_ref(),
+            quiet: quiet.as_ref(),
         });
         CompactionFacts {
             line,

@@ -6,7 +6,7 @@
 //! to the previous compaction, and to know the model in effect; and the session's models,
 //! interned.
 
-use super::trigger::{AssistantFacts, AutoOn, Before, Place, StopReason, Uncompacted};
+use super::trigger::{AssistantFacts, AutoOn, Before, Place, Quiet, StopReason, Uncompacted};
 use crate::hash::{hash_str, FastMap, Prehashed};
 use crate::reader::{Entry, ParentLink};
 use hashbrown::HashTable;
@@ -228,13 +228,41 @@ pub(super) enum RecentKind {
     },
     ModelChange,
     Compaction,
+    /// A thinking_level_change, a label or a session_info: no part of a turn.
+    Setting,
     Other,
+}
+
+/// How a remembered entry names its parent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum Link {
+    Id(EntryId),
+    /// `parentId` null (or empty): the first entry of its branch.
+    Root,
+    /// No usable `parentId`.
+    Unknown,
+}
+
+impl Link {
+    fn id(&self) -> Option<&EntryId> {
+        match self {
+            Link::Id(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// A parent id, or none: root or not is not known from it.
+impl From<Option<EntryId>> for Link {
+    fn from(parent: Option<EntryId>) -> Link {
+        parent.map_or(Link::Unknown, Link::Id)
+    }
 }
 
 /// A remembered entry.
 struct RecentEntry {
     line: u64,
-    parent: Option<EntryId>,
+    parent: Link,
     kind: RecentKind,
     /// The model in effect at it.
     model: ModelIx,
@@ -342,14 +370,45 @@ impl RecentEntries {
                     }
                 }
                 RecentKind::ModelChange => b.model_changed = true,
-                RecentKind::Other => {}
+                RecentKind::Setting | RecentKind::Other => {}
             }
-            let Some(p) = entry.parent.as_ref().map(EntryId::key) else {
+            let Some(p) = entry.parent.id().map(EntryId::key) else {
                 break;
             };
             cur = p;
         }
         b
+    }
+
+    /// Whether only model changes and settings lie on the chain from the entry with id `parent`
+    /// back to the previous compaction or the branch's first entry, at least one (see
+    /// [`Quiet`]); `None` when anything else lies there, nothing does (Pi compacts nothing
+    /// right after a compaction: `prepareCompaction`), or the chain is forgotten or has no
+    /// usable link.
+    fn quiet(&self, parent: &str) -> Option<Quiet> {
+        let mut cur = parent;
+        for step in 0..RECENT {
+            let (id, entry) = self.get_key_value(cur)?;
+            match entry.kind {
+                RecentKind::Compaction if step > 0 => {
+                    let previous = Place {
+                        line: entry.line,
+                        id: Some(id.clone()),
+                    };
+                    return Some(Quiet {
+                        previous: Some(previous),
+                    });
+                }
+                RecentKind::ModelChange | RecentKind::Setting => {}
+                _ => return None,
+            }
+            match &entry.parent {
+                Link::Id(p) => cur = p.key(),
+                Link::Root => return Some(Quiet { previous: None }),
+                Link::Unknown => return None,
+            }
+        }
+        None
     }
 
     /// Walking back from the entry with id `parent` to the previous compaction: the last reply
@@ -400,7 +459,7 @@ impl RecentEntries {
                 }
                 _ => {}
             }
-            cur = entry.parent.as_ref()?.key();
+            cur = entry.parent.id()?.key();
         }
         None
     }
@@ -498,6 +557,17 @@ impl SessionMemory {
         }
     }
 
+    /// Whether no message lies on the chain before an entry with this parent, back to the
+    /// previous compaction or the branch's first entry (see [`Quiet`]); never where file order
+    /// stands in for the chain.
+    pub fn quiet(&self, parent: &ParentRef<'_>) -> Option<Quiet> {
+        match parent {
+            ParentRef::Id(p) if !self.linear => self.recent.quiet(p),
+            // The branch's first entry: Pi compacts an empty branch neither way.
+            _ => None,
+        }
+    }
+
     /// An earlier reply on the chain over the threshold that Pi did not compact (see
     /// [`Uncompacted`]); `limit` gives a model's `window - reserve`.
     pub fn uncompacted(
@@ -535,10 +605,11 @@ impl SessionMemory {
         &mut self,
         line: u64,
         id: Option<EntryId>,
-        parent: Option<EntryId>,
+        parent: impl Into<Link>,
         kind: RecentKind,
         model: ModelIx,
     ) {
+        let parent = parent.into();
         match &kind {
             RecentKind::User | RecentKind::Compaction => self.file_last = None,
             RecentKind::Assistant(a) => self.file_last = Some(a.clone()),
@@ -673,6 +744,37 @@ mod tests {
         );
         assert!(s.has_seen(&"u".into()) && !s.has_seen(&"gone".into()));
         assert_eq!(s.first_kept_line(Some(&"b".into()), None), Some(3));
+    }
+
+    /// Only model changes and settings (one at least) back to the previous compaction, or to
+    /// the branch's first entry: quiet; any message, nothing, a link that is not known, or a
+    /// chain forgotten: not.
+    #[test]
+    fn quiet_is_no_message_back_to_a_compaction_or_the_start() {
+        let mut s = tree();
+        s.remember(2, id("m"), Link::Root, RecentKind::ModelChange, NO_MODEL);
+        s.remember(3, id("t"), id("m"), RecentKind::Setting, NO_MODEL);
+        s.remember(4, id("c"), id("t"), RecentKind::Compaction, NO_MODEL);
+        s.remember(5, id("m2"), id("c"), RecentKind::ModelChange, NO_MODEL);
+        s.remember(6, id("u"), id("m2"), RecentKind::User, NO_MODEL);
+        s.remember(7, id("x"), None, RecentKind::Setting, NO_MODEL);
+        s.remember(8, id("o"), id("c"), RecentKind::Other, NO_MODEL);
+        let quiet = |p: &str| {
+            s.quiet(&ParentRef::Id(p.into()))
+                .map(|q| q.previous.map(|p| p.line))
+        };
+        assert_eq!(quiet("t"), Some(None), "back to the start");
+        assert_eq!(quiet("m2"), Some(Some(4)), "back to the compaction");
+        assert_eq!(quiet("c"), None, "right after a compaction");
+        assert_eq!(quiet("u"), None, "a message");
+        assert_eq!(quiet("o"), None, "another entry");
+        assert_eq!(quiet("x"), None, "no usable parentId");
+        assert_eq!(quiet("gone"), None, "forgotten");
+        assert_eq!(s.quiet(&ParentRef::Root), None, "an empty branch");
+        assert_eq!(s.quiet(&ParentRef::Unknown), None);
+        let mut linear = SessionMemory::new("v1".into(), true);
+        linear.remember(2, id("m"), Link::Root, RecentKind::ModelChange, NO_MODEL);
+        assert_eq!(linear.quiet(&ParentRef::Id("m".into())), None, "file order");
     }
 
     /// A reply on `line` that ended with `stop` and whose context is `total` tokens.
@@ -824,7 +926,7 @@ mod tests {
             };
             let entry = RecentEntry {
                 line,
-                parent: None,
+                parent: Link::Unknown,
                 kind: RecentKind::Other,
                 model: NO_MODEL,
             };

@@ -178,6 +178,15 @@ pub(super) struct Before {
     pub partial: bool,
 }
 
+/// Nothing but model changes and settings (thinking_level_change, label, session_info), one at
+/// least, lies on a compaction's parent chain back to the previous compaction or the branch's
+/// first entry: no message, so no reply since the latest compaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Quiet {
+    /// The previous compaction; none when the chain goes back to the branch's first entry.
+    pub previous: Option<Place>,
+}
+
 /// Evidence that auto-compaction did not run when the context was over the threshold: a reply
 /// over it, followed on the branch by the next request to the model (a prompt, or the next
 /// reply of the same run) with no compaction between.
@@ -293,6 +302,9 @@ pub(super) struct Clues<'a> {
     /// Pi 1.x: the latest compaction that shows auto-compaction on, when nothing since shows
     /// it off (see [`AutoOn`]).
     pub auto_on: Option<&'a AutoOn>,
+    /// Pi 0.73.1: no message on the chain since the previous compaction or the branch's start
+    /// (see [`Quiet`]).
+    pub quiet: Option<&'a Quiet>,
 }
 
 impl Clues<'_> {
@@ -393,10 +405,16 @@ pub(super) fn infer_trigger(c: &Clues<'_>) -> (Trigger, Basis, Vec<Evidence>) {
 /// - over_threshold: listed with what speaks for or against auto-compaction
 ///   ([`over_threshold_after_reply`]), never deciding;
 /// - under_threshold: at or below the limit after a reply that is none of these, Pi's check
-///   compacts nothing, so `compact()` (/compact or an extension's `ctx.compact()`).
+///   compacts nothing, so `compact()` (/compact or an extension's `ctx.compact()`);
+/// - no_reply_since: no message at all since the previous compaction (or the branch's start),
+///   only model changes and settings ([`Quiet`]): Pi's check runs on a reply and skips one
+///   from before the latest compaction, so `compact()` (seen in the recorded runs: /compact
+///   before any reply, and after a compaction and a model switch; Pi's own attempts there
+///   compacted nothing). Not for an extension-written compaction (fromHook).
 ///
 /// length_stop is listed and decides nothing: 0.73.1 has no compaction for a truncated reply.
 fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
+    let first = evidence.len();
     let mut inferred = None;
     let b = c.before;
     let nearest = b.assistant.as_ref();
@@ -456,6 +474,17 @@ fn pi0_rules(c: &Clues<'_>, evidence: &mut Vec<Evidence>) -> Option<Trigger> {
             "length_stop",
             "the assistant message right before ended with stopReason length: Pi 0.73.1 does not compact for that (only for output 0 with the window filled, filled_window)",
         ));
+    }
+    if let (None, Some(q), false) = (inferred, c.quiet, c.from_hook == Some(true)) {
+        let detail = |since: &str| {
+            format!("no message since {since}, only model changes and settings: Pi 0.73.1 compacts on its own only when it checks a reply, and skips a reply from before the latest compaction, so /compact (or an extension's compact)")
+        };
+        let e = match &q.previous {
+            Some(p) => Evidence::at(p, "no_reply_since", detail("this earlier compaction")),
+            None => c.here("no_reply_since", detail("the start of the branch")),
+        };
+        evidence.insert(first, e);
+        inferred = Some(Trigger::Manual);
     }
     inferred
 }
@@ -715,6 +744,7 @@ mod tests {
             from_hook: None,
             uncompacted: None,
             auto_on: None,
+            quiet: None,
         }
     }
 
@@ -1053,6 +1083,45 @@ mod tests {
             Trigger::Unknown,
             "no reply before"
         );
+    }
+
+    /// No message since the previous compaction (or the branch's start): Pi 0.73.1's check
+    /// has no reply to look at, so /compact, over the threshold or not; its evidence is the
+    /// previous compaction, first. Not for an extension's compaction, nor for Pi 1.x.
+    #[test]
+    fn pi0_no_reply_since_the_last_compaction_is_manual() {
+        let none = Before::default();
+        let at_start = Quiet { previous: None };
+        let after = Quiet {
+            previous: Some(place(6)),
+        };
+        let quiet = |q, t| Clues {
+            quiet: Some(q),
+            ..pi0(&none, t)
+        };
+        assert_eq!(
+            verdict(&quiet(&at_start, 0)),
+            (Trigger::Manual, Basis::Inferred, vec!["no_reply_since"])
+        );
+        let (_, _, e) = infer_trigger(&quiet(&after, 190_000));
+        let rules: Vec<_> = e.iter().map(|e| (e.rule, e.line)).collect();
+        assert_eq!(
+            rules[..2],
+            [("no_reply_since", 6), ("over_threshold", 10)],
+            "the deciding rule first, the threshold listed"
+        );
+        assert_eq!(infer_trigger(&quiet(&after, 190_000)).0, Trigger::Manual);
+        let hook = Clues {
+            from_hook: Some(true),
+            ..quiet(&after, 0)
+        };
+        assert_eq!(verdict(&hook).0, Trigger::Unknown);
+        let pi1 = Clues {
+            pi1: true,
+            ..quiet(&at_start, 0)
+        };
+        assert!(!verdict(&pi1).2.contains(&"no_reply_since"));
+        assert_eq!(verdict(&pi0(&none, 0)).0, Trigger::Unknown, "not quiet");
     }
 
     #[test]
