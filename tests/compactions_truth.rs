@@ -126,6 +126,17 @@ impl Set {
         files
     }
 
+    /// Each session file's text, by name.
+    fn texts(&self) -> BTreeMap<String, String> {
+        self.files()
+            .into_iter()
+            .map(|f| {
+                let t = std::fs::read_to_string(self.dir.join(&f)).unwrap();
+                (f, t)
+            })
+            .collect()
+    }
+
     /// pi-compactions' verdict on every compaction of the set: (file, entry) → the report.
     /// `known`: with the models' windows (`models.json`) and each session's reserve.
     fn reports(&self, known: bool) -> BTreeMap<(String, String), Value> {
@@ -686,14 +697,7 @@ fn heldout_sets_are_scored_at_their_ceiling() {
     for (set, ceiling, total) in [(heldout(), 98, 126), (heldout2(), 107, 138)] {
         let truth = set.truth();
         let got = set.reports(true);
-        let texts: BTreeMap<String, String> = set
-            .files()
-            .into_iter()
-            .map(|f| {
-                let t = std::fs::read_to_string(set.dir.join(&f)).unwrap();
-                (f, t)
-            })
-            .collect();
+        let texts = set.texts();
         let twinned = twinned(&texts, &lines);
         assert_eq!(truth.len(), total);
         assert_eq!(total - twinned.len(), ceiling, "{}", set.truth);
@@ -759,14 +763,7 @@ fn pi073_heldout_ceiling_and_the_distance_to_it() {
     let set = heldout073();
     let truth = set.truth();
     let got = set.reports(true);
-    let texts: BTreeMap<String, String> = set
-        .files()
-        .into_iter()
-        .map(|f| {
-            let t = std::fs::read_to_string(set.dir.join(&f)).unwrap();
-            (f, t)
-        })
-        .collect();
+    let texts = set.texts();
     let twinned = twinned(&texts, &lines);
     assert_eq!(lines.len(), PI073_TWINS);
     assert_eq!(truth.len(), 142);
