@@ -14,7 +14,7 @@ use super::records::{
     EntryPlace, OptIn,
 };
 use super::reserve::{ReserveSource, Reserves};
-use super::session::{id_text, EntryId, Link, ModelIx, ParentRef, RecentKind, SessionMemory};
+use super::session::{id_text, EntryId, ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::trigger::{
     awaits_next_reply, infer_trigger, recorded_trigger, settle_continuation, AssistantFacts,
     AutoOn, Basis, Clues, Place, StopReason,
@@ -191,7 +191,7 @@ impl Reporter<'_, '_> {
                 .map(|i| EntryId::of(&i))
         };
         let parent = ParentRef::of(e, linear);
-        let (inherited, parent_id) = s.memory.parent_link(&parent);
+        let (inherited, parent_link) = s.memory.parent_link(&parent);
         let read = self.read_kind(s, e, &parent, id.as_ref(), inherited, d);
 
         see_entry(
@@ -218,10 +218,6 @@ impl Reporter<'_, '_> {
             let waiting = AwaitingContext::new(facts, id.as_ref(), linear);
             s.waiting.push(Waiting::Compaction(waiting));
         }
-        let parent_link = match parent {
-            ParentRef::Root => Link::Root,
-            _ => Link::from(parent_id),
-        };
         s.memory
             .remember(line, id, parent_link, read.kind, read.model);
     }

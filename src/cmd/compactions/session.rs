@@ -252,7 +252,8 @@ impl Link {
     }
 }
 
-/// A parent id, or none: root or not is not known from it.
+/// A parent id, or none (not known to be the root), as the tests name one.
+#[cfg(test)]
 impl From<Option<EntryId>> for Link {
     fn from(parent: Option<EntryId>) -> Link {
         parent.map_or(Link::Unknown, Link::Id)
@@ -525,16 +526,19 @@ impl SessionMemory {
         }
     }
 
-    /// The model in effect at an entry's parent, and the parent's id (shared with its
-    /// remembered entry when there is one).
-    pub fn parent_link(&self, parent: &ParentRef<'_>) -> (ModelIx, Option<EntryId>) {
+    /// The model in effect at an entry's parent, and the link to remember (the parent's id
+    /// shared with its remembered entry when there is one).
+    pub fn parent_link(&self, parent: &ParentRef<'_>) -> (ModelIx, Link) {
         match parent {
             ParentRef::Id(p) => match self.recent.get_key_value(p) {
-                Some((k, n)) => (n.model, Some(k.clone())),
-                None => (self.file_model, Some(EntryId(smol_str::SmolStr::new(p)))),
+                Some((k, n)) => (n.model, Link::Id(k.clone())),
+                None => (
+                    self.file_model,
+                    Link::Id(EntryId(smol_str::SmolStr::new(p))),
+                ),
             },
-            ParentRef::Root => (NO_MODEL, None),
-            ParentRef::Unknown => (self.file_model, None),
+            ParentRef::Root => (NO_MODEL, Link::Root),
+            ParentRef::Unknown => (self.file_model, Link::Unknown),
         }
     }
 
@@ -862,10 +866,10 @@ mod tests {
         s.remember(3, id("b"), id("a"), RecentKind::Other, m + 1);
         assert_eq!(s.parent_link(&ParentRef::Id("a".into())).0, m);
         assert_eq!(s.parent_link(&ParentRef::Unknown).0, m + 1, "file order");
-        assert_eq!(s.parent_link(&ParentRef::Root).0, NO_MODEL);
+        assert_eq!(s.parent_link(&ParentRef::Root), (NO_MODEL, Link::Root));
         assert_eq!(
             s.parent_link(&ParentRef::Id("gone".into())),
-            (m + 1, id("gone"))
+            (m + 1, Link::Id("gone".into()))
         );
     }
 
