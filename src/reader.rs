@@ -1083,7 +1083,7 @@ fn report_long_line(line: &Line<'_>, stats: &mut Stats, d: &mut Diags) {
 /// for element types of one size and alignment, as here: `T` and `U` are one type but for
 /// the lifetime), and the map never runs.
 #[inline(always)]
-fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
+pub fn recycle<T, U>(mut v: Vec<T>) -> Vec<U> {
     v.clear();
     v.into_iter().map(|_| unreachable!()).collect()
 }

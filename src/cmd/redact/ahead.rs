@@ -13,7 +13,7 @@
 
 use super::check;
 use super::mask::Masker;
-use super::rewrite::{Hole, Holed, Rewriter, Scratch};
+use super::rewrite::{recycle, Hole, Holed, Member, Rewriter, Scratch};
 use super::tally::Tally;
 use crate::output::push_value;
 use crate::reader::{self, Entry};
@@ -47,6 +47,8 @@ pub(super) struct Rewritten {
     /// One record's output and tally, before they are added to the vectors.
     line: Vec<u8>,
     counts: Tally,
+    /// The vector a record's members are walked into, kept empty between records.
+    top: Vec<Member<'static>>,
 }
 
 /// One record of a [`Rewritten`] chunk.
@@ -124,7 +126,7 @@ impl Rewritten {
     fn add(&mut self, e: &Entry<'_>, how: &RewriteAhead) {
         let start = self.mark();
         let kind = e.kind().unwrap_or_default();
-        let (top, message) = super::walk(e);
+        let (top, message) = super::walk(e, recycle(std::mem::take(&mut self.top)));
         self.counts.clear();
         let scratch = std::mem::take(&mut self.scratch);
         let mut rw = Rewriter::ahead(&how.masker, &mut self.counts, scratch);
@@ -153,6 +155,7 @@ impl Rewritten {
             Done::Holed
         };
         self.scratch = rw.into_scratch();
+        self.top = recycle(top);
         if done != Done::No {
             self.out.extend_from_slice(&self.line);
             self.tally.extend_from_slice(self.counts.counts());

@@ -338,7 +338,25 @@ pub struct Masker {
     learned: Mutex<Learned>,
     /// How many secrets `learned` holds (read without its lock: most runs learn none).
     learned_count: AtomicUsize,
+    /// Whether the masker finds nothing in any of [`USAGE_KEYS`]: answered when it is made,
+    /// and kept among the answers of `keys`, so that a usage object copied whole
+    /// ([`Masker::usage_keys_plain`]) and one rewritten member by member agree.
+    usage_keys_plain: bool,
 }
+
+/// The keys Pi writes in a usage object and its `cost` (pi-ai's `Usage`, 0.73.1 to 1.6.0).
+pub const USAGE_KEYS: [&str; 10] = [
+    "input",
+    "output",
+    "cacheRead",
+    "cacheWrite",
+    "cacheWrite1h",
+    "reasoning",
+    "totalTokens",
+    "cost",
+    "total",
+    "totalFromProvider",
+];
 
 /// At most this many secrets found in kept text are remembered for the rest of the run.
 pub const LEARNED: usize = 4096;
@@ -427,12 +445,25 @@ impl Masker {
         exact.retain(|s| s.chars().count() >= MIN_EXACT);
         exact.sort_by_key(|s| std::cmp::Reverse(s.len()));
         exact.dedup();
-        Masker {
+        let mut masker = Masker {
             exact,
             keys: Mutex::default(),
             learned: Mutex::default(),
             learned_count: AtomicUsize::new(0),
-        }
+            usage_keys_plain: false,
+        };
+        let found = USAGE_KEYS
+            .iter()
+            .filter(|k| masker.key_finds_any(k))
+            .count();
+        masker.usage_keys_plain = found == 0;
+        masker
+    }
+
+    /// Whether the masker finds nothing in any of [`USAGE_KEYS`] (it finds nothing in them
+    /// unless a secret the user named is one of those words).
+    pub fn usage_keys_plain(&self) -> bool {
+        self.usage_keys_plain
     }
 
     /// Remembers a secret found in kept text (or under a credential's key) for the rest of the
@@ -1103,7 +1134,8 @@ mod tests {
         });
         let found: Vec<bool> = keys.iter().map(|k| m.key_finds_any(k)).collect();
         assert_eq!(found, [false, true, true, true, false]);
-        assert_eq!(m.keys.lock().unwrap().len(), keys.len());
+        // Each asked key once, besides the usage keys asked when the masker was made.
+        assert_eq!(m.keys.lock().unwrap().len(), USAGE_KEYS.len() + keys.len());
     }
 
     /// The prefilter is no weaker than the patterns: each pattern that matches a text finds

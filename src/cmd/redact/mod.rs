@@ -40,7 +40,7 @@ use ahead::{RewriteAhead, Rewritten};
 use ids::Renames;
 use mask::Masker;
 use paths::Pseudonyms;
-use rewrite::{members, Holed, Member, Members, Rewriter};
+use rewrite::{members, recycle, Holed, Member, Members, Rewriter};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use tally::Tally;
@@ -236,10 +236,8 @@ fn redact_to_dir(
 /// the reader noted them.
 type Walk<'a> = (Members<'a>, Option<(Raw<'a>, &'a [Member<'a>])>);
 
-/// The members of entry `e` as the reader found them.
-fn walk<'a>(e: &Entry<'a>) -> Walk<'a> {
-    // Room for a message's members (a dozen or so) from the start: no regrowth.
-    let mut top: Members<'a> = Members::with_capacity(16);
+/// The members of entry `e` as the reader found them, into `top` (empty).
+fn walk<'a>(e: &Entry<'a>, mut top: Members<'a>) -> Walk<'a> {
     top.extend(e.members());
     (top, e.message_members())
 }
@@ -251,6 +249,8 @@ struct Redactor<'a, 'o, 'w> {
     check: bool,
     out: &'o mut Out<'w>,
     buf: Vec<u8>,
+    /// The vector a record's members are walked into, kept empty between records.
+    top: Vec<Member<'static>>,
     /// The number of the next line written (lines are numbered from 1).
     next_line: u64,
     /// The first header, as written (`--out-dir` names the file after it).
@@ -288,6 +288,7 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
             check: !args.no_check,
             out,
             buf: Vec::new(),
+            top: Vec::with_capacity(16),
             next_line: 1,
             first_header: None,
             withheld: 0,
@@ -297,15 +298,16 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
         }
     }
 
-    /// Rewrites the record `object` of type `kind` (line `line`; `walk` gives its members, when
-    /// they are needed; `done`, how it was rewritten ahead, if it was) and writes it, unless
+    /// Rewrites the record `object` of type `kind` (line `line`; `walk` gives its members, into
+    /// the empty vector it is given, when they are needed; `done`, how it was rewritten ahead,
+    /// if it was) and writes it, unless
     /// the residual scan finds replaced text in it.
     #[allow(clippy::too_many_arguments)]
     fn write<'r>(
         &mut self,
         kind: &str,
         object: Raw<'r>,
-        walk: &dyn Fn() -> Walk<'r>,
+        walk: &dyn Fn(Members<'r>) -> Walk<'r>,
         line: u64,
         known_utf8: bool,
         done: Option<Holed<'_>>,
@@ -337,17 +339,23 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
                     self.copy(object);
                 }
             }
-            None => self.rewrite(kind, object, walked.insert(walk()), known_utf8),
+            None => {
+                let top = recycle(std::mem::take(&mut self.top));
+                self.rewrite(kind, object, walked.insert(walk(top)), known_utf8)
+            }
         }
         let mut leak = self.check.then(|| self.leak(object)).flatten();
         if leak.is_some() && !self.rw.check.masked.is_empty() {
             // Text masked in one place of the record but left in another (where no detector
             // saw it): rewrite once more, masking those strings everywhere.
             self.rw.also = std::mem::take(&mut self.rw.check.masked);
-            let walked = walked.get_or_insert_with(walk);
+            let walked = walked.get_or_insert_with(|| walk(recycle(std::mem::take(&mut self.top))));
             self.rewrite(kind, object, walked, known_utf8);
             self.rw.also.clear();
             leak = self.leak(object);
+        }
+        if let Some((top, _)) = walked {
+            self.top = recycle(top);
         }
         self.rw.count();
         if let Some(s) = leak {
@@ -403,7 +411,7 @@ impl Visitor for Redactor<'_, '_, '_> {
             let b = slot.line.bytes;
             let start = json::skip_ws(b, 0);
             if let Ok(raw) = json::validate(b[start..].trim_ascii_end()) {
-                let walk = || (members(raw), None);
+                let walk = |_| (members(raw), None);
                 self.write("title", raw, &walk, slot.line.no, false, None, d)?;
             }
         }
@@ -423,7 +431,7 @@ impl Visitor for Redactor<'_, '_, '_> {
         let Ok(raw) = json::validate(&b[start..=end]) else {
             return Ok(());
         };
-        let walk = || (members(raw), None);
+        let walk = |_| (members(raw), None);
         self.write("session", raw, &walk, h.line.no, false, None, d)?;
         if self.first_header.is_none() {
             self.first_header = Some(self.buf.clone());
@@ -435,7 +443,7 @@ impl Visitor for Redactor<'_, '_, '_> {
         let kind = e.kind().unwrap_or_default();
         let (line, utf8) = (e.line.no, e.is_utf8());
         let done = e.ahead_store::<Rewritten>().and_then(|(s, i)| s.get(i));
-        self.write(&kind, e.object, &|| walk(e), line, utf8, done, d)
+        self.write(&kind, e.object, &|top| walk(e, top), line, utf8, done, d)
     }
 
     fn end(&mut self, _d: &mut Diags) -> Result<(), Stop> {
