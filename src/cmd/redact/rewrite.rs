@@ -969,6 +969,16 @@ impl<'r> Rewriter<'r> {
         self.key(key, &name, a, out);
         if a == Act::Message && value.first() == Some(&b'{') {
             message(self, out);
+        } else if !matches!(value.first(), Some(b'{' | b'['))
+            && match a {
+                Act::Keep => true,
+                Act::Id => self.renames.is_none(),
+                Act::Time => self.shift.is_none(),
+                _ => false,
+            }
+        {
+            // What `value` does with it, without the call (most members are kept as they are).
+            self.keep(&value, out);
         } else {
             self.value(a, value, out, depth + 1, &name);
         }
@@ -1027,14 +1037,12 @@ impl<'r> Rewriter<'r> {
     /// Writes a member's key: as it is, but a key of data is replaced unless it is an
     /// identifier in which the masker finds nothing, and a key of a `usage` object when the
     /// masker finds something in it.
+    #[inline(always)]
     fn key(&mut self, raw_key: &[u8], name: &str, act: Act, out: &mut Vec<u8>) {
-        let replaced = match act {
-            Act::Data(Labels::Usage) => !self.is_plain_key(name) && self.masker.key_finds_any(name),
-            Act::Data(_) => !self.is_plain_key(name),
-            _ => false,
-        };
-        if replaced {
-            return self.key_replaced(name, out);
+        if let Act::Data(labels) = act {
+            if self.key_is_replaced(name, labels) {
+                return self.key_replaced(name, out);
+            }
         }
         let start = out.len();
         out.push(b'"');
@@ -1042,6 +1050,16 @@ impl<'r> Rewriter<'r> {
         out.push(b'"');
         self.check.on_purpose.push((start, out.len()));
         out.push(b':');
+    }
+
+    /// Whether [`Rewriter::key`] replaces a key of data. Out of line, as what follows: the
+    /// common path (a key copied as it is) is inline in the walk of the members.
+    #[inline(never)]
+    fn key_is_replaced(&mut self, name: &str, labels: Labels) -> bool {
+        match labels {
+            Labels::Usage => !self.is_plain_key(name) && self.masker.key_finds_any(name),
+            _ => !self.is_plain_key(name),
+        }
     }
 
     /// [`Rewriter::key`] of a key it replaces: out of line, so that the common path (a key
