@@ -9,7 +9,7 @@ mod kept;
 pub mod mapped;
 pub mod open;
 
-pub use driver::{exit_status, run, run_in_turn, Turn};
+pub use driver::{exit_status, run, run_in_turn, run_one_at_a_time, Turn};
 pub use open::{Contents, Opened};
 
 use std::ffi::OsString;

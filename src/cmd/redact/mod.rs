@@ -4,7 +4,7 @@
 //! Each record is rewritten on its own ([`rewrite`]): what a member is comes from where it
 //! stands, so the walk needs no state beyond the line but the pseudonym table ([`paths`]),
 //! which is shared by every file of a run. Inputs are therefore rewritten one after another,
-//! in argument order (each waits for its turn), so the pseudonyms do not depend on timing; a
+//! in argument order (by one worker), so the pseudonyms do not depend on timing; a
 //! large input's records are rewritten ahead on other cores with their paths left for the
 //! reader to fill in order ([`ahead`]).
 //! Before a line is written the residual scan ([`check`]) looks for replaced text in it.
@@ -104,21 +104,18 @@ impl Tool for Redact {
             }
         };
         let sources = args.inputs.sources();
-        let status = input::run_in_turn(
+        // One input after another (the pseudonyms depend on the order).
+        let status = input::run_one_at_a_time(
             "pi-redact",
             &sources,
             args.inputs.threads(),
-            |src, out, d, turn| {
-                if !turn.wait() {
-                    return Ok(());
-                }
+            |src, out, d| {
                 let mut s = lock(&state);
                 match &args.out_dir {
                     Some(dir) => redact_to_dir(args, &mut s, src, dir, d),
                     None => redact_source(args, &mut s, src, out, d),
                 }
             },
-            |_, _| Ok(()),
         );
         let s = into_inner(state);
         if args.report {
