@@ -38,7 +38,12 @@ impl Hasher for Xxh {
 
 /// XXH3-64 of a string: the key of tables that keep only a 64-bit hash of each id.
 pub fn hash_str(s: &str) -> u64 {
-    xxhash_rust::xxh3::xxh3_64(s.as_bytes())
+    hash_bytes(s.as_bytes())
+}
+
+/// [`hash_str`] of bytes (an id's key, `json::string_key`, which need not be UTF-8).
+pub fn hash_bytes(b: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(b)
 }
 
 /// XXH3-128 of some bytes: a key that stands for them in a table (a collision among even

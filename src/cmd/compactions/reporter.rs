@@ -14,7 +14,7 @@ use super::records::{
     EntryPlace, OptIn,
 };
 use super::reserve::{ReserveSource, Reserves};
-use super::session::{id_text, EntryId, ModelIx, ParentRef, RecentKind, SessionMemory};
+use super::session::{EntryId, ModelIx, ParentRef, RecentKind, SessionMemory};
 use super::trigger::{
     awaits_next_reply, infer_trigger, recorded_trigger, settle_continuation, AssistantFacts,
     AutoOn, Basis, Clues, Place, StopReason,
@@ -467,7 +467,10 @@ impl Reporter<'_, '_> {
         let from_found = e
             .key("fromId")
             .is_some_and(|f| m.has_seen(&EntryId::of(&f)));
-        let (shown, target) = (id.map(EntryId::text), parent.id().map(id_text));
+        let (shown, target) = (
+            id.map(EntryId::text),
+            parent.id().map(crate::json::key_text),
+        );
         let timestamp = e.str("timestamp");
         let mut buf = Vec::new();
         BranchSummaryReport {

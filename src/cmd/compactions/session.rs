@@ -7,9 +7,11 @@
 //! interned.
 
 use super::trigger::{AssistantFacts, AutoOn, Before, Place, Quiet, StopReason, Uncompacted};
-use crate::hash::{hash_str, FastMap, Prehashed};
+use crate::hash::{hash_bytes, hash_str, FastMap, Prehashed};
+use crate::json;
 use crate::reader::{Entry, ParentLink};
 use hashbrown::HashTable;
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -17,29 +19,28 @@ use std::hash::BuildHasherDefault;
 /// Entries whose links and facts are kept for walking a compaction's parent chain.
 pub(super) const RECENT: usize = 4096;
 
-/// An entry's id as pi-compactions compares it. Pi's JavaScript keeps ids that differ only in
-/// lone surrogate escapes apart (`"\ud800"`, `"\ud801"` and `"\ufffd"` are three ids), which
-/// their text (each lone surrogate shown as U+FFFD) does not, so an id is held as its *key*
-/// ([`id_key`]) and shown with [`EntryId::text`]. In a `SmolStr`: Pi's ids are 8 characters,
-/// which it holds in place (made, cloned and dropped without the allocator, which each entry
-/// paid twice as an `Rc<str>`); a longer one (past 23 bytes) is shared.
+/// An entry's id as pi-compactions compares it: its key ([`json::string_key`]), the bytes
+/// JavaScript compares it by (ids that differ only in lone surrogate escapes, `"\ud800"`,
+/// `"\ud801"` and `"\ufffd"`, are three ids), shown as text with [`EntryId::text`]. Held in
+/// place up to 24 bytes (Pi's ids are 8 characters): made, cloned and dropped without the
+/// allocator, which each entry paid twice as an `Rc<str>`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(super) struct EntryId(smol_str::SmolStr);
+pub(super) struct EntryId(SmallVec<[u8; 24]>);
 
 impl EntryId {
     /// The id whose [`json::string_key`] is `key`.
     pub fn of(key: &[u8]) -> EntryId {
-        EntryId(smol_str::SmolStr::new(id_key(key)))
+        EntryId(SmallVec::from_slice(key))
     }
 
     /// The id's key: what ids are compared and hashed by.
-    pub fn key(&self) -> &str {
+    pub fn key(&self) -> &[u8] {
         &self.0
     }
 
     /// The id as the records show it: each lone surrogate as U+FFFD, as every tool shows one.
     pub fn text(&self) -> Cow<'_, str> {
-        id_text(&self.0)
+        json::key_text(&self.0)
     }
 }
 
@@ -55,77 +56,6 @@ impl From<String> for EntryId {
     fn from(id: String) -> EntryId {
         EntryId::from(id.as_str())
     }
-}
-
-/// Marks a lone surrogate in an id's key (and, doubled, itself): a noncharacter, which no id
-/// Pi writes holds.
-const MARK: char = '\u{FDD0}';
-
-/// The key of an id from its [`json::string_key`] (valid UTF-8 but for lone surrogates, each
-/// in its 3-byte WTF-8 form): the id's text, except that each lone surrogate becomes [`MARK`]
-/// and the character U+F0000 + (its code − 0xD800), and a [`MARK`] in the text is doubled, so
-/// two ids have the same key only when JavaScript takes them for the same string. Every id
-/// without a lone surrogate or a [`MARK`] (every id Pi writes) is its own key, borrowed.
-pub(super) fn id_key(key: &[u8]) -> Cow<'_, str> {
-    // Both a lone surrogate (0xED 0xA0..) and MARK (0xEF 0xB7 0x90) start with these bytes.
-    if memchr::memchr2(0xED, 0xEF, key).is_none() {
-        if let Ok(s) = std::str::from_utf8(key) {
-            return Cow::Borrowed(s);
-        }
-    }
-    let mut out = String::with_capacity(key.len() + 4);
-    let mut rest = key;
-    while !rest.is_empty() {
-        let (valid, after) = match std::str::from_utf8(rest) {
-            Ok(s) => (s, &rest[rest.len()..]),
-            Err(e) => {
-                let (v, a) = rest.split_at(e.valid_up_to());
-                // SAFETY: `from_utf8` found these bytes valid.
-                (unsafe { std::str::from_utf8_unchecked(v) }, a)
-            }
-        };
-        for c in valid.chars() {
-            if c == MARK {
-                out.push(MARK);
-            }
-            out.push(c);
-        }
-        rest = match after {
-            [0xED, b1 @ 0xA0..=0xBF, b2 @ 0x80..=0xBF, tail @ ..] => {
-                let code = 0xD000 | (u32::from(b1 & 0x3F) << 6) | u32::from(b2 & 0x3F);
-                out.push(MARK);
-                out.push(char::from_u32(0xF0000 + code - 0xD800).unwrap_or('\u{FFFD}'));
-                tail
-            }
-            [] => after,
-            // Not a key's bytes (`string_key` makes any other invalid sequence U+FFFD): shown
-            // as it would be.
-            [_, tail @ ..] => {
-                out.push('\u{FFFD}');
-                tail
-            }
-        };
-    }
-    Cow::Owned(out)
-}
-
-/// An id's key ([`id_key`]) as text: each lone surrogate as U+FFFD.
-pub(super) fn id_text(key: &str) -> Cow<'_, str> {
-    if !key.contains(MARK) {
-        return Cow::Borrowed(key);
-    }
-    let mut out = String::with_capacity(key.len());
-    let mut chars = key.chars();
-    while let Some(c) = chars.next() {
-        if c != MARK {
-            out.push(c);
-        } else if chars.next() == Some(MARK) {
-            out.push(MARK);
-        } else {
-            out.push('\u{FFFD}');
-        }
-    }
-    Cow::Owned(out)
 }
 
 /// A model in the session's [`SeenModels`].
@@ -181,8 +111,8 @@ impl SeenModels {
 
 /// How an entry names its parent.
 pub(super) enum ParentRef<'a> {
-    /// The parent's id, as its key ([`id_key`]).
-    Id(Cow<'a, str>),
+    /// The parent's id, as its key ([`json::string_key`]).
+    Id(Cow<'a, [u8]>),
     Root,
     /// No usable `parentId` (v1 logs, odd entries): file order decides.
     Unknown,
@@ -196,16 +126,13 @@ impl<'a> ParentRef<'a> {
         }
         match e.parent() {
             ParentLink::Root => ParentRef::Root,
-            ParentLink::Id(p) => ParentRef::Id(match p {
-                Cow::Borrowed(k) => id_key(k),
-                Cow::Owned(k) => Cow::Owned(id_key(&k).into_owned()),
-            }),
+            ParentLink::Id(p) => ParentRef::Id(p),
             ParentLink::Absent | ParentLink::NotString(_) => ParentRef::Unknown,
         }
     }
 
-    /// The parent's id as its key ([`id_key`]), when it names one.
-    pub fn id(&self) -> Option<&str> {
+    /// The parent's id as its key ([`json::string_key`]), when it names one.
+    pub fn id(&self) -> Option<&[u8]> {
         match self {
             ParentRef::Id(p) => Some(p),
             _ => None,
@@ -293,17 +220,17 @@ impl RecentEntries {
         if self.by_id.len() == RECENT / 8 {
             let slots = &self.slots;
             self.by_id.reserve(RECENT - RECENT / 8, |&s| {
-                hash_str(slots[s as usize].0.key())
+                hash_bytes(slots[s as usize].0.key())
             });
         }
         if self.by_id.len() >= RECENT {
             let head = self.head;
-            let oldest = hash_str(self.slots[head].0.key());
+            let oldest = hash_bytes(self.slots[head].0.key());
             if let Ok(found) = self.by_id.find_entry(oldest, |&s| s as usize == head) {
                 found.remove();
             }
         }
-        let hash = hash_str(key.key());
+        let hash = hash_bytes(key.key());
         let slots = &mut self.slots;
         if let Some(&s) = self.by_id.find(hash, |&s| slots[s as usize].0 == key) {
             slots[s as usize].1 = entry;
@@ -319,15 +246,15 @@ impl RecentEntries {
             s
         };
         self.by_id
-            .insert_unique(hash, s as u32, |&s| hash_str(slots[s as usize].0.key()));
+            .insert_unique(hash, s as u32, |&s| hash_bytes(slots[s as usize].0.key()));
     }
 
     /// The entry whose id's key is `id` among those remembered, with its id.
-    fn get_key_value(&self, id: &str) -> Option<(&EntryId, &RecentEntry)> {
+    fn get_key_value(&self, id: &[u8]) -> Option<(&EntryId, &RecentEntry)> {
         let slots = &self.slots;
         let &s = self
             .by_id
-            .find(hash_str(id), |&s| slots[s as usize].0.key() == id)?;
+            .find(hash_bytes(id), |&s| slots[s as usize].0.key() == id)?;
         let (k, e) = &slots[s as usize];
         Some((k, e))
     }
@@ -335,7 +262,7 @@ impl RecentEntries {
     /// What lies at and above the entry with id `parent` on its parent chain, back to the
     /// nearest assistant message (see [`Before`]); the walk stops at a user message, a
     /// compaction, or where the chain is forgotten.
-    fn before(&self, parent: &str) -> Before {
+    fn before(&self, parent: &[u8]) -> Before {
         let mut b = Before::default();
         let mut hidden: Vec<(EntryId, Place)> = Vec::new();
         let mut met_message = false;
@@ -386,7 +313,7 @@ impl RecentEntries {
     /// [`Quiet`]); `None` when anything else lies there, nothing does (Pi compacts nothing
     /// right after a compaction: `prepareCompaction`), or the chain is forgotten or has no
     /// usable link.
-    fn quiet(&self, parent: &str) -> Option<Quiet> {
+    fn quiet(&self, parent: &[u8]) -> Option<Quiet> {
         let mut cur = parent;
         for step in 0..RECENT {
             let (id, entry) = self.get_key_value(cur)?;
@@ -421,7 +348,7 @@ impl RecentEntries {
     /// last reply it still shows the model); an omitted reply still marks a request.
     fn uncompacted(
         &self,
-        parent: &str,
+        parent: &[u8],
         limit: &dyn Fn(ModelIx) -> Option<i128>,
     ) -> Option<Uncompacted> {
         let mut next: Option<(Place, ModelIx)> = None;
@@ -532,10 +459,7 @@ impl SessionMemory {
         match parent {
             ParentRef::Id(p) => match self.recent.get_key_value(p) {
                 Some((k, n)) => (n.model, Link::Id(k.clone())),
-                None => (
-                    self.file_model,
-                    Link::Id(EntryId(smol_str::SmolStr::new(p))),
-                ),
+                None => (self.file_model, Link::Id(EntryId::of(p))),
             },
             ParentRef::Root => (NO_MODEL, Link::Root),
             ParentRef::Unknown => (self.file_model, Link::Unknown),
@@ -594,13 +518,13 @@ impl SessionMemory {
                 .filter(|&k| k >= 1 && k < self.records)
                 .and_then(|k| self.v1_lines.get(k as usize - 1).copied())
         } else {
-            entry.and_then(|f| self.seen.get(&hash_str(f.key())).copied())
+            entry.and_then(|f| self.seen.get(&hash_bytes(f.key())).copied())
         }
     }
 
     /// Whether an entry with id `id` came earlier in the session.
     pub fn has_seen(&self, id: &EntryId) -> bool {
-        self.seen.contains_key(&hash_str(id.key()))
+        self.seen.contains_key(&hash_bytes(id.key()))
     }
 
     /// Remembers the entry on `line` (its id, its parent's id, its kind and the model in effect
@@ -623,7 +547,7 @@ impl SessionMemory {
         if self.linear {
             self.v1_lines.push(line);
         } else if let Some(i) = id {
-            self.seen.insert(hash_str(i.key()), line);
+            self.seen.insert(hash_bytes(i.key()), line);
             self.recent.remember(
                 i,
                 RecentEntry {
@@ -662,12 +586,12 @@ mod tests {
         Some(EntryId::from(s))
     }
 
-    /// An id held in place and one shared are the same `str`: equal, hashed alike and found
-    /// by `&str` in a table; the longest held in place, one byte longer, and multi-byte text.
+    /// An id held in place and one on the heap are the same key: equal, hashed alike and
+    /// found in a table; the longest held in place, one byte longer, and multi-byte text.
     #[test]
-    fn ids_in_place_or_shared_are_their_text() {
-        // What `SmolStr` holds in place.
-        const INLINE_ID: usize = 23;
+    fn ids_in_place_or_on_the_heap_are_their_key() {
+        // What an `EntryId` holds in place.
+        const INLINE_ID: usize = 24;
         let texts = [
             String::new(),
             "6bfad1da".to_string(),
@@ -680,9 +604,10 @@ mod tests {
         let mut table: FastMap<EntryId, usize> = FastMap::default();
         for (i, t) in texts.iter().enumerate() {
             let id = EntryId::from(t.as_str());
-            assert_eq!(id.key(), t.as_str());
-            assert_eq!(id.clone().key(), t.as_str());
-            assert_eq!(id.0.is_heap_allocated(), t.len() > INLINE_ID, "{t}");
+            assert_eq!(id.key(), t.as_bytes());
+            assert_eq!(id.clone().key(), t.as_bytes());
+            assert_eq!(id.text(), t.as_str());
+            assert_eq!(id.0.spilled(), t.len() > INLINE_ID, "{t}");
             assert_eq!(id, EntryId::from(t.as_str()));
             table.insert(id, i);
         }
@@ -693,8 +618,8 @@ mod tests {
     }
 
     /// Ids as JSON writes them: those JavaScript takes for different strings get different
-    /// keys (a lone surrogate, another, a written U+FFFD, the marker written plainly, doubled,
-    /// or next to a surrogate), and each key shows as the reader shows the id's text.
+    /// keys (a lone surrogate, another, a written U+FFFD, a noncharacter written plainly,
+    /// doubled, or next to a surrogate), and each key shows as the reader shows the id's text.
     #[test]
     fn ids_get_one_key_each_as_javascript_compares_them() {
         let bodies = [
@@ -726,7 +651,6 @@ mod tests {
                 assert_eq!(a == b, same, "{} and {}", bodies[i], bodies[j]);
             }
         }
-        assert!(matches!(id_key(b"6bfad1da"), Cow::Borrowed("6bfad1da")));
     }
 
     #[test]
@@ -736,7 +660,11 @@ mod tests {
         s.remember(3, id("b"), id("a"), RecentKind::Other, NO_MODEL);
         s.remember(4, id("u"), id("b"), RecentKind::User, NO_MODEL);
         s.remember(5, id("c"), id("b"), RecentKind::Other, NO_MODEL);
-        let near = |p: &str| s.before(&ParentRef::Id(p.into())).assistant.map(|a| a.line);
+        let near = |p: &str| {
+            s.before(&ParentRef::Id(p.as_bytes().into()))
+                .assistant
+                .map(|a| a.line)
+        };
         assert_eq!(near("c"), Some(2));
         assert_eq!(near("u"), None);
         assert_eq!(near("gone"), None);
@@ -764,7 +692,7 @@ mod tests {
         s.remember(7, id("x"), None, RecentKind::Setting, NO_MODEL);
         s.remember(8, id("o"), id("c"), RecentKind::Other, NO_MODEL);
         let quiet = |p: &str| {
-            s.quiet(&ParentRef::Id(p.into()))
+            s.quiet(&ParentRef::Id(p.as_bytes().into()))
                 .map(|q| q.previous.map(|p| p.line))
         };
         assert_eq!(quiet("t"), Some(None), "back to the start");
@@ -778,7 +706,7 @@ mod tests {
         assert_eq!(s.quiet(&ParentRef::Unknown), None);
         let mut linear = SessionMemory::new("v1".into(), true);
         linear.remember(2, id("m"), Link::Root, RecentKind::ModelChange, NO_MODEL);
-        assert_eq!(linear.quiet(&ParentRef::Id("m".into())), None, "file order");
+        assert_eq!(linear.quiet(&ParentRef::Id(b"m".into())), None, "file order");
     }
 
     /// A reply on `line` that ended with `stop` and whose context is `total` tokens.
@@ -795,7 +723,7 @@ mod tests {
     fn a_reply_over_the_limit_left_uncompacted_before_the_next_request() {
         let limit = |_| Some(1000);
         let at = |s: &SessionMemory, p: &str| {
-            s.uncompacted(&ParentRef::Id(p.into()), &limit)
+            s.uncompacted(&ParentRef::Id(p.as_bytes().into()), &limit)
                 .map(|u| (u.reply.line, u.next.line))
         };
         // In the middle of a run: a tool-use reply over the limit, its tool result, then the
@@ -864,11 +792,11 @@ mod tests {
         assert_eq!(s.models.get(NO_MODEL), None);
         s.remember(2, id("a"), None, RecentKind::Other, m);
         s.remember(3, id("b"), id("a"), RecentKind::Other, m + 1);
-        assert_eq!(s.parent_link(&ParentRef::Id("a".into())).0, m);
+        assert_eq!(s.parent_link(&ParentRef::Id(b"a".into())).0, m);
         assert_eq!(s.parent_link(&ParentRef::Unknown).0, m + 1, "file order");
         assert_eq!(s.parent_link(&ParentRef::Root), (NO_MODEL, Link::Root));
         assert_eq!(
-            s.parent_link(&ParentRef::Id("gone".into())),
+            s.parent_link(&ParentRef::Id(b"gone".into())),
             (m + 1, Link::Id("gone".into()))
         );
     }
@@ -885,7 +813,7 @@ mod tests {
             let parent = (i > 0).then(|| EntryId::from((i - 1).to_string().as_str()));
             s.remember(i + 1, id(&i.to_string()), parent, kind, NO_MODEL);
         }
-        let last = ParentRef::Id(RECENT.to_string().into());
+        let last = ParentRef::Id(RECENT.to_string().into_bytes().into());
         assert_eq!(s.before(&last).assistant.map(|a| a.line), None, "forgotten");
         assert!(s.has_seen(&"0".into()), "ids are never forgotten");
     }

@@ -33,7 +33,7 @@ impl Waiting {
 pub(super) struct AwaitingContext {
     pub facts: Box<CompactionFacts>,
     /// Ids (their keys) descending from the compaction; `None` when file order decides (no id).
-    descendants: Option<FastSet<Box<str>>>,
+    descendants: Option<FastSet<Box<[u8]>>>,
     /// Entries seen since the compaction.
     age: u64,
     done: bool,
@@ -54,8 +54,8 @@ pub(super) enum StepMessage {
 pub(super) struct Step<'a> {
     pub line: u64,
     pub id: Option<&'a EntryId>,
-    /// Its parent's id as its key (`session::id_key`), when it names one.
-    pub parent: Option<&'a str>,
+    /// Its parent's id as its key (`json::string_key`), when it names one.
+    pub parent: Option<&'a [u8]>,
     pub is_compaction: bool,
     /// A user or assistant message.
     pub message: Option<StepMessage>,
@@ -69,7 +69,7 @@ impl AwaitingContext {
         let descendants = match (id, linear) {
             (Some(i), false) => {
                 let mut set = FastSet::default();
-                set.insert(Box::<str>::from(i.key()));
+                set.insert(Box::<[u8]>::from(i.key()));
                 Some(set)
             }
             _ => None,
