@@ -706,7 +706,11 @@ mod tests {
         assert_eq!(s.quiet(&ParentRef::Unknown), None);
         let mut linear = SessionMemory::new("v1".into(), true);
         linear.remember(2, id("m"), Link::Root, RecentKind::ModelChange, NO_MODEL);
-        assert_eq!(linear.quiet(&ParentRef::Id(b"m".into())), None, "file order");
+        assert_eq!(
+            linear.quiet(&ParentRef::Id(b"m".into())),
+            None,
+            "file order"
+        );
     }
 
     /// A reply on `line` that ended with `stop` and whose context is `total` tokens.
