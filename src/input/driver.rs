@@ -523,13 +523,18 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    /// `n` inputs named `in0`, `in1`, … (never opened: the jobs here only read the names).
+    fn inputs(n: usize) -> Vec<Source> {
+        (0..n)
+            .map(|i| Source::Path(format!("in{i}").into()))
+            .collect()
+    }
+
     /// A job that panics ends the run with that panic, never a hang: the other workers, which
     /// wait for a start the writer cannot give, are stopped.
     #[test]
     fn a_panicking_job_ends_the_run() {
-        let sources: Vec<Source> = (0..64)
-            .map(|i| Source::Path(format!("in{i}").into()))
-            .collect();
+        let sources: Vec<Source> = inputs(64);
         let r = std::panic::catch_unwind(|| {
             let job = |s: &Source, _: &mut Out, _: &mut Diags, _: &Turn| -> Result<(), Stop> {
                 if s.name() == "in3" {
@@ -548,9 +553,7 @@ mod tests {
     #[test]
     fn results_are_finished_once_each_in_order() {
         for threads in [1, 2, 5] {
-            let sources: Vec<Source> = (0..600)
-                .map(|i| Source::Path(format!("in{i}").into()))
-                .collect();
+            let sources: Vec<Source> = inputs(600);
             let mut finished = Vec::new();
             run(
                 "test",
@@ -577,9 +580,7 @@ mod tests {
     /// asked for left to the chunk helpers.
     #[test]
     fn one_at_a_time_runs_the_inputs_in_order_on_one_worker() {
-        let sources: Vec<Source> = (0..40)
-            .map(|i| Source::Path(format!("in{i}").into()))
-            .collect();
+        let sources: Vec<Source> = inputs(40);
         let seen = Mutex::new(Vec::new());
         run_one_at_a_time("test", &sources, Some(4), |src, _out, _d| {
             let me = std::thread::current().id();
@@ -596,9 +597,7 @@ mod tests {
     /// `finish`, however long the earlier jobs take; one that does not wait runs ahead.
     #[test]
     fn a_job_waits_for_its_turn() {
-        let sources: Vec<Source> = (0..6)
-            .map(|i| Source::Path(format!("in{i}").into()))
-            .collect();
+        let sources: Vec<Source> = inputs(6);
         let events = Mutex::new(Vec::new());
         let log = |e: String| events.lock().unwrap().push(e);
         run_in_turn(
