@@ -54,9 +54,10 @@ pub fn windows<'t>(
 /// `needle`, in order, as `find_iter` over the whole text finds them: `each(start, end)`
 /// (for patterns that match no blank but as their first character, and need a `needle`);
 /// `may_hold(c, from, end)` says whether the rest `from..end` of a window can hold a match
-/// (the pattern runs only while it can).
-pub fn matches_in_windows(
-    re: &Regex,
+/// (the pattern runs only while it can). `re` gives the pattern, asked for only where it runs
+/// (so that a text with no window where it can match never compiles it).
+pub fn matches_in_windows<'r>(
+    re: impl Fn() -> &'r Regex,
     text: &str,
     c: &Classes,
     needle: Class,
@@ -67,7 +68,7 @@ pub fn matches_in_windows(
         let cut = &text[..end];
         let mut at = start;
         while may_hold(c, at, end) {
-            let Some(m) = re.find_at(cut, at) else {
+            let Some(m) = re().find_at(cut, at) else {
                 break;
             };
             // The windowed patterns match no empty string: each match moves on.
@@ -80,9 +81,10 @@ pub fn matches_in_windows(
 /// Every match of `re` that starts at one of `sites` (in order, each a character boundary
 /// where a match may start, and every match starts at one of them), as `captures_iter` over
 /// the whole text finds them. `reach(text, site)` says where a match starting at `site` ends
-/// at the latest, or `None` where none can start.
-pub fn captures_at_sites<'t>(
-    re: &Regex,
+/// at the latest, or `None` where none can start. `re` gives the pattern, asked for only at
+/// a site with a reach (so that a text with none never compiles it).
+pub fn captures_at_sites<'t, 'r>(
+    re: impl Fn() -> &'r Regex,
     text: &'t str,
     sites: &[usize],
     reach: fn(&str, usize) -> Option<usize>,
@@ -96,7 +98,7 @@ pub fn captures_at_sites<'t>(
         let Some(end) = reach(text, site) else {
             continue;
         };
-        let Some(c) = re.captures_at(&text[..end], site) else {
+        let Some(c) = re().captures_at(&text[..end], site) else {
             continue;
         };
         let m = c.get(0).expect("group 0");

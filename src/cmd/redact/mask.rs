@@ -64,6 +64,18 @@ impl Anchors {
             Anchors::Space => text.contains(char::is_whitespace),
         }
     }
+
+    /// [`Anchors::in_text`] told by `found`, the anchors longer than a byte the text holds
+    /// ([`Scan::words_in`]), where that is enough: anchors found byte for byte, none a single
+    /// byte.
+    fn held(self, found: &[&str]) -> Option<bool> {
+        match self {
+            Anchors::Exact(words) if words.iter().all(|w| w.len() > 1) => {
+                Some(words.iter().any(|w| found.contains(w)))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Whether `text` holds `word` (ASCII, lower case, not empty) in any ASCII case.
@@ -242,13 +254,27 @@ struct Compiled {
     literals: OnceLock<Scan>,
 }
 
-/// One pass over a long text for the detectors' [`Anchors::Exact`] anchors longer than a
-/// byte (single bytes, such as `@` or `=`, are found with `memchr` where a pattern needs
-/// them): their alternation, and the anchors.
+/// One pass over a text for the detectors' [`Anchors::Exact`] anchors longer than a byte
+/// (single bytes, such as `@` or `=`, are found with `memchr` where a pattern needs them).
 struct Scan {
-    re: Regex,
+    /// The anchors, sorted.
     words: Vec<&'static str>,
+    /// For each byte, the range of `words` that start with it.
+    starting: [(u8, u8); 256],
+    /// The anchors' alternation, compiled the first time a text is not looked through by
+    /// byte ([`Scan::words_in`]).
+    re: OnceLock<Regex>,
+    /// The bytes looked through by byte so far in the run.
+    by_byte: AtomicUsize,
 }
+
+/// The longest text [`Scan::words_in`] looks through by byte, and how many bytes in all
+/// before the alternation is compiled. Compiling it took 0.36 ms, more than a quarter of
+/// what the default mode takes over a 1 MB session, for the one or two provider error texts
+/// a run there looks through; by byte costs ~4 instructions a byte, so the bytes allowed
+/// cost about what compiling does, and a run that looks through more (`--keep-text`)
+/// compiles it.
+const BY_BYTE: (usize, usize) = (4096, 1 << 18);
 
 impl Scan {
     fn new() -> Scan {
@@ -264,9 +290,58 @@ impl Scan {
             .collect();
         words.sort_unstable();
         words.dedup();
-        let alternation: Vec<String> = words.iter().map(|w| regex::escape(w)).collect();
-        let re = Regex::new(&alternation.join("|")).expect("anchors");
-        Scan { re, words }
+        let mut starting = [(0, 0); 256];
+        for (i, w) in words.iter().enumerate() {
+            let (start, end) = &mut starting[usize::from(w.as_bytes()[0])];
+            if start == end {
+                *start = i as u8;
+            }
+            *end = i as u8 + 1;
+        }
+        Scan {
+            words,
+            starting,
+            re: OnceLock::new(),
+            by_byte: AtomicUsize::new(0),
+        }
+    }
+
+    fn re(&self) -> &Regex {
+        self.re.get_or_init(|| {
+            let alternation: Vec<String> = self.words.iter().map(|w| regex::escape(w)).collect();
+            Regex::new(&alternation.join("|")).expect("anchors")
+        })
+    }
+
+    /// The anchors `text` holds, each once.
+    fn words_in(&self, text: &str) -> Vec<&'static str> {
+        let by_byte = text.len() <= BY_BYTE.0
+            && self.by_byte.load(Ordering::Relaxed) < BY_BYTE.1
+            && self.by_byte.fetch_add(text.len(), Ordering::Relaxed) < BY_BYTE.1;
+        self.words_found(text, by_byte)
+    }
+
+    /// [`Scan::words_in`], looked for at every byte (`by_byte`) or at the starts of the
+    /// alternation's matches.
+    fn words_found(&self, text: &str, by_byte: bool) -> Vec<&'static str> {
+        let b = text.as_bytes();
+        let mut found: Vec<&'static str> = Vec::new();
+        let at_site = |at: usize| {
+            let (start, end) = self.starting[usize::from(b[at])];
+            for &w in &self.words[usize::from(start)..usize::from(end)] {
+                if b[at..].starts_with(w.as_bytes()) && !found.contains(&w) {
+                    found.push(w);
+                }
+            }
+        };
+        if by_byte {
+            (0..b.len()).for_each(at_site);
+        } else {
+            find::word_sites(self.re(), text)
+                .into_iter()
+                .for_each(at_site);
+        }
+        found
     }
 }
 
@@ -827,7 +902,13 @@ fn home_name_more(text: &str, start: usize, end: usize) -> usize {
 /// `anchors`, only on a text that holds one of its anchors. Without, this is the test
 /// oracle of [`sites_spans`].
 fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
-    let may = |a: Anchors| !anchors || a.in_text(text);
+    // The anchors longer than a byte found in one pass (a search for each cost a key ~5,000
+    // instructions).
+    let words = anchors.then(|| compiled().literals().words_in(text));
+    let may = |a: Anchors| match &words {
+        Some(found) => a.held(found).unwrap_or_else(|| a.in_text(text)),
+        None => true,
+    };
     let (email, token, path) = (may(EMAIL), text.len() >= TOKEN_MIN, may(PATH));
     let detectors: Vec<usize> = (0..DETECTORS.len())
         .filter(|&i| DETECTORS[i].anchors.iter().all(|&a| may(a)))
@@ -902,16 +983,7 @@ struct Found<'t> {
 
 impl<'t> Found<'t> {
     fn of(text: &'t str, classes: &'t Classes) -> Found<'t> {
-        let literals = compiled().literals();
-        let mut found: Vec<&'static str> = Vec::new();
-        for at in find::word_sites(&literals.re, text) {
-            let here = &text.as_bytes()[at..];
-            for w in &literals.words {
-                if here.starts_with(w.as_bytes()) && !found.contains(w) {
-                    found.push(w);
-                }
-            }
-        }
+        let found = compiled().literals().words_in(text);
         // Read off the class `fold`: the last byte of each, looked back from.
         let b = text.as_bytes();
         let folds = classes.iter(|c| c.fold, 0).any(|i| {
@@ -928,10 +1000,10 @@ impl<'t> Found<'t> {
 
     /// Whether the text holds one of `a` (what [`Anchors::in_text`] says, from this pass).
     fn holds(&self, a: Anchors) -> bool {
+        if let Some(held) = a.held(&self.literals) {
+            return held;
+        }
         match a {
-            Anchors::Exact(words) if words.iter().all(|w| w.len() > 1) => {
-                words.iter().any(|w| self.literals.contains(w))
-            }
             Anchors::AnyCase(words) if !self.folds => words.iter().any(|&w| match w {
                 // Read off the class `aws` (the `s` of each, in any case).
                 "aws" => self.classes.iter(|c| c.aws, 0).next().is_some(),
@@ -960,7 +1032,7 @@ fn sites_spans(text: &str) -> Vec<Span> {
         match d.sites {
             Some(sites) if !found.folds => {
                 let at = (sites.find)(text, &classes);
-                find::captures_at_sites(c.detector(i), text, &at, sites.reach, take);
+                find::captures_at_sites(|| c.detector(i), text, &at, sites.reach, take);
             }
             _ if d.anchors.iter().all(|&a| found.holds(a)) => {
                 c.detector(i).captures_iter(text).for_each(take);
@@ -985,9 +1057,8 @@ fn sites_spans(text: &str) -> Vec<Span> {
     if classes.first(|b| b.separator, 0, text.len()).is_some() {
         find::paths_not_seen(text, |start, end| out.push(path_not_seen(start, end)));
     }
-    let email = c.email();
     find::matches_in_windows(
-        email,
+        || c.email(),
         text,
         &classes,
         |b| b.at,
@@ -1393,7 +1464,8 @@ mod tests {
     ];
 
     /// The one pass over long text finds what every pattern run over the whole text finds
-    /// (the oracle, [`pattern_spans`] without anchors): on texts built from [`SITE_PIECES`]
+    /// (the oracle, [`pattern_spans`] without anchors), and so do the patterns run only on a
+    /// text that holds their anchors (as a key is asked): on texts built from [`SITE_PIECES`]
     /// and on generated JSON string bodies (backslashes, escapes and multi-byte characters),
     /// each also cut at every character boundary near its blanks and needles.
     #[test]
@@ -1403,6 +1475,8 @@ mod tests {
         let check = |text: &str, matched: &mut Vec<(&str, usize)>| {
             let want = pattern_spans(text, false);
             assert_eq!(sites_spans(text), want, "{text:?}");
+            // The anchors (what a key is asked with) skip no pattern that matches.
+            assert_eq!(pattern_spans(text, true), want, "{text:?}");
             for s in &want {
                 let kind = match s.mask {
                     Mask::Secret(k) => k,
@@ -1456,6 +1530,44 @@ mod tests {
             let n = matched.iter().find(|(k, _)| *k == kind).map_or(0, |m| m.1);
             assert!(n >= 50, "{kind}: {n} spans ({matched:?})");
         }
+    }
+
+    /// The anchors a text holds are the same found at every byte as at the alternation's
+    /// matches, and are those it contains.
+    #[test]
+    fn anchor_words_are_found_by_byte_as_by_the_alternation() {
+        let scan = Scan::new();
+        let mut rng = pi_jsonl_gen::Rng::new(23);
+        let mut seen: Vec<(&str, usize)> = scan.words.iter().map(|&w| (w, 0)).collect();
+        // The site pieces, the anchors, and each anchor but its last byte (a near miss).
+        let mut pieces: Vec<&str> = SITE_PIECES.to_vec();
+        pieces.extend(scan.words.iter().flat_map(|w| [*w, &w[..w.len() - 1]]));
+        for round in 0..5_000 {
+            let text: String = if round % 4 == 0 {
+                let len = rng.range(1, 300) as usize;
+                pi_jsonl_gen::mixed_body(&mut rng, len)
+            } else {
+                let n = rng.range(1, 24);
+                (0..n).map(|_| *rng.pick(&pieces)).collect()
+            };
+            let sorted = |mut v: Vec<&'static str>| {
+                v.sort_unstable();
+                v
+            };
+            let want: Vec<&str> = scan
+                .words
+                .iter()
+                .copied()
+                .filter(|w| text.contains(w))
+                .collect();
+            assert_eq!(sorted(scan.words_found(&text, true)), want, "{text:?}");
+            assert_eq!(sorted(scan.words_found(&text, false)), want, "{text:?}");
+            for w in want {
+                seen.iter_mut().find(|(s, _)| *s == w).expect("a word").1 += 1;
+            }
+        }
+        // Not a test of nothing: every anchor is found.
+        assert!(seen.iter().all(|&(_, n)| n >= 5), "{seen:?}");
     }
 
     /// A home root starts a path after any character that cannot continue a name (and after
