@@ -251,10 +251,18 @@ impl Pseudonyms {
         p
     }
 
-    /// The pseudonym of one component whose prefix (itself included) is `key`.
-    fn component(&mut self, key: &str, comp: &str, under_home: bool, is_last: bool) -> String {
+    /// Writes to `out` the pseudonym of one component whose prefix (itself included) is `key`.
+    fn component(
+        &mut self,
+        key: &str,
+        comp: &str,
+        under_home: bool,
+        is_last: bool,
+        out: &mut String,
+    ) {
         if let Some(n) = self.names.get(key) {
-            return n.clone();
+            out.push_str(n);
+            return;
         }
         // A user's home folder: the pseudonym its name got first, in whatever form of home
         // path (`/home/ana`, `/Users/ana`, `C:\Users\Ana`, `~ana`) and any ASCII case.
@@ -265,8 +273,8 @@ impl Pseudonyms {
             Some(n) => n,
             None => self.new_name(comp, under_home, is_last),
         };
-        self.names.insert(key.to_string(), n.clone());
-        n
+        out.push_str(&n);
+        self.names.insert(key.to_string(), n);
     }
 
     /// A Windows path: `root` bytes of drive (`C:`) or UNC start (`\\`) kept, then runs of
@@ -299,11 +307,12 @@ impl Pseudonyms {
             if public || comp == "." || comp == ".." {
                 written.push_str(comp);
             } else {
-                let name = self.component(&key, comp, parent_is_home, rest.is_empty());
+                let at = written.len();
+                self.component(&key, comp, parent_is_home, rest.is_empty(), &mut written);
                 if parent_is_home {
-                    self.note_user(comp, &name, Some(&path[..path.len() - rest.len()]));
+                    let home = &path[..path.len() - rest.len()];
+                    self.note_user(comp, &written[at..], Some(home));
                 }
-                written.push_str(&name);
             }
             parent_is_home = drive && depth == 0 && WINDOWS_HOME_PARENTS.contains(&lower.as_str());
             depth += 1;
@@ -313,39 +322,40 @@ impl Pseudonyms {
 
     /// A path with `/` separators.
     fn posix_path(&mut self, path: &str) -> String {
-        let mut original = String::with_capacity(path.len());
         let mut written = String::with_capacity(path.len());
-        let parts: Vec<&str> = path.split('/').collect();
-        for (i, comp) in parts.iter().enumerate() {
+        // Where the component starts in `path`.
+        let mut start = 0;
+        let mut parts = path.split('/').enumerate().peekable();
+        while let Some((i, comp)) = parts.next() {
             if i > 0 {
-                original.push('/');
                 written.push('/');
             }
+            // What comes before the component, its `/` included.
+            let before = &path[..start];
+            let end = start + comp.len();
+            start = end + 1;
             let keep = comp.is_empty()
-                || *comp == "."
-                || *comp == ".."
-                || (i == 0 && *comp == "~")
-                || (original == "/" && PUBLIC_ROOTS.contains(comp));
+                || comp == "."
+                || comp == ".."
+                || (i == 0 && comp == "~")
+                || (before == "/" && PUBLIC_ROOTS.contains(&comp));
             if keep {
-                original.push_str(comp);
                 written.push_str(comp);
                 continue;
             }
             if let Some(user) = comp.strip_prefix('~').filter(|_| i == 0) {
                 // `~ana/…`: the home of the user `ana`.
-                original.push_str(comp);
                 written.push('~');
                 written.push_str(&self.tilde_user(user));
                 continue;
             }
-            let parent_is_home = HOME_PARENTS.contains(&original.trim_end_matches('/'));
-            original.push_str(comp);
-            let is_last = i + 1 == parts.len();
-            let name = self.component(&original, comp, parent_is_home, is_last);
+            let parent_is_home = HOME_PARENTS.contains(&before.trim_end_matches('/'));
+            let is_last = parts.peek().is_none();
+            let at = written.len();
+            self.component(&path[..end], comp, parent_is_home, is_last, &mut written);
             if parent_is_home {
-                self.note_user(comp, &name, Some(&original));
+                self.note_user(comp, &written[at..], Some(&path[..end]));
             }
-            written.push_str(&name);
         }
         written
     }
