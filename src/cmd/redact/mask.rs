@@ -329,7 +329,13 @@ impl Scan {
         let at_site = |at: usize| {
             let (start, end) = self.starting[usize::from(b[at])];
             for &w in &self.words[usize::from(start)..usize::from(end)] {
-                if b[at..].starts_with(w.as_bytes()) && !found.contains(&w) {
+                // Its second byte first (every anchor has one): most places a first byte
+                // starts are no anchor's, and the whole comparison is a call.
+                let w2 = w.as_bytes();
+                if b.get(at + 1) == Some(&w2[1])
+                    && b[at..].starts_with(w2)
+                    && !found.iter().any(|f| std::ptr::eq(*f, w))
+                {
                     found.push(w);
                 }
             }

@@ -398,41 +398,78 @@ fn usage_members(
     }
 }
 
+/// The entry types [`entry_act`] tells apart: an entry's type is matched once a record, not
+/// once a member (a `match` on a pair of strings compared the type again for each member,
+/// through calls to `bcmp`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EntryType {
+    Session,
+    Compaction,
+    BranchSummary,
+    Usage,
+    ModelUsage,
+    ThinkingLevelChange,
+    Custom,
+    CustomMessage,
+    Label,
+    SessionInfo,
+    Title,
+    Other,
+}
+
+impl EntryType {
+    fn of(kind: &str) -> EntryType {
+        match kind {
+            "session" => EntryType::Session,
+            "compaction" => EntryType::Compaction,
+            "branch_summary" => EntryType::BranchSummary,
+            "usage" => EntryType::Usage,
+            "model_usage" => EntryType::ModelUsage,
+            "thinking_level_change" => EntryType::ThinkingLevelChange,
+            "custom" => EntryType::Custom,
+            "custom_message" => EntryType::CustomMessage,
+            "label" => EntryType::Label,
+            "session_info" => EntryType::SessionInfo,
+            "title" => EntryType::Title,
+            _ => EntryType::Other,
+        }
+    }
+}
+
 /// What a top-level member of an entry of type `kind` is.
-fn entry_act(kind: &str, key: &str) -> Act {
+fn entry_act(kind: EntryType, key: &str) -> Act {
+    use EntryType::*;
     match (kind, key) {
-        ("session", "id") => Act::SessionId,
+        (Session, "id") => Act::SessionId,
         (_, "id" | "parentId" | "targetId" | "fromId" | "firstKeptEntryId") => Act::Id,
         (_, "timestamp") => Act::Time,
         (_, "type") => Act::Keep,
         // Who was billed, on any entry that says (compaction, branch summary, usage entries).
         (_, "provider" | "model" | "modelId" | "api" | "responseModel") => Act::Keep,
-        ("session", "cwd") => Act::Cwd,
-        ("session", "parentSession") => Act::Path,
-        ("session", "version") => Act::Keep,
+        (Session, "cwd") => Act::Cwd,
+        (Session, "parentSession") => Act::Path,
+        (Session, "version") => Act::Keep,
         (_, "message") => Act::Message,
-        ("thinking_level_change", "thinkingLevel") => Act::Keep,
-        ("compaction", "tokensBefore" | "fromHook" | "tokensAfter" | "method") => Act::Keep,
-        ("compaction", "shortSummary") => Act::Text(TextKind::Summary),
-        ("compaction" | "branch_summary", "summary") => Act::Text(TextKind::Summary),
-        ("compaction", "systemMessage") => Act::Text(TextKind::Message),
-        ("compaction" | "branch_summary", "details") => Act::Data(Labels::Details),
-        ("usage" | "model_usage" | "compaction" | "branch_summary", "usage") => {
-            Act::Data(Labels::Usage)
-        }
-        ("branch_summary", "fromHook") => Act::Keep,
-        ("custom" | "custom_message", "customType" | "display") => Act::Keep,
-        ("custom_message", "content") => Act::Content(TextKind::Message),
-        ("label", "label") => Act::Text(TextKind::Label),
-        ("session_info", "name") => Act::Text(TextKind::Name),
-        ("usage", "kind") => Act::Keep,
+        (ThinkingLevelChange, "thinkingLevel") => Act::Keep,
+        (Compaction, "tokensBefore" | "fromHook" | "tokensAfter" | "method") => Act::Keep,
+        (Compaction, "shortSummary") => Act::Text(TextKind::Summary),
+        (Compaction | BranchSummary, "summary") => Act::Text(TextKind::Summary),
+        (Compaction, "systemMessage") => Act::Text(TextKind::Message),
+        (Compaction | BranchSummary, "details") => Act::Data(Labels::Details),
+        (Usage | ModelUsage | Compaction | BranchSummary, "usage") => Act::Data(Labels::Usage),
+        (BranchSummary, "fromHook") => Act::Keep,
+        (Custom | CustomMessage, "customType" | "display") => Act::Keep,
+        (CustomMessage, "content") => Act::Content(TextKind::Message),
+        (Label, "label") => Act::Text(TextKind::Label),
+        (SessionInfo, "name") => Act::Text(TextKind::Name),
+        (Usage, "kind") => Act::Keep,
         // oh-my-pi's title slot: its title is a name; the rest (version, source, time, the
         // padding spaces) says nothing private.
-        ("title", "title") => Act::Text(TextKind::Name),
-        ("title", "v" | "source" | "updatedAt" | "pad") => Act::Keep,
+        (Title, "title") => Act::Text(TextKind::Name),
+        (Title, "v" | "source" | "updatedAt" | "pad") => Act::Keep,
         // oh-my-pi's model calls outside the transcript: what they were for.
-        ("model_usage", "purpose" | "role" | "stopReason") => Act::Keep,
-        ("usage", "note") => Act::Text(TextKind::Message),
+        (ModelUsage, "purpose" | "role" | "stopReason") => Act::Keep,
+        (Usage, "note") => Act::Text(TextKind::Message),
         _ if is_signature(key) => Act::Drop,
         _ => Act::Data(Labels::None),
     }
@@ -467,17 +504,42 @@ fn message_act(role: &str, tool: &str, key: &str) -> Act {
     }
 }
 
+/// The content blocks [`block_act`] tells apart (matched once a block, as [`EntryType`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockType {
+    Text,
+    Thinking,
+    ToolCall,
+    Image,
+    RedactedThinking,
+    Other,
+}
+
+impl BlockType {
+    fn of(block: &str) -> BlockType {
+        match block {
+            "text" => BlockType::Text,
+            "thinking" => BlockType::Thinking,
+            "toolCall" => BlockType::ToolCall,
+            "image" => BlockType::Image,
+            "redacted_thinking" => BlockType::RedactedThinking,
+            _ => BlockType::Other,
+        }
+    }
+}
+
 /// What a member of a content block of this type is (`kind`: the text's kind in this message).
-fn block_act(block: &str, kind: TextKind, key: &str) -> Act {
+fn block_act(block: BlockType, kind: TextKind, key: &str) -> Act {
+    use BlockType::*;
     match (block, key) {
         (_, "type") => Act::Keep,
-        ("text", "text") => Act::Text(kind),
-        ("thinking", "thinking") => Act::Text(TextKind::Thinking),
-        ("toolCall", "id" | "name" | "namespace") => Act::Keep,
-        ("toolCall", "arguments") => Act::Data(Labels::None),
-        ("image", "mimeType") => Act::Keep,
-        ("image", "data") => Act::ImageData,
-        ("redacted_thinking", "data") => Act::Drop,
+        (Text, "text") => Act::Text(kind),
+        (Thinking, "thinking") => Act::Text(TextKind::Thinking),
+        (ToolCall, "id" | "name" | "namespace") => Act::Keep,
+        (ToolCall, "arguments") => Act::Data(Labels::None),
+        (Image, "mimeType") => Act::Keep,
+        (Image, "data") => Act::ImageData,
+        (RedactedThinking, "data") => Act::Drop,
         _ if is_signature(key) => Act::Drop,
         _ => Act::Data(Labels::None),
     }
@@ -835,6 +897,7 @@ impl<'r> Rewriter<'r> {
         out.push(b'{');
         let outer = std::mem::take(&mut self.keys_replaced);
         let mut first = true;
+        let kind = EntryType::of(kind);
         for &(key, value) in top {
             self.member(
                 key,
@@ -1428,8 +1491,9 @@ impl<'r> Rewriter<'r> {
                             m.clear();
                             self.counted.clear();
                             let placeholders = !self.keep_text;
-                            let is_text =
-                                |k: &[u8]| placeholders && (k == b"text" || k == b"thinking");
+                            let is_text = |k: &[u8]| {
+                                placeholders && (short_eq(k, b"text") || short_eq(k, b"thinking"))
+                            };
                             while let Some((k, v, counts)) = fields.next_counted(is_text) {
                                 if let Some(c) = counts {
                                     self.counted.push((v.as_ptr() as usize, c));
@@ -1454,8 +1518,8 @@ impl<'r> Rewriter<'r> {
     /// placeholder is made before its members are walked (it needs the MIME type, which may
     /// come after the data).
     fn block(&mut self, kind: TextKind, m: &[Member<'_>], out: &mut Vec<u8>, depth: usize) {
-        let block = last_str(m, "type", self.utf8);
-        self.image = (block == "image")
+        let block = BlockType::of(&last_str(m, "type", self.utf8));
+        self.image = (block == BlockType::Image)
             .then(|| last(m, "data").filter(|d| d.first() == Some(&b'"')))
             .flatten()
             .map(|data| {
@@ -1475,7 +1539,7 @@ impl<'r> Rewriter<'r> {
                     None => of_image(mime.as_deref(), crate::message::base64_decoded_len(body)),
                 }
             });
-        self.members(m, out, depth, |k| block_act(&block, kind, k));
+        self.members(m, out, depth, |k| block_act(block, kind, k));
         self.image = None;
     }
 
