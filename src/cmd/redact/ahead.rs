@@ -42,8 +42,9 @@ pub(super) struct Rewritten {
     on_purpose: Vec<(usize, usize)>,
     replaced: Vec<String>,
     replaced_in_record: Vec<(usize, usize, u64)>,
-    /// The rewriter's buffers and remembered answers, kept for the next record.
-    scratch: Scratch,
+    /// The rewriter's buffers and remembered answers, kept for the next record (taken out
+    /// while a record is rewritten: an empty one costs a table of recent keys to make).
+    scratch: Option<Scratch>,
     /// One record's output and tally, before they are added to the vectors.
     line: Vec<u8>,
     counts: Tally,
@@ -128,7 +129,7 @@ impl Rewritten {
         let kind = e.kind().unwrap_or_default();
         let (top, message) = super::walk(e, recycle(std::mem::take(&mut self.top)));
         self.counts.clear();
-        let scratch = std::mem::take(&mut self.scratch);
+        let scratch = self.scratch.take().unwrap_or_default();
         let mut rw = Rewriter::ahead(&how.masker, &mut self.counts, scratch);
         rw.shift = how.shift;
         let changed = rw.record(&kind, e.object, &top, message, e.is_utf8(), &mut self.line);
@@ -154,7 +155,7 @@ impl Rewritten {
             (self.replaced_in_record).extend_from_slice(&rw.check.replaced_in_record);
             Done::Holed
         };
-        self.scratch = rw.into_scratch();
+        self.scratch = Some(rw.into_scratch());
         self.top = recycle(top);
         if done != Done::No {
             self.out.extend_from_slice(&self.line);
