@@ -783,9 +783,15 @@ impl<'a> Spares<'a> {
     ///
     /// [`chunks::in_flight`]: crate::input::chunks::in_flight
     pub fn for_helpers(helpers: usize) -> Spares<'a> {
+        Spares::keeping(crate::input::chunks::in_flight(helpers))
+    }
+
+    /// Keeps `most` prescans (the most that can be alive at once in a pipeline of another
+    /// window: `input::early`).
+    pub fn keeping(most: usize) -> Spares<'a> {
         Spares {
             kept: Mutex::new(Vec::new()),
-            most: crate::input::chunks::in_flight(helpers),
+            most,
             made: std::sync::atomic::AtomicUsize::new(0),
         }
     }

@@ -146,12 +146,12 @@ fn read_in_chunks(
 /// Where each chunk ends (the file's offset past its last line), once the thread that read
 /// it has said: the next chunk starts there, and its own thread need not read the end of the
 /// line that runs over their boundary again to find its first line start.
-struct Ends(Vec<AtomicU64>);
+pub(super) struct Ends(Vec<AtomicU64>);
 
 impl Ends {
     const UNKNOWN: u64 = u64::MAX;
 
-    fn new(count: usize) -> Ends {
+    pub(super) fn new(count: usize) -> Ends {
         Ends((0..count).map(|_| AtomicU64::new(Ends::UNKNOWN)).collect())
     }
 
@@ -171,7 +171,7 @@ impl Ends {
 /// starts, as `chunks::in_order` cuts a slice) into `buf`: the chunk's offset in the file and
 /// its place in `buf`; or, when the file could not be read so far, where the chunk starts
 /// and the error. Its end goes to `ends`.
-fn read_chunk(
+pub(super) fn read_chunk(
     file: &File,
     len: u64,
     chunk: u64,
@@ -280,14 +280,14 @@ fn buffers() -> std::sync::MutexGuard<'static, Vec<Vec<u8>>> {
 }
 
 /// A buffer to read a chunk into: one kept, else a new one large enough for most chunks.
-fn take_buffer() -> Vec<u8> {
+pub(super) fn take_buffer() -> Vec<u8> {
     buffers()
         .pop()
         .unwrap_or_else(|| Vec::with_capacity(chunks::CHUNK + 4 * STEP))
 }
 
 /// A buffer done with: kept for reuse unless it grew large or enough are kept.
-fn put_buffer(buf: Vec<u8>) {
+pub(super) fn put_buffer(buf: Vec<u8>) {
     let mut kept = buffers();
     if buf.capacity() <= KEEP_MAX && kept.len() < KEPT {
         kept.push(buf);
@@ -295,14 +295,14 @@ fn put_buffer(buf: Vec<u8>) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::reader::{AheadFn, Entry, Header};
     use std::fmt::Write as _;
     use std::sync::Arc;
 
     /// A directory of this test's own (the tests run at once).
-    fn dir(test: &str) -> std::path::PathBuf {
+    pub(in crate::input) fn dir(test: &str) -> std::path::PathBuf {
         let d =
             std::env::temp_dir().join(format!("pi-jsonl-chunked-{}-{test}", std::process::id()));
         std::fs::create_dir_all(&d).unwrap();
@@ -317,9 +317,9 @@ mod tests {
     /// Every call the reader makes, with where each line is; how many entries had facts found
     /// ahead; and, when `truncate` is set, the file is cut to that length at the tenth entry.
     #[derive(Default)]
-    struct Log {
-        text: String,
-        facts: usize,
+    pub(in crate::input) struct Log {
+        pub(in crate::input) text: String,
+        pub(in crate::input) facts: usize,
         entries: usize,
         truncate: Option<(std::path::PathBuf, u64)>,
     }
@@ -364,7 +364,7 @@ mod tests {
         }
     }
 
-    fn inputs() -> Vec<Vec<u8>> {
+    pub(in crate::input) fn inputs() -> Vec<Vec<u8>> {
         let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let mut out: Vec<Vec<u8>> = std::fs::read_dir(&fixtures)
             .unwrap()

@@ -250,7 +250,24 @@ where
     W: Fn(usize) -> T + Sync,
     N: Fn(usize) -> T + Sync,
 {
-    let pipeline = Ordered::new(count, window(helpers), work, own);
+    in_order_within(count, helpers, window(helpers), work, own, read)
+}
+
+/// [`in_order_of`] with at most `window` items claimed ahead of the reader.
+pub fn in_order_within<T, W, N, O>(
+    count: usize,
+    helpers: usize,
+    window: usize,
+    work: W,
+    own: N,
+    read: impl FnOnce(&mut dyn FnMut() -> Option<T>) -> O,
+) -> O
+where
+    T: Send,
+    W: Fn(usize) -> T + Sync,
+    N: Fn(usize) -> T + Sync,
+{
+    let pipeline = Ordered::new(count, window.max(1), work, own);
     let help = || pipeline.help();
     let stop = || pipeline.stop();
     super::kept::with_helpers(helpers, &help, &stop, || read(&mut || pipeline.next()))

@@ -5,9 +5,11 @@
 //! finds the next one done; `-` or no FILE means stdin.
 //! A single input streams straight to stdout.
 
+use super::early::{self, ReadAhead};
 use super::{chunks, Source};
 use crate::diag::Diags;
 use crate::output::{Out, Spill, Stop};
+use crate::reader::Ahead;
 use crate::sync::{into_inner, lock, wait};
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
@@ -264,6 +266,46 @@ where
 {
     let job = |s: &Source, o: &mut Out, d: &mut Diags, _: &Turn| job(s, o, d);
     status(tool, drive(tool, sources, threads, 1, job, |_, _| Ok(())))
+}
+
+/// [`run_one_at_a_time`] with the inputs' chunks read ahead on the run's other CPUs
+/// (`input::early`) for a visitor that reads messages or not (`reads_messages`) and finds
+/// `ahead`'s facts: the job gets an input's chunks when they come so. Without `ahead`, with
+/// one input or one CPU, it is [`run_one_at_a_time`]. The inputs are read on this thread,
+/// each one's output written, then its diagnostics, as there.
+pub fn run_one_at_a_time_early<J>(
+    tool: &'static str,
+    sources: &[Source],
+    threads: Option<usize>,
+    reads_messages: bool,
+    ahead: Option<&dyn Ahead>,
+    job: J,
+) -> ExitCode
+where
+    J: Fn(&Source, Option<ReadAhead<'_, '_>>, &mut Out, &mut Diags) -> Result<(), Stop> + Sync,
+{
+    let cpus = threads.unwrap_or_else(cpus).max(1);
+    let helpers = cpus.saturating_sub(1).min(chunks::MAX_HELPERS);
+    let ahead = ahead.filter(|_| sources.len() > 1 && helpers > 0);
+    let Some(ahead) = ahead else {
+        return run_one_at_a_time(tool, sources, threads, |s, o, d| job(s, None, o, d));
+    };
+    chunks::BUDGET.set_total(cpus);
+    let stdout = io::stdout();
+    let tty = stdout.is_terminal();
+    let mut lock = stdout.lock();
+    let mut out = Out::direct(&mut lock, tty);
+    let _busy = chunks::Busy::start();
+    let read = early::in_order(sources, helpers, reads_messages, ahead, |i, early| {
+        let src = &sources[i];
+        let mut diags = Diags::new(tool, &src.name(), false);
+        let r = job(src, early, &mut out, &mut diags);
+        // Diagnostics follow the input's output, as the workers write them.
+        out.flush()?;
+        diags.flush();
+        r
+    });
+    status(tool, read.and_then(|_| out.flush()))
 }
 
 /// The exit status of a run that ended with `r`.

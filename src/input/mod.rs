@@ -5,11 +5,12 @@
 pub mod chunked;
 pub mod chunks;
 pub mod driver;
+pub mod early;
 mod kept;
 pub mod mapped;
 pub mod open;
 
-pub use driver::{exit_status, run, run_in_turn, run_one_at_a_time, Turn};
+pub use driver::{exit_status, run, run_in_turn, run_one_at_a_time, run_one_at_a_time_early, Turn};
 pub use open::{Contents, Opened};
 
 use std::ffi::OsString;

@@ -4,9 +4,10 @@
 //! Each record is rewritten on its own ([`rewrite`]): what a member is comes from where it
 //! stands, so the walk needs no state beyond the line but the pseudonym table ([`paths`]),
 //! which is shared by every file of a run. Inputs are therefore rewritten one after another,
-//! in argument order (by one worker), so the pseudonyms do not depend on timing; a
-//! large input's records are rewritten ahead on other cores with their paths left for the
-//! reader to fill in order ([`ahead`]).
+//! in argument order (by one reader), so the pseudonyms do not depend on timing; their
+//! records are rewritten ahead on other cores with their paths left for the reader to fill in
+//! order ([`ahead`]): a large input's chunks, and the chunks of the next inputs
+//! (`input::early`).
 //! Before a line is written the residual scan ([`check`]) looks for replaced text in it.
 
 mod ahead;
@@ -29,7 +30,8 @@ pub use placeholder::image_size as image_placeholder_size;
 
 use crate::cli::ManPage;
 use crate::diag::{self, Diags, Kind};
-use crate::input::{self, Opened, Source};
+use crate::input::early::{Input, ReadAhead};
+use crate::input::{self, Source};
 use crate::json::{self, Raw};
 use crate::output::{push_value, Out, Stop};
 use crate::reader::{self, Ahead, Entry, Header, Visitor};
@@ -97,23 +99,28 @@ impl Tool for Redact {
 
     fn run(args: &Args) -> ExitCode {
         let state = match RunState::new(args) {
-            Ok(s) => Mutex::new(s),
+            Ok(s) => s,
             Err(e) => {
                 diag::report_global("pi-redact", e);
                 return ExitCode::from(2);
             }
         };
+        let ahead = rewrite_ahead(args, &state);
+        let state = Mutex::new(state);
         let sources = args.inputs.sources();
-        // One input after another (the pseudonyms depend on the order).
-        let status = input::run_one_at_a_time(
+        // One input after another (the pseudonyms depend on the order); the next small ones
+        // rewritten ahead on the other CPUs, with their paths left for their turn.
+        let status = input::run_one_at_a_time_early(
             "pi-redact",
             &sources,
             args.inputs.threads(),
-            |src, out, d| {
+            true,
+            ahead.as_deref(),
+            |src, early, out, d| {
                 let mut s = lock(&state);
                 match &args.out_dir {
-                    Some(dir) => redact_to_dir(args, &mut s, src, dir, d),
-                    None => redact_source(args, &mut s, src, out, d),
+                    Some(dir) => redact_to_dir(args, &mut s, src, early, dir, d),
+                    None => redact_source(args, &mut s, src, early, out, d),
                 }
             },
         );
@@ -161,10 +168,11 @@ fn redact_source(
     args: &Args,
     state: &mut RunState,
     src: &Source,
+    early: Option<ReadAhead<'_, '_>>,
     out: &mut Out,
     d: &mut Diags,
 ) -> Result<(), Stop> {
-    let Some(input) = Opened::open(src, d) else {
+    let Some(input) = Input::open(src, early, d) else {
         return Ok(());
     };
     let mut v = Redactor::new(args, state, out);
@@ -177,10 +185,11 @@ fn redact_to_dir(
     args: &Args,
     state: &mut RunState,
     src: &Source,
+    early: Option<ReadAhead<'_, '_>>,
     dir: &std::path::Path,
     d: &mut Diags,
 ) -> Result<(), Stop> {
-    let Some(input) = Opened::open(src, d) else {
+    let Some(input) = Input::open(src, early, d) else {
         return Ok(());
     };
     let tmp = dir.join(format!(".pi-redact-{}.tmp", std::process::id()));
@@ -229,6 +238,20 @@ fn redact_to_dir(
     Ok(())
 }
 
+/// What is rewritten ahead of the reader ([`ahead`]): the default mode's records, with their
+/// paths left as holes. `--keep-text` masks paths inside kept text, and `--rename-ids` numbers
+/// ids in order: with either, nothing.
+fn rewrite_ahead(args: &Args, state: &RunState) -> Option<Arc<dyn Ahead>> {
+    (!args.keep_text && !args.rename_ids).then(|| {
+        let a = RewriteAhead {
+            masker: Arc::clone(&state.masker),
+            shift: state.shift,
+            check: !args.no_check,
+        };
+        Arc::new(a) as Arc<dyn Ahead>
+    })
+}
+
 /// A record's members as the rewriter walks them: its own, and its `message` object's when
 /// the reader noted them.
 type Walk<'a> = (Members<'a>, Option<(Raw<'a>, &'a [Member<'a>])>);
@@ -263,6 +286,7 @@ struct Redactor<'a, 'o, 'w> {
 
 impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
     fn new(args: &Args, state: &'a mut RunState, out: &'o mut Out<'w>) -> Self {
+        let ahead = rewrite_ahead(args, state);
         let mut rw = Rewriter::new(
             args.keep_text,
             &state.masker,
@@ -271,14 +295,6 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
         );
         rw.shift = state.shift;
         rw.renames = args.rename_ids.then_some(&mut state.renames);
-        let ahead = (!args.keep_text && !args.rename_ids).then(|| {
-            let a = RewriteAhead {
-                masker: Arc::clone(&state.masker),
-                shift: state.shift,
-                check: !args.no_check,
-            };
-            Arc::new(a) as Arc<dyn Ahead>
-        });
         Redactor {
             rw,
             secrets: state.masker.exact(),
