@@ -119,6 +119,7 @@ fn read_in_chunks(
     chunks::in_order_of(
         count,
         how.helpers,
+        chunks::window(how.helpers),
         |i| work(i, false),
         |i| work(i, how.own_split),
         |next| {

@@ -40,7 +40,7 @@ pub fn in_flight(helpers: usize) -> usize {
 }
 
 /// The chunks claimed ahead of the reader at most, with `helpers` helpers.
-fn window(helpers: usize) -> usize {
+pub fn window(helpers: usize) -> usize {
     (helpers + 1) * AHEAD_PER_THREAD
 }
 
@@ -224,6 +224,7 @@ where
     in_order_of(
         data.len().div_ceil(chunk),
         helpers,
+        window(helpers),
         |i| {
             let (from, b) = bytes(i);
             work(from, b)
@@ -237,24 +238,9 @@ where
 }
 
 /// [`in_order`] over `count` chunks that `work` and `own` find by their index themselves
-/// (`input::chunked` reads each from its file).
+/// (`input::chunked` reads each from its file), at most `window` of them claimed ahead of the
+/// reader ([`window`] for one input's; `input::early`'s, of many small inputs, is wider).
 pub fn in_order_of<T, W, N, O>(
-    count: usize,
-    helpers: usize,
-    work: W,
-    own: N,
-    read: impl FnOnce(&mut dyn FnMut() -> Option<T>) -> O,
-) -> O
-where
-    T: Send,
-    W: Fn(usize) -> T + Sync,
-    N: Fn(usize) -> T + Sync,
-{
-    in_order_within(count, helpers, window(helpers), work, own, read)
-}
-
-/// [`in_order_of`] with at most `window` items claimed ahead of the reader.
-pub fn in_order_within<T, W, N, O>(
     count: usize,
     helpers: usize,
     window: usize,

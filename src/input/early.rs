@@ -4,7 +4,7 @@
 //! The regular files among the inputs smaller than [`chunks::MIN_PARALLEL`] are cut into
 //! chunks as a large input is (`input::chunked`: lines that start in each
 //! [`chunks::CHUNK`] bytes, read with `pread`), and all their chunks, file after file, go
-//! through one pipeline (`chunks::in_order_within`): the reader works the chunks next to it
+//! through one pipeline (`chunks::in_order_of`): the reader works the chunks next to it
 //! itself (split into lines, then read in order), the helpers take chunks from the far end of
 //! the window and prescan them (`reader::prescan` with the tool's `reader::Ahead`: for
 //! pi-redact, records rewritten with their paths left as holes), and the reader reads each
@@ -329,7 +329,7 @@ fn in_order_how(
     let plans = &plans;
     let work = |i: usize| plans.work(i, false);
     let own = |i: usize| plans.work(i, own_split);
-    chunks::in_order_within(plans.items, helpers, window, work, own, |next| {
+    chunks::in_order_of(plans.items, helpers, window, work, own, |next| {
         for (f, plan) in plans.plans.iter().enumerate() {
             let count = plan.items();
             let Some(first) = next() else {
@@ -373,6 +373,15 @@ mod tests {
         let input = Input::open(src, early, &mut d);
         let stats = input.map(|input| input.read(&mut d, &mut log).unwrap());
         (format!("{}{}{stats:?}", log.text, d.held()), log.facts)
+    }
+
+    /// `n` files in `dir` that hold `data`.
+    fn copies(dir: &std::path::Path, n: usize, data: &str) -> Vec<Source> {
+        let path = |i| dir.join(format!("in{i}"));
+        (0..n)
+            .inspect(|&i| std::fs::write(path(i), data).unwrap())
+            .map(|i| Source::Path(path(i)))
+            .collect()
     }
 
     /// Many inputs through one pipeline, at every number of helpers and whoever works a
@@ -426,13 +435,7 @@ mod tests {
         let entry = r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x"}}"#;
         let big = format!("{header}\n{}", format!("{entry}\n").repeat(10_000));
         assert!(big.len() > 2 * chunks::CHUNK, "an input of several chunks");
-        let sources: Vec<Source> = (0..4)
-            .map(|n| {
-                let path = dir.join(format!("in{n}"));
-                std::fs::write(&path, &big).unwrap();
-                Source::Path(path)
-            })
-            .collect();
+        let sources = copies(&dir, 4, &big);
         let want = read(&sources[3], None).0;
         let ahead = Log::default().ahead().unwrap();
         for helpers in [0, 1] {
@@ -492,13 +495,7 @@ mod tests {
         let dir = dir("early-grew");
         let entry = r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x"}}"#;
         let big = format!("{entry}\n").repeat(10_000);
-        let sources: Vec<Source> = (0..3)
-            .map(|n| {
-                let path = dir.join(format!("in{n}"));
-                std::fs::write(&path, &big).unwrap();
-                Source::Path(path)
-            })
-            .collect();
+        let sources = copies(&dir, 3, &big);
         let Source::Path(grows) = &sources[1] else {
             unreachable!()
         };
