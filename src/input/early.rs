@@ -35,10 +35,9 @@ const AHEAD_PER_THREAD: usize = 4;
 
 /// How each input is read: its chunks in the pipeline, or at its turn.
 enum Plan {
-    /// A regular file of `len` bytes when the run began, cut into `count` chunks, the
-    /// pipeline's items `first..first + count`.
+    /// A regular file of `len` bytes when the run began, cut into `count` chunks: as many
+    /// items of the pipeline, from the input's first.
     Chunks {
-        first: usize,
         count: usize,
         len: u64,
         ends: Ends,
@@ -110,7 +109,6 @@ impl<'s> Plans<'s> {
                 Some(len) if len > 0 && len < chunks::MIN_PARALLEL as u64 => {
                     let count = len.div_ceil(chunks::CHUNK as u64) as usize;
                     Plan::Chunks {
-                        first: items,
                         count,
                         len,
                         ends: Ends::new(count),
@@ -159,16 +157,13 @@ impl<'s> Plans<'s> {
     /// Item `i`: prescanned, or only split when `split`.
     fn work(&'s self, i: usize, split: bool) -> Item<'s> {
         let f = self.firsts.partition_point(|&first| first <= i) - 1;
-        let Plan::Chunks {
-            first, len, ends, ..
-        } = &self.plans[f]
-        else {
+        let Plan::Chunks { len, ends, .. } = &self.plans[f] else {
             return Item::Own;
         };
         let Some(file) = self.file(f) else {
             return Item::Own;
         };
-        let k = (i - first) as u64;
+        let k = (i - self.firsts[f]) as u64;
         let mut buf = take_buffer();
         let read = read_chunk(&file, *len, chunks::CHUNK as u64, k, ends, &mut buf);
         // SAFETY: the slice is of `buf`'s heap bytes, which stay where they are while `buf`
