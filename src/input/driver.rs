@@ -269,10 +269,10 @@ where
 }
 
 /// [`run_one_at_a_time`] with the inputs' chunks read ahead on the run's other CPUs
-/// (`input::early`) for a visitor that reads messages or not (`reads_messages`) and finds
-/// `ahead`'s facts: the job gets an input's chunks when they come so. Without `ahead`, with
-/// one input or one CPU, it is [`run_one_at_a_time`]. The inputs are read on this thread,
-/// each one's output written, then its diagnostics, as there.
+/// (`input::early`: split and validated, and `ahead`'s facts found) for a visitor that reads
+/// messages or not (`reads_messages`): the job gets an input's chunks when they come so.
+/// With one input or one CPU it is [`run_one_at_a_time`]. The inputs are read on this
+/// thread, each one's output written, then its diagnostics, as there.
 pub fn run_one_at_a_time_early<J>(
     tool: &'static str,
     sources: &[Source],
@@ -286,10 +286,9 @@ where
 {
     let cpus = threads.unwrap_or_else(cpus).max(1);
     let helpers = cpus.saturating_sub(1).min(chunks::MAX_HELPERS);
-    let ahead = ahead.filter(|_| sources.len() > 1 && helpers > 0);
-    let Some(ahead) = ahead else {
+    if sources.len() < 2 || helpers == 0 {
         return run_one_at_a_time(tool, sources, threads, |s, o, d| job(s, None, o, d));
-    };
+    }
     chunks::BUDGET.set_total(cpus);
     let stdout = io::stdout();
     let tty = stdout.is_terminal();

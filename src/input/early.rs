@@ -85,7 +85,7 @@ struct Plans<'s> {
     items: usize,
     spares: Spares<'s>,
     reads_messages: bool,
-    ahead: &'s dyn Ahead,
+    ahead: Option<&'s dyn Ahead>,
 }
 
 impl<'s> Plans<'s> {
@@ -93,7 +93,7 @@ impl<'s> Plans<'s> {
         sources: &'s [Source],
         window: usize,
         reads_messages: bool,
-        ahead: &'s dyn Ahead,
+        ahead: Option<&'s dyn Ahead>,
     ) -> Plans<'s> {
         let (mut plans, mut firsts, mut items) = (Vec::new(), Vec::new(), 0);
         for src in sources {
@@ -181,7 +181,7 @@ impl<'s> Plans<'s> {
                 bytes(range),
                 offset,
                 self.reads_messages,
-                Some(self.ahead),
+                self.ahead,
                 &self.spares,
             ),
             Err((offset, e)) => {
@@ -303,7 +303,7 @@ pub fn in_order(
     sources: &[Source],
     helpers: usize,
     reads_messages: bool,
-    ahead: &dyn Ahead,
+    ahead: Option<&dyn Ahead>,
     each: impl FnMut(usize, Option<ReadAhead<'_, '_>>) -> Result<(), Stop>,
 ) -> Result<(), Stop> {
     in_order_how(sources, helpers, true, reads_messages, ahead, each)
@@ -316,7 +316,7 @@ fn in_order_how(
     helpers: usize,
     own_split: bool,
     reads_messages: bool,
-    ahead: &dyn Ahead,
+    ahead: Option<&dyn Ahead>,
     mut each: impl FnMut(usize, Option<ReadAhead<'_, '_>>) -> Result<(), Stop>,
 ) -> Result<(), Stop> {
     let window = (helpers + 1) * AHEAD_PER_THREAD;
@@ -400,8 +400,10 @@ mod tests {
         let want: Vec<String> = sources.iter().map(|s| read(s, None).0).collect();
         let ahead = Log::default().ahead().unwrap();
         let mut with_facts = 0;
-        for helpers in [0, 1, 3] {
-            for own_split in [true, false] {
+        let cases = [0, 1, 3].into_iter().flat_map(|h| [(h, true), (h, false)]);
+        for (helpers, own_split) in cases {
+            // With the visitor's facts found ahead, and without (lines validated only).
+            for ahead in [Some(&*ahead), None] {
                 let mut got = Vec::new();
                 let each = |i: usize, early: Option<ReadAhead<'_, '_>>| {
                     assert_eq!(i, got.len(), "inputs in order");
@@ -410,10 +412,14 @@ mod tests {
                     got.push(text);
                     Ok(())
                 };
-                in_order_how(&sources, helpers, own_split, true, &*ahead, each).unwrap();
+                in_order_how(&sources, helpers, own_split, true, ahead, each).unwrap();
                 assert_eq!(got.len(), want.len());
                 for (i, (got, want)) in got.iter().zip(&want).enumerate() {
-                    assert_eq!(got, want, "input {i}, {helpers} helpers, {own_split}");
+                    let facts = ahead.is_some();
+                    assert_eq!(
+                        got, want,
+                        "input {i}, {helpers} helpers, {own_split}, {facts}"
+                    );
                 }
             }
         }
@@ -476,7 +482,7 @@ mod tests {
                 }
                 Ok(())
             };
-            in_order_how(&sources, helpers, true, true, &*ahead, each).unwrap();
+            in_order_how(&sources, helpers, true, true, Some(&*ahead), each).unwrap();
             assert_eq!(rest, [want.clone(), want.clone()], "{helpers} helpers");
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -508,7 +514,7 @@ mod tests {
             got.push((early.is_some(), read(&sources[i], early).0));
             Ok(())
         };
-        in_order_how(&sources, 0, true, true, &*ahead, each).unwrap();
+        in_order_how(&sources, 0, true, true, Some(&*ahead), each).unwrap();
         let ways: Vec<bool> = got.iter().map(|g| g.0).collect();
         assert_eq!(ways, [true, false, true]);
         for (i, (_, text)) in got.iter().enumerate() {

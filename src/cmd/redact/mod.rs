@@ -108,8 +108,9 @@ impl Tool for Redact {
         let ahead = rewrite_ahead(args, &state);
         let state = Mutex::new(state);
         let sources = args.inputs.sources();
-        // One input after another (the pseudonyms depend on the order); the next small ones
-        // rewritten ahead on the other CPUs, with their paths left for their turn.
+        // One input after another (the pseudonyms depend on the order), the next ones read
+        // ahead on the other CPUs: in the default mode rewritten there, their paths left for
+        // their turn.
         let status = input::run_one_at_a_time_early(
             "pi-redact",
             &sources,
