@@ -7,13 +7,17 @@
 //! ahead too (the residual scan needs nothing but the record), and the reader writes it as it
 //! is. A record whose rewrite needs the table for more than its paths (a provider's error
 //! message, masked in every mode), or in which the scan finds replaced text, is left to the
-//! reader, which rewrites it (again) as it does every record on one thread. `--keep-text`
-//! masks paths inside kept text, and `--rename-ids` numbers ids in order: with either,
-//! nothing is rewritten ahead.
+//! reader, which rewrites it (again) as it does every record on one thread. `--rename-ids`
+//! numbers ids in order: with it, nothing is rewritten ahead.
+//!
+//! With `--keep-text` the masks of kept text need the pseudonym table, the user names met so
+//! far and the secrets learned so far, so the reader rewrites every record; what the patterns
+//! find in each kept text, a function of the text alone and most of the masking's work, is
+//! found ahead ([`FoundAhead`]), and the reader adds the rest ([`Masker::masks`]).
 
 use super::check;
-use super::mask::Masker;
-use super::rewrite::{recycle, Hole, Holed, Member, Rewriter, Scratch};
+use super::mask::{Masker, Span};
+use super::rewrite::{recycle, FoundAhead, Hole, Holed, Member, Rewriter, Scratch};
 use super::tally::Tally;
 use crate::output::push_value;
 use crate::reader::{self, Entry};
@@ -23,6 +27,8 @@ use std::sync::Arc;
 /// The [`reader::Ahead`] of pi-redact's default mode.
 pub(super) struct RewriteAhead {
     pub masker: Arc<Masker>,
+    /// `--keep-text`: only what the patterns find in kept text is found ahead.
+    pub keep_text: bool,
     /// `--shift-time`, in milliseconds.
     pub shift: Option<i64>,
     /// The residual scan is on (no `--no-check`).
@@ -42,6 +48,10 @@ pub(super) struct Rewritten {
     on_purpose: Vec<(usize, usize)>,
     replaced: Vec<String>,
     replaced_in_record: Vec<(usize, usize, u64)>,
+    /// `--keep-text`: what the patterns found in the records' kept texts ([`FoundAhead`]),
+    /// each text's range of `spans` counted from the chunk's first.
+    texts: Vec<(usize, std::ops::Range<usize>)>,
+    spans: Vec<Span>,
     /// The rewriter's buffers and remembered answers, kept for the next record (taken out
     /// while a record is rewritten: an empty one costs a table of recent keys to make).
     scratch: Option<Scratch>,
@@ -57,6 +67,8 @@ struct Record {
     start: Mark,
     changed: bool,
     done: Done,
+    /// What the patterns find in its kept text was found ahead (`--keep-text`).
+    found: bool,
 }
 
 /// How far a record was taken ahead of the reader.
@@ -79,6 +91,8 @@ struct Mark {
     on_purpose: usize,
     replaced: usize,
     replaced_in_record: usize,
+    texts: usize,
+    spans: usize,
 }
 
 impl Rewritten {
@@ -90,6 +104,8 @@ impl Rewritten {
             on_purpose: self.on_purpose.len(),
             replaced: self.replaced.len(),
             replaced_in_record: self.replaced_in_record.len(),
+            texts: self.texts.len(),
+            spans: self.spans.len(),
         }
     }
 
@@ -101,15 +117,20 @@ impl Rewritten {
         self.on_purpose.clear();
         self.replaced.clear();
         self.replaced_in_record.clear();
+        self.texts.clear();
+        self.spans.clear();
+    }
+
+    /// Where record `i`'s part of each vector starts, and where the next record's does.
+    fn bounds(&self, i: usize) -> (Mark, Mark) {
+        let next = self.records.get(i + 1).map_or(self.mark(), |n| n.start);
+        (self.records[i].start, next)
     }
 
     /// Record `i` of the chunk as it was rewritten ahead; `None` when the reader rewrites it.
     pub fn get(&self, i: usize) -> Option<Holed<'_>> {
         let r = self.records.get(i).filter(|r| r.done != Done::No)?;
-        let (a, b) = (
-            r.start,
-            self.records.get(i + 1).map_or(self.mark(), |n| n.start),
-        );
+        let (a, b) = self.bounds(i);
         Some(Holed {
             out: &self.out[a.out..b.out],
             holes: &self.holes[a.holes..b.holes],
@@ -123,6 +144,19 @@ impl Rewritten {
         })
     }
 
+    /// What the patterns found in record `i`'s kept text, into `into` (empty), when it was
+    /// found ahead.
+    pub fn found(&self, i: usize, into: &mut FoundAhead) {
+        if !self.records.get(i).is_some_and(|r| r.found) {
+            return;
+        }
+        let (a, b) = self.bounds(i);
+        into.known = true;
+        let texts = self.texts[a.texts..b.texts].iter();
+        (into.texts).extend(texts.map(|(at, r)| (*at, r.start - a.spans..r.end - a.spans)));
+        into.spans.extend_from_slice(&self.spans[a.spans..b.spans]);
+    }
+
     /// Rewrites `e` and adds it to the chunk's records.
     fn add(&mut self, e: &Entry<'_>, how: &RewriteAhead) {
         let start = self.mark();
@@ -130,11 +164,17 @@ impl Rewritten {
         let (top, message) = super::walk(e, recycle(std::mem::take(&mut self.top)));
         self.counts.clear();
         let scratch = self.scratch.take().unwrap_or_default();
-        let mut rw = Rewriter::ahead(&how.masker, &mut self.counts, scratch);
+        let mut rw = Rewriter::ahead(how.keep_text, &how.masker, &mut self.counts, scratch);
         rw.shift = how.shift;
         let changed = rw.record(&kind, e.object, &top, message, e.is_utf8(), &mut self.line);
         rw.count();
-        let done = if rw.needs_paths {
+        let done = if how.keep_text {
+            let base = self.spans.len();
+            let texts = rw.found.texts.drain(..);
+            (self.texts).extend(texts.map(|(at, r)| (at, r.start + base..r.end + base)));
+            self.spans.append(&mut rw.found.spans);
+            Done::No
+        } else if rw.needs_paths {
             Done::No
         } else if rw.holes.is_empty() {
             // Written as the reader would write it, and checked as it would check it.
@@ -165,6 +205,7 @@ impl Rewritten {
             start,
             changed,
             done,
+            found: how.keep_text,
         });
     }
 }
@@ -218,10 +259,11 @@ mod tests {
     );
 
     /// pi-redact with `args` over `data`: its output, diagnostics, summary and withheld
-    /// records, and how many records it took as rewritten ahead (whole, holed). With
+    /// records, and how many records it took as rewritten ahead (whole, holed, with what the
+    /// patterns find in their kept text found ahead). With
     /// `chunk`, every chunk of that size is prescanned (on the reader's thread or a
     /// helper's) and its records rewritten ahead.
-    fn redact(args: &[&str], data: &[u8], chunk: Option<usize>) -> (String, [u64; 2]) {
+    fn redact(args: &[&str], data: &[u8], chunk: Option<usize>) -> (String, [u64; 3]) {
         let argv = std::iter::once("pi-redact").chain(args.iter().copied());
         let args = <Args as clap::Parser>::parse_from(argv);
         let mut state = RunState::new(&args).unwrap();
@@ -265,7 +307,7 @@ mod tests {
         for args in [&[][..], &["--shift-time", "-2h"], &["--no-check"]] {
             for data in &inputs {
                 let (want, none) = redact(args, data, None);
-                assert_eq!(none, [0, 0], "nothing is rewritten ahead on one thread");
+                assert_eq!(none, [0; 3], "nothing is rewritten ahead on one thread");
                 for chunk in [1, 97, 4096, 1 << 20] {
                     let (got, took) = redact(args, data, Some(chunk));
                     let start = String::from_utf8_lossy(&data[..data.len().min(120)]);
@@ -291,7 +333,7 @@ mod tests {
         );
         assert!(got.contains(r#""name":"/home/ana/proj/lib.rs""#), "{got}");
         // Taken: the record without a path, whole; a1, a2 and a4 with holes.
-        assert_eq!(took, [1, 3]);
+        assert_eq!(took, [1, 3, 0]);
         // A named secret in a record with holes (a4's tool name, copied on purpose): found by
         // the reader once they are filled, and the record withheld.
         let env = std::env::temp_dir().join(format!("pi-jsonl-ahead-{}.env", std::process::id()));
@@ -303,17 +345,66 @@ mod tests {
             got.contains(":5: the rewritten record still holds 21 characters"),
             "{got}"
         );
-        assert_eq!(took, [1, 3]);
+        assert_eq!(took, [1, 3, 0]);
     }
 
-    /// With `--keep-text` or `--rename-ids` nothing is rewritten ahead (both need the run's
-    /// tables for more than paths).
+    /// Kept text whose masks depend on what the reader met before: a secret learned from a
+    /// credential's value (`keyed`), not known before it, found again later in text where no pattern finds it,
+    /// alone and inside a longer word; a GitHub token met again; a user name met in a
+    /// home path, then as a word; a path met again; a text with escapes `write_str` does not
+    /// write (masked from its decoded text); an e-mail address.
+    const KEPT: &str = concat!(
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/home/ana/proj"}"#,
+        "\n",
+        r#"{"type":"message","id":"u0","parentId":null,"timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"not yet known: Zq7Rt2Lm9Xw4Pv"}}"#,
+        "\n",
+        r#"{"type":"message","id":"a1","parentId":"u0","timestamp":"2026-01-01T00:00:01Z","message":{"role":"assistant","content":[{"type":"text","text":"token ghp_abcdefghijklmnopqrstuvwxyz0123456789 for ana@example.com"},{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls /home/ana/proj/src","api_key":"Zq7Rt2Lm9Xw4Pv"}}],"stopReason":"toolUse"}}"#,
+        "\n",
+        r#"{"type":"message","id":"u1","parentId":"a1","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":"ana said Zq7Rt2Lm9Xw4Pv and xZq7Rt2Lm9Xw4Pvx and abcdefghijklmnopqrstuvwxyz0123456789 in /home/ana/proj/src"}}"#,
+        "\n",
+        r#"{"type":"message","id":"u2","parentId":"u1","timestamp":"2026-01-01T00:00:03Z","message":{"role":"user","content":"\u0061na\/x: /home/ana/proj/src/a.rs ghp_abcdefghijklmnopqrstuvwxyz0123456789"}}"#,
+        "\n",
+    );
+
+    /// With `--keep-text` what the patterns find in kept text is found ahead and the reader
+    /// writes what it writes alone, whatever it learned before; with `--rename-ids` alone
+    /// nothing is rewritten ahead (ids are numbered in order).
     #[test]
-    fn keep_text_and_rename_ids_rewrite_on_the_reader() {
-        for args in [&["--keep-text"][..], &["--rename-ids"]] {
-            let (got, took) = redact(args, CLUES.as_bytes(), Some(1 << 20));
-            assert_eq!(took, [0, 0], "{args:?}");
-            assert_eq!(got, redact(args, CLUES.as_bytes(), None).0, "{args:?}");
+    fn keep_text_finds_ahead_and_rename_ids_rewrites_on_the_reader() {
+        let (got, took) = redact(&["--rename-ids"], CLUES.as_bytes(), Some(1 << 20));
+        assert_eq!(took, [0; 3]);
+        assert_eq!(got, redact(&["--rename-ids"], CLUES.as_bytes(), None).0);
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+        let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.unwrap().path()).ok())
+            .collect();
+        inputs.extend([CLUES.as_bytes().to_vec(), KEPT.as_bytes().to_vec()]);
+        let mut found = 0;
+        for args in [&["--keep-text"][..], &["--keep-text", "--rename-ids"]] {
+            for data in &inputs {
+                let want = redact(args, data, None).0;
+                for chunk in [1, 97, 1 << 20] {
+                    let (got, took) = redact(args, data, Some(chunk));
+                    let start = String::from_utf8_lossy(&data[..data.len().min(120)]);
+                    assert_eq!(got, want, "{args:?}, chunk {chunk}, input {start:?}");
+                    assert_eq!(took[..2], [0, 0], "{args:?}");
+                    found += took[2];
+                }
+            }
         }
+        assert!(found > 0);
+        // The learned secrets are masked where only the reader knows them.
+        let (got, took) = redact(&["--keep-text"], KEPT.as_bytes(), Some(1 << 20));
+        assert_eq!(took, [0, 0, 4], "{got}");
+        assert!(got.contains("not yet known: Zq7Rt2Lm9Xw4Pv"), "{got}");
+        let after = &got[got.find(r#""id":"a1""#).unwrap()..];
+        for leaked in ["Zq7Rt2Lm9Xw4Pv", "ghp_", "ana", "proj"] {
+            assert!(!after.contains(leaked), "{leaked}: {got}");
+        }
+        assert!(
+            got.contains("user1 said [secret:keyed] and x[secret:keyed]x"),
+            "{got}"
+        );
     }
 }

@@ -237,11 +237,19 @@ enum Mask {
     User,
 }
 
-#[derive(Debug, PartialEq, Eq)]
-struct Span {
+/// A span of a text to mask, and what it becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Span {
     start: usize,
     end: usize,
     mask: Mask,
+}
+
+/// What the patterns find in kept text ([`Masker::masks`] adds the exact secrets and the
+/// user's words to it): a function of the text alone, found ahead of the reader on other
+/// threads (`super::ahead`) and handed to [`Masker::masks`].
+pub(super) fn found_in_text(text: &str) -> Vec<Span> {
+    sites_spans(text)
 }
 
 /// The patterns, each compiled the first time a text may need it (compiling all of them
@@ -579,7 +587,7 @@ impl Masker {
     ) -> String {
         let mut out = String::with_capacity(text.len());
         let mut at = 0;
-        self.masks(text, paths, also, found, |start, end, mask| {
+        self.masks(text, paths, also, None, found, |start, end, mask| {
             out.push_str(&text[at..start]);
             out.push_str(mask);
             at = end;
@@ -592,12 +600,13 @@ impl Masker {
     /// [`Masker::mask`] replaces and what it writes there (a path may keep its own text);
     /// `found(kind, original)` is told of each replaced, as by [`Masker::mask`]. What lies
     /// between the spans stays as it is, so a text can be written from its input as written
-    /// ([`super::written`]).
+    /// ([`super::written`]). `ahead`: [`found_in_text`] of `text`, when it was found ahead.
     pub fn masks(
         &self,
         text: &str,
         paths: &mut Pseudonyms,
         also: &[(&'static str, String)],
+        ahead: Option<&[Span]>,
         mut found: impl FnMut(&'static str, &str),
         mut each: impl FnMut(usize, usize, &str),
     ) {
@@ -612,7 +621,10 @@ impl Masker {
             &learned[..]
         };
         let mut learn: Vec<(&'static str, usize, usize)> = Vec::new();
-        let mut spans = self.spans(text, also, Prefilter::Sites);
+        let mut spans = match ahead {
+            Some(found) => self.merged(text, also, found.to_vec()),
+            None => self.spans(text, also, Prefilter::Sites),
+        };
         if !paths.user_words().is_empty() {
             add_user_words(text, paths.user_words(), &mut spans);
         }
@@ -680,6 +692,22 @@ impl Masker {
 
     /// The spans to mask, in order, none overlapping (an earlier finder wins).
     fn spans(&self, text: &str, also: &[(&'static str, String)], pre: Prefilter) -> Vec<Span> {
+        let proposed = match pre {
+            Prefilter::Anchors => pattern_spans(text, true),
+            Prefilter::Sites => sites_spans(text),
+        };
+        self.merged(text, also, proposed)
+    }
+
+    /// [`Masker::spans`], given what the patterns found (`proposed`, in their order): the
+    /// exact secrets and `also` first, longest first, then each pattern's span that overlaps
+    /// none kept.
+    fn merged(
+        &self,
+        text: &str,
+        also: &[(&'static str, String)],
+        proposed: Vec<Span>,
+    ) -> Vec<Span> {
         // Kept in order and none overlapping, so only the last span starting before a new
         // one's end can overlap it (each new span was compared with every span kept, which
         // cost a text with hundreds of paths their square).
@@ -735,10 +763,6 @@ impl Masker {
                 add(i, end, Mask::Secret(kind), &mut spans);
             }
         }
-        let proposed = match pre {
-            Prefilter::Anchors => pattern_spans(text, true),
-            Prefilter::Sites => sites_spans(text),
-        };
         for p in proposed {
             if p.mask == Mask::Keyed {
                 add_keyed(p.start, p.end, &mut spans);

@@ -240,12 +240,13 @@ fn redact_to_dir(
 }
 
 /// What is rewritten ahead of the reader ([`ahead`]): the default mode's records, with their
-/// paths left as holes. `--keep-text` masks paths inside kept text, and `--rename-ids` numbers
-/// ids in order: with either, nothing.
+/// paths left as holes; with `--keep-text`, what the patterns find in kept text. With
+/// `--rename-ids` alone, nothing (ids are numbered in order).
 fn rewrite_ahead(args: &Args, state: &RunState) -> Option<Arc<dyn Ahead>> {
-    (!args.keep_text && !args.rename_ids).then(|| {
+    (args.keep_text || !args.rename_ids).then(|| {
         let a = RewriteAhead {
             masker: Arc::clone(&state.masker),
+            keep_text: args.keep_text,
             shift: state.shift,
             check: !args.no_check,
         };
@@ -280,9 +281,10 @@ struct Redactor<'a, 'o, 'w> {
     withheld: u64,
     /// What is rewritten ahead of the reader, when anything is ([`ahead`]).
     ahead: Option<Arc<dyn Ahead>>,
-    /// Records taken as they were rewritten ahead: whole, and with holes filled.
+    /// Records taken as they were rewritten ahead: whole, with holes filled, and with what
+    /// the patterns find in their kept text found ahead.
     #[cfg(test)]
-    taken: [u64; 2],
+    taken: [u64; 3],
 }
 
 impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
@@ -308,7 +310,7 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
             withheld: 0,
             ahead,
             #[cfg(test)]
-            taken: [0; 2],
+            taken: [0; 3],
         }
     }
 
@@ -456,8 +458,18 @@ impl Visitor for Redactor<'_, '_, '_> {
     fn entry(&mut self, e: &Entry<'_>, d: &mut Diags) -> Result<(), Stop> {
         let kind = e.kind().unwrap_or_default();
         let (line, utf8) = (e.line.no, e.is_utf8());
-        let done = e.ahead_store::<Rewritten>().and_then(|(s, i)| s.get(i));
-        self.write(&kind, e.object, &|top| walk(e, top), line, utf8, done, d)
+        let store = e.ahead_store::<Rewritten>();
+        let done = store.and_then(|(s, i)| s.get(i));
+        if let Some((s, i)) = store {
+            s.found(i, &mut self.rw.found);
+            #[cfg(test)]
+            {
+                self.taken[2] += u64::from(self.rw.found.known);
+            }
+        }
+        let written = self.write(&kind, e.object, &|top| walk(e, top), line, utf8, done, d);
+        self.rw.found.clear();
+        written
     }
 
     fn end(&mut self, _d: &mut Diags) -> Result<(), Stop> {

@@ -5,7 +5,7 @@
 //! message's role, the content block's type): [`Act`] says what is done with it.
 
 use super::ids::Renames;
-use super::mask::{Masker, KEYS_REMEMBERED, USAGE_KEYS};
+use super::mask::{found_in_text, Masker, Span, KEYS_REMEMBERED, USAGE_KEYS};
 use super::paths::{looks_like_path, Pseudonyms};
 use super::placeholder::{
     image_size, is_nested_placeholder, is_placeholder, of_image, of_text, push_placeholder, Size,
@@ -19,6 +19,7 @@ use crate::json::{self, Element, Raw, TextCounts};
 use crate::output::{push_escaped, push_value, write_str};
 use std::borrow::Cow;
 use std::collections::hash_map::Entry;
+use std::ops::Range;
 
 /// Nesting deeper than this inside tool arguments, details or extension data is replaced by
 /// one placeholder (the walk recurses; Pi's own records are a few levels deep).
@@ -640,12 +641,13 @@ fn masked_with_marks(
     text: &str,
     paths: &mut Pseudonyms,
     also: &[(&'static str, String)],
+    ahead: Option<&[Span]>,
     found: impl FnMut(&'static str, &str),
     marks: &mut Vec<(usize, usize)>,
 ) -> String {
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    masker.masks(text, paths, also, found, |start, end, mask| {
+    masker.masks(text, paths, also, ahead, found, |start, end, mask| {
         out.push_str(&text[at..start]);
         marks.push((out.len(), out.len() + mask.len()));
         out.push_str(mask);
@@ -766,6 +768,9 @@ pub struct Rewriter<'r> {
     written: Written,
     /// The paths of the record left for the reader, in order (without a pseudonym table).
     pub holes: Vec<Hole>,
+    /// What the patterns find in the record's kept texts (`--keep-text`): found here by a
+    /// rewriter without a pseudonym table, ahead of the reader; given to the reader's.
+    pub found: FoundAhead,
     /// The keys of the object being written that were replaced: what each was, and what was
     /// written for it ([`Rewriter::key`] keeps them distinct).
     keys_replaced: Vec<(String, String)>,
@@ -801,6 +806,48 @@ pub struct Holed<'d> {
     pub replaced_in_record: &'d [(usize, usize, u64)],
 }
 
+/// What the patterns find in a record's kept texts ([`found_in_text`]), found ahead of the
+/// reader: for each text in which they find anything, where its string starts in the record,
+/// and its spans.
+#[derive(Default)]
+pub struct FoundAhead {
+    /// Whether the record's kept texts were all looked at (a text not among `texts` holds
+    /// nothing the patterns find).
+    pub known: bool,
+    /// Each text's string's offset in the record, and its part of `spans`, in record order.
+    pub texts: Vec<(usize, Range<usize>)>,
+    pub spans: Vec<Span>,
+}
+
+impl FoundAhead {
+    pub fn clear(&mut self) {
+        self.known = false;
+        self.texts.clear();
+        self.spans.clear();
+    }
+
+    /// What the patterns found in the text whose string starts at `at`, if it was looked at.
+    fn of(&self, at: usize) -> Option<&[Span]> {
+        if !self.known {
+            return None;
+        }
+        let i = self.texts.partition_point(|t| t.0 < at);
+        match self.texts.get(i) {
+            Some((t, range)) if *t == at => self.spans.get(range.clone()),
+            _ => Some(&[]),
+        }
+    }
+
+    /// Notes what the patterns find in the text whose string starts at `at`.
+    fn add(&mut self, at: usize, text: &str) {
+        let start = self.spans.len();
+        self.spans.extend(found_in_text(text));
+        if self.spans.len() > start {
+            self.texts.push((at, start..self.spans.len()));
+        }
+    }
+}
+
 /// What a rewriter keeps from one record to the next: its buffers, and the masker's answers
 /// for keys.
 #[derive(Default)]
@@ -811,6 +858,7 @@ pub struct Scratch {
     counted: Vec<(usize, TextCounts)>,
     written: Written,
     holes: Vec<Hole>,
+    found: FoundAhead,
     blocks: Vec<Member<'static>>,
 }
 
@@ -824,11 +872,17 @@ impl<'r> Rewriter<'r> {
         Rewriter::with(keep_text, masker, Some(paths), tally, Scratch::default())
     }
 
-    /// A rewriter of the default mode without the pseudonym table, for records rewritten
-    /// ahead of the reader (their paths left as [`Hole`]s), with the buffers of `scratch`
-    /// ([`Rewriter::into_scratch`] gives them back).
-    pub fn ahead(masker: &'r Masker, tally: &'r mut Tally, scratch: Scratch) -> Rewriter<'r> {
-        Rewriter::with(false, masker, None, tally, scratch)
+    /// A rewriter without the pseudonym table, for records rewritten ahead of the reader,
+    /// with the buffers of `scratch` ([`Rewriter::into_scratch`] gives them back). In the
+    /// default mode their paths are left as [`Hole`]s; with `keep_text` what is written is
+    /// of no use, and what the patterns find in kept text is noted instead ([`FoundAhead`]).
+    pub fn ahead(
+        keep_text: bool,
+        masker: &'r Masker,
+        tally: &'r mut Tally,
+        scratch: Scratch,
+    ) -> Rewriter<'r> {
+        Rewriter::with(keep_text, masker, None, tally, scratch)
     }
 
     fn with(
@@ -857,6 +911,7 @@ impl<'r> Rewriter<'r> {
             counted: scratch.counted,
             written: scratch.written,
             holes: scratch.holes,
+            found: scratch.found,
             blocks: scratch.blocks,
             needs_paths: false,
             keys_replaced: Vec::new(),
@@ -872,6 +927,7 @@ impl<'r> Rewriter<'r> {
             counted: self.counted,
             written: self.written,
             holes: self.holes,
+            found: self.found,
             blocks: self.blocks,
         }
     }
@@ -1139,7 +1195,7 @@ impl<'r> Rewriter<'r> {
                 return;
             };
             let note = |kind, orig: &str| found.push((kind, orig.to_string()));
-            masked_with_marks(self.masker, name, paths, &self.also, note, &mut marks)
+            masked_with_marks(self.masker, name, paths, &self.also, None, note, &mut marks)
         } else if is_placeholder(TextKind::Key, name) {
             // Already a key's placeholder (a redacted file redacted again): kept.
             marks.push((0, name.len()));
@@ -1379,26 +1435,39 @@ impl<'r> Rewriter<'r> {
     /// Text kept with its secrets, e-mail addresses and paths masked: written from its
     /// input as written when its escapes are those `write_str` writes ([`Written`]).
     fn masked(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+        let at = raw.as_ptr() as usize - self.record_start;
+        let body = raw.bytes().get(1..raw.len().wrapping_sub(1));
         let Some(paths) = self.paths.as_deref_mut() else {
-            self.needs_paths = true;
+            if self.keep_text {
+                // Ahead of the reader: what the patterns find in the text the reader masks.
+                match body.filter(|body| self.utf8 && self.written.read(body)) {
+                    Some(_) => self.found.add(at, &self.written.text),
+                    None => self
+                        .found
+                        .add(at, &str_of(&raw, self.utf8).unwrap_or_default()),
+                }
+            } else {
+                self.needs_paths = true;
+            }
             return self.keep(&raw, out);
         };
         let mut found: Vec<(&'static str, String)> = Vec::new();
         let note = |kind, orig: &str| found.push((kind, orig.to_string()));
-        let body = raw.bytes().get(1..raw.len().wrapping_sub(1));
+        let ahead = self.found.of(at);
         match body.filter(|body| self.utf8 && self.written.read(body)) {
             Some(body) => {
                 let (masker, also) = (self.masker, &self.also);
                 let marks = &mut self.check.on_purpose;
-                if !(self.written).write_masked(body, masker, paths, also, note, out, marks) {
+                let w = &mut self.written;
+                if !w.write_masked(body, masker, paths, also, ahead, note, out, marks) {
                     return self.unmasked(&raw, out);
                 }
             }
             None => {
                 let s = str_of(&raw, self.utf8).unwrap_or_default();
                 let mut marks = Vec::new();
-                let masked =
-                    masked_with_marks(self.masker, &s, paths, &self.also, note, &mut marks);
+                let (masker, also) = (self.masker, &self.also);
+                let masked = masked_with_marks(masker, &s, paths, also, ahead, note, &mut marks);
                 if found.is_empty() {
                     return self.unmasked(&raw, out);
                 }
@@ -1423,7 +1492,10 @@ impl<'r> Rewriter<'r> {
             return self.keep(&raw, out);
         }
         self.counts.add("keyed");
-        self.masker.learn("keyed", &s);
+        // Learned in order, by the reader (a rewriter ahead of it has no table).
+        if self.paths.is_some() {
+            self.masker.learn("keyed", &s);
+        }
         self.replaced(&s);
         if s.chars().count() >= super::check::MIN_LEN {
             self.check.masked.push(("keyed", s.to_string()));

@@ -12,7 +12,7 @@
 //! tests check both on generated bodies), so each stretch between masks, cut at character
 //! boundaries, is its own escaped text.
 
-use super::mask::Masker;
+use super::mask::{found_in_text, Masker, Span};
 use super::paths::Pseudonyms;
 use crate::json;
 use crate::output::{push_escaped, write_str};
@@ -78,8 +78,8 @@ impl Written {
     }
 
     /// Writes the string whose body was read (`body`) masked by `masker` into `out`, its
-    /// body copied between the masks: what `write_str` writes of [`Masker::mask`]'s text.
-    /// `found` is told of each mask as by [`Masker::mask`], and `masks` of where each was
+    /// body copied between the masks: what `write_str` writes of [`Masker::mask`]'s text
+    /// (`ahead`: what the patterns found in it ahead, [`Masker::masks`]). `found` is told of each mask as by [`Masker::mask`], and `masks` of where each was
     /// written in `out`; `false` when `found` was told of none (`out` and `masks` are then
     /// left as they were: the caller keeps the input).
     #[allow(clippy::too_many_arguments)]
@@ -89,6 +89,7 @@ impl Written {
         masker: &Masker,
         paths: &mut Pseudonyms,
         also: &[(&'static str, String)],
+        ahead: Option<&[Span]>,
         mut found: impl FnMut(&'static str, &str),
         out: &mut Vec<u8>,
         masks: &mut Vec<(usize, usize)>,
@@ -102,13 +103,20 @@ impl Written {
             any = true;
             found(kind, original);
         };
-        masker.masks(&text, paths, also, found, |mask_start, mask_end, mask| {
-            out.extend_from_slice(&body[self.body_at(from)..self.body_at(mask_start)]);
-            let at = out.len();
-            push_escaped(out, mask);
-            masks.push((at, out.len()));
-            from = mask_end;
-        });
+        masker.masks(
+            &text,
+            paths,
+            also,
+            ahead,
+            found,
+            |mask_start, mask_end, mask| {
+                out.extend_from_slice(&body[self.body_at(from)..self.body_at(mask_start)]);
+                let at = out.len();
+                push_escaped(out, mask);
+                masks.push((at, out.len()));
+                from = mask_end;
+            },
+        );
         out.extend_from_slice(&body[self.body_at(from)..]);
         out.push(b'"');
         self.text = text;
@@ -136,16 +144,29 @@ pub fn check(data: &[u8]) {
     assert!(w.read(body), "write_str's body not read");
     assert_eq!(w.text, text);
     let want = masker.mask(&text, &mut Pseudonyms::default(), &[], |_, _| {});
-    let (mut out, mut marks) = (Vec::new(), Vec::new());
-    let (paths, found) = (&mut Pseudonyms::default(), |_, _: &str| {});
-    if w.write_masked(body, &masker, paths, &[], found, &mut out, &mut marks) {
-        let mut expect = Vec::new();
-        write_str(&mut expect, &want);
-        assert_eq!(out, expect);
-        assert_masks_at(&masker, &text, &[], &out, &marks);
-    } else {
-        assert_eq!(want, text);
-        assert!(marks.is_empty());
+    // What the patterns find, found ahead (on another thread) or as the text is masked.
+    let found_ahead = found_in_text(&text);
+    for ahead in [None, Some(&found_ahead[..])] {
+        let (mut out, mut marks) = (Vec::new(), Vec::new());
+        let (paths, found) = (&mut Pseudonyms::default(), |_, _: &str| {});
+        if w.write_masked(
+            body,
+            &masker,
+            paths,
+            &[],
+            ahead,
+            found,
+            &mut out,
+            &mut marks,
+        ) {
+            let mut expect = Vec::new();
+            write_str(&mut expect, &want);
+            assert_eq!(out, expect);
+            assert_masks_at(&masker, &text, &[], &out, &marks);
+        } else {
+            assert_eq!(want, text);
+            assert!(marks.is_empty());
+        }
     }
     if std::str::from_utf8(data).is_ok() && w.read(data) {
         let mut again = Vec::new();
@@ -166,7 +187,7 @@ fn assert_masks_at(
     let mut masks = Vec::new();
     let paths = &mut Pseudonyms::default();
     let each = |_, _, mask: &str| masks.push(mask.to_string());
-    masker.masks(text, paths, also, |_, _| {}, each);
+    masker.masks(text, paths, also, None, |_, _| {}, each);
     assert_eq!(marks.len(), masks.len(), "{text:?}");
     let mut after = 0;
     for (&(a, b), mask) in marks.iter().zip(&masks) {
@@ -294,8 +315,9 @@ mod tests {
     ];
 
     /// The as-written path writes what `write_str` writes of the masked text, and is told of
-    /// the same masks, on texts of every escape inside and around what is masked (the
-    /// masker's own finders are held to the patterns by `mask.rs`'s oracle test).
+    /// the same masks, on texts of every escape inside and around what is masked, with what
+    /// the patterns find found as it writes or ahead (the masker's own finders are held to
+    /// the patterns by `mask.rs`'s oracle test).
     #[test]
     fn written_masks_are_write_str_of_the_masked_text() {
         let masker = Masker::new(vec!["s3cr3t-value".into()]);
@@ -317,11 +339,14 @@ mod tests {
             let mut found = Vec::new();
             let mut out = b"prefix".to_vec();
             let mut marks = vec![(0, 6)];
+            // Every other text with what the patterns find in it found ahead.
+            let ahead = (round % 2 == 1).then(|| found_in_text(&text));
             let any = w.write_masked(
                 &body,
                 &masker,
                 &mut p2,
                 also,
+                ahead.as_deref(),
                 |k, o| found.push((k, o.to_string())),
                 &mut out,
                 &mut marks,
