@@ -9,6 +9,7 @@ use super::paths::{looks_like_path, windows_root, Pseudonyms};
 use crate::hash::FastMap;
 use crate::sync::lock;
 use regex::{Captures, Regex};
+use smallvec::SmallVec;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -450,53 +451,89 @@ pub const USAGE_KEYS: [&str; 10] = [
 /// At most this many secrets found in kept text are remembered for the rest of the run.
 pub const LEARNED: usize = 4096;
 
-/// The secrets found in kept text so far ([`Masker::learn`]): each with its kind, and a
-/// search for all of them at once, built again once [`PENDING`] more have been learned (the
-/// newest are looked for one by one until then).
+/// The secrets found in kept text so far ([`Masker::learn`]), each with its kind. A text is
+/// searched for all of them at once by their first [`PREFIX`] bytes (every secret learned has
+/// at least [`super::check::MIN_LEN`] characters): a bit for each prefix's hash rules out
+/// most places of a text, and the table of prefixes gives the secrets that may start at the
+/// others. Learning a secret adds to both; no search is built again (a regular expression of
+/// them all, built again every 16 secrets learned, cost the corpus' sessions 45 % of their
+/// `--keep-text` time: BENCHMARKS.md, round 35).
 #[derive(Default)]
 struct Learned {
-    kinds: FastMap<String, &'static str>,
-    /// In the order learned.
-    secrets: Vec<String>,
-    /// The alternation of `secrets[..built]`, longest first.
-    search: Option<Regex>,
-    built: usize,
+    /// In the order learned, with their kinds.
+    secrets: Vec<(String, &'static str)>,
+    /// The secrets (their places in `secrets`) by their first [`PREFIX`] bytes.
+    by_prefix: FastMap<u64, SmallVec<[u32; 1]>>,
+    /// [`FILTER_BITS`] bits: one set for each prefix's [`filter_bit`]; empty until a secret is
+    /// learned.
+    filter: Vec<u64>,
 }
 
-/// How many learned secrets are looked for one by one before the search is built again.
-const PENDING: usize = 16;
+/// How many bytes of a learned secret find it in a text.
+const PREFIX: usize = super::check::MIN_LEN;
+
+/// The size of [`Learned`]'s filter: 8 KiB, a bit in 16 set for [`LEARNED`] secrets.
+const FILTER_BITS: usize = 1 << 16;
+
+/// `bytes`' first [`PREFIX`] bytes, as one number.
+fn prefix_of(bytes: &[u8]) -> u64 {
+    let mut p = [0; PREFIX];
+    p.copy_from_slice(&bytes[..PREFIX]);
+    u64::from_le_bytes(p)
+}
+
+/// The bit of [`Learned`]'s filter a prefix sets (the top bits of a multiplicative hash).
+fn filter_bit(prefix: u64) -> usize {
+    (prefix.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - FILTER_BITS.trailing_zeros())) as usize
+}
 
 impl Learned {
-    /// The learned secrets that `text` holds, with their kinds.
-    fn in_text(&mut self, text: &str) -> Vec<(&'static str, String)> {
-        if self.secrets.len() - self.built > PENDING {
-            let mut all: Vec<&String> = self.secrets.iter().collect();
-            all.sort_by_key(|s| std::cmp::Reverse(s.len()));
-            let alternation: Vec<String> = all.iter().map(|s| regex::escape(s)).collect();
-            self.search = Regex::new(&alternation.join("|")).ok();
-            self.built = if self.search.is_some() {
-                self.secrets.len()
-            } else {
-                0
-            };
+    /// Adds a secret (of at least [`PREFIX`] bytes); `false` when it was known or too short.
+    fn add(&mut self, kind: &'static str, secret: &str) -> bool {
+        let Some(head) = secret.as_bytes().get(..PREFIX) else {
+            return false;
+        };
+        let prefix = prefix_of(head);
+        let ids = self.by_prefix.entry(prefix).or_default();
+        if ids.iter().any(|&k| self.secrets[k as usize].0 == secret) {
+            return false;
         }
-        let mut held: Vec<&str> = Vec::new();
-        if let Some(re) = &self.search {
-            for m in re.find_iter(text) {
-                if !held.contains(&m.as_str()) {
-                    held.push(m.as_str());
+        ids.push(self.secrets.len() as u32);
+        self.secrets.push((secret.to_string(), kind));
+        if self.filter.is_empty() {
+            self.filter = vec![0; FILTER_BITS / 64];
+        }
+        let bit = filter_bit(prefix);
+        self.filter[bit / 64] |= 1 << (bit % 64);
+        true
+    }
+
+    /// The learned secrets that `text` holds, with their kinds, in the order they first
+    /// occur in it (wherever they occur, inside or across another as well).
+    fn in_text(&self, text: &str) -> Vec<(&'static str, String)> {
+        let b = text.as_bytes();
+        let mut held: SmallVec<[u32; 4]> = SmallVec::new();
+        if self.filter.is_empty() {
+            return Vec::new();
+        }
+        for (at, window) in b.windows(PREFIX).enumerate() {
+            let prefix = prefix_of(window);
+            let bit = filter_bit(prefix);
+            if self.filter[bit / 64] & (1 << (bit % 64)) == 0 {
+                continue;
+            }
+            for &k in self.by_prefix.get(&prefix).into_iter().flatten() {
+                let secret = self.secrets[k as usize].0.as_bytes();
+                if b[at..].starts_with(secret) && !held.contains(&k) {
+                    held.push(k);
                 }
             }
         }
-        for s in &self.secrets[self.built..] {
-            if memchr::memmem::find(text.as_bytes(), s.as_bytes()).is_some()
-                && !held.contains(&s.as_str())
-            {
-                held.push(s);
-            }
-        }
-        held.into_iter()
-            .filter_map(|s| self.kinds.get(s).map(|&k| (k, s.to_string())))
+        held.iter()
+            .map(|&k| {
+                let (secret, kind) = &self.secrets[k as usize];
+                (*kind, secret.clone())
+            })
             .collect()
     }
 }
@@ -562,9 +599,7 @@ impl Masker {
             return;
         }
         let mut l = lock(&self.learned);
-        if !l.kinds.contains_key(secret) {
-            l.kinds.insert(secret.to_string(), kind);
-            l.secrets.push(secret.to_string());
+        if l.add(kind, secret) {
             self.learned_count.store(l.secrets.len(), Ordering::Relaxed);
         }
     }
@@ -1169,9 +1204,49 @@ fn looks_random(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pi_jsonl_gen::Rng;
 
     fn mask(m: &Masker, t: &str) -> String {
         m.mask(t, &mut Pseudonyms::default(), &[], |_, _| {})
+    }
+
+    /// The learned secrets a text holds are every one it holds, wherever (inside another, one
+    /// the start of another, across two, sharing a first 8 bytes, not ASCII), in the order
+    /// they first occur, each once; learning one twice or one too short adds nothing.
+    #[test]
+    fn learned_secrets_are_found_wherever_they_occur() {
+        const PIECES: &[&str] = &["ab", "cdefgh", "ij", "kl€", "mnopqrst", "é", " ", "Z9", "x"];
+        let mut rng = Rng::new(35);
+        let mut several = 0;
+        for round in 0..300 {
+            let mut learned = Learned::default();
+            let mut secrets: Vec<String> = Vec::new();
+            let piece = |rng: &mut Rng, lo, hi| -> String {
+                let n = rng.range(lo, hi);
+                (0..n).map(|_| *rng.pick(PIECES)).collect()
+            };
+            for _ in 0..rng.range(1, 40) {
+                let s = piece(&mut rng, 1, 6);
+                let new = s.len() >= PREFIX && !secrets.contains(&s);
+                assert_eq!(learned.add("high-entropy", &s), new, "{s:?}");
+                if new {
+                    secrets.push(s);
+                }
+            }
+            for _ in 0..20 {
+                let text = piece(&mut rng, 0, 30);
+                let mut want: Vec<(usize, usize)> = (secrets.iter().enumerate())
+                    .filter_map(|(k, s)| text.find(s.as_str()).map(|at| (at, k)))
+                    .collect();
+                want.sort();
+                let want: Vec<&str> = want.iter().map(|&(_, k)| secrets[k].as_str()).collect();
+                let got = learned.in_text(&text);
+                let got: Vec<&str> = got.iter().map(|(_, s)| s.as_str()).collect();
+                assert_eq!(got, want, "round {round}, {text:?}");
+                several += usize::from(want.len() > 1);
+            }
+        }
+        assert!(several > 100, "{several}");
     }
 
     #[test]
