@@ -661,7 +661,8 @@ impl Masker {
             None => self.spans(text, also, Prefilter::Sites),
         };
         if !paths.user_words().is_empty() {
-            add_user_words(text, paths.user_words(), &mut spans);
+            let sites = paths.user_word_sites(text);
+            add_user_words(text, paths.user_words(), &sites, &mut spans);
         }
         for s in spans {
             let original = &text[s.start..s.end];
@@ -861,27 +862,31 @@ fn path_not_seen(start: usize, end: usize) -> Span {
 /// The user names of `users` ([`Pseudonyms::user_words`]) found as words in `text` (in any
 /// ASCII case, no letter, digit or `_` on either side), each added to `spans` (in order,
 /// none overlapping) where no span is: after every other finder, so a path, an address or a
-/// token that holds the name is masked whole.
-fn add_user_words(text: &str, users: &[(String, String)], spans: &mut Vec<Span>) {
+/// token that holds the name is masked whole. `sites`: where each name occurs, by name then
+/// start ([`Pseudonyms::user_word_sites`]).
+fn add_user_words(
+    text: &str,
+    users: &[(String, String)],
+    sites: &[(usize, usize)],
+    spans: &mut Vec<Span>,
+) {
     let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
-    for (name, _) in users {
-        for start in find::any_case_sites(text.as_bytes(), name) {
-            let end = start + name.len();
-            let whole = text.is_char_boundary(start)
-                && text.is_char_boundary(end)
-                && !word_char(text[..start].chars().next_back())
-                && !word_char(text[end..].chars().next());
-            let at = spans.partition_point(|s| s.start < end);
-            if whole && (at == 0 || spans[at - 1].end <= start) {
-                spans.insert(
-                    at,
-                    Span {
-                        start,
-                        end,
-                        mask: Mask::User,
-                    },
-                );
-            }
+    for &(k, start) in sites {
+        let end = start + users[k].0.len();
+        let whole = text.is_char_boundary(start)
+            && text.is_char_boundary(end)
+            && !word_char(text[..start].chars().next_back())
+            && !word_char(text[end..].chars().next());
+        let at = spans.partition_point(|s| s.start < end);
+        if whole && (at == 0 || spans[at - 1].end <= start) {
+            spans.insert(
+                at,
+                Span {
+                    start,
+                    end,
+                    mask: Mask::User,
+                },
+            );
         }
     }
 }
