@@ -155,6 +155,8 @@ impl Rewritten {
         let texts = self.texts[a.texts..b.texts].iter();
         (into.texts).extend(texts.map(|(at, r)| (*at, r.start - a.spans..r.end - a.spans)));
         into.spans.extend_from_slice(&self.spans[a.spans..b.spans]);
+        // In the walk's order, which is the record's; sorted, so a look-up does not rely on it.
+        into.texts.sort_unstable_by_key(|t| t.0);
     }
 
     /// Rewrites `e` and adds it to the chunk's records.
@@ -349,10 +351,10 @@ mod tests {
     }
 
     /// Kept text whose masks depend on what the reader met before: a secret learned from a
-    /// credential's value (`keyed`), not known before it, found again later in text where no pattern finds it,
-    /// alone and inside a longer word; a GitHub token met again; a user name met in a
-    /// home path, then as a word; a path met again; a text with escapes `write_str` does not
-    /// write (masked from its decoded text); an e-mail address.
+    /// credential's value (`keyed`), not known before it, found again later in text where no
+    /// pattern finds it, alone and inside a longer word; a GitHub token met again; a user
+    /// name met in a home path, then as a word; a path met again; a text with escapes
+    /// `write_str` does not write (masked from its decoded text); an e-mail address.
     const KEPT: &str = concat!(
         r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00Z","cwd":"/home/ana/proj"}"#,
         "\n",

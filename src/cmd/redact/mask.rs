@@ -511,11 +511,11 @@ impl Learned {
     /// The learned secrets that `text` holds, with their kinds, in the order they first
     /// occur in it (wherever they occur, inside or across another as well).
     fn in_text(&self, text: &str) -> Vec<(&'static str, String)> {
-        let b = text.as_bytes();
-        let mut held: SmallVec<[u32; 4]> = SmallVec::new();
         if self.filter.is_empty() {
             return Vec::new();
         }
+        let b = text.as_bytes();
+        let mut held: SmallVec<[u32; 4]> = SmallVec::new();
         for (at, window) in b.windows(PREFIX).enumerate() {
             let prefix = prefix_of(window);
             let bit = filter_bit(prefix);

@@ -814,7 +814,7 @@ pub struct FoundAhead {
     /// Whether the record's kept texts were all looked at (a text not among `texts` holds
     /// nothing the patterns find).
     pub known: bool,
-    /// Each text's string's offset in the record, and its part of `spans`, in record order.
+    /// Each text's string's offset in the record, and its part of `spans`, by offset.
     pub texts: Vec<(usize, Range<usize>)>,
     pub spans: Vec<Span>,
 }

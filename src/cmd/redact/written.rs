@@ -79,9 +79,10 @@ impl Written {
 
     /// Writes the string whose body was read (`body`) masked by `masker` into `out`, its
     /// body copied between the masks: what `write_str` writes of [`Masker::mask`]'s text
-    /// (`ahead`: what the patterns found in it ahead, [`Masker::masks`]). `found` is told of each mask as by [`Masker::mask`], and `masks` of where each was
-    /// written in `out`; `false` when `found` was told of none (`out` and `masks` are then
-    /// left as they were: the caller keeps the input).
+    /// (`ahead`: what the patterns found in it ahead, [`Masker::masks`]). `found` is told of
+    /// each mask as by [`Masker::mask`], and `masks` of where each was written in `out`;
+    /// `false` when `found` was told of none (`out` and `masks` are then left as they were:
+    /// the caller keeps the input).
     #[allow(clippy::too_many_arguments)]
     pub fn write_masked(
         &mut self,
