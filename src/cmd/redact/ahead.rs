@@ -295,16 +295,22 @@ mod tests {
         (report, taken)
     }
 
-    /// Whatever the chunks and whoever rewrites a record, the output, diagnostics and
-    /// summary are the reader's alone: paths are numbered in the order the reader meets them.
-    #[test]
-    fn records_rewritten_ahead_are_written_as_the_reader_writes_them() {
+    /// Every fixture, and `more`.
+    fn inputs_and(more: &str) -> Vec<Vec<u8>> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
         let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(&dir)
             .unwrap()
             .filter_map(|e| std::fs::read(e.unwrap().path()).ok())
             .collect();
-        inputs.push(CLUES.as_bytes().to_vec());
+        inputs.push(more.as_bytes().to_vec());
+        inputs
+    }
+
+    /// Whatever the chunks and whoever rewrites a record, the output, diagnostics and
+    /// summary are the reader's alone: paths are numbered in the order the reader meets them.
+    #[test]
+    fn records_rewritten_ahead_are_written_as_the_reader_writes_them() {
+        let inputs = inputs_and(CLUES);
         let mut taken = [0; 2];
         for args in [&[][..], &["--shift-time", "-2h"], &["--no-check"]] {
             for data in &inputs {
@@ -376,12 +382,8 @@ mod tests {
         let (got, took) = redact(&["--rename-ids"], CLUES.as_bytes(), Some(1 << 20));
         assert_eq!(took, [0; 3]);
         assert_eq!(got, redact(&["--rename-ids"], CLUES.as_bytes(), None).0);
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
-        let mut inputs: Vec<Vec<u8>> = std::fs::read_dir(&dir)
-            .unwrap()
-            .filter_map(|e| std::fs::read(e.unwrap().path()).ok())
-            .collect();
-        inputs.extend([CLUES.as_bytes().to_vec(), KEPT.as_bytes().to_vec()]);
+        let mut inputs = inputs_and(CLUES);
+        inputs.push(KEPT.as_bytes().to_vec());
         let mut found = 0;
         for args in [&["--keep-text"][..], &["--keep-text", "--rename-ids"]] {
             for data in &inputs {
