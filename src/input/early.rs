@@ -7,8 +7,9 @@
 //! through one pipeline (`chunks::in_order_of`): the reader works the chunks next to it
 //! itself (split into lines, then read in order), the helpers take chunks from the far end of
 //! the window and prescan them (`reader::prescan`: lines validated, members located, and the
-//! tool's `reader::Ahead` facts found when it has one: for pi-redact's default mode, records
-//! rewritten with their paths left as holes), and the reader reads each
+//! tool's `reader::Ahead` facts found when it has one: pi-redact's records rewritten with
+//! their paths left as holes, or with `--keep-text` what the patterns find in their kept
+//! text), and the reader reads each
 //! input's chunks in order (`reader::read_lines_prescanned`), so its sessions, entries and
 //! diagnostics are those of the input read alone. Any other input (stdin, a FIFO, a large
 //! file, one that cannot be opened or whose size changed since the run began) is opened and
