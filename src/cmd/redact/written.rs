@@ -38,23 +38,7 @@ impl Written {
         self.escapes.clear();
         let mut text = std::mem::take(&mut self.text).into_bytes();
         text.clear();
-        text.reserve(body.len());
-        let mut at = 0;
-        let whole = loop {
-            let stop = json::copy_to_stop(body, at, &mut text);
-            let Some(&c) = body.get(stop) else {
-                break true;
-            };
-            let Some((byte, len)) = (c == b'\\')
-                .then(|| json::minimal_escape(&body[stop..]))
-                .flatten()
-            else {
-                break false;
-            };
-            text.push(byte);
-            at = stop + len;
-            self.escapes.push((text.len(), at));
-        };
+        let whole = json::decode_written(body, &mut text, &mut self.escapes);
         if !whole {
             text.clear();
         }
