@@ -8,6 +8,7 @@ use super::find::{self, TOKEN_MIN};
 use super::paths::{looks_like_path, windows_root, Pseudonyms};
 use crate::hash::FastMap;
 use crate::sync::lock;
+use memchr::memmem;
 use regex::{Captures, Regex};
 use smallvec::SmallVec;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -422,6 +423,8 @@ fn compiled() -> &'static Compiled {
 pub struct Masker {
     /// Exact secret values (`--secrets-from`, `--secret-env`), longest first.
     exact: Vec<String>,
+    /// A searcher for each of `exact`, made once (not once for each text).
+    exact_finders: Vec<memmem::Finder<'static>>,
     /// [`Masker::key_finds_any`]'s answers so far, for every rewriter of the run.
     keys: Mutex<FastMap<String, bool>>,
     /// The secrets kept text held so far in the run, masked wherever they occur again.
@@ -464,16 +467,23 @@ struct Learned {
     secrets: Vec<(String, &'static str)>,
     /// The secrets (their places in `secrets`) by their first [`PREFIX`] bytes.
     by_prefix: FastMap<u64, SmallVec<[u32; 1]>>,
-    /// [`FILTER_BITS`] bits: one set for each prefix's [`filter_bit`]; empty until a secret is
-    /// learned.
+    /// [`FILTER_BITS`] bits: for each secret, one set for each [`GRAM`] bytes of its first
+    /// [`PREFIX`] that start [`STRIDE`] places or fewer from its start ([`filter_bit`]);
+    /// empty until a secret is learned.
     filter: Vec<u64>,
 }
 
 /// How many bytes of a learned secret find it in a text.
 const PREFIX: usize = super::check::MIN_LEN;
 
-/// The size of [`Learned`]'s filter: 8 KiB, a bit in 16 set for [`LEARNED`] secrets.
-const FILTER_BITS: usize = 1 << 16;
+/// A text is looked at [`GRAM`] bytes every [`STRIDE`] bytes: whatever its place, a secret
+/// ([`PREFIX`] bytes at least) has its first bytes at one of the places looked at, at most
+/// `STRIDE - 1` bytes into it, so [`GRAM`] of its first [`PREFIX`] stand there.
+const GRAM: usize = 4;
+const STRIDE: usize = PREFIX + 1 - GRAM;
+
+/// The size of [`Learned`]'s filter: 32 KiB, a bit in 13 set for [`LEARNED`] secrets.
+const FILTER_BITS: usize = 1 << 18;
 
 /// `bytes`' first [`PREFIX`] bytes, as one number.
 fn prefix_of(bytes: &[u8]) -> u64 {
@@ -482,9 +492,17 @@ fn prefix_of(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(p)
 }
 
-/// The bit of [`Learned`]'s filter a prefix sets (the top bits of a multiplicative hash).
-fn filter_bit(prefix: u64) -> usize {
-    (prefix.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - FILTER_BITS.trailing_zeros())) as usize
+/// The [`GRAM`] bytes at `bytes`' start, as one number.
+fn gram_of(bytes: &[u8]) -> u32 {
+    let mut g = [0; GRAM];
+    g.copy_from_slice(&bytes[..GRAM]);
+    u32::from_le_bytes(g)
+}
+
+/// The bit of [`Learned`]'s filter a gram sets (the top bits of a multiplicative hash).
+fn filter_bit(gram: u32) -> usize {
+    (u64::from(gram).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - FILTER_BITS.trailing_zeros()))
+        as usize
 }
 
 impl Learned {
@@ -503,39 +521,81 @@ impl Learned {
         if self.filter.is_empty() {
             self.filter = vec![0; FILTER_BITS / 64];
         }
-        let bit = filter_bit(prefix);
-        self.filter[bit / 64] |= 1 << (bit % 64);
+        for into in 0..STRIDE {
+            let bit = filter_bit(gram_of(&head[into..]));
+            self.filter[bit / 64] |= 1 << (bit % 64);
+        }
         true
     }
 
-    /// The learned secrets that `text` holds, with their kinds, in the order they first
-    /// occur in it (wherever they occur, inside or across another as well).
-    fn in_text(&self, text: &str) -> Vec<(&'static str, String)> {
+    /// The learned secrets that `text` holds, with their kinds and every place they start
+    /// (inside or across another as well), in the order they first occur in it.
+    fn in_text(&self, text: &str) -> Vec<Held> {
+        let mut held: Vec<Held> = Vec::new();
         if self.filter.is_empty() {
-            return Vec::new();
+            return held;
         }
         let b = text.as_bytes();
-        let mut held: SmallVec<[u32; 4]> = SmallVec::new();
-        for (at, window) in b.windows(PREFIX).enumerate() {
-            let prefix = prefix_of(window);
-            let bit = filter_bit(prefix);
-            if self.filter[bit / 64] & (1 << (bit % 64)) == 0 {
-                continue;
-            }
-            for &k in self.by_prefix.get(&prefix).into_iter().flatten() {
-                let secret = self.secrets[k as usize].0.as_bytes();
-                if b[at..].starts_with(secret) && !held.contains(&k) {
-                    held.push(k);
+        let mut at = 0;
+        while let Some(gram) = b.get(at..at + GRAM) {
+            let bit = filter_bit(gram_of(gram));
+            if self.filter[bit / 64] & (1 << (bit % 64)) != 0 {
+                // The secrets this place is the first looked at of: those starting after the
+                // place before it, up to this one.
+                for start in at.saturating_sub(STRIDE - 1)..=at {
+                    let Some(head) = b.get(start..start + PREFIX) else {
+                        break;
+                    };
+                    for &k in self.by_prefix.get(&prefix_of(head)).into_iter().flatten() {
+                        let (secret, kind) = &self.secrets[k as usize];
+                        if !b[start..].starts_with(secret.as_bytes()) {
+                            continue;
+                        }
+                        match held.iter_mut().find(|h| h.id == k) {
+                            Some(h) => h.starts.push(start),
+                            None => held.push(Held {
+                                id: k,
+                                kind,
+                                secret: secret.clone(),
+                                starts: vec![start],
+                            }),
+                        }
+                    }
                 }
             }
+            at += STRIDE;
         }
-        held.iter()
-            .map(|&k| {
-                let (secret, kind) = &self.secrets[k as usize];
-                (*kind, secret.clone())
-            })
-            .collect()
+        held
     }
+}
+
+/// Strings masked wherever they occur in a record's kept text besides what the masker finds
+/// (kind, text): what a second rewrite of the record masks ([`super::rewrite::Rewriter::also`]),
+/// each with its searcher, made once for the record (made for each text, they had cost the
+/// corpus' sessions 14 % of `--keep-text`'s instructions).
+#[derive(Default)]
+pub struct Also {
+    strings: Vec<(&'static str, String)>,
+    finders: Vec<memmem::Finder<'static>>,
+}
+
+impl Also {
+    pub fn new(strings: Vec<(&'static str, String)>) -> Also {
+        let finders = (strings.iter())
+            .map(|(_, s)| memmem::Finder::new(s).into_owned())
+            .collect();
+        Also { strings, finders }
+    }
+}
+
+/// A learned secret a text holds ([`Learned::in_text`]).
+struct Held {
+    /// Its place among the secrets learned.
+    id: u32,
+    kind: &'static str,
+    secret: String,
+    /// Every place it starts in the text, in order (overlapping ones too).
+    starts: Vec<usize>,
 }
 
 /// Whether a secret found in kept text is remembered for the rest of the run: not a path's or
@@ -571,8 +631,12 @@ impl Masker {
         exact.retain(|s| s.chars().count() >= MIN_EXACT);
         exact.sort_by_key(|s| std::cmp::Reverse(s.len()));
         exact.dedup();
+        let exact_finders = (exact.iter())
+            .map(|s| memmem::Finder::new(s).into_owned())
+            .collect();
         let mut masker = Masker {
             exact,
+            exact_finders,
             keys: Mutex::default(),
             learned: Mutex::default(),
             learned_count: AtomicUsize::new(0),
@@ -617,7 +681,7 @@ impl Masker {
         &self,
         text: &str,
         paths: &mut Pseudonyms,
-        also: &[(&'static str, String)],
+        also: &Also,
         found: impl FnMut(&'static str, &str),
     ) -> String {
         let mut out = String::with_capacity(text.len());
@@ -640,25 +704,20 @@ impl Masker {
         &self,
         text: &str,
         paths: &mut Pseudonyms,
-        also: &[(&'static str, String)],
+        also: &Also,
         ahead: Option<&[Span]>,
         mut found: impl FnMut(&'static str, &str),
         mut each: impl FnMut(usize, usize, &str),
     ) {
         let mut secret = String::new();
-        let learned;
-        let also = if self.learned_count.load(Ordering::Relaxed) == 0 {
-            also
-        } else {
-            let mut with = lock(&self.learned).in_text(text);
-            with.extend(also.iter().cloned());
-            learned = with;
-            &learned[..]
+        let held = match self.learned_count.load(Ordering::Relaxed) {
+            0 => Vec::new(),
+            _ => lock(&self.learned).in_text(text),
         };
         let mut learn: Vec<(&'static str, usize, usize)> = Vec::new();
         let mut spans = match ahead {
-            Some(found) => self.merged(text, also, found.to_vec()),
-            None => self.spans(text, also, Prefilter::Sites),
+            Some(found) => self.merged(text, &held, also, found.to_vec()),
+            None => self.spans(text, &held, also, Prefilter::Sites),
         };
         if !paths.user_words().is_empty() {
             let sites = paths.user_word_sites(text);
@@ -707,7 +766,9 @@ impl Masker {
     /// Whether `text` holds anything to mask (a key that looks like an identifier may still
     /// be a token).
     pub fn finds_any(&self, text: &str) -> bool {
-        !self.spans(text, &[], Prefilter::Anchors).is_empty()
+        !self
+            .spans(text, &[], &Also::default(), Prefilter::Anchors)
+            .is_empty()
     }
 
     /// [`Masker::finds_any`] for a key, asked once a run: keys repeat on every record, and
@@ -727,23 +788,19 @@ impl Masker {
     }
 
     /// The spans to mask, in order, none overlapping (an earlier finder wins).
-    fn spans(&self, text: &str, also: &[(&'static str, String)], pre: Prefilter) -> Vec<Span> {
+    /// `held`: the learned secrets `text` holds.
+    fn spans(&self, text: &str, held: &[Held], also: &Also, pre: Prefilter) -> Vec<Span> {
         let proposed = match pre {
             Prefilter::Anchors => pattern_spans(text, true),
             Prefilter::Sites => sites_spans(text),
         };
-        self.merged(text, also, proposed)
+        self.merged(text, held, also, proposed)
     }
 
     /// [`Masker::spans`], given what the patterns found (`proposed`, in their order): the
-    /// exact secrets and `also` first, longest first, then each pattern's span that overlaps
-    /// none kept.
-    fn merged(
-        &self,
-        text: &str,
-        also: &[(&'static str, String)],
-        proposed: Vec<Span>,
-    ) -> Vec<Span> {
+    /// exact secrets, the learned ones `text` holds (`held`) and `also` first, longest first,
+    /// then each pattern's span that overlaps none kept.
+    fn merged(&self, text: &str, held: &[Held], also: &Also, proposed: Vec<Span>) -> Vec<Span> {
         // Kept in order and none overlapping, so only the last span starting before a new
         // one's end can overlap it (each new span was compared with every span kept, which
         // cost a text with hundreds of paths their square).
@@ -780,13 +837,29 @@ impl Masker {
             };
             spans.splice(from..to, [Span { start, end, mask }]);
         };
+        // Where each string is: found by its searcher, made once (the exact secrets and
+        // `also`), or known (the learned ones).
+        enum Places<'a> {
+            Finder(&'a memmem::Finder<'static>),
+            Known(&'a [usize]),
+        }
+        let mut exact: Vec<(&'static str, &str, Places<'_>)> = (self.exact.iter())
+            .zip(&self.exact_finders)
+            .map(|(s, f)| ("listed", s.as_str(), Places::Finder(f)))
+            .collect();
+        exact.extend(
+            held.iter()
+                .map(|h| (h.kind, h.secret.as_str(), Places::Known(&h.starts))),
+        );
+        let also = also.strings.iter().zip(&also.finders);
+        exact.extend(also.map(|((k, s), f)| (*k, s.as_str(), Places::Finder(f))));
         // Longest first: a longer string wins over one it contains or overlaps.
-        let mut exact: Vec<(&'static str, &String)> =
-            self.exact.iter().map(|s| ("listed", s)).collect();
-        exact.extend(also.iter().map(|(k, s)| (*k, s)));
-        exact.sort_by_key(|(_, s)| std::cmp::Reverse(s.len()));
-        for (kind, secret) in exact {
-            for (i, _) in text.match_indices(secret.as_str()) {
+        exact.sort_by_key(|(_, s, _)| std::cmp::Reverse(s.len()));
+        for (kind, secret, places) in exact {
+            if secret.is_empty() {
+                continue;
+            }
+            let mut at = |i: usize| {
                 let mut end = i + secret.len();
                 if kind == "path" {
                     // A path masked elsewhere found inside a longer path (one the path
@@ -797,6 +870,20 @@ impl Masker {
                     end = path_end(text, end);
                 }
                 add(i, end, Mask::Secret(kind), &mut spans);
+            };
+            // Each string's places that do not overlap, from the left (as `match_indices`).
+            let b = text.as_bytes();
+            match places {
+                Places::Finder(f) => f.find_iter(b).for_each(at),
+                Places::Known(starts) => {
+                    let mut next = 0;
+                    for &i in starts {
+                        if i >= next {
+                            at(i);
+                            next = i + secret.len();
+                        }
+                    }
+                }
             }
         }
         for p in proposed {
@@ -1212,7 +1299,7 @@ mod tests {
     use pi_jsonl_gen::Rng;
 
     fn mask(m: &Masker, t: &str) -> String {
-        m.mask(t, &mut Pseudonyms::default(), &[], |_, _| {})
+        m.mask(t, &mut Pseudonyms::default(), &Also::default(), |_, _| {})
     }
 
     /// The learned secrets a text holds are every one it holds, wherever (inside another, one
@@ -1222,7 +1309,7 @@ mod tests {
     fn learned_secrets_are_found_wherever_they_occur() {
         const PIECES: &[&str] = &["ab", "cdefgh", "ij", "kl€", "mnopqrst", "é", " ", "Z9", "x"];
         let mut rng = Rng::new(35);
-        let mut several = 0;
+        let (mut several, mut overlapping) = (0, 0);
         for round in 0..300 {
             let mut learned = Learned::default();
             let mut secrets: Vec<String> = Vec::new();
@@ -1240,18 +1327,72 @@ mod tests {
             }
             for _ in 0..20 {
                 let text = piece(&mut rng, 0, 30);
-                let mut want: Vec<(usize, usize)> = (secrets.iter().enumerate())
-                    .filter_map(|(k, s)| text.find(s.as_str()).map(|at| (at, k)))
+                // Each secret the text holds, with every place it starts (overlapping too),
+                // by its first place, then in the order learned.
+                let mut want: Vec<(Vec<usize>, &str)> = (secrets.iter())
+                    .map(|s| {
+                        let b = text.as_bytes();
+                        let starts = (0..b.len()).filter(|&i| b[i..].starts_with(s.as_bytes()));
+                        (starts.collect::<Vec<_>>(), s.as_str())
+                    })
+                    .filter(|(starts, _)| !starts.is_empty())
                     .collect();
-                want.sort();
-                let want: Vec<&str> = want.iter().map(|&(_, k)| secrets[k].as_str()).collect();
+                want.sort_by_key(|(starts, _)| starts[0]);
                 let got = learned.in_text(&text);
-                let got: Vec<&str> = got.iter().map(|(_, s)| s.as_str()).collect();
+                let got: Vec<(Vec<usize>, &str)> = (got.iter())
+                    .map(|h| (h.starts.clone(), h.secret.as_str()))
+                    .collect();
                 assert_eq!(got, want, "round {round}, {text:?}");
                 several += usize::from(want.len() > 1);
+                overlapping += usize::from(
+                    want.iter()
+                        .any(|(starts, s)| starts.windows(2).any(|w| w[1] < w[0] + s.len())),
+                );
             }
         }
         assert!(several > 100, "{several}");
+        assert!(overlapping > 10, "{overlapping}");
+    }
+
+    /// The exact secrets, the learned ones and `also` are masked where `match_indices` finds
+    /// each (from the left, none overlapping the one before), the longest first: a learned
+    /// secret that a longer one overlaps is not masked again one place further on.
+    #[test]
+    fn strings_masked_everywhere_are_found_from_the_left() {
+        let m = Masker::new(vec!["qqqqqqqqqqbb".into()]);
+        m.learn("keyed", "bbbbbbbbbbbb");
+        let also = Also::new(vec![("email", "ccccccccccdd".into())]);
+        let text = format!(
+            "{}{}, {}{}",
+            "q".repeat(10),
+            "b".repeat(30),
+            "c".repeat(30),
+            "d".repeat(2)
+        );
+        let got = m.mask(&text, &mut Pseudonyms::default(), &also, |_, _| {});
+        // `qq…bb` at 0; `bb…` at 10 overlaps it, the next from the left is at 22; `cc…dd` at
+        // 62 (the text's end).
+        let want = format!(
+            "[secret:listed]{}[secret:keyed]{}, {}[email]",
+            "b".repeat(10),
+            "b".repeat(6),
+            "c".repeat(20)
+        );
+        assert_eq!(got, want);
+        // The learned secret twice in a row, then a part of it: masked twice.
+        let twice = format!("{}{}", "b".repeat(30), "q".repeat(10));
+        let got = m.mask(
+            &twice,
+            &mut Pseudonyms::default(),
+            &Also::default(),
+            |_, _| {},
+        );
+        let want = format!(
+            "[secret:keyed][secret:keyed]{}{}",
+            "b".repeat(6),
+            "q".repeat(10)
+        );
+        assert_eq!(got, want);
     }
 
     #[test]
@@ -1840,7 +1981,7 @@ mod tests {
         let mut p = Pseudonyms::default();
         let win = r#"open C:\Users\ana\src\main.rs, C:/Users/ana/src/x.txt, {"p":"C:\\Users\\ana\\src\\main.rs\n"} \\srv\share\a.md"#;
         assert_eq!(
-            m.mask(win, &mut p, &[], |_, _| {}),
+            m.mask(win, &mut p, &Also::default(), |_, _| {}),
             r#"open C:\Users\user1\dir1\file1.rs, C:/Users/user1/dir1/file2.txt, {"p":"C:\\Users\\user1\\dir1\\file1.rs\n"} \\dir2\dir3\file3.md"#
         );
         assert_eq!(mask(&m, r"see C:\x or a:b"), r"see C:\dir1 or a:b");

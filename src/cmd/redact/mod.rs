@@ -40,7 +40,7 @@ use crate::sync::{into_inner, lock};
 use crate::tool::Tool;
 use ahead::{RewriteAhead, Rewritten};
 use ids::Renames;
-use mask::Masker;
+use mask::{Also, Masker};
 use paths::Pseudonyms;
 use rewrite::{members, recycle, Holed, Member, Members, Rewriter};
 use std::process::ExitCode;
@@ -364,10 +364,10 @@ impl<'a, 'o, 'w> Redactor<'a, 'o, 'w> {
         if leak.is_some() && !self.rw.check.masked.is_empty() {
             // Text masked in one place of the record but left in another (where no detector
             // saw it): rewrite once more, masking those strings everywhere.
-            self.rw.also = std::mem::take(&mut self.rw.check.masked);
+            self.rw.also = Also::new(std::mem::take(&mut self.rw.check.masked));
             let walked = walked.get_or_insert_with(|| walk(recycle(std::mem::take(&mut self.top))));
             self.rewrite(kind, object, walked, known_utf8);
-            self.rw.also.clear();
+            self.rw.also = Also::default();
             leak = self.leak(object);
         }
         if let Some((top, _)) = walked {

@@ -5,7 +5,7 @@
 //! message's role, the content block's type): [`Act`] says what is done with it.
 
 use super::ids::Renames;
-use super::mask::{found_in_text, Masker, Span, KEYS_REMEMBERED, USAGE_KEYS};
+use super::mask::{found_in_text, Also, Masker, Span, KEYS_REMEMBERED, USAGE_KEYS};
 use super::paths::{looks_like_path, Pseudonyms};
 use super::placeholder::{
     image_size, is_nested_placeholder, is_placeholder, of_image, of_text, push_placeholder, Size,
@@ -640,7 +640,7 @@ fn masked_with_marks(
     masker: &Masker,
     text: &str,
     paths: &mut Pseudonyms,
-    also: &[(&'static str, String)],
+    also: &Also,
     ahead: Option<&[Span]>,
     found: impl FnMut(&'static str, &str),
     marks: &mut Vec<(usize, usize)>,
@@ -744,7 +744,7 @@ pub struct Rewriter<'r> {
     /// Strings to mask wherever they occur in kept text of this record, besides what the
     /// masker finds: set for a second rewrite of a record whose first one left a masked
     /// string unmasked in another of its texts (where no detector saw it).
-    pub also: Vec<(&'static str, String)>,
+    pub also: Also,
     /// The placeholder of the image block being written, for its `data`.
     image: Option<String>,
     /// Identifier keys of data the masker was asked about: whether it found anything.
@@ -901,7 +901,7 @@ impl<'r> Rewriter<'r> {
             shift: None,
             renames: None,
             check: scratch.check,
-            also: Vec::new(),
+            also: Also::default(),
             image: None,
             keys_checked: scratch.keys_checked,
             keys_recent: scratch.keys_recent,

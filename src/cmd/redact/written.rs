@@ -12,7 +12,7 @@
 //! tests check both on generated bodies), so each stretch between masks, cut at character
 //! boundaries, is its own escaped text.
 
-use super::mask::{found_in_text, Masker, Span};
+use super::mask::{found_in_text, Also, Masker, Span};
 use super::paths::Pseudonyms;
 use crate::json;
 use crate::output::{push_escaped, write_str};
@@ -73,7 +73,7 @@ impl Written {
         body: &[u8],
         masker: &Masker,
         paths: &mut Pseudonyms,
-        also: &[(&'static str, String)],
+        also: &Also,
         ahead: Option<&[Span]>,
         mut found: impl FnMut(&'static str, &str),
         out: &mut Vec<u8>,
@@ -128,7 +128,12 @@ pub fn check(data: &[u8]) {
     let body = &quoted[1..quoted.len() - 1];
     assert!(w.read(body), "write_str's body not read");
     assert_eq!(w.text, text);
-    let want = masker.mask(&text, &mut Pseudonyms::default(), &[], |_, _| {});
+    let want = masker.mask(
+        &text,
+        &mut Pseudonyms::default(),
+        &Also::default(),
+        |_, _| {},
+    );
     // What the patterns find, found ahead (on another thread) or as the text is masked.
     let found_ahead = found_in_text(&text);
     for ahead in [None, Some(&found_ahead[..])] {
@@ -138,7 +143,7 @@ pub fn check(data: &[u8]) {
             body,
             &masker,
             paths,
-            &[],
+            &Also::default(),
             ahead,
             found,
             &mut out,
@@ -147,7 +152,7 @@ pub fn check(data: &[u8]) {
             let mut expect = Vec::new();
             write_str(&mut expect, &want);
             assert_eq!(out, expect);
-            assert_masks_at(&masker, &text, &[], &out, &marks);
+            assert_masks_at(&masker, &text, &Also::default(), &out, &marks);
         } else {
             assert_eq!(want, text);
             assert!(marks.is_empty());
@@ -162,13 +167,7 @@ pub fn check(data: &[u8]) {
 
 /// Panics unless `marks` are where `out` holds the masks of `text`, escaped, one for each
 /// mask, in order (the residual scan takes what lies inside one for no leak).
-fn assert_masks_at(
-    masker: &Masker,
-    text: &str,
-    also: &[(&'static str, String)],
-    out: &[u8],
-    marks: &[(usize, usize)],
-) {
+fn assert_masks_at(masker: &Masker, text: &str, also: &Also, out: &[u8], marks: &[(usize, usize)]) {
     let mut masks = Vec::new();
     let paths = &mut Pseudonyms::default();
     let each = |_, _, mask: &str| masks.push(mask.to_string());
@@ -314,8 +313,11 @@ mod tests {
             let text: String = (0..n).map(|_| *rng.pick(PIECES)).collect();
             let body = escaped(&text);
             assert!(w.read(&body), "{text:?}");
-            let also = [("email", "zz@example.com".to_string())];
-            let also = if round % 3 == 0 { &also[..] } else { &[] };
+            let also = match round % 3 {
+                0 => Also::new(vec![("email", "zz@example.com".to_string())]),
+                _ => Also::default(),
+            };
+            let also = &also;
             let (mut p1, mut p2) = (Pseudonyms::default(), Pseudonyms::default());
             let mut want_found = Vec::new();
             let want = masker.mask(&text, &mut p1, also, |k, o| {
