@@ -9,6 +9,8 @@
 //! pi-redact keeps that grows with the input.
 
 use crate::hash::{FastMap, FastSet};
+use aho_corasick::packed;
+use aho_corasick::Span;
 use memchr::memmem::Finder;
 
 /// Top-level directories every Unix-like system has: kept as they are (they say nothing of
@@ -136,6 +138,8 @@ pub struct Pseudonyms {
     user_words: Vec<(String, String)>,
     /// A search for each name of `user_words` ([`Pseudonyms::user_word_sites`]).
     user_finders: Vec<Finder<'static>>,
+    /// A search for all of them at once, when there are several and the CPU has one.
+    user_search: Option<packed::Searcher>,
     /// The text being searched for them, in ASCII lower case.
     lowered: Vec<u8>,
     /// Each user name of `user_names` → the home folder it was met as (`/home/ana`), for
@@ -187,15 +191,39 @@ impl Pseudonyms {
     /// order. Searched for in the text lowered once, each with a searcher made once: by its
     /// rarest letter in either case, a name as common as `ana` stopped the search at every `n`
     /// (with the user names of the corpus' sessions, a fifth of their `--keep-text` time).
+    /// Several names are searched for in one pass (Teddy, in `aho-corasick`), which stops
+    /// where any starts: with the corpus' 16 names, 137 M instructions became 54 M.
     pub fn user_word_sites(&mut self, text: &str) -> Vec<(usize, usize)> {
         if self.user_finders.len() != self.user_words.len() {
             let words = self.user_words.iter();
             self.user_finders = words.map(|(w, _)| Finder::new(w).into_owned()).collect();
+            let several = self.user_words.len() > 1;
+            let words = self.user_words.iter().map(|(w, _)| w);
+            self.user_search = several.then(|| packed::Searcher::new(words)).flatten();
         }
         // A name is in ASCII lower case, so it is where the lowered text holds it.
         self.lowered.clear();
         (self.lowered).extend(text.bytes().map(|b| b.to_ascii_lowercase()));
         let mut sites = Vec::new();
+        if let Some(search) = &self.user_search {
+            // Each place where one of them starts, then every name that starts there.
+            let t = &self.lowered;
+            let mut from = 0;
+            while let Some(m) = t
+                .get(from..)
+                .and_then(|_| search.find_in(t, Span::from(from..t.len())))
+            {
+                let at = m.start();
+                for (k, (w, _)) in self.user_words.iter().enumerate() {
+                    if t[at..].starts_with(w.as_bytes()) {
+                        sites.push((k, at));
+                    }
+                }
+                from = at + 1;
+            }
+            sites.sort_unstable();
+            return sites;
+        }
         for (k, finder) in self.user_finders.iter().enumerate() {
             let mut from = 0;
             while let Some(at) = self.lowered.get(from..).and_then(|t| finder.find(t)) {
