@@ -20,6 +20,8 @@
 
 use super::classes::{Block, Classes};
 use super::rewrite::names_a_credential;
+use aho_corasick::packed;
+use aho_corasick::Span;
 use regex::Regex;
 
 /// Whether `b` is a blank that cuts windows (all are `\s`; other white space only makes
@@ -529,18 +531,17 @@ pub fn password_reach(text: &str, site: usize) -> Option<usize> {
     }))
 }
 
-/// Every start of a match of `re` in `text`, in order (overlapping ones too): for `re` an
-/// alternation of words that start with ASCII characters.
-pub fn word_sites(re: &Regex, text: &str) -> Vec<usize> {
+/// Every place in `text` where one of the words of `search` starts, in order (overlapping
+/// ones too): the search goes on one byte after each place it stops at.
+pub fn word_sites(search: &packed::Searcher, text: &[u8]) -> Vec<usize> {
     let mut sites = Vec::new();
     let mut at = 0;
-    while let Some(m) = re.find_at(text, at) {
+    while let Some(m) = (at < text.len())
+        .then(|| search.find_in(text, Span::from(at..text.len())))
+        .flatten()
+    {
         sites.push(m.start());
-        // The words start with ASCII letters: the next byte is a character boundary.
         at = m.start() + 1;
-        if at >= text.len() {
-            break;
-        }
     }
     sites
 }
