@@ -1,9 +1,9 @@
 //! The byte classes the finders of [`super::find`] start from, read for a whole kept text in
-//! one pass of 64-byte blocks (AVX2 where the CPU has it, a byte loop otherwise): for each
-//! block, a bit per byte for each class. The finders then go from set bit to set bit, where
-//! they went from `memchr` hit to `memchr` hit, each kind of site by its own iterator
-//! (round 8 measured those iterators and the work at each of their ~500,000 hits on the
-//! 10 MB piece at about 80 M instructions; BENCHMARKS.md, round 9).
+//! one pass of 64-byte blocks (AVX-512BW or AVX2 where the CPU has them, a byte loop
+//! otherwise): for each block, a bit per byte for each class. The finders then go from set
+//! bit to set bit, where they went from `memchr` hit to `memchr` hit, each kind of site by
+//! its own iterator (round 8 measured those iterators and the work at each of their
+//! ~500,000 hits on the 10 MB piece at about 80 M instructions; BENCHMARKS.md, round 9).
 //!
 //! One site class is narrowed in the pass itself, so that few bits are left to look at:
 //! the bearer pattern's words only where three of their letters stand in order. It is a
@@ -86,6 +86,10 @@ impl Classes {
     pub fn of(text: &[u8]) -> Classes {
         #[cfg(target_arch = "x86_64")]
         {
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: the CPU has AVX-512BW, checked just above, which is all it needs.
+                return unsafe { x86::classes_avx512(text) };
+            }
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU has AVX2, checked just above, which is all it needs.
                 return unsafe { x86::classes_avx2(text) };
@@ -229,7 +233,7 @@ fn classify_bytes(bytes: &[u8; 64]) -> Bytes {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    //! The block classifier with AVX2.
+    //! The block classifier with AVX-512BW and with AVX2.
 
     use super::{blocks_of, join, Bytes, Classes};
     use std::arch::x86_64::*;
@@ -252,6 +256,76 @@ mod x86 {
             blocks.push(join(&mut before, classify_avx2(c)));
         }
         Classes { blocks }
+    }
+
+    /// [`Classes::of`] with AVX-512BW: each block one 64-byte vector, each class one
+    /// compare (or a few) straight into its 64 bits.
+    ///
+    /// # Safety
+    /// The CPU must have AVX-512BW.
+    #[target_feature(enable = "avx512bw")]
+    pub(super) unsafe fn classes_avx512(text: &[u8]) -> Classes {
+        let mut blocks = Vec::with_capacity(text.len().div_ceil(64));
+        let mut before = Bytes::default();
+        let (whole, last) = blocks_of(text);
+        for c in whole {
+            blocks.push(join(&mut before, classify_avx512(c)));
+        }
+        if let Some(c) = &last {
+            blocks.push(join(&mut before, classify_avx512(c)));
+        }
+        Classes { blocks }
+    }
+
+    /// [`super::classify_bytes`] with AVX-512BW.
+    #[target_feature(enable = "avx512bw")]
+    #[inline]
+    pub(super) fn classify_avx512(bytes: &[u8; 64]) -> Bytes {
+        // SAFETY: the load reads the 64 bytes of `bytes` and needs no alignment.
+        let v = unsafe { _mm512_loadu_si512(bytes.as_ptr().cast::<__m512i>()) };
+        let lower = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+        let letters = within512(lower, b'a', b'z');
+        let digits = within512(v, b'0', b'9');
+        let slash = eq512(v, b'/');
+        let backslash = eq512(v, b'\\');
+        let colon = eq512(v, b':');
+        let equals = eq512(v, b'=');
+        let dash = eq512(v, b'-');
+        Bytes {
+            blank: eq512(v, b' ') | eq512(v, b'\t') | eq512(v, b'\n'),
+            slash,
+            backslash,
+            at: eq512(v, b'@'),
+            path: slash | eq512(v, b'~') | backslash | colon,
+            sign: equals | colon,
+            dash,
+            a: eq512(lower, b'a'),
+            b: eq512(lower, b'b'),
+            e: eq512(lower, b'e'),
+            k: eq512(lower, b'k'),
+            o: eq512(lower, b'o'),
+            s: eq512(lower, b's'),
+            w: eq512(lower, b'w'),
+            fold: eq512(v, 0xaa) | eq512(v, 0xbf),
+            token: letters | digits | eq512(v, b'+') | slash | eq512(v, b'_') | equals | dash,
+            token_2_4_8: [0; 3],
+        }
+    }
+
+    /// The bytes of `v` equal to `c`.
+    #[target_feature(enable = "avx512bw")]
+    #[inline]
+    fn eq512(v: __m512i, c: u8) -> u64 {
+        _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(c as i8))
+    }
+
+    /// The bytes of `v` from `first` to `last`: `x - first` is at most `last - first` (bytes
+    /// compared unsigned).
+    #[target_feature(enable = "avx512bw")]
+    #[inline]
+    fn within512(v: __m512i, first: u8, last: u8) -> u64 {
+        let from = _mm512_sub_epi8(v, _mm512_set1_epi8(first as i8));
+        _mm512_cmple_epu8_mask(from, _mm512_set1_epi8((last - first) as i8))
     }
 
     /// [`super::classify_bytes`] with AVX2.
@@ -370,24 +444,42 @@ mod tests {
             .collect()
     }
 
-    /// The AVX2 classifier's answer, where the CPU has AVX2.
-    fn classify(b: &[u8; 64]) -> Option<Bytes> {
+    /// The vector classifiers' answers, those the CPU can run.
+    fn classify(b: &[u8; 64]) -> Vec<Bytes> {
+        let mut answers = Vec::new();
         #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2, checked just above.
-            return Some(unsafe { x86::classify_avx2(b) });
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU has AVX2, checked just above.
+                answers.push(unsafe { x86::classify_avx2(b) });
+            }
+            if std::arch::is_x86_feature_detected!("avx512bw") {
+                // SAFETY: the CPU has AVX-512BW, checked just above.
+                answers.push(unsafe { x86::classify_avx512(b) });
+            }
         }
-        Some(classify_bytes(b))
+        answers
     }
 
     #[test]
-    fn the_fast_classifier_is_the_byte_loop() {
+    fn the_fast_classifiers_are_the_byte_loop() {
+        let mut checked = 0;
         for b in blocks(5000) {
-            assert_eq!(classify(&b), Some(classify_bytes(&b)), "{b:?}");
+            for fast in classify(&b) {
+                assert_eq!(fast, classify_bytes(&b), "{b:?}");
+                checked += 1;
+            }
         }
         for x in 0..=255u8 {
             let b = [x; 64];
-            assert_eq!(classify(&b), Some(classify_bytes(&b)), "{x}");
+            for fast in classify(&b) {
+                assert_eq!(fast, classify_bytes(&b), "{x}");
+            }
+        }
+        // Each one the CPU has was checked on every block.
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            assert!(checked >= 5000, "{checked}");
         }
     }
 
