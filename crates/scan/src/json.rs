@@ -27,8 +27,8 @@ mod strings;
 
 pub use raw::{Element, Fields, Raw};
 pub use strings::{
-    copy_to_stop, copy_written, decode_written, escaped_bytes, minimal_escape, string_counts,
-    string_written, text_counts, TextCounts,
+    copy_written, decode_written, escaped_bytes, string_counts, string_written, text_counts,
+    TextCounts,
 };
 
 use std::borrow::Cow;

@@ -300,7 +300,7 @@ pub(super) fn written_plain(body: &[u8], mut i: usize) -> Option<usize> {
 /// writes it (`\" \\ \b \t \n \f \r`, or `\u00xx` in lowercase for another control below
 /// U+0020): the byte it stands for and the escape's length; `None` for any other escape.
 #[inline]
-pub fn minimal_escape(escape: &[u8]) -> Option<(u8, usize)> {
+fn minimal_escape(escape: &[u8]) -> Option<(u8, usize)> {
     // A table, not a `match`: text decoded escape by escape (pi-redact's kept text) meets
     // the short escapes in no order a jump's prediction learns.
     match SHORT_ESCAPES[usize::from(*escape.get(1)?)] {
@@ -1319,7 +1319,7 @@ fn plain_ascii(body: &[u8]) -> bool {
 /// is known: a short stretch (text with an escape every few dozen bytes, which pi-redact
 /// decodes) costs no call to `memcpy`.
 #[inline]
-pub fn copy_to_stop(body: &[u8], from: usize, out: &mut Vec<u8>) -> usize {
+fn copy_to_stop(body: &[u8], from: usize, out: &mut Vec<u8>) -> usize {
     let mut i = from;
     #[cfg(target_arch = "x86_64")]
     {
@@ -1363,7 +1363,8 @@ pub fn copy_to_stop(body: &[u8], from: usize, out: &mut Vec<u8>) -> usize {
 }
 
 /// Appends the text of the string body `body` to `out` when `body` holds only the escapes a
-/// minimal writer writes ([`minimal_escape`]), and pushes to `escapes`, for each escape in
+/// minimal writer writes (`\" \\ \b \t \n \f \r`, and `\u00xx` in lowercase for another
+/// control below U+0020), and pushes to `escapes`, for each escape in
 /// order, `out`'s length and the offset in `body` just after it: `true`. `false` at any
 /// other escape, a quote or control byte no backslash escapes, or a lone backslash at the
 /// end (`out` and `escapes` then hold what was decoded before it).
