@@ -1,14 +1,9 @@
-//! A large regular file read on several cores without a map: each chunk is read with `pread`
-//! into a buffer reused from chunk to chunk, by the thread that works it (`input::chunks`).
-//!
-//! For a tool that keeps no line of the input past its reading and reads what it writes
-//! again from the file (pi-tools). A map costs every page of the file twice in the kernel:
-//! the page faults that map it and the release behind the scan (`Map::release`, which on two
-//! threads of one process also interrupts the other CPU to flush its TLB); reading 200 MB
-//! that way cost ~40 ms of CPU where `pread` of 256 KiB chunks into a warm buffer cost ~30 ms
-//! (BENCHMARKS.md, round 9), and the copy is made on whichever core works the chunk, into
-//! bytes the scan then finds in the CPU's cache. Nothing of the file is resident past the
-//! chunks in flight.
+//! Chunks of regular files read with `pread` into buffers reused from chunk to chunk, by the
+//! thread that works each (`input::early`: the small inputs of a pi-redact run, all their
+//! chunks in one pipeline of `input::chunks`). A large input is mapped instead
+//! (`input::mapped`), by every tool: on this machine the copy `pread` makes cost more CPU
+//! than the map's page faults and releases (BENCHMARKS.md, round 37; pi-tools read its
+//! large inputs this way on several cores until then).
 //!
 //! A chunk is the input's whole lines that start in `[i × chunk, (i + 1) × chunk)` (as
 //! `chunks::in_order` cuts a slice): its thread reads from the byte before that range, to see
@@ -17,9 +12,6 @@
 //! read error where the chunk that misses bytes starts, as a mapped file does.
 
 use super::{chunks, mapped};
-use crate::diag::Diags;
-use crate::output::Stop;
-use crate::reader::{self, Prescan, Spares, Stats, Visitor};
 use crate::sync::lock;
 use std::fs::File;
 use std::io;
@@ -37,112 +29,6 @@ const KEEP_MAX: usize = 1 << 20;
 /// How many buffers are kept for reuse, at most (more than the chunks one input has in flight
 /// on a few threads, and those of two inputs at once).
 const KEPT: usize = 16;
-
-/// Reads every session of `file` (a regular file, large enough to be read on several cores)
-/// as [`reader::read`] reads it: the same sessions, entries and diagnostics.
-pub fn read_chunked(
-    file: &File,
-    named_file: bool,
-    d: &mut Diags,
-    v: &mut dyn Visitor,
-) -> Result<Stats, Stop> {
-    let len = match file.metadata() {
-        Ok(m) => m.len(),
-        Err(_) => return reader::read(file, named_file, d, v),
-    };
-    let helpers = chunks::helpers_for(usize::try_from(len).unwrap_or(usize::MAX));
-    let how = How {
-        chunk: chunks::CHUNK,
-        helpers,
-        own_split: true,
-    };
-    read_in_chunks(file, len, how, named_file, d, v)
-}
-
-/// How a file is cut and worked ([`read_in_chunks`]).
-#[derive(Clone, Copy)]
-struct How {
-    /// The chunk size.
-    chunk: usize,
-    helpers: usize,
-    /// Whether the reader only splits the chunks it works itself (as `read_mapped` does),
-    /// else it prescans them as the helpers do (tests cover both).
-    own_split: bool,
-}
-
-/// [`read_chunked`] with the chunk size and helpers given, over the first `len` bytes.
-fn read_in_chunks(
-    file: &File,
-    len: u64,
-    how: How,
-    named_file: bool,
-    d: &mut Diags,
-    v: &mut dyn Visitor,
-) -> Result<Stats, Stop> {
-    let chunk = how.chunk.max(1);
-    let count = usize::try_from(len.div_ceil(chunk as u64)).unwrap_or(usize::MAX);
-    let ends = Ends::new(count);
-    // Prescans done with stay here, emptied: none holds a line of a buffer given back.
-    let spares = Spares::for_helpers(how.helpers);
-    let reads_messages = v.reads_messages();
-    let ahead = v.ahead();
-    // Chunk `i` read, then prescanned (or split when `split`), with the buffer its lines are in.
-    let work = |i: usize, split: bool| -> (Prescan<'_>, Vec<u8>) {
-        let mut buf = take_buffer();
-        let read = read_chunk(file, len, chunk as u64, i as u64, &ends, &mut buf);
-        // SAFETY: the slice is of `buf`'s heap bytes, which stay where they are while `buf`
-        // is moved: `buf` travels with the prescan made of it and goes back to `BUFFERS`
-        // (and is written again) only once the reader is done with that prescan's lines
-        // (below: when it asks for the next chunk, after handing the done one, emptied, to
-        // `spares`). The reader keeps no line past its turn (`reader::LineSource` lends each
-        // only until the next), and a prescan's facts own their data.
-        let chunk_bytes = |r: std::ops::Range<usize>| unsafe {
-            std::slice::from_raw_parts(buf.as_ptr().add(r.start), r.len())
-        };
-        let p = match read {
-            Ok((offset, range)) if split => reader::split(chunk_bytes(range), offset, &spares),
-            Ok((offset, range)) => reader::prescan(
-                chunk_bytes(range),
-                offset,
-                reads_messages,
-                ahead.as_deref(),
-                &spares,
-            ),
-            Err((offset, e)) => {
-                let mut p = reader::split(&[], offset, &spares);
-                p.fail(e);
-                p
-            }
-        };
-        (p, buf)
-    };
-    chunks::in_order_of(
-        count,
-        how.helpers,
-        chunks::window(how.helpers),
-        |i| work(i, false),
-        |i| work(i, how.own_split),
-        |next| {
-            // The buffer of the chunk being read; the one before is done with when the next
-            // chunk is asked for.
-            let mut reading: Option<Vec<u8>> = None;
-            let mut next_recycling = || {
-                let (p, buf) = next()?;
-                if let Some(done) = reading.replace(buf) {
-                    put_buffer(done);
-                }
-                Some(p)
-            };
-            let read =
-                reader::read_lines_prescanned(&mut next_recycling, &spares, named_file, d, v);
-            // The reader has returned: no line of the last chunk is left.
-            if let Some(done) = reading {
-                put_buffer(done);
-            }
-            read
-        },
-    )
-}
 
 /// Where each chunk ends (the file's offset past its last line), once the thread that read
 /// it has said: the next chunk starts there, and its own thread need not read the end of the
@@ -298,7 +184,9 @@ pub(super) fn put_buffer(buf: Vec<u8>) {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
-    use crate::reader::{AheadFn, Entry, Header};
+    use crate::diag::Diags;
+    use crate::output::Stop;
+    use crate::reader::{self, AheadFn, Entry, Header, Visitor};
     use std::fmt::Write as _;
     use std::sync::Arc;
 
@@ -315,14 +203,12 @@ pub(super) mod tests {
         format!("{:?} {}", e.kind(), e.object.len())
     }
 
-    /// Every call the reader makes, with where each line is; how many entries had facts found
-    /// ahead; and, when `truncate` is set, the file is cut to that length at the tenth entry.
+    /// Every call the reader makes, with where each line is, and how many entries had facts
+    /// found ahead.
     #[derive(Default)]
     pub(in crate::input) struct Log {
         pub(in crate::input) text: String,
         pub(in crate::input) facts: usize,
-        entries: usize,
-        truncate: Option<(std::path::PathBuf, u64)>,
     }
 
     impl Visitor for Log {
@@ -334,13 +220,6 @@ pub(super) mod tests {
             if let Some(f) = e.ahead::<String>() {
                 assert_eq!(f, &fact(e), "line {}", e.line.no);
                 self.facts += 1;
-            }
-            self.entries += 1;
-            if self.entries == 10 {
-                if let Some((path, keep)) = &self.truncate {
-                    let f = std::fs::OpenOptions::new().write(true).open(path).unwrap();
-                    f.set_len(*keep).unwrap();
-                }
             }
             let _ = writeln!(
                 self.text,
@@ -386,26 +265,6 @@ pub(super) mod tests {
         out
     }
 
-    fn read_file(
-        path: &std::path::Path,
-        how: Option<How>,
-        truncate: Option<u64>,
-    ) -> (String, usize) {
-        let file = File::open(path).unwrap();
-        let len = file.metadata().unwrap().len();
-        let mut d = Diags::new("t", "f", false);
-        let mut log = Log {
-            truncate: truncate.map(|keep| (path.to_path_buf(), keep)),
-            ..Log::default()
-        };
-        let stats = match how {
-            None => reader::read_slice(&std::fs::read(path).unwrap(), true, &mut d, &mut log),
-            Some(how) => read_in_chunks(&file, len, how, true, &mut d, &mut log),
-        }
-        .unwrap();
-        (format!("{}{}{stats:?}", log.text, d.held()), log.facts)
-    }
-
     /// Each chunk read from the file is the slice `chunks::in_order` cuts from the bytes,
     /// whether the chunk before it said where it ended (read in order) or not (in reverse).
     #[test]
@@ -448,66 +307,35 @@ pub(super) mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
-    /// The same sessions, entries, diagnostics and facts as reading the bytes in memory, at
-    /// every chunk size, with and without helpers, the reader's own chunks split or prescanned.
+    /// A file cut short after it was opened: the chunk that misses bytes is a read error
+    /// saying the file shrank, where that chunk starts (never a chunk of zeros); the chunks
+    /// before it read whole.
     #[test]
-    fn lines_read_in_chunks_read_as_the_reader_reads_them() {
-        let dir = dir("read");
-        let mut with_facts = 0;
-        for (n, data) in inputs().iter().enumerate() {
-            let path = dir.join(format!("read{n}"));
-            std::fs::write(&path, data).unwrap();
-            let (want, _) = read_file(&path, None, None);
-            let sizes = [1, 7, 333, 4096, 1 << 20];
-            for chunk in sizes
-                .into_iter()
-                .filter(|&c| c >= 64 || data.len() < 20_000)
-            {
-                for helpers in [0, 1, 3] {
-                    for own_split in [false, true] {
-                        let how = How {
-                            chunk,
-                            helpers,
-                            own_split,
-                        };
-                        let (got, facts) = read_file(&path, Some(how), None);
-                        with_facts += facts;
-                        assert_eq!(got, want, "input {n}, chunk {chunk}, {helpers} helpers");
-                    }
-                }
-            }
-        }
-        assert!(with_facts > 0, "entries read ahead carry their facts");
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    /// A file cut short while it is read: the entries before are read, then one read error
-    /// says the file shrank (never a chunk of zeros or a silent end).
-    #[test]
-    fn a_file_that_shrinks_while_read_in_chunks_is_a_read_error() {
+    fn a_chunk_past_where_the_file_shrank_is_a_read_error() {
         let dir = dir("shrinks");
-        let entry = r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x"}}"#;
-        let data = format!(
-            "{{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p\"}}\n{}",
-            format!("{entry}\n").repeat(2_000)
-        );
         let path = dir.join("shrinks");
-        for own_split in [false, true] {
-            std::fs::write(&path, &data).unwrap();
-            let how = How {
-                chunk: 4096,
-                helpers: 0,
-                own_split,
-            };
-            let (got, _) = read_file(&path, Some(how), Some(data.len() as u64 / 2));
-            let entries = got.lines().filter(|l| l.starts_with("entry")).count();
-            assert!((10..1_000).contains(&entries), "{entries} entries read");
+        let data = "0123456789abcde\n".repeat(64);
+        std::fs::write(&path, &data).unwrap();
+        let file = File::open(&path).unwrap();
+        let len = data.len() as u64;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(len / 2)
+            .unwrap();
+        let (ends, mut buf) = (Ends::new(4), Vec::new());
+        for i in 0..2 {
+            let (offset, range) = read_chunk(&file, len, len / 4, i, &ends, &mut buf).unwrap();
+            assert_eq!(offset as u64, i * len / 4);
             assert_eq!(
-                got.matches("the file shrank while it was read").count(),
-                1,
-                "{got}"
+                &buf[range],
+                &data.as_bytes()[offset..offset + data.len() / 4]
             );
         }
+        let (at, e) = read_chunk(&file, len, len / 4, 2, &ends, &mut buf).unwrap_err();
+        assert_eq!(at as u64, len / 2);
+        assert_eq!(e.to_string(), mapped::shrank().to_string());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -238,7 +238,7 @@ where
 }
 
 /// [`in_order`] over `count` chunks that `work` and `own` find by their index themselves
-/// (`input::chunked` reads each from its file), at most `window` of them claimed ahead of the
+/// (`input::early` reads each from its file), at most `window` of them claimed ahead of the
 /// reader ([`window`] for one input's; `input::early`'s, of many small inputs, is wider).
 pub fn in_order_of<T, W, N, O>(
     count: usize,

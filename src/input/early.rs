@@ -2,8 +2,8 @@
 //! in argument order), their chunks read ahead on the run's other CPUs.
 //!
 //! The regular files among the inputs smaller than [`chunks::MIN_PARALLEL`] are cut into
-//! chunks as a large input is (`input::chunked`: lines that start in each
-//! [`chunks::CHUNK`] bytes, read with `pread`), and all their chunks, file after file, go
+//! chunks as a large input is (lines that start in each [`chunks::CHUNK`] bytes), each read
+//! with `pread` (`input::chunked`), and all their chunks, file after file, go
 //! through one pipeline (`chunks::in_order_of`): the reader works the chunks next to it
 //! itself (split into lines, then read in order), the helpers take chunks from the far end of
 //! the window and prescan them (`reader::prescan`: lines validated, members located, and the

@@ -268,7 +268,7 @@ impl Lines for MappedLines<'_> {
     }
 }
 
-/// The read error of a file that shrank while it was read (a map's, or `chunked`'s).
+/// The read error of a file that shrank while it was read (a map's, or a chunk's read with `pread`).
 pub(super) fn shrank() -> io::Error {
     io::Error::other(
         "the file shrank while it was read (another program truncated or rewrote it); the rest is not read",

@@ -129,21 +129,6 @@ impl Opened {
         let named = self.is_named();
         self.contents(|c| read_contents(c, named, d, v))
     }
-
-    /// [`Opened::read`], except that a file read on several cores is read chunk by chunk with
-    /// `pread` (`chunked`), not mapped: for a tool that holds only offsets and reads what it
-    /// writes again from the file (pi-tools). On two cores the faults and the release of the
-    /// pages behind the scan cost more than the copy they save (BENCHMARKS.md, round 9); on
-    /// one core the map is the cheaper (round 30: 2-11 % on the 100 and 200 MB sessions, where
-    /// round 9's machine had found it 3.8 % slower).
-    pub fn read_streamed(&self, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
-        match self {
-            Opened::Regular(f, len) if parallel_len(*len) => {
-                super::chunked::read_chunked(f, true, d, v)
-            }
-            _ => self.read(d, v),
-        }
-    }
 }
 
 /// Reads `file` (of `len` bytes when opened) to its end into `buf` from its start, and

@@ -124,7 +124,7 @@ fn tools_source(
     }
     let name = src.name();
     let mut v = PerSession::new(Joiner::new(args, out, input.file(), &name));
-    input.read_streamed(d, &mut v)?;
+    input.read(d, &mut v)?;
     Ok(())
 }
 
