@@ -686,6 +686,45 @@ fn stdin_gives_the_same_records_as_a_file() {
     }
 }
 
+/// Blanks around a record (JSON allows them, and Pi's `JSON.parse` of the line reads the
+/// record) change no record: a result or a `bashExecution` whose record waits behind others
+/// is read again from the file as the record, not as its line with the blanks (which was
+/// taken for a line changed since, its content left out).
+#[test]
+fn blanks_around_records_read_again_from_the_file_change_nothing() {
+    let dir = TempDir::new("tools-blanks");
+    let strip = |v: Vec<Value>| -> Vec<Value> {
+        v.into_iter()
+            .map(|mut r| {
+                r["file"] = Value::Null;
+                r
+            })
+            .collect()
+    };
+    for f in [
+        "tools-session.jsonl",
+        "tools-missing-result.jsonl",
+        "tools-duplicate.jsonl",
+        "tools-bash-execution.jsonl",
+        "tools-reused-ids.jsonl",
+        "tools-aborted.jsonl",
+    ] {
+        let plain = read_fixture(f);
+        let text = String::from_utf8(plain.clone()).unwrap();
+        let spaced: String = text.lines().map(|l| format!(" \t{l} \t\n")).collect();
+        let file = dir.write(f, spaced.as_bytes());
+        let want = strip(cmd("pi-tools").stdin(plain).ok().records());
+        assert!(!want.is_empty(), "{f}");
+        assert_eq!(
+            strip(cmd("pi-tools").arg(&file).ok().records()),
+            want,
+            "{f}"
+        );
+        let from_stdin = cmd("pi-tools").stdin(spaced.into_bytes()).ok().records();
+        assert_eq!(strip(from_stdin), want, "{f}");
+    }
+}
+
 #[test]
 fn several_files_keep_argument_order() {
     let o = cmd("pi-tools")

@@ -357,7 +357,8 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
     }
 
     /// The record of the current entry `e` (about `item`), as it waits behind others: given a
-    /// FILE, made by `waiting` from where the line is (read again when it is written); from
+    /// FILE, made by `waiting` from where its record is on the line (read again when it is
+    /// written; the line's blanks around it left out); from
     /// stdin, rendered now by `render` and held.
     pub(super) fn deferred<T>(
         &mut self,
@@ -368,7 +369,7 @@ impl<'a, 'w> RecordWriter<'a, 'w> {
         render: impl FnOnce(&mut Self, &[u8], &T) -> bool,
     ) -> WaitingRecord {
         match self.file {
-            Some(file) => waiting(item, KeptBytes::keep(Some(file), e, e.line.bytes)),
+            Some(file) => waiting(item, KeptBytes::keep(Some(file), e, e.object.bytes())),
             None => self.held(|w| render(w, head, &item)),
         }
     }
