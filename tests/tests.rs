@@ -22,6 +22,7 @@ mod redact;
 mod replay;
 mod run_bytes;
 mod sessions;
+mod stdin;
 mod tool_properties;
 mod tools;
 mod tools_pi1;
