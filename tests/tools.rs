@@ -648,6 +648,17 @@ fn max_text_cuts_by_characters_and_says_so() {
     );
 }
 
+/// The records with their `file` left out (a FILE's path, stdin's `<stdin>`).
+fn without_file(records: Vec<Value>) -> Vec<Value> {
+    records
+        .into_iter()
+        .map(|mut r| {
+            r["file"] = Value::Null;
+            r
+        })
+        .collect()
+}
+
 #[test]
 fn stdin_gives_the_same_records_as_a_file() {
     for f in [
@@ -673,15 +684,7 @@ fn stdin_gives_the_same_records_as_a_file() {
                 .stdin(read_fixture(f))
                 .ok()
                 .records();
-            let strip = |v: Vec<Value>| -> Vec<Value> {
-                v.into_iter()
-                    .map(|mut r| {
-                        r["file"] = Value::Null;
-                        r
-                    })
-                    .collect()
-            };
-            assert_eq!(strip(a), strip(b), "{f} {args:?}");
+            assert_eq!(without_file(a), without_file(b), "{f} {args:?}");
         }
     }
 }
@@ -693,14 +696,6 @@ fn stdin_gives_the_same_records_as_a_file() {
 #[test]
 fn blanks_around_records_read_again_from_the_file_change_nothing() {
     let dir = TempDir::new("tools-blanks");
-    let strip = |v: Vec<Value>| -> Vec<Value> {
-        v.into_iter()
-            .map(|mut r| {
-                r["file"] = Value::Null;
-                r
-            })
-            .collect()
-    };
     for f in [
         "tools-session.jsonl",
         "tools-missing-result.jsonl",
@@ -713,15 +708,15 @@ fn blanks_around_records_read_again_from_the_file_change_nothing() {
         let text = String::from_utf8(plain.clone()).unwrap();
         let spaced: String = text.lines().map(|l| format!(" \t{l} \t\n")).collect();
         let file = dir.write(f, spaced.as_bytes());
-        let want = strip(cmd("pi-tools").stdin(plain).ok().records());
+        let want = without_file(cmd("pi-tools").stdin(plain).ok().records());
         assert!(!want.is_empty(), "{f}");
         assert_eq!(
-            strip(cmd("pi-tools").arg(&file).ok().records()),
+            without_file(cmd("pi-tools").arg(&file).ok().records()),
             want,
             "{f}"
         );
         let from_stdin = cmd("pi-tools").stdin(spaced.into_bytes()).ok().records();
-        assert_eq!(strip(from_stdin), want, "{f}");
+        assert_eq!(without_file(from_stdin), want, "{f}");
     }
 }
 
@@ -893,15 +888,11 @@ fn corpus_stdin_equals_file_and_no_content_hides_text() {
         let a = cmd("pi-tools").arg(&f).run();
         let b = cmd("pi-tools").stdin(bytes).run();
         assert_eq!(a.status, b.status, "{f:?}");
-        let strip = |v: Vec<Value>| -> Vec<Value> {
-            v.into_iter()
-                .map(|mut r| {
-                    r["file"] = Value::Null;
-                    r
-                })
-                .collect()
-        };
-        assert_eq!(strip(a.records()), strip(b.records()), "{f:?}");
+        assert_eq!(
+            without_file(a.records()),
+            without_file(b.records()),
+            "{f:?}"
+        );
         let bare = cmd("pi-tools").arg("--no-content").arg(&f).run();
         for r in bare.records() {
             let res = if r["type"] == "tool_call" {
@@ -1040,13 +1031,5 @@ fn arguments_past_the_memory_budget_are_read_again_from_the_file() {
         assert_eq!(r["arguments"], json!({ "content": text }), "{id}");
         assert_eq!(r["status"], "ok", "{id}");
     }
-    let strip = |v: Vec<Value>| -> Vec<Value> {
-        v.into_iter()
-            .map(|mut r| {
-                r["file"] = Value::Null;
-                r
-            })
-            .collect()
-    };
-    assert_eq!(strip(from_file), strip(from_stdin));
+    assert_eq!(without_file(from_file), without_file(from_stdin));
 }
