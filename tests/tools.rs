@@ -788,7 +788,8 @@ fn expected(bytes: &[u8]) -> Expected {
     let (mut in_session, mut headed) = (false, false);
     let mut seen: std::collections::HashSet<String> = Default::default();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+        // Invalid UTF-8 read as U+FFFD, as Pi reads it.
+        let Ok(v) = serde_json::from_str::<Value>(&String::from_utf8_lossy(line)) else {
             continue;
         };
         if v["type"] == "session" {
