@@ -258,6 +258,8 @@ mod tests {
         r#"{"type":"message","id":"a4","parentId":"a3","timestamp":"2026-01-01T00:00:04Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c4","arguments":{"path":"/home/ana/proj/lib.rs"},"name":"/home/ana/proj/lib.rs"}],"stopReason":"toolUse"}}"#,
         "\n",
         r#"{"type": "custom", "id": "c9", "parentId": "a4"}"#,
+        "\n",
+        r#"{"type":"message","id":"a5","parentId":"c9","timestamp":"2026-01-01T00:00:05Z","message":{"role":"assistant","content":[],"provider":"local","model":"llama:/home/ana/proj/m.gguf","stopReason":"stop"}}"#,
     );
 
     /// pi-redact with `args` over `data`: its output, diagnostics, summary and withheld
@@ -339,18 +341,28 @@ mod tests {
             got.contains("cannot open /home/user1/dir1/file4.txt"),
             "{got}"
         );
-        assert!(got.contains(r#""name":"/home/ana/proj/lib.rs""#), "{got}");
-        // Taken: the record without a path, whole; a1, a2 and a4 with holes.
+        // a4's tool name, a path, gets the pseudonym its argument gets.
+        assert!(
+            got.contains(r#""arguments":{"path":"/home/user1/dir1/file5.rs"},"name":"/home/user1/dir1/file5.rs""#),
+            "{got}"
+        );
+        // a5's model holds a path after its own text: masked by the reader.
+        assert!(
+            got.contains(r#""model":"llama:/home/user1/dir1/file6.gguf""#),
+            "{got}"
+        );
+        // Taken: the record without a path, whole; a1, a2 and a4 with holes (a4's tool name
+        // is a path, a hole too; a5's model needs the table, the reader's).
         assert_eq!(took, [1, 3, 0]);
-        // A named secret in a record with holes (a4's tool name, copied on purpose): found by
-        // the reader once they are filled, and the record withheld.
+        // A named secret in a record with holes (a2's time, copied on purpose): found by the
+        // reader once they are filled, and the record withheld.
         let env = std::env::temp_dir().join(format!("pi-jsonl-ahead-{}.env", std::process::id()));
-        std::fs::write(&env, "NAMED=/home/ana/proj/lib.rs\n").unwrap();
+        std::fs::write(&env, "NAMED=2026-01-01T00:00:02Z\n").unwrap();
         let args = ["--secrets-from", env.to_str().unwrap()];
         let (got, took) = redact(&args, CLUES.as_bytes(), Some(1 << 20));
         let _ = std::fs::remove_file(&env);
         assert!(
-            got.contains(":5: the rewritten record still holds 21 characters"),
+            got.contains(":3: the rewritten record still holds 20 characters"),
             "{got}"
         );
         assert_eq!(took, [1, 3, 0]);

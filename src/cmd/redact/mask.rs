@@ -248,6 +248,13 @@ pub(super) struct Span {
     mask: Mask,
 }
 
+impl Span {
+    /// Whether the span is a path's, the whole of a text `len` bytes long.
+    pub(super) fn is_whole_path(&self, len: usize) -> bool {
+        self.mask == Mask::Path && self.start == 0 && self.end == len
+    }
+}
+
 /// What the patterns find in kept text ([`Masker::masks`] adds the exact secrets and the
 /// user's words to it): a function of the text alone, found ahead of the reader on other
 /// threads (`super::ahead`) and handed to [`Masker::masks`].
@@ -263,6 +270,7 @@ struct Compiled {
     token: OnceLock<Regex>,
     path: OnceLock<Regex>,
     literals: OnceLock<Scan>,
+    plain_names: OnceLock<PlainNames>,
 }
 
 /// One pass over a text for the detectors' [`Anchors::Exact`] anchors longer than a byte
@@ -290,7 +298,8 @@ struct Scan {
 const BY_BYTE: (usize, usize) = (4096, 1 << 18);
 
 impl Scan {
-    fn new() -> Scan {
+    /// The scan for the anchors `keep` keeps.
+    fn new(keep: fn(&str) -> bool) -> Scan {
         let mut words: Vec<&'static str> = DETECTORS
             .iter()
             .flat_map(|d| d.anchors)
@@ -299,7 +308,7 @@ impl Scan {
                 _ => &[],
             })
             .copied()
-            .filter(|w| w.len() > 1)
+            .filter(|w| w.len() > 1 && keep(w))
             .collect();
         words.sort_unstable();
         words.dedup();
@@ -323,6 +332,14 @@ impl Scan {
         (self.search)
             .get_or_init(|| packed::Searcher::new(self.words.iter()))
             .as_ref()
+    }
+
+    /// Whether one of the anchors starts at `b[at]`.
+    #[inline]
+    fn starts_at(&self, b: &[u8], at: usize) -> bool {
+        let (start, end) = self.starting[usize::from(b[at])];
+        (self.words[usize::from(start)..usize::from(end)].iter())
+            .any(|w| b[at..].starts_with(w.as_bytes()))
     }
 
     /// The anchors `text` holds, each once.
@@ -362,7 +379,11 @@ impl Scan {
 
 impl Compiled {
     fn literals(&self) -> &Scan {
-        self.literals.get_or_init(Scan::new)
+        self.literals.get_or_init(|| Scan::new(|_| true))
+    }
+
+    fn plain_names(&self) -> &PlainNames {
+        self.plain_names.get_or_init(PlainNames::new)
     }
 
     fn detector(&self, i: usize) -> &Regex {
@@ -414,6 +435,7 @@ fn compiled() -> &'static Compiled {
         token: OnceLock::new(),
         path: OnceLock::new(),
         literals: OnceLock::new(),
+        plain_names: OnceLock::new(),
     })
 }
 
@@ -426,6 +448,8 @@ pub struct Masker {
     exact_finders: Vec<memmem::Finder<'static>>,
     /// [`Masker::key_finds_any`]'s answers so far, for every rewriter of the run.
     keys: Mutex<FastMap<String, bool>>,
+    /// [`Masker::name_spans`]'s answers so far (a session names its model in every message).
+    names: Mutex<FastMap<String, Vec<Span>>>,
     /// The secrets kept text held so far in the run, masked wherever they occur again.
     learned: Mutex<Learned>,
     /// How many secrets `learned` holds (read without its lock: most runs learn none).
@@ -637,6 +661,7 @@ impl Masker {
             exact,
             exact_finders,
             keys: Mutex::default(),
+            names: Mutex::default(),
             learned: Mutex::default(),
             learned_count: AtomicUsize::new(0),
             usage_keys_plain: false,
@@ -705,15 +730,13 @@ impl Masker {
         paths: &mut Pseudonyms,
         also: &Also,
         ahead: Option<&[Span]>,
-        mut found: impl FnMut(&'static str, &str),
-        mut each: impl FnMut(usize, usize, &str),
+        found: impl FnMut(&'static str, &str),
+        each: impl FnMut(usize, usize, &str),
     ) {
-        let mut secret = String::new();
         let held = match self.learned_count.load(Ordering::Relaxed) {
             0 => Vec::new(),
             _ => lock(&self.learned).in_text(text),
         };
-        let mut learn: Vec<(&'static str, usize, usize)> = Vec::new();
         let mut spans = match ahead {
             Some(found) => self.merged(text, &held, also, found.to_vec()),
             None => self.spans(text, &held, also, Prefilter::Sites),
@@ -722,6 +745,86 @@ impl Masker {
             let sites = paths.user_word_sites(text);
             add_user_words(text, paths.user_words(), &sites, &mut spans);
         }
+        self.apply(text, spans, paths, found, each);
+    }
+
+    /// Whether a name kept as written, as it is written (`raw`, quotes included), may hold
+    /// something [`Masker::name_spans`] finds. Any name may hold a secret the user named. A
+    /// plain name (letters, digits, `.`, `_`, `-`, as most model names are) can hold
+    /// only the credentials that start with one of their anchors (`ghp_`, `sk-`, `AKIA`,
+    /// ...); any other find needs a byte of `/ \ @ : =` or a space (other blanks are written
+    /// as escapes, with a `\`), or 15 bytes (the shortest credential the detectors take,
+    /// `xoxb-` and ten more).
+    #[inline]
+    pub(super) fn name_may_hold(&self, raw: &[u8]) -> bool {
+        // Most kept names are short (`message`, `toolUse`): one look at each byte.
+        if raw.len() < 15 + 2 && self.exact.is_empty() {
+            return raw.first() == Some(&b'"') && raw.iter().any(|&b| NAME_SIGN[usize::from(b)]);
+        }
+        self.long_name_may_hold(raw)
+    }
+
+    /// [`Masker::name_may_hold`] of a name of 15 bytes or more, or any name when the user
+    /// named secrets.
+    fn long_name_may_hold(&self, raw: &[u8]) -> bool {
+        let Some(name) = raw.strip_prefix(b"\"").and_then(|r| r.strip_suffix(b"\"")) else {
+            return false;
+        };
+        if !self.exact.is_empty() {
+            return true;
+        }
+        compiled().plain_names().may_hold(name)
+    }
+
+    /// What a name kept as written (a provider, a model, a tool) holds to mask:
+    /// the secrets the user named, the credentials the detectors find, e-mail addresses and
+    /// paths, in order ([`Patterns::Names`]). A function of the name alone (and of the named
+    /// secrets), so a rewriter without the pseudonym table finds what the reader finds.
+    pub(super) fn name_spans(&self, name: &str) -> Vec<Span> {
+        if let Some(spans) = lock(&self.names).get(name) {
+            return spans.clone();
+        }
+        let proposed = pattern_spans(name, Patterns::Names);
+        let spans = self.merged(name, &[], &Also::default(), proposed);
+        let mut names = lock(&self.names);
+        if names.len() < KEYS_REMEMBERED {
+            names.insert(name.to_string(), spans.clone());
+        }
+        spans
+    }
+
+    /// `name` with its [`Masker::name_spans`] (`spans`) masked as [`Masker::mask`] masks
+    /// text; `found(kind, original)` is told of each.
+    pub(super) fn mask_name(
+        &self,
+        name: &str,
+        spans: Vec<Span>,
+        paths: &mut Pseudonyms,
+        found: impl FnMut(&'static str, &str),
+    ) -> String {
+        let mut out = String::with_capacity(name.len());
+        let mut at = 0;
+        self.apply(name, spans, paths, found, |start, end, mask| {
+            out.push_str(&name[at..start]);
+            out.push_str(mask);
+            at = end;
+        });
+        out.push_str(&name[at..]);
+        out
+    }
+
+    /// Masks `spans` of `text` (in order, none overlapping): `each(start, end, mask)` for
+    /// each, `found(kind, original)` told of each replaced, the secrets learned.
+    fn apply(
+        &self,
+        text: &str,
+        spans: Vec<Span>,
+        paths: &mut Pseudonyms,
+        mut found: impl FnMut(&'static str, &str),
+        mut each: impl FnMut(usize, usize, &str),
+    ) {
+        let mut secret = String::new();
+        let mut learn: Vec<(&'static str, usize, usize)> = Vec::new();
         for s in spans {
             let original = &text[s.start..s.end];
             match s.mask {
@@ -790,7 +893,7 @@ impl Masker {
     /// `held`: the learned secrets `text` holds.
     fn spans(&self, text: &str, held: &[Held], also: &Also, pre: Prefilter) -> Vec<Span> {
         let proposed = match pre {
-            Prefilter::Anchors => pattern_spans(text, true),
+            Prefilter::Anchors => pattern_spans(text, Patterns::Anchored),
             Prefilter::Sites => sites_spans(text),
         };
         self.merged(text, held, also, proposed)
@@ -1053,11 +1156,83 @@ fn home_name_more(text: &str, start: usize, end: usize) -> usize {
     0
 }
 
+/// What a long name kept as written ([`Masker::name_may_hold`]) is looked through for: the
+/// anchors a plain name (letters, digits, `.`, `_`, `-`) can hold, and each byte's class.
+struct PlainNames {
+    anchors: Scan,
+    /// [`PLAIN`], [`ANCHOR`] (plain, and the first byte of an anchor) or [`OTHER`].
+    class: [u8; 256],
+}
+
+const PLAIN: u8 = 0;
+const ANCHOR: u8 = 1;
+const OTHER: u8 = 2;
+
+impl PlainNames {
+    fn new() -> PlainNames {
+        let anchors = Scan::new(is_plain);
+        let mut class = [OTHER; 256];
+        for b in 0..=255u8 {
+            if is_plain_byte(b) {
+                let (start, end) = anchors.starting[usize::from(b)];
+                class[usize::from(b)] = if start == end { PLAIN } else { ANCHOR };
+            }
+        }
+        PlainNames { anchors, class }
+    }
+
+    /// Whether `name` holds a byte that is not plain or one of the anchors.
+    fn may_hold(&self, name: &[u8]) -> bool {
+        (0..name.len()).any(|at| match self.class[usize::from(name[at])] {
+            PLAIN => false,
+            ANCHOR => self.anchors.starts_at(name, at),
+            _ => true,
+        })
+    }
+}
+
+/// Which patterns [`pattern_spans`] runs, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Patterns {
+    /// Every pattern over the whole text: the test oracle of [`sites_spans`].
+    Every,
+    /// Each pattern only on a text that holds its anchors.
+    Anchored,
+    /// As `Anchored`, for a name kept as written ([`Masker::name_spans`]): the credential
+    /// detectors, paths and e-mail addresses, not random tokens (a model's name may look
+    /// random: `Qwen3-30B-A3B-Instruct`) nor a credential's value given by its name.
+    Names,
+}
+
+/// The bytes of which a short name needs one to hold anything [`Masker::name_spans`] finds:
+/// `/ \ @ : =` and the space.
+const NAME_SIGN: [bool; 256] = {
+    let mut t = [false; 256];
+    let signs = b"/\\@:= ";
+    let mut i = 0;
+    while i < signs.len() {
+        t[signs[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// A byte of a plain name ([`Masker::name_may_hold`]).
+fn is_plain_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-')
+}
+
+/// Whether `s` is a plain name: letters, digits, `.`, `_` and `-`.
+fn is_plain(s: &str) -> bool {
+    s.bytes().all(is_plain_byte)
+}
+
 /// The spans the patterns propose, in the order [`Masker::spans`] takes them (the detectors,
-/// paths, e-mail addresses, random tokens), each pattern run over the whole text; with
-/// `anchors`, only on a text that holds one of its anchors. Without, this is the test
-/// oracle of [`sites_spans`].
-fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
+/// paths, e-mail addresses, random tokens), each pattern run over the whole text, or only
+/// on a text that holds one of its anchors ([`Patterns`]).
+fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
+    let anchors = which != Patterns::Every;
+    let names = which == Patterns::Names;
     // The anchors longer than a byte found in one pass (a search for each cost a key ~5,000
     // instructions).
     let words = anchors.then(|| compiled().literals().words_in(text));
@@ -1065,7 +1240,7 @@ fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
         Some(found) => a.held(found).unwrap_or_else(|| a.in_text(text)),
         None => true,
     };
-    let (email, token, path) = (may(EMAIL), text.len() >= TOKEN_MIN, may(PATH));
+    let (email, token, path) = (may(EMAIL), !names && text.len() >= TOKEN_MIN, may(PATH));
     let detectors: Vec<usize> = (0..DETECTORS.len())
         .filter(|&i| DETECTORS[i].anchors.iter().all(|&a| may(a)))
         .collect();
@@ -1074,6 +1249,9 @@ fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
     let signs = memchr::memchr2_iter(b'=', b':', b);
     let options = memchr::memchr_iter(b'-', b).filter(|&i| i == 0 || is_blank(b[i - 1]));
     let keyed = |out: &mut Vec<Span>| {
+        if names {
+            return;
+        }
         let mut push = |start, end| {
             out.push(Span {
                 start,
@@ -1123,7 +1301,11 @@ fn pattern_spans(text: &str, anchors: bool) -> Vec<Span> {
 /// what every pattern run over the whole of it finds (the oracle of the test
 /// `sites_find_what_the_patterns_find`). Panics where they differ.
 pub fn check_sites(text: &str) {
-    assert_eq!(sites_spans(text), pattern_spans(text, false), "{text:?}");
+    assert_eq!(
+        sites_spans(text),
+        pattern_spans(text, Patterns::Every),
+        "{text:?}"
+    );
 }
 
 /// What one pass over a long text found of the detectors' anchors.
@@ -1296,6 +1478,66 @@ fn looks_random(s: &str) -> bool {
 mod tests {
     use super::*;
     use pi_jsonl_gen::Rng;
+
+    /// What the masker finds in a name kept as written, `name_may_hold` lets through: the
+    /// shortest of each credential the detectors take, and names made of their pieces.
+    #[test]
+    fn a_name_that_holds_anything_is_looked_at() {
+        let masker = Masker::new(Vec::new());
+        let holds = |name: &str| {
+            let mut raw = Vec::new();
+            crate::output::write_str(&mut raw, name);
+            let found = !masker.name_spans(name).is_empty();
+            assert!(!found || masker.name_may_hold(&raw), "{name:?}");
+            found
+        };
+        for shortest in [
+            "xoxb-0123456789",
+            "sk-0123456789abcdefghij",
+            "AKIA0123456789ABCDEF",
+            "eyJabcdefgh.eyJabcdefgh.abcdefgh",
+            "a@b.co",
+            "/a/b",
+            "~/a",
+            "C:\\a\\b",
+        ] {
+            assert!(holds(shortest), "{shortest:?}");
+        }
+        #[rustfmt::skip]
+        let pieces = [
+            "xox", "b-", "sk-", "ant-", "AKIA", "ASIA", "ghp_", "gh", "s_", "github_pat_",
+            "glpat-", "gldt-", "AIza", "eyJ", "rk_live_", "pk_test_", "0", "7", "a", "Z", "-",
+            "_", ".", "/", "~", "@", ":", "=", " ", "\t", "token", "bearer", "pwd", "aws",
+            "key", "secret", "https://", "-----BEGIN ", "PRIVATE KEY-----", "\u{a0}", "é",
+        ];
+        let mut rng = Rng::new(17);
+        let mut found = [0; 2];
+        for _ in 0..200_000 {
+            let mut name = String::new();
+            while name.len() < rng.below(48) as usize {
+                name.push_str(pieces[rng.below(pieces.len() as u64) as usize]);
+            }
+            found[usize::from(is_plain(&name))] += usize::from(holds(&name));
+        }
+        assert!(found[0] > 1000 && found[1] > 200, "{found:?}");
+        // Plain names that hold no anchor are not looked at.
+        for plain in [
+            "toolUse",
+            "claude-sonnet-4-5",
+            "anthropic-messages",
+            "toolu_01A09q90qw",
+        ] {
+            assert!(
+                !masker.name_may_hold(format!("\"{plain}\"").as_bytes()),
+                "{plain}"
+            );
+        }
+        // With a named secret, every name is looked at.
+        let listed = Masker::new(vec!["qq-qq-qq".to_string()]);
+        assert!(listed.name_may_hold(b"\"qq\""));
+        assert!(!listed.name_spans("a qq-qq-qq").is_empty());
+        assert!(!masker.name_may_hold(b"\"qq\""));
+    }
 
     fn mask(m: &Masker, t: &str) -> String {
         m.mask(t, &mut Pseudonyms::default(), &Also::default(), |_, _| {})
@@ -1723,10 +1965,10 @@ mod tests {
         let mut rng = pi_jsonl_gen::Rng::new(17);
         let mut matched: Vec<(&str, usize)> = Vec::new();
         let check = |text: &str, matched: &mut Vec<(&str, usize)>| {
-            let want = pattern_spans(text, false);
+            let want = pattern_spans(text, Patterns::Every);
             assert_eq!(sites_spans(text), want, "{text:?}");
             // The anchors (what a key is asked with) skip no pattern that matches.
-            assert_eq!(pattern_spans(text, true), want, "{text:?}");
+            assert_eq!(pattern_spans(text, Patterns::Anchored), want, "{text:?}");
             for s in &want {
                 let kind = match s.mask {
                     Mask::Secret(k) => k,
@@ -1786,7 +2028,7 @@ mod tests {
     /// them all stops, and are those it contains.
     #[test]
     fn anchor_words_are_found_by_byte_as_by_the_search() {
-        let scan = Scan::new();
+        let scan = Scan::new(|_| true);
         let mut rng = pi_jsonl_gen::Rng::new(23);
         let mut seen: Vec<(&str, usize)> = scan.words.iter().map(|&w| (w, 0)).collect();
         // The site pieces, the anchors, and each anchor but its last byte (a near miss).

@@ -28,8 +28,11 @@ const MAX_DEPTH: usize = 128;
 /// What is done with one member's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Act {
-    /// Copied as it is (ids, types, names, numbers, usage).
+    /// Copied as it is (ids, types, roles, stop reasons, numbers, flags).
     Keep,
+    /// A name someone chose (a provider, a model, a tool, an extension's type): copied as it
+    /// is, unless it holds a path, a credential or an e-mail address ([`Rewriter::name`]).
+    Name,
     /// Left out (signatures, encrypted reasoning).
     Drop,
     /// Free text: a placeholder, or masked with `--keep-text`; a non-string is walked as data.
@@ -446,7 +449,8 @@ fn entry_act(kind: EntryType, key: &str) -> Act {
         (_, "timestamp") => Act::Time,
         (_, "type") => Act::Keep,
         // Who was billed, on any entry that says (compaction, branch summary, usage entries).
-        (_, "provider" | "model" | "modelId" | "api" | "responseModel") => Act::Keep,
+        (_, "provider" | "model" | "modelId" | "responseModel") => Act::Name,
+        (_, "api") => Act::Keep,
         (Session, "cwd") => Act::Cwd,
         (Session, "parentSession") => Act::Path,
         (Session, "version") => Act::Keep,
@@ -459,7 +463,8 @@ fn entry_act(kind: EntryType, key: &str) -> Act {
         (Compaction | BranchSummary, "details") => Act::Data(Labels::Details),
         (Usage | ModelUsage | Compaction | BranchSummary, "usage") => Act::Data(Labels::Usage),
         (BranchSummary, "fromHook") => Act::Keep,
-        (Custom | CustomMessage, "customType" | "display") => Act::Keep,
+        (Custom | CustomMessage, "customType") => Act::Name,
+        (Custom | CustomMessage, "display") => Act::Keep,
         (CustomMessage, "content") => Act::Content(TextKind::Message),
         (Label, "label") => Act::Text(TextKind::Label),
         (SessionInfo, "name") => Act::Text(TextKind::Name),
@@ -479,8 +484,8 @@ fn entry_act(kind: EntryType, key: &str) -> Act {
 /// What a member of a message with this role (and tool name, of a tool result) is.
 fn message_act(role: &str, tool: &str, key: &str) -> Act {
     match key {
-        "role" | "stopReason" | "provider" | "model" | "api" | "responseModel" | "responseId"
-        | "toolCallId" | "toolName" | "customType" | "id" => Act::Keep,
+        "provider" | "model" | "responseModel" | "toolName" | "customType" => Act::Name,
+        "role" | "stopReason" | "api" | "responseId" | "toolCallId" | "id" => Act::Keep,
         "fromId" | "firstKeptEntryId" => Act::Id,
         "timestamp" => Act::Time,
         "content" => Act::Content(match role {
@@ -536,7 +541,8 @@ fn block_act(block: BlockType, kind: TextKind, key: &str) -> Act {
         (_, "type") => Act::Keep,
         (Text, "text") => Act::Text(kind),
         (Thinking, "thinking") => Act::Text(TextKind::Thinking),
-        (ToolCall, "id" | "name" | "namespace") => Act::Keep,
+        (ToolCall, "name" | "namespace") => Act::Name,
+        (ToolCall, "id") => Act::Keep,
         (ToolCall, "arguments") => Act::Data(Labels::None),
         (Image, "mimeType") => Act::Keep,
         (Image, "data") => Act::ImageData,
@@ -1091,6 +1097,7 @@ impl<'r> Rewriter<'r> {
         } else if !matches!(value.first(), Some(b'{' | b'['))
             && match a {
                 Act::Keep => true,
+                Act::Name => !self.masker.name_may_hold(&value),
                 Act::Id => self.renames.is_none(),
                 Act::Time => self.shift.is_none(),
                 _ => false,
@@ -1258,10 +1265,11 @@ impl<'r> Rewriter<'r> {
             // A member kept as written is a name, a number or a flag: an object or an array
             // there (which no writer of sessions puts) is data like any other, not copied
             // unread (`"provider":{"apiKey":"…"}`).
-            Act::Keep if matches!(raw.first(), Some(b'{' | b'[')) => {
+            Act::Keep | Act::Name if matches!(raw.first(), Some(b'{' | b'[')) => {
                 self.data(raw, out, depth, key, Labels::None)
             }
-            Act::Keep | Act::Drop => self.keep(&raw, out),
+            Act::Name if raw.first() == Some(&b'"') => self.name(raw, out),
+            Act::Keep | Act::Name | Act::Drop => self.keep(&raw, out),
             Act::Text(kind) if raw.first() == Some(&b'"') => self.text(kind, raw, out),
             Act::Content(kind) => self.content(kind, raw, out, depth),
             Act::Masked if raw.first() == Some(&b'"') => self.masked(raw, out),
@@ -1317,6 +1325,46 @@ impl<'r> Rewriter<'r> {
         };
         self.changed |= new.as_bytes() != &*id;
         self.write_own(out, &new);
+    }
+
+    /// A name kept as written (a provider, a model, a tool, an extension's type): as it is,
+    /// unless it holds a secret the user named, a credential, an e-mail address or a path,
+    /// which are masked in it as in kept text (a path gets its pseudonym). Masked or not, the
+    /// name is written on purpose: the residual scan looks at it only for the named secrets.
+    fn name(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
+        if !self.masker.name_may_hold(&raw) {
+            return self.keep(&raw, out);
+        }
+        let name = str_of(&raw, self.utf8).unwrap_or_default();
+        let spans = self.masker.name_spans(&name);
+        if spans.is_empty() {
+            return self.keep(&raw, out);
+        }
+        if let [span] = spans[..] {
+            if span.is_whole_path(name.len()) {
+                // A path and nothing more (a local model's file): written as a path is, a
+                // hole ahead of the reader.
+                return self.path(raw, out, false);
+            }
+        }
+        let Some(paths) = self.paths.as_deref_mut() else {
+            // Ahead of the reader: a path's pseudonym needs the table.
+            self.needs_paths = true;
+            return self.keep(&raw, out);
+        };
+        let mut found: Vec<(&'static str, String)> = Vec::new();
+        let note = |kind, orig: &str| found.push((kind, orig.to_string()));
+        let masked = self.masker.mask_name(&name, spans, paths, note);
+        if found.is_empty() {
+            // Only paths that are their own pseudonyms (a file redacted again).
+            return self.keep(&raw, out);
+        }
+        self.write_own(out, &masked);
+        for (kind, orig) in found {
+            self.counts.add(kind);
+            self.replaced(&orig);
+        }
+        self.changed = true;
     }
 
     fn keep(&mut self, raw: &[u8], out: &mut Vec<u8>) {
