@@ -332,7 +332,8 @@ fn a_named_secret_in_a_kept_name_is_masked_there() {
 
 /// A session whose names (kept as written) hold private things: a local model that is a file
 /// under the user's home, a model that is a URL with a password, a provider named by a token
-/// pasted in its place, an extension's type with an e-mail address.
+/// pasted in its place, an extension's type with an e-mail address, a key as a compaction's
+/// reason.
 const KEPT_NAMES: &str = concat!(
     r#"{"type":"session","version":3,"id":"s-names","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/home/ana/src/app"}"#,
     "\n",
@@ -347,6 +348,8 @@ const KEPT_NAMES: &str = concat!(
     r#"{"type":"message","id":"e5","parentId":"e4","timestamp":"2026-06-01T10:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"done"}],"api":"openai-completions","provider":"ghp_abcdefghijklmnopqrstuvwxyz0123456789","model":"https://bob:hunter2secret@llm.example.com/v1/qwen","usage":{"input":200,"output":20,"cacheRead":0,"cacheWrite":0,"totalTokens":220,"cost":{"input":0.002,"output":0.001,"cacheRead":0,"cacheWrite":0,"total":0.003}},"stopReason":"stop","timestamp":1780308004000}}"#,
     "\n",
     r#"{"type":"custom","id":"e6","parentId":"e5","timestamp":"2026-06-01T10:00:05.000Z","customType":"notify:ana@example.com","data":{}}"#,
+    "\n",
+    r#"{"type":"compaction","id":"e7","parentId":"e6","timestamp":"2026-06-01T10:00:06.000Z","summary":"s","firstKeptEntryId":"e5","tokensBefore":330,"details":{"reason":"AKIAIOSFODNN7EXAMPLE","trigger":"task-risk-assessment"}}"#,
     "\n",
 );
 
@@ -373,6 +376,7 @@ fn kept_names_hold_no_path_credential_or_address() {
                 "hunter2secret",
                 "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
                 "ana@example.com",
+                "AKIAIOSFODNN7EXAMPLE",
             ],
         );
         let r = o.records();
@@ -395,6 +399,15 @@ fn kept_names_hold_no_path_credential_or_address() {
             "https://[secret:url-password]@llm.example.com/v1/qwen"
         );
         assert_eq!(r[6]["customType"], "notify:[email]", "{mode:?}");
+        // A label of details is kept, unless it is a credential.
+        let details = &r[7]["details"];
+        assert_eq!(details["trigger"], "task-risk-assessment", "{mode:?}");
+        let reason = if mode.is_empty() {
+            "[value · 20 chars]"
+        } else {
+            "[secret:aws-access-key]"
+        };
+        assert_eq!(details["reason"], reason, "{mode:?}");
         for kind in ["path", "github-token", "url-password", "email"] {
             assert!(o.stderr.contains(kind), "{mode:?}: {kind}: {}", o.stderr);
         }

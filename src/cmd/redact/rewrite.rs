@@ -1775,6 +1775,9 @@ impl<'r> Rewriter<'r> {
                 matches!(key, "id" | "name" | "status" | "namespace") && is_identifier(&s)
             }
         };
+        // A label is a name too: one holding a credential is not kept.
+        let label =
+            label && (!self.masker.name_may_hold(&raw) || self.masker.name_spans(&s).is_empty());
         if label {
             self.keep(&raw, out)
         } else if looks_like_path(&s) || (one_line() && names_a_path(key)) {
