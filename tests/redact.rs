@@ -1204,8 +1204,10 @@ fn with_canaries(text: &str) -> String {
     for line in text.lines() {
         match serde_json::from_str::<Value>(line) {
             Ok(mut v) if v.get("type").and_then(Value::as_str) != Some("model_change") => {
-                // Tool names and namespaces are kept (vocabulary, not private text): left as
-                // they are.
+                // Tool names and namespaces are names, looked at for paths, credentials by
+                // their shape and addresses but not for random tokens or keyed values, which
+                // the canaries hold too: left as they are here
+                // (`kept_names_hold_no_path_credential_or_address` covers names).
                 let name = v.pointer("/message/toolName").cloned();
                 inject(&mut v, "", false);
                 if let (Some(n), Some(m)) = (name, v.get_mut("message")) {
