@@ -1331,10 +1331,8 @@ impl<'r> Rewriter<'r> {
     /// unless it holds a secret the user named, a credential, an e-mail address or a path,
     /// which are masked in it as in kept text (a path gets its pseudonym). Masked or not, the
     /// name is written on purpose: the residual scan looks at it only for the named secrets.
+    /// (A name that cannot hold any, [`Masker::name_may_hold`], is copied before this.)
     fn name(&mut self, raw: Raw<'_>, out: &mut Vec<u8>) {
-        if !self.masker.name_may_hold(&raw) {
-            return self.keep(&raw, out);
-        }
         let name = str_of(&raw, self.utf8).unwrap_or_default();
         let spans = self.masker.name_spans(&name);
         if spans.is_empty() {
