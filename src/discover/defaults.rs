@@ -3,6 +3,7 @@
 //! [`crate::cli::Inputs::sources`]); and what a tool reads for a directory given as FILE
 //! ([`expand_directories`]): the same walk and classification.
 
+use super::layout::Found;
 use super::location::sessions_dir;
 use super::probe::{probe, Probe};
 use super::progress::Progress;
@@ -253,6 +254,19 @@ pub fn expand_directories(
     }
     keep_input_metadata(&out, out_metadata);
     out
+}
+
+/// Looks up each of `files` that has no [`Found::stat`] yet (on up to `threads` threads, as
+/// [`map_on_threads`] shares lookups) and keeps what it finds there, for a cache to key them.
+/// A lookup is a system call that allocates nothing, so the lookups share threads well where
+/// what follows them (a cache answering from memory) would not.
+pub fn stat_files(files: &mut [Found], threads: Option<usize>) {
+    let found = map_on_threads(files, threads, Stats::default, |stats, f| {
+        f.stat.or_else(|| stats.stat(&f.path))
+    });
+    for (f, st) in files.iter_mut().zip(found) {
+        f.stat = st;
+    }
 }
 
 /// How many paths one thread looks up at least in [`map_on_threads`].
@@ -526,6 +540,55 @@ mod tests {
                 assert!(got[..=first].iter().all(|(_, here)| *here), "{costly_from}");
             }
         }
+    }
+
+    /// Every file without a lookup gets its own, in order, on as many threads as are asked
+    /// for; a lookup already made is kept, and a missing file has none.
+    #[test]
+    fn stat_files_looks_up_each_file_that_has_no_lookup_yet() {
+        let dir = std::env::temp_dir().join(format!("pi-jsonl-stat-files-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("a")).unwrap();
+        let n = STATS_PER_THREAD * 4 + 3;
+        let paths: Vec<PathBuf> = (0..n)
+            .map(|i| {
+                let p = dir
+                    .join(if i % 2 == 0 { "a" } else { "" })
+                    .join(format!("{i}.jsonl"));
+                std::fs::write(&p, vec![b'x'; i]).unwrap();
+                p
+            })
+            .collect();
+        let given = std::fs::metadata(&paths[7]).map(|m| Stat::of(&m)).ok();
+        let _ = std::fs::remove_file(&paths[9]);
+        for threads in [1, 2, 4] {
+            let mut files: Vec<Found> = paths
+                .iter()
+                .map(|p| Found {
+                    path: p.clone(),
+                    parent_file: None,
+                    project_folder: None,
+                    role: super::super::layout::Role::Session,
+                    stat: None,
+                })
+                .collect();
+            // A lookup made before (as the walk makes for a FILE given): another file's here,
+            // so that keeping it shows.
+            files[5].stat = given;
+            stat_files(&mut files, Some(threads));
+            for (i, f) in files.iter().enumerate() {
+                let want = match i {
+                    5 => given,
+                    9 => None,
+                    _ => std::fs::metadata(&f.path).map(|m| Stat::of(&m)).ok(),
+                };
+                assert_eq!(f.stat, want, "{threads} threads, file {i}");
+                if i != 5 && i != 9 {
+                    assert_eq!(f.stat.map(|s| s.key.size), Some(i as u64));
+                }
+            }
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -23,8 +23,8 @@ pub struct Found {
     /// What the file is in the layout ([`Role::of`]).
     pub role: Role,
     /// What the walk's lookup found of a file given as a root itself (a FILE argument), so
-    /// that a cache keys it without a second `stat`; `None` for a file found below a
-    /// directory.
+    /// that a cache keys it without a second `stat`; for a file found below a directory,
+    /// `None` until [`super::stat_files`] looks it up (`None` then: it could not be).
     pub stat: Option<Stat>,
 }
 

@@ -33,8 +33,8 @@ pub mod walk;
 
 pub use defaults::{
     default_sources, expand_directories, map_in_order, map_in_parts, report_problems,
-    session_sources, stdin_is_terminal, take_input_metadata, Known, KnownFiles, SessionSources,
-    ASSUME_TTY_VAR,
+    session_sources, stat_files, stdin_is_terminal, take_input_metadata, Known, KnownFiles,
+    SessionSources, ASSUME_TTY_VAR,
 };
 pub use describe::{
     describe, describe_bytes, FileMeta, FileReport, FileStatus, SessionCounts, WrittenParts,

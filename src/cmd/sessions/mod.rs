@@ -193,8 +193,8 @@ impl<'c> Descriptions<'c> {
 }
 
 /// Finds the files below `roots` and describes each (on `threads` threads; from `cache` when
-/// it has them, on this thread alone until one is read), in path order; reports the problems
-/// of the walk and of reading.
+/// it has them, on this thread alone until one is read, the files' lookups for its keys made
+/// first on the threads), in path order; reports the problems of the walk and of reading.
 fn scan<'c>(
     roots: &[PathBuf],
     exts: &[OsString],
@@ -202,10 +202,13 @@ fn scan<'c>(
     cache: Option<&'c crate::cache::Cache>,
     threads: usize,
 ) -> Descriptions<'c> {
-    let walked = Progress::run(TOOL, "found", |p| match cache {
+    let mut walked = Progress::run(TOOL, "found", |p| match cache {
         Some(c) => c.walk(roots, exts, Some(p)),
         None => discover::walk(roots, exts, Some(p)),
     });
+    if cache.is_some() {
+        discover::stat_files(&mut walked.files, Some(threads));
+    }
     let projects = ProjectCache::default();
     let mut described = Progress::run(TOOL, "read", |p| {
         p.set_total(walked.files.len());
