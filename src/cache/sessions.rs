@@ -15,22 +15,22 @@ use super::{Cache, FileKey, Lookup};
 use crate::cmd::sessions::record::written_parts;
 use crate::discover::describe::project_of;
 use crate::discover::{
-    self, FileMeta, FileReport, FileStatus, Found, ProjectCache, SessionCounts, Stats, WrittenParts,
+    self, FileMeta, FileReport, FileStatus, Found, ProjectCache, SessionCounts, WrittenParts,
 };
 use std::borrow::Cow;
 use std::fs::File;
 
 /// [`discover::describe`], answered from `store` when the file is as it was described (then
 /// the description's `found` is blank: the caller puts `f` there; its text is borrowed from
-/// `store`), and whether it was (`false`: the file was read). `stats` looks the file up.
+/// `store`), and whether it was (`false`: the file was read). The file's key is its lookup,
+/// `f.stat` ([`discover::stat_files`]); a file without one is read.
 pub fn describe<'c>(
     store: &'c Cache,
-    stats: &mut Stats,
     f: &Found,
     prompt: bool,
     projects: &ProjectCache,
 ) -> (FileReport<'c>, bool) {
-    let key = match f.stat.or_else(|| stats.stat(&f.path)) {
+    let key = match f.stat {
         Some(st) if st.is_file() => st.key,
         _ => return (discover::describe(f, prompt, projects), false),
     };

@@ -215,12 +215,10 @@ fn scan<'c>(
         discover::map_in_parts(
             &walked.files,
             threads,
-            discover::Stats::default,
-            |stats, f| {
+            || (),
+            |(), f| {
                 let d = match cache {
-                    Some(c) => {
-                        crate::cache::sessions::describe(c, stats, f, want_prompt, &projects)
-                    }
+                    Some(c) => crate::cache::sessions::describe(c, f, want_prompt, &projects),
                     None => (discover::describe(f, want_prompt, &projects), false),
                 };
                 p.add(1);
