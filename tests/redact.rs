@@ -661,6 +661,98 @@ fn keep_text_masks_credentials_named_in_text_and_where_they_recur() {
     assert_eq!(r[4]["message"]["content"], prose);
 }
 
+/// With `--keep-text` the run is read twice, first to learn: a secret or a user's name that
+/// only a later record reveals (a value a credential's name gives, a home folder) is masked in
+/// the records before it too, and in the inputs before its own; read from stdin, from a
+/// file, and across two files. `--one-pass` reads once: the earlier text keeps it.
+#[test]
+fn keep_text_masks_what_a_later_record_reveals_in_the_records_before_it() {
+    let early = user_texts(
+        "/srv/app",
+        &["the old key was quokkakeyvalue and zoltan set it up; Zoltan knows"],
+    );
+    let header = concat!(
+        r#"{"type":"session","version":3,"id":"s2","timestamp":"2026-06-01T11:00:00.000Z","cwd":"/srv/app"}"#,
+        "\n",
+    );
+    let late = concat!(
+        r#"{"type":"message","id":"a1","parentId":"u0","#,
+        r#""timestamp":"2026-06-01T11:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{"command":"export OPENAI_API_KEY=quokkakeyvalue; ls /home/zoltan/src"}}],"provider":"anthropic","model":"m","stopReason":"toolUse"}}"#,
+        "\n",
+    );
+    let both = format!("{early}{late}");
+    let want = "the old key was [secret:keyed] and user1 set it up; user1 knows";
+    let first_text = |o: &Output| o.records()[1]["message"]["content"].clone();
+    let t = TempDir::new("redact-reach-back");
+    let one = t.write("one.jsonl", &both);
+    let (a, b) = (
+        t.write("a.jsonl", &early),
+        t.write("b.jsonl", format!("{header}{late}")),
+    );
+    let runs = [
+        cmd("pi-redact").args(["--keep-text"]).stdin(both.clone()),
+        cmd("pi-redact").arg("--keep-text").arg(&one),
+        cmd("pi-redact")
+            .arg("--keep-text")
+            .arg("-")
+            .stdin(both.clone()),
+        cmd("pi-redact").arg("--keep-text").arg(&a).arg(&b),
+        cmd("pi-redact")
+            .arg("--keep-text")
+            .arg("--threads=1")
+            .arg(&a)
+            .arg(&b),
+    ];
+    for (i, run) in runs.into_iter().enumerate() {
+        let o = run.ok();
+        assert_none_survive(&o.out(), &["quokkakeyvalue", "zoltan", "Zoltan"]);
+        assert_eq!(first_text(&o), want, "run {i}");
+    }
+    // A FIFO, kept as stdin is; a file large enough to be read on several cores.
+    let fifo = t.path().join("fifo.jsonl");
+    if std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let (path, text) = (fifo.clone(), both.clone());
+        let writer = std::thread::spawn(move || std::fs::write(path, text).unwrap());
+        let o = cmd("pi-redact").arg("--keep-text").arg(&fifo).ok();
+        writer.join().unwrap();
+        assert_eq!(first_text(&o), want, "a FIFO");
+    }
+    let filler = r#"{"type":"custom","customType":"x","id":"f","parentId":"u0","timestamp":"2026-06-01T10:30:00.000Z","data":{"note":"nothing to see here, nothing at all"}}"#;
+    let large = format!("{early}{}{late}", format!("{filler}\n").repeat(100_000));
+    assert!(large.len() > 12 << 20);
+    let large = t.write("large.jsonl", large);
+    let o = cmd("pi-redact").arg("--keep-text").arg(&large).ok();
+    assert_none_survive(&o.out(), &["quokkakeyvalue", "zoltan", "Zoltan"]);
+    assert_eq!(first_text(&o), want, "a large file");
+    // No temporary file to keep stdin in: read once, and said so (status 2).
+    let o = cmd("pi-redact")
+        .env("TMPDIR", t.path().join("missing"))
+        .arg("--keep-text")
+        .stdin(both.clone())
+        .run();
+    assert_eq!(o.status, 2);
+    assert!(o
+        .stderr
+        .starts_with("pi-redact: <stdin>: read once, not twice: no temporary file"));
+    let once = "the old key was quokkakeyvalue and zoltan set it up; Zoltan knows";
+    assert_eq!(first_text(&o), once);
+    for run in [
+        cmd("pi-redact")
+            .args(["--keep-text", "--one-pass"])
+            .stdin(both.clone()),
+        cmd("pi-redact")
+            .args(["--keep-text", "--one-pass"])
+            .arg(&a)
+            .arg(&b),
+    ] {
+        assert_eq!(first_text(&run.ok()), once);
+    }
+}
+
 #[test]
 fn a_key_that_is_a_token_is_replaced_too() {
     let session = concat!(

@@ -8,7 +8,8 @@
 //!   read as a stream: they can be read only once.
 //!
 //! A tool that reads parts of a file again by offset (pi-branch's kept lines, pi-tools'
-//! waiting records) gets the regular file from [`Opened::file`].
+//! waiting records) gets the regular file from [`Opened::file`]. A tool that reads its
+//! inputs twice (pi-redact `--keep-text`) keeps a stream in a [`Spool`] first.
 
 use super::mapped::{self, Map};
 use super::Source;
@@ -30,6 +31,9 @@ pub enum Opened {
     Regular(File, u64),
     /// A named file that is not a regular file: read once, as a stream.
     Stream(File),
+    /// A stream kept in a [`Spool`]: read as a regular file of that length is, and named or
+    /// not as the stream was.
+    Spooled(File, u64, bool),
 }
 
 /// The bytes of an input as a tool is handed them by [`Opened::contents`].
@@ -70,7 +74,7 @@ impl Opened {
     /// The open regular file, to read again by offset; `None` for a stream.
     pub fn file(&self) -> Option<&File> {
         match self {
-            Opened::Regular(f, _) => Some(f),
+            Opened::Regular(f, _) | Opened::Spooled(f, _, _) => Some(f),
             Opened::Stdin | Opened::Stream(_) => None,
         }
     }
@@ -78,7 +82,11 @@ impl Opened {
     /// Whether the input is a named file (the reader's checks that only make sense for a
     /// file: a second header, an empty file).
     pub fn is_named(&self) -> bool {
-        !matches!(self, Opened::Stdin)
+        match self {
+            Opened::Stdin => false,
+            Opened::Spooled(_, _, named) => *named,
+            Opened::Regular(..) | Opened::Stream(_) => true,
+        }
     }
 
     /// Hands `f` the input's bytes, by the cheapest way the input allows (see the module
@@ -87,7 +95,7 @@ impl Opened {
         let (file, len) = match self {
             Opened::Stdin => return f(Contents::Stream(&mut io::stdin().lock())),
             Opened::Stream(file) => return f(Contents::Stream(&mut &*file)),
-            Opened::Regular(file, len) => (file, *len),
+            Opened::Regular(file, len) | Opened::Spooled(file, len, _) => (file, *len),
         };
         // SAFETY: see `Map::new`. A file that changes while it is mapped changes what the
         // tool reads, as with a read; one that shrinks is caught by the map's guard (a read
@@ -121,7 +129,7 @@ impl Opened {
     /// Whether the input is a regular file that is read on several cores (large enough, and
     /// the run has more than one).
     pub fn read_on_several_cores(&self) -> bool {
-        matches!(self, Opened::Regular(_, len) if parallel_len(*len))
+        matches!(self, Opened::Regular(_, len) | Opened::Spooled(_, len, _) if parallel_len(*len))
     }
 
     /// Reads every session of the input through the session reader.
@@ -129,6 +137,92 @@ impl Opened {
         let named = self.is_named();
         self.contents(|c| read_contents(c, named, d, v))
     }
+}
+
+/// A stream (stdin, a FIFO) read to its end into an unnamed temporary file (`O_TMPFILE` in
+/// `TMPDIR`, else /tmp: nothing is left behind), so that it can be read more than once, each
+/// time as [`Opened::Spooled`]: mapped or read whole as a regular file, its lines named as
+/// the stream's would be.
+pub struct Spool {
+    file: File,
+    len: u64,
+    named: bool,
+    /// The error that ended the stream early, reported after its lines at each reading, as a
+    /// stream's is.
+    failed: Option<String>,
+}
+
+impl Spool {
+    /// `src` kept, when it is a stream (stdin, or a named file that is not a regular file);
+    /// `Ok(None)` for a regular file, read again from its name, and for a path that cannot
+    /// be looked up, reported where it is read. `Err`: no temporary file could be made, and
+    /// nothing was read.
+    pub fn keep(src: &Source) -> io::Result<Option<Spool>> {
+        let named = match src {
+            Source::Stdin => false,
+            Source::Path(p) => match std::fs::metadata(p) {
+                Ok(m) if !m.is_file() => true,
+                _ => return Ok(None),
+            },
+        };
+        let mut file = unnamed_file()?;
+        let mut quiet = Diags::quiet("", "");
+        let mut from: Box<dyn Read> = match Opened::open(src, &mut quiet) {
+            Some(Opened::Stream(f)) => Box::new(f),
+            Some(Opened::Stdin) => Box::new(io::stdin().lock()),
+            // Replaced by a regular file since it was looked up, or gone: read by its name.
+            _ => return Ok(None),
+        };
+        let mut len = 0;
+        let mut buf = vec![0; 1 << 20];
+        let failed = loop {
+            match from.read(&mut buf) {
+                Ok(0) => break None,
+                Ok(n) => match std::io::Write::write_all(&mut file, &buf[..n]) {
+                    Ok(()) => len += n as u64,
+                    Err(e) => break Some(format!("cannot keep the rest to read it twice: {e}")),
+                },
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => break Some(format!("read error: {e}")),
+            }
+        };
+        Ok(Some(Spool {
+            file,
+            len,
+            named,
+            failed,
+        }))
+    }
+
+    /// Reads every session of what was kept through the session reader, from its start.
+    pub fn read(&self, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
+        let file = self.file.try_clone()?;
+        (&file).seek(SeekFrom::Start(0))?;
+        let stats = Opened::Spooled(file, self.len, self.named).read(d, v)?;
+        if let Some(e) = &self.failed {
+            d.report(Some(stats.lines + 1), Kind::Io, e);
+        }
+        Ok(stats)
+    }
+}
+
+/// A new file with no name, to read and write, in `TMPDIR` (else /tmp): made without one
+/// (`O_TMPFILE`) where the system and the file system can, else named and unlinked at once.
+fn unnamed_file() -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let dir = std::env::temp_dir();
+    let mut open = std::fs::OpenOptions::new();
+    open.read(true).write(true).mode(0o600);
+    #[cfg(target_os = "linux")]
+    if let Ok(f) = open.clone().custom_flags(libc::O_TMPFILE).open(&dir) {
+        return Ok(f);
+    }
+    static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let made = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path = dir.join(format!(".pi-jsonl-{}-{made}.tmp", std::process::id()));
+    let f = open.create_new(true).open(&path)?;
+    std::fs::remove_file(&path)?;
+    Ok(f)
 }
 
 /// Reads `file` (of `len` bytes when opened) to its end into `buf` from its start, and

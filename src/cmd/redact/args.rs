@@ -53,6 +53,13 @@ pub struct Args {
     #[arg(long = "secret-env", value_name = "NAME")]
     pub secret_env: Vec<String>,
 
+    /// With --keep-text, read each input once and write as it is read (for a stream that does
+    /// not end, or in half the time): a secret or user name first revealed by a later record
+    /// is then not masked in the text before it. By default the inputs are read twice, first
+    /// to learn what they reveal (stdin and FIFOs kept in a temporary file to read again).
+    #[arg(long)]
+    pub one_pass: bool,
+
     /// Skip the residual scan (by default a line that would still hold replaced input text or
     /// a named secret is not written, and the run ends with status 2).
     #[arg(long)]

@@ -30,7 +30,8 @@ pub use placeholder::image_size as image_placeholder_size;
 
 use crate::cli::ManPage;
 use crate::diag::{self, Diags, Kind};
-use crate::input::early::{Input, ReadAhead};
+use crate::input::early::Input;
+use crate::input::open::Spool;
 use crate::input::{self, Source};
 use crate::json::{self, Raw};
 use crate::output::{push_value, Out, Stop};
@@ -89,6 +90,59 @@ impl RunState {
                 .map_err(|e| format!("--shift-time {e}"))?,
         })
     }
+
+    /// After the first reading of a run read twice: what it learned stays (the secrets
+    /// found, the pseudonyms given and the user names met, in the order met), what it counted
+    /// and numbered starts again.
+    fn read_again(&mut self) {
+        self.tally = Tally::default();
+        self.renames = Renames::default();
+        self.sessionless = 0;
+    }
+}
+
+/// What a run does with each input at its turn.
+type Job<'j> =
+    dyn Fn(&mut RunState, Turn<'_, '_, '_>, &mut Out, &mut Diags) -> Result<(), Stop> + Sync + 'j;
+
+/// An input at its turn: as [`Input`] gives it, or a stream kept to be read twice.
+enum Turn<'k, 'a, 's> {
+    Input(Input<'a, 's>),
+    Kept(&'k Spool),
+}
+
+impl Turn<'_, '_, '_> {
+    fn read(self, d: &mut Diags, v: &mut dyn Visitor) -> Result<reader::Stats, Stop> {
+        match self {
+            Turn::Input(input) => input.read(d, v),
+            Turn::Kept(spool) => spool.read(d, v),
+        }
+    }
+}
+
+/// The streams among `sources` (stdin, a FIFO), each kept to be read twice, by its place in
+/// `sources`; `None` where it could not be kept (reported): read once, the second time.
+fn keep_streams(sources: &[Source]) -> Vec<(usize, Option<Spool>)> {
+    let keep = |(at, src): (usize, &Source)| match Spool::keep(src) {
+        Ok(kept) => kept.map(|s| (at, Some(s))),
+        Err(e) => {
+            let mut d = Diags::new("pi-redact", &src.name(), true);
+            let why = format!(
+                "read once, not twice: no temporary file to keep it in ({e}); a secret or \
+                 user name that a later record reveals is not masked before it"
+            );
+            d.report(None, Kind::Io, why);
+            Some((at, None))
+        }
+    };
+    sources.iter().enumerate().filter_map(keep).collect()
+}
+
+/// Whether the run reads its inputs twice: with `--keep-text` and not `--one-pass`, so
+/// that what a later record reveals (a secret found by its name, a user's home folder) is
+/// masked in the text before it too.
+fn reads_twice(args: &Args) -> bool {
+    args.keep_text && !args.one_pass
 }
 
 impl Tool for Redact {
@@ -108,23 +162,56 @@ impl Tool for Redact {
         let ahead = rewrite_ahead(args, &state);
         let state = Mutex::new(state);
         let sources = args.inputs.sources();
+        let spools = match reads_twice(args) {
+            true => keep_streams(&sources),
+            false => Vec::new(),
+        };
         // One input after another (the pseudonyms depend on the order), the next ones read
         // ahead on the other CPUs: in the default mode rewritten there, their paths left for
-        // their turn.
-        let status = input::run_one_at_a_time_early(
-            "pi-redact",
-            &sources,
-            args.inputs.threads(),
-            true,
-            ahead.as_deref(),
-            |src, early, out, d| {
-                let mut s = lock(&state);
-                match &args.out_dir {
-                    Some(dir) => redact_to_dir(args, &mut s, src, early, dir, d),
-                    None => redact_source(args, &mut s, src, early, out, d),
-                }
-            },
-        );
+        // their turn. When the run is read twice, the first reading reports nothing (the
+        // second reports what the inputs hold, once), and a stream is read from where it was
+        // kept.
+        let read = |first: bool, job: &Job| {
+            input::run_one_at_a_time_early(
+                "pi-redact",
+                &sources,
+                args.inputs.threads(),
+                true,
+                ahead.as_deref(),
+                |src, early, out, d| {
+                    let mut quiet = Diags::quiet("pi-redact", "");
+                    let d = if first { &mut quiet } else { d };
+                    let kept = spools
+                        .iter()
+                        .find(|(at, _)| std::ptr::eq(&sources[*at], src));
+                    let input = match kept {
+                        Some((_, Some(spool))) => Turn::Kept(spool),
+                        // Not kept: read once, the second time.
+                        Some((_, None)) if first => return Ok(()),
+                        _ => match Input::open(src, early, d) {
+                            Some(input) => Turn::Input(input),
+                            None => return Ok(()),
+                        },
+                    };
+                    job(&mut lock(&state), input, out, d)
+                },
+            )
+        };
+        if reads_twice(args) {
+            // The first reading learns, and writes nothing.
+            read(true, &|s, input, _, d| {
+                let mut nowhere = std::io::sink();
+                let mut out = Out::direct(&mut nowhere, false);
+                input
+                    .read(d, &mut Redactor::new(args, s, &mut out))
+                    .map(drop)
+            });
+            lock(&state).read_again();
+        }
+        let status = read(false, &|s, input, out, d| match &args.out_dir {
+            Some(dir) => redact_to_dir(args, s, input, dir, d),
+            None => redact_source(args, s, input, out, d),
+        });
         let s = into_inner(state);
         if args.report {
             eprintln!("pi-redact: replaced: {}", s.tally.line());
@@ -148,6 +235,18 @@ fn redact_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Resu
             return Ok(0);
         }
     };
+    if reads_twice(args) {
+        let mut nowhere = std::io::sink();
+        let mut out = Out::direct(&mut nowhere, false);
+        let mut quiet = Diags::quiet("pi-redact", "");
+        reader::read(
+            input,
+            false,
+            &mut quiet,
+            &mut Redactor::new(args, &mut state, &mut out),
+        )?;
+        state.read_again();
+    }
     let mut v = Redactor::new(args, &mut state, out);
     reader::read(input, false, d, &mut v)?;
     Ok(v.withheld)
@@ -168,14 +267,10 @@ pub fn redacted(input: &[u8]) -> (Vec<u8>, u64) {
 fn redact_source(
     args: &Args,
     state: &mut RunState,
-    src: &Source,
-    early: Option<ReadAhead<'_, '_>>,
+    input: Turn<'_, '_, '_>,
     out: &mut Out,
     d: &mut Diags,
 ) -> Result<(), Stop> {
-    let Some(input) = Input::open(src, early, d) else {
-        return Ok(());
-    };
     let mut v = Redactor::new(args, state, out);
     input.read(d, &mut v)?;
     Ok(())
@@ -185,14 +280,10 @@ fn redact_source(
 fn redact_to_dir(
     args: &Args,
     state: &mut RunState,
-    src: &Source,
-    early: Option<ReadAhead<'_, '_>>,
+    input: Turn<'_, '_, '_>,
     dir: &std::path::Path,
     d: &mut Diags,
 ) -> Result<(), Stop> {
-    let Some(input) = Input::open(src, early, d) else {
-        return Ok(());
-    };
     let tmp = dir.join(format!(".pi-redact-{}.tmp", std::process::id()));
     let mut file = match std::fs::create_dir_all(dir).and_then(|_| std::fs::File::create_new(&tmp))
     {
