@@ -753,6 +753,57 @@ fn keep_text_masks_what_a_later_record_reveals_in_the_records_before_it() {
     }
 }
 
+/// A stream too large for the temporary file that keeps it (here a file size limit; on a
+/// machine, a full disk): what was kept is read twice, the rest once after it, nothing is
+/// lost, and the run says so (status 2).
+#[test]
+fn keep_text_reads_once_what_it_has_no_room_to_keep() {
+    let filler = r#"{"type":"custom","customType":"x","id":"f","parentId":"u0","timestamp":"2026-06-01T10:30:00.000Z","data":{"note":"nothing to see here, nothing at all"}}"#;
+    let session = format!(
+        "{}{}{}",
+        user_texts("/srv/app", &["the key was quokkakeyvalue"]),
+        format!("{filler}\n").repeat(3000),
+        r#"{"type":"message","id":"a1","parentId":"u0","timestamp":"2026-06-01T11:00:01.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{"command":"export OPENAI_API_KEY=quokkakeyvalue"}}],"provider":"anthropic","model":"m","stopReason":"toolUse"}}"#,
+    ) + "\n";
+    let t = TempDir::new("redact-no-room");
+    let input = std::fs::File::open(t.write("s.jsonl", &session)).unwrap();
+    // 100 blocks of 512 bytes; the signal for a write past the limit ignored, so the write
+    // fails instead.
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(r#"trap '' XFSZ && ulimit -f 100 && exec "$0" --keep-text"#)
+        .arg(bin_dir().join("pi-redact"))
+        .stdin(input)
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    if err.contains("ulimit") {
+        eprintln!("no file size limit here: skipped ({err})");
+        return;
+    }
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    // How large a block `ulimit -f` counts depends on the shell.
+    let (head, tail) = err.split_once(": no room").unwrap_or_default();
+    assert!(
+        head.starts_with("pi-redact: <stdin>: read twice only up to byte "),
+        "{err}"
+    );
+    assert_eq!(
+        tail,
+        " to keep the rest (File too large (os error 27)), read once; a secret or user name it \
+         reveals is not masked before it\n"
+    );
+    let once = cmd("pi-redact")
+        .args(["--keep-text", "--one-pass"])
+        .stdin(session.clone())
+        .ok();
+    assert_eq!(out, once.out(), "every line, as one reading writes it");
+    assert_eq!(out.lines().count(), 3003);
+}
+
 #[test]
 fn a_key_that_is_a_token_is_replaced_too() {
     let session = concat!(

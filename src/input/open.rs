@@ -16,9 +16,11 @@ use super::Source;
 use crate::diag::{Diags, Kind};
 use crate::output::Stop;
 use crate::reader::{self, Stats, Visitor};
+use crate::sync::lock;
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::sync::Mutex;
 
 /// An input, opened.
 pub enum Opened {
@@ -142,14 +144,17 @@ impl Opened {
 /// A stream (stdin, a FIFO) read to its end into an unnamed temporary file (`O_TMPFILE` in
 /// `TMPDIR`, else /tmp: nothing is left behind), so that it can be read more than once, each
 /// time as [`Opened::Spooled`]: mapped or read whole as a regular file, its lines named as
-/// the stream's would be.
+/// the stream's would be. Where the file can take no more (the disk full), what it holds is
+/// read at every reading and the rest of the stream once, at the last one, after it.
 pub struct Spool {
     file: File,
     len: u64,
     named: bool,
-    /// The error that ended the stream early, reported after its lines at each reading, as a
-    /// stream's is.
+    /// The error that ended the stream early, reported after its lines at the last reading,
+    /// as a stream's is.
     failed: Option<String>,
+    /// The stream's rest, not kept (the bytes read but not written first), and why.
+    rest: Mutex<Option<(Box<dyn Read + Send>, String)>>,
 }
 
 impl Spool {
@@ -167,43 +172,84 @@ impl Spool {
         };
         let mut file = unnamed_file()?;
         let mut quiet = Diags::quiet("", "");
-        let mut from: Box<dyn Read> = match Opened::open(src, &mut quiet) {
+        let mut from: Box<dyn Read + Send> = match Opened::open(src, &mut quiet) {
             Some(Opened::Stream(f)) => Box::new(f),
-            Some(Opened::Stdin) => Box::new(io::stdin().lock()),
+            Some(Opened::Stdin) => Box::new(io::stdin()),
             // Replaced by a regular file since it was looked up, or gone: read by its name.
             _ => return Ok(None),
         };
-        let mut len = 0;
+        let (mut len, mut failed, mut unkept) = (0, None, None);
         let mut buf = vec![0; 1 << 20];
-        let failed = loop {
-            match from.read(&mut buf) {
-                Ok(0) => break None,
-                Ok(n) => match std::io::Write::write_all(&mut file, &buf[..n]) {
-                    Ok(()) => len += n as u64,
-                    Err(e) => break Some(format!("cannot keep the rest to read it twice: {e}")),
-                },
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => break Some(format!("read error: {e}")),
+        loop {
+            let n = match from.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    failed = Some(format!("read error: {e}"));
+                    break;
+                }
+            };
+            let (written, error) = write_counted(&mut file, &buf[..n]);
+            len += written as u64;
+            if let Some(e) = error {
+                let left = io::Cursor::new(buf[written..n].to_vec()).chain(from);
+                unkept = Some((Box::new(left) as Box<dyn Read + Send>, e.to_string()));
+                break;
             }
-        };
+        }
         Ok(Some(Spool {
             file,
             len,
             named,
             failed,
+            rest: Mutex::new(unkept),
         }))
     }
 
-    /// Reads every session of what was kept through the session reader, from its start.
-    pub fn read(&self, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
+    /// Reads every session of what was kept through the session reader, from its start; at
+    /// the `last` reading, the stream's rest that could not be kept after it.
+    pub fn read(&self, last: bool, d: &mut Diags, v: &mut dyn Visitor) -> Result<Stats, Stop> {
         let file = self.file.try_clone()?;
         (&file).seek(SeekFrom::Start(0))?;
-        let stats = Opened::Spooled(file, self.len, self.named).read(d, v)?;
-        if let Some(e) = &self.failed {
-            d.report(Some(stats.lines + 1), Kind::Io, e);
-        }
+        let rest = match last {
+            true => lock(&self.rest).take(),
+            false => None,
+        };
+        let Some((rest, why)) = rest else {
+            let stats = Opened::Spooled(file, self.len, self.named).read(d, v)?;
+            if let (true, Some(e)) = (last, &self.failed) {
+                d.report(Some(stats.lines + 1), Kind::Io, e);
+            }
+            return Ok(stats);
+        };
+        let mut whole = (&file).take(self.len).chain(rest);
+        let stats = read_contents(Contents::Stream(&mut whole), self.named, d, v)?;
+        let kept = self.len;
+        d.report(
+            None,
+            Kind::Io,
+            format!(
+                "read twice only up to byte {kept}: no room to keep the rest ({why}), read \
+                 once; a secret or user name it reveals is not masked before it"
+            ),
+        );
         Ok(stats)
     }
+}
+
+/// Writes `bytes` to `file` as `write_all` does, and says how many it wrote before an error.
+fn write_counted(file: &mut File, bytes: &[u8]) -> (usize, Option<io::Error>) {
+    let mut written = 0;
+    while written < bytes.len() {
+        match file.write(&bytes[written..]) {
+            Ok(0) => return (written, Some(io::ErrorKind::WriteZero.into())),
+            Ok(w) => written += w,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (written, Some(e)),
+        }
+    }
+    (written, None)
 }
 
 /// A new file with no name, to read and write, in `TMPDIR` (else /tmp): made without one

@@ -108,14 +108,15 @@ type Job<'j> =
 /// An input at its turn: as [`Input`] gives it, or a stream kept to be read twice.
 enum Turn<'k, 'a, 's> {
     Input(Input<'a, 's>),
-    Kept(&'k Spool),
+    /// A kept stream, and whether this is its last reading.
+    Kept(&'k Spool, bool),
 }
 
 impl Turn<'_, '_, '_> {
     fn read(self, d: &mut Diags, v: &mut dyn Visitor) -> Result<reader::Stats, Stop> {
         match self {
             Turn::Input(input) => input.read(d, v),
-            Turn::Kept(spool) => spool.read(d, v),
+            Turn::Kept(spool, last) => spool.read(last, d, v),
         }
     }
 }
@@ -185,7 +186,7 @@ impl Tool for Redact {
                         .iter()
                         .find(|(at, _)| std::ptr::eq(&sources[*at], src));
                     let input = match kept {
-                        Some((_, Some(spool))) => Turn::Kept(spool),
+                        Some((_, Some(spool))) => Turn::Kept(spool, !first),
                         // Not kept: read once, the second time.
                         Some((_, None)) if first => return Ok(()),
                         _ => match Input::open(src, early, d) {
