@@ -145,6 +145,19 @@ impl Drop for Spill {
     }
 }
 
+/// A new file to read and write that has no name (`O_TMPFILE`), in the directory `TMPDIR`
+/// names, else /tmp: nothing is left behind, whatever ends the run.
+#[cfg(target_os = "linux")]
+pub fn unnamed_file() -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .custom_flags(libc::O_TMPFILE)
+        .open(std::env::temp_dir())
+}
+
 impl Spill {
     /// A new spill file, or `None` where none can be made (not Linux, a file system without
     /// unnamed files, no room, no permission, [`MAX_SPILLS`] open): the caller waits for its
@@ -152,19 +165,8 @@ impl Spill {
     fn create() -> Option<Spill> {
         #[cfg(target_os = "linux")]
         {
-            use std::os::unix::fs::OpenOptionsExt;
             let open = SPILLS_OPEN.fetch_add(1, Ordering::Relaxed);
-            let file = (open < MAX_SPILLS)
-                .then(|| {
-                    std::fs::OpenOptions::new()
-                        .read(true)
-                        .write(true)
-                        .mode(0o600)
-                        .custom_flags(libc::O_TMPFILE)
-                        .open(std::env::temp_dir())
-                        .ok()
-                })
-                .flatten();
+            let file = (open < MAX_SPILLS).then(|| unnamed_file().ok()).flatten();
             let Some(file) = file else {
                 SPILLS_OPEN.fetch_sub(1, Ordering::Relaxed);
                 return None;

@@ -253,20 +253,23 @@ fn write_counted(file: &mut File, bytes: &[u8]) -> (usize, Option<io::Error>) {
 }
 
 /// A new file with no name, to read and write, in `TMPDIR` (else /tmp): made without one
-/// (`O_TMPFILE`) where the system and the file system can, else named and unlinked at once.
+/// ([`crate::output::unnamed_file`]) where the system and the file system can, else named and
+/// unlinked at once.
 fn unnamed_file() -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let dir = std::env::temp_dir();
-    let mut open = std::fs::OpenOptions::new();
-    open.read(true).write(true).mode(0o600);
     #[cfg(target_os = "linux")]
-    if let Ok(f) = open.clone().custom_flags(libc::O_TMPFILE).open(&dir) {
+    if let Ok(f) = crate::output::unnamed_file() {
         return Ok(f);
     }
+    use std::os::unix::fs::OpenOptionsExt;
     static MADE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let made = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = dir.join(format!(".pi-jsonl-{}-{made}.tmp", std::process::id()));
-    let f = open.create_new(true).open(&path)?;
+    let path = std::env::temp_dir().join(format!(".pi-jsonl-{}-{made}.tmp", std::process::id()));
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .mode(0o600)
+        .create_new(true)
+        .open(&path)?;
     std::fs::remove_file(&path)?;
     Ok(f)
 }
