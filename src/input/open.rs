@@ -170,6 +170,8 @@ impl Spool {
                 _ => return Ok(None),
             },
         };
+        // The file first: where none can be made the stream is left unopened, for the one
+        // reading that then reads it.
         let mut file = unnamed_file()?;
         let mut quiet = Diags::quiet("", "");
         let mut from: Box<dyn Read + Send> = match Opened::open(src, &mut quiet) {

@@ -139,6 +139,18 @@ fn keep_streams(sources: &[Source]) -> Vec<(usize, Option<Spool>)> {
     sources.iter().enumerate().filter_map(keep).collect()
 }
 
+/// The first reading of a run read twice: `read` hands an input to a redactor whose output
+/// goes nowhere, so that `state` learns what the input reveals.
+fn learn(
+    args: &Args,
+    state: &mut RunState,
+    read: impl FnOnce(&mut dyn Visitor) -> Result<reader::Stats, Stop>,
+) -> Result<(), Stop> {
+    let mut nowhere = std::io::sink();
+    let mut out = Out::direct(&mut nowhere, false);
+    read(&mut Redactor::new(args, state, &mut out)).map(drop)
+}
+
 /// Whether the run reads its inputs twice: with `--keep-text` and not `--one-pass`, so
 /// that what a later record reveals (a secret found by its name, a user's home folder) is
 /// masked in the text before it too.
@@ -200,13 +212,7 @@ impl Tool for Redact {
         };
         if reads_twice(args) {
             // The first reading learns, and writes nothing.
-            read(true, &|s, input, _, d| {
-                let mut nowhere = std::io::sink();
-                let mut out = Out::direct(&mut nowhere, false);
-                input
-                    .read(d, &mut Redactor::new(args, s, &mut out))
-                    .map(drop)
-            });
+            read(true, &|s, input, _, d| learn(args, s, |v| input.read(d, v)));
             lock(&state).read_again();
         }
         let status = read(false, &|s, input, out, d| match &args.out_dir {
@@ -237,15 +243,10 @@ fn redact_bytes(args: &Args, input: &[u8], out: &mut Out, d: &mut Diags) -> Resu
         }
     };
     if reads_twice(args) {
-        let mut nowhere = std::io::sink();
-        let mut out = Out::direct(&mut nowhere, false);
         let mut quiet = Diags::quiet("pi-redact", "");
-        reader::read(
-            input,
-            false,
-            &mut quiet,
-            &mut Redactor::new(args, &mut state, &mut out),
-        )?;
+        learn(args, &mut state, |v| {
+            reader::read(input, false, &mut quiet, v)
+        })?;
         state.read_again();
     }
     let mut v = Redactor::new(args, &mut state, out);
