@@ -1256,7 +1256,6 @@ const CANARIES: &[&str] = &[
     "-----BEGIN RSA PRIVATE KEY-----\nMIIEcanaryRSAkeyMaterial\n-----END RSA PRIVATE KEY-----",
     "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEcanary\n-----END OPENSSH PRIVATE KEY-----",
     "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIcanaryECkey\n-----END EC PRIVATE KEY-----",
-    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANcanaryPKCS8",
     "postgres://canaryuser:CanaryPassw0rd1@db.internal:5432/app",
     "mysql://root:CanaryPassw0rd2@10.0.0.1/db",
     "https://deploy:CanaryPassw0rd3@git.example.org/repo.git",
@@ -1278,6 +1277,24 @@ const CANARIES: &[&str] = &[
     "tG5hJ8kL2mN6pQ9rS3tV7wX1yZ4aB0cD",
     "x9Y8z7W6v5U4t3S2r1Q0pOnMlKjIhGfE",
     "CANARYAbCdEfGh1234IjKlMnOp5678QrStUv",
+    "aws configure set aws_secret_access_key CanaryZq8Lm0Xn4Vb7Tc1Pd9Ks3Hg6/Jf5Ye0Wa2",
+    "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",
+    "npm_CanaryCanaryCanary0123456789abcdefgh",
+    "pypi-AgEIcHlwaS5vcmcCanaryCanaryCanaryCanaryCanaryCanary0123456789",
+    "SG.CanaryCanaryCanary0123.CanaryCanaryCanaryCanaryCanaryCanary0123456",
+    "dop_v1_ca0ca1ca2ca3ca4ca5ca6ca7ca8ca9cab0cab1cab2cab3cab4cab5cab6cab7ca",
+    "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",
+    "sbp_ca0ca1ca2ca3ca4ca5ca6ca7ca8ca9cab0cab1ca",
+    "dapica0ca1ca2ca3ca4ca5ca6ca7ca8ca9ca",
+    "key-canarycanarycanary0123456789abcd",
+    "AGE-SECRET-KEY-1CANARY0CANARY1CANARY2CANARY3CANARY4CANARY5CANARY6CANARY7CA",
+    "https://canary@example.com:CanaryPassw0rd7@git.example.org/x",
+    "sshpass -p CanaryPassw0rd8 ssh host",
+    "docker login -u bob -p CanaryPassw0rd9 registry.example.org",
+    "redis-cli -a CanaryPassw0rdA ping",
+    // Last: a key block with no end is masked to the end of its text, so every canary after
+    // it would be masked with it.
+    "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANcanaryPKCS8",
 ];
 
 /// The part of a canary that must not survive: the password of a URL, the value of an

@@ -1136,12 +1136,20 @@ const PROSE_WORDS: &[&str] = &[
     "with",
 ];
 
+/// Commands whose `login` takes a registry's password with `-p`.
+const REGISTRY_CLIENTS: &[&[u8]] = &[
+    b"docker", b"podman", b"nerdctl", b"buildah", b"skopeo", b"helm", b"oras",
+];
+
 /// The value a command line's option at `dash` (a `-` after a blank, or the text's start)
 /// gives a credential, to mask whole: `--password VALUE`, `--token 'VALUE'`, `--api-key V`
 /// (an option whose name names a credential, [`names_a_credential`], and the word after
-/// it, to a blank, a quote or a `;`, or the quoted value after it); curl's `-u USER:PASS` and `--user USER:PASS` (what follows the `:`); and a MySQL or
+/// it, to a blank, a quote or a `;`, or the quoted value after it); curl's `-u USER:PASS` and `--user USER:PASS` (what follows the `:`); a MySQL or
 /// MariaDB client's `-pPASS` (glued to its `-p`, on a line that names `mysql` or
-/// `mariadb`; `-p PASS` is no password to them, who then ask for it). `--name=value` is
+/// `mariadb`; `-p PASS` is no password to them, who then ask for it); sshpass's `-p PASS`
+/// and `-pPASS`, a registry login's `-p PASS` ([`REGISTRY_CLIENTS`]: its command, back to
+/// a `;`, `&` or `|`, names one and ` login` before the option) and `redis-cli`'s `-a PASS`
+/// (its command names it). `--name=value` is
 /// [`keyed_at_sign`]'s. Not a value: another option (`-…`), a reference (`$TOKEN`,
 /// `<token>`), the option's own name (`--password PASSWORD`, a usage line), a word of prose
 /// ([`PROSE_WORDS`]), an option whose name starts with `no-`.
@@ -1166,14 +1174,22 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
         }
         i
     };
-    if n0 == dash + 1 && b[n0] == b'p' && ne > n0 + 1 {
-        let line = b[..dash]
+    // The text before the option back to the start of its line, or of its command (after
+    // `;`, `&` or `|`).
+    let before = |ends: &[u8]| {
+        let from = b[..dash]
             .iter()
-            .rposition(|&c| c == b'\n')
+            .rposition(|c| ends.contains(c))
             .map_or(0, |i| i + 1);
-        let client = |w: &[u8]| memchr::memmem::find(&b[line..dash], w).is_some();
+        &b[from..dash]
+    };
+    let in_line = |w: &[u8]| memchr::memmem::find(before(b"\n"), w).is_some();
+    let named = |w: &[u8]| memchr::memmem::find(before(b"\n;&|"), w).is_some();
+    let short = n0 == dash + 1;
+    if short && b[n0] == b'p' && ne > n0 + 1 {
         let (vs, ve) = (n0 + 1, word_end(n0 + 1));
-        return (client(b"mysql") || client(b"mariadb")).then_some((vs, ve));
+        let client = in_line(b"mysql") || in_line(b"mariadb") || named(b"sshpass");
+        return client.then_some((vs, ve));
     }
     if !matches!(b.get(ne), Some(b' ' | b'\t')) {
         return None;
@@ -1182,7 +1198,26 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
     while matches!(b.get(v), Some(b' ' | b'\t')) {
         v += 1;
     }
-    let user = name == b"u" && n0 == dash + 1 || name == b"user" && n0 == dash + 2;
+    // A one-letter option that gives a password to the command it follows: `sshpass -p`,
+    // a registry's `login -p` (`docker`, `podman`, ...; not `docker run -p 80:80`),
+    // `redis-cli -a`.
+    let password = match (short, name) {
+        (true, b"p") => {
+            named(b"sshpass") || named(b" login") && REGISTRY_CLIENTS.iter().any(|c| named(c))
+        }
+        (true, b"a") => named(b"redis-cli"),
+        _ => false,
+    };
+    if password {
+        let (vs, ve) = match quote_at(b, v) {
+            Some(q) => quoted_value(b, v, q),
+            None => (v, word_end(v)),
+        };
+        let value = &b[vs..ve];
+        let taken = vs < ve && value[0] != b'-' && !is_reference(value);
+        return taken.then_some((vs, ve));
+    }
+    let user = name == b"u" && short || name == b"user" && n0 == dash + 2;
     if user {
         // Not a URL or a ref (`git push -u https://…`, `-u origin HEAD:refs/x`).
         let ve = word_end(v);

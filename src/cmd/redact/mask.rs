@@ -101,7 +101,7 @@ const DETECTORS: &[Detector] = &[
     },
     Detector {
         kind: "url-password",
-        pattern: r"[A-Za-z][A-Za-z0-9+.\-]*://(?P<s>[^\s:/@]*:[^\s@/]+)@",
+        pattern: r"[A-Za-z][A-Za-z0-9+.\-]*://(?P<s>[^\s:/]*:[^\s@/]+)@",
         anchors: &[Anchors::Exact(&["://"]), Anchors::Exact(&["@"])],
         sites: None,
     },
@@ -117,6 +117,13 @@ const DETECTORS: &[Detector] = &[
         kind: "aws-secret-key",
         pattern: r#"(?i)aws.{0,20}?(?:secret|key).{0,20}?[=:]\s*["']?(?P<s>[A-Za-z0-9/+=]{40})\b"#,
         anchors: &[Anchors::AnyCase(&["aws"]), Anchors::Exact(&["=", ":"])],
+        sites: None,
+    },
+    // Its name, then its value after white space: `aws configure set aws_secret_access_key V`.
+    Detector {
+        kind: "aws-secret-key",
+        pattern: r#"(?i)aws_secret_access_key["']?\s+["']?(?P<s>[A-Za-z0-9/+=]{40})\b"#,
+        anchors: &[Anchors::AnyCase(&["aws"]), Anchors::Space],
         sites: None,
     },
     Detector {
@@ -171,6 +178,68 @@ const DETECTORS: &[Detector] = &[
         kind: "stripe-key",
         pattern: r"\b[rsp]k_(?:live|test)_[0-9A-Za-z]{16,}",
         anchors: &[Anchors::Exact(&["k_live_", "k_test_"])],
+        sites: None,
+    },
+    // Tokens known by their prefix whose bodies the high-entropy rule would let through:
+    // hexadecimal, or letters and digits of one case (or letters alone).
+    Detector {
+        kind: "huggingface-token",
+        pattern: r"\bhf_[A-Za-z0-9]{30,}\b",
+        anchors: &[Anchors::Exact(&["hf_"])],
+        sites: None,
+    },
+    Detector {
+        kind: "npm-token",
+        pattern: r"\bnpm_[A-Za-z0-9]{36}\b",
+        anchors: &[Anchors::Exact(&["npm_"])],
+        sites: None,
+    },
+    Detector {
+        kind: "pypi-token",
+        pattern: r"\bpypi-AgE[A-Za-z0-9_\-]{50,}",
+        anchors: &[Anchors::Exact(&["pypi-AgE"])],
+        sites: None,
+    },
+    Detector {
+        kind: "sendgrid-key",
+        pattern: r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b",
+        anchors: &[Anchors::Exact(&["SG."])],
+        sites: None,
+    },
+    Detector {
+        kind: "digitalocean-token",
+        pattern: r"\bdo[opr]_v1_[a-f0-9]{64}\b",
+        anchors: &[Anchors::Exact(&["dop_v1_", "doo_v1_", "dor_v1_"])],
+        sites: None,
+    },
+    Detector {
+        kind: "shopify-token",
+        pattern: r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
+        anchors: &[Anchors::Exact(&["shpat_", "shpca_", "shppa_", "shpss_"])],
+        sites: None,
+    },
+    Detector {
+        kind: "supabase-token",
+        pattern: r"\bsbp_[a-f0-9]{40}\b",
+        anchors: &[Anchors::Exact(&["sbp_"])],
+        sites: None,
+    },
+    Detector {
+        kind: "databricks-token",
+        pattern: r"\bdapi[a-f0-9]{32}(?:-[0-9]+)?\b",
+        anchors: &[Anchors::Exact(&["dapi"])],
+        sites: None,
+    },
+    Detector {
+        kind: "mailgun-key",
+        pattern: r"\bkey-[0-9a-z]{32}\b",
+        anchors: &[Anchors::Exact(&["key-"])],
+        sites: None,
+    },
+    Detector {
+        kind: "age-secret-key",
+        pattern: r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b",
+        anchors: &[Anchors::Exact(&["AGE-SECRET-KEY-1"])],
         sites: None,
     },
     Detector {
@@ -1785,6 +1854,29 @@ mod tests {
             "aw\u{17F}",
             "postgres://bob:hunter22@db",
             "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key ",
+            "AWS_SECRET_ACCESS_KEY\t'",
+            "https://bob@example.com:hunter22@db",
+            "hf_",
+            "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",
+            "npm_",
+            "npm_a8Kf93jdLq02mZx7Pq1wRt5yUv6BnC4dEe9H",
+            "pypi-AgE",
+            "pypi-AgEIcHlwaS5vcmcCJGE0ZjVhNDRjLTg2YjMtNDk2Ny1hNzQyLTUyYjg2NTU1MzZmMwACKl",
+            "SG.",
+            "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",
+            "dop_v1_",
+            "dop_v1_4f9a2c8e1b7d3f6a0c5e9b2d8f1a4c7e3b6d9f2a5c8e1b4d7f0a3c6e9b2d5f8a",
+            "shpat_",
+            "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",
+            "sbp_4f9a2c8e1b7d3f6a0c5e9b2d8f1a4c7e3b6d9f2a",
+            "dapi1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d",
+            "dapi",
+            "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
+            "key-",
+            "AGE-SECRET-KEY-1QQPQZFWNZ8PL6DRN6RCJ2LPNKVHLXMGJQ3SCZZCM9MJTSS6DDQASGXWSTM",
+            "AGE-SECRET-KEY-1",
+            "4f9a2c8e1b7d3f6a0c5e9b2d8f1a4c7e",
         ];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |n: usize| {
@@ -1795,7 +1887,7 @@ mod tests {
         };
         // How often each pattern matched (the detectors, then e-mail, path, token).
         let mut matched = [0u32; DETECTORS.len() + 3];
-        for _ in 0..30_000 {
+        for _ in 0..40_000 {
             let text: String = (0..1 + next(12))
                 .map(|_| pieces[next(pieces.len())])
                 .collect();
@@ -1851,7 +1943,20 @@ mod tests {
         "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
         "aws key: ",
         "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws configure set aws_secret_access_key ",
         "postgres://bob:hunter22@db.example.org/x",
+        "https://bob@example.com:hunter22@db",
+        "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",
+        "hf_",
+        "npm_a8Kf93jdLq02mZx7Pq1wRt5yUv6BnC4dEe9H",
+        "pypi-AgEIcHlwaS5vcmcCJGE0ZjVhNDRjLTg2YjMtNDk2Ny1hNzQyLTUyYjg2NTU1MzZmMwACKl",
+        "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",
+        "dop_v1_4f9a2c8e1b7d3f6a0c5e9b2d8f1a4c7e3b6d9f2a5c8e1b4d7f0a3c6e9b2d5f8a",
+        "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",
+        "sbp_4f9a2c8e1b7d3f6a0c5e9b2d8f1a4c7e3b6d9f2a",
+        "dapi1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d-2",
+        "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
+        "AGE-SECRET-KEY-1QQPQZFWNZ8PL6DRN6RCJ2LPNKVHLXMGJQ3SCZZCM9MJTSS6DDQASGXWSTM",
         "://",
         "-----BEGIN RSA PRIVATE KEY-----\nMIIE\nabc\n",
         "-----END RSA PRIVATE KEY-----",
@@ -2153,6 +2258,22 @@ mod tests {
             ),
             ("app --password quokkapass", "app --password [secret:keyed]"),
             ("--token 'quokka tok' x", "--token '[secret:keyed]' x"),
+            (
+                "sshpass -p 'quokka pass' ssh h; sshpass -pquokkapass ssh h",
+                "sshpass -p '[secret:keyed]' ssh h; sshpass -p[secret:keyed] ssh h",
+            ),
+            (
+                "docker login -u ana -p quokkapass r.io && docker run -p 80:80 x",
+                "docker login -u ana -p [secret:keyed] r.io && docker run -p 80:80 x",
+            ),
+            (
+                "podman login quay.io -u ana -p \"quokka\"",
+                "podman login quay.io -u ana -p \"[secret:keyed]\"",
+            ),
+            (
+                "redis-cli -h h -a quokkapass ping",
+                "redis-cli -h h -a [secret:keyed] ping",
+            ),
             // The password pattern's value stops at `.`: the whole value goes, as `password`.
             ("password=hunter22.two", "password=[secret:password]"),
         ];
@@ -2176,6 +2297,8 @@ mod tests {
             "max_tokens=4096 sortKey=name key=Enter",
             "see the --token flag, or use --password PASSWORD",
             "git push -u origin main; mkdir -p build; ls -pquokka",
+            "docker run -p 8080:80 x; docker login; ssh -p 22 h; tar -a -cf x.zip y",
+            "sshpass -p $SSHPASS ssh h; redis-cli -a -n 2",
             "psql --no-password -h host",
             "password=[secret:password] and [secret:keyed]",
             "secret: true",
@@ -2187,6 +2310,63 @@ mod tests {
         ];
         for text in kept {
             assert_eq!(mask(&m, text), text);
+        }
+    }
+
+    /// Tokens whose bodies the high-entropy rule lets through (hexadecimal, one case, letters
+    /// alone) are found by their prefixes; an AWS secret key after its name and a blank; a
+    /// URL's password after a user that is an e-mail address.
+    #[test]
+    fn tokens_known_by_their_prefix() {
+        let m = Masker::default();
+        let hex = "4f9a2c8e1b7d3f6a0c5e9b2d8f1a4c7e3b6d9f2a5c8e1b4d7f0a3c6e9b2d5f8a";
+        let found = [
+            ("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", "huggingface-token"),
+            ("npm_a8Kf93jdLq02mZx7Pq1wRt5yUv6BnC4dEe9H", "npm-token"),
+            (
+                "pypi-AgEIcHlwaS5vcmcCJGE0ZjVhNDRjLTg2YjMtNDk2Ny1hNzQyLTUyYjg2NTU1MzZm",
+                "pypi-token",
+            ),
+            (
+                "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",
+                "sendgrid-key",
+            ),
+            (&format!("dop_v1_{hex}"), "digitalocean-token"),
+            (&format!("shpat_{}", &hex[..32]), "shopify-token"),
+            (&format!("sbp_{}", &hex[..40]), "supabase-token"),
+            (&format!("dapi{}-2", &hex[..32]), "databricks-token"),
+            ("key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "mailgun-key"),
+            (
+                "AGE-SECRET-KEY-1QQPQZFWNZ8PL6DRN6RCJ2LPNKVHLXMGJQ3SCZZCM9MJTSS6DDQASGXWSTM",
+                "age-secret-key",
+            ),
+        ];
+        for (token, kind) in found {
+            let text = format!("use {token} now");
+            assert_eq!(
+                mask(&m, &text),
+                format!("use [secret:{kind}] now"),
+                "{token}"
+            );
+        }
+        assert_eq!(
+            mask(
+                &m,
+                "aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+            ),
+            "aws configure set aws_secret_access_key [secret:aws-secret-key]"
+        );
+        assert_eq!(
+            mask(&m, "ftp://ana@example.com:hunter22@host/x"),
+            "ftp://[secret:url-password]@host/x"
+        );
+        // Near misses: a word after the prefix, a hash without one.
+        for kept in [
+            "hf_hub_download(repo_id) key-value-store dapi SG.x npm_config_cache".to_string(),
+            format!("commit {} and {}", &hex[..40], &hex[..32]),
+            "see http://localhost:3000/@vite/client".into(),
+        ] {
+            assert_eq!(mask(&m, &kept), kept);
         }
     }
 
