@@ -1292,6 +1292,9 @@ const CANARIES: &[&str] = &[
     "sshpass -p CanaryPassw0rd8 ssh host",
     "docker login -u bob -p CanaryPassw0rd9 registry.example.org",
     "redis-cli -a CanaryPassw0rdA ping",
+    "machine canary.example.com login ana password CanaryPassw0rdB",
+    "git config --global github.token CanaryPassw0rdC",
+    "echo 'CanaryPassw0rdD' | sudo -S true",
     // Last: a key block with no end is masked to the end of its text, so every canary after
     // it would be masked with it.
     "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANcanaryPKCS8",

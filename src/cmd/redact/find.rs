@@ -1108,6 +1108,215 @@ pub fn keyed_in_prose_spans(text: &str, mut each: impl FnMut(usize, usize)) {
     }
 }
 
+/// The words [`keyed_in_commands_spans`] starts from.
+pub const COMMAND_WORDS: [&str; 3] = ["machine", "config", "sudo"];
+
+/// Passwords commands and files give without `=`, `:` or an option, in order of where they
+/// are found: `each(start, end)` of each value.
+///
+/// - A `.netrc` (`machine HOST login USER password PASS`, on one line or several): after
+///   each `machine` that starts a word, the file's tokens are read as pairs, the value after
+///   `password` masked, until a token that is none of its keywords.
+/// - A setting named as a credential given to a `config` or `configure` command as its next
+///   word (`git config --global github.token V`, `npm config set //host/:_authToken V`,
+///   `yarn config set npmAuthToken V`): the first word after the command that is no option
+///   and not `set`, `add` or `get` is the name; the word after it, the value.
+/// - A password piped to `sudo -S` by `echo` or `printf` (`echo 'V' | sudo -S cmd`).
+///
+/// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
+/// the text holds one of [`COMMAND_WORDS`] (found with the detectors' anchors, in the same
+/// pass: three searches of their own took 4-6 % of `--keep-text`'s instructions).
+pub fn keyed_in_commands_spans(
+    text: &str,
+    holds: impl Fn(&'static str) -> bool,
+    mut each: impl FnMut(usize, usize),
+) {
+    let b = text.as_bytes();
+    let mut found = Vec::new();
+    for (w, word) in COMMAND_WORDS.into_iter().enumerate() {
+        if !holds(word) {
+            continue;
+        }
+        for at in memchr::memmem::find_iter(b, word).filter(|&at| starts_a_word(b, at)) {
+            match w {
+                0 => netrc_passwords(b, at + word.len(), &mut found),
+                1 => found.extend(config_value(b, at)),
+                _ => found.extend(piped_to_sudo(b, at)),
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    for (start, end) in found {
+        each(start, end);
+    }
+}
+
+/// Whether a word starts at `at`: the text's start or white space before it.
+fn starts_a_word(b: &[u8], at: usize) -> bool {
+    at == 0 || b[at - 1].is_ascii_whitespace()
+}
+
+/// The white-space separated words of `b[from..to]`, each as its start and end.
+fn words(b: &[u8], from: usize, to: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut i = from;
+    std::iter::from_fn(move || {
+        while i < to && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let start = i;
+        while i < to && !b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        (start < i).then_some((start, i))
+    })
+}
+
+/// A value that may be a credential: not empty, not a reference, not another option, not a
+/// word of prose.
+fn may_be_value(v: &[u8]) -> bool {
+    !v.is_empty()
+        && v[0] != b'-'
+        && !is_reference(v)
+        && !PROSE_WORDS
+            .iter()
+            .any(|w| v.eq_ignore_ascii_case(w.as_bytes()))
+}
+
+/// The values after `password` in the `.netrc` tokens after a `machine` (`from`: just past it).
+fn netrc_passwords(b: &[u8], from: usize, found: &mut Vec<(usize, usize)>) {
+    let mut tokens = words(b, from, b.len());
+    // The machine's name.
+    if tokens.next().is_none() {
+        return;
+    }
+    while let Some((ks, ke)) = tokens.next() {
+        match &b[ks..ke] {
+            b"default" => continue,
+            b"machine" => {
+                if tokens.next().is_none() {
+                    return;
+                }
+            }
+            b"login" | b"account" => {
+                if tokens.next().is_none() {
+                    return;
+                }
+            }
+            b"password" => match tokens.next() {
+                // A quoted password may hold blanks: the tokens after it are not read.
+                Some((vs, _)) if quote_at(b, vs).is_some() => {
+                    let (vs, ve) = quoted_value(b, vs, quote_at(b, vs).expect("a quote"));
+                    if may_be_value(&b[vs..ve]) {
+                        found.push((vs, ve));
+                    }
+                    return;
+                }
+                Some((vs, ve)) if may_be_value(&b[vs..ve]) => found.push((vs, ve)),
+                _ => return,
+            },
+            _ => return,
+        }
+    }
+}
+
+/// The end of the command that goes on at `at`: the next line break, `;`, `&` or `|`.
+fn command_end(b: &[u8], at: usize) -> usize {
+    b[at..]
+        .iter()
+        .position(|c| matches!(c, b'\n' | b';' | b'&' | b'|'))
+        .map_or(b.len(), |i| at + i)
+}
+
+/// Programs whose `config` (or `configure`) command sets a setting: `git config`, `npm
+/// config set`, `aws configure set`.
+const CONFIG_PROGRAMS: &[&[u8]] = &[
+    b"git",
+    b"npm",
+    b"pnpm",
+    b"yarn",
+    b"bun",
+    b"aws",
+    b"gh",
+    b"glab",
+    b"pip",
+    b"pip3",
+    b"poetry",
+    b"bundle",
+    b"composer",
+    b"conda",
+    b"az",
+    b"gcloud",
+];
+
+/// The value a `config` command (the word at `at`, after one of [`CONFIG_PROGRAMS`] at the
+/// start of its command) gives a setting named as a credential.
+fn config_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    let command = &b[at..command_end(b, at)];
+    let verb = command.iter().position(u8::is_ascii_whitespace)?;
+    if !matches!(&command[..verb], b"config" | b"configure") {
+        return None;
+    }
+    let start = b[..at]
+        .iter()
+        .rposition(|c| matches!(c, b'\n' | b';' | b'&' | b'|' | b'`' | b'(' | b'"' | b'\''))
+        .map_or(0, |i| i + 1);
+    let (ps, pe) = words(b, start, at).next()?;
+    if !CONFIG_PROGRAMS.contains(&&b[ps..pe]) {
+        return None;
+    }
+    let end = at + command.len();
+    let mut words = words(b, at + verb, end)
+        .skip_while(|&(s, e)| b[s] == b'-' || matches!(&b[s..e], b"set" | b"add" | b"get"));
+    let (ns, ne) = words.next()?;
+    if !names_a_credential_in_text(&b[ns..ne]) {
+        return None;
+    }
+    let (vs, _) = words.next()?;
+    let (vs, ve) = match quote_at(b, vs) {
+        Some(q) => quoted_value(b, vs, q),
+        None => (vs, unquoted_end(b, vs)),
+    };
+    may_be_value(&b[vs..ve]).then_some((vs, ve))
+}
+
+/// The password `echo` or `printf` pipes to `sudo -S` (the word `sudo` at `at`).
+fn piped_to_sudo(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    let mut flags = words(b, at + "sudo".len(), command_end(b, at));
+    if !flags.any(|(s, e)| matches!(&b[s..e], b"-S" | b"--stdin")) {
+        return None;
+    }
+    let mut pipe = at;
+    while pipe > 0 && matches!(b[pipe - 1], b' ' | b'\t') {
+        pipe -= 1;
+    }
+    pipe = pipe.checked_sub(1).filter(|&p| b[p] == b'|')?;
+    let start = b[..pipe]
+        .iter()
+        .rposition(|c| matches!(c, b'\n' | b';' | b'&' | b'|'))
+        .map_or(0, |i| i + 1);
+    let mut words = words(b, start, pipe);
+    let (cs, ce) = words.next()?;
+    if !matches!(&b[cs..ce], b"echo" | b"printf") {
+        return None;
+    }
+    let (vs, ve) = words.find(|&(s, _)| b[s] != b'-')?;
+    let (vs, ve) = match quote_at(b, vs) {
+        Some(q) => quoted_value(b, vs, q),
+        None => (vs, ve),
+    };
+    if ve > pipe {
+        return None;
+    }
+    // What printf writes after the password (`'pw\n'`).
+    let ve = if b[vs..ve].ends_with(b"\\n") {
+        ve - 2
+    } else {
+        ve
+    };
+    may_be_value(&b[vs..ve]).then_some((vs, ve))
+}
+
 /// Words that follow an option in prose (`the --token flag`, `--password or ...`): no value.
 const PROSE_WORDS: &[&str] = &[
     "a",

@@ -343,7 +343,8 @@ struct Compiled {
 }
 
 /// One pass over a text for the detectors' [`Anchors::Exact`] anchors longer than a byte
-/// (single bytes, such as `@` or `=`, are found with `memchr` where a pattern needs them).
+/// (single bytes, such as `@` or `=`, are found with `memchr` where a pattern needs them),
+/// and for the words [`find::keyed_in_commands_spans`] starts from.
 struct Scan {
     /// The anchors, sorted.
     words: Vec<&'static str>,
@@ -376,6 +377,7 @@ impl Scan {
                 Anchors::Exact(w) => *w,
                 _ => &[],
             })
+            .chain(&find::COMMAND_WORDS)
             .copied()
             .filter(|w| w.len() > 1 && keep(w))
             .collect();
@@ -1239,7 +1241,8 @@ const OTHER: u8 = 2;
 
 impl PlainNames {
     fn new() -> PlainNames {
-        let anchors = Scan::new(is_plain);
+        // A name is not looked at for what commands give (`Patterns::Names`).
+        let anchors = Scan::new(|w| is_plain(w) && !find::COMMAND_WORDS.contains(&w));
         let mut class = [OTHER; 256];
         for b in 0..=255u8 {
             if is_plain_byte(b) {
@@ -1329,7 +1332,12 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
             })
         };
         find::keyed_spans(text, signs, options, &mut push);
-        find::keyed_in_prose_spans(text, push);
+        find::keyed_in_prose_spans(text, &mut push);
+        let holds = |w: &str| match &words {
+            Some(found) => found.contains(&w),
+            None => text.contains(w),
+        };
+        find::keyed_in_commands_spans(text, holds, push);
     };
     if detectors.is_empty() && !email && !token && !path {
         keyed(&mut out);
@@ -1458,7 +1466,8 @@ fn sites_spans(text: &str) -> Vec<Span> {
         })
     };
     find::keyed_spans(text, classes.iter(|c| c.sign, 0), options, &mut keyed);
-    find::keyed_in_prose_spans(text, keyed);
+    find::keyed_in_prose_spans(text, &mut keyed);
+    find::keyed_in_commands_spans(text, |w| found.literals.contains(&w), keyed);
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
     if classes.first(|b| b.separator, 0, text.len()).is_some() {
@@ -2274,6 +2283,18 @@ mod tests {
                 "redis-cli -h h -a quokkapass ping",
                 "redis-cli -h h -a [secret:keyed] ping",
             ),
+            (
+                "machine h.io\n  login ana\n  password quokka1\nmachine b login c password 'q u'",
+                "machine h.io\n  login ana\n  password [secret:keyed]\nmachine b login c password '[secret:keyed]'",
+            ),
+            (
+                "git config --global github.token quokkatok; npm config set //r.org/:_authToken q-1",
+                "git config --global github.token [secret:keyed]; npm config set //r.org/:_authToken [secret:keyed]",
+            ),
+            (
+                "echo 'quokka pw' | sudo -S ls; printf 'quokka\\n' | sudo --stdin -k ls",
+                "echo '[secret:keyed]' | sudo -S ls; printf '[secret:keyed]\\n' | sudo --stdin -k ls",
+            ),
             // The password pattern's value stops at `.`: the whole value goes, as `password`.
             ("password=hunter22.two", "password=[secret:password]"),
         ];
@@ -2299,6 +2320,10 @@ mod tests {
             "git push -u origin main; mkdir -p build; ls -pquokka",
             "docker run -p 8080:80 x; docker login; ssh -p 22 h; tar -a -cf x.zip y",
             "sshpass -p $SSHPASS ssh h; redis-cli -a -n 2",
+            "The machine has a login screen; the password is kept. machine x password $PW",
+            "git config user.name ana; git config credential.helper store; config token is",
+            "config token index now; the config token. fails; make config password quokka1",
+            "echo $PW | sudo -S ls; echo hi | sudo ls; cat x | sudo tee y",
             "psql --no-password -h host",
             "password=[secret:password] and [secret:keyed]",
             "secret: true",
