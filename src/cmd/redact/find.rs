@@ -1193,31 +1193,38 @@ fn netrc_passwords(b: &[u8], from: usize, found: &mut Vec<(usize, usize)>) {
     while let Some((ks, ke)) = tokens.next() {
         match &b[ks..ke] {
             b"default" => continue,
-            b"machine" => {
+            b"machine" | b"login" | b"account" => {
                 if tokens.next().is_none() {
                     return;
                 }
             }
-            b"login" | b"account" => {
-                if tokens.next().is_none() {
+            b"password" => {
+                let Some((vs, ve)) = tokens.next() else {
                     return;
+                };
+                let quote = quote_at(b, vs);
+                let (vs, ve) = quote.map_or((vs, ve), |q| quoted_value(b, vs, q));
+                let value = may_be_value(&b[vs..ve]);
+                if value {
+                    found.push((vs, ve));
                 }
-            }
-            b"password" => match tokens.next() {
                 // A quoted password may hold blanks: the tokens after it are not read.
-                Some((vs, _)) if quote_at(b, vs).is_some() => {
-                    let (vs, ve) = quoted_value(b, vs, quote_at(b, vs).expect("a quote"));
-                    if may_be_value(&b[vs..ve]) {
-                        found.push((vs, ve));
-                    }
+                if !value || quote.is_some() {
                     return;
                 }
-                Some((vs, ve)) if may_be_value(&b[vs..ve]) => found.push((vs, ve)),
-                _ => return,
-            },
+            }
             _ => return,
         }
     }
+}
+
+/// The start of the command that goes on at `at`: after the last line break, `;`, `&` or
+/// `|` before it.
+fn command_start(b: &[u8], at: usize) -> usize {
+    b[..at]
+        .iter()
+        .rposition(|c| matches!(c, b'\n' | b';' | b'&' | b'|'))
+        .map_or(0, |i| i + 1)
 }
 
 /// The end of the command that goes on at `at`: the next line break, `;`, `&` or `|`.
@@ -1249,19 +1256,20 @@ const CONFIG_PROGRAMS: &[&[u8]] = &[
     b"gcloud",
 ];
 
-/// The value a `config` command (the word at `at`, after one of [`CONFIG_PROGRAMS`] at the
-/// start of its command) gives a setting named as a credential.
+/// The value a `config` command (the word at `at`, right after one of [`CONFIG_PROGRAMS`])
+/// gives a setting named as a credential.
 fn config_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
     let command = &b[at..command_end(b, at)];
     let verb = command.iter().position(u8::is_ascii_whitespace)?;
     if !matches!(&command[..verb], b"config" | b"configure") {
         return None;
     }
-    let start = b[..at]
+    // The word before, after what opens it (`"git`, `$(git`, `X=$(git`, a backtick).
+    let pe = b[..at].iter().rposition(|c| !c.is_ascii_whitespace())? + 1;
+    let ps = b[..pe]
         .iter()
-        .rposition(|c| matches!(c, b'\n' | b';' | b'&' | b'|' | b'`' | b'(' | b'"' | b'\''))
+        .rposition(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b'(' | b'='))
         .map_or(0, |i| i + 1);
-    let (ps, pe) = words(b, start, at).next()?;
     if !CONFIG_PROGRAMS.contains(&&b[ps..pe]) {
         return None;
     }
@@ -1291,11 +1299,7 @@ fn piped_to_sudo(b: &[u8], at: usize) -> Option<(usize, usize)> {
         pipe -= 1;
     }
     pipe = pipe.checked_sub(1).filter(|&p| b[p] == b'|')?;
-    let start = b[..pipe]
-        .iter()
-        .rposition(|c| matches!(c, b'\n' | b';' | b'&' | b'|'))
-        .map_or(0, |i| i + 1);
-    let mut words = words(b, start, pipe);
+    let mut words = words(b, command_start(b, pipe), pipe);
     let (cs, ce) = words.next()?;
     if !matches!(&b[cs..ce], b"echo" | b"printf") {
         return None;
@@ -1383,17 +1387,15 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
         }
         i
     };
-    // The text before the option back to the start of its line, or of its command (after
-    // `;`, `&` or `|`).
-    let before = |ends: &[u8]| {
-        let from = b[..dash]
+    // Whether the option's line, or its command, names `w` before it.
+    let in_line = |w: &[u8]| {
+        let line = b[..dash]
             .iter()
-            .rposition(|c| ends.contains(c))
+            .rposition(|&c| c == b'\n')
             .map_or(0, |i| i + 1);
-        &b[from..dash]
+        memchr::memmem::find(&b[line..dash], w).is_some()
     };
-    let in_line = |w: &[u8]| memchr::memmem::find(before(b"\n"), w).is_some();
-    let named = |w: &[u8]| memchr::memmem::find(before(b"\n;&|"), w).is_some();
+    let named = |w: &[u8]| memchr::memmem::find(&b[command_start(b, dash)..dash], w).is_some();
     let short = n0 == dash + 1;
     if short && b[n0] == b'p' && ne > n0 + 1 {
         let (vs, ve) = (n0 + 1, word_end(n0 + 1));
@@ -1417,15 +1419,6 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
         (true, b"a") => named(b"redis-cli"),
         _ => false,
     };
-    if password {
-        let (vs, ve) = match quote_at(b, v) {
-            Some(q) => quoted_value(b, v, q),
-            None => (v, word_end(v)),
-        };
-        let value = &b[vs..ve];
-        let taken = vs < ve && value[0] != b'-' && !is_reference(value);
-        return taken.then_some((vs, ve));
-    }
     let user = name == b"u" && short || name == b"user" && n0 == dash + 2;
     if user {
         // Not a URL or a ref (`git push -u https://…`, `-u origin HEAD:refs/x`).
@@ -1437,8 +1430,9 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
         let vs = v + colon + 1;
         return (vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve));
     }
-    if name.len() >= 3 && name[..3].eq_ignore_ascii_case(b"no-")
-        || !names_a_credential_in_text(name)
+    if !password
+        && (name.len() >= 3 && name[..3].eq_ignore_ascii_case(b"no-")
+            || !names_a_credential_in_text(name))
     {
         return None;
     }
@@ -1447,6 +1441,9 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
         None => (v, word_end(v)),
     };
     let value = &b[vs..ve];
+    if password {
+        return may_be_value(value).then_some((vs, ve));
+    }
     if value.first() == Some(&b'-') || is_reference(value) {
         return None;
     }

@@ -2292,6 +2292,10 @@ mod tests {
                 "git config --global github.token [secret:keyed]; npm config set //r.org/:_authToken [secret:keyed]",
             ),
             (
+                "bash -c \"git config github.token quokkatok\"; X=$(yarn config set npmAuthToken q-2)",
+                "bash -c \"git config github.token [secret:keyed]\"; X=$(yarn config set npmAuthToken [secret:keyed])",
+            ),
+            (
                 "echo 'quokka pw' | sudo -S ls; printf 'quokka\\n' | sudo --stdin -k ls",
                 "echo '[secret:keyed]' | sudo -S ls; printf '[secret:keyed]\\n' | sudo --stdin -k ls",
             ),
