@@ -1278,6 +1278,7 @@ const CANARIES: &[&str] = &[
     "x9Y8z7W6v5U4t3S2r1Q0pOnMlKjIhGfE",
     "CANARYAbCdEfGh1234IjKlMnOp5678QrStUv",
     "aws configure set aws_secret_access_key CanaryZq8Lm0Xn4Vb7Tc1Pd9Ks3Hg6/Jf5Ye0Wa2",
+    "ana,AKIAZ7CANARY0000CCCC, QxCanary9Lm0Xn4Vb7T/c1Pd9Ks3Hg6Jf5Ye0W/a",
     "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",
     "npm_CanaryCanaryCanary0123456789abcdefgh",
     "pypi-AgEIcHlwaS5vcmcCanaryCanaryCanaryCanaryCanaryCanary0123456789",

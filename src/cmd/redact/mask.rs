@@ -91,6 +91,9 @@ fn contains_any_case(text: &[u8], word: &[u8]) -> bool {
     })
 }
 
+/// The index of the AWS access key id's detector in [`DETECTORS`].
+const AWS_ACCESS_KEY: usize = 2;
+
 /// The credential detectors, most specific first (an earlier one wins where two overlap).
 const DETECTORS: &[Detector] = &[
     Detector {
@@ -1086,13 +1089,39 @@ fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\t')
 }
 
-/// A random-token pattern's match that looks random.
+/// A random-token pattern's match that looks random, or that has the shape of an AWS
+/// secret access key in a text that holds an AWS access key id.
 fn token_span(text: &str, start: usize, end: usize) -> Option<Span> {
-    looks_random(&text[start..end]).then_some(Span {
+    let run = &text[start..end];
+    let kind = if looks_random(run) {
+        "high-entropy"
+    } else if aws_secret_beside_key_id(text, run) {
+        "aws-secret-key"
+    } else {
+        return None;
+    };
+    Some(Span {
         start,
         end,
-        mask: Mask::Secret("high-entropy"),
+        mask: Mask::Secret(kind),
     })
+}
+
+/// Whether `run` (a random-token pattern's match in `text`) is 40 characters of base64
+/// with a `/` or a `+`, letters of both cases and a digit, in a text that holds an AWS access
+/// key id: an AWS secret access key written beside its id (a `credentials.csv`, a
+/// `key secret` pair), which [`looks_random`] leaves, since a `/` between short parts reads
+/// as a path.
+fn aws_secret_beside_key_id(text: &str, run: &str) -> bool {
+    let b = run.as_bytes();
+    let base64 = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'/' | b'+');
+    let shape = b.len() == 40
+        && b.iter().all(base64)
+        && b.iter().any(|c| matches!(c, b'/' | b'+'))
+        && b.iter().any(u8::is_ascii_lowercase)
+        && b.iter().any(u8::is_ascii_uppercase)
+        && b.iter().any(u8::is_ascii_digit);
+    shape && compiled().detector(AWS_ACCESS_KEY).is_match(text)
 }
 
 /// What a path pattern's match masks, given its group `s` (`start..end`): the path (a
@@ -2385,6 +2414,18 @@ mod tests {
             ),
             "aws configure set aws_secret_access_key [secret:aws-secret-key]"
         );
+        // An AWS secret access key written beside its id, not alone (a `/` between short
+        // parts reads as a path).
+        assert_eq!(
+            mask(
+                &Masker::default(),
+                "ana,AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+            ),
+            "ana,[secret:aws-access-key],[secret:aws-secret-key]\n"
+        );
+        assert_eq!(DETECTORS[AWS_ACCESS_KEY].kind, "aws-access-key");
+        let alone = "key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+        assert_eq!(mask(&Masker::default(), alone), alone);
         assert_eq!(
             mask(&m, "ftp://ana@example.com:hunter22@host/x"),
             "ftp://[secret:url-password]@host/x"
