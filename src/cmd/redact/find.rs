@@ -739,6 +739,11 @@ fn quoted_value(b: &[u8], at: usize, q: &[u8]) -> (usize, usize) {
     (start, end)
 }
 
+/// The value at `at`: the [`quoted_value`] when a quote opens it, else up to `bare_end`.
+fn value_at(b: &[u8], at: usize, bare_end: usize) -> (usize, usize) {
+    quote_at(b, at).map_or((at, bare_end), |q| quoted_value(b, at, q))
+}
+
 /// Whether a value ends its line: only blanks after it, then the line's or the text's end, a
 /// quote (the end of a quoted argument: `-H 'X-Api-Key: v'`), or `\n`, `\r`, `\"`, `\'`
 /// written out.
@@ -1119,8 +1124,9 @@ pub const COMMAND_WORDS: [&str; 3] = ["machine", "config", "sudo"];
 ///   `password` masked, until a token that is none of its keywords.
 /// - A setting named as a credential given to a `config` or `configure` command as its next
 ///   word (`git config --global github.token V`, `npm config set //host/:_authToken V`,
-///   `yarn config set npmAuthToken V`): the first word after the command that is no option
-///   and not `set`, `add` or `get` is the name; the word after it, the value.
+///   `yarn config set npmAuthToken V`), right after one of [`CONFIG_PROGRAMS`]: the first
+///   word after the command that is no option and not `set`, `add` or `get` is the name;
+///   the word after it, the value.
 /// - A password piped to `sudo -S` by `echo` or `printf` (`echo 'V' | sudo -S cmd`).
 ///
 /// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
@@ -1159,15 +1165,10 @@ fn starts_a_word(b: &[u8], at: usize) -> bool {
 
 /// The white-space separated words of `b[from..to]`, each as its start and end.
 fn words(b: &[u8], from: usize, to: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut i = from;
+    let (b, mut i) = (&b[..to], from);
     std::iter::from_fn(move || {
-        while i < to && b[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        let start = i;
-        while i < to && !b[i].is_ascii_whitespace() {
-            i += 1;
-        }
+        let start = skip_class(b, i, |c| c.is_ascii_whitespace());
+        i = skip_class(b, start, |c| !c.is_ascii_whitespace());
         (start < i).then_some((start, i))
     })
 }
@@ -1281,10 +1282,7 @@ fn config_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
         return None;
     }
     let (vs, _) = words.next()?;
-    let (vs, ve) = match quote_at(b, vs) {
-        Some(q) => quoted_value(b, vs, q),
-        None => (vs, unquoted_end(b, vs)),
-    };
+    let (vs, ve) = value_at(b, vs, unquoted_end(b, vs));
     may_be_value(&b[vs..ve]).then_some((vs, ve))
 }
 
@@ -1305,10 +1303,7 @@ fn piped_to_sudo(b: &[u8], at: usize) -> Option<(usize, usize)> {
         return None;
     }
     let (vs, ve) = words.find(|&(s, _)| b[s] != b'-')?;
-    let (vs, ve) = match quote_at(b, vs) {
-        Some(q) => quoted_value(b, vs, q),
-        None => (vs, ve),
-    };
+    let (vs, ve) = value_at(b, vs, ve);
     if ve > pipe {
         return None;
     }
@@ -1436,10 +1431,7 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
     {
         return None;
     }
-    let (vs, ve) = match quote_at(b, v) {
-        Some(q) => quoted_value(b, v, q),
-        None => (v, word_end(v)),
-    };
+    let (vs, ve) = value_at(b, v, word_end(v));
     let value = &b[vs..ve];
     if password {
         return may_be_value(value).then_some((vs, ve));
