@@ -1296,6 +1296,15 @@ const CANARIES: &[&str] = &[
     "machine canary.example.com login ana password CanaryPassw0rdB",
     "git config --global github.token CanaryPassw0rdC",
     "echo 'CanaryPassw0rdD' | sudo -S true",
+    "zip -P CanaryPassw0rdE out.zip f",
+    "htpasswd -b .htpasswd ana CanaryPassw0rdF",
+    "echo CanaryPassw0rdG | docker login -u ana --password-stdin",
+    "smbclient //srv/share -U ana%CanaryPassw0rdH",
+    "keytool -list -storepass CanaryPassw0rdI",
+    "sqlplus ana/CanaryPassw0rdJ@db",
+    "nmcli dev wifi connect Home password CanaryPassw0rdK",
+    "NRAK-CANARY0CANARY1CANARY2CANARY",
+    "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after
     // it would be masked with it.
     "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANcanaryPKCS8",
@@ -1438,7 +1447,7 @@ fn corpus_no_canary_survives() {
         return;
     };
     let dir = TempDir::new("redact-canary-corpus");
-    // Every tenth file: each is rewritten twice with fifty canaries in every text.
+    // Every tenth file: each is rewritten twice with every canary in every text.
     for f in files.iter().step_by(10) {
         assert_no_canary_survives(f, &dir);
     }

@@ -32,7 +32,7 @@ pub struct Block {
     /// name, [`super::find::keyed_at_sign`]).
     pub sign: u64,
     /// A `-` after a blank: where a command line's option starts
-    /// ([`super::find::keyed_at_option`]).
+    /// ([`super::commands::keyed_at_option`]).
     pub option: u64,
     /// The `a` of `bea` and the `e` of `oke` (any case): where `bearer` and `token` may have
     /// started two and three bytes before.

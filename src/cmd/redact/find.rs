@@ -651,7 +651,7 @@ pub fn bearer_sites(text: &str, c: &Classes) -> Vec<usize> {
 
 /// A byte of a name a value may follow in text (`DB_PASSWORD`, `X-Api-Key`, `--token`,
 /// `spring.datasource.password`).
-fn is_name_byte(b: u8) -> bool {
+pub(super) fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
 }
 
@@ -687,7 +687,7 @@ fn ends_as_a_credential(b: &[u8], end: usize) -> bool {
 /// [`names_a_credential`] only when it ends as one does.
 /// `pwd` alone is the working directory in text (the shell's command and variable, code's
 /// `pwd = process.cwd()`), not a password as a data key's `pwd` is.
-fn names_a_credential_in_text(name: &[u8]) -> bool {
+pub(super) fn names_a_credential_in_text(name: &[u8]) -> bool {
     ends_as_a_credential(name, name.len())
         && !name.eq_ignore_ascii_case(b"pwd")
         && std::str::from_utf8(name).is_ok_and(names_a_credential)
@@ -702,7 +702,7 @@ fn ends_any_case(name: &[u8], word: &str) -> bool {
 /// Where an unquoted value starting at `at` ends: at white space, a quote or a backtick, one
 /// of `,;)]}<>`, or a `\` that starts an escape written out (`\"`, `\n`: text that quotes
 /// JSON).
-fn unquoted_end(b: &[u8], at: usize) -> usize {
+pub(super) fn unquoted_end(b: &[u8], at: usize) -> usize {
     let mut i = at;
     while let Some(&c) = b.get(i) {
         let stop = c.is_ascii_whitespace()
@@ -722,7 +722,7 @@ fn unquoted_end(b: &[u8], at: usize) -> usize {
 
 /// The quote that opens a value at `at` (`"`, `'`, a backtick, or `\"` or `\'` in text that
 /// quotes JSON or a shell line), if one does.
-fn quote_at(b: &[u8], at: usize) -> Option<&[u8]> {
+pub(super) fn quote_at(b: &[u8], at: usize) -> Option<&[u8]> {
     match b.get(at..)? {
         [b'"' | b'\'' | b'`', ..] => Some(&b[at..at + 1]),
         [b'\\', b'"' | b'\'', ..] => Some(&b[at..at + 2]),
@@ -732,7 +732,7 @@ fn quote_at(b: &[u8], at: usize) -> Option<&[u8]> {
 
 /// The value of a quoted value whose quote `q` opens at `at`: up to the same quote, or the
 /// end of the line when the line holds none.
-fn quoted_value(b: &[u8], at: usize, q: &[u8]) -> (usize, usize) {
+pub(super) fn quoted_value(b: &[u8], at: usize, q: &[u8]) -> (usize, usize) {
     let start = at + q.len();
     let line = memchr::memchr(b'\n', &b[start..]).map_or(b.len(), |i| start + i);
     let end = memchr::memmem::find(&b[start..line], q).map_or(line, |i| start + i);
@@ -740,7 +740,7 @@ fn quoted_value(b: &[u8], at: usize, q: &[u8]) -> (usize, usize) {
 }
 
 /// The value at `at`: the [`quoted_value`] when a quote opens it, else up to `bare_end`.
-fn value_at(b: &[u8], at: usize, bare_end: usize) -> (usize, usize) {
+pub(super) fn value_at(b: &[u8], at: usize, bare_end: usize) -> (usize, usize) {
     quote_at(b, at).map_or((at, bare_end), |q| quoted_value(b, at, q))
 }
 
@@ -811,7 +811,7 @@ fn is_code_name(v: &[u8]) -> bool {
 }
 
 /// Whether two names are the same but for case and signs (`apiKey` and `API_KEY`).
-fn same_name(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same_name(a: &[u8], b: &[u8]) -> bool {
     let letters = |s: &[u8]| {
         s.iter()
             .filter(|c| c.is_ascii_alphanumeric())
@@ -824,7 +824,7 @@ fn same_name(a: &[u8], b: &[u8]) -> bool {
 /// Whether a quoted value is a reference, a template, a version or a mask, not a credential
 /// (`"${DB_PASSWORD}"`, `"<token>"`, `"{{ secrets.X }}"`, `` `~${rest}` ``, a package's
 /// `"next-auth": "^5.0.0"`, `"[secret:keyed]"`).
-fn is_reference(v: &[u8]) -> bool {
+pub(super) fn is_reference(v: &[u8]) -> bool {
     let template = memchr::memmem::find(v, b"${").is_some();
     let version = {
         let digits = v
@@ -1007,7 +1007,7 @@ const SENTENCE_WORDS: &[&str] = &[
 /// correct horse battery staple`), given its first word `vs..ve`: words of letters, digits
 /// and signs, each after one space or tab, up to [`PASSPHRASE_WORDS`] of them, that run to
 /// the end of the line ([`ends_its_line`]), none of them a word of a sentence
-/// ([`PROSE_WORDS`], [`SENTENCE_WORDS`]), nor code ([`is_code`]), the last not ending with a
+/// ([`PROSE_WORDS`], [`SENTENCE_WORDS`]), nor code ([`is_code`]), nor a command's option ([`is_option`]), the last not ending with a
 /// `.` (a sentence's end). `None` when the value is one word or reads as a sentence.
 fn passphrase_end(b: &[u8], vs: usize, ve: usize) -> Option<usize> {
     let sentence = |w: &[u8]| {
@@ -1017,6 +1017,7 @@ fn passphrase_end(b: &[u8], vs: usize, ve: usize) -> Option<usize> {
             .chain(SENTENCE_WORDS)
             .any(|s| bare.eq_ignore_ascii_case(s.as_bytes()))
             || is_code(w)
+            || is_option(w)
     };
     let (mut end, mut words) = (ve, 1);
     if sentence(&b[vs..ve]) {
@@ -1034,6 +1035,12 @@ fn passphrase_end(b: &[u8], vs: usize, ve: usize) -> Option<usize> {
         }
     }
     None
+}
+
+/// Whether the word `w` is a command line's option (`-p`, `--out`): a `-`, then a letter.
+fn is_option(w: &[u8]) -> bool {
+    let name = w.strip_prefix(b"--").or_else(|| w.strip_prefix(b"-"));
+    name.is_some_and(|n| n.first().is_some_and(u8::is_ascii_alphabetic))
 }
 
 /// The value a credential's name gives in prose at `is`, where ` is ` or ` was ` starts
@@ -1113,211 +1120,8 @@ pub fn keyed_in_prose_spans(text: &str, mut each: impl FnMut(usize, usize)) {
     }
 }
 
-/// The words [`keyed_in_commands_spans`] starts from.
-pub const COMMAND_WORDS: [&str; 3] = ["machine", "config", "sudo"];
-
-/// Passwords commands and files give without `=`, `:` or an option, in order of where they
-/// are found: `each(start, end)` of each value.
-///
-/// - A `.netrc` (`machine HOST login USER password PASS`, on one line or several): after
-///   each `machine` that starts a word, the file's tokens are read as pairs, the value after
-///   `password` masked, until a token that is none of its keywords.
-/// - A setting named as a credential given to a `config` or `configure` command as its next
-///   word (`git config --global github.token V`, `npm config set //host/:_authToken V`,
-///   `yarn config set npmAuthToken V`), right after one of [`CONFIG_PROGRAMS`]: the first
-///   word after the command that is no option and not `set`, `add` or `get` is the name;
-///   the word after it, the value.
-/// - A password piped to `sudo -S` by `echo` or `printf` (`echo 'V' | sudo -S cmd`).
-///
-/// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
-/// the text holds one of [`COMMAND_WORDS`] (found with the detectors' anchors, in the same
-/// pass: three searches of their own took 4-6 % of `--keep-text`'s instructions).
-pub fn keyed_in_commands_spans(
-    text: &str,
-    holds: impl Fn(&'static str) -> bool,
-    mut each: impl FnMut(usize, usize),
-) {
-    let b = text.as_bytes();
-    let mut found = Vec::new();
-    for (w, word) in COMMAND_WORDS.into_iter().enumerate() {
-        if !holds(word) {
-            continue;
-        }
-        for at in memchr::memmem::find_iter(b, word).filter(|&at| starts_a_word(b, at)) {
-            match w {
-                0 => netrc_passwords(b, at + word.len(), &mut found),
-                1 => found.extend(config_value(b, at)),
-                _ => found.extend(piped_to_sudo(b, at)),
-            }
-        }
-    }
-    found.sort_unstable();
-    found.dedup();
-    for (start, end) in found {
-        each(start, end);
-    }
-}
-
-/// Whether a word starts at `at`: the text's start or white space before it.
-fn starts_a_word(b: &[u8], at: usize) -> bool {
-    at == 0 || b[at - 1].is_ascii_whitespace()
-}
-
-/// The white-space separated words of `b[from..to]`, each as its start and end.
-fn words(b: &[u8], from: usize, to: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let (b, mut i) = (&b[..to], from);
-    std::iter::from_fn(move || {
-        let start = skip_class(b, i, |c| c.is_ascii_whitespace());
-        i = skip_class(b, start, |c| !c.is_ascii_whitespace());
-        (start < i).then_some((start, i))
-    })
-}
-
-/// A value that may be a credential: not empty, not a reference, not another option, not a
-/// word of prose.
-fn may_be_value(v: &[u8]) -> bool {
-    !v.is_empty()
-        && v[0] != b'-'
-        && !is_reference(v)
-        && !PROSE_WORDS
-            .iter()
-            .any(|w| v.eq_ignore_ascii_case(w.as_bytes()))
-}
-
-/// The values after `password` in the `.netrc` tokens after a `machine` (`from`: just past it).
-fn netrc_passwords(b: &[u8], from: usize, found: &mut Vec<(usize, usize)>) {
-    let mut tokens = words(b, from, b.len());
-    // The machine's name.
-    if tokens.next().is_none() {
-        return;
-    }
-    while let Some((ks, ke)) = tokens.next() {
-        match &b[ks..ke] {
-            b"default" => continue,
-            b"machine" | b"login" | b"account" => {
-                if tokens.next().is_none() {
-                    return;
-                }
-            }
-            b"password" => {
-                let Some((vs, ve)) = tokens.next() else {
-                    return;
-                };
-                let quote = quote_at(b, vs);
-                let (vs, ve) = quote.map_or((vs, ve), |q| quoted_value(b, vs, q));
-                let value = may_be_value(&b[vs..ve]);
-                if value {
-                    found.push((vs, ve));
-                }
-                // A quoted password may hold blanks: the tokens after it are not read.
-                if !value || quote.is_some() {
-                    return;
-                }
-            }
-            _ => return,
-        }
-    }
-}
-
-/// The start of the command that goes on at `at`: after the last line break, `;`, `&` or
-/// `|` before it.
-fn command_start(b: &[u8], at: usize) -> usize {
-    b[..at]
-        .iter()
-        .rposition(|c| matches!(c, b'\n' | b';' | b'&' | b'|'))
-        .map_or(0, |i| i + 1)
-}
-
-/// The end of the command that goes on at `at`: the next line break, `;`, `&` or `|`.
-fn command_end(b: &[u8], at: usize) -> usize {
-    b[at..]
-        .iter()
-        .position(|c| matches!(c, b'\n' | b';' | b'&' | b'|'))
-        .map_or(b.len(), |i| at + i)
-}
-
-/// Programs whose `config` (or `configure`) command sets a setting: `git config`, `npm
-/// config set`, `aws configure set`.
-const CONFIG_PROGRAMS: &[&[u8]] = &[
-    b"git",
-    b"npm",
-    b"pnpm",
-    b"yarn",
-    b"bun",
-    b"aws",
-    b"gh",
-    b"glab",
-    b"pip",
-    b"pip3",
-    b"poetry",
-    b"bundle",
-    b"composer",
-    b"conda",
-    b"az",
-    b"gcloud",
-];
-
-/// The value a `config` command (the word at `at`, right after one of [`CONFIG_PROGRAMS`])
-/// gives a setting named as a credential.
-fn config_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
-    let command = &b[at..command_end(b, at)];
-    let verb = command.iter().position(u8::is_ascii_whitespace)?;
-    if !matches!(&command[..verb], b"config" | b"configure") {
-        return None;
-    }
-    // The word before, after what opens it (`"git`, `$(git`, `X=$(git`, a backtick).
-    let pe = b[..at].iter().rposition(|c| !c.is_ascii_whitespace())? + 1;
-    let ps = b[..pe]
-        .iter()
-        .rposition(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b'(' | b'='))
-        .map_or(0, |i| i + 1);
-    if !CONFIG_PROGRAMS.contains(&&b[ps..pe]) {
-        return None;
-    }
-    let end = at + command.len();
-    let mut words = words(b, at + verb, end)
-        .skip_while(|&(s, e)| b[s] == b'-' || matches!(&b[s..e], b"set" | b"add" | b"get"));
-    let (ns, ne) = words.next()?;
-    if !names_a_credential_in_text(&b[ns..ne]) {
-        return None;
-    }
-    let (vs, _) = words.next()?;
-    let (vs, ve) = value_at(b, vs, unquoted_end(b, vs));
-    may_be_value(&b[vs..ve]).then_some((vs, ve))
-}
-
-/// The password `echo` or `printf` pipes to `sudo -S` (the word `sudo` at `at`).
-fn piped_to_sudo(b: &[u8], at: usize) -> Option<(usize, usize)> {
-    let mut flags = words(b, at + "sudo".len(), command_end(b, at));
-    if !flags.any(|(s, e)| matches!(&b[s..e], b"-S" | b"--stdin")) {
-        return None;
-    }
-    let mut pipe = at;
-    while pipe > 0 && matches!(b[pipe - 1], b' ' | b'\t') {
-        pipe -= 1;
-    }
-    pipe = pipe.checked_sub(1).filter(|&p| b[p] == b'|')?;
-    let mut words = words(b, command_start(b, pipe), pipe);
-    let (cs, ce) = words.next()?;
-    if !matches!(&b[cs..ce], b"echo" | b"printf") {
-        return None;
-    }
-    let (vs, ve) = words.find(|&(s, _)| b[s] != b'-')?;
-    let (vs, ve) = value_at(b, vs, ve);
-    if ve > pipe {
-        return None;
-    }
-    // What printf writes after the password (`'pw\n'`).
-    let ve = if b[vs..ve].ends_with(b"\\n") {
-        ve - 2
-    } else {
-        ve
-    };
-    may_be_value(&b[vs..ve]).then_some((vs, ve))
-}
-
 /// Words that follow an option in prose (`the --token flag`, `--password or ...`): no value.
-const PROSE_WORDS: &[&str] = &[
+pub(super) const PROSE_WORDS: &[&str] = &[
     "a",
     "an",
     "and",
@@ -1344,112 +1148,6 @@ const PROSE_WORDS: &[&str] = &[
     "with",
 ];
 
-/// Commands whose `login` takes a registry's password with `-p`.
-const REGISTRY_CLIENTS: &[&[u8]] = &[
-    b"docker", b"podman", b"nerdctl", b"buildah", b"skopeo", b"helm", b"oras",
-];
-
-/// The value a command line's option at `dash` (a `-` after a blank, or the text's start)
-/// gives a credential, to mask whole: `--password VALUE`, `--token 'VALUE'`, `--api-key V`
-/// (an option whose name names a credential, [`names_a_credential`], and the word after
-/// it, to a blank, a quote or a `;`, or the quoted value after it); curl's `-u USER:PASS` and `--user USER:PASS` (what follows the `:`); a MySQL or
-/// MariaDB client's `-pPASS` (glued to its `-p`, on a line that names `mysql` or
-/// `mariadb`; `-p PASS` is no password to them, who then ask for it); sshpass's `-p PASS`
-/// and `-pPASS`, a registry login's `-p PASS` ([`REGISTRY_CLIENTS`]: its command, back to
-/// a `;`, `&` or `|`, names one and ` login` before the option) and `redis-cli`'s `-a PASS`
-/// (its command names it). `--name=value` is
-/// [`keyed_at_sign`]'s. Not a value: another option (`-…`), a reference (`$TOKEN`,
-/// `<token>`), the option's own name (`--password PASSWORD`, a usage line), a word of prose
-/// ([`PROSE_WORDS`]), an option whose name starts with `no-`.
-pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
-    let b = text.as_bytes();
-    let n0 = dash + 1 + usize::from(b.get(dash + 1) == Some(&b'-'));
-    if !b.get(n0).is_some_and(u8::is_ascii_alphabetic) {
-        return None;
-    }
-    let mut ne = n0;
-    while b.get(ne).is_some_and(|&c| is_name_byte(c)) {
-        ne += 1;
-    }
-    let name = &b[n0..ne];
-    let word_end = |at: usize| {
-        let mut i = at;
-        while b
-            .get(i)
-            .is_some_and(|c| !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'`' | b';'))
-        {
-            i += 1;
-        }
-        i
-    };
-    // Whether the option's line, or its command, names `w` before it.
-    let in_line = |w: &[u8]| {
-        let line = b[..dash]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |i| i + 1);
-        memchr::memmem::find(&b[line..dash], w).is_some()
-    };
-    let named = |w: &[u8]| memchr::memmem::find(&b[command_start(b, dash)..dash], w).is_some();
-    let short = n0 == dash + 1;
-    if short && b[n0] == b'p' && ne > n0 + 1 {
-        let (vs, ve) = (n0 + 1, word_end(n0 + 1));
-        let client = in_line(b"mysql") || in_line(b"mariadb") || named(b"sshpass");
-        return client.then_some((vs, ve));
-    }
-    if !matches!(b.get(ne), Some(b' ' | b'\t')) {
-        return None;
-    }
-    let mut v = ne;
-    while matches!(b.get(v), Some(b' ' | b'\t')) {
-        v += 1;
-    }
-    // A one-letter option that gives a password to the command it follows: `sshpass -p`,
-    // a registry's `login -p` (`docker`, `podman`, ...; not `docker run -p 80:80`),
-    // `redis-cli -a`.
-    let password = match (short, name) {
-        (true, b"p") => {
-            named(b"sshpass") || named(b" login") && REGISTRY_CLIENTS.iter().any(|c| named(c))
-        }
-        (true, b"a") => named(b"redis-cli"),
-        _ => false,
-    };
-    let user = name == b"u" && short || name == b"user" && n0 == dash + 2;
-    if user {
-        // Not a URL or a ref (`git push -u https://…`, `-u origin HEAD:refs/x`).
-        let ve = word_end(v);
-        if memchr::memchr(b'/', &b[v..ve]).is_some() {
-            return None;
-        }
-        let colon = memchr::memchr(b':', &b[v..ve])?;
-        let vs = v + colon + 1;
-        return (vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve));
-    }
-    if !password
-        && (name.len() >= 3 && name[..3].eq_ignore_ascii_case(b"no-")
-            || !names_a_credential_in_text(name))
-    {
-        return None;
-    }
-    let (vs, ve) = value_at(b, v, word_end(v));
-    let value = &b[vs..ve];
-    if password {
-        return may_be_value(value).then_some((vs, ve));
-    }
-    if value.first() == Some(&b'-') || is_reference(value) {
-        return None;
-    }
-    let sign = value
-        .iter()
-        .rposition(u8::is_ascii_alphanumeric)
-        .map_or(0, |i| i + 1);
-    let bare = &value[..sign];
-    let prose = PROSE_WORDS
-        .iter()
-        .any(|w| bare.eq_ignore_ascii_case(w.as_bytes()));
-    (!prose && !same_name(value, name)).then_some((vs, ve))
-}
-
 /// The values credentials' names give in `text` ([`keyed_at_sign`] at each of `signs`, then
 /// [`keyed_at_option`] at each of `options`), in that order.
 pub fn keyed_spans(
@@ -1464,7 +1162,7 @@ pub fn keyed_spans(
         }
     }
     for o in options {
-        if let Some((start, end)) = keyed_at_option(text, o) {
+        if let Some((start, end)) = super::commands::keyed_at_option(text, o) {
             each(start, end);
         }
     }

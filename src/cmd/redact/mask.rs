@@ -4,6 +4,7 @@
 //! Each mask names its kind: `[secret:github-token]`, `[email]`.
 
 use super::classes::Classes;
+use super::commands;
 use super::find::{self, TOKEN_MIN};
 use super::paths::{looks_like_path, windows_root, Pseudonyms};
 use crate::hash::FastMap;
@@ -212,13 +213,13 @@ const DETECTORS: &[Detector] = &[
     Detector {
         kind: "digitalocean-token",
         pattern: r"\bdo[opr]_v1_[a-f0-9]{64}\b",
-        anchors: &[Anchors::Exact(&["dop_v1_", "doo_v1_", "dor_v1_"])],
+        anchors: &[Anchors::Exact(&["_v1_"])],
         sites: None,
     },
     Detector {
         kind: "shopify-token",
         pattern: r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",
-        anchors: &[Anchors::Exact(&["shpat_", "shpca_", "shppa_", "shpss_"])],
+        anchors: &[Anchors::Exact(&["shp"])],
         sites: None,
     },
     Detector {
@@ -243,6 +244,18 @@ const DETECTORS: &[Detector] = &[
         kind: "age-secret-key",
         pattern: r"\bAGE-SECRET-KEY-1[0-9A-Z]{58}\b",
         anchors: &[Anchors::Exact(&["AGE-SECRET-KEY-1"])],
+        sites: None,
+    },
+    Detector {
+        kind: "newrelic-key",
+        pattern: r"\bNR(?:AK-[A-Z0-9]{27}|II-[A-Za-z0-9_\-]{32})\b",
+        anchors: &[Anchors::Exact(&["NRAK-", "NRII-"])],
+        sites: None,
+    },
+    Detector {
+        kind: "terraform-token",
+        pattern: r"\b[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}",
+        anchors: &[Anchors::Exact(&[".atlasv1."])],
         sites: None,
     },
     Detector {
@@ -303,7 +316,7 @@ const PATH: Anchors = Anchors::Exact(&["/", "\\"]);
 enum Mask {
     Secret(&'static str),
     /// The value a credential's name gives in text ([`find::keyed_at_sign`],
-    /// [`find::keyed_at_option`]): `[secret:keyed]`.
+    /// [`commands::keyed_at_option`]): `[secret:keyed]`.
     Keyed,
     Email,
     Path,
@@ -347,7 +360,7 @@ struct Compiled {
 
 /// One pass over a text for the detectors' [`Anchors::Exact`] anchors longer than a byte
 /// (single bytes, such as `@` or `=`, are found with `memchr` where a pattern needs them),
-/// and for the words [`find::keyed_in_commands_spans`] starts from.
+/// and for the words [`commands::keyed_in_commands_spans`] starts from.
 struct Scan {
     /// The anchors, sorted.
     words: Vec<&'static str>,
@@ -380,7 +393,7 @@ impl Scan {
                 Anchors::Exact(w) => *w,
                 _ => &[],
             })
-            .chain(&find::COMMAND_WORDS)
+            .chain(&commands::COMMAND_WORDS)
             .copied()
             .filter(|w| w.len() > 1 && keep(w))
             .collect();
@@ -1271,7 +1284,7 @@ const OTHER: u8 = 2;
 impl PlainNames {
     fn new() -> PlainNames {
         // A name is not looked at for what commands give (`Patterns::Names`).
-        let anchors = Scan::new(|w| is_plain(w) && !find::COMMAND_WORDS.contains(&w));
+        let anchors = Scan::new(|w| is_plain(w) && !commands::COMMAND_WORDS.contains(&w));
         let mut class = [OTHER; 256];
         for b in 0..=255u8 {
             if is_plain_byte(b) {
@@ -1366,7 +1379,7 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
             Some(found) => found.contains(&w),
             None => text.contains(w),
         };
-        find::keyed_in_commands_spans(text, holds, push);
+        commands::keyed_in_commands_spans(text, holds, push);
     };
     if detectors.is_empty() && !email && !token && !path {
         keyed(&mut out);
@@ -1496,7 +1509,7 @@ fn sites_spans(text: &str) -> Vec<Span> {
     };
     find::keyed_spans(text, classes.iter(|c| c.sign, 0), options, &mut keyed);
     find::keyed_in_prose_spans(text, &mut keyed);
-    find::keyed_in_commands_spans(text, |w| found.literals.contains(&w), keyed);
+    commands::keyed_in_commands_spans(text, |w| found.literals.contains(&w), keyed);
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
     if classes.first(|b| b.separator, 0, text.len()).is_some() {
@@ -1914,6 +1927,10 @@ mod tests {
             "key-",
             "AGE-SECRET-KEY-1QQPQZFWNZ8PL6DRN6RCJ2LPNKVHLXMGJQ3SCZZCM9MJTSS6DDQASGXWSTM",
             "AGE-SECRET-KEY-1",
+            "NRAK-EHMI5SKOEWQKUR3JQ64NQ6PUXCM",
+            "NRII-",
+            "YSJYgOuwgz7z54.atlasv1.l2dVAMH2vWD6qeSPt5Pv74GDqQ7EyIMfkRrXnUbNgHwQyPzTsLcVdAeKmJhGfDsA",
+            ".atlasv1.",
             "4f9a2c8e1b7d3f6a0c5e9b2d8f1a4c7e",
         ];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -1925,7 +1942,7 @@ mod tests {
         };
         // How often each pattern matched (the detectors, then e-mail, path, token).
         let mut matched = [0u32; DETECTORS.len() + 3];
-        for _ in 0..40_000 {
+        for _ in 0..50_000 {
             let text: String = (0..1 + next(12))
                 .map(|_| pieces[next(pieces.len())])
                 .collect();
@@ -1995,6 +2012,9 @@ mod tests {
         "dapi1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d-2",
         "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
         "AGE-SECRET-KEY-1QQPQZFWNZ8PL6DRN6RCJ2LPNKVHLXMGJQ3SCZZCM9MJTSS6DDQASGXWSTM",
+        "NRAK-EHMI5SKOEWQKUR3JQ64NQ6PUXCM",
+        "NRII-x3pq_7Rk2mZ0aB4cD6eF8gH1iJ3kL5mN",
+        "YSJYgOuwgz7z54.atlasv1.l2dVAMH2vWD6qeSPt5Pv74GDqQ7EyIMfkRrXnUbNgHwQyPzTsLcVdAeKmJhGfDsA",
         "://",
         "-----BEGIN RSA PRIVATE KEY-----\nMIIE\nabc\n",
         "-----END RSA PRIVATE KEY-----",
@@ -2044,6 +2064,22 @@ mod tests {
         "sshpass -p ",
         "docker login -p ",
         "redis-cli -a ",
+        "zip -P ",
+        "7z a -p",
+        "keytool -storepass ",
+        " -U ana%",
+        "-passin pass:",
+        "htpasswd -b f u ",
+        "-nb ",
+        "rabbitmqctl add_user u ",
+        "sqlplus ",
+        "userid=u/",
+        "nmcli ",
+        "wpa_passphrase h ",
+        " | docker login --password-stdin",
+        " | chpasswd",
+        "chpasswd <<< ",
+        "docker run -u 1000:",
         "AKIAIOSFODNN7EXAMPLE,",
         "quokkavalue",
         "string",
@@ -2340,6 +2376,73 @@ mod tests {
                 "echo 'quokka pw' | sudo -S ls; printf 'quokka\\n' | sudo --stdin -k ls",
                 "echo '[secret:keyed]' | sudo -S ls; printf '[secret:keyed]\\n' | sudo --stdin -k ls",
             ),
+            // Options programs read a password by, whatever their names say.
+            (
+                "zip -P quokka1 o.zip f; unzip -P 'quo kka' o.zip; 7z a -pquokka2 o.7z f",
+                "zip -P [secret:keyed] o.zip f; unzip -P '[secret:keyed]' o.zip; 7z a -p[secret:keyed] o.7z f",
+            ),
+            (
+                "ldapsearch -D cn=a -w quokka3 -b dc=x; sudo /usr/bin/openssl enc -k quokka4",
+                "ldapsearch -D cn=a -w [secret:keyed] -b dc=x; sudo /usr/dir1/dir2 enc -k [secret:keyed]",
+            ),
+            (
+                "keytool -list -storepass quokka5 -keypass quokka6; ssh-keygen -P old1 -N new1 -f k",
+                "keytool -list -storepass [secret:keyed] -keypass [secret:keyed]; ssh-keygen -P [secret:keyed] -N [secret:keyed] -f k",
+            ),
+            (
+                "az login -u a -p quokka7; mongosh -u a -p quokka8; gh secret set X -b quokka9",
+                "az login -u a -p [secret:keyed]; mongosh -u a -p [secret:keyed]; gh secret set X -b [secret:keyed]",
+            ),
+            (
+                "docker exec r redis-cli -a quokka10; sqlcmd -U sa -P quokka11 -Q q",
+                "docker exec r redis-cli -a [secret:keyed]; sqlcmd -U sa -P [secret:keyed] -Q q",
+            ),
+            // Single-dash long options, as Go writes its flags.
+            ("vault -token quokka12 x", "vault -token [secret:keyed] x"),
+            // Samba's user and password; OpenSSL's `pass:`.
+            (
+                "smbclient //h/s -U ana%quokka13; rpcclient -U'ana%quokka14' h",
+                "smbclient //h/s -U ana%[secret:keyed]; rpcclient -U'ana%[secret:keyed]' h",
+            ),
+            (
+                "openssl pkcs12 -passin pass:quokka15 -passout 'pass:quokka16'",
+                "openssl pkcs12 -passin pass:[secret:keyed] -passout 'pass:[secret:keyed]'",
+            ),
+            // By place.
+            (
+                "htpasswd -bc .htpasswd ana quokka17; htpasswd -B -C 10 -nb ana 'quo kka'",
+                "htpasswd -bc .htpasswd ana [secret:keyed]; htpasswd -B -C 10 -nb ana '[secret:keyed]'",
+            ),
+            (
+                "rabbitmqctl add_user ana quokka18; wpa_passphrase Home quokka19",
+                "rabbitmqctl add_user ana [secret:keyed]; wpa_passphrase Home [secret:keyed]",
+            ),
+            (
+                "nmcli dev wifi connect Home password quokka20; nmcli c modify x wifi-sec.psk 'q 21'",
+                "nmcli dev wifi connect Home password [secret:keyed]; nmcli c modify x wifi-sec.psk '[secret:keyed]'",
+            ),
+            (
+                "sqlplus -S ana/quokka22@//db:1521/x; expdp userid=ana/quokka23@orcl dumpfile=d",
+                "sqlplus -S ana/[secret:keyed]@//db:1521/x; expdp userid=ana/[secret:keyed]@orcl dumpfile=d",
+            ),
+            // Piped to what reads a password on its standard input.
+            (
+                "echo quokka24 | docker login -u ana --password-stdin r.io",
+                "echo [secret:keyed] | docker login -u ana --password-stdin r.io",
+            ),
+            (
+                "printf '%s' quokka25 | gh auth login --with-token; echo 'ana:quokka26' | chpasswd",
+                "printf '%s' [secret:keyed] | gh auth login --with-token; echo 'ana:[secret:keyed]' | chpasswd",
+            ),
+            (
+                "echo quokka27 | passwd --stdin ana; chpasswd <<< 'ana:quokka28'",
+                "echo [secret:keyed] | passwd --stdin ana; chpasswd <<< 'ana:[secret:keyed]'",
+            ),
+            // In text that quotes JSON, once or twice, words end at escapes written out.
+            (
+                r#"{\"c\":\"htpasswd -b f ana quokka29\nls\"} \"machine h password quokka30\\n\\\"x"#,
+                r#"{\"c\":\"htpasswd -b f ana [secret:keyed]\nls\"} \"machine h password [secret:keyed]\\n\\\"x"#,
+            ),
             // The password pattern's value stops at `.`: the whole value goes, as `password`.
             ("password=hunter22.two", "password=[secret:password]"),
         ];
@@ -2369,6 +2472,15 @@ mod tests {
             "git config user.name ana; git config credential.helper store; config token is",
             "config token index now; the config token. fails; make config password quokka1",
             "echo $PW | sudo -S ls; echo hi | sudo ls; cat x | sudo tee y",
+            "date -u +%Y-%m-%d; docker run -u 1000:1000 -p 8080:80 x; docker compose run --user 0:0 y",
+            "pip install -U x; diff -U3 a b; psql -U postgres; grep -P x; rsync -P a b; mysql -P 3306",
+            "echo \"$PW\" | docker login --password-stdin; cat t | gh auth login --with-token",
+            "openssl pkcs12 -passin env:PW -passout file:pw.txt; openssl req -passout stdin",
+            "zip -r o.zip d; 7z x a.7z -oout; ssh-keygen -N '' -f k; ssh-keygen -p -f k",
+            "gh pr create -b body; security find-generic-password -s svc -w; redis-cli -p 6380",
+            "htpasswd -c f ana; sqlplus / as sysdba; sqlplus /nolog; nmcli dev wifi list",
+            "wpa_passphrase Home; rabbitmqctl list_users; mongosh -u admin -p",
+            "echo x || passwd --stdin ana; echo hi | tee y",
             "psql --no-password -h host",
             "password=[secret:password] and [secret:keyed]",
             "secret: true",
@@ -2380,6 +2492,18 @@ mod tests {
         ];
         for text in kept {
             assert_eq!(mask(&m, text), text);
+        }
+    }
+
+    /// The anchors and command words are found in one packed search, which takes at most 64
+    /// strings: past that, every text would be looked through by byte.
+    #[test]
+    fn anchors_fit_one_packed_search() {
+        let scan = compiled().literals();
+        assert!(scan.words.len() <= 64, "{} anchors", scan.words.len());
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("ssse3") {
+            assert!(scan.search().is_some());
         }
     }
 
@@ -2409,6 +2533,12 @@ mod tests {
             (
                 "AGE-SECRET-KEY-1QQPQZFWNZ8PL6DRN6RCJ2LPNKVHLXMGJQ3SCZZCM9MJTSS6DDQASGXWSTM",
                 "age-secret-key",
+            ),
+            ("NRAK-EHMI5SKOEWQKUR3JQ64NQ6PUXCM", "newrelic-key"),
+            ("NRII-x3pq_7Rk2mZ0aB4cD6eF8gH1iJ3kL5mN", "newrelic-key"),
+            (
+                "YSJYgOuwgz7z54.atlasv1.l2dVAMH2vWD6qeSPt5Pv74GDqQ7EyIMfkRrXnUbNgHwQyPzTsLcVdAeKmJhGfDsA",
+                "terraform-token",
             ),
         ];
         for (token, kind) in found {

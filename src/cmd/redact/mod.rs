@@ -14,6 +14,7 @@ mod ahead;
 mod args;
 mod check;
 mod classes;
+mod commands;
 mod find;
 mod ids;
 mod mask;

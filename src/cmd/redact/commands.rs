@@ -1,0 +1,731 @@
+//! Passwords that command lines give, and the files some commands read: after an option
+//! named as a credential (`--password V`) or that a program reads as one (`sshpass -p V`,
+//! `zip -P V`, `keytool -storepass V`), by their place among a command's words (`htpasswd
+//! -b FILE USER V`, `sqlplus USER/V@DB`), piped to a program that reads one on its standard
+//! input (`echo V | sudo -S …`, `… | docker login --password-stdin`), in a `.netrc` and in a
+//! `config` command. What each rule finds is masked as `keyed` ([`super::mask`]).
+//!
+//! A program counts when it is a word of the command before what it reads ([`Command::names`]):
+//! after the last line break, `;`, `&` or `|`, so `docker login … && docker run -p 80:80`
+//! keeps its port, and `sudo zip -P V`, `/usr/bin/zip -P V`, `docker exec c redis-cli -a V`
+//! are read as the program's own.
+
+use super::find::{
+    is_name_byte, is_reference, names_a_credential_in_text, quote_at, quoted_value, same_name,
+    unquoted_end, value_at, PROSE_WORDS,
+};
+use std::cell::OnceCell;
+
+/// The words [`keyed_in_commands_spans`] starts from: a `.netrc`'s `machine`, a `config`
+/// command, and the programs that take a password by its place ([`placed`]).
+pub const COMMAND_WORDS: [&str; 10] = [
+    "machine",
+    "config",
+    "chpasswd",
+    "rabbitmqctl",
+    "sqlplus",
+    "sqlldr",
+    "expdp",
+    "impdp",
+    "wpa_passphrase",
+    "nmcli",
+];
+
+/// Passwords commands and files give without `=`, `:` or an option, in order of where they
+/// are found: `each(start, end)` of each value.
+///
+/// - A `.netrc` (`machine HOST login USER password PASS`, on one line or several): after
+///   each `machine` that starts a word, the file's tokens are read as pairs, the value after
+///   `password` masked, until a token that is none of its keywords.
+/// - A setting named as a credential given to a `config` or `configure` command as its next
+///   word (`git config --global github.token V`, `npm config set //host/:_authToken V`,
+///   `yarn config set npmAuthToken V`), right after one of [`CONFIG_PROGRAMS`]: the first
+///   word after the command that is no option and not `set`, `add` or `get` is the name;
+///   the word after it, the value.
+/// - The programs that take a password by its place among their words ([`placed`]).
+///
+/// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
+/// the text holds one of [`COMMAND_WORDS`] (found with the detectors' anchors, in the same
+/// pass: searches of their own took 4-6 % of `--keep-text`'s instructions).
+pub fn keyed_in_commands_spans(
+    text: &str,
+    holds: impl Fn(&'static str) -> bool,
+    mut each: impl FnMut(usize, usize),
+) {
+    let b = text.as_bytes();
+    let mut found = Vec::new();
+    for word in COMMAND_WORDS {
+        if !holds(word) {
+            continue;
+        }
+        let places = memchr::memmem::find_iter(b, word).filter(|&at| starts_a_word(b, at));
+        for at in places {
+            let after = at + word.len();
+            match word {
+                "machine" => netrc_passwords(b, after, &mut found),
+                "config" => found.extend(config_value(b, at)),
+                _ if ends_a_word(b, after) => found.extend(placed(b, word, after)),
+                _ => {}
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    for (start, end) in found {
+        each(start, end);
+    }
+}
+
+/// Whether a word starts at `at`: the text's start, white space before it, or what opens a
+/// command's word (a `/` of the program's path, a quote, a backtick, `(`).
+fn starts_a_word(b: &[u8], at: usize) -> bool {
+    at == 0
+        || b[at - 1].is_ascii_whitespace()
+        || matches!(b[at - 1], b'/' | b'"' | b'\'' | b'`' | b'(')
+}
+
+/// Whether a word ends at `at`: the text's end, white space, or what ends a command.
+fn ends_a_word(b: &[u8], at: usize) -> bool {
+    b.get(at)
+        .is_none_or(|&c| c.is_ascii_whitespace() || matches!(c, b';' | b'&' | b'|' | b')'))
+}
+
+/// The words of `b[from..to]`, each as its start and end: what [`separator_len`] separates,
+/// each ending too before a quote written out (`\"`, `\'`, `\\\"`).
+fn words(b: &[u8], from: usize, to: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let (b, mut i) = (&b[..to], from);
+    std::iter::from_fn(move || {
+        let start = skip_separators(b, i);
+        i = word_end(b, start);
+        (start < i).then_some((start, i))
+    })
+}
+
+/// The escape written out at `b[i]` in text that quotes JSON (once or more: `\n`,
+/// `\\\n`): its length and the byte it escapes.
+fn written_escape(b: &[u8], i: usize) -> Option<(usize, u8)> {
+    let run = b.get(i..)?.iter().take_while(|&&c| c == b'\\').count();
+    let c = *b.get(i + run)?;
+    (run > 0 && matches!(c, b'n' | b'r' | b't' | b'"' | b'\'')).then_some((run + 1, c))
+}
+
+/// How long the separator of words at `b[i]` is: 1 for white space, the escape's length
+/// for a line break or a tab written out ([`written_escape`]), else 0.
+fn separator_len(b: &[u8], i: usize) -> usize {
+    match b.get(i) {
+        Some(c) if c.is_ascii_whitespace() => 1,
+        Some(b'\\') => match written_escape(b, i) {
+            Some((n, b'n' | b'r' | b't')) => n,
+            _ => 0,
+        },
+        _ => 0,
+    }
+}
+
+/// `i` moved past the separators at it.
+fn skip_separators(b: &[u8], mut i: usize) -> usize {
+    loop {
+        match separator_len(b, i) {
+            0 => return i,
+            n => i += n,
+        }
+    }
+}
+
+/// The end of the word that starts at `i`: white space or an escape written out (after the
+/// quote written out that opens it, if one does).
+fn word_end(b: &[u8], mut i: usize) -> usize {
+    if let Some((n, b'"' | b'\'')) = written_escape(b, i) {
+        i += n;
+    }
+    while i < b.len()
+        && !b[i].is_ascii_whitespace()
+        && (b[i] != b'\\' || written_escape(b, i).is_none())
+    {
+        i += 1;
+    }
+    i
+}
+
+/// A value that may be a credential: not empty, not a reference, not another option, not a
+/// word of prose.
+fn may_be_value(v: &[u8]) -> bool {
+    !v.is_empty()
+        && v[0] != b'-'
+        && !is_reference(v)
+        && !PROSE_WORDS
+            .iter()
+            .any(|w| v.eq_ignore_ascii_case(w.as_bytes()))
+}
+
+/// The value of the word `ws..we`, quoted or not, when it [`may_be_value`].
+fn word_value(b: &[u8], (ws, we): (usize, usize)) -> Option<(usize, usize)> {
+    let (vs, ve) = value_at(b, ws, we);
+    may_be_value(&b[vs..ve]).then_some((vs, ve))
+}
+
+/// The values after `password` in the `.netrc` tokens after a `machine` (`from`: just past it).
+fn netrc_passwords(b: &[u8], from: usize, found: &mut Vec<(usize, usize)>) {
+    let mut tokens = words(b, from, b.len());
+    // The machine's name.
+    if tokens.next().is_none() {
+        return;
+    }
+    while let Some((ks, ke)) = tokens.next() {
+        match &b[ks..ke] {
+            b"default" => continue,
+            b"machine" | b"login" | b"account" => {
+                if tokens.next().is_none() {
+                    return;
+                }
+            }
+            b"password" => {
+                let Some((vs, ve)) = tokens.next() else {
+                    return;
+                };
+                let quote = quote_at(b, vs);
+                let (vs, ve) = quote.map_or((vs, ve), |q| quoted_value(b, vs, q));
+                let value = may_be_value(&b[vs..ve]);
+                if value {
+                    found.push((vs, ve));
+                }
+                // A quoted password may hold blanks: the tokens after it are not read.
+                if !value || quote.is_some() {
+                    return;
+                }
+            }
+            _ => return,
+        }
+    }
+}
+
+/// The start of the command that goes on at `at`: after the last line break, `;`, `&` or
+/// `|` before it.
+fn command_start(b: &[u8], at: usize) -> usize {
+    b[..at]
+        .iter()
+        .rposition(|c| matches!(c, b'\n' | b';' | b'&' | b'|'))
+        .map_or(0, |i| i + 1)
+}
+
+/// The end of the command that goes on at `at`: the next line break, `;`, `&` or `|`.
+fn command_end(b: &[u8], at: usize) -> usize {
+    b[at..]
+        .iter()
+        .position(|c| matches!(c, b'\n' | b';' | b'&' | b'|'))
+        .map_or(b.len(), |i| at + i)
+}
+
+/// Programs whose `config` (or `configure`) command sets a setting: `git config`, `npm
+/// config set`, `aws configure set`.
+const CONFIG_PROGRAMS: &[&[u8]] = &[
+    b"git",
+    b"npm",
+    b"pnpm",
+    b"yarn",
+    b"bun",
+    b"aws",
+    b"gh",
+    b"glab",
+    b"pip",
+    b"pip3",
+    b"poetry",
+    b"bundle",
+    b"composer",
+    b"conda",
+    b"az",
+    b"gcloud",
+];
+
+/// The value a `config` command (the word at `at`, right after one of [`CONFIG_PROGRAMS`])
+/// gives a setting named as a credential.
+fn config_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    let command = &b[at..command_end(b, at)];
+    let verb = command.iter().position(u8::is_ascii_whitespace)?;
+    if !matches!(&command[..verb], b"config" | b"configure") {
+        return None;
+    }
+    // The word before, after what opens it (`"git`, `$(git`, `X=$(git`, a backtick).
+    let pe = b[..at].iter().rposition(|c| !c.is_ascii_whitespace())? + 1;
+    let ps = b[..pe]
+        .iter()
+        .rposition(|c| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b'(' | b'='))
+        .map_or(0, |i| i + 1);
+    if !CONFIG_PROGRAMS.contains(&&b[ps..pe]) {
+        return None;
+    }
+    let end = at + command.len();
+    let mut words = words(b, at + verb, end)
+        .skip_while(|&(s, e)| b[s] == b'-' || matches!(&b[s..e], b"set" | b"add" | b"get"));
+    let (ns, ne) = words.next()?;
+    if !names_a_credential_in_text(&b[ns..ne]) {
+        return None;
+    }
+    let (vs, _) = words.next()?;
+    let (vs, ve) = value_at(b, vs, unquoted_end(b, vs));
+    may_be_value(&b[vs..ve]).then_some((vs, ve))
+}
+
+/// What a program that takes a password by its place among its words gives (`program`, one
+/// of [`COMMAND_WORDS`] after the first two, ends at `after`):
+///
+/// - `chpasswd`: the password of the `USER:PASS` piped to it ([`piped_value`]) or given as
+///   a here-string (`chpasswd <<< 'USER:PASS'`): what follows the `:`.
+/// - `rabbitmqctl add_user USER PASS` (and `change_password`, `authenticate_user`).
+/// - Oracle's `sqlplus`, `sqlldr`, `expdp`, `impdp`: the password of their first argument
+///   that is no option, or of a `userid=`, when it is `USER/PASS` or `USER/PASS@DB`
+///   (`sqlplus / as sysdba` and `sqlplus /nolog` give none).
+/// - `wpa_passphrase SSID PASS`.
+/// - `nmcli`: the argument after a word `password` or `psk`, or one ending `.password` or
+///   `.psk` (`nmcli dev wifi connect HOME password V`, `nmcli con modify X wifi-sec.psk V`).
+fn placed(b: &[u8], program: &str, after: usize) -> Option<(usize, usize)> {
+    let end = command_end(b, after);
+    let mut args = arguments(b, after, end);
+    let value = |a: Option<(usize, usize)>| a.filter(|&(s, e)| may_be_value(&b[s..e]));
+    match program {
+        "chpasswd" => {
+            let given = match args.next() {
+                Some((s, e)) if &b[s..e] == b"<<<" => value(args.next()),
+                _ => piped_value(b, command_start(b, after)),
+            };
+            after_byte(b, given?, b':')
+        }
+        "rabbitmqctl" => {
+            let verb = |&(s, e): &(usize, usize)| {
+                matches!(
+                    &b[s..e],
+                    b"add_user" | b"change_password" | b"authenticate_user"
+                )
+            };
+            args.find(verb)?;
+            value(args.nth(1))
+        }
+        "wpa_passphrase" => value(args.filter(|&(s, _)| b[s] != b'-').nth(1)),
+        "nmcli" => {
+            let names = |&(s, e): &(usize, usize)| {
+                let w = &b[s..e];
+                w == b"password" || w == b"psk" || w.ends_with(b".password") || w.ends_with(b".psk")
+            };
+            args.find(names)?;
+            value(args.next())
+        }
+        _ => {
+            // Oracle's tools: `USER/PASS@DB`, as a `userid=` or the first argument.
+            let args: Vec<_> = args.collect();
+            let userid = |&(s, e): &(usize, usize)| {
+                let given = e - s > 7 && b[s..s + 7].eq_ignore_ascii_case(b"userid=");
+                given.then_some((s + 7, e))
+            };
+            let (ws, we) = (args.iter().find_map(userid))
+                .or_else(|| args.iter().copied().find(|&(s, _)| b[s] != b'-'))?;
+            let slash = memchr::memchr(b'/', &b[ws..we]).filter(|&i| i > 0)?;
+            let vs = ws + slash + 1;
+            let ve = memchr::memchr(b'@', &b[vs..we]).map_or(we, |i| vs + i);
+            value(Some((vs, ve)))
+        }
+    }
+}
+
+/// The arguments of the command in `b[from..to]`, roughly as a shell splits them: each a
+/// quoted value (without its quotes) or a run of what is not white space, as its start and
+/// end. A quote left open ends them.
+fn arguments(b: &[u8], from: usize, to: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut i = from;
+    std::iter::from_fn(move || {
+        let start = skip_separators(&b[..to], i);
+        if start == to {
+            return None;
+        }
+        let Some(q) = quote_at(b, start) else {
+            i = word_end(&b[..to], start);
+            return Some((start, i));
+        };
+        let (vs, ve) = quoted_value(b, start, q);
+        i = ve + q.len();
+        (i <= to).then_some((vs, ve))
+    })
+}
+
+/// What `echo` or `printf` pipes to the command that starts at `consumer` (right after its
+/// `|`): the first argument it writes that is no option (after printf's format, when that
+/// holds a `%`: `printf '%s' V`), without the `\n` printf would write after it. `None` when
+/// the command is not piped to, or not by `echo` or `printf`.
+fn piped_value(b: &[u8], consumer: usize) -> Option<(usize, usize)> {
+    let pipe = consumer.checked_sub(1).filter(|&p| b[p] == b'|')?;
+    if pipe > 0 && b[pipe - 1] == b'|' {
+        return None;
+    }
+    let mut args = arguments(b, command_start(b, pipe), pipe);
+    let (cs, ce) = args.next()?;
+    let printf = match &b[cs..ce] {
+        b"echo" => false,
+        b"printf" => true,
+        _ => return None,
+    };
+    let mut args = args.filter(|&(s, _)| b[s] != b'-');
+    let mut value = args.next()?;
+    if printf && memchr::memchr(b'%', &b[value.0..value.1]).is_some() {
+        value = args.next()?;
+    }
+    let (vs, mut ve) = value;
+    if b[vs..ve].ends_with(b"\\n") {
+        ve -= 2;
+    }
+    may_be_value(&b[vs..ve]).then_some((vs, ve))
+}
+
+/// The command an option at `dash` belongs to, up to the option.
+struct Command<'t> {
+    b: &'t [u8],
+    dash: usize,
+    /// Where it starts ([`command_start`]), found the first time it is asked for.
+    start: OnceCell<usize>,
+}
+
+impl<'t> Command<'t> {
+    fn new(b: &'t [u8], dash: usize) -> Self {
+        Command {
+            b,
+            dash,
+            start: OnceCell::new(),
+        }
+    }
+
+    fn start(&self) -> usize {
+        *self.start.get_or_init(|| command_start(self.b, self.dash))
+    }
+
+    /// Where `word` ends as a word of the command before the option ([`starts_a_word`], and
+    /// white space after it).
+    fn find(&self, word: &str) -> Option<usize> {
+        let start = self.start();
+        let part = &self.b[start..self.dash];
+        let at = memchr::memmem::find_iter(part, word).find(|&i| {
+            let after = part.get(i + word.len());
+            starts_a_word(part, i) && after.is_some_and(u8::is_ascii_whitespace)
+        });
+        at.map(|i| start + i + word.len())
+    }
+
+    /// Whether `word` is a word of the command before the option ([`Command::find`]).
+    fn names(&self, word: &str) -> bool {
+        self.find(word).is_some()
+    }
+
+    /// Whether the command names one of `programs`.
+    fn names_any(&self, programs: &[&str]) -> bool {
+        programs.iter().any(|p| self.names(p))
+    }
+}
+
+/// How a program's option takes its value.
+#[derive(Clone, Copy, PartialEq)]
+enum Taken {
+    /// After a blank: `-P PASS`.
+    Apart,
+    /// Glued to its one letter: `-pPASS` (7-Zip: `-p PASS` would be no password).
+    Glued,
+    /// Either way.
+    Both,
+}
+
+/// An option a program reads a password by, whatever its name says.
+struct ProgramOption {
+    /// Its names, without their dashes.
+    names: &'static [&'static str],
+    /// The programs that read it so: one of them is a word of the option's command.
+    programs: &'static [&'static str],
+    /// A word the command holds too (`login`), or none.
+    with: Option<&'static str>,
+    taken: Taken,
+}
+
+/// Registry and cloud clients whose `login` takes a password with `-p`.
+const LOGIN_CLIENTS: &[&str] = &[
+    "docker", "podman", "nerdctl", "buildah", "skopeo", "helm", "oras", "az", "cf", "oc",
+];
+
+/// The options programs read a password by ([`ProgramOption`]).
+const PROGRAM_OPTIONS: &[ProgramOption] = &[
+    ProgramOption {
+        names: &["p"],
+        programs: &["sshpass"],
+        with: None,
+        taken: Taken::Both,
+    },
+    ProgramOption {
+        names: &["p"],
+        programs: &["7z", "7za", "7zz", "7zr"],
+        with: None,
+        taken: Taken::Glued,
+    },
+    ProgramOption {
+        names: &["p"],
+        programs: LOGIN_CLIENTS,
+        with: Some("login"),
+        taken: Taken::Apart,
+    },
+    ProgramOption {
+        names: &["p"],
+        programs: &[
+            "mongosh",
+            "mongo",
+            "mongodump",
+            "mongorestore",
+            "mongoexport",
+            "mongoimport",
+            "twine",
+        ],
+        with: None,
+        taken: Taken::Apart,
+    },
+    ProgramOption {
+        names: &["P"],
+        programs: &[
+            "zip",
+            "unzip",
+            "sqlcmd",
+            "bcp",
+            "ipmitool",
+            "mosquitto_pub",
+            "mosquitto_sub",
+            "ssh-keygen",
+        ],
+        with: None,
+        taken: Taken::Apart,
+    },
+    ProgramOption {
+        names: &["N"],
+        programs: &["ssh-keygen"],
+        with: None,
+        taken: Taken::Apart,
+    },
+    ProgramOption {
+        names: &["a"],
+        programs: &["redis-cli"],
+        with: None,
+        taken: Taken::Apart,
+    },
+    ProgramOption {
+        names: &["k"],
+        programs: &["openssl"],
+        with: None,
+        taken: Taken::Apart,
+    },
+    ProgramOption {
+        names: &["w"],
+        programs: &[
+            "ldapsearch",
+            "ldapadd",
+            "ldapmodify",
+            "ldapdelete",
+            "ldapwhoami",
+            "ldappasswd",
+            "ldapcompare",
+            "ldapmodrdn",
+            "ldapexop",
+            "security",
+        ],
+        with: None,
+        taken: Taken::Apart,
+    },
+    ProgramOption {
+        names: &[
+            "storepass",
+            "keypass",
+            "srcstorepass",
+            "deststorepass",
+            "srckeypass",
+            "destkeypass",
+        ],
+        programs: &["keytool", "jarsigner"],
+        with: None,
+        taken: Taken::Apart,
+    },
+    ProgramOption {
+        names: &["b", "body"],
+        programs: &["gh"],
+        with: Some("secret"),
+        taken: Taken::Apart,
+    },
+];
+
+/// Programs whose `-u` and `--user` take `UID:GID`, not `USER:PASS`.
+const USER_GROUP_PROGRAMS: &[&str] = &["docker", "docker-compose", "podman", "nerdctl", "buildah"];
+
+/// The value a command line's option at `dash` (a `-` after a blank, or the text's start)
+/// gives a credential, to mask whole:
+///
+/// - an option whose name names a credential ([`names_a_credential_in_text`]): `--password
+///   VALUE`, `--token 'VALUE'`, `--api-key V`: the word after it (to a blank, a quote or a
+///   `;`) or the quoted value after it;
+/// - an option a program reads a password by ([`PROGRAM_OPTIONS`]), its program a word of
+///   its command; a MySQL or MariaDB client's `-pPASS` (glued to its `-p`, on a line that
+///   names `mysql` or `mariadb`; `-p PASS` is no password to them, who then ask for it);
+/// - curl's `-u USER:PASS` and `--user USER:PASS` (what follows the `:`; not a word with a
+///   `/`, as in `git push -u https://…` or `-u origin HEAD:refs/x`, nor a container's
+///   `docker run -u 1000:1000`), Samba's `-U USER%PASS` (what follows the `%`);
+/// - OpenSSL's `-pass pass:V`, `-passin pass:V`, `-passout pass:V` (what follows `pass:`);
+/// - `htpasswd -b FILE USER PASS` (`-nb USER PASS`), by its place after the options;
+/// - what `echo` or `printf` pipes to a program that reads a password on its standard input:
+///   `sudo -S` (`--stdin`), `passwd --stdin`, any `--password-stdin` (`docker login`,
+///   `helm registry login`), `gh auth login --with-token`.
+///
+/// `--name=value` is [`super::find::keyed_at_sign`]'s. Not a value: another option (`-…`), a
+/// reference (`$TOKEN`, `<token>`), the option's own name (`--password PASSWORD`, a usage
+/// line), a word of prose ([`PROSE_WORDS`]), an option whose name starts with `no-`.
+pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
+    let b = text.as_bytes();
+    let n0 = dash + 1 + usize::from(b.get(dash + 1) == Some(&b'-'));
+    if !b.get(n0).is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let mut ne = n0;
+    while b.get(ne).is_some_and(|&c| is_name_byte(c)) {
+        ne += 1;
+    }
+    let name = &b[n0..ne];
+    let value_end = |at: usize| {
+        let mut i = at;
+        while b
+            .get(i)
+            .is_some_and(|c| !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'`' | b';'))
+        {
+            i += 1;
+        }
+        i
+    };
+    let command = Command::new(b, dash);
+    let short = n0 == dash + 1;
+    let apart = matches!(b.get(ne), Some(b' ' | b'\t'));
+    if short && apart && name.contains(&b'b') {
+        if let Some(after) = command.find("htpasswd") {
+            return htpasswd_password(b, after, command_end(b, dash));
+        }
+    }
+    if matches!(
+        (short, name),
+        (true, b"S") | (false, b"stdin" | b"password-stdin" | b"with-token")
+    ) {
+        let reads = match name {
+            b"S" => command.names("sudo"),
+            b"stdin" => command.names("sudo") || command.names("passwd"),
+            _ => true,
+        };
+        return piped_value(b, command.start()).filter(|_| reads);
+    }
+    let mut v = ne;
+    while matches!(b.get(v), Some(b' ' | b'\t')) {
+        v += 1;
+    }
+    if apart && program_reads(&command, name, Taken::Apart) {
+        return word_value(b, (v, value_end(v)));
+    }
+    if short && (ne > n0 + 1 || quote_at(b, ne).is_some()) {
+        // A value glued to a one-letter option: `-pPASS`, `-U'ana%PASS'`. Else the name is
+        // one of several letters (`-storepass`, `-token`, as Go's flags are written).
+        let glued = || value_at(b, n0 + 1, value_end(n0 + 1));
+        let in_line = |w: &[u8]| {
+            let line = b[..dash]
+                .iter()
+                .rposition(|&c| c == b'\n')
+                .map_or(0, |i| i + 1);
+            memchr::memmem::find(&b[line..dash], w).is_some()
+        };
+        match b[n0] {
+            b'U' => {
+                if let Some(pass) = after_byte(b, glued(), b'%') {
+                    return Some(pass);
+                }
+            }
+            b'p' if in_line(b"mysql") || in_line(b"mariadb") => return Some(glued()),
+            letter if program_reads(&command, &[letter], Taken::Glued) => return Some(glued()),
+            _ => {}
+        }
+    }
+    if !apart {
+        return None;
+    }
+    let long_user = name == b"user" && n0 == dash + 2;
+    let curl = name == b"u" && short || long_user;
+    let samba = name == b"U" && short || long_user;
+    if curl || samba {
+        let value = value_at(b, v, value_end(v));
+        if let Some(pass) = after_byte(b, value, b'%').filter(|_| samba) {
+            return Some(pass);
+        }
+        // Not a URL or a ref (`git push -u https://…`, `-u origin HEAD:refs/x`), nor a
+        // container's user and group.
+        let (vs, ve) = value;
+        if !curl
+            || memchr::memchr(b'/', &b[vs..ve]).is_some()
+            || command.names_any(USER_GROUP_PROGRAMS)
+        {
+            return None;
+        }
+        return after_byte(b, value, b':');
+    }
+    if matches!(name, b"pass" | b"passin" | b"passout") {
+        let (vs, ve) = value_at(b, v, value_end(v));
+        return b[vs..ve]
+            .starts_with(b"pass:")
+            .then_some((vs + 5, ve))
+            .filter(|(s, e)| s < e);
+    }
+    if name.len() >= 3 && name[..3].eq_ignore_ascii_case(b"no-")
+        || !names_a_credential_in_text(name)
+    {
+        return None;
+    }
+    let (vs, ve) = value_at(b, v, value_end(v));
+    let value = &b[vs..ve];
+    if value.first() == Some(&b'-') || is_reference(value) {
+        return None;
+    }
+    let sign = value
+        .iter()
+        .rposition(u8::is_ascii_alphanumeric)
+        .map_or(0, |i| i + 1);
+    let bare = &value[..sign];
+    let prose = PROSE_WORDS
+        .iter()
+        .any(|w| bare.eq_ignore_ascii_case(w.as_bytes()));
+    (!prose && !same_name(value, name)).then_some((vs, ve))
+}
+
+/// Whether the option named `name` is one a program of `command` reads a password by
+/// ([`PROGRAM_OPTIONS`]), its value taken as `taken` says.
+fn program_reads(command: &Command<'_>, name: &[u8], taken: Taken) -> bool {
+    PROGRAM_OPTIONS.iter().any(|o| {
+        (o.taken == taken || o.taken == Taken::Both)
+            && o.names.iter().any(|n| n.as_bytes() == name)
+            && command.names_any(o.programs)
+            && o.with.is_none_or(|w| command.names(w))
+    })
+}
+
+/// What follows the first `sep` in the value `vs..ve` (`USER:PASS`, `USER%PASS`), when it
+/// is a value that may be a credential.
+fn after_byte(b: &[u8], (vs, ve): (usize, usize), sep: u8) -> Option<(usize, usize)> {
+    let at = vs + memchr::memchr(sep, &b[vs..ve])? + 1;
+    (at < ve && !is_reference(&b[at..ve])).then_some((at, ve))
+}
+
+/// The password `htpasswd -b` takes by its place, its arguments in `b[from..to]`: its third
+/// argument that is no option (`-b FILE USER PASS`), or second with `-n` (`-nb USER PASS`,
+/// which writes to standard output). `-C COST` takes a value of its own.
+fn htpasswd_password(b: &[u8], from: usize, to: usize) -> Option<(usize, usize)> {
+    let mut args = arguments(b, from, to);
+    let (mut no_file, mut placed) = (false, Vec::new());
+    while let Some((s, e)) = args.next() {
+        match &b[s..e] {
+            b"-C" => {
+                args.next();
+            }
+            [b'-', flags @ ..] => no_file |= flags.contains(&b'n'),
+            _ => placed.push((s, e)),
+        }
+    }
+    let (vs, ve) = *placed.get(if no_file { 1 } else { 2 })?;
+    may_be_value(&b[vs..ve]).then_some((vs, ve))
+}
