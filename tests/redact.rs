@@ -1303,6 +1303,10 @@ const CANARIES: &[&str] = &[
     "keytool -list -storepass CanaryPassw0rdI",
     "sqlplus ana/CanaryPassw0rdJ@db",
     "nmcli dev wifi connect Home password CanaryPassw0rdK",
+    "define('DB_PASSWORD', 'CanaryPassw0rdL');",
+    "<password>CanaryPassw0rdM</password>",
+    "['password' => 'CanaryPassw0rdN']",
+    "smtp.login('ana', 'CanaryPassw0rdO')",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

@@ -603,6 +603,9 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
             return htpasswd_password(b, after, command_end(b, dash));
         }
     }
+    if name.eq_ignore_ascii_case(b"AsPlainText") {
+        return secure_string(b, &command);
+    }
     if matches!(
         (short, name),
         (true, b"S") | (false, b"stdin" | b"password-stdin" | b"with-token")
@@ -691,6 +694,24 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
         .iter()
         .any(|w| bare.eq_ignore_ascii_case(w.as_bytes()));
     (!prose && !same_name(value, name)).then_some((vs, ve))
+}
+
+/// The plain text PowerShell's `ConvertTo-SecureString` makes a secure string of, before its
+/// `-AsPlainText` (the end of `command`): its first argument that is no option, or the one
+/// after `-String` (`ConvertTo-SecureString 'V' -AsPlainText -Force`).
+fn secure_string(b: &[u8], command: &Command<'_>) -> Option<(usize, usize)> {
+    let after = command.find("ConvertTo-SecureString")?;
+    let mut args = arguments(b, after, command.dash);
+    while let Some((s, e)) = args.next() {
+        let arg = &b[s..e];
+        if arg.eq_ignore_ascii_case(b"-String") {
+            return args.next().filter(|&(s, e)| may_be_value(&b[s..e]));
+        }
+        if arg.first() != Some(&b'-') {
+            return may_be_value(arg).then_some((s, e));
+        }
+    }
+    None
 }
 
 /// Whether the option named `name` is one a program of `command` reads a password by

@@ -869,7 +869,8 @@ const SCHEMES: &[&str] = &[
 ///   must be long`) and in code (`apiKey: apiKey,`) such a word is rarely one.
 /// - Never masked: references and code ([`is_code`], [`is_reference`]), a keyword argument
 ///   (`password=password)`, `token=self.token,`: a name in code before `,` or `)`),
-///   comparisons (`==`, `!=`, `<=`, `=>`), a Rust or C++ path (`::`), a URL's scheme
+///   comparisons (`==`, `!=`, `<=`), an arrow after a name not quoted (a hash's pair is
+///   [`keyed_at_arrow`]'s), a Rust or C++ path (`::`), a URL's scheme
 ///   (`://`).
 /// - An `Authorization` header's value after its scheme (`Basic`, `Bearer`, ...) is the
 ///   credential; a `Cookie` or `Set-Cookie` header's is the rest of its line (every cookie).
@@ -889,9 +890,15 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     } else {
         let compound = b"!<>=:+-*/|&%^";
         if before.is_some_and(|c| compound.contains(&c))
-            || matches!(b.get(sign + 1), Some(b'=' | b'>' | b'~'))
+            || matches!(b.get(sign + 1), Some(b'=' | b'~'))
         {
             return None;
+        }
+        if b.get(sign + 1) == Some(&b'>') {
+            return keyed_at_arrow(b, sign);
+        }
+        if let Some(value) = keyed_attribute(b, sign) {
+            return value;
         }
     }
     // The name: before blanks and a closing quote (`"password": `, `\"token\":`).
@@ -989,6 +996,177 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         .then(|| passphrase_end(b, vs, ve))
         .flatten()
         .map(|e| (vs, e))
+}
+
+/// The quoted value a hash's pair gives a credential's quoted name or symbol at the arrow
+/// `=>` at `sign` (PHP's `'password' => 'V'`, Ruby's `"token" => "V"` and `:password =>
+/// 'V'`). An arrow after a name that is not quoted is a function's (`(password) => …`).
+fn keyed_at_arrow(b: &[u8], sign: usize) -> Option<(usize, usize)> {
+    let end = skip_back_blanks(b, sign);
+    let (start, end) = match b[..end].last()? {
+        q @ (b'"' | b'\'') => {
+            let open = b[..end - 1].iter().rposition(|c| c == q)?;
+            (open + 1, end - 1)
+        }
+        _ => {
+            let start = b[..end].iter().rposition(|&c| !is_name_byte(c))?;
+            (b[start] == b':').then_some((start + 1, end))?
+        }
+    };
+    if !names_a_credential_in_text(&b[start..end]) {
+        return None;
+    }
+    let v = skip_class(b, sign + 2, |c| c == b' ' || c == b'\t');
+    let (vs, ve) = quoted_value(b, v, quote_at(b, v)?);
+    (!is_reference(&b[vs..ve])).then_some((vs, ve))
+}
+
+/// At the `=` of a `value=` attribute (XML, HTML) after a `key="NAME"` or `name="NAME"` one
+/// that names a credential (.NET's `<add key="Password" value="V"/>`): the quoted value;
+/// `Some(None)` where the pair names none, `None` where this is no such attribute.
+fn keyed_attribute(b: &[u8], sign: usize) -> Option<Option<(usize, usize)>> {
+    if sign < 5 || !b[sign - 5..sign].eq_ignore_ascii_case(b"value") {
+        return None;
+    }
+    let q = quote_at(b, sign + 1)?;
+    // The attribute before: `key="NAME" ` or `name='NAME' `.
+    let end = skip_back_blanks(b, sign - 5);
+    let close = end
+        .checked_sub(1)
+        .filter(|&i| matches!(b[i], b'"' | b'\''))?;
+    let open = b[..close].iter().rposition(|&c| c == b[close])?;
+    let attribute = &b[..open];
+    let named = [&b"key="[..], b"name="].iter().any(|a| {
+        attribute.len() >= a.len() && attribute[attribute.len() - a.len()..].eq_ignore_ascii_case(a)
+    });
+    if !named {
+        return None;
+    }
+    if !names_a_credential_in_text(&b[open + 1..close]) {
+        return Some(None);
+    }
+    let (vs, ve) = quoted_value(b, sign + 1, q);
+    Some((!is_reference(&b[vs..ve])).then_some((vs, ve)))
+}
+
+/// `end` moved back over the blanks before it.
+fn skip_back_blanks(b: &[u8], mut end: usize) -> usize {
+    while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
+        end -= 1;
+    }
+    end
+}
+
+/// Values code gives a credential without `=` or `:`, in order of where each is found:
+///
+/// - a quoted name and a quoted value, a call's two arguments (`define('DB_PASSWORD', 'V')`,
+///   `os.environ.setdefault("SECRET_KEY", "V")`, `config.set('api_key', 'V')`);
+/// - a quoted password, the second of two arguments to a login (`smtp.login(user, 'V')`,
+///   `ftp.login('ana', 'V')`), to `…Auth(` (`HTTPBasicAuth('ana', 'V')`) or in requests'
+///   `auth=(USER, 'V')`;
+/// - an XML element named as a credential (`<password>V</password>`,
+///   `<DbPassword>V</DbPassword>`), its text up to the closing tag, on one line.
+///
+/// A reference (`'${PW}'`) is kept, and so is a password given by a variable (`login(user,
+/// pw)`): it is no secret in the text.
+pub fn keyed_in_code_spans(text: &str, mut each: impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    // From each `)` right after a quote (far fewer than commas) back to the comma.
+    let commas = memchr::memchr_iter(b')', b).filter_map(|close| {
+        let end = skip_back_blanks(b, close).checked_sub(1)?;
+        let q = b[end];
+        if !matches!(q, b'"' | b'\'') {
+            return None;
+        }
+        let open = (b[..end].iter())
+            .rposition(|&c| c == q || c == b'\n')
+            .filter(|&i| b[i] == q)?;
+        let open = open - usize::from(open > 0 && b[open - 1] == b'\\');
+        skip_back_blanks(b, open)
+            .checked_sub(1)
+            .filter(|&i| b[i] == b',')
+    });
+    let mut found: Vec<(usize, usize)> = commas
+        .filter_map(|comma| second_argument(b, comma))
+        .collect();
+    found.extend(memchr::memmem::find_iter(b, b"</").filter_map(|close| element_text(b, close)));
+    found.sort_unstable();
+    for (start, end) in found {
+        each(start, end);
+    }
+}
+
+/// The quoted second argument after the `,` at `comma` of a two-argument call that gives a
+/// credential ([`keyed_in_code_spans`]).
+fn second_argument(b: &[u8], comma: usize) -> Option<(usize, usize)> {
+    let v = skip_class(b, comma + 1, |c| c == b' ' || c == b'\t');
+    let q = quote_at(b, v)?;
+    let (vs, ve) = quoted_value(b, v, q);
+    if !b[ve..].starts_with(q) {
+        return None;
+    }
+    let after = skip_class(b, ve + q.len(), |c| c == b' ' || c == b'\t');
+    if b.get(after) != Some(&b')') || is_reference(&b[vs..ve]) {
+        return None;
+    }
+    // The first argument, and the `(` before it.
+    let end = skip_back_blanks(b, comma);
+    let (named, open) = match b[..end].last()? {
+        q @ (b'"' | b'\'') => {
+            let start = b[..end - 1].iter().rposition(|c| c == q)?;
+            let name = &b[start + 1..end - 1];
+            (
+                names_a_credential_in_text(name),
+                skip_back_blanks(b, start).checked_sub(1)?,
+            )
+        }
+        _ => {
+            let open = b[..end]
+                .iter()
+                .rposition(|&c| matches!(c, b'(' | b',' | b')' | b'\n'))?;
+            (false, open)
+        }
+    };
+    if b[open] != b'(' {
+        return None;
+    }
+    if named {
+        return Some((vs, ve));
+    }
+    // The call: `….login(`, `…Auth(`, or the tuple after `auth=`.
+    let callee_end = skip_back_blanks(b, open);
+    let callee_start = b[..callee_end]
+        .iter()
+        .rposition(|&c| !is_name_byte(c))
+        .map_or(0, |i| i + 1);
+    let callee = &b[callee_start..callee_end];
+    let login = ends_any_case(callee, "login") || callee.ends_with(b"Auth");
+    let tuple = callee.is_empty() && {
+        let sign = callee_end.checked_sub(1).filter(|&i| b[i] == b'=');
+        sign.is_some_and(|i| ends_any_case(&b[..skip_back_blanks(b, i)], "auth"))
+    };
+    (login || tuple).then_some((vs, ve))
+}
+
+/// The text of an XML element named as a credential, whose closing tag `</NAME>` starts at
+/// `close`: from the end of its opening tag `<NAME>` (or `<NAME …>`), on the same line.
+fn element_text(b: &[u8], close: usize) -> Option<(usize, usize)> {
+    let ns = close + 2;
+    let ne = skip_class(b, ns, is_name_byte);
+    let name = &b[ns..ne];
+    if b.get(ne) != Some(&b'>') || !names_a_credential_in_text(name) {
+        return None;
+    }
+    let gt = b[..close]
+        .iter()
+        .rposition(|&c| matches!(c, b'>' | b'<' | b'\n'))?;
+    let lt = b[..gt].iter().rposition(|&c| matches!(c, b'<' | b'\n'))?;
+    let opened = b[gt] == b'>'
+        && b[lt] == b'<'
+        && b[lt + 1..].starts_with(name)
+        && matches!(b.get(lt + 1 + name.len()), Some(b'>' | b' '));
+    let (vs, ve) = (gt + 1, close);
+    (opened && vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve))
 }
 
 /// The most words an unquoted passphrase after `NAME:` is read through.

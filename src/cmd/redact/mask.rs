@@ -1375,6 +1375,7 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
         };
         find::keyed_spans(text, signs, options, &mut push);
         find::keyed_in_prose_spans(text, &mut push);
+        find::keyed_in_code_spans(text, &mut push);
         let holds = |w: &str| match &words {
             Some(found) => found.contains(&w),
             None => text.contains(w),
@@ -1509,6 +1510,7 @@ fn sites_spans(text: &str) -> Vec<Span> {
     };
     find::keyed_spans(text, classes.iter(|c| c.sign, 0), options, &mut keyed);
     find::keyed_in_prose_spans(text, &mut keyed);
+    find::keyed_in_code_spans(text, &mut keyed);
     commands::keyed_in_commands_spans(text, |w| found.literals.contains(&w), keyed);
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
@@ -2080,6 +2082,20 @@ mod tests {
         " | chpasswd",
         "chpasswd <<< ",
         "docker run -u 1000:",
+        "'password' => '",
+        ":api_key => ",
+        "define('DB_PASSWORD', '",
+        ".login(",
+        "auth=(",
+        "Auth(",
+        "', '",
+        ")",
+        "<password>",
+        "</password>",
+        "key=\"token\" ",
+        " value=\"",
+        "ConvertTo-SecureString ",
+        " -AsPlainText",
         "AKIAIOSFODNN7EXAMPLE,",
         "quokkavalue",
         "string",
@@ -2438,6 +2454,27 @@ mod tests {
                 "echo quokka27 | passwd --stdin ana; chpasswd <<< 'ana:quokka28'",
                 "echo [secret:keyed] | passwd --stdin ana; chpasswd <<< 'ana:[secret:keyed]'",
             ),
+            // Code: hashes' pairs, a call's name and value, logins, XML.
+            (
+                "['password' => 'quokka31', :api_key => \"quokka32\"]",
+                "['password' => '[secret:keyed]', :api_key => \"[secret:keyed]\"]",
+            ),
+            (
+                "define( 'DB_PASSWORD', 'quokka33' ); os.environ.setdefault(\"SECRET_KEY\", \"q34\")",
+                "define( 'DB_PASSWORD', '[secret:keyed]' ); os.environ.setdefault(\"SECRET_KEY\", \"[secret:keyed]\")",
+            ),
+            (
+                "smtp.login('ana', 'quokka35'); get(u, auth=('ana', 'q36')); HTTPBasicAuth(u, 'q37')",
+                "smtp.login('ana', '[secret:keyed]'); get(u, auth=('ana', '[secret:keyed]')); HTTPBasicAuth(u, '[secret:keyed]')",
+            ),
+            (
+                "<Password>quokka38</Password><add key=\"DbPassword\" value=\"quokka39\"/>",
+                "<Password>[secret:keyed]</Password><add key=\"DbPassword\" value=\"[secret:keyed]\"/>",
+            ),
+            (
+                "$p = ConvertTo-SecureString 'quokka40' -AsPlainText -Force",
+                "$p = ConvertTo-SecureString '[secret:keyed]' -AsPlainText -Force",
+            ),
             // In text that quotes JSON, once or twice, words end at escapes written out.
             (
                 r#"{\"c\":\"htpasswd -b f ana quokka29\nls\"} \"machine h password quokka30\\n\\\"x"#,
@@ -2481,6 +2518,10 @@ mod tests {
             "htpasswd -c f ana; sqlplus / as sysdba; sqlplus /nolog; nmcli dev wifi list",
             "wpa_passphrase Home; rabbitmqctl list_users; mongosh -u admin -p",
             "echo x || passwd --stdin ana; echo hi | tee y",
+            "xs.map((password) => check(password)); f = x => 'password'; login(user, pw)",
+            "define('WP_DEBUG', 'true'); greet('name', 'Ana'); auth=(user, pw); Auth(u, '')",
+            "<token>{{ t }}</token><password></password><secret>\nx</secret>",
+            "<input name=\"password\" value=\"\"><add key=\"Name\" value=\"x\"/>",
             "psql --no-password -h host",
             "password=[secret:password] and [secret:keyed]",
             "secret: true",
