@@ -556,9 +556,9 @@ const USER_GROUP_PROGRAMS: &[&str] = &["docker", "docker-compose", "podman", "ne
 /// The value a command line's option at `dash` (a `-` after a blank, or the text's start)
 /// gives a credential, to mask whole:
 ///
-/// - an option whose name names a credential ([`names_a_credential_in_text`]): `--password
-///   VALUE`, `--token 'VALUE'`, `--api-key V`: the word after it (to a blank, a quote or a
-///   `;`) or the quoted value after it;
+/// - an option whose name names a credential ([`named_option_value`]): `--password VALUE`,
+///   `--token 'VALUE'`, `--api-key V`, `-token V`: the word after it (to a blank, a quote or
+///   a `;`) or the quoted value after it;
 /// - an option a program reads a password by ([`PROGRAM_OPTIONS`]), its program a word of
 ///   its command; a MySQL or MariaDB client's `-pPASS` (glued to its `-p`, on a line that
 ///   names `mysql` or `mariadb`; `-p PASS` is no password to them, who then ask for it);
@@ -566,6 +566,7 @@ const USER_GROUP_PROGRAMS: &[&str] = &["docker", "docker-compose", "podman", "ne
 ///   `/`, as in `git push -u https://…` or `-u origin HEAD:refs/x`, nor a container's
 ///   `docker run -u 1000:1000`), Samba's `-U USER%PASS` (what follows the `%`);
 /// - OpenSSL's `-pass pass:V`, `-passin pass:V`, `-passout pass:V` (what follows `pass:`);
+/// - PowerShell's `ConvertTo-SecureString 'V' -AsPlainText` ([`secure_string`]);
 /// - `htpasswd -b FILE USER PASS` (`-nb USER PASS`), by its place after the options;
 /// - what `echo` or `printf` pipes to a program that reads a password on its standard input:
 ///   `sudo -S` (`--stdin`), `passwd --stdin`, any `--password-stdin` (`docker login`,
@@ -585,16 +586,7 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
         ne += 1;
     }
     let name = &b[n0..ne];
-    let value_end = |at: usize| {
-        let mut i = at;
-        while b
-            .get(i)
-            .is_some_and(|c| !c.is_ascii_whitespace() && !matches!(c, b'"' | b'\'' | b'`' | b';'))
-        {
-            i += 1;
-        }
-        i
-    };
+    let value_end = |at: usize| option_value_end(b, at);
     let command = Command::new(b, dash);
     let short = n0 == dash + 1;
     let apart = matches!(b.get(ne), Some(b' ' | b'\t'));
@@ -625,25 +617,10 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
         return word_value(b, (v, value_end(v)));
     }
     if short && (ne > n0 + 1 || quote_at(b, ne).is_some()) {
-        // A value glued to a one-letter option: `-pPASS`, `-U'ana%PASS'`. Else the name is
-        // one of several letters (`-storepass`, `-token`, as Go's flags are written).
-        let glued = || value_at(b, n0 + 1, value_end(n0 + 1));
-        let in_line = |w: &[u8]| {
-            let line = b[..dash]
-                .iter()
-                .rposition(|&c| c == b'\n')
-                .map_or(0, |i| i + 1);
-            memchr::memmem::find(&b[line..dash], w).is_some()
-        };
-        match b[n0] {
-            b'U' => {
-                if let Some(pass) = after_byte(b, glued(), b'%') {
-                    return Some(pass);
-                }
-            }
-            b'p' if in_line(b"mysql") || in_line(b"mariadb") => return Some(glued()),
-            letter if program_reads(&command, &[letter], Taken::Glued) => return Some(glued()),
-            _ => {}
+        // Else the name is one of several letters (`-storepass`, `-token`, as Go's flags are
+        // written).
+        if let Some(value) = glued_value(b, &command, n0) {
+            return Some(value);
         }
     }
     if !apart {
@@ -653,20 +630,7 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
     let curl = name == b"u" && short || long_user;
     let samba = name == b"U" && short || long_user;
     if curl || samba {
-        let value = value_at(b, v, value_end(v));
-        if let Some(pass) = after_byte(b, value, b'%').filter(|_| samba) {
-            return Some(pass);
-        }
-        // Not a URL or a ref (`git push -u https://…`, `-u origin HEAD:refs/x`), nor a
-        // container's user and group.
-        let (vs, ve) = value;
-        if !curl
-            || memchr::memchr(b'/', &b[vs..ve]).is_some()
-            || command.names_any(USER_GROUP_PROGRAMS)
-        {
-            return None;
-        }
-        return after_byte(b, value, b':');
+        return user_password(b, &command, value_at(b, v, value_end(v)), curl, samba);
     }
     if matches!(name, b"pass" | b"passin" | b"passout") {
         let (vs, ve) = value_at(b, v, value_end(v));
@@ -675,12 +639,66 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
             .then_some((vs + 5, ve))
             .filter(|(s, e)| s < e);
     }
+    named_option_value(b, name, value_at(b, v, value_end(v)))
+}
+
+/// Where the word of an option's value that starts at `at` ends: white space, a quote, a
+/// backtick or a `;`.
+fn option_value_end(b: &[u8], at: usize) -> usize {
+    let stop = |c: &u8| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b';');
+    b[at..].iter().position(stop).map_or(b.len(), |i| at + i)
+}
+
+/// The value glued to the one-letter option whose letter is at `n0`, when a program reads a
+/// password so: `-pPASS` (a MySQL or MariaDB client on the option's line, [`PROGRAM_OPTIONS`]
+/// given glued), `-U'ana%PASS'` (Samba's, what follows the `%`).
+fn glued_value(b: &[u8], command: &Command<'_>, n0: usize) -> Option<(usize, usize)> {
+    let glued = || value_at(b, n0 + 1, option_value_end(b, n0 + 1));
+    let in_line = |w: &[u8]| {
+        let dash = command.dash;
+        let line = b[..dash]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |i| i + 1);
+        memchr::memmem::find(&b[line..dash], w).is_some()
+    };
+    match b[n0] {
+        b'U' => after_byte(b, glued(), b'%'),
+        b'p' if in_line(b"mysql") || in_line(b"mariadb") => Some(glued()),
+        letter => program_reads(command, &[letter], Taken::Glued).then(glued),
+    }
+}
+
+/// The password in the value of curl's `-u` (`USER:PASS`) or Samba's `-U` (`USER%PASS`),
+/// both `--user`: not a URL or a ref (`git push -u https://…`, `-u origin HEAD:refs/x`), nor
+/// a container's user and group (`docker run -u 1000:1000`).
+fn user_password(
+    b: &[u8],
+    command: &Command<'_>,
+    value: (usize, usize),
+    curl: bool,
+    samba: bool,
+) -> Option<(usize, usize)> {
+    if let Some(pass) = after_byte(b, value, b'%').filter(|_| samba) {
+        return Some(pass);
+    }
+    let (vs, ve) = value;
+    if !curl || memchr::memchr(b'/', &b[vs..ve]).is_some() || command.names_any(USER_GROUP_PROGRAMS)
+    {
+        return None;
+    }
+    after_byte(b, value, b':')
+}
+
+/// The value `vs..ve` after an option named `name`, when the name names a credential
+/// (`--password V`, `-token V`) and the value is no option, reference, prose word or the
+/// name again.
+fn named_option_value(b: &[u8], name: &[u8], (vs, ve): (usize, usize)) -> Option<(usize, usize)> {
     if name.len() >= 3 && name[..3].eq_ignore_ascii_case(b"no-")
         || !names_a_credential_in_text(name)
     {
         return None;
     }
-    let (vs, ve) = value_at(b, v, value_end(v));
     let value = &b[vs..ve];
     if value.first() == Some(&b'-') || is_reference(value) {
         return None;
