@@ -12,7 +12,7 @@
 
 use super::find::{
     is_name_byte, is_reference, names_a_credential_in_text, quote_at, quoted_value, same_name,
-    unquoted_end, value_at, PROSE_WORDS,
+    skip_blanks, unquoted_end, value_at, PROSE_WORDS,
 };
 use std::cell::OnceCell;
 
@@ -609,10 +609,7 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
         };
         return piped_value(b, command.start()).filter(|_| reads);
     }
-    let mut v = ne;
-    while matches!(b.get(v), Some(b' ' | b'\t')) {
-        v += 1;
-    }
+    let v = skip_blanks(b, ne);
     if apart && program_reads(&command, name, Taken::Apart) {
         return word_value(b, (v, value_end(v)));
     }

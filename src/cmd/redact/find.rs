@@ -902,10 +902,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         }
     }
     // The name: before blanks and a closing quote (`"password": `, `\"token\":`).
-    let mut end = sign;
-    while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
-        end -= 1;
-    }
+    let mut end = skip_back_blanks(b, sign);
     let mut spaced = end < sign;
     if end > 0 && matches!(b[end - 1], b'"' | b'\'') {
         end -= 1;
@@ -924,10 +921,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     if !names_a_credential_in_text(name) {
         return None;
     }
-    let mut v = after;
-    while matches!(b.get(v), Some(b' ' | b'\t')) {
-        v += 1;
-    }
+    let v = skip_blanks(b, after);
     spaced |= v > after || b[sign] == b':';
     let lower_end = |w: &str| ends_any_case(name, w);
     if lower_end("cookie") || lower_end("cookies") {
@@ -1016,7 +1010,7 @@ fn keyed_at_arrow(b: &[u8], sign: usize) -> Option<(usize, usize)> {
     if !names_a_credential_in_text(&b[start..end]) {
         return None;
     }
-    let v = skip_class(b, sign + 2, |c| c == b' ' || c == b'\t');
+    let v = skip_blanks(b, sign + 2);
     let (vs, ve) = quoted_value(b, v, quote_at(b, v)?);
     (!is_reference(&b[vs..ve])).then_some((vs, ve))
 }
@@ -1049,7 +1043,12 @@ fn keyed_attribute(b: &[u8], sign: usize) -> Option<Option<(usize, usize)>> {
     Some((!is_reference(&b[vs..ve])).then_some((vs, ve)))
 }
 
-/// `end` moved back over the blanks before it.
+/// `at` moved past the spaces and tabs at it.
+pub(super) fn skip_blanks(b: &[u8], at: usize) -> usize {
+    skip_class(b, at, |c| c == b' ' || c == b'\t')
+}
+
+/// `end` moved back over the spaces and tabs before it.
 fn skip_back_blanks(b: &[u8], mut end: usize) -> usize {
     while end > 0 && matches!(b[end - 1], b' ' | b'\t') {
         end -= 1;
@@ -1099,13 +1098,13 @@ pub fn keyed_in_code_spans(text: &str, mut each: impl FnMut(usize, usize)) {
 /// The quoted second argument after the `,` at `comma` of a two-argument call that gives a
 /// credential ([`keyed_in_code_spans`]).
 fn second_argument(b: &[u8], comma: usize) -> Option<(usize, usize)> {
-    let v = skip_class(b, comma + 1, |c| c == b' ' || c == b'\t');
+    let v = skip_blanks(b, comma + 1);
     let q = quote_at(b, v)?;
     let (vs, ve) = quoted_value(b, v, q);
     if !b[ve..].starts_with(q) {
         return None;
     }
-    let after = skip_class(b, ve + q.len(), |c| c == b' ' || c == b'\t');
+    let after = skip_blanks(b, ve + q.len());
     if b.get(after) != Some(&b')') || is_reference(&b[vs..ve]) {
         return None;
     }
