@@ -5,10 +5,10 @@
 //! its own iterator (round 8 measured those iterators and the work at each of their
 //! ~500,000 hits on the 10 MB piece at about 80 M instructions; BENCHMARKS.md, round 9).
 //!
-//! One site class is narrowed in the pass itself, so that few bits are left to look at:
-//! the bearer pattern's words only where three of their letters stand in order. It is a
-//! superset of what its finder needs (the finder checks every bit it gets), so narrowing
-//! drops no site.
+//! Some site classes are narrowed in the pass itself, so that few bits are left to look at:
+//! the bearer pattern's words, `aws` and `password` only where three of their letters stand
+//! in order. Each is a superset of what its finder needs (the finder checks every bit it
+//! gets), so narrowing drops no site.
 //!
 //! This file is a candidate for `crates/scan/src/json/strings.rs`, which keeps the other
 //! 64-byte block helpers; it is here for now because another helper owns that crate this
@@ -39,6 +39,8 @@ pub struct Block {
     pub bearer: u64,
     /// The `s` of `aws` (any case).
     pub aws: u64,
+    /// The `w` of `ssw` (any case): where `password` may have started four bytes before.
+    pub ssw: u64,
     /// A byte of the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
     pub token: u64,
     /// The last of 24 bytes in a row of the class `token` ([`super::find::token_runs`]).
@@ -174,6 +176,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
     let oke = now.e & after(|b| b.k, 1) & after(|b| b.o, 2);
     let drive = now.backslash & after(|b| b.path, 1);
     let aws = now.s & after(|b| b.w, 1) & after(|b| b.a, 2);
+    let ssw = now.w & after(|b| b.s, 1) & after(|b| b.s, 2);
     let before_blank = before.blank;
     // Runs of tokens: the bytes that end 2, 4, 8, 16 and then 24 of them in a row.
     let [two, four, eight] = before.token_2_4_8;
@@ -195,6 +198,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
         option: now.dash & up(now.blank, before_blank, 1),
         bearer: bea | oke,
         aws,
+        ssw,
         token: now.token,
         long,
         fold: now.fold,

@@ -548,6 +548,25 @@ const PROGRAM_OPTIONS: &[ProgramOption] = &[
         with: Some("secret"),
         taken: Taken::Apart,
     },
+    // A secret's or a parameter's value given to a cloud's store.
+    ProgramOption {
+        names: &["value"],
+        programs: &["az"],
+        with: Some("secret"),
+        taken: Taken::Apart,
+    },
+    ProgramOption {
+        names: &["value"],
+        programs: &["aws"],
+        with: Some("put-parameter"),
+        taken: Taken::Apart,
+    },
+    ProgramOption {
+        names: &["secret-string"],
+        programs: &["aws"],
+        with: None,
+        taken: Taken::Apart,
+    },
 ];
 
 /// Programs whose `-u` and `--user` take `UID:GID`, not `USER:PASS`.
@@ -562,6 +581,7 @@ const USER_GROUP_PROGRAMS: &[&str] = &["docker", "docker-compose", "podman", "ne
 /// - an option a program reads a password by ([`PROGRAM_OPTIONS`]), its program a word of
 ///   its command; a MySQL or MariaDB client's `-pPASS` (glued to its `-p`, on a line that
 ///   names `mysql` or `mariadb`; `-p PASS` is no password to them, who then ask for it);
+/// - the value fish's `set -x NAME V` gives a variable named as a credential ([`fish_set`]);
 /// - curl's `-u USER:PASS` and `--user USER:PASS` (what follows the `:`; not a word with a
 ///   `/`, as in `git push -u https://…` or `-u origin HEAD:refs/x`, nor a container's
 ///   `docker run -u 1000:1000`), Samba's `-U USER%PASS` (what follows the `%`);
@@ -609,9 +629,18 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
         };
         return piped_value(b, command.start()).filter(|_| reads);
     }
+    if short && apart && name.iter().all(|c| b"gUxlu".contains(c)) {
+        if let Some(value) = fish_set(b, &command, ne) {
+            return Some(value);
+        }
+    }
     let v = skip_blanks(b, ne);
     if apart && program_reads(&command, name, Taken::Apart) {
         return word_value(b, (v, value_end(v)));
+    }
+    if !short && b.get(ne) == Some(&b'=') && program_reads(&command, name, Taken::Apart) {
+        // `--body=V`: a name that names a credential is `keyed_at_sign`'s.
+        return word_value(b, (ne + 1, value_end(ne + 1)));
     }
     if short && (ne > n0 + 1 || quote_at(b, ne).is_some()) {
         // Else the name is one of several letters (`-storepass`, `-token`, as Go's flags are
@@ -637,6 +666,22 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
             .filter(|(s, e)| s < e);
     }
     named_option_value(b, name, value_at(b, v, value_end(v)))
+}
+
+/// The value fish's `set` gives a variable named as a credential (`set -gx API_TOKEN V`), at
+/// its last option (its scope or export: `-g`, `-U`, `-x`, `-l`, `-u`), which ends at
+/// `after`: the command's first word is `set`, the word after the option the name.
+fn fish_set(b: &[u8], command: &Command<'_>, after: usize) -> Option<(usize, usize)> {
+    let first = skip_separators(b, command.start());
+    if !b[first..command.dash].starts_with(b"set ") {
+        return None;
+    }
+    let mut args = arguments(b, after, command_end(b, after));
+    let (ns, ne) = args.next()?;
+    if !names_a_credential_in_text(&b[ns..ne]) {
+        return None;
+    }
+    args.next().filter(|&(s, e)| may_be_value(&b[s..e]))
 }
 
 /// Where the word of an option's value that starts at `at` ends: white space, a quote, a

@@ -19,7 +19,7 @@
 //!   ([`token_runs`]); the path pattern is read alternative by alternative ([`path_at`]).
 
 use super::classes::{Block, Classes};
-use super::rewrite::names_a_credential;
+use super::rewrite::{credential_words, names_a_credential};
 use aho_corasick::packed;
 use aho_corasick::Span;
 use regex::Regex;
@@ -627,6 +627,16 @@ pub fn password_sites(text: &str, c: &Classes) -> Vec<usize> {
     sites
 }
 
+/// Where `password` starts in any case, in order: four bytes before each `w` of `ssw` (the
+/// class `ssw` of [`Block`]), compared there.
+pub fn password_word_sites<'t>(text: &'t [u8], c: &'t Classes) -> impl Iterator<Item = usize> + 't {
+    c.iter(|b| b.ssw, 0).filter_map(|w| {
+        let at = w.checked_sub(4)?;
+        let word = text.get(at..at + 8)?;
+        word.eq_ignore_ascii_case(b"password").then_some(at)
+    })
+}
+
 /// Where the bearer-token pattern can start, in order: where `bearer` or `token` does (in
 /// any ASCII case), looked for two bytes before each `bea` and three before each `oke` (the
 /// class `bearer` of [`Block`]: its bits come in order, and so do the words' starts).
@@ -691,6 +701,27 @@ pub(super) fn names_a_credential_in_text(name: &[u8]) -> bool {
     ends_as_a_credential(name, name.len())
         && !name.eq_ignore_ascii_case(b"pwd")
         && std::str::from_utf8(name).is_ok_and(names_a_credential)
+}
+
+/// Whether the name `b[start..end]` names a credential in text ([`names_a_credential_in_text`]),
+/// or, when it is `key`, with the word one space before it (`API key`, `access key`; `access
+/// token` is a `token`).
+fn names_in_text(b: &[u8], start: usize, end: usize) -> bool {
+    let name = &b[start..end];
+    if names_a_credential_in_text(name) {
+        return true;
+    }
+    if !name.eq_ignore_ascii_case(b"key") || start == 0 || b[start - 1] != b' ' {
+        return false;
+    }
+    let first = start
+        - 1
+        - b[..start - 1]
+            .iter()
+            .rev()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count();
+    first < start - 1 && credential_words(Some(name), Some(&b[first..start - 1]))
 }
 
 /// Whether `name` ends with `word` (lower case) in any ASCII case.
@@ -842,6 +873,18 @@ pub(super) fn is_reference(v: &[u8]) -> bool {
         || version
 }
 
+/// Whether a value quoted by `q` names a variable in Markdown's code: in backticks, capitals,
+/// digits and `_` that name a credential (`Signing key: `TOKEN_SECRET``). In quotes such a
+/// value may be the secret (`JWT_SECRET="MY_APP_SECRET"`).
+fn names_a_variable(q: &[u8], v: &[u8]) -> bool {
+    q == b"`"
+        && v.contains(&b'_')
+        && v[0].is_ascii_uppercase()
+        && v.iter()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+        && names_a_credential_in_text(v)
+}
+
 /// Schemes an `Authorization` header's credentials follow.
 const SCHEMES: &[&str] = &[
     "basic",
@@ -887,6 +930,13 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         if before == Some(b':') {
             return None;
         }
+        if b.get(sign + 1)
+            .is_some_and(|&c| c.is_ascii_digit() || c == b'*')
+        {
+            if let Some(value) = pgpass_password(b, sign) {
+                return Some(value);
+            }
+        }
     } else {
         let compound = b"!<>=:+-*/|&%^";
         if before.is_some_and(|c| compound.contains(&c))
@@ -918,7 +968,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         start -= 1;
     }
     let name = &b[start..end];
-    if !names_a_credential_in_text(name) {
+    if !names_in_text(b, start, end) {
         return None;
     }
     let v = skip_blanks(b, after);
@@ -951,7 +1001,8 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     }
     if let Some(q) = quote_at(b, v) {
         let (vs, ve) = quoted_value(b, v, q);
-        return (!is_reference(&b[vs..ve])).then_some((vs, ve));
+        let value = &b[vs..ve];
+        return (!is_reference(value) && !names_a_variable(q, value)).then_some((vs, ve));
     }
     let mut ve = unquoted_end(b, v);
     let mut vs = v;
@@ -990,6 +1041,68 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         .then(|| passphrase_end(b, vs, ve))
         .flatten()
         .map(|e| (vs, e))
+}
+
+/// The password of a `.pgpass` line (`HOST:PORT:DATABASE:USER:PASSWORD`) whose first `:` is
+/// at `sign`: the host a word of letters, digits and `.-_*` with a letter, a `.` or a `*` in
+/// it, after the line's start, a blank, a quote, `=` or `(`; the port digits or `*`; the
+/// database and the user letters, digits and `._-*@$+`; the password not empty, without a `:`
+/// that is not escaped (`\:`). It runs to the end of its line when the host starts the line
+/// (a password may hold spaces), else where an unquoted value ends ([`unquoted_end`]: `echo
+/// "*:*:*:ana:V" >> ~/.pgpass`).
+fn pgpass_password(b: &[u8], sign: usize) -> Option<(usize, usize)> {
+    let port = match b[sign + 1] {
+        b'*' => 1,
+        _ => skip_class(b, sign + 1, |c| c.is_ascii_digit()) - sign - 1,
+    };
+    if port > 5 || b.get(sign + 1 + port) != Some(&b':') {
+        return None;
+    }
+    let host_byte = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'-' | b'_' | b'*');
+    let mut hs = sign - b[..sign].iter().rev().take_while(|c| host_byte(c)).count();
+    // After an escape written out (`\n`, `\t`: text that quotes JSON), its letter is no host's.
+    let escape = hs > 0 && b[hs - 1] == b'\\' && matches!(b[hs], b'n' | b't');
+    let line_start = hs == 0 || b[hs - 1] == b'\n' || escape && b[hs] == b'n';
+    hs += usize::from(escape);
+    let host = &b[hs..sign];
+    let opens = |c: u8| c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b'=' | b'(');
+    if host.is_empty()
+        || !host
+            .iter()
+            .any(|c| c.is_ascii_alphabetic() || matches!(c, b'.' | b'*'))
+        || !(line_start || escape || opens(b[hs - 1]))
+    {
+        return None;
+    }
+    // The database and the user: names (not JSON's `\"url\"` after a time's `13:34:21Z`).
+    let mut at = sign + 1 + port + 1;
+    for _ in 0..2 {
+        let end = skip_class(b, at, |c| {
+            c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'-' | b'*' | b'@' | b'$' | b'+')
+        });
+        if end == at || b.get(end) != Some(&b':') {
+            return None;
+        }
+        at = end + 1;
+    }
+    let end = if line_start {
+        let mut e = at;
+        while e < b.len()
+            && !matches!(b[e], b'\n' | b'\r')
+            && !(b[e] == b'\\' && matches!(b.get(e + 1), Some(b'n' | b'r')))
+        {
+            e += 1;
+        }
+        skip_back_blanks(b, e)
+    } else {
+        unquoted_end(b, at)
+    };
+    let value = &b[at..end];
+    let unescaped_colon = value
+        .iter()
+        .enumerate()
+        .any(|(i, &c)| c == b':' && (i == 0 || value[i - 1] != b'\\'));
+    (!value.is_empty() && !unescaped_colon && !is_reference(value)).then_some((at, end))
 }
 
 /// The quoted value a hash's pair gives a credential's quoted name or symbol at the arrow
@@ -1059,7 +1172,8 @@ fn skip_back_blanks(b: &[u8], mut end: usize) -> usize {
 /// Values code gives a credential without `=` or `:`, in order of where each is found:
 ///
 /// - a quoted name and a quoted value, a call's two arguments (`define('DB_PASSWORD', 'V')`,
-///   `os.environ.setdefault("SECRET_KEY", "V")`, `config.set('api_key', 'V')`);
+///   `os.environ.setdefault("SECRET_KEY", "V")`, `config.set('api_key', 'V')`), or the
+///   first two of three (`SetEnvironmentVariable("API_KEY", "V", "User")`);
 /// - a quoted password, the second of two arguments to a login (`smtp.login(user, 'V')`,
 ///   `ftp.login('ana', 'V')`), to `…Auth(` (`HTTPBasicAuth('ana', 'V')`) or in requests'
 ///   `auth=(USER, 'V')`;
@@ -1114,10 +1228,14 @@ fn second_argument(b: &[u8], comma: usize) -> Option<(usize, usize)> {
         q @ (b'"' | b'\'') => {
             let start = b[..end - 1].iter().rposition(|c| c == q)?;
             let name = &b[start + 1..end - 1];
-            (
-                names_a_credential_in_text(name),
-                skip_back_blanks(b, start).checked_sub(1)?,
-            )
+            let before = skip_back_blanks(b, start).checked_sub(1)?;
+            if b[before] == b',' {
+                // Three arguments: the first names, the second is the value
+                // (`SetEnvironmentVariable("API_KEY", "V", "User")`).
+                let given = !name.is_empty() && !is_reference(name);
+                return (given && named_first(b, before)).then_some((start + 1, end - 1));
+            }
+            (names_a_credential_in_text(name), before)
         }
         _ => {
             let open = b[..end]
@@ -1147,6 +1265,20 @@ fn second_argument(b: &[u8], comma: usize) -> Option<(usize, usize)> {
     (login || tuple).then_some((vs, ve))
 }
 
+/// Whether the argument before the `,` at `comma` is a call's first, quoted, and names a
+/// credential.
+fn named_first(b: &[u8], comma: usize) -> bool {
+    let end = skip_back_blanks(b, comma);
+    let Some(&q @ (b'"' | b'\'')) = b[..end].last() else {
+        return false;
+    };
+    let Some(start) = b[..end - 1].iter().rposition(|&c| c == q) else {
+        return false;
+    };
+    let open = skip_back_blanks(b, start).checked_sub(1);
+    open.is_some_and(|o| b[o] == b'(') && names_a_credential_in_text(&b[start + 1..end - 1])
+}
+
 /// The text of an XML element named as a credential, whose closing tag `</NAME>` starts at
 /// `close`: from the end of its opening tag `<NAME>` (or `<NAME …>`), on the same line.
 fn element_text(b: &[u8], close: usize) -> Option<(usize, usize)> {
@@ -1166,6 +1298,110 @@ fn element_text(b: &[u8], close: usize) -> Option<(usize, usize)> {
         && matches!(b.get(lt + 1 + name.len()), Some(b'>' | b' '));
     let (vs, ve) = (gt + 1, close);
     (opened && vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve))
+}
+
+/// The schemes of password hashes written `$ID$…` (crypt(3)'s MD5, SHA-256, SHA-512 and
+/// yescrypt, Apache's `apr1`, bcrypt's, Argon2's, and passlib's others).
+const HASH_IDS: &[&[u8]] = &[
+    b"1",
+    b"2",
+    b"2a",
+    b"2b",
+    b"2x",
+    b"2y",
+    b"5",
+    b"6",
+    b"7",
+    b"y",
+    b"gy",
+    b"apr1",
+    b"md5",
+    b"sha1",
+    b"argon2i",
+    b"argon2d",
+    b"argon2id",
+    b"scrypt",
+    b"pbkdf2",
+    b"pbkdf2-sha256",
+    b"pbkdf2-sha512",
+];
+
+/// What the scheme written before a hash's first `$` starts with (Django's `pbkdf2_sha256$…`,
+/// `bcrypt_sha256$…`, `argon2$…`; Werkzeug's `pbkdf2:sha256:600000$…`, `scrypt:32768:8:1$…`).
+const HASH_SCHEMES: &[&[u8]] = &[b"pbkdf2", b"bcrypt", b"argon2", b"scrypt"];
+
+/// The fewest characters of a hash's last part (after its last `$`): 22 in the shortest
+/// schemes (MD5-crypt, Argon2's 16 bytes), so that `$1$2$3` (awk's fields) is none.
+const HASH_MIN: usize = 20;
+
+/// Password hashes in `text`, in order: what follows a scheme written `$ID$` ([`HASH_IDS`],
+/// the `$` first in its word) or a scheme before the first `$` ([`HASH_SCHEMES`]): a run of
+/// letters, digits and `./+=-_,$` (a `/` may be written `\/`) with a `$` in it, its last part
+/// [`HASH_MIN`] characters or more of letters, digits and `./+=-_`. The scheme is kept
+/// (`$2b$[secret:password-hash]`): the salt and the hash are what the run is.
+pub fn password_hashes(text: &str, mut each: impl FnMut(usize, usize)) {
+    let b = text.as_bytes();
+    let mut next = 0;
+    for d in memchr::memchr_iter(b'$', b) {
+        if d < next {
+            continue;
+        }
+        let Some(start) = hash_start(b, d) else {
+            continue;
+        };
+        let (run, end) = hash_end(b, start);
+        if let Some(end) = end {
+            each(start, end);
+        }
+        // A `$` later in the run starts none: its run ends where this one does, with the
+        // same last part (a text of `$1$2$3…` is read once).
+        next = end.unwrap_or(run);
+    }
+}
+
+/// Where a hash starts after the `$` at `d`, when a scheme ends there ([`password_hashes`]).
+fn hash_start(b: &[u8], d: usize) -> Option<usize> {
+    let word_start = |i: usize| i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
+    if word_start(d) {
+        let id = skip_class(b, d + 1, |c| c.is_ascii_alphanumeric() || c == b'-');
+        let known = b.get(id) == Some(&b'$') && HASH_IDS.contains(&&b[d + 1..id]);
+        return known.then_some(id + 1);
+    }
+    let ws = d - b[..d]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b':'))
+        .count();
+    let scheme = HASH_SCHEMES.iter().any(|s| b[ws..d].starts_with(s));
+    (scheme && word_start(ws)).then_some(d + 1)
+}
+
+/// Where the run that starts at `start` ends, and where the hash does when the run is one
+/// ([`password_hashes`]).
+fn hash_end(b: &[u8], start: usize) -> (usize, Option<usize>) {
+    let part =
+        |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'/' | b'+' | b'=' | b'-' | b'_');
+    let (mut i, mut last) = (start, None);
+    loop {
+        match b.get(i) {
+            Some(&c) if part(c) || c == b',' => i += 1,
+            Some(b'$') => {
+                last = Some(i + 1);
+                i += 1;
+            }
+            Some(b'\\') if b.get(i + 1) == Some(&b'/') => i += 2,
+            _ => break,
+        }
+    }
+    // The last part: from its last `$`, of what a hash is written with.
+    let Some(from) = last else {
+        return (i, None);
+    };
+    let mut end = from;
+    while end < i && (part(b[end]) || b[end] == b'\\') {
+        end += 1;
+    }
+    (i, (end - from >= HASH_MIN).then_some(end))
 }
 
 /// The most words an unquoted passphrase after `NAME:` is read through.
@@ -1222,8 +1458,8 @@ fn is_option(w: &[u8]) -> bool {
 
 /// The value a credential's name gives in prose at `is`, where ` is ` or ` was ` starts
 /// (`the password is hunter2x9`, `my API key was "x y"`): the name is the word before it
-/// (`password`, `token`), or the two before it when the last is `key` or `token` (`API key`,
-/// `access token`), and names a credential ([`names_a_credential`]); the value is a quoted
+/// (`password`, `access token`), or the two before it when the last is `key` (`API key`),
+/// and names a credential ([`names_in_text`]); the value is a quoted
 /// one, or the next word (to white space or a quote, without the sentence's `.,;:!?)` after
 /// it) when it reads as a secret: 6 characters or more, and a digit or one of `!@#$%^&*+=~?`
 /// in it, so that `is stored in the keychain` or `was rotated` stay. References, code and
@@ -1236,27 +1472,14 @@ pub fn keyed_in_prose(text: &str, is: usize) -> Option<(usize, usize)> {
     while start > 0 && is_name_byte(b[start - 1]) {
         start -= 1;
     }
-    let name = &b[start..end];
-    let mut names = names_a_credential_in_text(name);
-    if !names && (name.eq_ignore_ascii_case(b"key") || name.eq_ignore_ascii_case(b"token")) {
-        let mut first = start.saturating_sub(1);
-        if start > 0 && b[start - 1] == b' ' {
-            while first > 0 && b[first - 1].is_ascii_alphabetic() {
-                first -= 1;
-            }
-            let mut two = b[first..start - 1].to_vec();
-            two.push(b'_');
-            two.extend_from_slice(name);
-            names = first < start - 1 && names_a_credential_in_text(&two);
-        }
-    }
-    if !names {
+    if !names_in_text(b, start, end) {
         return None;
     }
     let v = is + verb;
     if let Some(q) = quote_at(b, v) {
         let (vs, ve) = quoted_value(b, v, q);
-        return (!is_reference(&b[vs..ve])).then_some((vs, ve));
+        let value = &b[vs..ve];
+        return (!is_reference(value) && !names_a_variable(q, value)).then_some((vs, ve));
     }
     let mut ve = v;
     while b
@@ -1276,8 +1499,13 @@ pub fn keyed_in_prose(text: &str, is: usize) -> Option<(usize, usize)> {
     (secret && !is_code(value) && !is_reference(value)).then_some((v, ve))
 }
 
-/// [`keyed_in_prose`] at every ` is ` and ` was ` of `text`, in order.
-pub fn keyed_in_prose_spans(text: &str, mut each: impl FnMut(usize, usize)) {
+/// [`keyed_in_prose`] at every ` is ` and ` was ` of `text`, in order, then
+/// [`password_and_value`] at each of `passwords`, where `password` starts (in any case).
+pub fn keyed_in_prose_spans(
+    text: &str,
+    passwords: impl Iterator<Item = usize>,
+    mut each: impl FnMut(usize, usize),
+) {
     let b = text.as_bytes();
     // The shortest: `pwd is x1234!`.
     if b.len() < 13 {
@@ -1295,6 +1523,50 @@ pub fn keyed_in_prose_spans(text: &str, mut each: impl FnMut(usize, usize)) {
             each(start, end);
         }
     }
+    for at in passwords {
+        if let Some((start, end)) = password_and_value(b, at) {
+            each(start, end);
+        }
+    }
+}
+
+/// The value one space after a name that ends with `password` at `at` (`password
+/// hunter2x9`, `admin password 'V'`, `DB_PASSWORD V`), with no sign between them: a
+/// quoted value, or a word (without the sentence's `.,;:!?)` after it) of 8 characters or
+/// more, letters, digits and `!@#$%^&*+=~?_-`, with a letter and a digit in it (`password
+/// reset`, `password manager`, `password hash` stay).
+fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    let end = at + "password".len();
+    if b.get(end) != Some(&b' ') {
+        return None;
+    }
+    let start = at
+        - b[..at]
+            .iter()
+            .rev()
+            .take_while(|&&c| is_name_byte(c))
+            .count();
+    if !names_a_credential_in_text(&b[start..end]) {
+        return None;
+    }
+    let v = end + 1;
+    if let Some(q) = quote_at(b, v) {
+        let (vs, ve) = quoted_value(b, v, q);
+        let closed = b[ve..].starts_with(q);
+        return (closed && vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve));
+    }
+    let mut ve = unquoted_end(b, v);
+    while ve > v && matches!(b[ve - 1], b'.' | b',' | b';' | b':' | b'!' | b'?' | b')') {
+        ve -= 1;
+    }
+    let value = &b[v..ve];
+    let secret = value.len() >= 8
+        && value
+            .iter()
+            .all(|c| c.is_ascii_alphanumeric() || b"!@#$%^&*+=~?_-".contains(c))
+        && value.iter().any(u8::is_ascii_digit)
+        && value.iter().any(u8::is_ascii_alphabetic);
+    (secret && !is_code(value)).then_some((v, ve))
 }
 
 /// Words that follow an option in prose (`the --token flag`, `--password or ...`): no value.

@@ -1374,13 +1374,14 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
             })
         };
         find::keyed_spans(text, signs, options, &mut push);
-        find::keyed_in_prose_spans(text, &mut push);
+        find::keyed_in_prose_spans(text, find::any_case_sites(b, "password"), &mut push);
         find::keyed_in_code_spans(text, &mut push);
         let holds = |w: &str| match &words {
             Some(found) => found.contains(&w),
             None => text.contains(w),
         };
         commands::keyed_in_commands_spans(text, holds, push);
+        find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
     };
     if detectors.is_empty() && !email && !token && !path {
         keyed(&mut out);
@@ -1509,9 +1510,11 @@ fn sites_spans(text: &str) -> Vec<Span> {
         })
     };
     find::keyed_spans(text, classes.iter(|c| c.sign, 0), options, &mut keyed);
-    find::keyed_in_prose_spans(text, &mut keyed);
+    let passwords = find::password_word_sites(b, &classes);
+    find::keyed_in_prose_spans(text, passwords, &mut keyed);
     find::keyed_in_code_spans(text, &mut keyed);
     commands::keyed_in_commands_spans(text, |w| found.literals.contains(&w), keyed);
+    find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
     if classes.first(|b| b.separator, 0, text.len()).is_some() {
@@ -1534,6 +1537,15 @@ fn sites_spans(text: &str) -> Vec<Span> {
     let tokens = find::token_runs(text.as_bytes(), &classes);
     out.extend(tokens.filter_map(|(start, end)| token_span(text, start, end)));
     out
+}
+
+/// A password hash's salt and hash ([`find::password_hashes`]).
+fn hash_span(start: usize, end: usize) -> Span {
+    Span {
+        start,
+        end,
+        mask: Mask::Secret("password-hash"),
+    }
 }
 
 /// A Windows path found in text, cut where the text's own escapes start: in JSON text, where
@@ -2140,6 +2152,17 @@ mod tests {
         "_019da4d7-d222-715c-ad16-deea6d602ac6.jsonl",
         "Qm9vZ3JhbmRvbVRva2VuWFl6MTIz9x7",
         "0123456789abcdef0123456789abcdef",
+        "$2b$12$",
+        "$apr1$x$",
+        "pbkdf2_sha256$",
+        "\\/",
+        "localhost:5432:",
+        "*:",
+        "set -gx ",
+        "API key: ",
+        "\", \"",
+        "(\"API_KEY",
+        "PGPASS=",
         "a_long_identifier_name_here",
         " ",
         "  ",
@@ -2225,7 +2248,7 @@ mod tests {
         }
         // Not a test of nothing: every pattern proposed spans many times.
         let kinds = DETECTORS.iter().map(|d| d.kind);
-        for kind in kinds.chain(["email", "high-entropy", "path", "keyed"]) {
+        for kind in kinds.chain(["email", "high-entropy", "path", "keyed", "password-hash"]) {
             let n = matched.iter().find(|(k, _)| *k == kind).map_or(0, |m| m.1);
             assert!(n >= 50, "{kind}: {n} spans ({matched:?})");
         }
@@ -2482,6 +2505,54 @@ mod tests {
             ),
             // The password pattern's value stops at `.`: the whole value goes, as `password`.
             ("password=hunter22.two", "password=[secret:password]"),
+            // A `.pgpass` line's password, to the end of a line it starts.
+            (
+                "localhost:5432:app:ana:quokka 41\n10.0.0.2:*:*:ana:quokka42",
+                "localhost:5432:app:ana:[secret:keyed]\n10.0.0.2:*:*:ana:[secret:keyed]",
+            ),
+            (
+                r#"echo "*:*:*:ana:quokka43" >> pgpass; echo 'db:5432:x:y:q44'"#,
+                r#"echo "*:*:*:ana:[secret:keyed]" >> pgpass; echo 'db:5432:x:y:[secret:keyed]'"#,
+            ),
+            (r"1\tdb.local:6432:*:ana:quokka45\n", r"1\tdb.local:6432:*:ana:[secret:keyed]\n"),
+            // Names that end with `PASS` glued to other capitals.
+            (
+                "PGPASS=quokka46 psql; SMTPPASS: quokka47",
+                "PGPASS=[secret:keyed] psql; SMTPPASS: [secret:keyed]",
+            ),
+            // A two-word name before `:` (`API key`, `access token`).
+            (
+                "the API key: quokka48\nAccess token = 'q49'",
+                "the API key: [secret:keyed]\nAccess token = '[secret:keyed]'",
+            ),
+            // fish's `set` and a call's name and value before more arguments.
+            (
+                "set -gx API_TOKEN quokka50; set -x DB_PASS 'q51'",
+                "set -gx API_TOKEN [secret:keyed]; set -x DB_PASS '[secret:keyed]'",
+            ),
+            // Cloud stores' secrets, and a program's option given with `=`.
+            (
+                "az keyvault secret set --vault-name v -n db --value quokka55; gh secret set X --body=q56",
+                "az keyvault secret set --vault-name v -n db --value [secret:keyed]; gh secret set X --body=[secret:keyed]",
+            ),
+            (
+                "aws ssm put-parameter --name ab --value 'quokka57' --type SecureString; aws secretsmanager create-secret --name x --secret-string q58",
+                "aws ssm put-parameter --name ab --value '[secret:keyed]' --type SecureString; aws secretsmanager create-secret --name x --secret-string [secret:keyed]",
+            ),
+            // A variable's name is kept in backticks only (Markdown's code), not in quotes.
+            (
+                "JWT_SECRET=\"MY_APP_SECRET\" and Signing key: `X_TOKEN_SECRET`",
+                "JWT_SECRET=\"[secret:keyed]\" and Signing key: `X_TOKEN_SECRET`",
+            ),
+            // A password one space after its name.
+            (
+                "use password quokka53 for admin; DB_PASSWORD 'q 54'. password x1 ok",
+                "use password [secret:keyed] for admin; DB_PASSWORD '[secret:keyed]'. password x1 ok",
+            ),
+            (
+                r#"[Environment]::SetEnvironmentVariable("API_KEY", "quokka52", "User")"#,
+                r#"[Environment]::SetEnvironmentVariable("API_KEY", "[secret:keyed]", "User")"#,
+            ),
         ];
         for (text, want) in masked {
             assert_eq!(mask(&m, text), want, "{text}");
@@ -2530,6 +2601,61 @@ mod tests {
             "pwd = `~${pwd.slice(home.length)}`; PWD=/srv",
             r#"headers: { cookie: req.headers.get("cookie") || "" }"#,
             r#""next-auth": "^5.0.0-beta.25", "better-auth": "1.2.3""#,
+            // Not `.pgpass` lines: a compiler's place, a time, an address and port.
+            "src/main.rs:12:5: error: x; a.rs:12:5: warning: unused: y; 12:30:45:123:x; ::1:8080:a:b:c",
+            "at 10.0.0.1:80 and host:80/x:y:z; a:b:c:d:e",
+            r#"{\"at\":\"2026-06-09T13:34:21Z\",\"url\":\"https://h.io/x\"} Signing key: `X_TOKEN_SECRET`"#,
+            "BYPASS=1 COMPASS=north; bypass: x; primary key: id; the key: k; API key: none",
+            "password reset; the password manager; password v2.0.1; password sha256; password 'x; password ${PW}",
+            "az group create --name g --value x; aws s3 ls --value x; gh pr create --body=x; --value=1",
+            "passwordless login1234; --password $PW; password_file abc12345; set -x EDITOR vim; set -gx TOKEN $T; set -l x y; set -e API_TOKEN",
+            r#"SetEnvironmentVariable("API_KEY", $k, "User"); f("TOKEN", "", 1)"#,
+        ];
+        for text in kept {
+            assert_eq!(mask(&m, text), text);
+        }
+    }
+
+    #[test]
+    fn password_hashes_keep_their_scheme() {
+        let m = Masker::default();
+        let masked = [
+            (
+                "ana:$apr1$Zk3pQ9xY$Kq2Hf8sLm4Vn7Rt1Wp0Zx.",
+                "ana:$apr1$[secret:password-hash]",
+            ),
+            (
+                r#""password_hash": "$2b$12$abc.defghijklmnopqrstuOp9Q0xk7Lm2Vn8Tp4Yz1Hc6Gd3Fj5K""#,
+                r#""password_hash": "$2b$[secret:password-hash]""#,
+            ),
+            (
+                "root:$6$saltsalt$QmV4b2xhZGlFeGFtcGxlSGFzaFZhbHVlMTIz:19000:0:99999:7:::",
+                "root:$6$[secret:password-hash]:19000:0:99999:7:::",
+            ),
+            (
+                "$argon2id$v=19$m=65536,t=3,p=4$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA and",
+                "$argon2id$[secret:password-hash] and",
+            ),
+            (
+                "ana:$y$j9T$F5Jx5fExrKuPp53xLKQ..1$X3DX6M94c7o.9agCG9G317fhZg9SqC.5i5rd.RhAtQ7\n",
+                "ana:$y$[secret:password-hash]\n",
+            ),
+            // Django's and Werkzeug's: the scheme before the first `$`.
+            (
+                "pbkdf2_sha256$600000$Qx8Ls2Vm$Zk3pQ9xYKq2Hf8sLm4Vn7Rt1Wp0ZxAb3dE9fG=",
+                "pbkdf2_sha256$[secret:password-hash]",
+            ),
+            (
+                "'scrypt:32768:8:1$Zk3pQ9xYKq2Hf8sL$4f3c2a1b9e8d7c6b5a4f3e2d1c0b9a8f'",
+                "'scrypt:32768:8:1$[secret:password-hash]'",
+            ),
+        ];
+        for (text, want) in masked {
+            assert_eq!(mask(&m, text), want, "{text}");
+        }
+        let kept = [
+            "awk '{print $1$2$3$4$5$6$7$8$9$10$11$12}'; echo $1$HOME; costs $5$ or $6$",
+            "PS1='$ '; ${a}$b; $apr1$short$x; cost: $2b$12$ then",
         ];
         for text in kept {
             assert_eq!(mask(&m, text), text);

@@ -94,8 +94,9 @@ const KEYED: &str = "[secret:keyed]";
 /// key names: `passwordFile` is a file, `authorName` a name, `maxTokens` and `input_tokens`
 /// counts, `key` alone (a key pressed, a sort key) no credential. A last word that only ends
 /// with `password`, `passwd`, `secret` or `token` (`PGPASSWORD`, `csrftoken`: names glued
-/// without a separator) names one too. Kept text names credentials the same way
-/// ([`super::find::keyed_at_sign`]).
+/// without a separator) names one too, and so does a last word of capitals that ends with
+/// `PASS` (`PGPASS`, `SMTPPASS`; not `BYPASS` nor [`NOT_PASSWORDS`]'s others). Kept text
+/// names credentials the same way ([`super::find::keyed_at_sign`]).
 pub(super) fn names_a_credential(key: &str) -> bool {
     if key.is_ascii() {
         let (last, second) = last_two_words(key.as_bytes());
@@ -120,7 +121,13 @@ pub(super) fn names_a_credential(key: &str) -> bool {
         if starts && !word.is_empty() {
             words.push(std::mem::take(&mut word));
         }
-        word.extend(c.to_lowercase());
+        // ASCII as it is (its case is asked: `PGPASS`), the rest folded (the Kelvin sign
+        // is a `k`).
+        if c.is_ascii() {
+            word.push(c);
+        } else {
+            word.extend(c.to_lowercase());
+        }
     }
     if !word.is_empty() {
         words.push(word);
@@ -157,7 +164,7 @@ fn last_two_words(k: &[u8]) -> (Option<&[u8]>, Option<&[u8]>) {
 
 /// Whether a key whose last word is `last` (and the one before it `second`) names a
 /// credential ([`names_a_credential`]); case ignored.
-fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bool {
+pub(super) fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bool {
     let is = |w: Option<&[u8]>, names: &[&str]| {
         w.is_some_and(|w| names.iter().any(|n| w.eq_ignore_ascii_case(n.as_bytes())))
     };
@@ -206,8 +213,31 @@ fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bool {
             w.len() > end.len() && w[w.len() - end.len()..].eq_ignore_ascii_case(end.as_bytes())
         })
     });
-    one || two || glued
+    // An environment variable's `PGPASS`, `SMTPPASS`: capitals only, not an English word.
+    let capitals_pass = last.is_some_and(|w| {
+        w.len() > 4
+            && w.ends_with(b"PASS")
+            && w.iter().all(u8::is_ascii_uppercase)
+            && !NOT_PASSWORDS.contains(&w)
+    });
+    one || two || glued || capitals_pass
 }
+
+/// Words that end with `PASS` and name no password.
+const NOT_PASSWORDS: &[&[u8]] = &[
+    b"BYPASS",
+    b"COMPASS",
+    b"SURPASS",
+    b"TRESPASS",
+    b"ENCOMPASS",
+    b"OVERPASS",
+    b"UNDERPASS",
+    b"FIRSTPASS",
+    b"MULTIPASS",
+    b"ONEPASS",
+    b"TWOPASS",
+    b"SINGLEPASS",
+];
 
 /// Member names that hold signatures or encrypted reasoning, dropped wherever they stand.
 fn is_signature(key: &str) -> bool {
