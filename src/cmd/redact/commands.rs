@@ -374,6 +374,24 @@ fn piped_value(b: &[u8], consumer: usize) -> Option<(usize, usize)> {
     may_be_value(&b[vs..ve]).then_some((vs, ve))
 }
 
+/// The here-string the command of the option at `dash` reads on its standard input (`sudo -S
+/// <<< 'V' …`, `gh auth login --with-token <<< V`): the argument after its `<<<`, or glued
+/// to it.
+fn here_string(b: &[u8], dash: usize) -> Option<(usize, usize)> {
+    let mut args = arguments(b, command_start(b, dash), command_end(b, dash));
+    while let Some((s, e)) = args.next() {
+        if !b[s..e].starts_with(b"<<<") {
+            continue;
+        }
+        let given = match e - s {
+            3 => args.next()?,
+            _ => value_at(b, s + 3, e),
+        };
+        return may_be_value(&b[given.0..given.1]).then_some(given);
+    }
+    None
+}
+
 /// The command an option at `dash` belongs to, up to the option.
 struct Command<'t> {
     b: &'t [u8],
@@ -588,9 +606,10 @@ const USER_GROUP_PROGRAMS: &[&str] = &["docker", "docker-compose", "podman", "ne
 /// - OpenSSL's `-pass pass:V`, `-passin pass:V`, `-passout pass:V` (what follows `pass:`);
 /// - PowerShell's `ConvertTo-SecureString 'V' -AsPlainText` ([`secure_string`]);
 /// - `htpasswd -b FILE USER PASS` (`-nb USER PASS`), by its place after the options;
-/// - what `echo` or `printf` pipes to a program that reads a password on its standard input:
-///   `sudo -S` (`--stdin`), `passwd --stdin`, any `--password-stdin` (`docker login`,
-///   `helm registry login`), `gh auth login --with-token`.
+/// - what `echo` or `printf` pipes to a program that reads a password on its standard input,
+///   or what a here-string gives it ([`here_string`]): `sudo -S` (`--stdin`), `passwd
+///   --stdin`, any `--password-stdin` (`docker login`, `helm registry login`), `gh auth
+///   login --with-token`, `gpg --passphrase-fd 0`.
 ///
 /// `--name=value` is [`super::find::keyed_at_sign`]'s. Not a value: another option (`-…`), a
 /// reference (`$TOKEN`, `<token>`), the option's own name (`--password PASSWORD`, a usage
@@ -620,14 +639,23 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
     }
     if matches!(
         (short, name),
-        (true, b"S") | (false, b"stdin" | b"password-stdin" | b"with-token")
+        (true, b"S")
+            | (
+                false,
+                b"stdin" | b"password-stdin" | b"with-token" | b"passphrase-fd"
+            )
     ) {
         let reads = match name {
             b"S" => command.names("sudo"),
             b"stdin" => command.names("sudo") || command.names("passwd"),
+            // gpg's passphrase read from its standard input.
+            b"passphrase-fd" => b[skip_blanks(b, ne)..].starts_with(b"0"),
             _ => true,
         };
-        return piped_value(b, command.start()).filter(|_| reads);
+        if !reads {
+            return None;
+        }
+        return piped_value(b, command.start()).or_else(|| here_string(b, dash));
     }
     if short && apart && name.iter().all(|c| b"gUxlu".contains(c)) {
         if let Some(value) = fish_set(b, &command, ne) {

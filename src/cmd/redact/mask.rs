@@ -2544,6 +2544,15 @@ mod tests {
                 "JWT_SECRET=\"MY_APP_SECRET\" and Signing key: `X_TOKEN_SECRET`",
                 "JWT_SECRET=\"[secret:keyed]\" and Signing key: `X_TOKEN_SECRET`",
             ),
+            // A here-string to what reads a password on its standard input.
+            (
+                "sudo -S <<< 'quokka61' apt update; gpg --batch --passphrase-fd 0 -c f <<<q62",
+                "sudo -S <<< '[secret:keyed]' apt update; gpg --batch --passphrase-fd 0 -c f <<<[secret:keyed]",
+            ),
+            (
+                "gh auth login --with-token <<< quokka63",
+                "gh auth login --with-token <<< [secret:keyed]",
+            ),
             // A password one space after its name.
             (
                 "use password quokka53 for admin; DB_PASSWORD 'q 54'. password x1 ok",
@@ -2608,6 +2617,7 @@ mod tests {
             "BYPASS=1 COMPASS=north; bypass: x; primary key: id; the key: k; API key: none",
             "password reset; the password manager; password v2.0.1; password sha256; password 'x; password ${PW}",
             "az group create --name g --value x; aws s3 ls --value x; gh pr create --body=x; --value=1",
+            "sudo -S ls <<< $PW; gpg --passphrase-fd 3 <<< x1; cat <<< quokka; sudo ls <<< y",
             "passwordless login1234; --password $PW; password_file abc12345; set -x EDITOR vim; set -gx TOKEN $T; set -l x y; set -e API_TOKEN",
             r#"SetEnvironmentVariable("API_KEY", $k, "User"); f("TOKEN", "", 1)"#,
         ];
