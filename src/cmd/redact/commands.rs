@@ -347,7 +347,8 @@ fn arguments(b: &[u8], from: usize, to: usize) -> impl Iterator<Item = (usize, u
 }
 
 /// What `echo` or `printf` pipes to the command that starts at `consumer` (right after its
-/// `|`): the first argument it writes that is no option (after printf's format, when that
+/// `|`; the program's word may follow a quote that opens the command, `sh -c 'echo V | sudo
+/// -S …'`, `{"command":"echo V | sudo -S …"}`): the first argument it writes that is no option (after printf's format, when that
 /// holds a `%`: `printf '%s' V`), without the `\n` printf would write after it. `None` when
 /// the command is not piped to, or not by `echo` or `printf`.
 fn piped_value(b: &[u8], consumer: usize) -> Option<(usize, usize)> {
@@ -355,7 +356,15 @@ fn piped_value(b: &[u8], consumer: usize) -> Option<(usize, usize)> {
     if pipe > 0 && b[pipe - 1] == b'|' {
         return None;
     }
-    let mut args = arguments(b, command_start(b, pipe), pipe);
+    let start = command_start(b, pipe);
+    // The program: the command's first word, or one right after a quote that opens the
+    // command in text that quotes it (`{"command":"echo`, `{\"c\":\"printf`).
+    let quoted = ["echo ", "printf "].iter().find_map(|w| {
+        let at = memchr::memmem::rfind(&b[start..pipe], w.as_bytes())? + start;
+        let opened = at > start && matches!(b[at - 1], b'"' | b'\'');
+        opened.then_some(at)
+    });
+    let mut args = arguments(b, quoted.unwrap_or(start), pipe);
     let (cs, ce) = args.next()?;
     let printf = match &b[cs..ce] {
         b"echo" => false,

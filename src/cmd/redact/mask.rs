@@ -2544,6 +2544,11 @@ mod tests {
                 "JWT_SECRET=\"MY_APP_SECRET\" and Signing key: `X_TOKEN_SECRET`",
                 "JWT_SECRET=\"[secret:keyed]\" and Signing key: `X_TOKEN_SECRET`",
             ),
+            // A command quoted whole in JSON text.
+            (
+                r#"{"command":"echo quokka64 | sudo -S ls"} {\"c\":\"printf '%s' q65 | passwd --stdin a\"}"#,
+                r#"{"command":"echo [secret:keyed] | sudo -S ls"} {\"c\":\"printf '%s' [secret:keyed] | passwd --stdin a\"}"#,
+            ),
             // A here-string to what reads a password on its standard input.
             (
                 "sudo -S <<< 'quokka61' apt update; gpg --batch --passphrase-fd 0 -c f <<<q62",
@@ -2617,6 +2622,7 @@ mod tests {
             "BYPASS=1 COMPASS=north; bypass: x; primary key: id; the key: k; API key: none",
             "password reset; the password manager; password v2.0.1; password sha256; password 'x; password ${PW}",
             "az group create --name g --value x; aws s3 ls --value x; gh pr create --body=x; --value=1",
+            r#"{"c":"xecho a1 | sudo -S x"} $(echo $PW | sudo -S x) "#,
             "sudo -S ls <<< $PW; gpg --passphrase-fd 3 <<< x1; cat <<< quokka; sudo ls <<< y",
             "passwordless login1234; --password $PW; password_file abc12345; set -x EDITOR vim; set -gx TOKEN $T; set -l x y; set -e API_TOKEN",
             r#"SetEnvironmentVariable("API_KEY", $k, "User"); f("TOKEN", "", 1)"#,
