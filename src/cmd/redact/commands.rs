@@ -348,9 +348,10 @@ fn arguments(b: &[u8], from: usize, to: usize) -> impl Iterator<Item = (usize, u
 
 /// What `echo` or `printf` pipes to the command that starts at `consumer` (right after its
 /// `|`; the program's word may follow a quote that opens the command, `sh -c 'echo V | sudo
-/// -S …'`, `{"command":"echo V | sudo -S …"}`): the first argument it writes that is no option (after printf's format, when that
-/// holds a `%`: `printf '%s' V`), without the `\n` printf would write after it. `None` when
-/// the command is not piped to, or not by `echo` or `printf`.
+/// -S …'`, `{"command":"echo V | sudo -S …"}`): the first argument it writes that is no
+/// option (after printf's format, when that holds a `%`: `printf '%s' V`), without the `\n`
+/// printf would write after it. `None` when the command is not piped to, or not by `echo` or
+/// `printf`.
 fn piped_value(b: &[u8], consumer: usize) -> Option<(usize, usize)> {
     let pipe = consumer.checked_sub(1).filter(|&p| b[p] == b'|')?;
     if pipe > 0 && b[pipe - 1] == b'|' {

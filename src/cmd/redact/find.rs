@@ -1458,12 +1458,11 @@ fn is_option(w: &[u8]) -> bool {
 
 /// The value a credential's name gives in prose at `is`, where ` is ` or ` was ` starts
 /// (`the password is hunter2x9`, `my API key was "x y"`): the name is the word before it
-/// (`password`, `access token`), or the two before it when the last is `key` (`API key`),
-/// and names a credential ([`names_in_text`]); the value is a quoted
-/// one, or the next word (to white space or a quote, without the sentence's `.,;:!?)` after
-/// it) when it reads as a secret: 6 characters or more, and a digit or one of `!@#$%^&*+=~?`
-/// in it, so that `is stored in the keychain` or `was rotated` stay. References, code and
-/// masks already written are kept.
+/// (`password`, `token`), or the two before it when the last is `key` (`API key`), and names
+/// a credential ([`names_in_text`]); the value is a quoted one, or the next word (to white
+/// space or a quote, without the sentence's `.,;:!?)` after it) when it reads as a secret: 6
+/// characters or more, and a digit or one of `!@#$%^&*+=~?` in it, so that `is stored in the
+/// keychain` or `was rotated` stay. References, code and masks already written are kept.
 pub fn keyed_in_prose(text: &str, is: usize) -> Option<(usize, usize)> {
     let b = text.as_bytes();
     let verb = if b[is..].starts_with(b" is ") { 4 } else { 5 };
@@ -1488,15 +1487,21 @@ pub fn keyed_in_prose(text: &str, is: usize) -> Option<(usize, usize)> {
     {
         ve += 1;
     }
-    while ve > v && matches!(b[ve - 1], b'.' | b',' | b';' | b':' | b'!' | b'?' | b')') {
-        ve -= 1;
-    }
+    let ve = before_sentence_end(b, v, ve);
     let value = &b[v..ve];
     let secret = value.len() >= 6
         && value
             .iter()
             .any(|c| c.is_ascii_digit() || b"!@#$%^&*+=~?".contains(c));
     (secret && !is_code(value) && !is_reference(value)).then_some((v, ve))
+}
+
+/// The end of the word `b[v..ve]` without the `.,;:!?)` of a sentence after it.
+fn before_sentence_end(b: &[u8], v: usize, mut ve: usize) -> usize {
+    while ve > v && matches!(b[ve - 1], b'.' | b',' | b';' | b':' | b'!' | b'?' | b')') {
+        ve -= 1;
+    }
+    ve
 }
 
 /// [`keyed_in_prose`] at every ` is ` and ` was ` of `text`, in order, then
@@ -1555,10 +1560,7 @@ fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
         let closed = b[ve..].starts_with(q);
         return (closed && vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve));
     }
-    let mut ve = unquoted_end(b, v);
-    while ve > v && matches!(b[ve - 1], b'.' | b',' | b';' | b':' | b'!' | b'?' | b')') {
-        ve -= 1;
-    }
+    let ve = before_sentence_end(b, v, unquoted_end(b, v));
     let value = &b[v..ve];
     let secret = value.len() >= 8
         && value
