@@ -1316,6 +1316,7 @@ const CANARIES: &[&str] = &[
     "az keyvault secret set --vault-name v --name db --value CanaryPassw0rdV",
     "the API key: 'CanaryPassw0rdW'",
     "sudo -S <<< 'CanaryPassw0rdX' true",
+    "rclone config create s3r s3 secret_access_key CanaryPassw0rdY",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

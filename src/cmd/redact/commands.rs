@@ -42,6 +42,7 @@ pub const COMMAND_WORDS: [&str; 10] = [
 ///   `yarn config set npmAuthToken V`), right after one of [`CONFIG_PROGRAMS`]: the first
 ///   word after the command that is no option and not `set`, `add` or `get` is the name;
 ///   the word after it, the value.
+/// - The settings of a remote `rclone config create` gives ([`rclone_config_values`]).
 /// - The programs that take a password by its place among their words ([`placed`]).
 ///
 /// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
@@ -63,7 +64,10 @@ pub fn keyed_in_commands_spans(
             let after = at + word.len();
             match word {
                 "machine" => netrc_passwords(b, after, &mut found),
-                "config" => found.extend(config_value(b, at)),
+                "config" => {
+                    found.extend(config_value(b, at));
+                    rclone_config_values(b, at, &mut found);
+                }
                 _ if ends_a_word(b, after) => found.extend(placed(b, word, after)),
                 _ => {}
             }
@@ -236,6 +240,28 @@ const CONFIG_PROGRAMS: &[&[u8]] = &[
     b"az",
     b"gcloud",
 ];
+
+/// The values `rclone config` (its `config` at `at`) gives the settings of a remote named as
+/// credentials, as pairs of words after `create NAME TYPE`, `update NAME` or `password NAME`
+/// (`rclone config create s3r s3 access_key_id X secret_access_key V`, `… sftp pass V`).
+fn rclone_config_values(b: &[u8], at: usize, found: &mut Vec<(usize, usize)>) {
+    if !b[..at].ends_with(b"rclone ") {
+        return;
+    }
+    let end = command_end(b, at);
+    let mut args = arguments(b, at + "config".len(), end);
+    let skip = match args.next().map(|(s, e)| &b[s..e]) {
+        Some(b"create") => 2,
+        Some(b"update" | b"password") => 1,
+        _ => return,
+    };
+    let mut args = args.skip(skip).filter(|&(s, _)| b[s] != b'-');
+    while let (Some((ns, ne)), Some(value)) = (args.next(), args.next()) {
+        if names_a_credential_in_text(&b[ns..ne]) && may_be_value(&b[value.0..value.1]) {
+            found.push(value);
+        }
+    }
+}
 
 /// The value a `config` command (the word at `at`, right after one of [`CONFIG_PROGRAMS`])
 /// gives a setting named as a credential.

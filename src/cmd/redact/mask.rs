@@ -2549,6 +2549,14 @@ mod tests {
                 "JWT_SECRET=\"MY_APP_SECRET\" and Signing key: `X_TOKEN_SECRET`",
                 "JWT_SECRET=\"[secret:keyed]\" and Signing key: `X_TOKEN_SECRET`",
             ),
+            (
+                "rclone config create s3r s3 access_key_id AKIDX secret_access_key quokka66 region eu",
+                "rclone config create s3r s3 access_key_id AKIDX secret_access_key [secret:keyed] region eu",
+            ),
+            (
+                "rclone config update box pass 'q67' && rclone config password ftp pass q68",
+                "rclone config update box pass '[secret:keyed]' && rclone config password ftp pass [secret:keyed]",
+            ),
             // A command quoted whole in JSON text.
             (
                 r#"{"command":"echo quokka64 | sudo -S ls"} {\"c\":\"printf '%s' q65 | passwd --stdin a\"}"#,
@@ -2628,6 +2636,7 @@ mod tests {
             "password reset; the password manager; password v2.0.1; password sha256; password 'x; password ${PW}",
             "az group create --name g --value x; aws s3 ls --value x; gh pr create --body=x; --value=1",
             r#"{"c":"xecho a1 | sudo -S x"} $(echo $PW | sudo -S x) "#,
+            "rclone config create token drive; rclone config show pass; rclone config create x sftp pass $P",
             "sudo -S ls <<< $PW; gpg --passphrase-fd 3 <<< x1; cat <<< quokka; sudo ls <<< y",
             "passwordless login1234; --password $PW; password_file abc12345; set -x EDITOR vim; set -gx TOKEN $T; set -l x y; set -e API_TOKEN",
             r#"SetEnvironmentVariable("API_KEY", $k, "User"); f("TOKEN", "", 1)"#,
