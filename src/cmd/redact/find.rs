@@ -1224,25 +1224,21 @@ fn second_argument(b: &[u8], comma: usize) -> Option<(usize, usize)> {
     }
     // The first argument, and the `(` before it.
     let end = skip_back_blanks(b, comma);
-    let (named, open) = match b[..end].last()? {
-        q @ (b'"' | b'\'') => {
-            let start = b[..end - 1].iter().rposition(|c| c == q)?;
-            let name = &b[start + 1..end - 1];
-            let before = skip_back_blanks(b, start).checked_sub(1)?;
-            if b[before] == b',' {
-                // Three arguments: the first names, the second is the value
-                // (`SetEnvironmentVariable("API_KEY", "V", "User")`).
-                let given = !name.is_empty() && !is_reference(name);
-                return (given && named_first(b, before)).then_some((start + 1, end - 1));
-            }
-            (names_a_credential_in_text(name), before)
+    let (named, open) = if matches!(b[..end].last(), Some(b'"' | b'\'')) {
+        let (ns, ne, before) = quoted_before(b, comma)?;
+        let name = &b[ns..ne];
+        if b[before] == b',' {
+            // Three arguments: the first names, the second is the value
+            // (`SetEnvironmentVariable("API_KEY", "V", "User")`).
+            let given = !name.is_empty() && !is_reference(name);
+            return (given && named_first(b, before)).then_some((ns, ne));
         }
-        _ => {
-            let open = b[..end]
-                .iter()
-                .rposition(|&c| matches!(c, b'(' | b',' | b')' | b'\n'))?;
-            (false, open)
-        }
+        (names_a_credential_in_text(name), before)
+    } else {
+        let open = b[..end]
+            .iter()
+            .rposition(|&c| matches!(c, b'(' | b',' | b')' | b'\n'))?;
+        (false, open)
     };
     if b[open] != b'(' {
         return None;
@@ -1268,15 +1264,20 @@ fn second_argument(b: &[u8], comma: usize) -> Option<(usize, usize)> {
 /// Whether the argument before the `,` at `comma` is a call's first, quoted, and names a
 /// credential.
 fn named_first(b: &[u8], comma: usize) -> bool {
+    quoted_before(b, comma)
+        .is_some_and(|(s, e, open)| b[open] == b'(' && names_a_credential_in_text(&b[s..e]))
+}
+
+/// The quoted argument that ends before the `,` at `comma` (blanks between): its text's
+/// start and end, and where the last byte before its opening quote (blanks skipped) is.
+fn quoted_before(b: &[u8], comma: usize) -> Option<(usize, usize, usize)> {
     let end = skip_back_blanks(b, comma);
-    let Some(&q @ (b'"' | b'\'')) = b[..end].last() else {
-        return false;
+    let &q @ (b'"' | b'\'') = b[..end].last()? else {
+        return None;
     };
-    let Some(start) = b[..end - 1].iter().rposition(|&c| c == q) else {
-        return false;
-    };
-    let open = skip_back_blanks(b, start).checked_sub(1);
-    open.is_some_and(|o| b[o] == b'(') && names_a_credential_in_text(&b[start + 1..end - 1])
+    let start = b[..end - 1].iter().rposition(|&c| c == q)?;
+    let before = skip_back_blanks(b, start).checked_sub(1)?;
+    Some((start + 1, end - 1, before))
 }
 
 /// The text of an XML element named as a credential, whose closing tag `</NAME>` starts at
