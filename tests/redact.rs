@@ -1317,6 +1317,8 @@ const CANARIES: &[&str] = &[
     "the API key: 'CanaryPassw0rdW'",
     "sudo -S <<< 'CanaryPassw0rdX' true",
     "rclone config create s3r s3 secret_access_key CanaryPassw0rdY",
+    "os.environ[\"API_KEY\"] = \"CanaryPassw0rdZ\"",
+    "echo CanaryPassw0rda | npx wrangler secret put API_KEY",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

@@ -44,6 +44,8 @@ pub const COMMAND_WORDS: [&str; 10] = [
 ///   the word after it, the value.
 /// - The settings of a remote `rclone config create` gives ([`rclone_config_values`]).
 /// - The programs that take a password by its place among their words ([`placed`]).
+/// - What `echo` or `printf` pipes to a command that stores a secret, at each `|` of `pipes`
+///   ([`piped_to_stores`]).
 ///
 /// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
 /// the text holds one of [`COMMAND_WORDS`] (found with the detectors' anchors, in the same
@@ -51,10 +53,12 @@ pub const COMMAND_WORDS: [&str; 10] = [
 pub fn keyed_in_commands_spans(
     text: &str,
     holds: impl Fn(&'static str) -> bool,
+    pipes: impl Iterator<Item = usize>,
     mut each: impl FnMut(usize, usize),
 ) {
     let b = text.as_bytes();
     let mut found = Vec::new();
+    piped_to_stores(b, pipes, &mut found);
     for word in COMMAND_WORDS {
         if !holds(word) {
             continue;
@@ -218,6 +222,43 @@ fn command_end(b: &[u8], at: usize) -> usize {
         .iter()
         .position(|c| matches!(c, b'\n' | b';' | b'&' | b'|'))
         .map_or(b.len(), |i| at + i)
+}
+
+/// Commands that store a secret read on their standard input, as words that follow one
+/// another, each one of its choices: `wrangler secret put NAME`, `gh secret set NAME`,
+/// `docker secret create NAME -`, `vercel env add NAME`.
+const SECRET_STORES: &[&[&[&[u8]]]] = &[
+    &[
+        &[b"wrangler", b"gh", b"docker", b"podman"],
+        &[b"secret"],
+        &[b"put", b"set", b"create"],
+    ],
+    &[&[b"vercel"], &[b"env"], &[b"add"]],
+];
+
+/// What `echo` or `printf` pipes to a command that stores a secret ([`SECRET_STORES`]; its
+/// program may follow others, `npx wrangler`, `sudo docker`), at each `|` of `pipes`.
+fn piped_to_stores(b: &[u8], pipes: impl Iterator<Item = usize>, found: &mut Vec<(usize, usize)>) {
+    for pipe in pipes {
+        let consumer = pipe + 1;
+        if b.get(consumer) == Some(&b'|') {
+            continue;
+        }
+        let mut words = [&b[..0]; 8];
+        let mut n = 0;
+        for (s, e) in arguments(b, consumer, command_end(b, consumer)).take(words.len()) {
+            words[n] = &b[s..e];
+            n += 1;
+        }
+        let words = &words[..n];
+        let stores = SECRET_STORES.iter().any(|store| {
+            (words.windows(store.len()))
+                .any(|w| store.iter().zip(w).all(|(choices, w)| choices.contains(w)))
+        });
+        if stores {
+            found.extend(piped_value(b, consumer));
+        }
+    }
 }
 
 /// Programs whose `config` (or `configure`) command sets a setting: `git config`, `npm

@@ -951,9 +951,13 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
             return value;
         }
     }
-    // The name: before blanks and a closing quote (`"password": `, `\"token\":`).
+    // The name: before blanks and a closing quote (`"password": `, `\"token\":`), and the
+    // `]` of a subscript (`os.environ["API_KEY"] = `, `$_ENV['TOKEN']=`).
     let mut end = skip_back_blanks(b, sign);
     let mut spaced = end < sign;
+    if end > 1 && b[end - 1] == b']' && matches!(b[end - 2], b'"' | b'\'') {
+        end -= 1;
+    }
     if end > 0 && matches!(b[end - 1], b'"' | b'\'') {
         end -= 1;
         if end > 0 && b[end - 1] == b'\\' {

@@ -1380,7 +1380,7 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
             Some(found) => found.contains(&w),
             None => text.contains(w),
         };
-        commands::keyed_in_commands_spans(text, holds, push);
+        commands::keyed_in_commands_spans(text, holds, memchr::memchr_iter(b'|', b), push);
         find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
     };
     if detectors.is_empty() && !email && !token && !path {
@@ -1513,7 +1513,8 @@ fn sites_spans(text: &str) -> Vec<Span> {
     let passwords = find::password_word_sites(b, &classes);
     find::keyed_in_prose_spans(text, passwords, &mut keyed);
     find::keyed_in_code_spans(text, &mut keyed);
-    commands::keyed_in_commands_spans(text, |w| found.literals.contains(&w), keyed);
+    let pipes = memchr::memchr_iter(b'|', b);
+    commands::keyed_in_commands_spans(text, |w| found.literals.contains(&w), pipes, keyed);
     find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
@@ -2096,6 +2097,11 @@ mod tests {
         "<<<",
         "{\"c\":\"echo ",
         " --passphrase-fd 0 ",
+        " | wrangler secret put X",
+        " | npx vercel env add X",
+        "gh secret set ",
+        "[\"API_KEY\"] = ",
+        "['token']=",
         "set -x DB_PASS ",
         "password ",
         "docker run -u 1000:",
@@ -2576,6 +2582,20 @@ mod tests {
                 "use password quokka53 for admin; DB_PASSWORD 'q 54'. password x1 ok",
                 "use password [secret:keyed] for admin; DB_PASSWORD '[secret:keyed]'. password x1 ok",
             ),
+            // Piped to a command that stores a secret.
+            (
+                "echo quokka71 | npx wrangler secret put API_KEY; printf '%s' q72 | docker secret create db -",
+                "echo [secret:keyed] | npx wrangler secret put API_KEY; printf '%s' [secret:keyed] | docker secret create db -",
+            ),
+            (
+                "echo -n quokka73 | vercel env add DB_URL production; echo q74 | gh secret set X",
+                "echo -n [secret:keyed] | vercel env add DB_URL production; echo [secret:keyed] | gh secret set X",
+            ),
+            // A subscript's name (`os.environ["NAME"] = V`).
+            (
+                r#"os.environ["OPENAI_API_KEY"] = "quokka69"; $_ENV['DB_PASSWORD']='q70'"#,
+                r#"os.environ["OPENAI_API_KEY"] = "[secret:keyed]"; $_ENV['DB_PASSWORD']='[secret:keyed]'"#,
+            ),
             (
                 r#"[Environment]::SetEnvironmentVariable("API_KEY", "quokka52", "User")"#,
                 r#"[Environment]::SetEnvironmentVariable("API_KEY", "[secret:keyed]", "User")"#,
@@ -2638,6 +2658,9 @@ mod tests {
             r#"{"c":"xecho a1 | sudo -S x"} $(echo $PW | sudo -S x) "#,
             "rclone config create token drive; rclone config show pass; rclone config create x sftp pass $P",
             "sudo -S ls <<< $PW; gpg --passphrase-fd 3 <<< x1; cat <<< quokka; sudo ls <<< y",
+            r#"if cfg["password"] == pw: x["token"] = get_token(); a[i] = quokka; env["TOKEN"] = $T"#,
+            "echo hi | gh secret list; cat f | wrangler secret put X; echo $T | gh secret set X",
+            "a || wrangler secret put y; echo x | docker secret ls; echo x | vercel env ls; echo y | gh set",
             "passwordless login1234; --password $PW; password_file abc12345; set -x EDITOR vim; set -gx TOKEN $T; set -l x y; set -e API_TOKEN",
             r#"SetEnvironmentVariable("API_KEY", $k, "User"); f("TOKEN", "", 1)"#,
         ];
