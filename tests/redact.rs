@@ -566,7 +566,7 @@ fn keep_text_masks_values_under_credential_keys() {
     let session = concat!(
         r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-06-01T10:00:00.000Z","cwd":"/home/ana/src/app"}"#,
         "\n",
-        r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-06-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{"password":"Tr0ub4dor&3x","api_key":"qk-Val-12345-xyz","env":{"DB_PASSWORD":"Sup3rS3cr3t!","HOME":"plain-home"},"headers":{"Authorization":"Basic dXNlcjpwYXNz","X-Api-Key":["quokkaapikeyvalue",7]},"token":42,"maxTokens":"plain-max","authorName":"Ana Plain","key":"Enter"}}],"provider":"anthropic","model":"m","stopReason":"toolUse"}}"#,
+        r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-06-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{"password":"Tr0ub4dor&3x","api_key":"qk-Val-12345-xyz","env":{"DB_PASSWORD":"Sup3rS3cr3t!","HOME":"plain-home"},"headers":{"Authorization":"Basic dXNlcjpwYXNz","X-Api-Key":["quokkaapikeyvalue",7]},"token":42,"maxTokens":"plain-max","authorName":"Ana Plain","key":"Enter","vars":[{"name":"DB_TOKEN","value":"pairsecretvalue"},{"Name":"MODE","Value":"pair-plain"}],"hdrs":[{"value":"pairbeforename","key":"X-Auth-Token"}]}}],"provider":"anthropic","model":"m","stopReason":"toolUse"}}"#,
         "\n",
         r#"{"type":"custom","id":"c1","parentId":"a1","timestamp":"2026-06-01T10:00:03.000Z","customType":"cfg","data":{"password":"Tr0ub4dor&3x","credentials":{"user":"ana-user","pass":"hunter2"},"secret":""}}"#,
         "\n",
@@ -587,6 +587,15 @@ fn keep_text_masks_values_under_credential_keys() {
     // (`/home/ana`), masked as a word wherever it occurs (issue 17, item 2).
     assert_eq!(args["authorName"], "user1 Plain");
     assert_eq!(args["key"], "Enter");
+    // A variable written as a pair: its `value` when its `name` or `key` names a credential.
+    assert_eq!(
+        args["vars"],
+        serde_json::json!([{"name": "DB_TOKEN", "value": keyed}, {"Name": "MODE", "Value": "pair-plain"}])
+    );
+    assert_eq!(
+        args["hdrs"],
+        serde_json::json!([{"value": keyed, "key": "X-Auth-Token"}])
+    );
     let data = &r[2]["data"];
     assert_eq!(data["password"], keyed);
     assert_eq!(
@@ -595,7 +604,7 @@ fn keep_text_masks_values_under_credential_keys() {
     );
     assert_eq!(data["secret"], "");
     assert_eq!(
-        o.stderr, "pi-redact: replaced: keyed 8, path 1, user 1\n",
+        o.stderr, "pi-redact: replaced: keyed 10, path 1, user 1\n",
         "the mask's kind is counted"
     );
     let plain = cmd("pi-redact").stdin(session).ok().out();
@@ -606,6 +615,8 @@ fn keep_text_masks_values_under_credential_keys() {
         "dXNlcjpwYXNz",
         "quokkaapikey",
         "hunter2",
+        "pairsecret",
+        "pairbefore",
     ];
     assert_none_survive(&o.out(), &secrets);
     assert_none_survive(&plain, &secrets);
@@ -1319,6 +1330,7 @@ const CANARIES: &[&str] = &[
     "rclone config create s3r s3 secret_access_key CanaryPassw0rdY",
     "os.environ[\"API_KEY\"] = \"CanaryPassw0rdZ\"",
     "echo CanaryPassw0rda | npx wrangler secret put API_KEY",
+    "- name: API_TOKEN\n  value: \"CanaryPassw0rdb\"",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

@@ -964,7 +964,10 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
             end -= 1;
         }
     }
-    if !ends_as_a_credential(b, end) {
+    let named = ends_as_a_credential(b, end);
+    // `value` asked about only where the name ends as it does: most signs follow no name.
+    let value = || end >= 5 && b[end - 1] | 0x20 == b'e' && value_of_a_named_pair(b, end);
+    if !named && !value() {
         return None;
     }
     let mut start = end;
@@ -972,7 +975,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         start -= 1;
     }
     let name = &b[start..end];
-    if !names_in_text(b, start, end) {
+    if named && !names_in_text(b, start, end) {
         return None;
     }
     let v = skip_blanks(b, after);
@@ -1045,6 +1048,50 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         .then(|| passphrase_end(b, vs, ve))
         .flatten()
         .map(|e| (vs, e))
+}
+
+/// How far before a `value` key [`value_of_a_named_pair`] looks for its `name`.
+const PAIR_REACH: usize = 256;
+
+/// Whether the key that ends at `end` (before its closing quote, if any; `end` ≥ 5) is `value`, in any
+/// case, and the `name` or `key` before it in the same object or list item (the nearest
+/// such key within [`PAIR_REACH`] bytes, no `{` or `}` between) is a string that names a
+/// credential as a data key does ([`names_a_credential`]): a variable written as a pair,
+/// `{"name": "DB_PASSWORD", "value": "V"}` (Kubernetes, ECS, lists of headers), `- name:
+/// API_TOKEN` then `value: V` (YAML), `name = "db.password"` then `value = "V"` (HCL).
+fn value_of_a_named_pair(b: &[u8], end: usize) -> bool {
+    let start = end - 5;
+    if !b[start..end].eq_ignore_ascii_case(b"value") || start > 0 && is_name_byte(b[start - 1]) {
+        return false;
+    }
+    let from = start.saturating_sub(PAIR_REACH);
+    let mut at = start;
+    while let Some(i) = b[from..at].iter().rposition(|c| b":={}".contains(c)) {
+        at = from + i;
+        if matches!(b[at], b'{' | b'}') {
+            return false;
+        }
+        let mut ke = skip_back_blanks(b, at);
+        if ke > 0 && matches!(b[ke - 1], b'"' | b'\'') {
+            ke -= 1 + usize::from(ke > 1 && b[ke - 2] == b'\\');
+        }
+        let ks = ke
+            - b[..ke]
+                .iter()
+                .rev()
+                .take_while(|&&c| is_name_byte(c))
+                .count();
+        let key = &b[ks..ke];
+        if key.eq_ignore_ascii_case(b"name") || key.eq_ignore_ascii_case(b"key") {
+            let v = skip_blanks(b, at + 1);
+            let (vs, ve) = match quote_at(b, v) {
+                Some(q) => quoted_value(b, v, q),
+                None => (v, unquoted_end(b, v)),
+            };
+            return std::str::from_utf8(&b[vs..ve]).is_ok_and(names_a_credential);
+        }
+    }
+    false
 }
 
 /// The password of a `.pgpass` line (`HOST:PORT:DATABASE:USER:PASSWORD`) whose first `:` is

@@ -2102,6 +2102,8 @@ mod tests {
         "gh secret set ",
         "[\"API_KEY\"] = ",
         "['token']=",
+        "- name: DB_PASSWORD\n  value: ",
+        "{\"key\": \"API_KEY\", \"value\": \"",
         "set -x DB_PASS ",
         "password ",
         "docker run -u 1000:",
@@ -2591,6 +2593,19 @@ mod tests {
                 "echo -n quokka73 | vercel env add DB_URL production; echo q74 | gh secret set X",
                 "echo -n [secret:keyed] | vercel env add DB_URL production; echo [secret:keyed] | gh secret set X",
             ),
+            // A variable written as a pair: its value when its name names a credential.
+            (
+                "env:\n  - name: MODE\n    value: prod\n  - name: DB_PASSWORD\n    value: \"quokka75\"\n",
+                "env:\n  - name: MODE\n    value: prod\n  - name: DB_PASSWORD\n    value: \"[secret:keyed]\"\n",
+            ),
+            (
+                r#"[{"Name":"API_KEY","Value":"quokka76"}] set { name = "db.password" value = "q77" }"#,
+                r#"[{"Name":"API_KEY","Value":"[secret:keyed]"}] set { name = "db.password" value = "[secret:keyed]" }"#,
+            ),
+            (
+                r#"{\"key\": \"X-Auth-Token\", \"value\": \"quokka78\"}"#,
+                r#"{\"key\": \"X-Auth-Token\", \"value\": \"[secret:keyed]\"}"#,
+            ),
             // A subscript's name (`os.environ["NAME"] = V`).
             (
                 r#"os.environ["OPENAI_API_KEY"] = "quokka69"; $_ENV['DB_PASSWORD']='q70'"#,
@@ -2660,6 +2675,8 @@ mod tests {
             "sudo -S ls <<< $PW; gpg --passphrase-fd 3 <<< x1; cat <<< quokka; sudo ls <<< y",
             r#"if cfg["password"] == pw: x["token"] = get_token(); a[i] = quokka; env["TOKEN"] = $T"#,
             "echo hi | gh secret list; cat f | wrangler secret put X; echo $T | gh secret set X",
+            "- name: DB_PASSWORD\n  valueFrom: x\n- name: MODE\n  value: prod\n{\"key\": \"key\", \"value\": \"Enter\"}",
+            r#"{"name": "API_TOKEN"} {"value": "kept"}; name = "token_count" value = "quokka9""#,
             "a || wrangler secret put y; echo x | docker secret ls; echo x | vercel env ls; echo y | gh set",
             "passwordless login1234; --password $PW; password_file abc12345; set -x EDITOR vim; set -gx TOKEN $T; set -l x y; set -e API_TOKEN",
             r#"SetEnvironmentVariable("API_KEY", $k, "User"); f("TOKEN", "", 1)"#,

@@ -239,6 +239,21 @@ const NOT_PASSWORDS: &[&[u8]] = &[
     b"SINGLEPASS",
 ];
 
+/// Whether an object's `name` or `key` member (in any case) is a string that names a
+/// credential ([`names_a_credential`]): a variable written as a pair, whose `value` member is
+/// the credential (`{"name":"DB_PASSWORD","value":"V"}`, as Kubernetes and ECS write an
+/// environment, and lists of headers `{"key":"X-Api-Key","value":"V"}`).
+fn names_a_credential_pair(object: Raw<'_>, utf8: bool) -> bool {
+    let mut named = false;
+    object.for_each_field(|k, v| {
+        named = named
+            || (k.eq_ignore_ascii_case(b"name") || k.eq_ignore_ascii_case(b"key"))
+                && v.first() == Some(&b'"')
+                && str_of(&v, utf8).is_some_and(|s| names_a_credential(&s));
+    });
+    named
+}
+
 /// Member names that hold signatures or encrypted reasoning, dropped wherever they stand.
 fn is_signature(key: &str) -> bool {
     matches!(
@@ -1722,9 +1737,17 @@ impl<'r> Rewriter<'r> {
         }
         match raw.first() {
             Some(b'{') => {
+                let keep_text = self.keep_text;
+                let utf8 = self.utf8;
                 let act = |k: &str| match k {
                     _ if is_signature(k) => Act::Drop,
                     _ if labels == Labels::Credential => Act::Data(labels),
+                    _ if keep_text
+                        && k.eq_ignore_ascii_case("value")
+                        && names_a_credential_pair(raw, utf8) =>
+                    {
+                        Act::Data(Labels::Credential)
+                    }
                     "usage" if labels == Labels::TaskDetails => Act::Data(Labels::Usage),
                     _ if labels == Labels::TaskDetails => Act::Data(Labels::None),
                     _ => Act::Data(labels),
