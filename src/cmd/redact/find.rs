@@ -1226,8 +1226,8 @@ fn skip_back_blanks(b: &[u8], mut end: usize) -> usize {
 ///   `os.environ.setdefault("SECRET_KEY", "V")`, `config.set('api_key', 'V')`), or the
 ///   first two of three (`SetEnvironmentVariable("API_KEY", "V", "User")`);
 /// - a quoted password, the second of two arguments to a login (`smtp.login(user, 'V')`,
-///   `ftp.login('ana', 'V')`), to `…Auth(` (`HTTPBasicAuth('ana', 'V')`) or in requests'
-///   `auth=(USER, 'V')`;
+///   `ftp.login('ana', 'V')`), to `…auth(` (`HTTPBasicAuth('ana', 'V')`), `…authenticate(`,
+///   `…Credential(` or `…Credentials(` ([`LOGIN_CALLS`]) or in requests' `auth=(USER, 'V')`;
 /// - an XML element named as a credential (`<password>V</password>`,
 ///   `<DbPassword>V</DbPassword>`), its text up to the closing tag, on one line.
 ///
@@ -1297,20 +1297,25 @@ fn second_argument(b: &[u8], comma: usize) -> Option<(usize, usize)> {
     if named {
         return Some((vs, ve));
     }
-    // The call: `….login(`, `…Auth(`, or the tuple after `auth=`.
+    // The call: `….login(`, `…auth(`, `…Credential(`, or the tuple after `auth=`.
     let callee_end = skip_back_blanks(b, open);
     let callee_start = b[..callee_end]
         .iter()
         .rposition(|&c| !is_name_byte(c))
         .map_or(0, |i| i + 1);
     let callee = &b[callee_start..callee_end];
-    let login = ends_any_case(callee, "login") || callee.ends_with(b"Auth");
+    let login = LOGIN_CALLS.iter().any(|c| ends_any_case(callee, c));
     let tuple = callee.is_empty() && {
         let sign = callee_end.checked_sub(1).filter(|&i| b[i] == b'=');
         sign.is_some_and(|i| ends_any_case(&b[..skip_back_blanks(b, i)], "auth"))
     };
     (login || tuple).then_some((vs, ve))
 }
+
+/// How the names of calls that take a user and a password end (any case): `smtp.login(`,
+/// `client.auth(`, `HTTPBasicAuth(`, `authenticate(`, `new NetworkCredential(`,
+/// `UsernamePasswordCredentials(`.
+const LOGIN_CALLS: &[&str] = &["login", "auth", "authenticate", "credential", "credentials"];
 
 /// Whether the argument before the `,` at `comma` is a call's first, quoted, and names a
 /// credential.

@@ -2593,6 +2593,11 @@ mod tests {
                 "echo -n quokka73 | vercel env add DB_URL production; echo q74 | gh secret set X",
                 "echo -n [secret:keyed] | vercel env add DB_URL production; echo [secret:keyed] | gh secret set X",
             ),
+            // Calls that take a user and a password.
+            (
+                r#"client.auth("ana", "quokka79"); new NetworkCredential("ana", "q80"); x.Authenticate('a', 'q81')"#,
+                r#"client.auth("ana", "[secret:keyed]"); new NetworkCredential("ana", "[secret:keyed]"); x.Authenticate('a', '[secret:keyed]')"#,
+            ),
             // A variable written as a pair: its value when its name names a credential.
             (
                 "env:\n  - name: MODE\n    value: prod\n  - name: DB_PASSWORD\n    value: \"quokka75\"\n",
@@ -2677,6 +2682,7 @@ mod tests {
             "echo hi | gh secret list; cat f | wrangler secret put X; echo $T | gh secret set X",
             "- name: DB_PASSWORD\n  valueFrom: x\n- name: MODE\n  value: prod\n{\"key\": \"key\", \"value\": \"Enter\"}",
             r#"{"name": "API_TOKEN"} {"value": "kept"}; name = "token_count" value = "quokka9""#,
+            r#"author("ana", "quokka"); loginfo("a", "b"); getCredentialsPath("a", "b"); auth(user, pw)"#,
             "a || wrangler secret put y; echo x | docker secret ls; echo x | vercel env ls; echo y | gh set",
             "passwordless login1234; --password $PW; password_file abc12345; set -x EDITOR vim; set -gx TOKEN $T; set -l x y; set -e API_TOKEN",
             r#"SetEnvironmentVariable("API_KEY", $k, "User"); f("TOKEN", "", 1)"#,
