@@ -12,7 +12,7 @@
 
 use super::find::{
     is_name_byte, is_reference, names_a_credential_in_text, quote_at, quoted_value, same_name,
-    skip_blanks, unquoted_end, value_at, PROSE_WORDS,
+    skip_blanks, table_cell_value, unquoted_end, value_at, PROSE_WORDS,
 };
 use std::cell::OnceCell;
 
@@ -44,8 +44,9 @@ pub const COMMAND_WORDS: [&str; 10] = [
 ///   the word after it, the value.
 /// - The settings of a remote `rclone config create` gives ([`rclone_config_values`]).
 /// - The programs that take a password by its place among their words ([`placed`]).
-/// - What `echo` or `printf` pipes to a command that stores a secret, at each `|` of `pipes`
-///   ([`piped_to_stores`]).
+/// - At each `|` of `pipes`: what `echo` or `printf` pipes to a command that stores a secret
+///   ([`piped_to_store`]), and the value a Markdown table's row gives a credential's name
+///   ([`table_cell_value`]).
 ///
 /// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
 /// the text holds one of [`COMMAND_WORDS`] (found with the detectors' anchors, in the same
@@ -58,7 +59,10 @@ pub fn keyed_in_commands_spans(
 ) {
     let b = text.as_bytes();
     let mut found = Vec::new();
-    piped_to_stores(b, pipes, &mut found);
+    for pipe in pipes {
+        found.extend(piped_to_store(b, pipe));
+        found.extend(table_cell_value(b, pipe));
+    }
     for word in COMMAND_WORDS {
         if !holds(word) {
             continue;
@@ -237,28 +241,24 @@ const SECRET_STORES: &[&[&[&[u8]]]] = &[
 ];
 
 /// What `echo` or `printf` pipes to a command that stores a secret ([`SECRET_STORES`]; its
-/// program may follow others, `npx wrangler`, `sudo docker`), at each `|` of `pipes`.
-fn piped_to_stores(b: &[u8], pipes: impl Iterator<Item = usize>, found: &mut Vec<(usize, usize)>) {
-    for pipe in pipes {
-        let consumer = pipe + 1;
-        if b.get(consumer) == Some(&b'|') {
-            continue;
-        }
-        let mut words = [&b[..0]; 8];
-        let mut n = 0;
-        for (s, e) in arguments(b, consumer, command_end(b, consumer)).take(words.len()) {
-            words[n] = &b[s..e];
-            n += 1;
-        }
-        let words = &words[..n];
-        let stores = SECRET_STORES.iter().any(|store| {
-            (words.windows(store.len()))
-                .any(|w| store.iter().zip(w).all(|(choices, w)| choices.contains(w)))
-        });
-        if stores {
-            found.extend(piped_value(b, consumer));
-        }
+/// program may follow others, `npx wrangler`, `sudo docker`), through the `|` at `pipe`.
+fn piped_to_store(b: &[u8], pipe: usize) -> Option<(usize, usize)> {
+    let consumer = pipe + 1;
+    if b.get(consumer) == Some(&b'|') {
+        return None;
     }
+    let mut words = [&b[..0]; 8];
+    let mut n = 0;
+    for (s, e) in arguments(b, consumer, command_end(b, consumer)).take(words.len()) {
+        words[n] = &b[s..e];
+        n += 1;
+    }
+    let words = &words[..n];
+    let stores = SECRET_STORES.iter().any(|store| {
+        (words.windows(store.len()))
+            .any(|w| store.iter().zip(w).all(|(choices, w)| choices.contains(w)))
+    });
+    stores.then(|| piped_value(b, consumer)).flatten()
 }
 
 /// Programs whose `config` (or `configure`) command sets a setting: `git config`, `npm

@@ -1618,14 +1618,56 @@ fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
         return (closed && vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve));
     }
     let ve = before_sentence_end(b, v, unquoted_end(b, v));
-    let value = &b[v..ve];
-    let secret = value.len() >= 8
+    reads_as_a_password(&b[v..ve]).then_some((v, ve))
+}
+
+/// Whether an unquoted word given as a password reads as one: 8 characters or more, letters,
+/// digits and `!@#$%^&*+=~?_-`, with a letter and a digit in it, and no code.
+fn reads_as_a_password(value: &[u8]) -> bool {
+    value.len() >= 8
         && value
             .iter()
             .all(|c| c.is_ascii_alphanumeric() || b"!@#$%^&*+=~?_-".contains(c))
         && value.iter().any(u8::is_ascii_digit)
-        && value.iter().any(u8::is_ascii_alphabetic);
-    (secret && !is_code(value)).then_some((v, ve))
+        && value.iter().any(u8::is_ascii_alphabetic)
+        && !is_code(value)
+}
+
+/// The value of a Markdown table's row whose cell after the `|` at `pipe` holds a
+/// credential's name alone, in backticks or not (`| DB_PASSWORD | V |`; not a package's,
+/// lower case with a `-`: `better-auth`): the next cell's text, closed by a `|` on the same
+/// line, when it is quoted (`"V"`, `'V'`, `` `V` ``) and no reference, or one word that reads
+/// as a password ([`reads_as_a_password`]); not the name again.
+pub(super) fn table_cell_value(b: &[u8], pipe: usize) -> Option<(usize, usize)> {
+    let line = memchr::memchr(b'\n', &b[pipe + 1..]).map_or(b.len(), |i| pipe + 1 + i);
+    let cell_end = |from: usize| memchr::memchr(b'|', &b[from..line]).map(|i| from + i);
+    let trimmed = |s: usize, e: usize| {
+        let s = skip_blanks(b, s).min(e);
+        (s, skip_back_blanks(b, e).max(s))
+    };
+    let next = cell_end(pipe + 1)?;
+    let (mut ns, mut ne) = trimmed(pipe + 1, next);
+    if ne - ns > 2 && b[ns] == b'`' && b[ne - 1] == b'`' {
+        (ns, ne) = (ns + 1, ne - 1);
+    }
+    let name = &b[ns..ne];
+    // A package's name reads as one (`better-auth`, `next-auth`): lower case with a `-`.
+    let package = name.contains(&b'-') && !name.iter().any(u8::is_ascii_uppercase);
+    if package || !name.iter().all(|&c| is_name_byte(c)) || !names_a_credential_in_text(name) {
+        return None;
+    }
+    let (mut vs, mut ve) = trimmed(next + 1, cell_end(next + 1)?);
+    let quoted = ve - vs > 2 && matches!(b[vs], b'"' | b'\'' | b'`') && b[ve - 1] == b[vs];
+    if quoted {
+        (vs, ve) = (vs + 1, ve - 1);
+    }
+    let value = &b[vs..ve];
+    let secret = if quoted {
+        !is_reference(value)
+    } else {
+        reads_as_a_password(value)
+    };
+    (secret && !same_name(value, name)).then_some((vs, ve))
 }
 
 /// Words that follow an option in prose (`the --token flag`, `--password or ...`): no value.

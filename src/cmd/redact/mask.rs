@@ -2102,6 +2102,8 @@ mod tests {
         "gh secret set ",
         "[\"API_KEY\"] = ",
         "['token']=",
+        "| DB_PASSWORD | ",
+        " | `",
         "- name: DB_PASSWORD\n  value: ",
         "{\"key\": \"API_KEY\", \"value\": \"",
         "set -x DB_PASS ",
@@ -2593,6 +2595,11 @@ mod tests {
                 "echo -n quokka73 | vercel env add DB_URL production; echo q74 | gh secret set X",
                 "echo -n [secret:keyed] | vercel env add DB_URL production; echo [secret:keyed] | gh secret set X",
             ),
+            // A Markdown table's row that gives a credential's name its value.
+            (
+                "| Variable | Value |\n|---|---|\n| DB_PASSWORD | quokka84 |\n| `API_TOKEN` | `q85` |",
+                "| Variable | Value |\n|---|---|\n| DB_PASSWORD | [secret:keyed] |\n| `API_TOKEN` | `[secret:keyed]` |",
+            ),
             // Calls that take a user and a password.
             (
                 r#"client.auth("ana", "quokka79"); new NetworkCredential("ana", "q80"); x.Authenticate('a', 'q81')"#,
@@ -2683,6 +2690,7 @@ mod tests {
             "- name: DB_PASSWORD\n  valueFrom: x\n- name: MODE\n  value: prod\n{\"key\": \"key\", \"value\": \"Enter\"}",
             r#"{"name": "API_TOKEN"} {"value": "kept"}; name = "token_count" value = "quokka9""#,
             r#"author("ana", "quokka"); loginfo("a", "b"); getCredentialsPath("a", "b"); auth(user, pw)"#,
+            "| API_KEY | Required | The key |\n| DB_PASSWORD | `${DB_PASSWORD}` | x |\n| TOKEN | abc |\n| a password | quokka86 |\n| PASSWORD | quokka87\n| `better-auth` | `better-auth` |\n| api_key | `apiKey` |",
             "a || wrangler secret put y; echo x | docker secret ls; echo x | vercel env ls; echo y | gh set",
             "passwordless login1234; --password $PW; password_file abc12345; set -x EDITOR vim; set -gx TOKEN $T; set -l x y; set -e API_TOKEN",
             r#"SetEnvironmentVariable("API_KEY", $k, "User"); f("TOKEN", "", 1)"#,
