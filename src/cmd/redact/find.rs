@@ -665,6 +665,15 @@ pub(super) fn is_name_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
 }
 
+/// Where the name that ends at `end` starts: the run of [`is_name_byte`] before it.
+fn name_start(b: &[u8], end: usize) -> usize {
+    end - b[..end]
+        .iter()
+        .rev()
+        .take_while(|&&c| is_name_byte(c))
+        .count()
+}
+
 /// Whether the name that ends at `end` of `b` ends as a name of a credential does (its last
 /// letters, digits and signs after them left out, are one of [`names_a_credential`]'s last
 /// words): a cheap test before the name is read whole and asked about.
@@ -970,10 +979,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     if !named && !value() {
         return None;
     }
-    let mut start = end;
-    while start > 0 && is_name_byte(b[start - 1]) {
-        start -= 1;
-    }
+    let start = name_start(b, end);
     let name = &b[start..end];
     if named && !names_in_text(b, start, end) {
         return None;
@@ -1053,10 +1059,10 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
 /// How far before a `value` key [`value_of_a_named_pair`] looks for its `name`.
 const PAIR_REACH: usize = 256;
 
-/// Whether the key that ends at `end` (before its closing quote, if any; `end` ≥ 5) is `value`, in any
-/// case, and the `name` or `key` before it in the same object or list item (the nearest
-/// such key within [`PAIR_REACH`] bytes, no `{` or `}` between) is a string that names a
-/// credential as a data key does ([`names_a_credential`]): a variable written as a pair,
+/// Whether the key that ends at `end` (before its closing quote, if any; `end` ≥ 5) is
+/// `value`, in any case, and the `name` or `key` before it in the same object or list item
+/// (the nearest such key within [`PAIR_REACH`] bytes, no `{` or `}` between) is a string that
+/// names a credential as a data key does ([`names_a_credential`]): a variable written as a pair,
 /// `{"name": "DB_PASSWORD", "value": "V"}` (Kubernetes, ECS, lists of headers), `- name:
 /// API_TOKEN` then `value: V` (YAML), `name = "db.password"` then `value = "V"` (HCL).
 fn value_of_a_named_pair(b: &[u8], end: usize) -> bool {
@@ -1075,13 +1081,7 @@ fn value_of_a_named_pair(b: &[u8], end: usize) -> bool {
         if ke > 0 && matches!(b[ke - 1], b'"' | b'\'') {
             ke -= 1 + usize::from(ke > 1 && b[ke - 2] == b'\\');
         }
-        let ks = ke
-            - b[..ke]
-                .iter()
-                .rev()
-                .take_while(|&&c| is_name_byte(c))
-                .count();
-        let key = &b[ks..ke];
+        let key = &b[name_start(b, ke)..ke];
         if key.eq_ignore_ascii_case(b"name") || key.eq_ignore_ascii_case(b"key") {
             let v = skip_blanks(b, at + 1);
             let (vs, ve) = match quote_at(b, v) {
@@ -1524,10 +1524,7 @@ pub fn keyed_in_prose(text: &str, is: usize) -> Option<(usize, usize)> {
     let b = text.as_bytes();
     let verb = if b[is..].starts_with(b" is ") { 4 } else { 5 };
     let end = is;
-    let mut start = end;
-    while start > 0 && is_name_byte(b[start - 1]) {
-        start -= 1;
-    }
+    let start = name_start(b, end);
     if !names_in_text(b, start, end) {
         return None;
     }
@@ -1602,13 +1599,7 @@ fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
     if b.get(end) != Some(&b' ') {
         return None;
     }
-    let start = at
-        - b[..at]
-            .iter()
-            .rev()
-            .take_while(|&&c| is_name_byte(c))
-            .count();
-    if !names_a_credential_in_text(&b[start..end]) {
+    if !names_a_credential_in_text(&b[name_start(b, at)..end]) {
         return None;
     }
     let v = end + 1;
