@@ -785,20 +785,27 @@ pub(super) fn value_at(b: &[u8], at: usize, bare_end: usize) -> (usize, usize) {
 }
 
 /// Whether a value ends its line: only blanks after it, then the line's or the text's end, a
-/// quote (the end of a quoted argument: `-H 'X-Api-Key: v'`), or `\n`, `\r`, `\"`, `\'`
-/// written out.
+/// quote (the end of a quoted argument: `-H 'X-Api-Key: v'`), `\n`, `\r`, `\"`, `\'`
+/// written out, or a comment after a blank (`password: V  # prod`, as YAML, dotenv files and
+/// shells write one: a `#` alone or before a blank).
 fn ends_its_line(b: &[u8], at: usize) -> bool {
     let mut i = at;
     while matches!(b.get(i), Some(b' ' | b'\t')) {
         i += 1;
     }
-    matches!(
-        b.get(i..),
-        None | Some(
-            [] | [b'\n' | b'\r' | b'"' | b'\'' | b'`', ..]
-                | [b'\\', b'n' | b'r' | b'"' | b'\'', ..]
+    let comment = || {
+        i > at
+            && b.get(i) == Some(&b'#')
+            && matches!(b.get(i + 1), None | Some(b' ' | b'\t' | b'\n' | b'\r'))
+    };
+    comment()
+        || matches!(
+            b.get(i..),
+            None | Some(
+                [] | [b'\n' | b'\r' | b'"' | b'\'' | b'`', ..]
+                    | [b'\\', b'n' | b'r' | b'"' | b'\'', ..]
+            )
         )
-    )
 }
 
 /// Words that are a type or a literal in code (`password: string`, `token = null`): a value

@@ -2595,6 +2595,11 @@ mod tests {
                 "echo -n quokka73 | vercel env add DB_URL production; echo q74 | gh secret set X",
                 "echo -n [secret:keyed] | vercel env add DB_URL production; echo [secret:keyed] | gh secret set X",
             ),
+            // A comment after a value that ends its line.
+            (
+                "DB_PASSWORD: quokkaxy  # prod\nAPI_TOKEN = quokkaz #\npassphrase: correct horse # x",
+                "DB_PASSWORD: [secret:keyed]  # prod\nAPI_TOKEN = [secret:keyed] #\npassphrase: [secret:keyed] # x",
+            ),
             // A Markdown table's row that gives a credential's name its value.
             (
                 "| Variable | Value |\n|---|---|\n| DB_PASSWORD | quokka84 |\n| `API_TOKEN` | `q85` |",
@@ -2690,6 +2695,7 @@ mod tests {
             "- name: DB_PASSWORD\n  valueFrom: x\n- name: MODE\n  value: prod\n{\"key\": \"key\", \"value\": \"Enter\"}",
             r#"{"name": "API_TOKEN"} {"value": "kept"}; name = "token_count" value = "quokka9""#,
             r#"author("ana", "quokka"); loginfo("a", "b"); getCredentialsPath("a", "b"); auth(user, pw)"#,
+            "Token: abc1 #3 in the list; password: see below#1\ntoken: xyz #2 of them",
             "| API_KEY | Required | The key |\n| DB_PASSWORD | `${DB_PASSWORD}` | x |\n| TOKEN | abc |\n| a password | quokka86 |\n| PASSWORD | quokka87\n| `better-auth` | `better-auth` |\n| api_key | `apiKey` |",
             "a || wrangler secret put y; echo x | docker secret ls; echo x | vercel env ls; echo y | gh set",
             "passwordless login1234; --password $PW; password_file abc12345; set -x EDITOR vim; set -gx TOKEN $T; set -l x y; set -e API_TOKEN",
