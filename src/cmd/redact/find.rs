@@ -974,12 +974,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     if end > 1 && b[end - 1] == b']' && matches!(b[end - 2], b'"' | b'\'') {
         end -= 1;
     }
-    if end > 0 && matches!(b[end - 1], b'"' | b'\'') {
-        end -= 1;
-        if end > 0 && b[end - 1] == b'\\' {
-            end -= 1;
-        }
-    }
+    let end = before_closing_quote(b, end);
     let named = ends_as_a_credential(b, end);
     // `value` asked about only where the name ends as it does: most signs follow no name.
     let value = || end >= 5 && b[end - 1] | 0x20 == b'e' && value_of_a_named_pair(b, end);
@@ -1063,6 +1058,15 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         .map(|e| (vs, e))
 }
 
+/// Where a key that ends at `end` ends before its closing quote, if one ends it (`"password"`,
+/// `\"token\"` written out in text that quotes JSON).
+fn before_closing_quote(b: &[u8], end: usize) -> usize {
+    if end == 0 || !matches!(b[end - 1], b'"' | b'\'') {
+        return end;
+    }
+    end - 1 - usize::from(end > 1 && b[end - 2] == b'\\')
+}
+
 /// How far before a `value` key [`value_of_a_named_pair`] looks for its `name`.
 const PAIR_REACH: usize = 256;
 
@@ -1084,17 +1088,11 @@ fn value_of_a_named_pair(b: &[u8], end: usize) -> bool {
         if matches!(b[at], b'{' | b'}') {
             return false;
         }
-        let mut ke = skip_back_blanks(b, at);
-        if ke > 0 && matches!(b[ke - 1], b'"' | b'\'') {
-            ke -= 1 + usize::from(ke > 1 && b[ke - 2] == b'\\');
-        }
+        let ke = before_closing_quote(b, skip_back_blanks(b, at));
         let key = &b[name_start(b, ke)..ke];
         if key.eq_ignore_ascii_case(b"name") || key.eq_ignore_ascii_case(b"key") {
             let v = skip_blanks(b, at + 1);
-            let (vs, ve) = match quote_at(b, v) {
-                Some(q) => quoted_value(b, v, q),
-                None => (v, unquoted_end(b, v)),
-            };
+            let (vs, ve) = value_at(b, v, unquoted_end(b, v));
             return std::str::from_utf8(&b[vs..ve]).is_ok_and(names_a_credential);
         }
     }
