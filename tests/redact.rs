@@ -1331,6 +1331,9 @@ const CANARIES: &[&str] = &[
     "os.environ[\"API_KEY\"] = \"CanaryPassw0rdZ\"",
     "echo CanaryPassw0rda | npx wrangler secret put API_KEY",
     "- name: API_TOKEN\n  value: \"CanaryPassw0rdb\"",
+    "setx API_KEY CanaryPassw0rdc /M",
+    "RUN make\nENV STRIPE_SECRET_KEY CanaryPassw0rdd",
+    "npx wrangler secret put API_TOKEN <<< \"CanaryPassw0rde\"",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

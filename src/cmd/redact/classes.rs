@@ -41,6 +41,9 @@ pub struct Block {
     pub aws: u64,
     /// The `w` of `ssw` (any case): where `password` may have started four bytes before.
     pub ssw: u64,
+    /// A blank after a capital letter (`A` to `Z`): where a name written in capitals may end
+    /// before its value ([`super::commands::set_by_words`]).
+    pub capital_blank: u64,
     /// A byte of the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
     pub token: u64,
     /// The last of 24 bytes in a row of the class `token` ([`super::find::token_runs`]).
@@ -63,6 +66,8 @@ struct Bytes {
     sign: u64,
     /// `-`
     dash: u64,
+    /// `A` to `Z`
+    capital: u64,
     // Letters, either case.
     a: u64,
     b: u64,
@@ -178,6 +183,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
     let aws = now.s & after(|b| b.w, 1) & after(|b| b.a, 2);
     let ssw = now.w & after(|b| b.s, 1) & after(|b| b.s, 2);
     let before_blank = before.blank;
+    let before_capital = before.capital;
     // Runs of tokens: the bytes that end 2, 4, 8, 16 and then 24 of them in a row.
     let [two, four, eight] = before.token_2_4_8;
     let r2 = now.token & up(now.token, before.token, 1);
@@ -199,6 +205,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
         bearer: bea | oke,
         aws,
         ssw,
+        capital_blank: now.blank & up(now.capital, before_capital, 1),
         token: now.token,
         long,
         fold: now.fold,
@@ -219,6 +226,7 @@ fn classify_bytes(bytes: &[u8; 64]) -> Bytes {
         set(&mut c.path, matches!(x, b'/' | b'~' | b'\\' | b':'));
         set(&mut c.sign, matches!(x, b'=' | b':'));
         set(&mut c.dash, x == b'-');
+        set(&mut c.capital, x.is_ascii_uppercase());
         set(&mut c.a, lower == b'a');
         set(&mut c.b, lower == b'b');
         set(&mut c.e, lower == b'e');
@@ -303,6 +311,7 @@ mod x86 {
             path: slash | eq512(v, b'~') | backslash | colon,
             sign: equals | colon,
             dash,
+            capital: within512(v, b'A', b'Z'),
             a: eq512(lower, b'a'),
             b: eq512(lower, b'b'),
             e: eq512(lower, b'e'),
@@ -354,6 +363,7 @@ mod x86 {
             path: bits(path(lo), path(hi)),
             sign: bits(either(lo, b'=', b':'), either(hi, b'=', b':')),
             dash: bits(eq(lo, b'-'), eq(hi, b'-')),
+            capital: bits(within(lo, b'A', b'Z'), within(hi, b'A', b'Z')),
             a: bits(eq(lo_lower, b'a'), eq(hi_lower, b'a')),
             b: bits(eq(lo_lower, b'b'), eq(hi_lower, b'b')),
             e: bits(eq(lo_lower, b'e'), eq(hi_lower, b'e')),
@@ -404,17 +414,21 @@ mod x86 {
     #[target_feature(enable = "avx2")]
     #[inline]
     fn token(v: __m256i, lower: __m256i) -> __m256i {
-        // x - first is at most last - first (bytes compared unsigned).
-        let within = |x: __m256i, first: u8, last: u8| {
-            let from = _mm256_sub_epi8(x, _mm256_set1_epi8(first as i8));
-            _mm256_cmpeq_epi8(
-                _mm256_min_epu8(from, _mm256_set1_epi8((last - first) as i8)),
-                from,
-            )
-        };
         let alnum = _mm256_or_si256(within(lower, b'a', b'z'), within(v, b'0', b'9'));
         let signs = _mm256_or_si256(either(v, b'+', b'/'), either(v, b'_', b'='));
         _mm256_or_si256(alnum, _mm256_or_si256(signs, eq(v, b'-')))
+    }
+
+    /// The bytes of `v` from `first` to `last`: `x - first` is at most `last - first` (bytes
+    /// compared unsigned).
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn within(v: __m256i, first: u8, last: u8) -> __m256i {
+        let from = _mm256_sub_epi8(v, _mm256_set1_epi8(first as i8));
+        _mm256_cmpeq_epi8(
+            _mm256_min_epu8(from, _mm256_set1_epi8((last - first) as i8)),
+            from,
+        )
     }
 
     #[target_feature(enable = "avx2")]
@@ -529,6 +543,9 @@ mod tests {
             let bearer = |i: usize| i >= 2 && (word(i, b"bea") || word(i, b"oke"));
             assert_eq!(bits(|b| b.bearer), want(&bearer));
             assert_eq!(bits(|b| b.aws), want(&|i| i >= 2 && word(i, b"aws")));
+            let capital_blank =
+                |i: usize| i > 0 && is(i, b" \n\t") && text[i - 1].is_ascii_uppercase();
+            assert_eq!(bits(|b| b.capital_blank), want(&capital_blank));
             assert_eq!(bits(|b| b.fold), want(&|i| is(i, &[0xaa, 0xbf])));
             let token = |i: usize| text[i].is_ascii_alphanumeric() || is(i, b"+/_=-");
             assert_eq!(bits(|b| b.token), want(&token));

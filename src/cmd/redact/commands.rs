@@ -44,9 +44,12 @@ pub const COMMAND_WORDS: [&str; 10] = [
 ///   the word after it, the value.
 /// - The settings of a remote `rclone config create` gives ([`rclone_config_values`]).
 /// - The programs that take a password by its place among their words ([`placed`]).
-/// - At each `|` of `pipes`: what `echo` or `printf` pipes to a command that stores a secret
+/// - At each `|`: what `echo` or `printf` pipes to a command that stores a secret
 ///   ([`piped_to_store`]), and the value a Markdown table's row gives a credential's name
 ///   ([`table_cell_value`]).
+/// - At each of `capital_blanks` (a blank after a capital letter), after a name in capitals
+///   that names a credential: the value a command gives it by words, or the here-string a
+///   command that stores a secret reads ([`set_by_words`]).
 ///
 /// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
 /// the text holds one of [`COMMAND_WORDS`] (found with the detectors' anchors, in the same
@@ -54,14 +57,17 @@ pub const COMMAND_WORDS: [&str; 10] = [
 pub fn keyed_in_commands_spans(
     text: &str,
     holds: impl Fn(&'static str) -> bool,
-    pipes: impl Iterator<Item = usize>,
+    capital_blanks: impl Iterator<Item = usize>,
     mut each: impl FnMut(usize, usize),
 ) {
     let b = text.as_bytes();
     let mut found = Vec::new();
-    for pipe in pipes {
+    for pipe in memchr::memchr_iter(b'|', b) {
         found.extend(piped_to_store(b, pipe));
         found.extend(table_cell_value(b, pipe));
+    }
+    for blank in capital_blanks {
+        found.extend(set_by_words(b, blank));
     }
     for word in COMMAND_WORDS {
         if !holds(word) {
@@ -230,7 +236,9 @@ fn command_end(b: &[u8], at: usize) -> usize {
 
 /// Commands that store a secret read on their standard input, as words that follow one
 /// another, each one of its choices: `wrangler secret put NAME`, `gh secret set NAME`,
-/// `docker secret create NAME -`, `vercel env add NAME`.
+/// `docker secret create NAME -`, `vercel env add NAME`, `doppler secrets set NAME`, `gcloud
+/// secrets create NAME --data-file=-` (and `gcloud secrets versions add`), `firebase
+/// functions:secrets:set NAME`, `pass insert NAME`.
 const SECRET_STORES: &[&[&[&[u8]]]] = &[
     &[
         &[b"wrangler", b"gh", b"docker", b"podman"],
@@ -238,27 +246,104 @@ const SECRET_STORES: &[&[&[&[u8]]]] = &[
         &[b"put", b"set", b"create"],
     ],
     &[&[b"vercel"], &[b"env"], &[b"add"]],
+    &[&[b"doppler"], &[b"secrets"], &[b"set"]],
+    &[&[b"gcloud"], &[b"secrets"], &[b"create", b"versions"]],
+    &[&[b"firebase"], &[b"functions:secrets:set"]],
+    &[&[b"pass"], &[b"insert"]],
 ];
 
-/// What `echo` or `printf` pipes to a command that stores a secret ([`SECRET_STORES`]; its
-/// program may follow others, `npx wrangler`, `sudo docker`), through the `|` at `pipe`.
+/// Whether the command in `b[from..to]` stores a secret it reads ([`SECRET_STORES`], among
+/// its first 8 words: its program may follow others, `npx wrangler`, `sudo docker`).
+fn stores_a_secret(b: &[u8], from: usize, to: usize) -> bool {
+    let mut words = [&b[..0]; 8];
+    let mut n = 0;
+    for (s, e) in arguments(b, from, to).take(words.len()) {
+        words[n] = &b[s..e];
+        n += 1;
+    }
+    let words = &words[..n];
+    SECRET_STORES.iter().any(|store| {
+        (words.windows(store.len()))
+            .any(|w| store.iter().zip(w).all(|(choices, w)| choices.contains(w)))
+    })
+}
+
+/// What `echo` or `printf` pipes to a command that stores a secret ([`stores_a_secret`]),
+/// through the `|` at `pipe`.
 fn piped_to_store(b: &[u8], pipe: usize) -> Option<(usize, usize)> {
     let consumer = pipe + 1;
     if b.get(consumer) == Some(&b'|') {
         return None;
     }
-    let mut words = [&b[..0]; 8];
-    let mut n = 0;
-    for (s, e) in arguments(b, consumer, command_end(b, consumer)).take(words.len()) {
-        words[n] = &b[s..e];
-        n += 1;
+    (stores_a_secret(b, consumer, command_end(b, consumer)))
+        .then(|| piped_value(b, consumer))
+        .flatten()
+}
+
+/// The last three letters, in capitals, of the names of credentials [`set_by_words`] looks at
+/// (`PASSWORD`, `PWD`, `PASSWD`, `PASS`, `SECRETS`, `PASSWORDS`, `COOKIES`, `CREDENTIALS`,
+/// `COOKIE`, `PASSPHRASE`, `KEY_BASE`, `SECRET`, `TOKEN`, `AUTHORIZATION`, `AUTH`,
+/// `CREDENTIAL`, `BEARER`, `KEY`); a test holds them to [`names_a_credential_in_text`].
+const CREDENTIAL_ENDS: &[[u8; 3]] = &[
+    *b"ORD", *b"PWD", *b"SWD", *b"ASS", *b"ETS", *b"RDS", *b"IES", *b"ALS", *b"KIE", *b"ASE",
+    *b"RET", *b"KEN", *b"ION", *b"UTH", *b"IAL", *b"RER", *b"KEY",
+];
+
+/// The words that set a variable by words ([`set_by_words`]).
+const SETTERS: &[&[u8]] = &[b"setx", b"setenv", b"set", b"env:set", b"ENV"];
+
+/// The value given to a variable named in capitals (letters, digits and `_`) as a credential,
+/// whose name ends at `blank` (the name in lower case, `setenv db_pass V`, is not looked at):
+///
+/// - by words, the value the argument after the name: `setx NAME V` (Windows), `setenv NAME
+///   V` (csh, `launchctl setenv`), `ENV NAME V` (a Dockerfile's older form, `ENV` first on
+///   its line), fish's `set NAME V`, `doppler secrets set NAME V`, `netlify env:set NAME V`
+///   ([`SETTERS`], the word right before the name). Not a value: what [`may_be_value`] turns
+///   down; after `set`, a word of lower-case letters alone (`set API_KEY before you start`).
+/// - as a here-string to a command that stores a secret ([`stores_a_secret`]): `wrangler
+///   secret put NAME <<< V`, `firebase functions:secrets:set NAME <<< V` ([`here_string`]).
+pub(super) fn set_by_words(b: &[u8], blank: usize) -> Option<(usize, usize)> {
+    // Most capitals before a blank end no credential's name (`SELECT `, `WHERE `): the last
+    // three letters of each name [`names_a_credential_in_text`] takes, in capitals, first.
+    let last = blank.checked_sub(3).map(|i| [b[i], b[i + 1], b[i + 2]]);
+    if !last.is_some_and(|w| CREDENTIAL_ENDS.contains(&w)) || !matches!(b[blank], b' ' | b'\t') {
+        return None;
     }
-    let words = &words[..n];
-    let stores = SECRET_STORES.iter().any(|store| {
-        (words.windows(store.len()))
-            .any(|w| store.iter().zip(w).all(|(choices, w)| choices.contains(w)))
-    });
-    stores.then(|| piped_value(b, consumer)).flatten()
+    let ns = blank
+        - b[..blank]
+            .iter()
+            .rev()
+            .take_while(|&&c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+            .count();
+    let spaced = ns > 0 && matches!(b[ns - 1], b' ' | b'\t');
+    if !spaced || !names_a_credential_in_text(&b[ns..blank]) {
+        return None;
+    }
+    let end = command_end(b, blank);
+    let (vs, ve) = arguments(b, blank, end).next()?;
+    if b[vs..ve].starts_with(b"<<<") {
+        let stores = stores_a_secret(b, command_start(b, ns), ns);
+        return stores.then(|| here_string(b, vs)).flatten();
+    }
+    let we = b[..ns].iter().rposition(|c| !matches!(c, b' ' | b'\t'))? + 1;
+    let ws = b[..we]
+        .iter()
+        .rposition(|c| {
+            c.is_ascii_whitespace() || matches!(c, b'"' | b'\'' | b'`' | b';' | b'&' | b'|' | b'(')
+        })
+        .map_or(0, |i| i + 1);
+    let setter = &b[ws..we];
+    if !SETTERS.contains(&setter) {
+        return None;
+    }
+    // A Dockerfile's `ENV` starts its line (in text that quotes it, after a `\n` written out).
+    let first = ws == 0 || b[ws - 1] == b'\n' || b[..ws].ends_with(b"\\n");
+    if setter == b"ENV" && !first {
+        return None;
+    }
+    let value = &b[vs..ve];
+    let prose = setter == b"set" && value.iter().all(u8::is_ascii_lowercase);
+    (may_be_value(value) && !prose).then_some((vs, ve))
 }
 
 /// Programs whose `config` (or `configure`) command sets a setting: `git config`, `npm
@@ -914,4 +999,67 @@ fn htpasswd_password(b: &[u8], from: usize, to: usize) -> Option<(usize, usize)>
     }
     let (vs, ve) = *placed.get(if no_file { 1 } else { 2 })?;
     may_be_value(&b[vs..ve]).then_some((vs, ve))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every name in capitals that [`names_a_credential_in_text`] takes ends with one of
+    /// [`CREDENTIAL_ENDS`]: names of one and two words (apart and glued) from the words the
+    /// rules name.
+    #[test]
+    fn credential_ends_cover_every_name_in_capitals() {
+        let words = [
+            "PASSWORD",
+            "PASSWORDS",
+            "PASSWD",
+            "PASS",
+            "PGPASS",
+            "PWD",
+            "PASSPHRASE",
+            "SECRET",
+            "SECRETS",
+            "TOKEN",
+            "AUTH",
+            "AUTHORIZATION",
+            "CREDENTIAL",
+            "CREDENTIALS",
+            "COOKIE",
+            "COOKIES",
+            "BEARER",
+            "APIKEY",
+            "ACCESSKEY",
+            "PRIVATEKEY",
+            "KEY",
+            "BASE",
+            "API",
+            "ACCESS",
+            "PRIVATE",
+            "SESSION",
+            "ENCRYPTION",
+            "SIGNING",
+            "MASTER",
+            "CLIENT",
+            "ID",
+            "URL",
+            "DB",
+            "GITHUB",
+        ];
+        let mut named = 0;
+        for first in words.iter().chain([&""]) {
+            for last in words {
+                for glue in ["_", ""] {
+                    let name = format!("{first}{}{last}", if first.is_empty() { "" } else { glue });
+                    if names_a_credential_in_text(name.as_bytes()) {
+                        named += 1;
+                        let b = name.as_bytes();
+                        let end = [b[b.len() - 3], b[b.len() - 2], b[b.len() - 1]];
+                        assert!(CREDENTIAL_ENDS.contains(&end), "{name}");
+                    }
+                }
+            }
+        }
+        assert!(named > 300, "{named}");
+    }
 }

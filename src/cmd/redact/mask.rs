@@ -1380,7 +1380,9 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
             Some(found) => found.contains(&w),
             None => text.contains(w),
         };
-        commands::keyed_in_commands_spans(text, holds, memchr::memchr_iter(b'|', b), push);
+        let capital_blanks = memchr::memchr3_iter(b' ', b'\t', b'\n', b)
+            .filter(|&i| i > 0 && b[i - 1].is_ascii_uppercase());
+        commands::keyed_in_commands_spans(text, holds, capital_blanks, push);
         find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
     };
     if detectors.is_empty() && !email && !token && !path {
@@ -1513,8 +1515,9 @@ fn sites_spans(text: &str) -> Vec<Span> {
     let passwords = find::password_word_sites(b, &classes);
     find::keyed_in_prose_spans(text, passwords, &mut keyed);
     find::keyed_in_code_spans(text, &mut keyed);
-    let pipes = memchr::memchr_iter(b'|', b);
-    commands::keyed_in_commands_spans(text, |w| found.literals.contains(&w), pipes, keyed);
+    let capital_blanks = classes.iter(|c| c.capital_blank, 0);
+    let held = |w| found.literals.contains(&w);
+    commands::keyed_in_commands_spans(text, held, capital_blanks, keyed);
     find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
@@ -2105,6 +2108,11 @@ mod tests {
         "| DB_PASSWORD | ",
         " | `",
         "- name: DB_PASSWORD\n  value: ",
+        "setx API_KEY ",
+        "\nENV DB_PASS\t",
+        "set SECRET ",
+        " API_TOKEN <<< ",
+        "firebase functions:secrets:set ",
         "{\"key\": \"API_KEY\", \"value\": \"",
         "set -x DB_PASS ",
         "password ",
@@ -2628,6 +2636,24 @@ mod tests {
                 r#"os.environ["OPENAI_API_KEY"] = "quokka69"; $_ENV['DB_PASSWORD']='q70'"#,
                 r#"os.environ["OPENAI_API_KEY"] = "[secret:keyed]"; $_ENV['DB_PASSWORD']='[secret:keyed]'"#,
             ),
+            // A variable named in capitals given its value by words.
+            (
+                "setx API_KEY quokka90 /M; setenv DB_PASS 'q91'; launchctl setenv API_TOKEN q92",
+                "setx API_KEY [secret:keyed] /M; setenv DB_PASS '[secret:keyed]'; launchctl setenv API_TOKEN [secret:keyed]",
+            ),
+            (
+                "RUN make\nENV STRIPE_SECRET_KEY quokka93\ndoppler secrets set API_KEY q94; netlify env:set AUTH_TOKEN q95",
+                "RUN make\nENV STRIPE_SECRET_KEY [secret:keyed]\ndoppler secrets set API_KEY [secret:keyed]; netlify env:set AUTH_TOKEN [secret:keyed]",
+            ),
+            // A here-string or a pipe to a command that stores a secret.
+            (
+                "npx wrangler secret put API_KEY <<< \"quokka96\"; firebase functions:secrets:set DB_PASSWORD <<< q97",
+                "npx wrangler secret put API_KEY <<< \"[secret:keyed]\"; firebase functions:secrets:set DB_PASSWORD <<< [secret:keyed]",
+            ),
+            (
+                "echo -n quokka98 | gcloud secrets versions add api-key --data-file=-; echo q99 | doppler secrets set X",
+                "echo -n [secret:keyed] | gcloud secrets versions add api-key --data-file=-; echo [secret:keyed] | doppler secrets set X",
+            ),
             (
                 r#"[Environment]::SetEnvironmentVariable("API_KEY", "quokka52", "User")"#,
                 r#"[Environment]::SetEnvironmentVariable("API_KEY", "[secret:keyed]", "User")"#,
@@ -2700,6 +2726,10 @@ mod tests {
             "a || wrangler secret put y; echo x | docker secret ls; echo x | vercel env ls; echo y | gh set",
             "passwordless login1234; --password $PW; password_file abc12345; set -x EDITOR vim; set -gx TOKEN $T; set -l x y; set -e API_TOKEN",
             r#"SetEnvironmentVariable("API_KEY", $k, "User"); f("TOKEN", "", 1)"#,
+            "set API_KEY before you start; setx API_KEY $KEY; setx PATH x1; ENV NODE_ENV production",
+            "The ENV API_KEY line; echo ENV API_TOKEN x1; setx API_KEY --help; set GITHUB_TOKEN in ci",
+            "SELECT password FROM users WHERE TOKEN IS NULL; export API_KEY x1; settings API_KEY x2",
+            "cat <<< x1 | wc; wrangler secret put API_KEY <<< $KEY; gh secret list API_KEY <<< x2",
         ];
         for text in kept {
             assert_eq!(mask(&m, text), text);
