@@ -568,7 +568,7 @@ fn keep_text_masks_values_under_credential_keys() {
         "\n",
         r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-06-01T10:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{"password":"Tr0ub4dor&3x","api_key":"qk-Val-12345-xyz","env":{"DB_PASSWORD":"Sup3rS3cr3t!","HOME":"plain-home"},"headers":{"Authorization":"Basic dXNlcjpwYXNz","X-Api-Key":["quokkaapikeyvalue",7]},"token":42,"maxTokens":"plain-max","authorName":"Ana Plain","key":"Enter","vars":[{"name":"DB_TOKEN","value":"pairsecretvalue"},{"Name":"MODE","Value":"pair-plain"}],"hdrs":[{"value":"pairbeforename","key":"X-Auth-Token"}]}}],"provider":"anthropic","model":"m","stopReason":"toolUse"}}"#,
         "\n",
-        r#"{"type":"custom","id":"c1","parentId":"a1","timestamp":"2026-06-01T10:00:03.000Z","customType":"cfg","data":{"password":"Tr0ub4dor&3x","credentials":{"user":"ana-user","pass":"hunter2"},"secret":""}}"#,
+        r#"{"type":"custom","id":"c1","parentId":"a1","timestamp":"2026-06-01T10:00:03.000Z","customType":"cfg","data":{"password":"Tr0ub4dor&3x","credentials":{"user":"ana-user","pass":"hunter2"},"secret":"","secret_key_base":"railsbasevalue","database":"plain-db"}}"#,
         "\n",
     );
     let o = keep_text(session);
@@ -603,8 +603,11 @@ fn keep_text_masks_values_under_credential_keys() {
         serde_json::json!({"user": keyed, "pass": keyed})
     );
     assert_eq!(data["secret"], "");
+    // Rails' key base; a last word `base` after no `key` names nothing.
+    assert_eq!(data["secret_key_base"], keyed);
+    assert_eq!(data["database"], "plain-db");
     assert_eq!(
-        o.stderr, "pi-redact: replaced: keyed 10, path 1, user 1\n",
+        o.stderr, "pi-redact: replaced: keyed 11, path 1, user 1\n",
         "the mask's kind is counted"
     );
     let plain = cmd("pi-redact").stdin(session).ok().out();
@@ -1334,6 +1337,8 @@ const CANARIES: &[&str] = &[
     "setx API_KEY CanaryPassw0rdc /M",
     "RUN make\nENV STRIPE_SECRET_KEY CanaryPassw0rdd",
     "npx wrangler secret put API_TOKEN <<< \"CanaryPassw0rde\"",
+    "variable \"db_password\" {\n  default = \"CanaryPassw0rdf\"\n}",
+    "secret_key_base: \"CanaryPassw0rdg\"",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

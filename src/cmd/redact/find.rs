@@ -688,6 +688,11 @@ fn ends_as_a_credential(b: &[u8], end: usize) -> bool {
     let words: &[&str] = match last | 0x20 {
         b'd' => &["pwd", "passwd", "password"],
         b's' => &["pass", "secrets", "passwords", "cookies", "credentials"],
+        b'e' if ends_any_case(&b[..e], "base") => {
+            // Rails' `secret_key_base`: `base` after `key`, apart or glued.
+            let k = e - 4 - usize::from(e > 4 && matches!(b[e - 5], b'_' | b'-'));
+            return k >= 3 && b[k - 3..k].eq_ignore_ascii_case(b"key");
+        }
         b'e' => &["cookie", "passphrase"],
         b't' => &["secret"],
         b'n' => &["token", "authorization"],
@@ -976,9 +981,17 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     }
     let end = before_closing_quote(b, end);
     let named = ends_as_a_credential(b, end);
-    // `value` asked about only where the name ends as it does: most signs follow no name.
-    let value = || end >= 5 && b[end - 1] | 0x20 == b'e' && value_of_a_named_pair(b, end);
-    if !named && !value() {
+    // `value` and `default` asked about only where the name ends as they do: most signs
+    // follow no name.
+    let given = || {
+        end >= 5
+            && match b[end - 1] | 0x20 {
+                b'e' => value_of_a_named_pair(b, end),
+                b't' => default_of_a_named_variable(b, end),
+                _ => false,
+            }
+    };
+    if !named && !given() {
         return None;
     }
     let start = name_start(b, end);
@@ -1097,6 +1110,37 @@ fn value_of_a_named_pair(b: &[u8], end: usize) -> bool {
         }
     }
     false
+}
+
+/// Whether the key that ends at `end` (`end` ≥ 5) is `default`, in any case, in the block of
+/// a variable named as a credential as a data key is ([`names_a_credential`]): Terraform's
+/// `variable "db_password" {` then `default = "V"`, the nearest `{` before the key within
+/// [`PAIR_REACH`] bytes, no `}` between.
+fn default_of_a_named_variable(b: &[u8], end: usize) -> bool {
+    let Some(start) = end.checked_sub(7) else {
+        return false;
+    };
+    if !b[start..end].eq_ignore_ascii_case(b"default") || start > 0 && is_name_byte(b[start - 1]) {
+        return false;
+    }
+    let from = start.saturating_sub(PAIR_REACH);
+    let Some(open) = b[from..start]
+        .iter()
+        .rposition(|c| matches!(c, b'{' | b'}'))
+    else {
+        return false;
+    };
+    let qe = skip_back_blanks(b, from + open);
+    if b[from + open] != b'{' || qe < 2 || b[qe - 1] != b'"' {
+        return false;
+    }
+    let Some(qs) = memchr::memrchr(b'"', &b[..qe - 1]) else {
+        return false;
+    };
+    let keyword = skip_back_blanks(b, qs);
+    b[..keyword].ends_with(b"variable")
+        && (keyword == 8 || !is_name_byte(b[keyword - 9]))
+        && std::str::from_utf8(&b[qs + 1..qe - 1]).is_ok_and(names_a_credential)
 }
 
 /// The password of a `.pgpass` line (`HOST:PORT:DATABASE:USER:PASSWORD`) whose first `:` is

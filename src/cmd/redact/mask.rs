@@ -2113,6 +2113,8 @@ mod tests {
         "set SECRET ",
         " API_TOKEN <<< ",
         "firebase functions:secrets:set ",
+        "variable \"db_password\" {\n default = ",
+        "secret_key_base: ",
         "{\"key\": \"API_KEY\", \"value\": \"",
         "set -x DB_PASS ",
         "password ",
@@ -2654,6 +2656,15 @@ mod tests {
                 "echo -n quokka98 | gcloud secrets versions add api-key --data-file=-; echo q99 | doppler secrets set X",
                 "echo -n [secret:keyed] | gcloud secrets versions add api-key --data-file=-; echo [secret:keyed] | doppler secrets set X",
             ),
+            // Terraform's default for a variable named as a credential; Rails' key base.
+            (
+                "variable \"db_password\" {\n  type    = string\n  default = \"wombat1\"\n}",
+                "variable \"db_password\" {\n  type    = string\n  default = \"[secret:keyed]\"\n}",
+            ),
+            (
+                "secret_key_base: wombat2\nSECRET_KEY_BASE=wombat3 secretKeyBase = 'wombat4'",
+                "secret_key_base: [secret:keyed]\nSECRET_KEY_BASE=[secret:keyed] secretKeyBase = '[secret:keyed]'",
+            ),
             (
                 r#"[Environment]::SetEnvironmentVariable("API_KEY", "quokka52", "User")"#,
                 r#"[Environment]::SetEnvironmentVariable("API_KEY", "[secret:keyed]", "User")"#,
@@ -2730,6 +2741,8 @@ mod tests {
             "The ENV API_KEY line; echo ENV API_TOKEN x1; setx API_KEY --help; set GITHUB_TOKEN in ci",
             "SELECT password FROM users WHERE TOKEN IS NULL; export API_KEY x1; settings API_KEY x2",
             "cat <<< x1 | wc; wrangler secret put API_KEY <<< $KEY; gh secret list API_KEY <<< x2",
+            "variable \"region\" {\n  default = \"eu-west-1\"\n}\nvariable \"db_password\" {\n  default = null\n}",
+            "x_default = \"v1\"; locals { default = \"v2\" }; database: production01; keybase: k1",
         ];
         for text in kept {
             assert_eq!(mask(&m, text), text);

@@ -208,6 +208,8 @@ pub(super) fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bo
                 "client",
             ],
         );
+    // Rails' `secret_key_base`.
+    let key_base = is(last, &["base"]) && is(second, &["key"]);
     let glued = last.is_some_and(|w| {
         ["password", "passwd", "secret", "token"].iter().any(|end| {
             w.len() > end.len() && w[w.len() - end.len()..].eq_ignore_ascii_case(end.as_bytes())
@@ -220,7 +222,7 @@ pub(super) fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bo
             && w.iter().all(u8::is_ascii_uppercase)
             && !NOT_PASSWORDS.contains(&w)
     });
-    one || two || glued || capitals_pass
+    one || two || key_base || glued || capitals_pass
 }
 
 /// Words that end with `PASS` and name no password.
