@@ -1339,6 +1339,8 @@ const CANARIES: &[&str] = &[
     "npx wrangler secret put API_TOKEN <<< \"CanaryPassw0rde\"",
     "variable \"db_password\" {\n  default = \"CanaryPassw0rdf\"\n}",
     "secret_key_base: \"CanaryPassw0rdg\"",
+    "CREATE USER app IDENTIFIED BY 'CanaryPassw0rdh';",
+    "SET PASSWORD = PASSWORD('CanaryPassw0rdi');",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

@@ -250,6 +250,7 @@ const SECRET_STORES: &[&[&[&[u8]]]] = &[
     &[&[b"gcloud"], &[b"secrets"], &[b"create", b"versions"]],
     &[&[b"firebase"], &[b"functions:secrets:set"]],
     &[&[b"pass"], &[b"insert"]],
+    &[&[b"keyring"], &[b"set"]],
 ];
 
 /// Whether the command in `b[from..to]` stores a secret it reads ([`SECRET_STORES`], among
@@ -289,6 +290,26 @@ const CREDENTIAL_ENDS: &[[u8; 3]] = &[
     *b"RET", *b"KEN", *b"ION", *b"UTH", *b"IAL", *b"RER", *b"KEY",
 ];
 
+/// The password SQL gives a user after `IDENTIFIED BY` (`CREATE USER app IDENTIFIED BY 'V'`,
+/// `ALTER USER … IDENTIFIED WITH caching_sha2_password BY 'V'`, Oracle's `IDENTIFIED BY V`),
+/// the keywords in capitals, `blank` after `BY`: the argument after it, when `IDENTIFIED`
+/// is a word of the same statement before it and the argument is no keyword of a hash
+/// (`BY PASSWORD '*…'`, `BY VALUES '…'`: the hash after it then).
+fn identified_by(b: &[u8], blank: usize) -> Option<(usize, usize)> {
+    let statement = &b[command_start(b, blank)..blank];
+    let identified = memchr::memmem::find_iter(statement, "IDENTIFIED ")
+        .any(|i| i == 0 || statement[i - 1].is_ascii_whitespace());
+    if !identified {
+        return None;
+    }
+    let mut args = arguments(b, blank, command_end(b, blank));
+    let mut value = args.next()?;
+    if matches!(&b[value.0..value.1], b"PASSWORD" | b"VALUES") {
+        value = args.next()?;
+    }
+    may_be_value(&b[value.0..value.1]).then_some(value)
+}
+
 /// The words that set a variable by words ([`set_by_words`]).
 const SETTERS: &[&[u8]] = &[b"setx", b"setenv", b"set", b"env:set", b"ENV"];
 
@@ -302,7 +323,11 @@ const SETTERS: &[&[u8]] = &[b"setx", b"setenv", b"set", b"env:set", b"ENV"];
 ///   down; after `set`, a word of lower-case letters alone (`set API_KEY before you start`).
 /// - as a here-string to a command that stores a secret ([`stores_a_secret`]): `wrangler
 ///   secret put NAME <<< V`, `firebase functions:secrets:set NAME <<< V` ([`here_string`]).
+/// - SQL's password after `IDENTIFIED … BY` in capitals ([`identified_by`]).
 pub(super) fn set_by_words(b: &[u8], blank: usize) -> Option<(usize, usize)> {
+    if b[blank - 1] == b'Y' && b[..blank].ends_with(b" BY") {
+        return identified_by(b, blank);
+    }
     // Most capitals before a blank end no credential's name (`SELECT `, `WHERE `): the last
     // three letters of each name [`names_a_credential_in_text`] takes, in capitals, first.
     let last = blank.checked_sub(3).map(|i| [b[i], b[i + 1], b[i + 2]]);
@@ -655,6 +680,10 @@ const PROGRAM_OPTIONS: &[ProgramOption] = &[
             "mongoexport",
             "mongoimport",
             "twine",
+            "psexec",
+            "PsExec",
+            "psexec.exe",
+            "PsExec.exe",
         ],
         with: None,
         taken: Taken::Apart,

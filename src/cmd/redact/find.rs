@@ -1645,6 +1645,9 @@ pub fn keyed_in_prose_spans(
 /// reset`, `password manager`, `password hash` stay).
 fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
     let end = at + "password".len();
+    if b.get(end) == Some(&b'(') {
+        return password_call(b, name_start(b, at), end);
+    }
     if b.get(end) != Some(&b' ') {
         return None;
     }
@@ -1659,6 +1662,26 @@ fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
     }
     let ve = before_sentence_end(b, v, unquoted_end(b, v));
     reads_as_a_password(&b[v..ve]).then_some((v, ve))
+}
+
+/// The quoted password a call named `password`, `set_password` or `make_password` (any case,
+/// `_` or not, a method's too: MySQL's `PASSWORD('V')`, Django's `user.set_password("V")`) is
+/// given as its only argument; the name `b[start..end]`, its `(` at `end`.
+fn password_call(b: &[u8], start: usize, end: usize) -> Option<(usize, usize)> {
+    let called = &b[start..end];
+    let method = called
+        .iter()
+        .rposition(|&c| c == b'.')
+        .map_or(called, |i| &called[i + 1..]);
+    let name = method.iter().filter(|&&c| c != b'_');
+    let name: Vec<u8> = name.map(u8::to_ascii_lowercase).collect();
+    if !matches!(&name[..], b"password" | b"setpassword" | b"makepassword") {
+        return None;
+    }
+    let q = quote_at(b, end + 1)?;
+    let (vs, ve) = quoted_value(b, end + 1, q);
+    let closed = b[ve..].starts_with(q) && b.get(ve + q.len()) == Some(&b')');
+    (closed && vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve))
 }
 
 /// Whether an unquoted word given as a password reads as one: 8 characters or more, letters,

@@ -2115,6 +2115,8 @@ mod tests {
         "firebase functions:secrets:set ",
         "variable \"db_password\" {\n default = ",
         "secret_key_base: ",
+        "CREATE USER a IDENTIFIED BY ",
+        "= PASSWORD(",
         "{\"key\": \"API_KEY\", \"value\": \"",
         "set -x DB_PASS ",
         "password ",
@@ -2656,6 +2658,19 @@ mod tests {
                 "echo -n quokka98 | gcloud secrets versions add api-key --data-file=-; echo q99 | doppler secrets set X",
                 "echo -n [secret:keyed] | gcloud secrets versions add api-key --data-file=-; echo [secret:keyed] | doppler secrets set X",
             ),
+            // SQL's password for a user; a program's `-p`; a store of secrets.
+            (
+                "CREATE USER app IDENTIFIED BY 'numbat1'; ALTER USER r IDENTIFIED WITH sha2 BY \"numbat2\"; CREATE USER o IDENTIFIED BY numbat3;",
+                "CREATE USER app IDENTIFIED BY '[secret:keyed]'; ALTER USER r IDENTIFIED WITH sha2 BY \"[secret:keyed]\"; CREATE USER o IDENTIFIED BY [secret:keyed];",
+            ),
+            (
+                "SET PASSWORD FOR 'root'@'localhost' = PASSWORD('numbat4'); user.set_password(\"numbat5\")",
+                "SET PASSWORD FOR 'root'@'localhost' = PASSWORD('[secret:keyed]'); user.set_password(\"[secret:keyed]\")",
+            ),
+            (
+                "psexec \\\\host -u ana -p numbat6 cmd; echo numbat7 | keyring set system ana",
+                "psexec \\\\host -u ana -p [secret:keyed] cmd; echo [secret:keyed] | keyring set system ana",
+            ),
             // Terraform's default for a variable named as a credential; Rails' key base.
             (
                 "variable \"db_password\" {\n  type    = string\n  default = \"wombat1\"\n}",
@@ -2743,6 +2758,8 @@ mod tests {
             "cat <<< x1 | wc; wrangler secret put API_KEY <<< $KEY; gh secret list API_KEY <<< x2",
             "variable \"region\" {\n  default = \"eu-west-1\"\n}\nvariable \"db_password\" {\n  default = null\n}",
             "x_default = \"v1\"; locals { default = \"v2\" }; database: production01; keybase: k1",
+            "SELECT a FROM t ORDER BY id; GROUP BY x; IDENTIFIED BY; CREATE USER a IDENTIFIED BY PASSWORD;",
+            "user.set_password(pw); getPassword(\"db\"); password('$PW'); psexec -s cmd; echo x | keyring get s a",
         ];
         for text in kept {
             assert_eq!(mask(&m, text), text);
