@@ -42,7 +42,7 @@ pub struct Block {
     /// The `w` of `ssw` (any case): where `password` may have started four bytes before.
     pub ssw: u64,
     /// A blank after a capital letter (`A` to `Z`): where a name written in capitals may end
-    /// before its value ([`super::commands::set_by_words`]).
+    /// before its value ([`super::commands::after_capitals`]).
     pub capital_blank: u64,
     /// A byte of the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
     pub token: u64,

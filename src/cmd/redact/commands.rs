@@ -49,7 +49,8 @@ pub const COMMAND_WORDS: [&str; 10] = [
 ///   ([`table_cell_value`]).
 /// - At each of `capital_blanks` (a blank after a capital letter), after a name in capitals
 ///   that names a credential: the value a command gives it by words, or the here-string a
-///   command that stores a secret reads ([`set_by_words`]).
+///   command that stores a secret reads; after SQL's `IDENTIFIED … BY`, the password
+///   ([`after_capitals`]).
 ///
 /// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
 /// the text holds one of [`COMMAND_WORDS`] (found with the detectors' anchors, in the same
@@ -67,7 +68,7 @@ pub fn keyed_in_commands_spans(
         found.extend(table_cell_value(b, pipe));
     }
     for blank in capital_blanks {
-        found.extend(set_by_words(b, blank));
+        found.extend(after_capitals(b, blank));
     }
     for word in COMMAND_WORDS {
         if !holds(word) {
@@ -238,7 +239,7 @@ fn command_end(b: &[u8], at: usize) -> usize {
 /// another, each one of its choices: `wrangler secret put NAME`, `gh secret set NAME`,
 /// `docker secret create NAME -`, `vercel env add NAME`, `doppler secrets set NAME`, `gcloud
 /// secrets create NAME --data-file=-` (and `gcloud secrets versions add`), `firebase
-/// functions:secrets:set NAME`, `pass insert NAME`.
+/// functions:secrets:set NAME`, `pass insert NAME`, `keyring set SERVICE USER`.
 const SECRET_STORES: &[&[&[&[u8]]]] = &[
     &[
         &[b"wrangler", b"gh", b"docker", b"podman"],
@@ -281,7 +282,7 @@ fn piped_to_store(b: &[u8], pipe: usize) -> Option<(usize, usize)> {
         .flatten()
 }
 
-/// The last three letters, in capitals, of the names of credentials [`set_by_words`] looks at
+/// The last three letters, in capitals, of the names of credentials [`after_capitals`] looks at
 /// (`PASSWORD`, `PWD`, `PASSWD`, `PASS`, `SECRETS`, `PASSWORDS`, `COOKIES`, `CREDENTIALS`,
 /// `COOKIE`, `PASSPHRASE`, `KEY_BASE`, `SECRET`, `TOKEN`, `AUTHORIZATION`, `AUTH`,
 /// `CREDENTIAL`, `BEARER`, `KEY`); a test holds them to [`names_a_credential_in_text`].
@@ -310,11 +311,12 @@ fn identified_by(b: &[u8], blank: usize) -> Option<(usize, usize)> {
     may_be_value(&b[value.0..value.1]).then_some(value)
 }
 
-/// The words that set a variable by words ([`set_by_words`]).
+/// The words that set a variable by words ([`after_capitals`]).
 const SETTERS: &[&[u8]] = &[b"setx", b"setenv", b"set", b"env:set", b"ENV"];
 
-/// The value given to a variable named in capitals (letters, digits and `_`) as a credential,
-/// whose name ends at `blank` (the name in lower case, `setenv db_pass V`, is not looked at):
+/// The value given after a word in capitals that ends at `blank`: to a variable named in
+/// capitals (letters, digits and `_`) as a credential (a name in lower case, `setenv db_pass
+/// V`, is not looked at), or after SQL's `BY`:
 ///
 /// - by words, the value the argument after the name: `setx NAME V` (Windows), `setenv NAME
 ///   V` (csh, `launchctl setenv`), `ENV NAME V` (a Dockerfile's older form, `ENV` first on
@@ -324,7 +326,7 @@ const SETTERS: &[&[u8]] = &[b"setx", b"setenv", b"set", b"env:set", b"ENV"];
 /// - as a here-string to a command that stores a secret ([`stores_a_secret`]): `wrangler
 ///   secret put NAME <<< V`, `firebase functions:secrets:set NAME <<< V` ([`here_string`]).
 /// - SQL's password after `IDENTIFIED … BY` in capitals ([`identified_by`]).
-pub(super) fn set_by_words(b: &[u8], blank: usize) -> Option<(usize, usize)> {
+pub(super) fn after_capitals(b: &[u8], blank: usize) -> Option<(usize, usize)> {
     if b[blank - 1] == b'Y' && b[..blank].ends_with(b" BY") {
         return identified_by(b, blank);
     }
