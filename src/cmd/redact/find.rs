@@ -1080,6 +1080,14 @@ fn before_closing_quote(b: &[u8], end: usize) -> usize {
     end - 1 - usize::from(end > 1 && b[end - 2] == b'\\')
 }
 
+/// Where the key that ends at `end` starts, when it is the whole name `word` (lower case) in
+/// any case.
+fn key_named(b: &[u8], end: usize, word: &str) -> Option<usize> {
+    let start = end.checked_sub(word.len())?;
+    let whole = start == 0 || !is_name_byte(b[start - 1]);
+    (whole && b[start..end].eq_ignore_ascii_case(word.as_bytes())).then_some(start)
+}
+
 /// How far before a `value` key [`value_of_a_named_pair`] looks for its `name`.
 const PAIR_REACH: usize = 256;
 
@@ -1090,10 +1098,9 @@ const PAIR_REACH: usize = 256;
 /// `{"name": "DB_PASSWORD", "value": "V"}` (Kubernetes, ECS, lists of headers), `- name:
 /// API_TOKEN` then `value: V` (YAML), `name = "db.password"` then `value = "V"` (HCL).
 fn value_of_a_named_pair(b: &[u8], end: usize) -> bool {
-    let start = end - 5;
-    if !b[start..end].eq_ignore_ascii_case(b"value") || start > 0 && is_name_byte(b[start - 1]) {
+    let Some(start) = key_named(b, end, "value") else {
         return false;
-    }
+    };
     let from = start.saturating_sub(PAIR_REACH);
     let mut at = start;
     while let Some(i) = b[from..at].iter().rposition(|c| b":={}".contains(c)) {
@@ -1117,12 +1124,9 @@ fn value_of_a_named_pair(b: &[u8], end: usize) -> bool {
 /// `variable "db_password" {` then `default = "V"`, the nearest `{` before the key within
 /// [`PAIR_REACH`] bytes, no `}` between.
 fn default_of_a_named_variable(b: &[u8], end: usize) -> bool {
-    let Some(start) = end.checked_sub(7) else {
+    let Some(start) = key_named(b, end, "default") else {
         return false;
     };
-    if !b[start..end].eq_ignore_ascii_case(b"default") || start > 0 && is_name_byte(b[start - 1]) {
-        return false;
-    }
     let from = start.saturating_sub(PAIR_REACH);
     let Some(open) = b[from..start]
         .iter()
@@ -1655,10 +1659,8 @@ fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
         return None;
     }
     let v = end + 1;
-    if let Some(q) = quote_at(b, v) {
-        let (vs, ve) = quoted_value(b, v, q);
-        let closed = b[ve..].starts_with(q);
-        return (closed && vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve));
+    if quote_at(b, v).is_some() {
+        return quoted_password(b, v).map(|(vs, ve, _)| (vs, ve));
     }
     let ve = before_sentence_end(b, v, unquoted_end(b, v));
     reads_as_a_password(&b[v..ve]).then_some((v, ve))
@@ -1673,15 +1675,26 @@ fn password_call(b: &[u8], start: usize, end: usize) -> Option<(usize, usize)> {
         .iter()
         .rposition(|&c| c == b'.')
         .map_or(called, |i| &called[i + 1..]);
-    let name = method.iter().filter(|&&c| c != b'_');
-    let name: Vec<u8> = name.map(u8::to_ascii_lowercase).collect();
-    if !matches!(&name[..], b"password" | b"setpassword" | b"makepassword") {
-        return None;
-    }
-    let q = quote_at(b, end + 1)?;
-    let (vs, ve) = quoted_value(b, end + 1, q);
-    let closed = b[ve..].starts_with(q) && b.get(ve + q.len()) == Some(&b')');
-    (closed && vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve))
+    let letters = || {
+        method
+            .iter()
+            .filter(|&&c| c != b'_')
+            .map(u8::to_ascii_lowercase)
+    };
+    let named = ["password", "setpassword", "makepassword"]
+        .iter()
+        .any(|w| letters().eq(w.bytes()));
+    let (vs, ve, after) = named.then(|| quoted_password(b, end + 1)).flatten()?;
+    (b.get(after) == Some(&b')')).then_some((vs, ve))
+}
+
+/// The quoted password at `at`: its value and where its closing quote ends, when a quote
+/// opens it, it is closed on its line, and it is neither empty nor a reference.
+fn quoted_password(b: &[u8], at: usize) -> Option<(usize, usize, usize)> {
+    let q = quote_at(b, at)?;
+    let (vs, ve) = quoted_value(b, at, q);
+    let closed = b[ve..].starts_with(q);
+    (closed && vs < ve && !is_reference(&b[vs..ve])).then_some((vs, ve, ve + q.len()))
 }
 
 /// Whether an unquoted word given as a password reads as one: 8 characters or more, letters,
