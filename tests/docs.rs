@@ -90,6 +90,7 @@ fn runs() -> Vec<(&'static str, Vec<String>)> {
                 f("assistant-errors.jsonl"),
                 f("branch-summary.jsonl"),
                 f("compaction-pi1-fields.jsonl"),
+                f("omp-compaction-fields.jsonl"),
             ],
         ),
         (

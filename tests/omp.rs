@@ -399,3 +399,82 @@ fn task_results_report_their_sub_agents_usage_apart() {
         "{table}"
     );
 }
+
+/// oh-my-pi's compaction fields (18.2.3 and 18.3.4's `appendCompaction`): `fromExtension`
+/// is its `fromHook`, `providerReplayThroughEntryId` is reported with its line, 18.3's
+/// `firstKeptEntryId: ""` is no entry, and no Pi rule decides the trigger of a compaction it
+/// wrote (its threshold is lower than Pi's: Pi's rules would call it manual).
+#[test]
+fn omp_compactions_are_read_with_their_fields_and_not_by_pis_rules() {
+    let f = fixture("omp-compaction-fields.jsonl");
+    let all = cmd("pi-compactions")
+        .arg("--branch-summaries")
+        .arg(&f)
+        .ok()
+        .records();
+    let reports: Vec<&Value> = all
+        .iter()
+        .filter(|r| r["type"] == "compaction_report")
+        .collect();
+    assert_eq!(reports.len(), 3);
+    let rules = |r: &Value| -> Vec<String> {
+        let ev = r["evidence"].as_array().unwrap();
+        ev.iter()
+            .map(|e| e["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for r in &reports {
+        assert_eq!(
+            (&r["trigger"], &r["basis"]),
+            (&"unknown".into(), &"unknown".into())
+        );
+        assert_eq!(rules(r)[0], "oh_my_pi", "{r}");
+    }
+    // An extension's compaction: fromExtension read as fromHook, and named as it is.
+    assert_eq!(reports[0]["from_hook"], true);
+    assert_eq!(rules(reports[0]), ["oh_my_pi", "from_hook"]);
+    let detail = |r: &Value, i: usize| r["evidence"][i]["detail"].as_str().unwrap().to_string();
+    assert!(detail(reports[0], 0).contains("it records tokensAfter"));
+    assert!(detail(reports[0], 1).contains("(fromExtension: true)"));
+    assert!(reports[0]["replay_through"].is_null());
+    // 18.3's native compaction: kept by the provider's history, not by an id.
+    let native = reports[1];
+    assert_eq!(native["from_hook"], false);
+    assert_eq!(native["method"], "remote");
+    assert_eq!(native["first_kept"]["entry"], "");
+    assert_eq!(native["first_kept"]["found"], false);
+    assert_eq!(native["retain_none"], false);
+    assert_eq!(
+        native["replay_through"],
+        serde_json::json!({"entry": "f0000006", "line": 7, "found": true})
+    );
+    // A reference to no entry; the field alone marks oh-my-pi.
+    let dangling = reports[2];
+    assert_eq!(
+        dangling["replay_through"],
+        serde_json::json!({"entry": "f9999999", "line": null, "found": false})
+    );
+    assert!(dangling["from_hook"].is_null());
+    assert!(detail(dangling, 0).contains("it records providerReplayThroughEntryId"));
+    // Its under_threshold place would have made Pi's rules say manual.
+    assert!(dangling["tokens_before"].as_u64().unwrap() < 183_616);
+    let summary = all
+        .iter()
+        .find(|r| r["type"] == "branch_summary_report")
+        .unwrap();
+    assert_eq!(summary["from_hook"], true);
+    // A fromExtension that is no boolean is reported, named as written.
+    let bad = read_fixture("omp-compaction-fields.jsonl")
+        .split(|&b| b == b'\n')
+        .take(4)
+        .chain([&br#"{"type":"compaction","id":"z1","parentId":"f0000003","timestamp":"2026-11-20T10:05:00.000Z","summary":"s","firstKeptEntryId":"f0000002","tokensBefore":1,"fromExtension":"yes"}"#[..]])
+        .flat_map(|l| l.iter().copied().chain([b'\n']))
+        .collect::<Vec<u8>>();
+    let o = cmd("pi-compactions").stdin(bad).run();
+    assert_eq!(o.status, 2);
+    assert_eq!(
+        o.stderr_lines(),
+        ["pi-compactions: <stdin>:5: compaction fromExtension is a string, not a boolean; treated as unknown"]
+    );
+    assert!(o.records()[0]["from_hook"].is_null());
+}

@@ -23,6 +23,7 @@ const GOLDEN: &[&str] = &[
     "v1-linear",
     "v2-hook-message",
     "two-sessions",
+    "omp-compaction-fields",
 ];
 
 /// pi-replay run from the project root on `fixtures/<name>.jsonl` (a relative path, so the

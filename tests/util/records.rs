@@ -148,6 +148,8 @@ pub struct CompactionReport {
     #[serde(deserialize_with = "nullable")]
     pub method: Option<String>,
     #[serde(deserialize_with = "nullable")]
+    pub replay_through: Option<ReplayThrough>,
+    #[serde(deserialize_with = "nullable")]
     pub summary_bytes: Option<u64>,
     pub files: FileCounts,
     #[serde(deserialize_with = "nullable")]
@@ -197,6 +199,16 @@ pub struct FirstKept {
     pub entry: Option<String>,
     #[serde(deserialize_with = "nullable")]
     pub index: Option<u64>,
+    #[serde(deserialize_with = "nullable")]
+    pub line: Option<u64>,
+    pub found: bool,
+}
+
+/// `replay_through` of `compaction_report` (oh-my-pi's `providerReplayThroughEntryId`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayThrough {
+    pub entry: String,
     #[serde(deserialize_with = "nullable")]
     pub line: Option<u64>,
     pub found: bool,
@@ -286,6 +298,7 @@ pub enum EvidenceRule {
     ModelSwitch,
     UnderThreshold,
     NoReplySince,
+    OhMyPi,
     SettingsAssumed,
 }
 

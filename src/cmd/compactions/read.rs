@@ -141,6 +141,7 @@ pub(super) fn summary_facts(
     d: &mut Diags,
 ) -> SummaryFacts {
     let summary = e.str("summary");
+    let (from_hook, from_hook_key) = from_hook(e, d);
     SummaryFacts {
         bytes: summary.as_ref().map(|t| t.len() as u64),
         text: if keep_text {
@@ -150,7 +151,8 @@ pub(super) fn summary_facts(
         },
         read_files: details.and_then(|d| string_list(d.get("readFiles"))),
         modified_files: details.and_then(|d| string_list(d.get("modifiedFiles"))),
-        from_hook: from_hook(e, d),
+        from_hook,
+        from_hook_key,
         usage: e.get("usage").and_then(summary_usage),
     }
 }
@@ -185,23 +187,31 @@ pub(super) fn system_message_bytes(e: &Entry<'_>) -> Option<u64> {
         .map(|m| m.len() as u64)
 }
 
-/// An entry's `fromHook`: `None` when absent or null, and when it is not a boolean (which
-/// is reported, as other bad fields are: issue 19, item 11).
-fn from_hook(e: &Entry<'_>, d: &mut Diags) -> Option<bool> {
-    let raw = e.get("fromHook").filter(|v| !v.is_null())?;
+/// Whether an extension wrote an entry, as recorded: Pi's `fromHook`, else oh-my-pi's
+/// `fromExtension` (the same fact under its name: its `appendCompaction` and
+/// `branchWithSummary` write it, `false` for its own), and the key it was read from. `None`
+/// when both are absent or null, and when the value is not a boolean (which is reported, as
+/// other bad fields are: issue 19, item 11).
+fn from_hook(e: &Entry<'_>, d: &mut Diags) -> (Option<bool>, &'static str) {
+    let Some((key, raw)) = ["fromHook", "fromExtension"]
+        .into_iter()
+        .find_map(|k| e.get(k).filter(|v| !v.is_null()).map(|v| (k, v)))
+    else {
+        return (None, "fromHook");
+    };
     let b = raw.as_bool();
     if b.is_none() {
         d.report(
             Some(e.line.no),
             Kind::BadField,
             format!(
-                "{} fromHook is a {}, not a boolean; treated as unknown",
+                "{} {key} is a {}, not a boolean; treated as unknown",
                 e.kind().as_deref().unwrap_or("entry"),
                 raw.kind_name()
             ),
         );
     }
-    b
+    (b, key)
 }
 
 /// A compaction's `firstKeptEntryIndex` (v1): `None` when absent or null, and when it is not

@@ -47,7 +47,10 @@ pub(super) struct SummaryFacts {
     /// `details.readFiles` and `details.modifiedFiles`.
     pub read_files: Option<Vec<String>>,
     pub modified_files: Option<Vec<String>>,
+    /// Whether an extension wrote the entry: `fromHook`, or oh-my-pi's `fromExtension`
+    /// (`from_hook_key` says which was read).
     pub from_hook: Option<bool>,
+    pub from_hook_key: &'static str,
     /// The summarization's `usage` (Pi 1.x), when recorded as an object.
     pub usage: Option<SummaryUsage>,
 }
@@ -131,6 +134,8 @@ pub(super) struct CompactionFacts {
     /// oh-my-pi's `tokensAfter` (its estimate of the context after the rewrite) and `method`.
     pub tokens_after: Option<u64>,
     pub method: Option<String>,
+    /// oh-my-pi's `providerReplayThroughEntryId` as recorded, and the line of that entry.
+    pub replay_through: Option<(String, Option<u64>)>,
     /// `firstKeptEntryId` and `firstKeptEntryIndex` as recorded, and the line of that entry.
     pub first_kept_entry: Option<String>,
     pub first_kept_index: Option<u64>,
@@ -181,6 +186,10 @@ impl Record for CompactionReport<'_> {
         "first_kept.found",
         "retain_none",
         "method",
+        "replay_through",
+        "replay_through.entry",
+        "replay_through.line",
+        "replay_through.found",
         "summary_bytes",
         "files",
         "files.read",
@@ -237,6 +246,14 @@ impl Record for CompactionReport<'_> {
             })
             .bool("retain_none", r.retain_none)
             .opt_str("method", r.method.as_deref());
+        match &r.replay_through {
+            None => o.null("replay_through"),
+            Some((entry, line)) => o.obj("replay_through", |t| {
+                t.str("entry", entry)
+                    .opt_u64("line", *line)
+                    .bool("found", line.is_some());
+            }),
+        };
         r.summarized.write_counts(o);
         o.opt_u64("system_message_bytes", r.system_message_bytes)
             .str("trigger", r.trigger.name())

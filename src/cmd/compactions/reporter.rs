@@ -29,6 +29,19 @@ use crate::record::Record;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+/// The fields of a compaction entry only oh-my-pi writes (18.2.3 and 18.3.4's
+/// `appendCompaction`; Pi 0.73.1 and 1.6.0 write none of them), the first found naming it as
+/// oh-my-pi's: `tokensAfter` is on every compaction it writes, `fromExtension` is its
+/// `fromHook`.
+const OH_MY_PI_FIELDS: [&str; 6] = [
+    "tokensAfter",
+    "method",
+    "shortSummary",
+    "providerReplayThroughEntryId",
+    "preserveData",
+    "fromExtension",
+];
+
 /// What a run reports with: its arguments, the configured context windows and Pi's reserve.
 pub(super) struct Settings<'a> {
     pub args: &'a Args,
@@ -385,6 +398,11 @@ impl Reporter<'_, '_> {
         let first_kept_index = first_kept_index(e, d);
         let first_kept_line = m.first_kept_line(first_kept_id.as_ref(), first_kept_index);
         let retain_none = id.is_some() && first_kept_id.as_ref() == id;
+        let replay_through = e.str("providerReplayThroughEntryId").map(|through| {
+            let key = e.key("providerReplayThroughEntryId");
+            let line = key.and_then(|k| m.line_of(&EntryId::of(&k)));
+            (through.into_owned(), line)
+        });
         let details = details(e);
         let summarized = summary_facts(e, details, self.args().summary, d);
         let window_of = |ix: ModelIx| {
@@ -425,9 +443,11 @@ impl Reporter<'_, '_> {
                 )
             }),
             from_hook: summarized.from_hook,
+            from_hook_key: summarized.from_hook_key,
             uncompacted: uncompacted.as_ref(),
             auto_on: m.auto_on.as_ref(),
             quiet: quiet.as_ref(),
+            oh_my_pi: OH_MY_PI_FIELDS.into_iter().find(|k| e.get(k).is_some()),
         });
         CompactionFacts {
             line,
@@ -436,6 +456,7 @@ impl Reporter<'_, '_> {
             tokens_before,
             tokens_after: recorded_count(e, "tokensAfter", d),
             method: e.str("method").map(Cow::into_owned),
+            replay_through,
             first_kept_entry,
             first_kept_index,
             first_kept_line,

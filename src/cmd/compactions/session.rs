@@ -518,8 +518,13 @@ impl SessionMemory {
                 .filter(|&k| k >= 1 && k < self.records)
                 .and_then(|k| self.v1_lines.get(k as usize - 1).copied())
         } else {
-            entry.and_then(|f| self.seen.get(&hash_bytes(f.key())).copied())
+            entry.and_then(|f| self.line_of(f))
         }
+    }
+
+    /// The line of the entry with id `id`, when it came earlier in the session.
+    pub fn line_of(&self, id: &EntryId) -> Option<u64> {
+        self.seen.get(&hash_bytes(id.key())).copied()
     }
 
     /// Whether an entry with id `id` came earlier in the session.

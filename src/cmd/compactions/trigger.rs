@@ -295,8 +295,9 @@ pub(super) struct Clues<'a> {
     /// The settings.json key the reserve came from, when it did: today's settings are assumed
     /// to be those Pi had (rule settings_assumed).
     pub reserve_key: Option<&'a str>,
-    /// `fromHook` as recorded.
+    /// `fromHook` (or oh-my-pi's `fromExtension`) as recorded, and which of the two it is.
     pub from_hook: Option<bool>,
+    pub from_hook_key: &'a str,
     /// Pi 1.x: an earlier reply over the threshold that was not compacted (see [`Uncompacted`]).
     pub uncompacted: Option<&'a Uncompacted>,
     /// Pi 1.x: the latest compaction that shows auto-compaction on, when nothing since shows
@@ -305,6 +306,9 @@ pub(super) struct Clues<'a> {
     /// Pi 0.73.1: no message on the chain since the previous compaction or the branch's start
     /// (see [`Quiet`]).
     pub quiet: Option<&'a Quiet>,
+    /// A field of the compaction entry that only oh-my-pi writes (`tokensAfter`, which every
+    /// compaction it writes has, `method`, ...), when it has one: Pi's rules do not apply.
+    pub oh_my_pi: Option<&'a str>,
 }
 
 impl Clues<'_> {
@@ -345,7 +349,8 @@ impl Clues<'_> {
 
 /// The trigger of a compaction, how it is known, and every rule that applied, strongest first:
 /// a recorded trigger decides; else the rules of the Pi that wrote it ([`pi1_rules`] or
-/// [`pi0_rules`]); else it is unknown. from_hook is listed but decides nothing.
+/// [`pi0_rules`]), none for a compaction oh-my-pi wrote (rule oh_my_pi); else it is unknown.
+/// from_hook is listed but decides nothing.
 pub(super) fn infer_trigger(c: &Clues<'_>) -> (Trigger, Basis, Vec<Evidence>) {
     let mut evidence = Vec::new();
     if let Some(r) = c.recorded {
@@ -354,7 +359,17 @@ pub(super) fn infer_trigger(c: &Clues<'_>) -> (Trigger, Basis, Vec<Evidence>) {
             format!("details.{} says {}", r.key, r.trigger.name()),
         ));
     }
-    let inferred = if c.pi1 {
+    let inferred = if let Some(field) = c.oh_my_pi {
+        // oh-my-pi 18.x (pi-agent-core's shouldCompact, session-maintenance.ts): its threshold
+        // is the window less the larger of 15 % of it and the reserve, unless a percentage or
+        // a token count is set; it also compacts when idle and through the provider's own
+        // compaction. Pi's rules would call its threshold compactions manual.
+        evidence.push(c.here(
+            "oh_my_pi",
+            format!("written by oh-my-pi (it records {field}, which Pi does not write): it compacts by rules of its own (a lower default threshold, compaction when idle, the provider's own compaction), which Pi's rules here do not describe"),
+        ));
+        None
+    } else if c.pi1 {
         pi1_rules(c, &mut evidence)
     } else {
         pi0_rules(c, &mut evidence)
@@ -362,7 +377,7 @@ pub(super) fn infer_trigger(c: &Clues<'_>) -> (Trigger, Basis, Vec<Evidence>) {
     if c.from_hook == Some(true) {
         evidence.push(c.here(
             "from_hook",
-            "written by an extension (fromHook: true)".into(),
+            format!("written by an extension ({}: true)", c.from_hook_key),
         ));
     }
     let on_reserve = evidence
@@ -742,9 +757,11 @@ mod tests {
             reserve: Some(16384),
             reserve_key: None,
             from_hook: None,
+            from_hook_key: "fromHook",
             uncompacted: None,
             auto_on: None,
             quiet: None,
+            oh_my_pi: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! `--rename-ids`: entry ids replaced by counters, consistently within a session (an id and
-//! every `parentId`, `targetId`, `fromId` and `firstKeptEntryId` naming it get the same new
-//! id), and session ids by counters across the run.
+//! every `parentId`, `targetId`, `fromId`, `firstKeptEntryId` and oh-my-pi's
+//! `providerReplayThroughEntryId` naming it get the same new id), and session ids by counters
+//! across the run.
 
 use crate::hash::FastMap;
 

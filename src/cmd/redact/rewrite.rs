@@ -493,6 +493,8 @@ fn entry_act(kind: EntryType, key: &str) -> Act {
     match (kind, key) {
         (Session, "id") => Act::SessionId,
         (_, "id" | "parentId" | "targetId" | "fromId" | "firstKeptEntryId") => Act::Id,
+        // oh-my-pi: the last entry the provider's own compaction carries.
+        (Compaction, "providerReplayThroughEntryId") => Act::Id,
         (_, "timestamp") => Act::Time,
         (_, "type") => Act::Keep,
         // Who was billed, on any entry that says (compaction, branch summary, usage entries).
@@ -510,6 +512,8 @@ fn entry_act(kind: EntryType, key: &str) -> Act {
         (Compaction | BranchSummary, "details") => Act::Data(Labels::Details),
         (Usage | ModelUsage | Compaction | BranchSummary, "usage") => Act::Data(Labels::Usage),
         (BranchSummary, "fromHook") => Act::Keep,
+        // oh-my-pi's `fromHook`.
+        (Compaction | BranchSummary, "fromExtension") => Act::Keep,
         (Custom | CustomMessage, "customType") => Act::Name,
         (Custom | CustomMessage, "display") => Act::Keep,
         (CustomMessage, "content") => Act::Content(TextKind::Message),

@@ -348,8 +348,14 @@ impl Builder<'_> {
                 .unwrap_or_default();
             meta.push(format!("trigger: {trigger} ({basis}{evidence})"));
         }
-        if let Some(k) = s(v, "firstKeptEntryId") {
+        // oh-my-pi 18.3's provider-native compaction may keep nothing by id (`""`).
+        if let Some(k) = s(v, "firstKeptEntryId").filter(|k| !k.is_empty()) {
             meta.push(format!("keeps from entry {k}"));
+        }
+        if let Some(k) = s(v, "providerReplayThroughEntryId") {
+            meta.push(format!(
+                "the provider's own compaction carries the branch through entry {k}"
+            ));
         }
         meta.append(&mut item.meta);
         item.meta = meta;

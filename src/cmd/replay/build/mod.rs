@@ -372,8 +372,11 @@ fn summary_item(what: &str, from: Option<String>, v: &Value) -> Item {
     if let Some(u) = v.get("usage").and_then(usage_line) {
         meta.push(format!("summarization: {u}"));
     }
-    if v.get("fromHook") == Some(&Value::Bool(true)) {
-        meta.push("written by an extension (fromHook)".into());
+    // oh-my-pi writes `fromExtension` where Pi writes `fromHook`.
+    for key in ["fromHook", "fromExtension"] {
+        if v.get(key) == Some(&Value::Bool(true)) {
+            meta.push(format!("written by an extension ({key})"));
+        }
     }
     let summary = s(v, "summary").unwrap_or("");
     Item {
