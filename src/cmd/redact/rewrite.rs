@@ -492,9 +492,17 @@ fn entry_act(kind: EntryType, key: &str) -> Act {
     use EntryType::*;
     match (kind, key) {
         (Session, "id") => Act::SessionId,
-        (_, "id" | "parentId" | "targetId" | "fromId" | "firstKeptEntryId") => Act::Id,
-        // oh-my-pi: the last entry the provider's own compaction carries.
-        (Compaction, "providerReplayThroughEntryId") => Act::Id,
+        // oh-my-pi's `providerReplayThroughEntryId`: the last entry the provider's own
+        // compaction carries.
+        (
+            _,
+            "id"
+            | "parentId"
+            | "targetId"
+            | "fromId"
+            | "firstKeptEntryId"
+            | "providerReplayThroughEntryId",
+        ) => Act::Id,
         (_, "timestamp") => Act::Time,
         (_, "type") => Act::Keep,
         // Who was billed, on any entry that says (compaction, branch summary, usage entries).
@@ -505,15 +513,16 @@ fn entry_act(kind: EntryType, key: &str) -> Act {
         (Session, "version") => Act::Keep,
         (_, "message") => Act::Message,
         (ThinkingLevelChange, "thinkingLevel") => Act::Keep,
-        (Compaction, "tokensBefore" | "fromHook" | "tokensAfter" | "method") => Act::Keep,
+        // `fromExtension`: oh-my-pi's `fromHook`.
+        (Compaction, "tokensBefore" | "fromHook" | "fromExtension" | "tokensAfter" | "method") => {
+            Act::Keep
+        }
         (Compaction, "shortSummary") => Act::Text(TextKind::Summary),
         (Compaction | BranchSummary, "summary") => Act::Text(TextKind::Summary),
         (Compaction, "systemMessage") => Act::Text(TextKind::Message),
         (Compaction | BranchSummary, "details") => Act::Data(Labels::Details),
         (Usage | ModelUsage | Compaction | BranchSummary, "usage") => Act::Data(Labels::Usage),
-        (BranchSummary, "fromHook") => Act::Keep,
-        // oh-my-pi's `fromHook`.
-        (Compaction | BranchSummary, "fromExtension") => Act::Keep,
+        (BranchSummary, "fromHook" | "fromExtension") => Act::Keep,
         (Custom | CustomMessage, "customType") => Act::Name,
         (Custom | CustomMessage, "display") => Act::Keep,
         (CustomMessage, "content") => Act::Content(TextKind::Message),
