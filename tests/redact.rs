@@ -1341,6 +1341,8 @@ const CANARIES: &[&str] = &[
     "secret_key_base: \"CanaryPassw0rdg\"",
     "CREATE USER app IDENTIFIED BY 'CanaryPassw0rdh';",
     "SET PASSWORD = PASSWORD('CanaryPassw0rdi');",
+    "create user app identified by 'CanaryPassw0rdj';",
+    "vercel env add API_KEY production <<< 'CanaryPassw0rdk'",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

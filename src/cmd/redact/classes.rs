@@ -44,6 +44,9 @@ pub struct Block {
     /// A blank after a capital letter (`A` to `Z`): where a name written in capitals may end
     /// before its value ([`super::commands::after_capitals`]).
     pub capital_blank: u64,
+    /// A blank after `by` (any case): where SQL's `IDENTIFIED BY` may end before a password
+    /// ([`super::commands::identified_by`]).
+    pub by_blank: u64,
     /// A byte of the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
     pub token: u64,
     /// The last of 24 bytes in a row of the class `token` ([`super::find::token_runs`]).
@@ -76,6 +79,7 @@ struct Bytes {
     o: u64,
     s: u64,
     w: u64,
+    y: u64,
     /// `0xAA` or `0xBF`
     fold: u64,
     /// `[A-Za-z0-9+/_=\-]`
@@ -184,6 +188,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
     let ssw = now.w & after(|b| b.s, 1) & after(|b| b.s, 2);
     let before_blank = before.blank;
     let before_capital = before.capital;
+    let by = after(|b| b.y, 1) & after(|b| b.b, 2);
     // Runs of tokens: the bytes that end 2, 4, 8, 16 and then 24 of them in a row.
     let [two, four, eight] = before.token_2_4_8;
     let r2 = now.token & up(now.token, before.token, 1);
@@ -206,6 +211,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
         aws,
         ssw,
         capital_blank: now.blank & up(now.capital, before_capital, 1),
+        by_blank: now.blank & by,
         token: now.token,
         long,
         fold: now.fold,
@@ -234,6 +240,7 @@ fn classify_bytes(bytes: &[u8; 64]) -> Bytes {
         set(&mut c.o, lower == b'o');
         set(&mut c.s, lower == b's');
         set(&mut c.w, lower == b'w');
+        set(&mut c.y, lower == b'y');
         set(&mut c.fold, matches!(x, 0xaa | 0xbf));
         set(
             &mut c.token,
@@ -319,6 +326,7 @@ mod x86 {
             o: eq512(lower, b'o'),
             s: eq512(lower, b's'),
             w: eq512(lower, b'w'),
+            y: eq512(lower, b'y'),
             fold: eq512(v, 0xaa) | eq512(v, 0xbf),
             token: letters | digits | eq512(v, b'+') | slash | eq512(v, b'_') | equals | dash,
             token_2_4_8: [0; 3],
@@ -371,6 +379,7 @@ mod x86 {
             o: bits(eq(lo_lower, b'o'), eq(hi_lower, b'o')),
             s: bits(eq(lo_lower, b's'), eq(hi_lower, b's')),
             w: bits(eq(lo_lower, b'w'), eq(hi_lower, b'w')),
+            y: bits(eq(lo_lower, b'y'), eq(hi_lower, b'y')),
             fold: bits(either(lo, 0xaa, 0xbf), either(hi, 0xaa, 0xbf)),
             token: bits(token(lo, lo_lower), token(hi, hi_lower)),
             token_2_4_8: [0; 3],
@@ -546,6 +555,9 @@ mod tests {
             let capital_blank =
                 |i: usize| i > 0 && is(i, b" \n\t") && text[i - 1].is_ascii_uppercase();
             assert_eq!(bits(|b| b.capital_blank), want(&capital_blank));
+            let by_blank =
+                |i: usize| i >= 2 && is(i, b" \n\t") && text[i - 2..i].eq_ignore_ascii_case(b"by");
+            assert_eq!(bits(|b| b.by_blank), want(&by_blank));
             assert_eq!(bits(|b| b.fold), want(&|i| is(i, &[0xaa, 0xbf])));
             let token = |i: usize| text[i].is_ascii_alphanumeric() || is(i, b"+/_=-");
             assert_eq!(bits(|b| b.token), want(&token));

@@ -49,8 +49,9 @@ pub const COMMAND_WORDS: [&str; 10] = [
 ///   ([`table_cell_value`]).
 /// - At each of `capital_blanks` (a blank after a capital letter), after a name in capitals
 ///   that names a credential: the value a command gives it by words, or the here-string a
-///   command that stores a secret reads; after SQL's `IDENTIFIED … BY`, the password
-///   ([`after_capitals`]).
+///   command that stores a secret reads ([`after_capitals`]).
+/// - At each of `by_blanks` (a blank after `by`, any case), SQL's password for a user after
+///   `IDENTIFIED BY` ([`identified_by`]).
 ///
 /// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
 /// the text holds one of [`COMMAND_WORDS`] (found with the detectors' anchors, in the same
@@ -59,6 +60,7 @@ pub fn keyed_in_commands_spans(
     text: &str,
     holds: impl Fn(&'static str) -> bool,
     capital_blanks: impl Iterator<Item = usize>,
+    by_blanks: impl Iterator<Item = usize>,
     mut each: impl FnMut(usize, usize),
 ) {
     let b = text.as_bytes();
@@ -69,6 +71,9 @@ pub fn keyed_in_commands_spans(
     }
     for blank in capital_blanks {
         found.extend(after_capitals(b, blank));
+    }
+    for blank in by_blanks {
+        found.extend(identified_by(b, blank));
     }
     for word in COMMAND_WORDS {
         if !holds(word) {
@@ -292,23 +297,63 @@ const CREDENTIAL_ENDS: &[[u8; 3]] = &[
 ];
 
 /// The password SQL gives a user after `IDENTIFIED BY` (`CREATE USER app IDENTIFIED BY 'V'`,
-/// `ALTER USER … IDENTIFIED WITH caching_sha2_password BY 'V'`, Oracle's `IDENTIFIED BY V`),
-/// the keywords in capitals, `blank` after `BY`: the argument after it, when `IDENTIFIED`
-/// is a word of the same statement before it and the argument is no keyword of a hash
-/// (`BY PASSWORD '*…'`, `BY VALUES '…'`: the hash after it then).
-fn identified_by(b: &[u8], blank: usize) -> Option<(usize, usize)> {
-    let statement = &b[command_start(b, blank)..blank];
-    let identified = memchr::memmem::find_iter(statement, "IDENTIFIED ")
-        .any(|i| i == 0 || statement[i - 1].is_ascii_whitespace());
-    if !identified {
+/// `ALTER USER … IDENTIFIED WITH caching_sha2_password BY 'V'`, Oracle's `IDENTIFIED BY V`,
+/// `CONNECT TO u IDENTIFIED BY V` of a database link), `blank` right after the `BY` (any
+/// case): the argument after it, or after `BY PASSWORD` or `BY VALUES` the hash that follows.
+/// In lower case (`create user app identified by 'V'`), which prose writes too (`the user is
+/// identified by their e-mail`), only in a statement with the word `user`, `role`, `grant` or
+/// `connect` before it, and only a value quoted or holding a digit or a sign (a `.` or `,`
+/// that ends it aside).
+pub(super) fn identified_by(b: &[u8], blank: usize) -> Option<(usize, usize)> {
+    let by = blank - 2;
+    if by > 0 && !b[by - 1].is_ascii_whitespace() {
         return None;
+    }
+    let keyword = |(s, e): (usize, usize), w: &[u8]| b[s..e].eq_ignore_ascii_case(w);
+    // The word that ends before `to`, blanks between.
+    let word_before = |to: usize| {
+        let e = b[..to].iter().rposition(|c| !c.is_ascii_whitespace())? + 1;
+        let s = b[..e]
+            .iter()
+            .rposition(u8::is_ascii_whitespace)
+            .map_or(0, |i| i + 1);
+        Some((s, e))
+    };
+    // `IDENTIFIED BY`, or `IDENTIFIED WITH PLUGIN BY`.
+    let mut identified = word_before(by)?;
+    if !keyword(identified, b"IDENTIFIED") {
+        let with = word_before(identified.0)?;
+        identified =
+            word_before(with.0).filter(|&i| keyword(with, b"WITH") && keyword(i, b"IDENTIFIED"))?;
     }
     let mut args = arguments(b, blank, command_end(b, blank));
     let mut value = args.next()?;
-    if matches!(&b[value.0..value.1], b"PASSWORD" | b"VALUES") {
+    if keyword(value, b"PASSWORD") || keyword(value, b"VALUES") {
         value = args.next()?;
     }
-    may_be_value(&b[value.0..value.1]).then_some(value)
+    let (vs, ve) = value;
+    if !may_be_value(&b[vs..ve]) {
+        return None;
+    }
+    if &b[identified.0..identified.1] == b"IDENTIFIED" {
+        return Some(value);
+    }
+    let sql = words(b, command_start(b, identified.0), identified.0).any(|w| {
+        [&b"user"[..], b"role", b"grant", b"connect"]
+            .iter()
+            .any(|k| keyword(w, k))
+    });
+    let quoted = vs > 0 && matches!(b[vs - 1], b'\'' | b'"' | b'`');
+    // A sentence's stop after a word is no sign of a password.
+    let word = b[vs..ve].trim_ascii_end();
+    let word = word
+        .strip_suffix(b".")
+        .or(word.strip_suffix(b","))
+        .unwrap_or(word);
+    let marked = word
+        .iter()
+        .any(|c| c.is_ascii_digit() || c.is_ascii_punctuation());
+    (sql && (quoted || marked)).then_some(value)
 }
 
 /// The words that set a variable by words ([`after_capitals`]).
@@ -316,7 +361,7 @@ const SETTERS: &[&[u8]] = &[b"setx", b"setenv", b"set", b"env:set", b"ENV"];
 
 /// The value given after a word in capitals that ends at `blank`: to a variable named in
 /// capitals (letters, digits and `_`) as a credential (a name in lower case, `setenv db_pass
-/// V`, is not looked at), or after SQL's `BY`:
+/// V`, is not looked at):
 ///
 /// - by words, the value the argument after the name: `setx NAME V` (Windows), `setenv NAME
 ///   V` (csh, `launchctl setenv`), `ENV NAME V` (a Dockerfile's older form, `ENV` first on
@@ -324,12 +369,9 @@ const SETTERS: &[&[u8]] = &[b"setx", b"setenv", b"set", b"env:set", b"ENV"];
 ///   ([`SETTERS`], the word right before the name). Not a value: what [`may_be_value`] turns
 ///   down; after `set`, a word of lower-case letters alone (`set API_KEY before you start`).
 /// - as a here-string to a command that stores a secret ([`stores_a_secret`]): `wrangler
-///   secret put NAME <<< V`, `firebase functions:secrets:set NAME <<< V` ([`here_string`]).
-/// - SQL's password after `IDENTIFIED … BY` in capitals ([`identified_by`]).
+///   secret put NAME <<< V`, `firebase functions:secrets:set NAME <<< V`, `vercel env add
+///   NAME production <<< V` ([`here_string`]).
 pub(super) fn after_capitals(b: &[u8], blank: usize) -> Option<(usize, usize)> {
-    if b[blank - 1] == b'Y' && b[..blank].ends_with(b" BY") {
-        return identified_by(b, blank);
-    }
     // Most capitals before a blank end no credential's name (`SELECT `, `WHERE `): the last
     // three letters of each name [`names_a_credential_in_text`] takes, in capitals, first.
     let last = blank.checked_sub(3).map(|i| [b[i], b[i + 1], b[i + 2]]);
@@ -347,10 +389,23 @@ pub(super) fn after_capitals(b: &[u8], blank: usize) -> Option<(usize, usize)> {
         return None;
     }
     let end = command_end(b, blank);
-    let (vs, ve) = arguments(b, blank, end).next()?;
-    if b[vs..ve].starts_with(b"<<<") {
-        let stores = stores_a_secret(b, command_start(b, ns), ns);
-        return stores.then(|| here_string(b, vs)).flatten();
+    let mut args = arguments(b, blank, end);
+    let (vs, ve) = args.next()?;
+    // A here-string right after the name, or after the store's other arguments (`vercel env
+    // add NAME production <<< V`).
+    let here = match b[vs..ve].starts_with(b"<<<") {
+        true => Some(vs),
+        false => args
+            .find(|&(s, e)| b[s..e].starts_with(b"<<<"))
+            .map(|(s, _)| s),
+    };
+    if let Some(here) = here {
+        if stores_a_secret(b, command_start(b, ns), ns) {
+            return here_string(b, here);
+        }
+    }
+    if here == Some(vs) {
+        return None;
     }
     let we = b[..ns].iter().rposition(|c| !matches!(c, b' ' | b'\t'))? + 1;
     let ws = b[..we]

@@ -1380,9 +1380,10 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
             Some(found) => found.contains(&w),
             None => text.contains(w),
         };
-        let capital_blanks = memchr::memchr3_iter(b' ', b'\t', b'\n', b)
-            .filter(|&i| i > 0 && b[i - 1].is_ascii_uppercase());
-        commands::keyed_in_commands_spans(text, holds, capital_blanks, push);
+        let blanks = || memchr::memchr3_iter(b' ', b'\t', b'\n', b);
+        let capital_blanks = blanks().filter(|&i| i > 0 && b[i - 1].is_ascii_uppercase());
+        let by_blanks = blanks().filter(|&i| i > 1 && b[i - 2..i].eq_ignore_ascii_case(b"by"));
+        commands::keyed_in_commands_spans(text, holds, capital_blanks, by_blanks, push);
         find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
     };
     if detectors.is_empty() && !email && !token && !path {
@@ -1516,8 +1517,9 @@ fn sites_spans(text: &str) -> Vec<Span> {
     find::keyed_in_prose_spans(text, passwords, &mut keyed);
     find::keyed_in_code_spans(text, &mut keyed);
     let capital_blanks = classes.iter(|c| c.capital_blank, 0);
+    let by_blanks = classes.iter(|c| c.by_blank, 0);
     let held = |w| found.literals.contains(&w);
-    commands::keyed_in_commands_spans(text, held, capital_blanks, keyed);
+    commands::keyed_in_commands_spans(text, held, capital_blanks, by_blanks, keyed);
     find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
@@ -2116,6 +2118,8 @@ mod tests {
         "variable \"db_password\" {\n default = ",
         "secret_key_base: ",
         "CREATE USER a IDENTIFIED BY ",
+        "grant all to u identified by ",
+        "vercel env add API_KEY production ",
         "= PASSWORD(",
         "{\"key\": \"API_KEY\", \"value\": \"",
         "set -x DB_PASS ",
@@ -2664,6 +2668,14 @@ mod tests {
                 "CREATE USER app IDENTIFIED BY '[secret:keyed]'; ALTER USER r IDENTIFIED WITH sha2 BY \"[secret:keyed]\"; CREATE USER o IDENTIFIED BY [secret:keyed];",
             ),
             (
+                "create user app identified by 'numbat8'; alter user scott identified by Tiger8x;\ncreate database link l connect to u identified with sha2 by \"numbat9\"",
+                "create user app identified by '[secret:keyed]'; alter user scott identified by [secret:keyed];\ncreate database link l connect to u identified with sha2 by \"[secret:keyed]\"",
+            ),
+            (
+                "vercel env add API_KEY production <<< \"numbat10\"",
+                "vercel env add API_KEY production <<< \"[secret:keyed]\"",
+            ),
+            (
                 "SET PASSWORD FOR 'root'@'localhost' = PASSWORD('numbat4'); user.set_password(\"numbat5\")",
                 "SET PASSWORD FOR 'root'@'localhost' = PASSWORD('[secret:keyed]'); user.set_password(\"[secret:keyed]\")",
             ),
@@ -2759,6 +2771,9 @@ mod tests {
             "variable \"region\" {\n  default = \"eu-west-1\"\n}\nvariable \"db_password\" {\n  default = null\n}",
             "x_default = \"v1\"; locals { default = \"v2\" }; database: production01; keybase: k1",
             "SELECT a FROM t ORDER BY id; GROUP BY x; IDENTIFIED BY; CREATE USER a IDENTIFIED BY PASSWORD;",
+            "The user is identified by their email; a request identified by id1; user identified by tiger",
+            "Identified by their user name, Grant Identified By Ana, the role is identified by x.",
+            "vercel env ls API_KEY production <<< x1; vercel env add API_KEY <<< $KEY",
             "user.set_password(pw); getPassword(\"db\"); password('$PW'); psexec -s cmd; echo x | keyring get s a",
         ];
         for text in kept {
