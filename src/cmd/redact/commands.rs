@@ -393,11 +393,11 @@ pub(super) fn after_capitals(b: &[u8], blank: usize) -> Option<(usize, usize)> {
     let (vs, ve) = args.next()?;
     // A here-string right after the name, or after the store's other arguments (`vercel env
     // add NAME production <<< V`).
-    let here = match b[vs..ve].starts_with(b"<<<") {
-        true => Some(vs),
-        false => args
-            .find(|&(s, e)| b[s..e].starts_with(b"<<<"))
-            .map(|(s, _)| s),
+    let here = if b[vs..ve].starts_with(b"<<<") {
+        Some(vs)
+    } else {
+        args.find(|&(s, e)| b[s..e].starts_with(b"<<<"))
+            .map(|(s, _)| s)
     };
     if let Some(here) = here {
         if stores_a_secret(b, command_start(b, ns), ns) {
