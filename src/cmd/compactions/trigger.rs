@@ -1162,6 +1162,39 @@ mod tests {
         );
     }
 
+    /// A compaction oh-my-pi wrote gets none of Pi's rules, where Pi's would decide (no
+    /// reply since the last compaction: manual); a recorded trigger still decides.
+    #[test]
+    fn oh_my_pis_compactions_get_no_pi_rule() {
+        let none = Before::default();
+        let at_start = Quiet { previous: None };
+        let quiet = Clues {
+            quiet: Some(&at_start),
+            ..pi0(&none, 0)
+        };
+        assert_eq!(verdict(&quiet).0, Trigger::Manual);
+        let omp = Clues {
+            oh_my_pi: Some("tokensAfter"),
+            ..quiet
+        };
+        let (t, b, e) = infer_trigger(&omp);
+        assert_eq!((t, b, e.len()), (Trigger::Unknown, Basis::Unknown, 1));
+        assert_eq!(e[0].rule, "oh_my_pi");
+        assert!(e[0]
+            .detail
+            .starts_with("written by oh-my-pi (it records tokensAfter,"));
+        let recorded = Clues {
+            recorded: Some(Recorded {
+                key: "trigger",
+                trigger: Trigger::Threshold,
+            }),
+            ..omp
+        };
+        let (t, b, e) = infer_trigger(&recorded);
+        assert_eq!((t, b), (Trigger::Threshold, Basis::Recorded));
+        assert_eq!((e[0].rule, e[1].rule), ("recorded", "oh_my_pi"));
+    }
+
     #[test]
     fn from_hook_is_evidence_but_no_trigger() {
         let c = Clues {
