@@ -42,6 +42,11 @@ pub const ROLES: &[&str] = &[
     "system",
 ];
 
+/// The keys by which a compaction or branch summary says an extension wrote it, in the order
+/// they are read: Pi's `fromHook`, then oh-my-pi's `fromExtension` (its `appendCompaction`
+/// and `branchWithSummary` write it, `false` for its own).
+pub const FROM_EXTENSION_KEYS: [&str; 2] = ["fromHook", "fromExtension"];
+
 /// Whether an entry of type `kind` is one the tools know.
 pub fn is_known_entry_type(kind: &str) -> bool {
     ENTRY_TYPES.contains(&kind)

@@ -5,6 +5,7 @@ use super::records::{SummaryFacts, SummaryUsage};
 use super::trigger::ReplyUsage;
 use crate::diag::{Diags, Kind};
 use crate::json::{member_named, Raw};
+use crate::kinds::FROM_EXTENSION_KEYS;
 use crate::message::{token_value, Message};
 use crate::reader::Entry;
 use std::borrow::Cow;
@@ -187,13 +188,12 @@ pub(super) fn system_message_bytes(e: &Entry<'_>) -> Option<u64> {
         .map(|m| m.len() as u64)
 }
 
-/// Whether an extension wrote an entry, as recorded: Pi's `fromHook`, else oh-my-pi's
-/// `fromExtension` (the same fact under its name: its `appendCompaction` and
-/// `branchWithSummary` write it, `false` for its own), and the key it was read from. `None`
-/// when both are absent or null, and when the value is not a boolean (which is reported, as
-/// other bad fields are: issue 19, item 11).
+/// Whether an extension wrote an entry, as recorded ([`FROM_EXTENSION_KEYS`]: Pi's
+/// `fromHook`, else oh-my-pi's `fromExtension`), and the key it was read from. `None` when
+/// both are absent or null, and when the value is not a boolean (which is reported, as other
+/// bad fields are: issue 19, item 11).
 fn from_hook(e: &Entry<'_>, d: &mut Diags) -> (Option<bool>, &'static str) {
-    let Some((key, raw)) = ["fromHook", "fromExtension"]
+    let Some((key, raw)) = FROM_EXTENSION_KEYS
         .into_iter()
         .find_map(|k| e.get(k).filter(|v| !v.is_null()).map(|v| (k, v)))
     else {

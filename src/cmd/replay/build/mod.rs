@@ -372,8 +372,7 @@ fn summary_item(what: &str, from: Option<String>, v: &Value) -> Item {
     if let Some(u) = v.get("usage").and_then(usage_line) {
         meta.push(format!("summarization: {u}"));
     }
-    // oh-my-pi writes `fromExtension` where Pi writes `fromHook`.
-    for key in ["fromHook", "fromExtension"] {
+    for key in crate::kinds::FROM_EXTENSION_KEYS {
         if v.get(key) == Some(&Value::Bool(true)) {
             meta.push(format!("written by an extension ({key})"));
         }
