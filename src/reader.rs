@@ -151,12 +151,24 @@ pub struct Entry<'a> {
     /// does not read messages (not noted in the scan).
     message: Option<(&'a [Member<'a>], &'a [Member<'a>])>,
     utf8: bool,
+    /// The long strings the scan noted in the record, when the visitor asks for them
+    /// ([`Visitor::notes_strings`]); else empty.
+    strings: json::Noted<'a>,
     /// The facts the visitor's [`Ahead`] found in this entry ahead of the reader: the store of
     /// its chunk, and the entry's place in it.
     ahead: Option<(&'a (dyn Any + Send), usize)>,
 }
 
 impl<'a> Entry<'a> {
+    /// The strings the validating scan noted in the record with their ends and measures
+    /// ([`json::Noted`]), when the visitor asks for them ([`Visitor::notes_strings`]): a
+    /// second look at a long text of the record finds them there instead of reading it again.
+    /// Empty otherwise (each string is then read); a tool reads the same either way.
+    #[inline]
+    pub fn noted_strings(&self) -> json::Noted<'a> {
+        self.strings
+    }
+
     /// The facts of type `T` the visitor's [`Ahead`] found in this entry ahead of the reader;
     /// `None` when the entry was not read ahead (a small input, one thread, a line the
     /// reader read again).
@@ -398,10 +410,41 @@ pub trait Visitor {
     fn reads_fragments(&self) -> bool {
         true
     }
+    /// Whether the tool reads long texts of records a second time through
+    /// [`Entry::noted_strings`]: the reader then notes the strings its scan goes past
+    /// (pi-tools; the default is no).
+    fn notes_strings(&self) -> bool {
+        false
+    }
     /// What the tool reads from each record ahead of the reader ([`Ahead`]), if anything
     /// (the default: nothing).
     fn ahead(&self) -> Option<Arc<dyn Ahead>> {
         None
+    }
+}
+
+/// What the reader's scan notes of each record besides its top-level members, as the
+/// visitor asks: the members of its `message` ([`Visitor::reads_messages`]), its long
+/// strings ([`Visitor::notes_strings`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Notes {
+    pub messages: bool,
+    pub strings: bool,
+}
+
+impl Notes {
+    /// A message's members, no strings: what most tools ask for.
+    pub const MESSAGES: Notes = Notes {
+        messages: true,
+        strings: false,
+    };
+
+    /// What `v` asks for.
+    pub fn of(v: &(impl Visitor + ?Sized)) -> Notes {
+        Notes {
+            messages: v.reads_messages(),
+            strings: v.notes_strings(),
+        }
     }
 }
 
@@ -433,6 +476,10 @@ pub trait SessionVisitor {
     /// As [`Visitor::reads_fragments`].
     fn reads_fragments(&self) -> bool {
         true
+    }
+    /// As [`Visitor::notes_strings`].
+    fn notes_strings(&self) -> bool {
+        false
     }
     /// As [`Visitor::ahead`].
     fn ahead(&self) -> Option<Arc<dyn Ahead>> {
@@ -499,6 +546,10 @@ impl<V: SessionVisitor> Visitor for PerSession<V> {
 
     fn reads_fragments(&self) -> bool {
         self.visitor.reads_fragments()
+    }
+
+    fn notes_strings(&self) -> bool {
+        self.visitor.notes_strings()
     }
 
     fn ahead(&self) -> Option<Arc<dyn Ahead>> {
@@ -811,6 +862,7 @@ impl<'a> Spares<'a> {
         p.lines.clear();
         p.members.fields.clear();
         p.members.nested.clear();
+        p.members.strings.clear();
         p.error = None;
         let mut kept = self.lock();
         if kept.len() < self.most {
@@ -846,19 +898,21 @@ struct Prescanned<'a> {
     /// The line's members in the chunk's vectors.
     fields: (usize, usize),
     message: MessageAt,
+    /// The strings noted in the line, in the chunk's vector.
+    strings: (usize, usize),
     /// The record's place among the chunk's records (in its facts).
     index: usize,
 }
 
 /// Splits `chunk` (whole lines of the input, starting at its byte `offset`) into lines,
-/// validates them and locates their members, as the reader would; `reads_messages` and
-/// `ahead` as the visitor says ([`Visitor::ahead`]: its facts of each record are found here).
+/// validates them and locates their members, as the reader would; `notes` and `ahead` as the
+/// visitor says ([`Notes::of`]; [`Visitor::ahead`]: its facts of each record are found here).
 /// Only what does not depend on earlier lines is done here.
 /// Its vectors are one of `spares` when there is one.
 pub fn prescan<'a>(
     chunk: &'a [u8],
     offset: usize,
-    reads_messages: bool,
+    notes: Notes,
     ahead: Option<&dyn Ahead>,
     spares: &Spares<'a>,
 ) -> Prescan<'a> {
@@ -879,8 +933,12 @@ pub fn prescan<'a>(
             lines.push(PrescannedLine { line, record: None });
             continue;
         }
-        let mark = (members.fields.len(), members.nested.len());
-        let record = match members.scan(b, start, reads_messages) {
+        let mark = (
+            members.fields.len(),
+            members.nested.len(),
+            members.strings.len(),
+        );
+        let record = match members.scan(b, start, notes) {
             Ok((object, message)) if json::skip_ws(b, start + object.len()) == b.len() => {
                 let valid_utf8 = line.is_valid_utf8();
                 if let (Some(ahead), Some(facts)) = (ahead, facts.as_deref_mut()) {
@@ -888,8 +946,9 @@ pub fn prescan<'a>(
                         line,
                         object,
                         fields: &members.fields[mark.0..],
-                        message: reads_messages.then(|| message.slices(&members.nested)),
+                        message: notes.messages.then(|| message.slices(&members.nested)),
                         utf8: valid_utf8,
+                        strings: json::Noted::new(b, &members.strings[mark.2..]),
                         ahead: None,
                     };
                     ahead.record(facts, &entry);
@@ -900,6 +959,7 @@ pub fn prescan<'a>(
                     valid_utf8,
                     fields: (mark.0, members.fields.len()),
                     message,
+                    strings: (mark.2, members.strings.len()),
                     index: records - 1,
                 })
             }
@@ -907,6 +967,7 @@ pub fn prescan<'a>(
             _ => {
                 members.fields.truncate(mark.0);
                 members.nested.truncate(mark.1);
+                members.strings.truncate(mark.2);
                 None
             }
         };
@@ -951,6 +1012,7 @@ struct Record<'p> {
     valid_utf8: bool,
     fields: &'p [Field<'p>],
     message: (&'p [Member<'p>], &'p [Member<'p>]),
+    strings: json::Noted<'p>,
     ahead: Option<(&'p (dyn Any + Send), usize)>,
 }
 
@@ -1005,6 +1067,11 @@ impl LineSource for PrescanCursor<'_, '_> {
             valid_utf8: r.valid_utf8,
             fields: &chunk.members.fields[r.fields.0..r.fields.1],
             message: r.message.slices(&chunk.members.nested),
+            // The prescan scanned the line's bytes.
+            strings: json::Noted::new(
+                pre.line.bytes,
+                &chunk.members.strings[r.strings.0..r.strings.1],
+            ),
             ahead: chunk.facts.as_deref().map(|f| (f, r.index)),
         });
         Some((line, record))
@@ -1105,6 +1172,8 @@ struct LineMembers<'a> {
     /// The members of the `usage` objects of the message being scanned, until the message's
     /// end moves those of the last one to `nested`.
     deep: Vec<Member<'a>>,
+    /// The strings noted ([`Notes::strings`]), the line's indices of each.
+    strings: Vec<json::LongString>,
 }
 
 /// Where the members of a line's last `message` object are in [`LineMembers::nested`]: its own
@@ -1135,58 +1204,101 @@ impl MessageAt {
     }
 }
 
+/// Where [`LineMembers::scan`] puts the members its scan hands out.
+struct Found<'m, 'a> {
+    fields: &'m mut Vec<Field<'a>>,
+    nested: &'m mut Vec<Member<'a>>,
+    deep: &'m mut Vec<Member<'a>>,
+    /// Where the members of the last `message` are in `nested`.
+    message: MessageAt,
+    /// Where the members of the next message start in `nested`.
+    next: usize,
+    /// Where the members of the message's last `usage` are in `deep`.
+    usage: (usize, usize),
+}
+
+impl<'a> Found<'_, 'a> {
+    #[inline(always)]
+    fn member(&mut self, m: json::Member, k: &'a [u8], value: Raw<'a>) {
+        match m {
+            json::Member::Deep => self.deep.push((k, value)),
+            json::Member::NestedOpened => {
+                self.usage = (self.usage.1, self.deep.len());
+                self.nested.push((k, value));
+            }
+            json::Member::Nested => self.nested.push((k, value)),
+            json::Member::Opened => {
+                let own = self.nested.len();
+                self.nested
+                    .extend_from_slice(&self.deep[self.usage.0..self.usage.1]);
+                self.message = MessageAt {
+                    start: self.next,
+                    usage: own,
+                    end: self.nested.len(),
+                };
+                self.next = self.nested.len();
+                self.deep.clear();
+                self.usage = (0, 0);
+                self.fields.push(Field::new(k, value));
+            }
+            json::Member::Top => self.fields.push(Field::new(k, value)),
+        }
+    }
+}
+
 impl<'a> LineMembers<'a> {
     /// These vectors, emptied, for members of another lifetime ([`recycle`]).
     #[inline(always)]
     fn recycle<'b>(self) -> LineMembers<'b> {
+        let mut strings = self.strings;
+        strings.clear();
         LineMembers {
             fields: recycle(self.fields),
             nested: recycle(self.nested),
             deep: recycle(self.deep),
+            strings,
         }
     }
 
-    /// Validates the object at `b[start]`, noting its members, and those of its `message` and
-    /// the message's `usage` when `reads_messages`: the object, and where the members of its
-    /// last `message` object (as `get` finds the last) are in `nested`.
+    /// Validates the object at `b[start]`, noting its members, those of its `message` and the
+    /// message's `usage` when `notes.messages`, and its long strings (appended to `strings`)
+    /// when `notes.strings`: the object, and where the members of its last `message` object
+    /// (as `get` finds the last) are in `nested`.
     #[inline(always)]
     fn scan(
         &mut self,
         b: &'a [u8],
         start: usize,
-        reads_messages: bool,
+        notes: Notes,
     ) -> Result<(Raw<'a>, MessageAt), json::Error> {
-        let (fields, nested, deep) = (&mut self.fields, &mut self.nested, &mut self.deep);
+        let reads_messages = notes.messages;
         // The vectors may hold earlier lines' members (`prescan`): this line's start here.
-        let mut message = MessageAt::at(nested.len());
-        // Where the members of the next message start, and of the last `usage` in `deep`.
-        let (mut next, mut usage) = (nested.len(), (0, 0));
-        deep.clear();
+        let at = self.nested.len();
+        self.deep.clear();
+        let mut found = Found {
+            fields: &mut self.fields,
+            nested: &mut self.nested,
+            deep: &mut self.deep,
+            message: MessageAt::at(at),
+            next: at,
+            usage: (0, 0),
+        };
         let open = |depth: usize, k: &[u8]| {
             reads_messages && json::key_is(k, if depth == 0 { "message" } else { "usage" })
         };
-        let object = json::scan_members_deep(b, start, open, |m, k, value| match m {
-            json::Member::Deep => deep.push((k, value)),
-            json::Member::NestedOpened => {
-                usage = (usage.1, deep.len());
-                nested.push((k, value));
-            }
-            json::Member::Nested => nested.push((k, value)),
-            json::Member::Opened => {
-                let own = nested.len();
-                nested.extend_from_slice(&deep[usage.0..usage.1]);
-                message = MessageAt {
-                    start: next,
-                    usage: own,
-                    end: nested.len(),
-                };
-                next = nested.len();
-                deep.clear();
-                usage = (0, 0);
-                fields.push(Field::new(k, value));
-            }
-            json::Member::Top => fields.push(Field::new(k, value)),
-        })?;
+        // One closure for each scan, each calling `Found::member` inlined: one closure for both
+        // was called, not inlined.
+        let object = match notes.strings {
+            true => json::scan_members_deep_noting(
+                b,
+                start,
+                open,
+                |m, k, v| found.member(m, k, v),
+                &mut self.strings,
+            )?,
+            false => json::scan_members_deep(b, start, open, |m, k, v| found.member(m, k, v))?,
+        };
+        let message = found.message;
         Ok((object, message))
     }
 }
@@ -1290,7 +1402,7 @@ impl HeldTitle {
 /// sessions to.
 struct Classifier<'v> {
     visitor: &'v mut dyn Visitor,
-    reads_messages: bool,
+    notes: Notes,
     reads_fragments: bool,
     /// The fragment being read, when the session being read is one.
     fragment: Option<FragmentRun>,
@@ -1312,7 +1424,7 @@ struct Classifier<'v> {
 impl<'v> Classifier<'v> {
     fn new(visitor: &'v mut dyn Visitor, named_file: bool) -> Classifier<'v> {
         Classifier {
-            reads_messages: visitor.reads_messages(),
+            notes: Notes::of(visitor),
             reads_fragments: visitor.reads_fragments(),
             fragment: None,
             held_title: None,
@@ -1359,8 +1471,9 @@ impl<'v> Classifier<'v> {
             line,
             object: pre.object,
             fields: pre.fields,
-            message: self.reads_messages.then_some(pre.message),
+            message: self.notes.messages.then_some(pre.message),
             utf8: pre.valid_utf8,
+            strings: pre.strings,
             ahead: pre.ahead,
         };
         self.record(&entry, d)
@@ -1377,14 +1490,15 @@ impl<'v> Classifier<'v> {
         d: &mut Diags,
     ) -> Result<(), Stop> {
         let b = line.bytes;
-        match members.scan(b, start, self.reads_messages) {
+        match members.scan(b, start, self.notes) {
             Ok((object, message)) if json::skip_ws(b, start + object.len()) == b.len() => {
                 let entry = Entry {
                     line,
                     object,
                     fields: &members.fields,
-                    message: self.reads_messages.then(|| message.slices(&members.nested)),
+                    message: self.notes.messages.then(|| message.slices(&members.nested)),
                     utf8: self.line_utf8,
+                    strings: json::Noted::new(b, &members.strings),
                     ahead: None,
                 };
                 self.record(&entry, d)
@@ -1422,8 +1536,9 @@ impl<'v> Classifier<'v> {
         let tail_trimmed = json::skip_ws(b, to) < b.len();
         members.fields.clear();
         members.nested.clear();
+        members.strings.clear();
         let record = (lead_trimmed || tail_trimmed)
-            .then(|| members.scan(&b[..to], from, self.reads_messages).ok())
+            .then(|| members.scan(&b[..to], from, self.notes).ok())
             .flatten()
             .filter(|(object, _)| from + object.len() == to);
         let is_header = record
@@ -1457,8 +1572,10 @@ impl<'v> Classifier<'v> {
                     line,
                     object,
                     fields: &members.fields,
-                    message: self.reads_messages.then(|| message.slices(&members.nested)),
+                    message: self.notes.messages.then(|| message.slices(&members.nested)),
                     utf8: self.line_utf8,
+                    // Scanned as `b[..to]`: the line's bytes before it was trimmed.
+                    strings: json::Noted::new(&b[..to], &members.strings),
                     ahead: None,
                 };
                 self.record(&entry, d)?;
@@ -2067,7 +2184,11 @@ mod tests {
     fn with_entry<R>(text: &str, f: impl FnOnce(&Entry<'_>) -> R) -> R {
         let mut members = LineMembers::default();
         let b = text.as_bytes();
-        let (object, _) = members.scan(b, 0, false).unwrap();
+        let notes = Notes {
+            messages: false,
+            strings: false,
+        };
+        let (object, _) = members.scan(b, 0, notes).unwrap();
         let line = whole_line(b);
         f(&Entry {
             line,
@@ -2075,6 +2196,7 @@ mod tests {
             fields: &members.fields,
             message: None,
             utf8: false,
+            strings: json::Noted::default(),
             ahead: None,
         })
     }
@@ -2113,7 +2235,7 @@ mod tests {
         for (text, used) in lines {
             let mut members = LineMembers::default();
             let b = text.as_bytes();
-            let (object, at) = members.scan(b, 0, true).unwrap();
+            let (object, at) = members.scan(b, 0, Notes::MESSAGES).unwrap();
             let line = whole_line(b);
             let entry = Entry {
                 line,
@@ -2121,6 +2243,7 @@ mod tests {
                 fields: &members.fields,
                 message: Some(at.slices(&members.nested)),
                 utf8: true,
+                strings: json::Noted::default(),
                 ahead: None,
             };
             let m = entry.message().unwrap();
@@ -2228,10 +2351,12 @@ mod prescan_tests {
     use crate::input::chunks;
     use std::fmt::Write as _;
 
-    /// Every call the reader makes, with what it hands over; and how many entries came with
-    /// facts found ahead ([`Ahead`]), each checked against the entry.
+    /// Every call the reader makes, with what it hands over; how many entries came with
+    /// facts found ahead ([`Ahead`]), each checked against the entry; and whether it asks
+    /// for the strings noted ([`Visitor::notes_strings`]), each string of an entry then
+    /// looked up there and checked against a second reading of it.
     #[derive(Default)]
-    struct Log(String, usize);
+    struct Log(String, usize, bool);
 
     /// The facts the log's [`Ahead`] finds: the entry's type, members and record, as text.
     fn fact(e: &Entry<'_>) -> String {
@@ -2254,6 +2379,23 @@ mod prescan_tests {
                 e.line.no, e.line.offset, e.line.len_with_eol
             );
             let _ = write!(self.0, " {:?}", String::from_utf8_lossy(e.object.bytes()));
+            if self.2 {
+                // Each string longer than 16 bytes or with an escape is noted, as a second
+                // reading finds it. (Outside its strings a valid object holds no quote.)
+                let (b, noted) = (e.object.bytes(), e.noted_strings());
+                let (mut i, mut found) = (0, 0);
+                while let Some(q) = b[i..].iter().position(|&c| c == b'"') {
+                    let read = json::string_written(b, i + q);
+                    let short = read.0 - (i + q) <= 18 && !b[i + q + 1..read.0].contains(&b'\\');
+                    match noted.find(b, i + q) {
+                        Some(note) => assert_eq!(note, read, "line {}", e.line.no),
+                        None => assert!(short, "line {}: not noted", e.line.no),
+                    }
+                    found += usize::from(!short);
+                    i = read.0;
+                }
+                let _ = write!(self.0, " noted={found}");
+            }
             for k in ["type", "id", "message"] {
                 let v = e
                     .get(k)
@@ -2295,20 +2437,30 @@ mod prescan_tests {
         fn ahead(&self) -> Option<Arc<dyn Ahead>> {
             Some(Arc::new(AheadFn(fact)))
         }
+        fn notes_strings(&self) -> bool {
+            self.2
+        }
     }
 
     /// The reader's log and diagnostics of `data`, with prescans of `chunk` bytes on
     /// `helpers` threads (`None`: no prescans), the reader's own chunks prescanned too or only
-    /// split (`own_split`); and how many entries had facts found ahead.
-    fn read(data: &[u8], prescans: Option<(usize, usize)>, own_split: bool) -> (String, usize) {
+    /// split (`own_split`), the strings noted or not (`notes`); and how many entries had
+    /// facts found ahead.
+    fn read(
+        data: &[u8],
+        prescans: Option<(usize, usize)>,
+        own_split: bool,
+        notes: bool,
+    ) -> (String, usize) {
         let mut d = Diags::new("t", "f", false);
-        let mut log = Log::default();
+        let mut log = Log(String::new(), 0, notes);
         let ahead = log.ahead();
+        let notes = Notes::of(&log);
         let stats = match prescans {
             None => read_lines(SliceLines::new(data), true, &mut d, &mut log),
             Some((chunk, helpers)) => {
                 let spares = Spares::for_helpers(helpers);
-                let work = |offset, bytes| prescan(bytes, offset, true, ahead.as_deref(), &spares);
+                let work = |offset, bytes| prescan(bytes, offset, notes, ahead.as_deref(), &spares);
                 let own = |offset, bytes| match own_split {
                     true => split(bytes, offset, &spares),
                     false => work(offset, bytes),
@@ -2330,12 +2482,18 @@ mod prescan_tests {
             .collect();
         let header = r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/p"}"#;
         let entry = r#"{"type":"message","id":"a","parentId":null,"timestamp":"t","message":{"role":"user","content":"x"}}"#;
+        let long = entry.replace(
+            r#""x""#,
+            r#""a text long enough, \"quoted\", \/ and \u001b on two\nlines""#,
+        );
         for odd in [
             format!("\u{feff}{header}\n{entry}\n"),
             format!("{header}\r\n\r\n  {entry}  \n\n{entry}\u{a0}\n{header}\n"),
             format!("{header}\n{entry}{entry}\n{{\"a\":\n[1]\n\"s\"\n{entry}"),
             format!("{entry}\n{header}\n{entry}\n\u{c}\n"),
             format!("{header}\n{}\n", entry.replace('x', "\u{0}\\u00e9")),
+            // Long strings in records read where Pi trims them: noted where the line was.
+            format!("\u{a0} {long}\n{header}\n{long}\u{a0}\n"),
         ] {
             out.push(odd.into_bytes());
         }
@@ -2346,30 +2504,37 @@ mod prescan_tests {
         out
     }
 
-    /// And the facts a visitor finds ahead ([`Ahead`]) come with the entries they are of.
-    /// The chunks the reader works itself are prescanned or only split ([`split`]).
+    /// And the facts a visitor finds ahead ([`Ahead`]) come with the entries they are of, as
+    /// do the strings noted ([`Entry::noted_strings`]) when it asks for them. The chunks the
+    /// reader works itself are prescanned or only split ([`split`]).
     #[test]
     fn prescanned_lines_read_as_the_reader_reads_them() {
-        let mut with_facts = 0;
+        let (mut with_facts, mut with_notes) = (0, 0);
         for data in inputs() {
-            let (want, none) = read(&data, None, false);
-            assert_eq!(none, 0, "no facts without prescans");
-            for chunk in [1, 2, 7, 64, 333, 4096, 1 << 20] {
-                for helpers in [0, 1, 3] {
-                    for own_split in [false, true] {
-                        let (got, facts) = read(&data, Some((chunk, helpers)), own_split);
-                        with_facts += facts;
-                        assert_eq!(
-                            got,
-                            want,
-                            "chunk {chunk}, {helpers} helpers, split {own_split}, input {:?}",
-                            String::from_utf8_lossy(&data[..data.len().min(200)])
-                        );
+            for notes in [false, true] {
+                let (want, none) = read(&data, None, false, notes);
+                assert_eq!(none, 0, "no facts without prescans");
+                with_notes += want.matches(" noted=").count() - want.matches(" noted=0 ").count();
+                for chunk in [1, 2, 7, 64, 333, 4096, 1 << 20] {
+                    for helpers in [0, 1, 3] {
+                        for own_split in [false, true] {
+                            let prescans = Some((chunk, helpers));
+                            let (got, facts) = read(&data, prescans, own_split, notes);
+                            with_facts += facts;
+                            assert_eq!(
+                                got,
+                                want,
+                                "chunk {chunk}, {helpers} helpers, split {own_split}, notes \
+                                 {notes}, input {:?}",
+                                String::from_utf8_lossy(&data[..data.len().min(200)])
+                            );
+                        }
                     }
                 }
             }
         }
         assert!(with_facts > 0, "entries read ahead carry their facts");
+        assert!(with_notes > 100, "{with_notes} entries with strings noted");
     }
 
     #[test]

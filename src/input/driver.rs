@@ -9,7 +9,7 @@ use super::early::{self, ReadAhead};
 use super::{chunks, Source};
 use crate::diag::Diags;
 use crate::output::{Out, Spill, Stop};
-use crate::reader::Ahead;
+use crate::reader::{Ahead, Notes};
 use crate::sync::{into_inner, lock, wait};
 use std::collections::BTreeMap;
 use std::io::{self, IsTerminal};
@@ -269,15 +269,15 @@ where
 }
 
 /// [`run_one_at_a_time`] with the inputs' chunks read ahead on the run's other CPUs
-/// (`input::early`: split and validated, and `ahead`'s facts found) for a visitor that reads
-/// messages or not (`reads_messages`): the job gets an input's chunks when they come so.
+/// (`input::early`: split and validated, and `ahead`'s facts found) for a visitor whose scan
+/// notes `notes` (`reader::Notes::of`): the job gets an input's chunks when they come so.
 /// With one input or one CPU it is [`run_one_at_a_time`]. The inputs are read on this
 /// thread, each one's output written, then its diagnostics, as there.
 pub fn run_one_at_a_time_early<J>(
     tool: &'static str,
     sources: &[Source],
     threads: Option<usize>,
-    reads_messages: bool,
+    notes: Notes,
     ahead: Option<&dyn Ahead>,
     job: J,
 ) -> ExitCode
@@ -295,7 +295,7 @@ where
     let mut lock = stdout.lock();
     let mut out = Out::direct(&mut lock, tty);
     let _busy = chunks::Busy::start();
-    let read = early::in_order(sources, helpers, reads_messages, ahead, |i, early| {
+    let read = early::in_order(sources, helpers, notes, ahead, |i, early| {
         let src = &sources[i];
         let mut diags = Diags::new(tool, &src.name(), false);
         let r = job(src, early, &mut out, &mut diags);

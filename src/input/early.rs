@@ -25,7 +25,7 @@ use super::open::{open_regular_len, Opened};
 use super::{chunks, Source};
 use crate::diag::Diags;
 use crate::output::Stop;
-use crate::reader::{self, Ahead, Prescan, Spares, Stats, Visitor};
+use crate::reader::{self, Ahead, Notes, Prescan, Spares, Stats, Visitor};
 use crate::sync::lock;
 use std::fs::File;
 use std::sync::{Arc, Mutex};
@@ -86,7 +86,7 @@ struct Plans<'s> {
     firsts: Vec<usize>,
     items: usize,
     spares: Spares<'s>,
-    reads_messages: bool,
+    notes: Notes,
     ahead: Option<&'s dyn Ahead>,
 }
 
@@ -94,7 +94,7 @@ impl<'s> Plans<'s> {
     fn new(
         sources: &'s [Source],
         window: usize,
-        reads_messages: bool,
+        notes: Notes,
         ahead: Option<&'s dyn Ahead>,
     ) -> Plans<'s> {
         let (mut plans, mut firsts, mut items) = (Vec::new(), Vec::new(), 0);
@@ -129,7 +129,7 @@ impl<'s> Plans<'s> {
             items,
             // The prescans alive at once: the window's, and the reader's.
             spares: Spares::keeping(window + 1),
-            reads_messages,
+            notes,
             ahead,
         }
     }
@@ -179,13 +179,9 @@ impl<'s> Plans<'s> {
         };
         let p = match read {
             Ok((offset, range)) if split => reader::split(bytes(range), offset, &self.spares),
-            Ok((offset, range)) => reader::prescan(
-                bytes(range),
-                offset,
-                self.reads_messages,
-                self.ahead,
-                &self.spares,
-            ),
+            Ok((offset, range)) => {
+                reader::prescan(bytes(range), offset, self.notes, self.ahead, &self.spares)
+            }
             Err((offset, e)) => {
                 let mut p = reader::split(&[], offset, &self.spares);
                 p.fail(e);
@@ -270,7 +266,8 @@ fn drain<'s>(next: &mut dyn FnMut() -> Option<Item<'s>>, n: usize) {
 
 /// An input at its turn: its chunks from the pipeline, or opened now.
 pub enum Input<'a, 's> {
-    Early(ReadAhead<'a, 's>),
+    /// Boxed: its first chunk's prescan is most of its size.
+    Early(Box<ReadAhead<'a, 's>>),
     Opened(Opened),
 }
 
@@ -283,7 +280,7 @@ impl<'a, 's> Input<'a, 's> {
         d: &mut Diags,
     ) -> Option<Input<'a, 's>> {
         match early {
-            Some(r) => Some(Input::Early(r)),
+            Some(r) => Some(Input::Early(Box::new(r))),
             None => Opened::open(src, d).map(Input::Opened),
         }
     }
@@ -298,17 +295,17 @@ impl<'a, 's> Input<'a, 's> {
 }
 
 /// Calls `each` with every input of `sources` in order (its index, and its chunks when they
-/// come from the pipeline), while `helpers` threads read the chunks ahead for a visitor that
-/// reads messages or not and finds `ahead`'s facts; stops at the first error `each` returns.
+/// come from the pipeline), while `helpers` threads read the chunks ahead for a visitor whose
+/// scan notes `notes` and that finds `ahead`'s facts; stops at the first error `each` returns.
 /// A helper that panics ends the run with its panic.
 pub fn in_order(
     sources: &[Source],
     helpers: usize,
-    reads_messages: bool,
+    notes: Notes,
     ahead: Option<&dyn Ahead>,
     each: impl FnMut(usize, Option<ReadAhead<'_, '_>>) -> Result<(), Stop>,
 ) -> Result<(), Stop> {
-    in_order_how(sources, helpers, true, reads_messages, ahead, each)
+    in_order_how(sources, helpers, true, notes, ahead, each)
 }
 
 /// [`in_order`]; `own_split`: the chunks the reader works itself are only split (it scans
@@ -317,12 +314,12 @@ fn in_order_how(
     sources: &[Source],
     helpers: usize,
     own_split: bool,
-    reads_messages: bool,
+    notes: Notes,
     ahead: Option<&dyn Ahead>,
     mut each: impl FnMut(usize, Option<ReadAhead<'_, '_>>) -> Result<(), Stop>,
 ) -> Result<(), Stop> {
     let window = (helpers + 1) * AHEAD_PER_THREAD;
-    let plans = Plans::new(sources, window, reads_messages, ahead);
+    let plans = Plans::new(sources, window, notes, ahead);
     let plans = &plans;
     let work = |i: usize| plans.work(i, false);
     let own = |i: usize| plans.work(i, own_split);
@@ -414,7 +411,7 @@ mod tests {
                     got.push(text);
                     Ok(())
                 };
-                in_order_how(&sources, helpers, own_split, true, ahead, each).unwrap();
+                in_order_how(&sources, helpers, own_split, Notes::MESSAGES, ahead, each).unwrap();
                 assert_eq!(got.len(), want.len());
                 for (i, (got, want)) in got.iter().zip(&want).enumerate() {
                     let facts = ahead.is_some();
@@ -484,7 +481,15 @@ mod tests {
                 }
                 Ok(())
             };
-            in_order_how(&sources, helpers, true, true, Some(&*ahead), each).unwrap();
+            in_order_how(
+                &sources,
+                helpers,
+                true,
+                Notes::MESSAGES,
+                Some(&*ahead),
+                each,
+            )
+            .unwrap();
             assert_eq!(rest, [want.clone(), want.clone()], "{helpers} helpers");
         }
         std::fs::remove_dir_all(&dir).unwrap();
@@ -516,7 +521,7 @@ mod tests {
             got.push((early.is_some(), read(&sources[i], early).0));
             Ok(())
         };
-        in_order_how(&sources, 0, true, true, Some(&*ahead), each).unwrap();
+        in_order_how(&sources, 0, true, Notes::MESSAGES, Some(&*ahead), each).unwrap();
         let ways: Vec<bool> = got.iter().map(|g| g.0).collect();
         assert_eq!(ways, [true, false, true]);
         for (i, (_, text)) in got.iter().enumerate() {

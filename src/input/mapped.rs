@@ -294,12 +294,12 @@ pub fn read_mapped(
         reader::read_lines(lines, named_file, d, v)
     } else {
         // Lines are split and validated ahead on the helpers; this thread reads them in order.
-        let reads_messages = v.reads_messages();
+        let notes = reader::Notes::of(v);
         let ahead = v.ahead();
         // The chunks' vectors, reused from chunk to chunk.
         let spares = reader::Spares::for_helpers(helpers);
         let prescan = |offset, chunk| {
-            let mut p = reader::prescan(chunk, offset, reads_messages, ahead.as_deref(), &spares);
+            let mut p = reader::prescan(chunk, offset, notes, ahead.as_deref(), &spares);
             // Scanning the chunk read every byte of it: a shrunk file shows here.
             if map.faulted() {
                 p.fail(shrank());

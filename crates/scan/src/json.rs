@@ -167,30 +167,51 @@ fn string_stop_swar(b: &[u8], mut i: usize) -> usize {
 /// ([`strings::skip_rest`]).
 #[inline(always)]
 fn skip_string(b: &[u8], i: usize) -> Result<usize, Error> {
+    first_step(b, i, Ok, strings::skip_long, strings::skip_rest)
+}
+
+/// The first step of [`skip_string`] over the string whose opening quote is `b[i]` (16 bytes
+/// at once where that many follow the quote, else the first stop of [`string_stop`]), and
+/// what follows it: `ended` with the index past the closing quote found there, `long` with
+/// the index after the 16 bytes when none of them stops, `escape` with the index of the
+/// first backslash or control byte. (The steps are taken as functions, not returned as a
+/// value: the value cost every scan about 2 % more instructions.)
+#[inline(always)]
+fn first_step<T>(
+    b: &[u8],
+    i: usize,
+    ended: impl FnOnce(usize) -> T,
+    long: impl FnOnce(&[u8], usize) -> T,
+    escape: impl FnOnce(&[u8], usize) -> T,
+) -> T {
     #[cfg(target_arch = "x86_64")]
     if let Some(chunk) = b.get(i + 1..i + 17) {
         let (stops, quotes) = stops16_sse2(chunk.try_into().expect("16 bytes"));
         if stops == 0 {
-            return strings::skip_long(b, i + 17);
+            return long(b, i + 17);
         }
         let bit = stops.trailing_zeros();
         if quotes >> bit & 1 == 1 {
-            return Ok(i + 2 + bit as usize);
+            return ended(i + 2 + bit as usize);
         }
-        return strings::skip_rest(b, i + 1 + bit as usize);
+        return escape(b, i + 1 + bit as usize);
     }
-    skip_string_short(b, i)
+    first_step_short(b, i, ended, escape)
 }
 
-/// [`skip_string`] where fewer than 16 bytes follow the quote (everywhere off x86-64): the
-/// first stop of [`string_stop`], and [`strings::skip_rest`] when it is no quote.
+/// [`first_step`] where fewer than 16 bytes follow the quote (everywhere off x86-64).
 #[inline(never)]
-fn skip_string_short(b: &[u8], i: usize) -> Result<usize, Error> {
+fn first_step_short<T>(
+    b: &[u8],
+    i: usize,
+    ended: impl FnOnce(usize) -> T,
+    escape: impl FnOnce(&[u8], usize) -> T,
+) -> T {
     let stop = string_stop(b, i + 1);
-    if b.get(stop) == Some(&b'"') {
-        return Ok(stop + 1);
+    match b.get(stop) {
+        Some(&b'"') => ended(stop + 1),
+        _ => escape(b, stop),
     }
-    strings::skip_rest(b, stop)
 }
 
 /// Of 16 bytes, the stops of [`string_stop`] (quotes, backslashes, control bytes) and the
@@ -218,11 +239,12 @@ fn stops16_sse2(chunk: &[u8; 16]) -> (u32, u32) {
     }
 }
 
-/// How a scan skips strings: the block loop ([`Blocks`]), or, for the reference scanner
-/// the block loop is tested against, the stepwise loop it replaced.
+/// How a scan skips strings: the block loop ([`Blocks`]), the same noting the strings it
+/// goes past ([`Noting`]), or, for the reference scanner the block loop is tested against,
+/// the stepwise loop it replaced.
 trait Strings {
     /// `b[i]` is the opening quote; returns the index just past the closing quote.
-    fn skip(b: &[u8], i: usize) -> Result<usize, Error>;
+    fn skip(&mut self, b: &[u8], i: usize) -> Result<usize, Error>;
 }
 
 /// Strings skipped by [`skip_string`]: what every public entry point uses.
@@ -230,8 +252,92 @@ struct Blocks;
 
 impl Strings for Blocks {
     #[inline(always)]
-    fn skip(b: &[u8], i: usize) -> Result<usize, Error> {
+    fn skip(&mut self, b: &[u8], i: usize) -> Result<usize, Error> {
         skip_string(b, i)
+    }
+}
+
+/// A string the noting scan ([`scan_members_deep_noting`]) went past its first step for: one
+/// longer than 16 bytes or holding an escape. (A string not noted is shorter and has none: its
+/// text is its body.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LongString {
+    /// The index of its opening quote.
+    pub open: usize,
+    /// The index just past its closing quote.
+    pub end: usize,
+    /// The bytes of its text when its body is written as a minimal writer writes it: what
+    /// [`string_written`] gives, found by the validating scan.
+    pub written: Option<usize>,
+}
+
+/// The strings a noting scan ([`scan_members_deep_noting`]) noted in the text it scanned,
+/// looked up by where a string of that text is: a second look at one of them finds its end
+/// and measure here instead of reading it again. Empty ([`Noted::default`]) where no noting
+/// scan was made: every string is then read.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Noted<'a> {
+    scanned: &'a [u8],
+    notes: &'a [LongString],
+}
+
+impl<'a> Noted<'a> {
+    /// The `notes` a noting scan of `scanned` made (its indices are of `scanned`).
+    pub fn new(scanned: &'a [u8], notes: &'a [LongString]) -> Noted<'a> {
+        Noted { scanned, notes }
+    }
+
+    /// [`string_written`] of the string whose opening quote is `b[open]` (`b` a validated
+    /// value): from its note when `b` lies in the scanned text and the string was noted, else
+    /// read (a string not noted is shorter than 17 bytes).
+    #[inline]
+    pub fn string_written(&self, b: &[u8], open: usize) -> (usize, Option<usize>) {
+        self.find(b, open)
+            .unwrap_or_else(|| string_written(b, open))
+    }
+
+    /// The note of the string whose opening quote is `b[open]`, its end in `b`'s indices:
+    /// `None` when `b` is not in the scanned text or the string was not noted.
+    #[inline]
+    pub fn find(&self, b: &[u8], open: usize) -> Option<(usize, Option<usize>)> {
+        // Where `b` starts in the scanned text (a huge number when it starts before).
+        let shift = (b.as_ptr() as usize).wrapping_sub(self.scanned.as_ptr() as usize);
+        if shift >= self.scanned.len() {
+            return None;
+        }
+        let k = self
+            .notes
+            .binary_search_by_key(&(shift + open), |n| n.open)
+            .ok()?;
+        let note = self.notes[k];
+        (note.end - shift <= b.len()).then_some((note.end - shift, note.written))
+    }
+}
+
+/// Strings skipped by [`skip_string`]'s steps, each one that is not done with in the first
+/// step noted with its measure ([`LongString`]).
+struct Noting<'v>(&'v mut Vec<LongString>);
+
+impl Strings for Noting<'_> {
+    #[inline(always)]
+    fn skip(&mut self, b: &[u8], i: usize) -> Result<usize, Error> {
+        // The end, and the measure of a string the first step did not end.
+        let (end, measured) = first_step(
+            b,
+            i,
+            |end| Ok((end, None)),
+            |b, from| strings::skip_long_noted(b, from).map(|(end, m)| (end, Some(m))),
+            |b, from| strings::skip_rest_noted(b, from).map(|(end, m)| (end, Some(m))),
+        )?;
+        let Some(added) = measured else {
+            return Ok(end);
+        };
+        self.0.push(LongString {
+            open: i,
+            end,
+            written: added.map(|added| end - i - 2 - added),
+        });
+        Ok(end)
     }
 }
 
@@ -361,22 +467,22 @@ impl Stack {
 /// Validates the value starting at `b[i]` (no leading whitespace) and returns the index just
 /// past it. Iterative, so any depth is accepted and none can overflow the stack.
 pub fn skip_value(b: &[u8], i: usize) -> Result<usize, Error> {
-    skip_value_with::<Blocks>(b, i)
+    skip_value_with(b, i, &mut Blocks)
 }
 
 /// [`skip_value`], strings skipped by `S`.
 #[inline]
-fn skip_value_with<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
+fn skip_value_with<S: Strings>(b: &[u8], i: usize, s: &mut S) -> Result<usize, Error> {
     // Scalars directly: most values are, and they need no container stack.
     match b.get(i) {
-        Some(b'"') => return S::skip(b, i),
+        Some(b'"') => return s.skip(b, i),
         Some(b'-' | b'0'..=b'9') => return skip_number(b, i),
         Some(b't') => return skip_literal(b, i, b"true"),
         Some(b'f') => return skip_literal(b, i, b"false"),
         Some(b'n') => return skip_literal(b, i, b"null"),
         _ => {}
     }
-    skip_container::<S>(b, i)
+    skip_container(b, i, s)
 }
 
 /// [`skip_value`], returning the value's text: the value that starts at `b[i]`, whatever
@@ -390,13 +496,13 @@ pub fn value_at(b: &[u8], i: usize) -> Result<Raw<'_>, Error> {
 /// text; an error when the text is not one value (at the first byte after it, when it is
 /// followed by more than whitespace).
 pub fn validate(b: &[u8]) -> Result<Raw<'_>, Error> {
-    validate_with::<Blocks>(b)
+    validate_with(b, &mut Blocks)
 }
 
 /// [`validate`], strings skipped by `S`.
-fn validate_with<S: Strings>(b: &[u8]) -> Result<Raw<'_>, Error> {
+fn validate_with<'b, S: Strings>(b: &'b [u8], s: &mut S) -> Result<Raw<'b>, Error> {
     let start = skip_ws(b, 0);
-    let end = skip_value_with::<S>(b, start)?;
+    let end = skip_value_with(b, start, s)?;
     let rest = skip_ws(b, end);
     if rest != b.len() {
         return err(ErrorKind::Unexpected, rest);
@@ -404,7 +510,7 @@ fn validate_with<S: Strings>(b: &[u8]) -> Result<Raw<'_>, Error> {
     Ok(Raw(&b[start..end]))
 }
 
-fn skip_container<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
+fn skip_container<S: Strings>(b: &[u8], i: usize, s: &mut S) -> Result<usize, Error> {
     let mut i = i;
     let mut stack = Stack::new();
     // The kind of the innermost open container (the stack's top), kept at hand.
@@ -415,7 +521,7 @@ fn skip_container<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
             return err(ErrorKind::Eof, i);
         };
         match c {
-            b'"' => i = S::skip(b, i)?,
+            b'"' => i = s.skip(b, i)?,
             b'{' | b'[' => {
                 object = c == b'{';
                 stack.push(object);
@@ -425,7 +531,7 @@ fn skip_container<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
                     object = stack.pop();
                     i += 1;
                 } else if object {
-                    i = object_key::<S>(b, i)?;
+                    i = object_key(b, i, s)?;
                     continue 'value;
                 } else {
                     continue 'value;
@@ -447,7 +553,7 @@ fn skip_container<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
                 Some(b',') => {
                     i = skip_ws(b, i + 1);
                     if object {
-                        i = object_key::<S>(b, i)?;
+                        i = object_key(b, i, s)?;
                     }
                     continue 'value;
                 }
@@ -468,7 +574,7 @@ fn skip_container<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
 
 /// `b[i]` should start `"key" :`; returns the index of the value after it.
 #[inline(always)]
-fn object_key<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
+fn object_key<S: Strings>(b: &[u8], i: usize, s: &mut S) -> Result<usize, Error> {
     if b.get(i) != Some(&b'"') {
         return err(
             if i >= b.len() {
@@ -479,7 +585,7 @@ fn object_key<S: Strings>(b: &[u8], i: usize) -> Result<usize, Error> {
             i,
         );
     }
-    after_colon(b, S::skip(b, i)?)
+    after_colon(b, s.skip(b, i)?)
 }
 
 /// `b[i]` should be the `:` after a key, blanks before and after it allowed: the index of the
@@ -512,8 +618,14 @@ pub fn scan_members<'a>(
     i: usize,
     mut f: impl FnMut(&'a [u8], Raw<'a>),
 ) -> Result<Raw<'a>, Error> {
-    let end =
-        object_members::<Blocks, _, _>(b, i, 0, &|_, _: &[u8]| false, &mut |_, k, v| f(k, v))?;
+    let end = object_members(
+        b,
+        i,
+        0,
+        &|_, _: &[u8]| false,
+        &mut |_, k, v| f(k, v),
+        &mut Blocks,
+    )?;
     Ok(Raw(&b[i..end]))
 }
 
@@ -546,7 +658,7 @@ pub fn scan_members_nested<'a>(
     mut f: impl FnMut(Member, &'a [u8], Raw<'a>),
 ) -> Result<Raw<'a>, Error> {
     let open = |depth: usize, key: &[u8]| depth == 0 && open(key);
-    let end = object_members::<Blocks, _, _>(b, i, 0, &open, &mut f)?;
+    let end = object_members(b, i, 0, &open, &mut f, &mut Blocks)?;
     Ok(Raw(&b[i..end]))
 }
 
@@ -562,7 +674,24 @@ pub fn scan_members_deep<'a>(
     open: impl Fn(usize, &[u8]) -> bool,
     mut f: impl FnMut(Member, &'a [u8], Raw<'a>),
 ) -> Result<Raw<'a>, Error> {
-    let end = object_members::<Blocks, _, _>(b, i, 0, &open, &mut f)?;
+    let end = object_members(b, i, 0, &open, &mut f, &mut Blocks)?;
+    Ok(Raw(&b[i..end]))
+}
+
+/// [`scan_members_deep`], noting in `notes` (appended in the order of the text) each string
+/// its scan goes past the first step for, with its end and its text's measure as
+/// [`string_written`] gives them ([`LongString`]): a tool that reads a long text of the
+/// object again finds where it ends, and whether and how it is escaped, without a second
+/// look at its bytes. The same validation and errors; on an error, `notes` may have been
+/// appended to.
+pub fn scan_members_deep_noting<'a>(
+    b: &'a [u8],
+    i: usize,
+    open: impl Fn(usize, &[u8]) -> bool,
+    mut f: impl FnMut(Member, &'a [u8], Raw<'a>),
+    notes: &mut Vec<LongString>,
+) -> Result<Raw<'a>, Error> {
+    let end = object_members(b, i, 0, &open, &mut f, &mut Noting(notes))?;
     Ok(Raw(&b[i..end]))
 }
 
@@ -574,6 +703,7 @@ fn object_members<'a, S, O, F>(
     depth: usize,
     open: &O,
     f: &mut F,
+    s: &mut S,
 ) -> Result<usize, Error>
 where
     S: Strings,
@@ -598,11 +728,11 @@ where
                 i,
             );
         }
-        let key_end = S::skip(b, i)?;
+        let key_end = s.skip(b, i)?;
         let key = &b[i + 1..key_end - 1];
         i = after_colon(b, key_end)?;
         let (end, kind) = if depth < 2 && b.get(i) == Some(&b'{') && open(depth, key) {
-            let end = object_members::<S, O, F>(b, i, depth + 1, open, f)?;
+            let end = object_members(b, i, depth + 1, open, f, s)?;
             (
                 end,
                 if depth == 0 {
@@ -612,7 +742,7 @@ where
                 },
             )
         } else {
-            let end = skip_value_with::<S>(b, i)?;
+            let end = skip_value_with(b, i, s)?;
             (
                 end,
                 match depth {
@@ -893,7 +1023,7 @@ struct Stepwise;
 
 #[cfg(any(test, feature = "reference"))]
 impl Strings for Stepwise {
-    fn skip(b: &[u8], i: usize) -> Result<usize, Error> {
+    fn skip(&mut self, b: &[u8], i: usize) -> Result<usize, Error> {
         strings::skip_plain(b, i + 1)
     }
 }
@@ -907,12 +1037,12 @@ pub mod reference {
 
     /// [`super::skip_value`], strings stepped escape by escape.
     pub fn skip_value(b: &[u8], i: usize) -> Result<usize, Error> {
-        skip_value_with::<Stepwise>(b, i)
+        skip_value_with(b, i, &mut Stepwise)
     }
 
     /// [`super::validate`], strings stepped escape by escape.
     pub fn validate(b: &[u8]) -> Result<Raw<'_>, Error> {
-        validate_with::<Stepwise>(b)
+        validate_with(b, &mut Stepwise)
     }
 
     /// [`super::scan_members_nested`], strings stepped escape by escape.
@@ -923,7 +1053,7 @@ pub mod reference {
         mut f: impl FnMut(Member, &'a [u8], Raw<'a>),
     ) -> Result<Raw<'a>, Error> {
         let open = |depth: usize, key: &[u8]| depth == 0 && open(key);
-        let end = object_members::<Stepwise, _, _>(b, i, 0, &open, &mut f)?;
+        let end = object_members(b, i, 0, &open, &mut f, &mut Stepwise)?;
         Ok(Raw(&b[i..end]))
     }
 }
@@ -1396,6 +1526,94 @@ mod tests {
             }
         }
         assert!(compared > 1000, "{compared} lines");
+    }
+
+    /// The noting scan: the same verdict and members as the scan it notes for, and a note
+    /// for exactly the strings not done with in the first 16 bytes (keys too), each with
+    /// what `string_written` finds of it. Generated sessions' lines, cut and changed, and
+    /// lines of strings written every way (`\/`, `\u` escapes written so and not).
+    #[test]
+    fn noting_scan_notes_every_long_string_with_its_measure() {
+        let mut data = Vec::new();
+        pi_jsonl_gen::Gen::new(9)
+            .session(&pi_jsonl_gen::Shape::v3(1 << 20), &mut data)
+            .unwrap();
+        let mut rng = pi_jsonl_gen::Rng::new(10);
+        let pieces: [&[u8]; 9] = [
+            b"text ",
+            b"\\n",
+            b"\\\\",
+            b"\\\"",
+            b"\\/",
+            b"\\u001b",
+            b"\\u001B",
+            b"\\u00e9",
+            b"\xc3\xa9",
+        ];
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        for line in data.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
+            lines.push(line.to_vec());
+            lines.push(line[..rng.below(line.len() as u64) as usize].to_vec());
+            let mut changed = line.to_vec();
+            let at = rng.below(line.len() as u64) as usize;
+            changed[at] = *rng.pick(b"\\\"/u\x01");
+            lines.push(changed);
+        }
+        for n in 0..3_000 {
+            let mut line = br#"{"message":{"content":[{"type":"text","text":""#.to_vec();
+            for _ in 0..n % 200 {
+                line.extend_from_slice(pieces[rng.below(9) as usize]);
+            }
+            line.extend_from_slice(br#""}],"a":"x"},"b":"0123456789abcdefg"}"#);
+            lines.push(line);
+        }
+        let (mut noted, mut written) = (0, 0);
+        for v in &lines {
+            let open = |depth: usize, k: &[u8]| depth == 0 && k == b"message";
+            type Seen<'a> = Vec<(Member, &'a [u8], Raw<'a>)>;
+            let (mut plain, mut noting): (Seen, Seen) = (vec![], vec![]);
+            let mut notes = Vec::new();
+            let a = scan_members_deep(v, 0, open, |m, k, r| plain.push((m, k, r)));
+            let b =
+                scan_members_deep_noting(v, 0, open, |m, k, r| noting.push((m, k, r)), &mut notes);
+            let spans = |r: Result<Raw, Error>| r.map(|raw| (raw.as_ptr(), raw.len()));
+            assert_eq!(spans(a), spans(b));
+            if a.is_err() {
+                continue;
+            }
+            assert_eq!(plain.len(), noting.len());
+            for (x, y) in plain.iter().zip(&noting) {
+                assert_eq!(
+                    (x.0, x.1.as_ptr(), x.2.as_ptr()),
+                    (y.0, y.1.as_ptr(), y.2.as_ptr())
+                );
+            }
+            // Every string of the valid object, in order: outside strings no quote occurs.
+            let mut want = Vec::new();
+            let mut i = 0;
+            while let Some(q) = v[i..].iter().position(|&c| c == b'"') {
+                let open = i + q;
+                let end = strings::skip_plain(v, open + 1).expect("a valid string");
+                let stop = string_stop(v, open + 1);
+                if !(v[stop] == b'"' && stop <= open + 16) {
+                    let (e, w) = string_written(v, open);
+                    assert_eq!(e, end);
+                    want.push(LongString {
+                        open,
+                        end,
+                        written: w,
+                    });
+                    written += usize::from(w.is_some());
+                }
+                i = end;
+            }
+            assert_eq!(notes, want, "{}", String::from_utf8_lossy(v));
+            noted += notes.len();
+        }
+        assert!(
+            noted > 6_000 && written > 4_000,
+            "{noted} noted, {written} written"
+        );
     }
 
     /// The eight-bytes-a-step digit run against a byte loop: runs of every length from every

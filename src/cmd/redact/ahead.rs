@@ -279,8 +279,15 @@ mod tests {
             None => reader::read(data, false, &mut d, &mut v),
             Some(chunk) => {
                 let spares = Spares::for_helpers(1);
-                let work =
-                    |offset, bytes| reader::prescan(bytes, offset, true, ahead.as_deref(), &spares);
+                let work = |offset, bytes| {
+                    reader::prescan(
+                        bytes,
+                        offset,
+                        reader::Notes::MESSAGES,
+                        ahead.as_deref(),
+                        &spares,
+                    )
+                };
                 chunks::in_order(data, chunk, 1, work, work, |next| {
                     reader::read_lines_prescanned(next, &spares, false, &mut d, &mut v)
                 })

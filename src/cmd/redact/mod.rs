@@ -36,7 +36,7 @@ use crate::input::open::Spool;
 use crate::input::{self, Source};
 use crate::json::{self, Raw};
 use crate::output::{push_value, Out, Stop};
-use crate::reader::{self, Ahead, Entry, Header, Visitor};
+use crate::reader::{self, Ahead, Entry, Header, Notes, Visitor};
 use crate::record::Described;
 use crate::sync::{into_inner, lock};
 use crate::tool::Tool;
@@ -190,7 +190,7 @@ impl Tool for Redact {
                 "pi-redact",
                 &sources,
                 args.inputs.threads(),
-                true,
+                Notes::MESSAGES,
                 ahead.as_deref(),
                 |src, early, out, d| {
                     let mut quiet = Diags::quiet("pi-redact", "");

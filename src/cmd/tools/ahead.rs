@@ -273,7 +273,7 @@ struct UsageAhead {
 
 impl ResultAhead {
     fn read(e: &Entry<'_>, msg: &Message<'_>, args: &Args) -> Option<ResultAhead> {
-        let f = ResultFacts::read(msg, args, e.is_utf8());
+        let f = ResultFacts::read(msg, args, e.is_utf8(), e.noted_strings());
         let parts = |parts: Vec<&[u8]>| -> Option<SmallVec<[Range<usize>; 1]>> {
             parts.into_iter().map(|p| e.place_of_bytes(p)).collect()
         };
@@ -400,7 +400,8 @@ mod tests {
                         result.resolve(e).expect("found in the line");
                     let (_, msg) = now.expect("a message");
                     assert_eq!(stamp, Stamp::of(e));
-                    let mut in_order = ResultFacts::read(&msg, &args, e.is_utf8());
+                    let mut in_order =
+                        ResultFacts::read(&msg, &args, e.is_utf8(), e.noted_strings());
                     in_order.text = in_order.text.map(ResultText::checked);
                     assert_eq!(id_problem, call_id_problem(msg.tool_call_id));
                     assert_eq!(facts, in_order);

@@ -282,6 +282,8 @@ pub(super) struct MessageLine<'a> {
     pub(super) msg: Message<'a>,
     /// The line was found valid UTF-8 by the reader ([`Entry::is_utf8`]).
     pub(super) utf8: bool,
+    /// The strings the reader's scan noted in the line ([`Entry::noted_strings`]).
+    pub(super) strings: json::Noted<'a>,
 }
 
 impl<'a> MessageLine<'a> {
@@ -291,13 +293,14 @@ impl<'a> MessageLine<'a> {
             stamp: Stamp::of(e),
             msg,
             utf8: e.is_utf8(),
+            strings: e.noted_strings(),
         }
     }
 
     /// The result this line is, as a record writes it.
     pub(super) fn answer(self, args: &Args) -> Answer<'a> {
         Answer {
-            facts: ResultFacts::read(&self.msg, args, self.utf8),
+            facts: ResultFacts::read(&self.msg, args, self.utf8, self.strings),
             no: self.no,
             stamp: self.stamp,
         }
@@ -322,6 +325,7 @@ impl<'a> MessageLine<'a> {
             stamp: Stamp::new(id.and_then(Raw::as_str), ts.and_then(Raw::as_str)),
             msg: Message::read(msg?),
             utf8: false,
+            strings: json::Noted::default(),
         })
     }
 }
@@ -421,8 +425,15 @@ fn part_member(k: &[u8]) -> Option<PartMember> {
 }
 
 impl<'a> ResultFacts<'a> {
-    /// The facts of a toolResult message; `utf8`: its line is known to be valid UTF-8.
-    pub(super) fn read(m: &Message<'a>, args: &Args, utf8: bool) -> ResultFacts<'a> {
+    /// The facts of a toolResult message; `utf8`: its line is known to be valid UTF-8;
+    /// `strings`: the strings the reader's scan noted in it (a text's end and measure are
+    /// taken from there).
+    pub(super) fn read(
+        m: &Message<'a>,
+        args: &Args,
+        utf8: bool,
+        strings: json::Noted<'_>,
+    ) -> ResultFacts<'a> {
         let (call_id, name, content, is_error, details) = (
             m.tool_call_id,
             m.tool_name,
@@ -449,7 +460,7 @@ impl<'a> ResultFacts<'a> {
                 // Each member's name is matched once (`json::member_named`): when its value
                 // is a string, as it is read (a text is checked as its end is found).
                 let is_text = |k: &[u8]| part_member(k) == Some(PartMember::Text);
-                while let Some((k, v, checked)) = block.next_written(is_text) {
+                while let Some((k, v, checked)) = block.next_written(is_text, strings) {
                     let member = match checked {
                         Some(_) => Some(PartMember::Text),
                         None => part_member(k),
@@ -560,7 +571,13 @@ mod tests {
     fn facts(message: &str, args: &[&str]) -> (CallStatus, CallEvidence) {
         let args = Args::try_parse_from([&["pi-tools"], args].concat()).unwrap();
         let message = json::validate(message.as_bytes()).unwrap();
-        ResultFacts::read(&Message::read(message), &args, false).verdict()
+        ResultFacts::read(
+            &Message::read(message),
+            &args,
+            false,
+            json::Noted::default(),
+        )
+        .verdict()
     }
 
     #[test]
@@ -613,7 +630,12 @@ mod tests {
             br#"{"content":[{"t\u0079pe":"text","te\u0078t":"hi"},{"type":"image","mim\u0065Type":"image/png"}]}"#,
         )
         .unwrap();
-        let facts = ResultFacts::read(&Message::read(message), &args, false);
+        let facts = ResultFacts::read(
+            &Message::read(message),
+            &args,
+            false,
+            json::Noted::default(),
+        );
         assert_eq!(facts.text.map(|t| t.bytes()), Some(2));
         assert_eq!(facts.image_types, [Some("image/png".into())]);
     }
@@ -720,6 +742,7 @@ mod tests {
                 &Message::read(json::validate(m.as_bytes()).unwrap()),
                 &args,
                 false,
+                json::Noted::default(),
             )
             .duration_ms
         };

@@ -334,7 +334,8 @@ impl SessionVisitor for Joiner<'_, '_> {
                 _ => Ok(()),
             },
             Role::ToolResult => {
-                let facts = ResultFacts::read(&msg, self.records.args, e.is_utf8());
+                let facts =
+                    ResultFacts::read(&msg, self.records.args, e.is_utf8(), e.noted_strings());
                 let stamped = (Stamp::of(e), call_id_problem(msg.tool_call_id));
                 self.tool_result(s, e, stamped, facts, d)
             }
@@ -344,6 +345,12 @@ impl SessionVisitor for Joiner<'_, '_> {
 
     fn ahead(&self) -> Option<Arc<dyn Ahead>> {
         Some(Arc::new(ReadAhead(self.records.args.clone())))
+    }
+
+    /// A result's text is found where it ends, and whether it is written as the output
+    /// writes it, by the scan that validates its line.
+    fn notes_strings(&self) -> bool {
+        true
     }
 
     fn end(&mut self, mut s: JoinSession, d: &mut Diags) -> Result<(), Stop> {

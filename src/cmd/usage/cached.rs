@@ -787,6 +787,9 @@ impl Visitor for Watch<'_> {
     fn reads_fragments(&self) -> bool {
         self.inner.reads_fragments()
     }
+    fn notes_strings(&self) -> bool {
+        self.inner.notes_strings()
+    }
 }
 
 #[cfg(test)]

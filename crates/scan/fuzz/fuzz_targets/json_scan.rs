@@ -1,8 +1,8 @@
 //! The scanner never panics, and agrees with serde_json on what is valid JSON, except where
 //! JSON.parse and serde_json differ (lone surrogate escapes, which JSON.parse accepts); the
 //! nested scans the reader uses agree with the flat one, `validate` with `skip_value`, the
-//! second look of a `Raw` (`for_each_field`) with the validating scan, and `string_written`
-//! with the validator and `written_len`.
+//! second look of a `Raw` (`for_each_field`) with the validating scan, `string_written`
+//! with the validator and `written_len`, and the noting scan's notes with `string_written`.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -67,6 +67,27 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(flat_end, end2);
         if end2.is_ok() {
             assert_eq!(flat, top2);
+        }
+        // Noting the long strings changes neither the result nor the members, and each note
+        // is what a second look at its string finds.
+        let (mut top3, mut notes) = (Vec::new(), Vec::new());
+        let end3 = json::scan_members_deep_noting(
+            data,
+            0,
+            |_, _| true,
+            |m, k, v| {
+                if matches!(m, json::Member::Top | json::Member::Opened) {
+                    top3.push((k, v));
+                }
+            },
+            &mut notes,
+        );
+        assert_eq!(flat_end, end3);
+        if end3.is_ok() {
+            assert_eq!(flat, top3);
+            for note in &notes {
+                assert_eq!(json::string_written(data, note.open), (note.end, note.written));
+            }
         }
         let _ = json::scan_members(data, 0, |k, v| {
             // A validated string's end and whether it is written as a minimal writer writes

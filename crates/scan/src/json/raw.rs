@@ -5,7 +5,7 @@
 //! their answers mean nothing. That is why they take a [`Raw`], which only the scanner makes
 //! (its field is visible to the `json` module alone): a caller cannot hand them other bytes.
 
-use super::{as_bool, as_f64, as_key, as_str, as_u64, key_is, kind_name, skip_ws};
+use super::{as_bool, as_f64, as_key, as_str, as_u64, key_is, kind_name, skip_ws, Noted};
 use std::borrow::Cow;
 use std::fmt;
 use std::ops::Deref;
@@ -462,12 +462,15 @@ impl<'a> Fields<'a> {
     /// `check(raw_key)` says so, whether its text is written as a minimal writer writes it
     /// and its length ([`string_written`](super::string_written)): the string's end is found
     /// as it is checked, where skipping it and checking after would read it twice.
+    /// A string the validating scan noted (`noted`: [`Noted::string_written`]) is not read
+    /// again.
     #[allow(clippy::type_complexity)]
     pub fn next_written(
         &mut self,
         check: impl FnOnce(&[u8]) -> bool,
+        noted: Noted<'_>,
     ) -> Option<(&'a [u8], Raw<'a>, Option<Option<usize>>)> {
-        self.member(|key, b, i| check(key).then(|| super::string_written(b, i)))
+        self.member(|key, b, i| check(key).then(|| noted.string_written(b, i)))
     }
 
     /// The next member; when its value is a string, `measure(key, bytes, at)` may find the
@@ -735,9 +738,64 @@ mod tests {
         ];
         measured_members_are_the_members(
             &texts,
-            |f| f.next_written(|k| k != b"n"),
+            |f| f.next_written(|k| k != b"n", crate::json::Noted::default()),
             crate::json::written_len,
         );
+    }
+
+    /// A member's string measured from the noting scan's notes is measured as when it is read
+    /// again; a note is what is used where there is one, and only for the text noted.
+    #[test]
+    fn noted_strings_are_measured_from_their_notes() {
+        use crate::json::{scan_members_deep_noting, LongString, Noted};
+        let long = format!(
+            r#"{{"a":"{}","b":"{}\/","c":"{}\u001b"}}"#,
+            "x\\\"y".repeat(30),
+            "z".repeat(70),
+            "\\n".repeat(20)
+        );
+        let texts = [
+            r#"{}"#,
+            r#"{"type":"text","text":"a \" } ] { [ \\ \n\u001f","n":1,"o":{"s":"\""},"e":""}"#,
+            &long,
+        ];
+        let mut taken = 0;
+        for text in texts {
+            let line = format!(r#"{{"pad":"{}","o":{text}}}"#, "p".repeat(40));
+            let mut notes = vec![];
+            let open = |_: usize, _: &[u8]| false;
+            let object =
+                scan_members_deep_noting(line.as_bytes(), 0, open, |_, _, _| {}, &mut notes)
+                    .expect("valid");
+            let noted = Noted::new(line.as_bytes(), &notes);
+            let o = object.get("o").expect("o");
+            let (mut read, mut looked_up) = (vec![], vec![]);
+            let mut fields = super::Fields::new(o.bytes(), 0);
+            while let Some(m) = fields.next_written(|k| k != b"n", Noted::default()) {
+                read.push(m);
+            }
+            let mut fields = super::Fields::new(o.bytes(), 0);
+            while let Some(m) = fields.next_written(|k| k != b"n", noted) {
+                looked_up.push(m);
+            }
+            assert_eq!(looked_up, read, "{text}");
+            taken += notes.len();
+        }
+        assert!(taken >= 5, "{taken} notes");
+        // What a note says is taken as it is (here, a text length no reading gives), for the
+        // text it was made of only.
+        let line = br#"{"a":"0123456789abcdefghij"}"#;
+        let notes = [LongString {
+            open: 5,
+            end: 27,
+            written: Some(3),
+        }];
+        let noted = Noted::new(line, &notes);
+        let m = super::Fields::new(line, 0).next_written(|_| true, noted);
+        assert_eq!(m.map(|(_, v, w)| (v.len(), w)), Some((22, Some(Some(3)))));
+        let copy = line.to_vec();
+        let m = super::Fields::new(&copy, 0).next_written(|_| true, noted);
+        assert_eq!(m.map(|(_, v, w)| (v.len(), w)), Some((22, Some(Some(20)))));
     }
 
     #[test]

@@ -108,24 +108,51 @@ fn hex4_in_block(b: &[u8], at: usize) -> bool {
 /// The stepwise loop: from `i` (inside a string, not inside an escape) to just past the
 /// closing quote, stopping at every escape. The tail of [`skip_rest`], the whole of it off
 /// x86-64, and the reference the block loop is tested against.
-pub(super) fn skip_plain(b: &[u8], mut i: usize) -> Result<usize, Error> {
+pub(super) fn skip_plain(b: &[u8], i: usize) -> Result<usize, Error> {
+    plain::<false>(b, i).map(|(end, _)| end)
+}
+
+/// [`skip_plain`], and with `NOTE` what the escapes it passes add ([`Measured`]).
+#[inline(always)]
+fn plain<const NOTE: bool>(b: &[u8], mut i: usize) -> Result<Measured, Error> {
+    let (mut added, mut written) = (0, true);
     loop {
         let stop = string_stop(b, i);
         match b.get(stop) {
             None => return err(ErrorKind::Eof, b.len()),
-            Some(b'"') => return Ok(stop + 1),
+            Some(b'"') => return Ok((stop + 1, written.then_some(added))),
             Some(b'\\') => {}
             Some(_) => return err(ErrorKind::ControlChar, stop),
         }
         // A backslash escape.
         match b.get(stop + 1) {
             None => return err(ErrorKind::Eof, b.len()),
-            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't') => i = stop + 2,
-            Some(b'u') if hex4_at(b, stop + 2) => i = stop + 6,
+            Some(b'/') => {
+                written = false;
+                i = stop + 2;
+            }
+            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => {
+                added += 1;
+                i = stop + 2;
+            }
+            Some(b'u') if hex4_at(b, stop + 2) => {
+                if NOTE {
+                    match written_unicode(b, stop + 2) {
+                        true => added += 5,
+                        false => written = false,
+                    }
+                }
+                i = stop + 6;
+            }
             Some(_) => return err(ErrorKind::BadEscape, stop),
         }
     }
 }
+
+/// What a noting scan finds of a string ([`skip_long_noted`]): the index just past its closing
+/// quote, and how many bytes the escapes it passed add to the text they stand for when each
+/// is written as a minimal writer writes it ([`minimal_escape`]), `None` when one is not.
+pub(super) type Measured = (usize, Option<usize>);
 
 /// From `i` (inside a string, not inside an escape, no stop of
 /// [`string_stop`](super::string_stop) before it in the string) to just past the closing
@@ -147,6 +174,21 @@ pub(super) fn skip_long(b: &[u8], i: usize) -> Result<usize, Error> {
     skip_rest(b, stop)
 }
 
+/// [`skip_long`], measuring the escapes it passes ([`Measured`]): the noting scan's.
+#[inline(never)]
+pub(super) fn skip_long_noted(b: &[u8], i: usize) -> Result<Measured, Error> {
+    #[cfg(target_arch = "x86_64")]
+    if b.len().saturating_sub(i) >= 64 && x86::avx2_bmi1_popcnt() {
+        // SAFETY: the CPU has AVX2, BMI1 and POPCNT, checked just above.
+        return unsafe { x86::long_noted_avx2(b, i) };
+    }
+    let stop = string_stop(b, i);
+    if b.get(stop) == Some(&b'"') {
+        return Ok((stop + 1, Some(0)));
+    }
+    skip_rest_noted(b, stop)
+}
+
 /// From `i` (inside a string, not inside an escape) to just past the closing quote: the
 /// block loop on the best path the CPU has, the stepwise loop for what is left.
 #[inline(never)]
@@ -162,6 +204,21 @@ pub(super) fn skip_rest(b: &[u8], i: usize) -> Result<usize, Error> {
         return unsafe { x86::blocks_sse2(b, i) };
     }
     skip_plain(b, i)
+}
+
+/// [`skip_rest`], measuring the escapes it passes ([`Measured`]).
+#[inline(never)]
+pub(super) fn skip_rest_noted(b: &[u8], i: usize) -> Result<Measured, Error> {
+    #[cfg(target_arch = "x86_64")]
+    if b.len().saturating_sub(i) >= 64 {
+        if x86::avx2_bmi1_popcnt() {
+            // SAFETY: the CPU has AVX2, BMI1 and POPCNT, checked just above.
+            return unsafe { x86::blocks_noted_avx2(b, i) };
+        }
+        // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 CPU has it.
+        return unsafe { x86::blocks_noted_sse2(b, i) };
+    }
+    plain::<true>(b, i)
 }
 
 /// What the validating block loop needs of a 64-byte block, one bit per byte (bit `k` is
@@ -208,15 +265,21 @@ fn escaped_in_block(backslash: u64, carry: &mut u64) -> u64 {
 }
 
 /// The block loop, over whichever `classify` the CPU allows. From `i` (inside a string, not
-/// inside an escape) while 64 bytes are left; the rest goes to [`skip_plain`].
+/// inside an escape) while 64 bytes are left; the rest goes to [`skip_plain`]. With `NOTE`,
+/// `classify` must flip `/` too (an escaped `/` then stops the loop, to be noted as an escape
+/// a minimal writer does not write), and the escapes are measured ([`Measured`]); without,
+/// the measure means nothing.
 #[inline(always)]
-pub(super) fn blocks(
+pub(super) fn blocks<const NOTE: bool>(
     b: &[u8],
     i: usize,
     classify: impl Fn(&[u8; 64]) -> Stops,
-) -> Result<usize, Error> {
+) -> Result<Measured, Error> {
     let mut at = i;
     let mut carry = 0u64;
+    // The escapes passed (one escaped byte each), the `\u` escapes among them, and whether
+    // each is written as a minimal writer writes it.
+    let (mut escapes, mut unicode, mut written) = (0usize, 0usize, true);
     while let Some(bytes) = b.get(at..at + 64) {
         let block = classify(bytes.try_into().expect("64 bytes"));
         let escaped = escaped_in_block(block.backslash, &mut carry);
@@ -225,25 +288,40 @@ pub(super) fn blocks(
             let bit = stops.trailing_zeros();
             let s = at + bit as usize;
             if escaped >> bit & 1 == 0 {
+                if NOTE {
+                    escapes += (escaped & ((1u64 << bit) - 1)).count_ones() as usize;
+                }
                 return if b[s] == b'"' {
-                    Ok(s + 1)
+                    Ok((s + 1, written.then_some(escapes + 4 * unicode)))
                 } else {
                     err(ErrorKind::ControlChar, s)
                 };
             }
-            // An escaped byte that is a stop: a `\u` escape, or a bad escape. The four digits
-            // of a good one (in this block or the next) are no stop, and no backslash: the
-            // loop goes on to the block's next stop, the masks unchanged.
-            if b[s] != b'u' || !hex4_in_block(b, s + 1) {
+            // An escaped byte that is a stop: a `\u` escape, or a bad escape (or, noting, a
+            // `\/`). The four digits of a good `\u` (in this block or the next) are no stop,
+            // and no backslash: the loop goes on to the block's next stop, the masks unchanged.
+            if NOTE && b[s] == b'/' {
+                written = false;
+            } else if b[s] != b'u' || !hex4_in_block(b, s + 1) {
                 return err(ErrorKind::BadEscape, s - 1);
+            } else if NOTE {
+                match written_unicode(b, s + 1) {
+                    true => unicode += 1,
+                    false => written = false,
+                }
             }
             stops &= stops - 1;
+        }
+        if NOTE {
+            escapes += escaped.count_ones() as usize;
         }
         at += 64;
     }
     // With a carry, the block's last byte is a backslash that escapes the next one: the
     // stepwise loop starts at that escape.
-    skip_plain(b, at - carry as usize)
+    let (end, rest) = plain::<NOTE>(b, at - carry as usize)?;
+    let added = written.then_some(escapes + 4 * unicode);
+    Ok((end, added.zip(rest).map(|(a, r)| a + r)))
 }
 
 /// The block loop of a second look at a validated string ([`super::Raw`]'s walkers): from
@@ -425,7 +503,7 @@ fn counts_to_quote(b: &[u8], from: usize) -> (usize, TextCounts) {
             // SAFETY: the CPU has AVX-512BW, BMI1 and POPCNT, checked just above.
             return unsafe { x86::text_counts_avx512(b, from) };
         }
-        if x86::avx2_bmi1() && std::arch::is_x86_feature_detected!("popcnt") {
+        if x86::avx2_bmi1_popcnt() {
             // SAFETY: the CPU has AVX2, BMI1 and POPCNT, checked just above.
             return unsafe { x86::text_counts_avx2(b, from) };
         }
@@ -650,7 +728,7 @@ pub fn copy_written(body: &[u8], out: &mut Vec<u8>) -> Option<usize> {
 /// checked (a control byte, a bad escape): the string must be one it passed.
 pub fn string_written(b: &[u8], open: usize) -> (usize, Option<usize>) {
     #[cfg(target_arch = "x86_64")]
-    if x86::avx2_bmi1() && std::arch::is_x86_feature_detected!("popcnt") {
+    if x86::avx2_bmi1_popcnt() {
         // SAFETY: the CPU has AVX2, BMI1 and POPCNT, checked just above.
         return unsafe { x86::string_written_avx2(b, open + 1) };
     }
@@ -727,7 +805,7 @@ fn written_to_quote(
 pub(super) mod x86 {
     //! The block classifiers for x86-64 and the block loops compiled with them.
 
-    use super::{blocks, Block, Error, Stops};
+    use super::{blocks, Block, Error, Measured, Stops};
     use std::arch::x86_64::*;
 
     /// Whether the CPU has AVX2 and BMI1, which the AVX2 block loops here are compiled for
@@ -735,6 +813,12 @@ pub(super) mod x86 {
     #[inline]
     pub(in super::super) fn avx2_bmi1() -> bool {
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("bmi1")
+    }
+
+    /// Whether the CPU has AVX2, BMI1 and POPCNT (the noting block loops count escapes).
+    #[inline]
+    pub(in super::super) fn avx2_bmi1_popcnt() -> bool {
+        avx2_bmi1() && is_x86_feature_detected!("popcnt")
     }
 
     /// Whether the CPU has AVX-512BW (64 bytes compared into a mask in one instruction) and
@@ -747,7 +831,13 @@ pub(super) mod x86 {
     /// The block loop with SSE2 (always present on x86-64).
     #[target_feature(enable = "sse2")]
     pub(in super::super) fn blocks_sse2(b: &[u8], i: usize) -> Result<usize, Error> {
-        blocks(b, i, |bytes| stops_sse2(bytes))
+        blocks::<false>(b, i, |bytes| stops_sse2::<false>(bytes)).map(|(end, _)| end)
+    }
+
+    /// [`blocks_sse2`], measuring the escapes ([`Measured`]).
+    #[target_feature(enable = "sse2")]
+    pub(in super::super) fn blocks_noted_sse2(b: &[u8], i: usize) -> Result<Measured, Error> {
+        blocks::<true>(b, i, |bytes| stops_sse2::<true>(bytes))
     }
 
     /// The block loop with AVX2 (and BMI1's `andn` for the escapes' masks).
@@ -756,7 +846,19 @@ pub(super) mod x86 {
     /// The CPU must have AVX2 and BMI1.
     #[target_feature(enable = "avx2,bmi1")]
     pub(in super::super) unsafe fn blocks_avx2(b: &[u8], i: usize) -> Result<usize, Error> {
-        blocks(b, i, |bytes| stops_avx2(bytes))
+        blocks::<false>(b, i, |bytes| stops_avx2::<false>(bytes)).map(|(end, _)| end)
+    }
+
+    /// [`blocks_avx2`], measuring the escapes ([`Measured`]).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, BMI1 and POPCNT.
+    #[target_feature(enable = "avx2,bmi1,popcnt")]
+    pub(in super::super) unsafe fn blocks_noted_avx2(
+        b: &[u8],
+        i: usize,
+    ) -> Result<Measured, Error> {
+        blocks::<true>(b, i, |bytes| stops_avx2::<true>(bytes))
     }
 
     /// [`skip_long`](super::skip_long) with AVX2: 64 bytes a step to the first quote,
@@ -767,6 +869,21 @@ pub(super) mod x86 {
     /// The CPU must have AVX2 and BMI1.
     #[target_feature(enable = "avx2,bmi1")]
     pub(in super::super) unsafe fn long_avx2(b: &[u8], i: usize) -> Result<usize, Error> {
+        long::<false>(b, i).map(|(end, _)| end)
+    }
+
+    /// [`long_avx2`], measuring the escapes ([`Measured`]).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2, BMI1 and POPCNT.
+    #[target_feature(enable = "avx2,bmi1,popcnt")]
+    pub(in super::super) unsafe fn long_noted_avx2(b: &[u8], i: usize) -> Result<Measured, Error> {
+        long::<true>(b, i)
+    }
+
+    #[target_feature(enable = "avx2,bmi1")]
+    #[inline]
+    fn long<const NOTE: bool>(b: &[u8], i: usize) -> Result<Measured, Error> {
         let mut at = i;
         while let Some(bytes) = b.get(at..at + 64) {
             let (lo, hi) = halves(bytes.try_into().expect("64 bytes"));
@@ -782,14 +899,14 @@ pub(super) mod x86 {
             if _mm256_movemask_epi8(_mm256_or_si256(lo, hi)) != 0 {
                 let s = at + mask(lo, hi).trailing_zeros() as usize;
                 return match b[s] {
-                    b'"' => Ok(s + 1),
-                    b'\\' => blocks(b, s, |bytes| stops_avx2(bytes)),
+                    b'"' => Ok((s + 1, Some(0))),
+                    b'\\' => blocks::<NOTE>(b, s, |bytes| stops_avx2::<NOTE>(bytes)),
                     _ => super::err(super::ErrorKind::ControlChar, s),
                 };
             }
             at += 64;
         }
-        super::skip_plain(b, at)
+        super::plain::<NOTE>(b, at)
     }
 
     /// [`decode_written`](super::decode_written) over whole steps of 64 bytes: each step's
@@ -905,7 +1022,7 @@ pub(super) mod x86 {
     /// The three masks of 16 bytes (low 16 bits): backslashes, stops, flips ([`Stops`]).
     #[target_feature(enable = "sse2")]
     #[inline]
-    fn stops16(x: __m128i) -> [u32; 3] {
+    fn stops16<const NOTE: bool>(x: __m128i) -> [u32; 3] {
         let eq = |c: u8| _mm_cmpeq_epi8(x, _mm_set1_epi8(c as i8));
         let bits = |m: __m128i| _mm_movemask_epi8(m) as u32;
         // c <= 0x1f exactly when min(c, 0x1f) == c.
@@ -915,7 +1032,10 @@ pub(super) mod x86 {
         // backslash, the quote left out (it flips).
         let mut steady = control;
         for c in [b'\\', b'/', b'b', b'f', b'n', b'r', b't'] {
-            steady = _mm_or_si128(steady, eq(c));
+            // Noting, an escaped `/` stops the loop: it flips.
+            if !(NOTE && c == b'/') {
+                steady = _mm_or_si128(steady, eq(c));
+            }
         }
         [
             bits(eq(b'\\')),
@@ -926,13 +1046,13 @@ pub(super) mod x86 {
 
     #[target_feature(enable = "sse2")]
     #[inline]
-    fn stops_sse2(bytes: &[u8; 64]) -> Stops {
+    fn stops_sse2<const NOTE: bool>(bytes: &[u8; 64]) -> Stops {
         let mut m = [0u64; 3];
         for (k, part) in bytes.chunks_exact(16).enumerate() {
             // SAFETY: `part` is 16 bytes in bounds; the load needs no alignment, and SSE2 is
             // part of the x86-64 baseline.
             let x = unsafe { _mm_loadu_si128(part.as_ptr().cast::<__m128i>()) };
-            for (all, bits) in m.iter_mut().zip(stops16(x)) {
+            for (all, bits) in m.iter_mut().zip(stops16::<NOTE>(x)) {
                 *all |= u64::from(bits) << (16 * k);
             }
         }
@@ -951,10 +1071,11 @@ pub(super) mod x86 {
     /// 6 = 4, `r t` of row 7 = 8); 0 for every other byte. Then a byte stops when its class
     /// plus 0x40 has the top bit (0x40, 0x80), and flips when its class is at most 0 as a
     /// signed byte (0, 0x80). The low nibble's table is indexed by the byte itself, which
-    /// gives 0 for a byte with the top bit set (none of these).
+    /// gives 0 for a byte with the top bit set (none of these). With `NOTE`, `/` is of class
+    /// 0: it flips, so that an escaped one stops the loop.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn stops32(x: __m256i) -> [u32; 3] {
+    fn stops32<const NOTE: bool>(x: __m256i) -> [u32; 3] {
         #[rustfmt::skip]
         let by_high = _mm256_broadcastsi128_si256(_mm_setr_epi8(
             0x40, 0x40, 0x80u8 as i8 | 1, 0, 0, 2, 4, 8, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -963,7 +1084,7 @@ pub(super) mod x86 {
         #[rustfmt::skip]
         let by_low = _mm256_broadcastsi128_si256(_mm_setr_epi8(
             0x40, 0x40, 0xc0u8 as i8 | 4 | 8, 0x40, 0x40 | 8, 0x40, 0x40 | 4, 0x40,
-            0x40, 0x40, 0x40, 0x40, 0x40 | 2, 0x40, 0x40 | 4, 0x40 | 1,
+            0x40, 0x40, 0x40, 0x40, 0x40 | 2, 0x40, 0x40 | 4, if NOTE { 0x40 } else { 0x40 | 1 },
         ));
         let high = _mm256_and_si256(_mm256_srli_epi16::<4>(x), _mm256_set1_epi8(0x0f));
         let class = _mm256_and_si256(
@@ -980,9 +1101,9 @@ pub(super) mod x86 {
 
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn stops_avx2(bytes: &[u8; 64]) -> Stops {
+    fn stops_avx2<const NOTE: bool>(bytes: &[u8; 64]) -> Stops {
         let (lo, hi) = halves(bytes);
-        let (lo, hi) = (stops32(lo), stops32(hi));
+        let (lo, hi) = (stops32::<NOTE>(lo), stops32::<NOTE>(hi));
         let join = |k: usize| u64::from(lo[k]) | u64::from(hi[k]) << 32;
         Stops {
             backslash: join(0),
@@ -1226,15 +1347,17 @@ pub(super) mod x86 {
     }
 
     #[cfg(test)]
-    pub(in super::super) fn stops_avx2_checked(bytes: &[u8; 64]) -> Option<Stops> {
+    pub(in super::super) fn stops_avx2_checked<const NOTE: bool>(
+        bytes: &[u8; 64],
+    ) -> Option<Stops> {
         // SAFETY: called only where the CPU has AVX2, checked just before.
-        std::arch::is_x86_feature_detected!("avx2").then(|| unsafe { stops_avx2(bytes) })
+        std::arch::is_x86_feature_detected!("avx2").then(|| unsafe { stops_avx2::<NOTE>(bytes) })
     }
 
     #[cfg(test)]
-    pub(in super::super) fn stops_sse2_for_tests(bytes: &[u8; 64]) -> Stops {
+    pub(in super::super) fn stops_sse2_for_tests<const NOTE: bool>(bytes: &[u8; 64]) -> Stops {
         // SAFETY: SSE2 is part of the x86-64 baseline.
-        unsafe { stops_sse2(bytes) }
+        unsafe { stops_sse2::<NOTE>(bytes) }
     }
 }
 
@@ -1519,38 +1642,78 @@ mod tests {
         }
     }
 
-    /// The validating block loop's masks byte by byte: what every vector path must give.
-    fn stops_bytewise(bytes: &[u8; 64]) -> Stops {
+    /// The validating block loop's masks byte by byte: what every vector path must give; with
+    /// `NOTE`, the noting loop's (`/` flips).
+    fn stops_bytewise<const NOTE: bool>(bytes: &[u8; 64]) -> Stops {
         let mask =
             |f: &dyn Fn(u8) -> bool| (0..64).fold(0u64, |m, k| m | (u64::from(f(bytes[k])) << k));
+        let steady: &[u8] = if NOTE { b"\"\\bfnrt" } else { b"\"\\/bfnrt" };
         Stops {
             backslash: mask(&|c| c == b'\\'),
             stops: mask(&|c| c == b'"' || c < 0x20),
-            flips: mask(&|c| c == b'"' || (c >= 0x20 && !b"\"\\/bfnrt".contains(&c))),
+            flips: mask(&|c| c == b'"' || (c >= 0x20 && !steady.contains(&c))),
         }
     }
 
-    /// Every way the block loop can run here, each checked against the stepwise loop.
+    /// Every way the block loop can run here, each checked against the stepwise loop; and
+    /// each way the noting loop can, against the stepwise loop and the byte loop's measure of
+    /// the escapes passed.
     fn each_path(b: &[u8], i: usize) {
         let want = skip_plain(b, i);
         let show = || String::from_utf8_lossy(b).into_owned();
+        let skip = |r: Result<Measured, Error>| r.map(|(end, _)| end);
         assert_eq!(
-            blocks(b, i, stops_bytewise),
+            skip(blocks::<false>(b, i, stops_bytewise::<false>)),
             want,
             "bytewise, from {i}: {:?}",
             show()
         );
+        let noted = want.map(|end| (end, written_plain(&b[..end - 1], i)));
+        assert_eq!(
+            plain::<true>(b, i),
+            noted,
+            "noting stepwise, from {i}: {:?}",
+            show()
+        );
+        assert_eq!(
+            blocks::<true>(b, i, stops_bytewise::<true>),
+            noted,
+            "noting bytewise, from {i}: {:?}",
+            show()
+        );
         #[cfg(target_arch = "x86_64")]
         {
-            let sse2 = blocks(b, i, x86::stops_sse2_for_tests);
+            let sse2 = skip(blocks::<false>(b, i, x86::stops_sse2_for_tests::<false>));
             assert_eq!(sse2, want, "SSE2, from {i}: {:?}", show());
-            if x86::stops_avx2_checked(&[0; 64]).is_some() {
-                let avx2 = blocks(b, i, |x| x86::stops_avx2_checked(x).expect("AVX2"));
-                assert_eq!(avx2, want, "AVX2, from {i}: {:?}", show());
+            let sse2 = blocks::<true>(b, i, x86::stops_sse2_for_tests::<true>);
+            assert_eq!(sse2, noted, "noting SSE2, from {i}: {:?}", show());
+            if x86::stops_avx2_checked::<false>(&[0; 64]).is_some() {
+                let stops = |x: &[u8; 64]| x86::stops_avx2_checked::<false>(x).expect("AVX2");
+                assert_eq!(
+                    skip(blocks::<false>(b, i, stops)),
+                    want,
+                    "AVX2, from {i}: {:?}",
+                    show()
+                );
+                let stops = |x: &[u8; 64]| x86::stops_avx2_checked::<true>(x).expect("AVX2");
+                let avx2 = blocks::<true>(b, i, stops);
+                assert_eq!(avx2, noted, "noting AVX2, from {i}: {:?}", show());
             }
         }
         assert_eq!(skip_rest(b, i), want, "skip_rest, from {i}: {:?}", show());
         assert_eq!(skip_long(b, i), want, "skip_long, from {i}: {:?}", show());
+        assert_eq!(
+            skip_rest_noted(b, i),
+            noted,
+            "skip_rest_noted, from {i}: {:?}",
+            show()
+        );
+        assert_eq!(
+            skip_long_noted(b, i),
+            noted,
+            "skip_long_noted, from {i}: {:?}",
+            show()
+        );
     }
 
     #[test]
@@ -1563,18 +1726,25 @@ mod tests {
                 _ => rng.below(256) as u8,
             });
             let want = classify_bytewise(&bytes);
-            let want_stops = stops_bytewise(&bytes);
+            let want_stops = stops_bytewise::<false>(&bytes);
+            let want_noting = stops_bytewise::<true>(&bytes);
             #[cfg(target_arch = "x86_64")]
             {
-                assert_eq!(x86::stops_sse2_for_tests(&bytes), want_stops, "{bytes:?}");
+                let sse2 = x86::stops_sse2_for_tests::<false>(&bytes);
+                assert_eq!(sse2, want_stops, "{bytes:?}");
+                let sse2 = x86::stops_sse2_for_tests::<true>(&bytes);
+                assert_eq!(sse2, want_noting, "{bytes:?}");
                 if let Some(avx2) = x86::classify_avx2_checked(&bytes) {
                     assert_eq!(avx2, want, "{bytes:?}");
                 }
-                if let Some(avx2) = x86::stops_avx2_checked(&bytes) {
+                if let Some(avx2) = x86::stops_avx2_checked::<false>(&bytes) {
                     assert_eq!(avx2, want_stops, "{bytes:?}");
                 }
+                if let Some(avx2) = x86::stops_avx2_checked::<true>(&bytes) {
+                    assert_eq!(avx2, want_noting, "{bytes:?}");
+                }
             }
-            let _ = (want, want_stops);
+            let _ = (want, want_stops, want_noting);
         }
     }
 
@@ -1705,6 +1875,8 @@ mod tests {
         let escapes: &[&[u8]] = &[
             b"\\u0041",
             b"\\u001b",
+            b"\\u0008",
+            b"\\/",
             b"\\uD83D\\uDE00",
             b"\\uffff",
             b"\\uG041",
