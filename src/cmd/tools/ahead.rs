@@ -185,7 +185,8 @@ struct BlockAhead {
 impl CallsAhead {
     fn read(e: &Entry<'_>, msg: &Message<'_>) -> Option<CallsAhead> {
         let names = TurnNames::read(msg);
-        let blocks = msg.content.map(call_blocks).unwrap_or_default();
+        let blocks = msg.content.map(|c| call_blocks(c, e.noted_strings()));
+        let blocks = blocks.unwrap_or_default();
         let blocks = blocks.into_iter().map(|b| {
             Some(BlockAhead {
                 id: b.id.map(|id| Str::of(e, id)),
@@ -380,7 +381,7 @@ mod tests {
             match entry_ahead(e, &args) {
                 EntryAhead::Nothing => {
                     let blocks = now.and_then(|(role, msg)| match role {
-                        Role::Assistant => msg.content.map(call_blocks),
+                        Role::Assistant => msg.content.map(|c| call_blocks(c, e.noted_strings())),
                         _ => None,
                     });
                     assert!(blocks.unwrap_or_default().is_empty(), "{}", e.line.no);
@@ -392,7 +393,8 @@ mod tests {
                     let (_, msg) = now.expect("a message");
                     assert_eq!(stamp, Stamp::of(e));
                     assert_eq!(names, TurnNames::read(&msg));
-                    assert_eq!(blocks, call_blocks(msg.content.expect("content")));
+                    let content = msg.content.expect("content");
+                    assert_eq!(blocks, call_blocks(content, crate::json::Noted::default()));
                     "calls"
                 }
                 EntryAhead::Result(result) => {

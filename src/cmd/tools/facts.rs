@@ -55,9 +55,11 @@ pub(super) struct CallBlock<'a> {
 /// The toolCall blocks of an assistant message's `content`. Each block's members are read
 /// once: its type and, for a toolCall, what the call needs (the last of repeated members
 /// wins, as `JSON.parse` keeps).
-pub(super) fn call_blocks(content: Raw<'_>) -> Vec<CallBlock<'_>> {
+pub(super) fn call_blocks<'a>(content: Raw<'a>, noted: json::Noted<'a>) -> Vec<CallBlock<'a>> {
     let mut blocks = Vec::new();
-    content.for_each_object_element(|members| {
+    // The long texts passed over (thinking, text, the arguments' strings) end where the
+    // reader's scan noted (`noted`).
+    content.for_each_object_element_noted(noted, |members| {
         // type, id, name, arguments, namespace: each member's name is matched once against
         // all five (`json::member_named`), not searched for a backslash once per name.
         let mut read: [Option<Raw<'_>>; 5] = [None; 5];
@@ -432,7 +434,7 @@ impl<'a> ResultFacts<'a> {
         m: &Message<'a>,
         args: &Args,
         utf8: bool,
-        strings: json::Noted<'_>,
+        strings: json::Noted<'a>,
     ) -> ResultFacts<'a> {
         let (call_id, name, content, is_error, details) = (
             m.tool_call_id,
@@ -455,12 +457,12 @@ impl<'a> ResultFacts<'a> {
             // The bytes of the parts' text while each is written as the output writes it:
             // checked as its end is found.
             let mut written = Some(0);
-            c.for_each_object_element(|block| {
+            c.for_each_object_element_noted(strings, |block| {
                 let (mut kind, mut t, mut mime) = (None, None, None);
                 // Each member's name is matched once (`json::member_named`): when its value
                 // is a string, as it is read (a text is checked as its end is found).
                 let is_text = |k: &[u8]| part_member(k) == Some(PartMember::Text);
-                while let Some((k, v, checked)) = block.next_written(is_text, strings) {
+                while let Some((k, v, checked)) = block.next_written(is_text) {
                     let member = match checked {
                         Some(_) => Some(PartMember::Text),
                         None => part_member(k),
@@ -620,7 +622,7 @@ mod tests {
             br#"[{"typ\u0065":"toolCall","\u0069d":"c","n\u0061me":"read","arguments":{}},{"type":"text","text":"x"}]"#,
         )
         .unwrap();
-        let blocks = call_blocks(content);
+        let blocks = call_blocks(content, json::Noted::default());
         assert_eq!(blocks.len(), 1);
         assert_eq!(blocks[0].id, Ok("c".into()));
         assert_eq!(blocks[0].name.as_deref(), Some("read"));

@@ -325,7 +325,7 @@ impl SessionVisitor for Joiner<'_, '_> {
             return Ok(());
         };
         match role {
-            Role::Assistant => match msg.content.map(call_blocks) {
+            Role::Assistant => match msg.content.map(|c| call_blocks(c, e.noted_strings())) {
                 // A reply without calls makes no record (as read ahead: `EntryAhead::Nothing`).
                 Some(blocks) if !blocks.is_empty() => {
                     let turn = (Stamp::of(e), TurnNames::read(&msg));

@@ -88,6 +88,22 @@ fuzz_target!(|data: &[u8]| {
             for note in &notes {
                 assert_eq!(json::string_written(data, note.open), (note.end, note.written));
             }
+            // An array's objects read again with the notes are read as without.
+            let noted = json::Noted::new(data, &notes);
+            for (_, v) in &top3 {
+                let (mut plain, mut with_notes) = (Vec::new(), Vec::new());
+                v.for_each_object_element(|f| {
+                    while let Some(m) = f.next_written(|_| true) {
+                        plain.push(m);
+                    }
+                });
+                v.for_each_object_element_noted(noted, |f| {
+                    while let Some(m) = f.next_written(|_| true) {
+                        with_notes.push(m);
+                    }
+                });
+                assert_eq!(plain, with_notes);
+            }
         }
         let _ = json::scan_members(data, 0, |k, v| {
             // A validated string's end and whether it is written as a minimal writer writes

@@ -53,13 +53,24 @@ impl<'a> Raw<'a> {
     /// an array: each element is read once, where [`for_each_element`](Self::for_each_element)
     /// then [`for_each_field`](Self::for_each_field) read it twice. Elements that are not
     /// objects are passed over; members `f` leaves unread are skipped.
-    pub fn for_each_object_element(self, mut f: impl FnMut(&mut Fields<'a>)) {
+    pub fn for_each_object_element(self, f: impl FnMut(&mut Fields<'a>)) {
+        self.for_each_object_element_noted(Noted::default(), f);
+    }
+
+    /// [`for_each_object_element`](Self::for_each_object_element), the long strings it passes
+    /// over found in `noted` when they are there (their ends not looked for again).
+    pub fn for_each_object_element_noted(
+        self,
+        noted: Noted<'a>,
+        mut f: impl FnMut(&mut Fields<'a>),
+    ) {
         let raw = self.0;
         elements(raw, |i| {
             if raw[i] != b'{' {
-                return skip_valid(raw, i);
+                return skip_valid_noted(raw, i, noted);
             }
             let mut fields = Fields::new(raw, i);
+            fields.noted = noted;
             f(&mut fields);
             fields.end()
         });
@@ -256,6 +267,12 @@ impl fmt::Debug for Raw<'_> {
 /// members, a content array) cheap.
 #[inline]
 fn skip_valid_string(b: &[u8], i: usize) -> usize {
+    skip_valid_string_noted(b, i, Noted::default())
+}
+
+/// [`skip_valid_string`], the end of a long string taken from `noted` when it is there.
+#[inline]
+fn skip_valid_string_noted(b: &[u8], i: usize, noted: Noted<'_>) -> usize {
     let start = i + 1;
     // Most strings read again are keys and short values that end within sixteen bytes: one
     // step of `next_quote` first, before a block scan is set up (a quote right after a
@@ -264,6 +281,9 @@ fn skip_valid_string(b: &[u8], i: usize) -> usize {
         if q == start || b[q - 1] != b'\\' {
             return q + 1;
         }
+    }
+    if let Some((end, _)) = noted.find(b, i) {
+        return end;
     }
     let mut from = start;
     #[cfg(target_arch = "x86_64")]
@@ -320,9 +340,15 @@ fn next_quote(b: &[u8], mut i: usize) -> Option<usize> {
 /// brackets are counted, strings jumped over, nothing is checked. On text that is not valid
 /// JSON it returns some index within `b` and never panics, but the result means nothing.
 fn skip_valid(b: &[u8], i: usize) -> usize {
+    skip_valid_noted(b, i, Noted::default())
+}
+
+/// [`skip_valid`], the ends of long strings taken from `noted` when they are there.
+#[inline]
+fn skip_valid_noted(b: &[u8], i: usize, noted: Noted<'_>) -> usize {
     match b.get(i) {
-        Some(b'"') => skip_valid_string(b, i),
-        Some(b'{' | b'[') => skip_valid_container(b, i),
+        Some(b'"') => skip_valid_string_noted(b, i, noted),
+        Some(b'{' | b'[') => skip_valid_container(b, i, noted),
         _ => skip_valid_scalar(b, i),
     }
 }
@@ -333,7 +359,7 @@ fn skip_valid_scalar(b: &[u8], mut i: usize) -> usize {
     while let Some(&c) = b.get(i) {
         match c {
             b'"' => return skip_valid_string(b, i),
-            b'{' | b'[' => return skip_valid_container(b, i),
+            b'{' | b'[' => return skip_valid_container(b, i, Noted::default()),
             b'}' | b']' | b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => return i,
             _ => i += 1,
         }
@@ -343,12 +369,13 @@ fn skip_valid_scalar(b: &[u8], mut i: usize) -> usize {
 
 /// [`skip_valid`] of the object or array whose bracket is `b[i]`: from one quote or bracket
 /// to the next ([`next_structural`], sixteen bytes a step), strings jumped over, brackets
-/// counted; the index past the bracket that closes it.
-fn skip_valid_container(b: &[u8], mut i: usize) -> usize {
+/// counted; the index past the bracket that closes it. The ends of long strings are taken
+/// from `noted` when they are there.
+fn skip_valid_container(b: &[u8], mut i: usize, noted: Noted<'_>) -> usize {
     let mut depth = 0usize;
     while let Some(at) = next_structural(b, i) {
         match b[at] {
-            b'"' => i = skip_valid_string(b, at),
+            b'"' => i = skip_valid_string_noted(b, at, noted),
             b'{' | b'[' => {
                 depth += 1;
                 i = at + 1;
@@ -425,6 +452,8 @@ pub struct Fields<'a> {
     /// At the next key's quote, or where the members stopped.
     i: usize,
     done: bool,
+    /// Where the ends of the long strings of the values are found, when there.
+    noted: Noted<'a>,
 }
 
 impl<'a> Fields<'a> {
@@ -434,6 +463,7 @@ impl<'a> Fields<'a> {
             b,
             i: skip_ws(b, open + 1),
             done: false,
+            noted: Noted::default(),
         }
     }
 
@@ -462,14 +492,14 @@ impl<'a> Fields<'a> {
     /// `check(raw_key)` says so, whether its text is written as a minimal writer writes it
     /// and its length ([`string_written`](super::string_written)): the string's end is found
     /// as it is checked, where skipping it and checking after would read it twice.
-    /// A string the validating scan noted (`noted`: [`Noted::string_written`]) is not read
-    /// again.
+    /// A string the validating scan noted (where these fields were read with notes:
+    /// [`Raw::for_each_object_element_noted`]) is not read again.
     #[allow(clippy::type_complexity)]
     pub fn next_written(
         &mut self,
         check: impl FnOnce(&[u8]) -> bool,
-        noted: Noted<'_>,
     ) -> Option<(&'a [u8], Raw<'a>, Option<Option<usize>>)> {
+        let noted = self.noted;
         self.member(|key, b, i| check(key).then(|| noted.string_written(b, i)))
     }
 
@@ -503,7 +533,7 @@ impl<'a> Fields<'a> {
         };
         let (end, measure) = match measured {
             Some((end, m)) => (end, Some(m)),
-            None => (skip_valid(b, i), None),
+            None => (skip_valid_noted(b, i, self.noted), None),
         };
         let value = Raw(&b[i..end]);
         i = skip_ws(b, end);
@@ -738,21 +768,23 @@ mod tests {
         ];
         measured_members_are_the_members(
             &texts,
-            |f| f.next_written(|k| k != b"n", crate::json::Noted::default()),
+            |f| f.next_written(|k| k != b"n"),
             crate::json::written_len,
         );
     }
 
-    /// A member's string measured from the noting scan's notes is measured as when it is read
-    /// again; a note is what is used where there is one, and only for the text noted.
+    /// Members read with the noting scan's notes are the members read without, each string
+    /// measured as when it is read again; a note is what is used where there is one, and only
+    /// for the text noted.
     #[test]
     fn noted_strings_are_measured_from_their_notes() {
         use crate::json::{scan_members_deep_noting, LongString, Noted};
         let long = format!(
-            r#"{{"a":"{}","b":"{}\/","c":"{}\u001b"}}"#,
+            r#"{{"a":"{}","b":"{}\/","c":"{}\u001b","d":{{"e":["{}"]}}}}"#,
             "x\\\"y".repeat(30),
             "z".repeat(70),
-            "\\n".repeat(20)
+            "\\n".repeat(20),
+            "\\\"".repeat(40)
         );
         let texts = [
             r#"{}"#,
@@ -771,17 +803,20 @@ mod tests {
             let o = object.get("o").expect("o");
             let (mut read, mut looked_up) = (vec![], vec![]);
             let mut fields = super::Fields::new(o.bytes(), 0);
-            while let Some(m) = fields.next_written(|k| k != b"n", Noted::default()) {
+            // Some strings measured, the others (and those of objects and arrays) passed over.
+            let measured = |k: &[u8]| k == b"a" || k == b"text";
+            while let Some(m) = fields.next_written(measured) {
                 read.push(m);
             }
             let mut fields = super::Fields::new(o.bytes(), 0);
-            while let Some(m) = fields.next_written(|k| k != b"n", noted) {
+            fields.noted = noted;
+            while let Some(m) = fields.next_written(measured) {
                 looked_up.push(m);
             }
             assert_eq!(looked_up, read, "{text}");
             taken += notes.len();
         }
-        assert!(taken >= 5, "{taken} notes");
+        assert!(taken >= 6, "{taken} notes");
         // What a note says is taken as it is (here, a text length no reading gives), for the
         // text it was made of only.
         let line = br#"{"a":"0123456789abcdefghij"}"#;
@@ -791,11 +826,16 @@ mod tests {
             written: Some(3),
         }];
         let noted = Noted::new(line, &notes);
-        let m = super::Fields::new(line, 0).next_written(|_| true, noted);
-        assert_eq!(m.map(|(_, v, w)| (v.len(), w)), Some((22, Some(Some(3)))));
         let copy = line.to_vec();
-        let m = super::Fields::new(&copy, 0).next_written(|_| true, noted);
-        assert_eq!(m.map(|(_, v, w)| (v.len(), w)), Some((22, Some(Some(20)))));
+        for (b, want) in [(&line[..], 3), (&copy[..], 20)] {
+            let mut fields = super::Fields::new(b, 0);
+            fields.noted = noted;
+            let m = fields.next_written(|_| true);
+            assert_eq!(
+                m.map(|(_, v, w)| (v.len(), w)),
+                Some((22, Some(Some(want))))
+            );
+        }
     }
 
     #[test]
