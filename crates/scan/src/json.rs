@@ -300,6 +300,9 @@ impl<'a> Noted<'a> {
     /// `None` when `b` is not in the scanned text or the string was not noted.
     #[inline]
     pub fn find(&self, b: &[u8], open: usize) -> Option<(usize, Option<usize>)> {
+        if self.notes.is_empty() {
+            return None;
+        }
         // Where `b` starts in the scanned text (a huge number when it starts before).
         let shift = (b.as_ptr() as usize).wrapping_sub(self.scanned.as_ptr() as usize);
         if shift >= self.scanned.len() {

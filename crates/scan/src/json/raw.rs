@@ -67,7 +67,7 @@ impl<'a> Raw<'a> {
         let raw = self.0;
         elements(raw, |i| {
             if raw[i] != b'{' {
-                return skip_valid_noted(raw, i, noted);
+                return skip_valid_noted(raw, i, &noted);
             }
             let mut fields = Fields::new(raw, i);
             fields.noted = noted;
@@ -267,24 +267,31 @@ impl fmt::Debug for Raw<'_> {
 /// members, a content array) cheap.
 #[inline]
 fn skip_valid_string(b: &[u8], i: usize) -> usize {
-    skip_valid_string_noted(b, i, Noted::default())
+    short_valid_string(b, i).unwrap_or_else(|| long_valid_string(b, i))
 }
 
 /// [`skip_valid_string`], the end of a long string taken from `noted` when it is there.
 #[inline]
-fn skip_valid_string_noted(b: &[u8], i: usize, noted: Noted<'_>) -> usize {
+fn skip_valid_string_noted(b: &[u8], i: usize, noted: &Noted<'_>) -> usize {
+    short_valid_string(b, i)
+        .or_else(|| Some(noted.find(b, i)?.0))
+        .unwrap_or_else(|| long_valid_string(b, i))
+}
+
+/// The end of the string whose opening quote is `b[i]` when it ends within sixteen bytes of
+/// it. Most strings read again are keys and short values: one step of `next_quote`, before
+/// a block scan is set up (a quote right after a backslash is left to the full rule).
+#[inline(always)]
+fn short_valid_string(b: &[u8], i: usize) -> Option<usize> {
     let start = i + 1;
-    // Most strings read again are keys and short values that end within sixteen bytes: one
-    // step of `next_quote` first, before a block scan is set up (a quote right after a
-    // backslash is left to the full rule below).
-    if let Some(q) = next_quote(&b[..b.len().min(start + 16)], start) {
-        if q == start || b[q - 1] != b'\\' {
-            return q + 1;
-        }
-    }
-    if let Some((end, _)) = noted.find(b, i) {
-        return end;
-    }
+    let q = next_quote(&b[..b.len().min(start + 16)], start)?;
+    (q == start || b[q - 1] != b'\\').then_some(q + 1)
+}
+
+/// [`skip_valid_string`] past its first sixteen bytes.
+#[inline]
+fn long_valid_string(b: &[u8], i: usize) -> usize {
+    let start = i + 1;
     let mut from = start;
     #[cfg(target_arch = "x86_64")]
     if b.len() - start >= 64 && std::arch::is_x86_feature_detected!("avx2") {
@@ -340,12 +347,12 @@ fn next_quote(b: &[u8], mut i: usize) -> Option<usize> {
 /// brackets are counted, strings jumped over, nothing is checked. On text that is not valid
 /// JSON it returns some index within `b` and never panics, but the result means nothing.
 fn skip_valid(b: &[u8], i: usize) -> usize {
-    skip_valid_noted(b, i, Noted::default())
+    skip_valid_noted(b, i, &Noted::default())
 }
 
 /// [`skip_valid`], the ends of long strings taken from `noted` when they are there.
 #[inline]
-fn skip_valid_noted(b: &[u8], i: usize, noted: Noted<'_>) -> usize {
+fn skip_valid_noted(b: &[u8], i: usize, noted: &Noted<'_>) -> usize {
     match b.get(i) {
         Some(b'"') => skip_valid_string_noted(b, i, noted),
         Some(b'{' | b'[') => skip_valid_container(b, i, noted),
@@ -359,7 +366,7 @@ fn skip_valid_scalar(b: &[u8], mut i: usize) -> usize {
     while let Some(&c) = b.get(i) {
         match c {
             b'"' => return skip_valid_string(b, i),
-            b'{' | b'[' => return skip_valid_container(b, i, Noted::default()),
+            b'{' | b'[' => return skip_valid_container(b, i, &Noted::default()),
             b'}' | b']' | b',' | b':' | b' ' | b'\t' | b'\n' | b'\r' => return i,
             _ => i += 1,
         }
@@ -371,7 +378,7 @@ fn skip_valid_scalar(b: &[u8], mut i: usize) -> usize {
 /// to the next ([`next_structural`], sixteen bytes a step), strings jumped over, brackets
 /// counted; the index past the bracket that closes it. The ends of long strings are taken
 /// from `noted` when they are there.
-fn skip_valid_container(b: &[u8], mut i: usize, noted: Noted<'_>) -> usize {
+fn skip_valid_container(b: &[u8], mut i: usize, noted: &Noted<'_>) -> usize {
     let mut depth = 0usize;
     while let Some(at) = next_structural(b, i) {
         match b[at] {
@@ -533,7 +540,7 @@ impl<'a> Fields<'a> {
         };
         let (end, measure) = match measured {
             Some((end, m)) => (end, Some(m)),
-            None => (skip_valid_noted(b, i, self.noted), None),
+            None => (skip_valid_noted(b, i, &self.noted), None),
         };
         let value = Raw(&b[i..end]);
         i = skip_ws(b, end);
