@@ -1343,6 +1343,13 @@ const CANARIES: &[&str] = &[
     "SET PASSWORD = PASSWORD('CanaryPassw0rdi');",
     "create user app identified by 'CanaryPassw0rdj';",
     "vercel env add API_KEY production <<< 'CanaryPassw0rdk'",
+    "net user canary CanaryPassw0rdl /add",
+    "net use Z: \\\\srv\\share CanaryPassw0rdm /user:ana",
+    "xfreerdp /v:host /u:ana /p:CanaryPassw0rdn",
+    "vault login CanaryPassw0rdo",
+    "ansible-vault encrypt_string 'CanaryPassw0rdp' --name db_pass",
+    "token CanaryPassw0rdq",
+    "my %db = (user => 'ana', password => 'CanaryPassw0rdr');",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

@@ -44,9 +44,12 @@ pub struct Block {
     /// A blank after a capital letter (`A` to `Z`): where a name written in capitals may end
     /// before its value ([`super::commands::after_capitals`]).
     pub capital_blank: u64,
-    /// A blank after `by` (any case): where SQL's `IDENTIFIED BY` may end before a password
-    /// ([`super::commands::identified_by`]).
-    pub by_blank: u64,
+    /// A blank after `by`, after `et`, or after a `t` four bytes after an `a` (any case): where
+    /// SQL's `IDENTIFIED BY` may end before a password ([`super::commands::identified_by`]),
+    /// and `net` and `vault` before the word of a command that gives one
+    /// ([`super::commands::after_net_or_vault`]). One class for both: each class a finder goes
+    /// through costs a look at every block.
+    pub word_blank: u64,
     /// A byte of the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
     pub token: u64,
     /// The last of 24 bytes in a row of the class `token` ([`super::find::token_runs`]).
@@ -78,6 +81,7 @@ struct Bytes {
     k: u64,
     o: u64,
     s: u64,
+    t: u64,
     w: u64,
     y: u64,
     /// `0xAA` or `0xBF`
@@ -189,6 +193,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
     let before_blank = before.blank;
     let before_capital = before.capital;
     let by = after(|b| b.y, 1) & after(|b| b.b, 2);
+    let net_vault = after(|b| b.t, 1) & (after(|b| b.e, 2) | after(|b| b.a, 4));
     // Runs of tokens: the bytes that end 2, 4, 8, 16 and then 24 of them in a row.
     let [two, four, eight] = before.token_2_4_8;
     let r2 = now.token & up(now.token, before.token, 1);
@@ -211,7 +216,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
         aws,
         ssw,
         capital_blank: now.blank & up(now.capital, before_capital, 1),
-        by_blank: now.blank & by,
+        word_blank: now.blank & (by | net_vault),
         token: now.token,
         long,
         fold: now.fold,
@@ -239,6 +244,7 @@ fn classify_bytes(bytes: &[u8; 64]) -> Bytes {
         set(&mut c.k, lower == b'k');
         set(&mut c.o, lower == b'o');
         set(&mut c.s, lower == b's');
+        set(&mut c.t, lower == b't');
         set(&mut c.w, lower == b'w');
         set(&mut c.y, lower == b'y');
         set(&mut c.fold, matches!(x, 0xaa | 0xbf));
@@ -325,6 +331,7 @@ mod x86 {
             k: eq512(lower, b'k'),
             o: eq512(lower, b'o'),
             s: eq512(lower, b's'),
+            t: eq512(lower, b't'),
             w: eq512(lower, b'w'),
             y: eq512(lower, b'y'),
             fold: eq512(v, 0xaa) | eq512(v, 0xbf),
@@ -378,6 +385,7 @@ mod x86 {
             k: bits(eq(lo_lower, b'k'), eq(hi_lower, b'k')),
             o: bits(eq(lo_lower, b'o'), eq(hi_lower, b'o')),
             s: bits(eq(lo_lower, b's'), eq(hi_lower, b's')),
+            t: bits(eq(lo_lower, b't'), eq(hi_lower, b't')),
             w: bits(eq(lo_lower, b'w'), eq(hi_lower, b'w')),
             y: bits(eq(lo_lower, b'y'), eq(hi_lower, b'y')),
             fold: bits(either(lo, 0xaa, 0xbf), either(hi, 0xaa, 0xbf)),
@@ -555,9 +563,13 @@ mod tests {
             let capital_blank =
                 |i: usize| i > 0 && is(i, b" \n\t") && text[i - 1].is_ascii_uppercase();
             assert_eq!(bits(|b| b.capital_blank), want(&capital_blank));
-            let by_blank =
-                |i: usize| i >= 2 && is(i, b" \n\t") && text[i - 2..i].eq_ignore_ascii_case(b"by");
-            assert_eq!(bits(|b| b.by_blank), want(&by_blank));
+            let word_blank = |i: usize| {
+                let at = |back: usize, c: u8| i >= back && text[i - back] | 0x20 == c;
+                let by = at(1, b'y') && at(2, b'b');
+                let net_vault = at(1, b't') && (at(2, b'e') || at(4, b'a'));
+                is(i, b" \n\t") && (by || net_vault)
+            };
+            assert_eq!(bits(|b| b.word_blank), want(&word_blank));
             assert_eq!(bits(|b| b.fold), want(&|i| is(i, &[0xaa, 0xbf])));
             let token = |i: usize| text[i].is_ascii_alphanumeric() || is(i, b"+/_=-");
             assert_eq!(bits(|b| b.token), want(&token));

@@ -43,15 +43,21 @@ pub const COMMAND_WORDS: [&str; 10] = [
 ///   word after the command that is no option and not `set`, `add` or `get` is the name;
 ///   the word after it, the value.
 /// - The settings of a remote `rclone config create` gives ([`rclone_config_values`]).
-/// - The programs that take a password by its place among their words ([`placed`]).
+/// - The programs that take a password by its place among their words ([`placed`]), Windows'
+///   `net user` and `net use` ([`net_password`]), found at `word_blanks`.
 /// - At each `|`: what `echo` or `printf` pipes to a command that stores a secret
 ///   ([`piped_to_store`]), and the value a Markdown table's row gives a credential's name
 ///   ([`table_cell_value`]).
 /// - At each of `capital_blanks` (a blank after a capital letter), after a name in capitals
 ///   that names a credential: the value a command gives it by words, or the here-string a
 ///   command that stores a secret reads ([`after_capitals`]).
-/// - At each of `by_blanks` (a blank after `by`, any case), SQL's password for a user after
-///   `IDENTIFIED BY` ([`identified_by`]).
+/// - At each of `word_blanks`: after `by` (any case), SQL's password for a user after
+///   `IDENTIFIED BY` ([`identified_by`]); after `et`, or a `t` four bytes after an `a` (any
+///   case), what `net user`, `net use`, `vault login` and `ansible-vault encrypt_string` give
+///   ([`after_net_or_vault`]). Their words among the detectors' anchors cost `--keep-text`
+///   4.2 % more instructions (the anchors' search, Teddy, meets more candidates with every
+///   word), searches of their own (`memmem`) 6.3 %, this class 1 % (BENCHMARKS.md, round
+///   48).
 ///
 /// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
 /// the text holds one of [`COMMAND_WORDS`] (found with the detectors' anchors, in the same
@@ -60,7 +66,7 @@ pub fn keyed_in_commands_spans(
     text: &str,
     holds: impl Fn(&'static str) -> bool,
     capital_blanks: impl Iterator<Item = usize>,
-    by_blanks: impl Iterator<Item = usize>,
+    word_blanks: impl Iterator<Item = usize>,
     mut each: impl FnMut(usize, usize),
 ) {
     let b = text.as_bytes();
@@ -72,8 +78,11 @@ pub fn keyed_in_commands_spans(
     for blank in capital_blanks {
         found.extend(after_capitals(b, blank));
     }
-    for blank in by_blanks {
-        found.extend(identified_by(b, blank));
+    for blank in word_blanks {
+        found.extend(match b[blank - 1] | 0x20 {
+            b'y' => identified_by(b, blank),
+            _ => after_net_or_vault(b, blank),
+        });
     }
     for word in COMMAND_WORDS {
         if !holds(word) {
@@ -88,7 +97,7 @@ pub fn keyed_in_commands_spans(
                     found.extend(config_value(b, at));
                     rclone_config_values(b, at, &mut found);
                 }
-                _ if ends_a_word(b, after) => found.extend(placed(b, word, after)),
+                _ if ends_a_word(b, after) => found.extend(placed(b, word, at, after)),
                 _ => {}
             }
         }
@@ -244,7 +253,8 @@ fn command_end(b: &[u8], at: usize) -> usize {
 /// another, each one of its choices: `wrangler secret put NAME`, `gh secret set NAME`,
 /// `docker secret create NAME -`, `vercel env add NAME`, `doppler secrets set NAME`, `gcloud
 /// secrets create NAME --data-file=-` (and `gcloud secrets versions add`), `firebase
-/// functions:secrets:set NAME`, `pass insert NAME`, `keyring set SERVICE USER`.
+/// functions:secrets:set NAME`, `pass insert NAME`, `keyring set SERVICE USER`,
+/// `ansible-vault encrypt_string`.
 const SECRET_STORES: &[&[&[&[u8]]]] = &[
     &[
         &[b"wrangler", b"gh", b"docker", b"podman"],
@@ -257,6 +267,7 @@ const SECRET_STORES: &[&[&[&[u8]]]] = &[
     &[&[b"firebase"], &[b"functions:secrets:set"]],
     &[&[b"pass"], &[b"insert"]],
     &[&[b"keyring"], &[b"set"]],
+    &[&[b"ansible-vault"], &[b"encrypt_string"]],
 ];
 
 /// Whether the command in `b[from..to]` stores a secret it reads ([`SECRET_STORES`], among
@@ -501,7 +512,9 @@ fn config_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
 }
 
 /// What a program that takes a password by its place among its words gives (`program`, one
-/// of [`COMMAND_WORDS`] after the first two, ends at `after`):
+/// of [`COMMAND_WORDS`] after the first two, or `login` and `encrypt_string` after `vault`
+/// and `ansible-vault` ([`after_net_or_vault`]), ends at `after`; the command's word starts
+/// at `at`):
 ///
 /// - `chpasswd`: the password of the `USER:PASS` piped to it ([`piped_value`]) or given as
 ///   a here-string (`chpasswd <<< 'USER:PASS'`): what follows the `:`.
@@ -512,11 +525,37 @@ fn config_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
 /// - `wpa_passphrase SSID PASS`.
 /// - `nmcli`: the argument after a word `password` or `psk`, or one ending `.password` or
 ///   `.psk` (`nmcli dev wifi connect HOME password V`, `nmcli con modify X wifi-sec.psk V`).
-fn placed(b: &[u8], program: &str, after: usize) -> Option<(usize, usize)> {
+/// - HashiCorp's `vault login TOKEN`, as a command ([`opens_command`]): its first argument
+///   that is no option and no `NAME=VALUE` (`vault login -method=userpass username=ana`
+///   gives none; a `password=V` there is [`super::find::keyed_at_sign`]'s).
+/// - `ansible-vault encrypt_string V`: its first argument that is no option nor an option's
+///   value ([`ANSIBLE_VAULT_VALUED`]).
+fn placed(b: &[u8], program: &str, at: usize, after: usize) -> Option<(usize, usize)> {
     let end = command_end(b, after);
     let mut args = arguments(b, after, end);
     let value = |a: Option<(usize, usize)>| a.filter(|&(s, e)| may_be_value(&b[s..e]));
     match program {
+        "login" => {
+            let token = |&(s, e): &(usize, usize)| {
+                b[s..e].first() != Some(&b'-') && !b[s..e].contains(&b'=')
+            };
+            value(
+                args.find(token)
+                    .filter(|_| opens_command(b, at))
+                    .map(|a| unquoted(b, a)),
+            )
+        }
+        "encrypt_string" => {
+            while let Some((s, e)) = args.next() {
+                let arg = &b[s..e];
+                if ANSIBLE_VAULT_VALUED.contains(&arg) {
+                    args.next();
+                } else if arg.first() != Some(&b'-') {
+                    return value(Some(unquoted(b, (s, e))));
+                }
+            }
+            None
+        }
         "chpasswd" => {
             let given = match args.next() {
                 Some((s, e)) if &b[s..e] == b"<<<" => value(args.next()),
@@ -560,6 +599,127 @@ fn placed(b: &[u8], program: &str, after: usize) -> Option<(usize, usize)> {
     }
 }
 
+/// The argument `s..e` ([`arguments`]) without the quote that ends a command quoted whole,
+/// when it is no quoted value (`{"command":"net user ana V"}`: `V`, not `V"}`).
+fn unquoted(b: &[u8], (s, e): (usize, usize)) -> (usize, usize) {
+    if s > 0 && matches!(b[s - 1], b'"' | b'\'' | b'`') {
+        return (s, e);
+    }
+    let quote = b[s..e]
+        .iter()
+        .position(|c| matches!(c, b'"' | b'\'' | b'`'));
+    (s, quote.map_or(e, |i| s + i))
+}
+
+/// The password a FreeRDP client's option gives, its `:` at `sign`: `/p:V` (the user's),
+/// `/gp:V` (the gateway's), `/pth:HASH` (the password's hash, which logs in as well), quoted
+/// or not, in a command that names `xfreerdp`, `wlfreerdp` or `sdl-freerdp` (with a `3` or
+/// not). Found at the signs [`super::find::keyed_at_sign`] looks at, not by a word of its own
+/// among the anchors ([`keyed_in_commands_spans`] says why).
+#[cold]
+#[inline(never)]
+pub(super) fn freerdp_option(b: &[u8], sign: usize) -> Option<(usize, usize)> {
+    let name = [&b"/p"[..], b"/gp", b"/pth"]
+        .into_iter()
+        .find(|n| b[..sign].ends_with(n))?;
+    let slash = sign - name.len();
+    if !(slash == 0 || matches!(b[slash - 1], b' ' | b'\t' | b'\'' | b'"')) {
+        return None;
+    }
+    let start = command_start(b, slash);
+    let named = memchr::memmem::find_iter(&b[start..slash], b"freerdp").any(|i| {
+        let (at, end) = (start + i, start + i + "freerdp".len());
+        let end = end + usize::from(b.get(end) == Some(&b'3'));
+        let client = ["x", "wl", "sdl-"]
+            .iter()
+            .any(|p| b[..at].ends_with(p.as_bytes()) && starts_a_word(b, at - p.len()));
+        client && ends_a_word(b, end)
+    });
+    if !named {
+        return None;
+    }
+    // Quoted whole (`'/p:V W'`), or its value quoted (`/p:"V W"`), or neither.
+    let (vs, ve) = match quote_at(b, slash.saturating_sub(1)).filter(|_| slash > 0) {
+        Some(q) => (sign + 1, quoted_value(b, slash - 1, q).1),
+        None => unquoted(b, value_at(b, sign + 1, word_end(b, sign + 1))),
+    };
+    may_be_value(&b[vs..ve]).then_some((vs, ve))
+}
+
+/// The options of `ansible-vault encrypt_string` that take the next argument as their value.
+const ANSIBLE_VAULT_VALUED: &[&[u8]] = &[
+    b"--name",
+    b"-n",
+    b"--stdin-name",
+    b"--vault-id",
+    b"--encrypt-vault-id",
+    b"--vault-password-file",
+    b"--vault-pass-file",
+    b"--output",
+];
+
+/// Whether the word at `at` is a command's program: its command's first word, after
+/// assignments (`VAULT_ADDR=… vault login`) and `sudo`, or a word a quote, a backtick or `(`
+/// opens (`{"command":"net user …"}`, `` `net user …` ``). In prose (`run net user to list
+/// them`) it is none.
+fn opens_command(b: &[u8], at: usize) -> bool {
+    at > 0 && matches!(b[at - 1], b'"' | b'\'' | b'`' | b'(')
+        || words(b, command_start(b, at), at)
+            .all(|(s, e)| &b[s..e] == b"sudo" || b[s..e].contains(&b'='))
+}
+
+/// What the command whose first two words meet at `blank` (a blank after `et` or `vault`) gives:
+/// Windows' `net use` and `net user` (any case, as Windows reads them: [`net_password`]),
+/// HashiCorp's `vault login` and `ansible-vault encrypt_string` ([`placed`]).
+pub(super) fn after_net_or_vault(b: &[u8], blank: usize) -> Option<(usize, usize)> {
+    let (first, second) = (&b[..blank], &b[blank + 1..]);
+    let any_case = |w: &[u8], at: usize| {
+        b.get(at..at + w.len())
+            .is_some_and(|x| x.eq_ignore_ascii_case(w))
+    };
+    if blank >= 3 && any_case(b"net", blank - 3) && any_case(b"use", blank + 1) {
+        let at = blank - 3;
+        return starts_a_word(b, at)
+            .then(|| net_password(b, at, blank + 4))
+            .flatten();
+    }
+    let (program, word) = if first.ends_with(b"ansible-vault") {
+        ("ansible-vault", "encrypt_string")
+    } else if first.ends_with(b"vault") {
+        ("vault", "login")
+    } else {
+        return None;
+    };
+    let (at, after) = (blank - program.len(), blank + 1 + word.len());
+    let given =
+        starts_a_word(b, at) && second.starts_with(word.as_bytes()) && ends_a_word(b, after);
+    given.then(|| placed(b, word, at, after)).flatten()
+}
+
+/// The password Windows' `net` command gives, `at` its `net use` (ending at `after`), as a
+/// command ([`opens_command`]): `net user NAME PASS` (`/add`, `/domain` and the other
+/// options, which start with `/`, aside), `net use [DEVICE] \\HOST\SHARE PASS` (the
+/// argument after the share; `/user:NAME` may come before it). `*` (asked for) is none.
+fn net_password(b: &[u8], at: usize, after: usize) -> Option<(usize, usize)> {
+    let user = b.get(after).is_some_and(|c| c | 0x20 == b'r');
+    let after = after + usize::from(user);
+    if !ends_a_word(b, after) || !opens_command(b, at) {
+        return None;
+    }
+    let mut args =
+        arguments(b, after, command_end(b, after)).filter(|&(s, _)| b.get(s) != Some(&b'/'));
+    let (vs, ve) = unquoted(
+        b,
+        if user {
+            args.nth(1)?
+        } else {
+            args.skip_while(|&(s, _)| b.get(s) != Some(&b'\\')).nth(1)?
+        },
+    );
+    let value = &b[vs..ve];
+    (value != b"*" && may_be_value(value)).then_some((vs, ve))
+}
+
 /// The arguments of the command in `b[from..to]`, roughly as a shell splits them: each a
 /// quoted value (without its quotes) or a run of what is not white space, as its start and
 /// end. A quote left open ends them.
@@ -575,8 +735,9 @@ fn arguments(b: &[u8], from: usize, to: usize) -> impl Iterator<Item = (usize, u
             return Some((start, i));
         };
         let (vs, ve) = quoted_value(b, start, q);
-        i = ve + q.len();
-        (i <= to).then_some((vs, ve))
+        // A quote not closed in the command ends them, for good.
+        i = (ve + q.len()).min(to);
+        (ve + q.len() <= to).then_some((vs, ve))
     })
 }
 

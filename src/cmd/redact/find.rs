@@ -938,11 +938,22 @@ const SCHEMES: &[&str] = &[
 ///   (`://`).
 /// - An `Authorization` header's value after its scheme (`Basic`, `Bearer`, ...) is the
 ///   credential; a `Cookie` or `Set-Cookie` header's is the rest of its line (every cookie).
+/// - A FreeRDP client's `/p:V` ([`super::commands::freerdp_option`]).
 pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     let b = text.as_bytes();
     let before = sign.checked_sub(1).map(|i| b[i]);
     let mut after = sign + 1;
     if b[sign] == b':' {
+        let freerdp = matches!(
+            b[..sign],
+            [.., b'/', b'p'] | [.., b'/', b'g', b'p'] | [.., b'/', b'p', b't', b'h']
+        );
+        if let Some(value) = freerdp
+            .then(|| super::commands::freerdp_option(b, sign))
+            .flatten()
+        {
+            return Some(value);
+        }
         match b.get(sign + 1..) {
             Some([b':', ..]) | Some([b'/', b'/', ..]) => return None,
             Some([b'=', ..]) => after += 1,
@@ -1209,26 +1220,48 @@ fn pgpass_password(b: &[u8], sign: usize) -> Option<(usize, usize)> {
     (!value.is_empty() && !unescaped_colon && !is_reference(value)).then_some((at, end))
 }
 
-/// The quoted value a hash's pair gives a credential's quoted name or symbol at the arrow
-/// `=>` at `sign` (PHP's `'password' => 'V'`, Ruby's `"token" => "V"` and `:password =>
-/// 'V'`). An arrow after a name that is not quoted is a function's (`(password) => …`).
+/// The quoted value a hash's pair gives a credential's name or symbol at the arrow `=>` at
+/// `sign` (PHP's `'password' => 'V'`, Ruby's `"token" => "V"` and `:password => 'V'`, Perl's
+/// `password => 'V'`). After a bare name, which may be a function's parameter (`token =>
+/// "Bearer " + token`), only a value closed on its line that ends the pair: blanks, then a
+/// `,`, `;`, `)`, `]`, `}` or the line's end. An arrow after `)` is a function's
+/// (`(password) => …`).
 fn keyed_at_arrow(b: &[u8], sign: usize) -> Option<(usize, usize)> {
     let end = skip_back_blanks(b, sign);
-    let (start, end) = match b[..end].last()? {
+    let (start, end, bare) = match b[..end].last()? {
         q @ (b'"' | b'\'') => {
             let open = b[..end - 1].iter().rposition(|c| c == q)?;
-            (open + 1, end - 1)
+            (open + 1, end - 1, false)
         }
         _ => {
-            let start = b[..end].iter().rposition(|&c| !is_name_byte(c))?;
-            (b[start] == b':').then_some((start + 1, end))?
+            let start = b[..end]
+                .iter()
+                .rposition(|&c| !is_name_byte(c))
+                .map_or(0, |i| i + 1);
+            let symbol = start > 0 && b[start - 1] == b':';
+            (start, end, !symbol)
         }
     };
-    if !names_a_credential_in_text(&b[start..end]) {
+    // The value first: most arrows after a bare name are functions' (`x => x.id`).
+    let v = skip_blanks(b, sign + 2);
+    let q = quote_at(b, v)?;
+    if start == end || !names_a_credential_in_text(&b[start..end]) {
         return None;
     }
-    let v = skip_blanks(b, sign + 2);
-    let (vs, ve) = quoted_value(b, v, quote_at(b, v)?);
+    let (vs, ve) = quoted_value(b, v, q);
+    if bare {
+        if !b[ve..].starts_with(q) {
+            return None;
+        }
+        let after = skip_blanks(b, ve + q.len());
+        let ends = matches!(
+            b.get(after),
+            None | Some(b',' | b';' | b')' | b']' | b'}' | b'\n')
+        );
+        if !ends {
+            return None;
+        }
+    }
     (!is_reference(&b[vs..ve])).then_some((vs, ve))
 }
 
@@ -1612,10 +1645,12 @@ fn before_sentence_end(b: &[u8], v: usize, mut ve: usize) -> usize {
 }
 
 /// [`keyed_in_prose`] at every ` is ` and ` was ` of `text`, in order, then
-/// [`password_and_value`] at each of `passwords`, where `password` starts (in any case).
+/// [`password_and_value`] at each of `passwords`, where `password` starts (in any case), then
+/// [`token_and_value`] at each of `tokens`, where `token` or `bearer` starts (in any case).
 pub fn keyed_in_prose_spans(
     text: &str,
     passwords: impl Iterator<Item = usize>,
+    tokens: impl Iterator<Item = usize>,
     mut each: impl FnMut(usize, usize),
 ) {
     let b = text.as_bytes();
@@ -1640,6 +1675,29 @@ pub fn keyed_in_prose_spans(
             each(start, end);
         }
     }
+    for at in tokens {
+        if let Some((start, end)) = token_and_value(b, at) {
+            each(start, end);
+        }
+    }
+}
+
+/// The word one space after a name that ends with `token` or `bearer` at `at` (`token
+/// hGAkWvj7FAc9`, `GITHUB_TOKEN x9Yz…`, `Bearer V`) when it reads as a password
+/// ([`reads_as_a_password`]: 8 characters or more, a letter and a digit in it), without the
+/// sentence's `.,;:!?)` after it: the bearer-token pattern takes such words from 16
+/// characters on, this rule the shorter ones (`token limit`, `token count` stay).
+fn token_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
+    let len = if b[at] | 0x20 == b't' { 5 } else { 6 };
+    let end = at + len;
+    if b.get(end) != Some(&b' ') {
+        return None;
+    }
+    // The value first: most words after `token ` are prose (`token usage`).
+    let v = end + 1;
+    let ve = before_sentence_end(b, v, unquoted_end(b, v));
+    let named = || names_a_credential_in_text(&b[name_start(b, at)..end]);
+    (reads_as_a_password(&b[v..ve]) && named()).then_some((v, ve))
 }
 
 /// The value one space after a name that ends with `password` at `at` (`password

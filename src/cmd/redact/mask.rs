@@ -96,6 +96,15 @@ fn contains_any_case(text: &[u8], word: &[u8]) -> bool {
 const AWS_ACCESS_KEY: usize = 2;
 
 /// The credential detectors, most specific first (an earlier one wins where two overlap).
+/// Where the bearer-token pattern is in [`DETECTORS`] (its sites are the prose rule's too).
+const BEARER: usize = {
+    let mut i = 0;
+    while !DETECTORS[i].kind.eq_ignore_ascii_case("bearer-token") {
+        i += 1;
+    }
+    i
+};
+
 const DETECTORS: &[Detector] = &[
     Detector {
         kind: "private-key",
@@ -1374,7 +1383,11 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
             })
         };
         find::keyed_spans(text, signs, options, &mut push);
-        find::keyed_in_prose_spans(text, find::any_case_sites(b, "password"), &mut push);
+        let mut tokens: Vec<usize> = find::any_case_sites(b, "token").collect();
+        tokens.extend(find::any_case_sites(b, "bearer"));
+        tokens.sort_unstable();
+        let passwords = find::any_case_sites(b, "password");
+        find::keyed_in_prose_spans(text, passwords, tokens.into_iter(), &mut push);
         find::keyed_in_code_spans(text, &mut push);
         let holds = |w: &str| match &words {
             Some(found) => found.contains(&w),
@@ -1382,8 +1395,11 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
         };
         let blanks = || memchr::memchr3_iter(b' ', b'\t', b'\n', b);
         let capital_blanks = blanks().filter(|&i| i > 0 && b[i - 1].is_ascii_uppercase());
-        let by_blanks = blanks().filter(|&i| i > 1 && b[i - 2..i].eq_ignore_ascii_case(b"by"));
-        commands::keyed_in_commands_spans(text, holds, capital_blanks, by_blanks, push);
+        let word_blanks = blanks().filter(|&i| {
+            let at = |back: usize, c: u8| i >= back && b[i - back] | 0x20 == c;
+            at(1, b'y') && at(2, b'b') || at(1, b't') && (at(2, b'e') || at(4, b'a'))
+        });
+        commands::keyed_in_commands_spans(text, holds, capital_blanks, word_blanks, push);
         find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
     };
     if detectors.is_empty() && !email && !token && !path {
@@ -1489,12 +1505,21 @@ fn sites_spans(text: &str) -> Vec<Span> {
     let classes = Classes::of(text.as_bytes());
     let found = Found::of(text, &classes);
     let mut out = Vec::new();
+    // Where `bearer` and `token` start: the bearer pattern's sites, and the prose rule's
+    // ([`find::keyed_in_prose_spans`]), found once.
+    let bearer = find::bearer_sites(text, &classes);
     for (i, d) in DETECTORS.iter().enumerate() {
         let take = |m: Captures<'_>| out.extend(detector_span(d.kind, &m));
         match d.sites {
             Some(sites) if !found.folds => {
-                let at = (sites.find)(text, &classes);
-                find::captures_at_sites(|| c.detector(i), text, &at, sites.reach, take);
+                let own;
+                let at = if i == BEARER {
+                    &bearer
+                } else {
+                    own = (sites.find)(text, &classes);
+                    &own
+                };
+                find::captures_at_sites(|| c.detector(i), text, at, sites.reach, take);
             }
             _ if d.anchors.iter().all(|&a| found.holds(a)) => {
                 c.detector(i).captures_iter(text).for_each(take);
@@ -1514,12 +1539,12 @@ fn sites_spans(text: &str) -> Vec<Span> {
     };
     find::keyed_spans(text, classes.iter(|c| c.sign, 0), options, &mut keyed);
     let passwords = find::password_word_sites(b, &classes);
-    find::keyed_in_prose_spans(text, passwords, &mut keyed);
+    find::keyed_in_prose_spans(text, passwords, bearer.iter().copied(), &mut keyed);
     find::keyed_in_code_spans(text, &mut keyed);
     let capital_blanks = classes.iter(|c| c.capital_blank, 0);
-    let by_blanks = classes.iter(|c| c.by_blank, 0);
+    let word_blanks = classes.iter(|c| c.word_blank, 0);
     let held = |w| found.literals.contains(&w);
-    commands::keyed_in_commands_spans(text, held, capital_blanks, by_blanks, keyed);
+    commands::keyed_in_commands_spans(text, held, capital_blanks, word_blanks, keyed);
     find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
     let paths = |start, end| out.extend(path_span(text, start, end));
     find::paths_in_windows(text, &classes, paths);
@@ -2096,6 +2121,18 @@ mod tests {
         "userid=u/",
         "nmcli ",
         "wpa_passphrase h ",
+        "net user ana ",
+        "net use \\\\s\\d ",
+        " /user:a ",
+        "xfreerdp3 /p:",
+        " /gp:",
+        "vault login ",
+        "ansible-vault encrypt_string ",
+        " --name ",
+        " | ansible-vault encrypt_string",
+        "token ",
+        "Bearer ",
+        "password => '",
         " | docker login --password-stdin",
         " | chpasswd",
         "chpasswd <<< ",
@@ -2597,10 +2634,40 @@ mod tests {
                 "gh auth login --with-token <<< quokka63",
                 "gh auth login --with-token <<< [secret:keyed]",
             ),
-            // A password one space after its name.
+            // A password one space after its name; a short token after `token` or `Bearer`.
             (
                 "use password quokka53 for admin; DB_PASSWORD 'q 54'. password x1 ok",
                 "use password [secret:keyed] for admin; DB_PASSWORD '[secret:keyed]'. password x1 ok",
+            ),
+            (
+                "token quokka55x, GITHUB_TOKEN qu0kka56 and Bearer quokka57.",
+                "token [secret:keyed], GITHUB_TOKEN [secret:keyed] and Bearer [secret:keyed].",
+            ),
+            // Windows' `net`, FreeRDP, HashiCorp's vault, ansible-vault.
+            (
+                "net user ana quokka91 /add; {\"command\":\"NET USER bob q92\"}",
+                "net user ana [secret:keyed] /add; {\"command\":\"NET USER bob [secret:keyed]\"}",
+            ),
+            (
+                "net use Z: \\\\fs\\d quokka93 /user:ana\nnet use \\\\fs\\d /user:ana 'q 94'",
+                "net use Z: \\\\dir1\\dir2 [secret:keyed] /user:ana\nnet use \\\\dir1\\dir2 /user:ana '[secret:keyed]'",
+            ),
+            (
+                "xfreerdp3 /v:h /u:ana /p:quokka95 '/gp:q 96'; sdl-freerdp /pth:q97",
+                "xfreerdp3 /v:h /u:ana /p:[secret:keyed] '/gp:[secret:keyed]'; sdl-freerdp /pth:[secret:keyed]",
+            ),
+            (
+                "VAULT_ADDR=https://v:8200 vault login s.quokka98",
+                "VAULT_ADDR=https://v:8200 vault login [secret:keyed]",
+            ),
+            (
+                "ansible-vault encrypt_string --vault-id dev@a 'q 99' --name pw; echo -n q100 | ansible-vault encrypt_string",
+                "ansible-vault encrypt_string --vault-id dev@a '[secret:keyed]' --name pw; echo -n [secret:keyed] | ansible-vault encrypt_string",
+            ),
+            // A bare name's pair (Perl), closed where the pair ends.
+            (
+                "my %db = (user => 'ana', password => 'q101'); f(token => \"q102\")",
+                "my %db = (user => 'ana', password => '[secret:keyed]'); f(token => \"[secret:keyed]\")",
             ),
             // Piped to a command that stores a secret.
             (
@@ -2775,6 +2842,11 @@ mod tests {
             "Identified by their user name, Grant Identified By Ana, the role is identified by x.",
             "vercel env ls API_KEY production <<< x1; vercel env add API_KEY <<< $KEY",
             "user.set_password(pw); getPassword(\"db\"); password('$PW'); psexec -s cmd; echo x | keyring get s a",
+            "run net user to list them; net user ana /delete; net user ana *; net use Z: \\\\s\\d * /user:ana",
+            "the vault login page; vault login -method=userpass username=ana; vault login -",
+            "ansible-vault encrypt secrets.yml; xfreerdp /v:h /u:ana /cert:ignore; the freerdp /p: option",
+            "the token limit; token count2; tokens quokkaz12; Bearer token; access token abc",
+            "const f = token => \"Bearer \" + token; g = password => 'x' + password;",
         ];
         for text in kept {
             assert_eq!(mask(&m, text), text);
