@@ -2847,6 +2847,9 @@ mod tests {
             "ansible-vault encrypt secrets.yml; xfreerdp /v:h /u:ana /cert:ignore; the freerdp /p: option",
             "the token limit; token count2; tokens quokkaz12; Bearer token; access token abc",
             "const f = token => \"Bearer \" + token; g = password => 'x' + password;",
+            // A quote left open at the text's end after an option that takes a value (read
+            // past the text's end before).
+            "htpasswd -b -C '",
         ];
         for text in kept {
             assert_eq!(mask(&m, text), text);
