@@ -639,7 +639,8 @@ pub fn password_word_sites<'t>(text: &'t [u8], c: &'t Classes) -> impl Iterator<
 
 /// Where the bearer-token pattern can start, in order: where `bearer` or `token` does (in
 /// any ASCII case), looked for two bytes before each `bea` and three before each `oke` (the
-/// class `bearer` of [`Block`]: its bits come in order, and so do the words' starts).
+/// class `bearer` of [`Block`]: its bits come in order, and so do the words' starts). They
+/// are [`keyed_in_prose_spans`]' `tokens` too, found once for both.
 pub fn bearer_sites(text: &str, c: &Classes) -> Vec<usize> {
     let b = text.as_bytes();
     let mut sites = Vec::new();
