@@ -96,7 +96,8 @@ fn contains_any_case(text: &[u8], word: &[u8]) -> bool {
 const AWS_ACCESS_KEY: usize = 2;
 
 /// The credential detectors, most specific first (an earlier one wins where two overlap).
-/// Where the bearer-token pattern is in [`DETECTORS`] (its sites are the prose rule's too).
+/// Where the bearer-token pattern is in [`DETECTORS`] (its sites are the prose rule's too;
+/// found by a comparison a `const` can make: the kinds are in lower case).
 const BEARER: usize = {
     let mut i = 0;
     while !DETECTORS[i].kind.eq_ignore_ascii_case("bearer-token") {
