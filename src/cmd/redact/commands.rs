@@ -254,7 +254,9 @@ fn command_end(b: &[u8], at: usize) -> usize {
 /// `docker secret create NAME -`, `vercel env add NAME`, `doppler secrets set NAME`, `gcloud
 /// secrets create NAME --data-file=-` (and `gcloud secrets versions add`), `firebase
 /// functions:secrets:set NAME`, `pass insert NAME`, `keyring set SERVICE USER`,
-/// `ansible-vault encrypt_string`.
+/// `ansible-vault encrypt_string`; and commands that encode or encrypt it: `base64` (a
+/// Kubernetes secret's value, a Basic header's `USER:PASS`: the encoded text is as good as
+/// the secret, so what is decoded is masked too), `openssl base64`, `openssl enc`.
 const SECRET_STORES: &[&[&[&[u8]]]] = &[
     &[
         &[b"wrangler", b"gh", b"docker", b"podman"],
@@ -268,6 +270,8 @@ const SECRET_STORES: &[&[&[&[u8]]]] = &[
     &[&[b"pass"], &[b"insert"]],
     &[&[b"keyring"], &[b"set"]],
     &[&[b"ansible-vault"], &[b"encrypt_string"]],
+    &[&[b"base64"]],
+    &[&[b"openssl"], &[b"base64", b"enc"]],
 ];
 
 /// Whether the command in `b[from..to]` stores a secret it reads ([`SECRET_STORES`], among

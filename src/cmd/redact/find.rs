@@ -1041,6 +1041,9 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     }
     if let Some(q) = quote_at(b, v) {
         let (vs, ve) = quoted_value(b, v, q);
+        if closes_a_quote(b, v, q, ve) {
+            return None;
+        }
         let value = &b[vs..ve];
         return (!is_reference(value) && !names_a_variable(q, value)).then_some((vs, ve));
     }
@@ -1081,6 +1084,22 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         .then(|| passphrase_end(b, vs, ve))
         .flatten()
         .map(|e| (vs, e))
+}
+
+/// Whether the quote `q` at `at` closes a quote opened before it on its line: a prompt's
+/// text that ends with the name (`read -p "Password: " pw; echo "ok"`), no value after it.
+/// A `'` only when it is not closed again on the line (its value would end at `end`): prose's
+/// apostrophes (`it's password: 'V'`) open nothing. A quote escaped (`\"` in `"say \"hi"`) is
+/// not counted as one.
+fn closes_a_quote(b: &[u8], at: usize, q: &[u8], end: usize) -> bool {
+    let line = b[..at]
+        .iter()
+        .rposition(|&c| c == b'\n')
+        .map_or(0, |i| i + 1);
+    let closed = b[end..].starts_with(q);
+    let escaped = |i: usize| q.len() == 1 && i > 0 && b[i - 1] == b'\\';
+    let before = memchr::memmem::find_iter(&b[line..at], q).filter(|&i| !escaped(line + i));
+    (q != b"'" || !closed) && before.count() % 2 == 1
 }
 
 /// Where a key that ends at `end` ends before its closing quote, if one ends it (`"password"`,

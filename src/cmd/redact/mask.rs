@@ -1100,10 +1100,22 @@ impl Masker {
 /// bytes).
 fn detector_span(kind: &'static str, m: &Captures<'_>) -> Option<Span> {
     let g = m.name("s").or_else(|| m.get(0)).expect("group 0");
+    if kind == "password" && names_a_shell_variable(g.as_str()) {
+        return None;
+    }
     (g.len() >= 6).then(|| Span {
         start: g.start(),
         end: g.end(),
         mask: Mask::Secret(kind),
+    })
+}
+
+/// Whether a value is a shell variable's reference (`token=$GITHUB_TOKEN`): `$` and a name of
+/// letters and `_`. A name with a digit is masked (`$ecr3t`: a password that starts with `$`
+/// is likelier than such a variable).
+fn names_a_shell_variable(v: &str) -> bool {
+    v.strip_prefix('$').is_some_and(|name| {
+        !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphabetic() || c == b'_')
     })
 }
 
@@ -2679,6 +2691,16 @@ mod tests {
                 "echo -n quokka73 | vercel env add DB_URL production; echo q74 | gh secret set X",
                 "echo -n [secret:keyed] | vercel env add DB_URL production; echo [secret:keyed] | gh secret set X",
             ),
+            // Piped to a command that encodes or encrypts it.
+            (
+                "echo -n 'ana:q103' | base64 -w0; printf %s quokka104 | sudo base64; echo q105 | openssl enc -aes256 -pbkdf2",
+                "echo -n '[secret:keyed]' | base64 -w0; printf %s [secret:keyed] | sudo base64; echo [secret:keyed] | openssl enc -aes256 -pbkdf2",
+            ),
+            // A quote that opens a value, after an apostrophe or a closed quote on its line.
+            (
+                "it's password: 'quokka106'; echo \"x\" password: \"q107\"\nsay \"hi\"; token=$TOK3N\n{\"c\": \"say \\\"hi\", \"password\": \"q108\"}",
+                "it's password: '[secret:keyed]'; echo \"x\" password: \"[secret:keyed]\"\nsay \"hi\"; token=[secret:password]\n{\"c\": \"say \\\"hi\", \"password\": \"[secret:keyed]\"}",
+            ),
             // A comment after a value that ends its line.
             (
                 "DB_PASSWORD: quokkaxy  # prod\nAPI_TOKEN = quokkaz #\npassphrase: correct horse # x",
@@ -2848,6 +2870,10 @@ mod tests {
             "ansible-vault encrypt secrets.yml; xfreerdp /v:h /u:ana /cert:ignore; the freerdp /p: option",
             "the token limit; token count2; tokens quokkaz12; Bearer token; access token abc",
             "const f = token => \"Bearer \" + token; g = password => 'x' + password;",
+            // What is no secret piped to an encoder; a prompt's text; a variable's reference.
+            "cat key.pem | base64; echo $TOKEN | base64 -d; openssl rand -base64 32; echo a || base64",
+            "read -sp \"Password: \" pw; read -p 'API token: ' TOKEN\necho \"DB_PASSWORD:\" \"$PW\"; read -p \"Password: \" p2; echo \"ok\"",
+            "tool --token=$GITHUB_TOKEN; token=$SECRET x --api-key=\"$API_KEY\"",
             // A quote left open at the text's end after an option that takes a value (read
             // past the text's end before).
             "htpasswd -b -C '",
