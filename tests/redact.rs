@@ -1351,6 +1351,7 @@ const CANARIES: &[&str] = &[
     "token CanaryPassw0rdq",
     "my %db = (user => 'ana', password => 'CanaryPassw0rdr');",
     "echo -n 'CanaryPassw0rds' | base64 -w0",
+    "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=CanaryPassw0rdt;EndpointSuffix=x",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

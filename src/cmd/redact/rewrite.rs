@@ -206,6 +206,9 @@ pub(super) fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bo
                 "signing",
                 "master",
                 "client",
+                // Azure's storage `AccountKey`; New Relic's `license_key`.
+                "account",
+                "license",
             ],
         );
     // Rails' `secret_key_base`.
@@ -1931,6 +1934,8 @@ mod tests {
             "PGPASSWORD",
             "csrftoken",
             "MYSQLPASSWD",
+            "AccountKey",
+            "NEW_RELIC_LICENSE_KEY",
         ] {
             assert!(names_a_credential(key), "{key}");
         }
