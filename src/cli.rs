@@ -16,6 +16,14 @@ pub struct Inputs {
     #[arg(value_name = "FILE")]
     pub files: Vec<OsString>,
 
+    /// Read the input files' names from LIST (`-`: stdin), each ended by a NUL byte, as
+    /// `pi-sessions --paths0` and `find -print0` write them: any number of files in one run,
+    /// where `xargs` splits a long list into several runs, each with its own totals. A name
+    /// is read as a FILE argument is (a directory, `-` for stdin unless the list is read from
+    /// it); an empty name is reported. Not with FILE arguments.
+    #[arg(long, value_name = "LIST", conflicts_with = "files")]
+    pub files0_from: Option<OsString>,
+
     /// Use N threads (default: one per CPU): at most N files are read at once (never more than
     /// 8 per CPU, or 64 on a small machine, nor so many that the open-file limit is reached),
     /// and a file of 8 MiB or more is read on the CPUs the others leave idle (its lines
@@ -39,10 +47,13 @@ impl Inputs {
         &self,
         known: Option<crate::discover::Known<'_>>,
     ) -> Vec<crate::input::Source> {
-        if self.files.is_empty() && crate::discover::stdin_is_terminal() {
-            return crate::discover::default_sources(tool_name(), known);
-        }
-        let sources = crate::input::Source::from_args(&self.files);
+        let sources = match &self.files0_from {
+            Some(list) => files0(list),
+            None if self.files.is_empty() && crate::discover::stdin_is_terminal() => {
+                return crate::discover::default_sources(tool_name(), known);
+            }
+            None => crate::input::Source::from_args(&self.files),
+        };
         let threads = self.threads();
         let mut sources = crate::discover::expand_directories(tool_name(), sources, threads, known);
         let stdins = sources.iter().filter(|s| s.is_stdin()).count();
@@ -60,6 +71,61 @@ impl Inputs {
     pub fn threads(&self) -> Option<usize> {
         self.threads.map(usize::from)
     }
+}
+
+/// The inputs `--files0-from LIST` names: each name ended by a NUL byte (the last may not be),
+/// an empty list none. An empty name, and `-` in a list read from stdin, are reported
+/// (`tool: LIST:N: …`, N the name's place in the list) and skipped; a list that cannot be
+/// read is reported and names nothing.
+fn files0(list: &std::ffi::OsStr) -> Vec<crate::input::Source> {
+    use crate::input::Source;
+    use std::io::Read;
+    use std::os::unix::ffi::OsStringExt;
+    let from_stdin = list == "-";
+    let shown = if from_stdin {
+        "<stdin>".into()
+    } else {
+        list.to_string_lossy()
+    };
+    let read = if from_stdin {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .lock()
+            .read_to_end(&mut bytes)
+            .map(|_| bytes)
+    } else {
+        std::fs::read(list)
+    };
+    let bytes = match read {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            crate::diag::report_global(tool_name(), format!("{shown}: {e}"));
+            return Vec::new();
+        }
+    };
+    let names = bytes.strip_suffix(b"\0").unwrap_or(&bytes);
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let mut sources = Vec::new();
+    for (i, name) in names.split(|&c| c == 0).enumerate() {
+        let problem = match name {
+            b"" => "an empty file name",
+            b"-" if from_stdin => "`-` (stdin) named in a list read from stdin",
+            b"-" => {
+                sources.push(Source::Stdin);
+                continue;
+            }
+            _ => {
+                let path = OsString::from_vec(name.to_vec());
+                sources.push(Source::Path(path.into()));
+                continue;
+            }
+        };
+        let at = i + 1;
+        crate::diag::report_global(tool_name(), format!("{shown}:{at}: {problem}"));
+    }
+    sources
 }
 
 /// The name the tool was run as (for messages): the file name of its first argument, as

@@ -10,6 +10,7 @@ mod compactions_pi1;
 mod compactions_truth;
 mod directories;
 mod docs;
+mod files0;
 mod fragments;
 mod mapped;
 mod omp;

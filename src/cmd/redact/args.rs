@@ -25,6 +25,10 @@ pub const MAN: ManPage = ManPage {
             "pi-redact s.jsonl | pi-usage",
             "The same usage as pi-usage s.jsonl.",
         ),
+        (
+            "pi-sessions --paths0 | pi-redact --files0-from - --out-dir shared/",
+            "Every session, each to its own file under shared/, in one run: a path gets the same pseudonym in all of them (xargs -0 would split a long list into runs that name paths apart).",
+        ),
     ],
 };
 

@@ -17,7 +17,7 @@ pub const MAN: ManPage = ManPage {
     ),
     examples: &[
         ("pi-sessions", "On a terminal: a table of every session, newest first."),
-        ("pi-sessions --project app --paths0 | xargs -0 pi-usage --total", "Sum usage over the sessions of one project (for a whole store, pi-usage --total DIR: xargs splits a long list into several runs, each with its own total)."),
+        ("pi-sessions --project app --paths0 | pi-usage --files0-from - --total", "Sum usage over the sessions of one project, in one run (xargs -0 would split a long list into several runs, each with its own total)."),
         ("pi-sessions --project pi-jsonl --since 2026-04-01 --paths", "The sessions of one project since April."),
         ("pi-sessions --json | jq -r 'select(.status==\"unreadable\") | \"\\(.path): \\(.reason)\"'", "Which files Pi cannot load, and why."),
         ("pi-sessions --sort size --json | jq -r '.path' | head", "The largest session files."),
@@ -133,7 +133,8 @@ pub struct Args {
     #[arg(long, group = "format")]
     pub paths: bool,
 
-    /// Print only the paths, each followed by a NUL byte (for xargs -0).
+    /// Print only the paths, each followed by a NUL byte (for the other tools' --files0-from, or
+    /// xargs -0).
     #[arg(short = '0', long, group = "format")]
     pub paths0: bool,
 

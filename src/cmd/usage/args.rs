@@ -136,7 +136,7 @@ pub const MAN: ManPage = ManPage {
         ("pi-usage --by day,model --tz Europe/Berlin ~/.pi/agent/sessions/*/*.jsonl", "Daily usage per model, days in Berlin time."),
         ("pi-branch s.jsonl | pi-usage --total", "What the kept conversation cost (abandoned branches left out)."),
         ("pi-usage --context s.jsonl | jq -r '[.line, .recorded_context_tokens, .configured_context_window] | @tsv'", "A context-size series to chart."),
-        ("pi-sessions --paths0 | xargs -0 pi-usage --by month --total", "Monthly totals over every session file."),
+        ("pi-sessions --paths0 | pi-usage --files0-from - --by month --total", "Monthly totals over every session file, in one run."),
     ],
 };
 
