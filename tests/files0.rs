@@ -5,12 +5,11 @@
 use crate::util::*;
 use std::os::unix::ffi::OsStrExt;
 
-/// Three sessions in a folder of their own, and a fixture named directly.
-fn inputs(t: &TempDir) -> (std::path::PathBuf, Vec<std::path::PathBuf>) {
+/// Two sessions in a folder of their own, and a fixture to name directly.
+fn inputs(t: &TempDir) -> (std::path::PathBuf, std::path::PathBuf) {
     t.write("s/--p--/a.jsonl", read_fixture("branched.jsonl"));
     t.write("s/--p--/b.jsonl", read_fixture("tools-orphan.jsonl"));
-    let c = fixture("redact-everything.jsonl");
-    (t.path().join("s"), vec![c])
+    (t.path().join("s"), fixture("redact-everything.jsonl"))
 }
 
 /// The names, each followed by a NUL byte but the last (a list may end either way).
@@ -28,8 +27,8 @@ fn list(names: &[&std::path::Path]) -> Vec<u8> {
 #[test]
 fn every_tool_reads_the_files_a_list_names_as_if_they_were_given() {
     let t = TempDir::new("files0");
-    let (dir, files) = inputs(&t);
-    let names = [dir.as_path(), files[0].as_path()];
+    let (dir, file) = inputs(&t);
+    let names = [dir.as_path(), file.as_path()];
     let listed = t.write("list0", list(&names));
     let tools: [(&str, &[&str]); 6] = [
         ("pi-branch", &[]),
