@@ -1352,6 +1352,7 @@ const CANARIES: &[&str] = &[
     "my %db = (user => 'ana', password => 'CanaryPassw0rdr');",
     "echo -n 'CanaryPassw0rds' | base64 -w0",
     "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=CanaryPassw0rdt;EndpointSuffix=x",
+    "mailchimp c4a7e2b9d1f3068a5b7c9e1d3f5a7b90-us6",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

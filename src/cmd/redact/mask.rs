@@ -1125,21 +1125,41 @@ fn is_blank(b: u8) -> bool {
 }
 
 /// A random-token pattern's match that looks random, or that has the shape of an AWS
-/// secret access key in a text that holds an AWS access key id.
+/// secret access key in a text that holds an AWS access key id, or that ends with a Mailchimp
+/// API key ([`mailchimp_key`]: hexadecimal, which looks random to no entropy test).
 fn token_span(text: &str, start: usize, end: usize) -> Option<Span> {
     let run = &text[start..end];
-    let kind = if looks_random(run) {
-        "high-entropy"
+    let (kind, start) = if looks_random(run) {
+        ("high-entropy", start)
     } else if aws_secret_beside_key_id(text, run) {
-        "aws-secret-key"
+        ("aws-secret-key", start)
     } else {
-        return None;
+        ("mailchimp-key", end - mailchimp_key(run.as_bytes())?)
     };
     Some(Span {
         start,
         end,
         mask: Mask::Secret(kind),
     })
+}
+
+/// The length of the Mailchimp API key that ends `run`, if one does: 32 lower-case
+/// hexadecimal digits, `-us` and its data centre's number (one or two digits), the digits at
+/// the run's start or after a sign (`apikey=…`, `:…`), not after a letter or a digit.
+fn mailchimp_key(run: &[u8]) -> Option<usize> {
+    // Most runs end otherwise: the end first, looked at from the back.
+    let dc = run.iter().rev().take_while(|c| c.is_ascii_digit()).count();
+    if !matches!(dc, 1 | 2) {
+        return None;
+    }
+    let len = 32 + 3 + dc;
+    let start = run.len().checked_sub(len)?;
+    let (hex, us) = run[start..].split_at(32);
+    let alone = start == 0 || !run[start - 1].is_ascii_alphanumeric();
+    let key = us.starts_with(b"-us")
+        && hex.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
+        && alone;
+    key.then_some(len)
 }
 
 /// Whether `run` (a random-token pattern's match in `text`) is 40 characters of base64
@@ -2964,6 +2984,7 @@ mod tests {
             (&format!("sbp_{}", &hex[..40]), "supabase-token"),
             (&format!("dapi{}-2", &hex[..32]), "databricks-token"),
             ("key-3ax6xnjp29jd6fds4gc373sgvjxteol0", "mailgun-key"),
+            ("0f9e8d7c6b5a49382716f5e4d3c2b1a0-us21", "mailchimp-key"),
             (
                 "AGE-SECRET-KEY-1QQPQZFWNZ8PL6DRN6RCJ2LPNKVHLXMGJQ3SCZZCM9MJTSS6DDQASGXWSTM",
                 "age-secret-key",
@@ -3011,9 +3032,18 @@ mod tests {
             "hf_hub_download(repo_id) key-value-store dapi SG.x npm_config_cache".to_string(),
             format!("commit {} and {}", &hex[..40], &hex[..32]),
             "see http://localhost:3000/@vite/client".into(),
+            // Not Mailchimp's: too short, upper case, no data centre, glued to a word.
+            format!("{}-us6 {}-us6", &hex[..31], hex[..32].to_uppercase()),
+            format!("{}-us {}-usa x{}-us6", &hex[..32], &hex[..32], &hex[..32]),
         ] {
             assert_eq!(mask(&m, &kept), kept);
         }
+        // After a sign, the key alone.
+        let key = format!("{}-us6", &hex[..32]);
+        assert_eq!(
+            mask(&m, &format!("mc={key} x")),
+            "mc=[secret:mailchimp-key] x"
+        );
     }
 
     #[test]
