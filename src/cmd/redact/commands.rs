@@ -11,8 +11,8 @@
 //! are read as the program's own.
 
 use super::find::{
-    is_name_byte, is_reference, names_a_credential_in_text, quote_at, quoted_value, same_name,
-    skip_blanks, table_cell_value, unquoted_end, value_at, PROSE_WORDS,
+    is_name_byte, is_reference, line_start, names_a_credential_in_text, quote_at, quoted_value,
+    same_name, skip_blanks, table_cell_value, unquoted_end, value_at, PROSE_WORDS,
 };
 use std::cell::OnceCell;
 
@@ -1139,10 +1139,7 @@ fn glued_value(b: &[u8], command: &Command<'_>, n0: usize) -> Option<(usize, usi
     let glued = || value_at(b, n0 + 1, option_value_end(b, n0 + 1));
     let in_line = |w: &[u8]| {
         let dash = command.dash;
-        let line = b[..dash]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |i| i + 1);
+        let line = line_start(b, dash);
         memchr::memmem::find(&b[line..dash], w).is_some()
     };
     match b[n0] {

@@ -1092,14 +1092,16 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
 /// apostrophes (`it's password: 'V'`) open nothing. A quote escaped (`\"` in `"say \"hi"`) is
 /// not counted as one.
 fn closes_a_quote(b: &[u8], at: usize, q: &[u8], end: usize) -> bool {
-    let line = b[..at]
-        .iter()
-        .rposition(|&c| c == b'\n')
-        .map_or(0, |i| i + 1);
+    let line = line_start(b, at);
     let closed = b[end..].starts_with(q);
     let escaped = |i: usize| q.len() == 1 && i > 0 && b[i - 1] == b'\\';
     let before = memchr::memmem::find_iter(&b[line..at], q).filter(|&i| !escaped(line + i));
     (q != b"'" || !closed) && before.count() % 2 == 1
+}
+
+/// Where the line that holds `at` starts: after the last line feed before it.
+pub(super) fn line_start(b: &[u8], at: usize) -> usize {
+    memchr::memrchr(b'\n', &b[..at]).map_or(0, |i| i + 1)
 }
 
 /// Where a key that ends at `end` ends before its closing quote, if one ends it (`"password"`,
