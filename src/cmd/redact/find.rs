@@ -983,6 +983,9 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         if let Some(value) = keyed_attribute(b, sign) {
             return value;
         }
+        if let Some(value) = url_signature(b, sign) {
+            return Some(value);
+        }
     }
     // The name: before blanks and a closing quote (`"password": `, `\"token\":`), and the
     // `]` of a subscript (`os.environ["API_KEY"] = `, `$_ENV['TOKEN']=`).
@@ -1285,6 +1288,36 @@ fn keyed_at_arrow(b: &[u8], sign: usize) -> Option<(usize, usize)> {
         }
     }
     (!is_reference(&b[vs..ve])).then_some((vs, ve))
+}
+
+/// At the `=` of a signed URL's signature in its query (after `?` or `&`): Azure's `sig` (a
+/// shared access signature), CloudFront's `Signature`, Amazon's `X-Amz-Signature` and
+/// Google's `X-Goog-Signature`, whose value (16 characters or more, up to the next `&` or
+/// `#`) is base64 percent-encoded, or hexadecimal, which no entropy test sees as random.
+fn url_signature(b: &[u8], sign: usize) -> Option<(usize, usize)> {
+    let name = match b[..sign] {
+        [.., c, b's', b'i', b'g'] => (c == b'?' || c == b'&').then_some(sign - 3)?,
+        [.., b'S', b'i', b'g', b'n', b'a', b't', b'u', b'r', b'e'] => {
+            // `X-` and a vendor's name before it, or nothing.
+            let mut start = sign - 9;
+            if b[..start].ends_with(b"-") {
+                let vendor = b[..start - 1]
+                    .iter()
+                    .rev()
+                    .take_while(|c| c.is_ascii_alphabetic())
+                    .count();
+                start -= 1 + vendor;
+                (vendor > 0 && b[..start].ends_with(b"X-")).then_some(())?;
+                start -= 2;
+            }
+            start
+        }
+        _ => return None,
+    };
+    matches!(name.checked_sub(1).map(|i| b[i]), Some(b'?' | b'&')).then_some(())?;
+    let end = unquoted_end(b, sign + 1);
+    let end = memchr::memchr2(b'&', b'#', &b[sign + 1..end]).map_or(end, |i| sign + 1 + i);
+    (end - sign > 16).then_some((sign + 1, end))
 }
 
 /// At the `=` of a `value=` attribute (XML, HTML) after a `key="NAME"` or `name="NAME"` one

@@ -3046,6 +3046,46 @@ mod tests {
         );
     }
 
+    /// A signed URL's signature, which grants what the URL names to whoever holds it: Azure's
+    /// `sig` (base64, percent-encoded, so no run of it is long enough to look random), and
+    /// Amazon's, Google's (hexadecimal) and CloudFront's.
+    #[test]
+    fn signed_urls() {
+        let hex = "4f9a2c8e1b7d3f6a0c5e9b2d8f1a4c7e3b6d9f2a5c8e1b4d7f0a3c6e9b2d5f8a";
+        for (url, want) in [
+            (
+                "https://a.blob.core.windows.net/c/f?sv=2021-06-08&sp=r&sig=Ab3d%2BGhIj%2FKlMnOp%3D",
+                "https://a.blob.core.windows.net/c/f?sv=2021-06-08&sp=r&sig=[secret:keyed]".to_string(),
+            ),
+            (
+                &format!("'https://b.s3.amazonaws.com/k?X-Amz-Date=20260101T000000Z&X-Amz-Signature={hex}'"),
+                "'https://b.s3.amazonaws.com/k?X-Amz-Date=20260101T000000Z&X-Amz-Signature=[secret:keyed]'".into(),
+            ),
+            (
+                &format!("https://storage.googleapis.com/b/o?X-Goog-Signature={hex}{hex}&x=1 ok"),
+                "https://storage.googleapis.com/b/o?X-Goog-Signature=[secret:keyed]&x=1 ok".into(),
+            ),
+            (
+                "https://d1.cloudfront.net/v.mp4?Expires=1767225600&Signature=Qk9~x2Lp-Zr7Tq1Wm4~Ys8Ua#t&Key-Pair-Id=K2",
+                "https://d1.cloudfront.net/v.mp4?Expires=1767225600&Signature=[secret:keyed]#t&Key-Pair-Id=K2".into(),
+            ),
+        ] {
+            assert_eq!(mask(&Masker::default(), url), want);
+        }
+        // Not a signature: too short, not a query's parameter, another word before it.
+        for text in [
+            "https://x.com/a?sig=abc123abc123abc&b=2",
+            "sig=Ab3d%2BGhIj%2FKlMnOp%3D in the text",
+            "https://x.com/a?config=Ab3d%2BGhIj%2FKlMnOp%3D",
+            "https://x.com/a?XSignature=Ab3d%2BGhIj%2FKlMnOp%3D",
+            "https://x.com/a?Y-Amz-Signature=Ab3d%2BGhIj%2FKlMnOp%3D",
+            "https://x.com/a?X--Signature=Ab3d%2BGhIj%2FKlMnOp%3D",
+            "https://x.com/a?signature=Ab3d%2BGhIj%2FKlMnOp%3D",
+        ] {
+            assert_eq!(mask(&Masker::default(), text), text);
+        }
+    }
+
     #[test]
     fn private_keys_and_jwts() {
         let m = Masker::default();
