@@ -44,11 +44,12 @@ pub struct Block {
     /// A blank after a capital letter (`A` to `Z`): where a name written in capitals may end
     /// before its value ([`super::commands::after_capitals`]).
     pub capital_blank: u64,
-    /// A blank after `by`, after `et`, or after a `t` four bytes after an `a` (any case): where
-    /// SQL's `IDENTIFIED BY` may end before a password ([`super::commands::identified_by`]),
-    /// and `net` and `vault` before the word of a command that gives one
-    /// ([`super::commands::after_net_or_vault`]). One class for both: each class a finder goes
-    /// through costs a look at every block.
+    /// A blank after `by`, after `key`, after `et`, or after a `t` four bytes after an `a`
+    /// (any case): where SQL's `IDENTIFIED BY` may end before a password
+    /// ([`super::commands::identified_by`]), `key` and `secret` before a key
+    /// ([`super::find::key_and_value`]), and `net` and `vault` before the word of a command
+    /// that gives one ([`super::commands::after_net_or_vault`]). One class for all: each class a
+    /// finder goes through costs a look at every block.
     pub word_blank: u64,
     /// A byte of the random-token pattern's class `[A-Za-z0-9+/_=\-]`.
     pub token: u64,
@@ -194,6 +195,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
     let before_capital = before.capital;
     let by = after(|b| b.y, 1) & after(|b| b.b, 2);
     let net_vault = after(|b| b.t, 1) & (after(|b| b.e, 2) | after(|b| b.a, 4));
+    let key = after(|b| b.y, 1) & after(|b| b.e, 2) & after(|b| b.k, 3);
     // Runs of tokens: the bytes that end 2, 4, 8, 16 and then 24 of them in a row.
     let [two, four, eight] = before.token_2_4_8;
     let r2 = now.token & up(now.token, before.token, 1);
@@ -216,7 +218,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
         aws,
         ssw,
         capital_blank: now.blank & up(now.capital, before_capital, 1),
-        word_blank: now.blank & (by | net_vault),
+        word_blank: now.blank & (by | net_vault | key),
         token: now.token,
         long,
         fold: now.fold,
@@ -537,7 +539,11 @@ mod tests {
     /// length (the block edges and the padded last block included).
     #[test]
     fn each_class_is_its_definition() {
-        let text: Vec<u8> = blocks(40).concat();
+        let mut text: Vec<u8> = blocks(40).concat();
+        // The words the classes of several letters look for, which random bytes seldom
+        // spell, across a block's edge too.
+        let words = b" Bearer token aws passWord by  Key KEY\tkey\n secret net\tvault monkey\tbY";
+        text.splice(2500..2500, words.iter().copied());
         let lower = |i: usize| text[i] | 0x20;
         let word = |i: usize, w: &[u8]| {
             (0..w.len()).all(|k| i + k >= w.len() - 1 && lower(i + k + 1 - w.len()) == w[k])
@@ -567,7 +573,8 @@ mod tests {
                 let at = |back: usize, c: u8| i >= back && text[i - back] | 0x20 == c;
                 let by = at(1, b'y') && at(2, b'b');
                 let net_vault = at(1, b't') && (at(2, b'e') || at(4, b'a'));
-                is(i, b" \n\t") && (by || net_vault)
+                let key = at(1, b'y') && at(2, b'e') && at(3, b'k');
+                is(i, b" \n\t") && (by || net_vault || key)
             };
             assert_eq!(bits(|b| b.word_blank), want(&word_blank));
             assert_eq!(bits(|b| b.fold), want(&|i| is(i, &[0xaa, 0xbf])));

@@ -11,8 +11,8 @@
 //! are read as the program's own.
 
 use super::find::{
-    is_name_byte, is_reference, line_start, names_a_credential_in_text, quote_at, quoted_value,
-    same_name, skip_blanks, table_cell_value, unquoted_end, value_at, PROSE_WORDS,
+    self, is_name_byte, is_reference, line_start, names_a_credential_in_text, quote_at,
+    quoted_value, same_name, skip_blanks, table_cell_value, unquoted_end, value_at, PROSE_WORDS,
 };
 use std::cell::OnceCell;
 
@@ -52,7 +52,8 @@ pub const COMMAND_WORDS: [&str; 10] = [
 ///   that names a credential: the value a command gives it by words, or the here-string a
 ///   command that stores a secret reads ([`after_capitals`]).
 /// - At each of `word_blanks`: after `by` (any case), SQL's password for a user after
-///   `IDENTIFIED BY` ([`identified_by`]); after `et`, or a `t` four bytes after an `a` (any
+///   `IDENTIFIED BY` ([`identified_by`]); after `key` and `secret`, a key one space after
+///   its name ([`find::key_and_value`]); after `et`, or a `t` four bytes after an `a` (any
 ///   case), what `net user`, `net use`, `vault login` and `ansible-vault encrypt_string` give
 ///   ([`after_net_or_vault`]). Their words among the detectors' anchors cost `--keep-text`
 ///   4.2 % more instructions (the anchors' search, Teddy, meets more candidates with every
@@ -80,8 +81,9 @@ pub fn keyed_in_commands_spans(
     }
     for blank in word_blanks {
         found.extend(match b[blank - 1] | 0x20 {
+            b'y' if blank >= 2 && b[blank - 2] | 0x20 == b'e' => find::key_and_value(b, blank),
             b'y' => identified_by(b, blank),
-            _ => after_net_or_vault(b, blank),
+            _ => after_net_or_vault(b, blank).or_else(|| find::key_and_value(b, blank)),
         });
     }
     for word in COMMAND_WORDS {

@@ -1755,6 +1755,41 @@ fn token_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
     (reads_as_a_password(&b[v..ve]) && named()).then_some((v, ve))
 }
 
+/// The value one space after a name of a key or a secret that ends at `blank` (`api key V`,
+/// `private key 0x…`, `secret V`, `client_secret V`: a name that ends with `key` and names a
+/// credential with the word before it, or one that ends with `secret`), with no sign between
+/// them, when it reads as a key ([`reads_as_a_key`]; without the sentence's `.,;:!?)` after
+/// it): prose names keys far more often than it gives one.
+pub(super) fn key_and_value(b: &[u8], blank: usize) -> Option<(usize, usize)> {
+    let ends =
+        |w: &[u8]| b[..blank].len() >= w.len() && b[blank - w.len()..blank].eq_ignore_ascii_case(w);
+    if b[blank] != b' ' || !(ends(b"key") || ends(b"secret")) {
+        return None;
+    }
+    let v = blank + 1;
+    let ve = before_sentence_end(b, v, unquoted_end(b, v));
+    if !reads_as_a_key(&b[v..ve]) {
+        return None;
+    }
+    let start = name_start(b, blank);
+    (start < blank && names_in_text(b, start, blank)).then_some((v, ve))
+}
+
+/// Whether a word reads as a key rather than a word: 32 hexadecimal digits or more (with
+/// `0x` before them or not: an API key, a wallet's private key), or 16 characters or more of
+/// letters, digits and `+/=_-` with a capital, a lower-case letter and a digit.
+fn reads_as_a_key(v: &[u8]) -> bool {
+    let digits = v.strip_prefix(b"0x").unwrap_or(v);
+    let hex = digits.len() >= 32 && digits.iter().all(u8::is_ascii_hexdigit);
+    let mixed = v.len() >= 16
+        && v.iter()
+            .all(|c| c.is_ascii_alphanumeric() || b"+/=_-".contains(c))
+        && v.iter().any(u8::is_ascii_uppercase)
+        && v.iter().any(u8::is_ascii_lowercase)
+        && v.iter().any(u8::is_ascii_digit);
+    hex || mixed
+}
+
 /// The value one space after a name that ends with `password` at `at` (`password
 /// hunter2x9`, `admin password 'V'`, `DB_PASSWORD V`), with no sign between them: a
 /// quoted value, or a word (without the sentence's `.,;:!?)` after it) of 8 characters or

@@ -1430,7 +1430,8 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
         let capital_blanks = blanks().filter(|&i| i > 0 && b[i - 1].is_ascii_uppercase());
         let word_blanks = blanks().filter(|&i| {
             let at = |back: usize, c: u8| i >= back && b[i - back] | 0x20 == c;
-            at(1, b'y') && at(2, b'b') || at(1, b't') && (at(2, b'e') || at(4, b'a'))
+            at(1, b'y') && (at(2, b'b') || at(2, b'e') && at(3, b'k'))
+                || at(1, b't') && (at(2, b'e') || at(4, b'a'))
         });
         commands::keyed_in_commands_spans(text, holds, capital_blanks, word_blanks, push);
         find::password_hashes(text, |start, end| out.push(hash_span(start, end)));
@@ -3081,6 +3082,42 @@ mod tests {
             "https://x.com/a?Y-Amz-Signature=Ab3d%2BGhIj%2FKlMnOp%3D",
             "https://x.com/a?X--Signature=Ab3d%2BGhIj%2FKlMnOp%3D",
             "https://x.com/a?signature=Ab3d%2BGhIj%2FKlMnOp%3D",
+        ] {
+            assert_eq!(mask(&Masker::default(), text), text);
+        }
+    }
+
+    /// A key one space after its name, no sign between (`api key V`, `private key 0x…`,
+    /// `secret V`), when no word looks like it: hexadecimal of 32 digits or more, or 16
+    /// characters or more with capitals, lower-case letters and digits.
+    #[test]
+    fn a_key_one_space_after_its_name() {
+        let hex = "9f86d081884c7d659a2feaa0c55ad015";
+        for (text, want) in [
+            (format!("dd api key {hex}"), "dd api key [secret:keyed]"),
+            (
+                format!("wallet private key 0x{hex}{hex}."),
+                "wallet private key [secret:keyed].",
+            ),
+            (
+                format!("the secret {hex} here"),
+                "the secret [secret:keyed] here",
+            ),
+            (
+                "client_secret Xy7kP2qRs9TuVw3X, then".into(),
+                "client_secret [secret:keyed], then",
+            ),
+            ("API Key AbCdEf0123456789".into(), "API Key [secret:keyed]"),
+        ] {
+            assert_eq!(mask(&Masker::default(), &text), want);
+        }
+        for text in [
+            // Prose: not a key's shape, or a name no credential's.
+            "the api key is stored in the keychain; the private key file",
+            "the secret sauce, a secret db-credentials-v2 and secret MY_TOKEN_2",
+            "monkey 9f86d081884c7d659a2feaa0c55ad015 and the key 9f86d081884c7d659a2feaa0c55ad015",
+            "api key\t9f86d081884c7d659a2feaa0c55ad015 and api key 9f86d081884c7d659a2feaa0c55ad01",
+            "api key ${API_KEY} and api key \"$KEY\"",
         ] {
             assert_eq!(mask(&Masker::default(), text), text);
         }
