@@ -694,7 +694,8 @@ fn ends_as_a_credential(b: &[u8], end: usize) -> bool {
             let k = e - 4 - usize::from(e > 4 && matches!(b[e - 5], b'_' | b'-'));
             return k >= 3 && b[k - 3..k].eq_ignore_ascii_case(b"key");
         }
-        b'e' => &["cookie", "passphrase"],
+        b'e' => &["cookie", "phrase"],
+        b'c' => &["mnemonic"],
         b't' => &["secret"],
         b'n' => &["token", "authorization"],
         b'h' => &["auth"],
@@ -719,14 +720,15 @@ pub(super) fn names_a_credential_in_text(name: &[u8]) -> bool {
 }
 
 /// Whether the name `b[start..end]` names a credential in text ([`names_a_credential_in_text`]),
-/// or, when it is `key`, with the word one space before it (`API key`, `access key`; `access
-/// token` is a `token`).
+/// or, when it is `key` or `phrase`, with the word one space before it (`API key`, `access
+/// key`, `seed phrase`; `access token` is a `token`).
 fn names_in_text(b: &[u8], start: usize, end: usize) -> bool {
     let name = &b[start..end];
     if names_a_credential_in_text(name) {
         return true;
     }
-    if !name.eq_ignore_ascii_case(b"key") || start == 0 || b[start - 1] != b' ' {
+    let two_words = name.eq_ignore_ascii_case(b"key") || name.eq_ignore_ascii_case(b"phrase");
+    if !two_words || start == 0 || b[start - 1] != b' ' {
         return false;
     }
     let first = start
@@ -1017,8 +1019,10 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     let v = skip_blanks(b, after);
     spaced |= v > after || b[sign] == b':';
     let lower_end = |w: &str| ends_any_case(name, w);
-    if lower_end("cookie") || lower_end("cookies") {
-        // Every cookie: the rest of the line, or of its quoted argument.
+    let seed = lower_end("mnemonic") || lower_end("phrase") && !lower_end("passphrase");
+    if lower_end("cookie") || lower_end("cookies") || seed {
+        // Every cookie, every word of a seed phrase: the rest of the line, or of its quoted
+        // argument.
         let (vs, ve) = match quote_at(b, v) {
             Some(q) => quoted_value(b, v, q),
             None => {

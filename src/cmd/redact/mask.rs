@@ -2437,6 +2437,19 @@ mod tests {
     fn values_named_as_credentials_in_text() {
         let m = Masker::default();
         let masked = [
+            // A wallet's seed phrase: every word of it, to the line's end.
+            (
+                "MNEMONIC=\"test test test test test test test test test test test junk\"",
+                "MNEMONIC=\"[secret:keyed]\"",
+            ),
+            (
+                "SEED_PHRASE=abandon ability able about above absent absorb abstract absurd abuse\nx",
+                "SEED_PHRASE=[secret:keyed]\nx",
+            ),
+            (
+                "my recovery phrase: legal winner thank year wave sausage worth useful legal winner",
+                "my recovery phrase: [secret:keyed]",
+            ),
             (
                 "export OPENAI_API_KEY=quokkakeyvalue && ls",
                 "export OPENAI_API_KEY=[secret:keyed] && ls",
@@ -2823,6 +2836,7 @@ mod tests {
             "Password: must be at least eight characters",
             // Issue 17, item 3: a passphrase ends its line; this one does not.
             "passphrase: battery staple, then more",
+            "the phrase: hello world; mnemonic = opcodes[i]; const mnemonic = bip39.generateMnemonic()",
             "password=${DB_PASSWORD} TOKEN=$(cat f) token: <your token>",
             "if token == null or secret != x",
             "max_tokens=4096 sortKey=name key=Enter",

@@ -190,6 +190,8 @@ pub(super) fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bo
             "apikey",
             "accesskey",
             "privatekey",
+            // A wallet's seed phrase.
+            "mnemonic",
         ],
     );
     let two = is(last, &["key"])
@@ -211,6 +213,7 @@ pub(super) fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bo
                 "license",
             ],
         );
+    let phrase = is(last, &["phrase"]) && is(second, &["seed", "recovery"]);
     // Rails' `secret_key_base`.
     let key_base = is(last, &["base"]) && is(second, &["key"]);
     let glued = last.is_some_and(|w| {
@@ -225,7 +228,7 @@ pub(super) fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bo
             && w.iter().all(u8::is_ascii_uppercase)
             && !NOT_PASSWORDS.contains(&w)
     });
-    one || two || key_base || glued || capitals_pass
+    one || two || phrase || key_base || glued || capitals_pass
 }
 
 /// Words that end with `PASS` and name no password.
@@ -1936,6 +1939,10 @@ mod tests {
             "MYSQLPASSWD",
             "AccountKey",
             "NEW_RELIC_LICENSE_KEY",
+            "MNEMONIC",
+            "walletMnemonic",
+            "SEED_PHRASE",
+            "recoveryPhrase",
         ] {
             assert!(names_a_credential(key), "{key}");
         }
@@ -1961,6 +1968,9 @@ mod tests {
             "path",
             "tokens_used",
             "secretary",
+            "phrase",
+            "searchPhrase",
+            "mnemonics",
         ] {
             assert!(!names_a_credential(key), "{key}");
         }
