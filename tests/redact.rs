@@ -1350,6 +1350,7 @@ const CANARIES: &[&str] = &[
     "ansible-vault encrypt_string 'CanaryPassw0rdp' --name db_pass",
     "token CanaryPassw0rdq",
     "my %db = (user => 'ana', password => 'CanaryPassw0rdr');",
+    "{ok, C} = epgsql:connect(#{host => \"db\", username => \"ana\"}), [{password, \"CanaryPassw0rdu\"}]",
     "echo -n 'CanaryPassw0rds' | base64 -w0",
     "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=CanaryPassw0rdt;EndpointSuffix=x",
     "mailchimp c4a7e2b9d1f3068a5b7c9e1d3f5a7b90-us6",

@@ -1750,7 +1750,7 @@ fn token_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
     let len = if b[at] | 0x20 == b't' { 5 } else { 6 };
     let end = at + len;
     if b.get(end) != Some(&b' ') {
-        return None;
+        return braced_pair(b, end);
     }
     // The value first: most words after `token ` are prose (`token usage`).
     let v = end + 1;
@@ -1805,7 +1805,7 @@ fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
         return password_call(b, name_start(b, at), end);
     }
     if b.get(end) != Some(&b' ') {
-        return None;
+        return braced_pair(b, end);
     }
     if !names_a_credential_in_text(&b[name_start(b, at)..end]) {
         return None;
@@ -1816,6 +1816,30 @@ fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
     }
     let ve = before_sentence_end(b, v, unquoted_end(b, v));
     reads_as_a_password(&b[v..ve]).then_some((v, ve))
+}
+
+/// The quoted second of a pair in braces whose first, the name that ends at `end` (quoted or
+/// an atom), names a credential (Erlang's `{password, "V"}`, Elixir's `{:api_token, "V"}`
+/// and `{"db_password", "V"}`): Erlang's and Elixir's options and headers. Asked where
+/// `password`, `token` and `bearer` end ([`password_and_value`], [`token_and_value`]).
+fn braced_pair(b: &[u8], end: usize) -> Option<(usize, usize)> {
+    let start = name_start(b, end);
+    let (open, after) = match (start.checked_sub(1).map(|i| b[i]), b.get(end)) {
+        (Some(q @ (b'"' | b'\'')), Some(&c)) if c == q => (start - 1, end + 1),
+        (Some(b':'), _) => (start - 1, end),
+        _ => (start, end),
+    };
+    let brace = skip_back_blanks(b, open).checked_sub(1)?;
+    let comma = skip_blanks(b, after);
+    if b[brace] != b'{' || b.get(comma) != Some(&b',') {
+        return None;
+    }
+    let v = skip_blanks(b, comma + 1);
+    let q = quote_at(b, v)?;
+    let (vs, ve) = quoted_value(b, v, q);
+    let closed = b[ve..].starts_with(q) && b.get(skip_blanks(b, ve + q.len())) == Some(&b'}');
+    let named = || names_a_credential_in_text(&b[start..end]);
+    (closed && !is_reference(&b[vs..ve]) && named()).then_some((vs, ve))
 }
 
 /// The quoted password a call named `password`, `set_password` or `make_password` (any case,

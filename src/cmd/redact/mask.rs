@@ -2437,6 +2437,11 @@ mod tests {
     fn values_named_as_credentials_in_text() {
         let m = Masker::default();
         let masked = [
+            // Pairs in braces: Erlang's and Elixir's options and headers.
+            (
+                "[{password, \"hunter2\"}, {:api_token, 'quokka'}, { \"Token\" , \"q1\" }]",
+                "[{password, \"[secret:keyed]\"}, {:api_token, '[secret:keyed]'}, { \"Token\" , \"[secret:keyed]\" }]",
+            ),
             // A wallet's seed phrase: every word of it, to the line's end.
             (
                 "MNEMONIC=\"test test test test test test test test test test test junk\"",
@@ -2837,6 +2842,7 @@ mod tests {
             // Issue 17, item 3: a passphrase ends its line; this one does not.
             "passphrase: battery staple, then more",
             "the phrase: hello world; mnemonic = opcodes[i]; const mnemonic = bip39.generateMnemonic()",
+            "{user, \"ana\"}, {password, Pw}, {x, password, \"v\"}, {password, \"a\", \"b\"}, #{password => \"${PW}\"}",
             "password=${DB_PASSWORD} TOKEN=$(cat f) token: <your token>",
             "if token == null or secret != x",
             "max_tokens=4096 sortKey=name key=Enter",
