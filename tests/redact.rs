@@ -1358,6 +1358,7 @@ const CANARIES: &[&str] = &[
     "https://canary.s3.amazonaws.com/k?X-Amz-Date=20260101T000000Z&X-Amz-Signature=ca0ca1ca2ca3ca4ca5ca6ca7ca8ca9cab0cab1cab2cab3cab4cab5cab6cab7ca",
     "the api key ca0ca1ca2ca3ca4ca5ca6ca7ca8ca9cab and more",
     "SEED_PHRASE=abandon canarycanary ability able",
+    "curl 'https://api.example.org/v1/users?email=canary.mail%40example.org'",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after

@@ -22,6 +22,7 @@ pub struct Block {
     /// `/` or `\`.
     pub separator: u64,
     pub slash: u64,
+    /// `@`, or `%` (in a URL, an address's `@` is written `%40`).
     pub at: u64,
     /// Where a path's group can start, or one byte after (a drive's `:`): `/`, `~`, `\`, `:`.
     pub path: u64,
@@ -235,7 +236,7 @@ fn classify_bytes(bytes: &[u8; 64]) -> Bytes {
         set(&mut c.blank, matches!(x, b' ' | b'\n' | b'\t'));
         set(&mut c.slash, x == b'/');
         set(&mut c.backslash, x == b'\\');
-        set(&mut c.at, x == b'@');
+        set(&mut c.at, x == b'@' || x == b'%');
         set(&mut c.path, matches!(x, b'/' | b'~' | b'\\' | b':'));
         set(&mut c.sign, matches!(x, b'=' | b':'));
         set(&mut c.dash, x == b'-');
@@ -322,7 +323,7 @@ mod x86 {
             blank: eq512(v, b' ') | eq512(v, b'\t') | eq512(v, b'\n'),
             slash,
             backslash,
-            at: eq512(v, b'@'),
+            at: eq512(v, b'@') | eq512(v, b'%'),
             path: slash | eq512(v, b'~') | backslash | colon,
             sign: equals | colon,
             dash,
@@ -376,7 +377,7 @@ mod x86 {
             blank: bits(blank(lo), blank(hi)),
             slash: bits(eq(lo, b'/'), eq(hi, b'/')),
             backslash: bits(eq(lo, b'\\'), eq(hi, b'\\')),
-            at: bits(eq(lo, b'@'), eq(hi, b'@')),
+            at: bits(either(lo, b'@', b'%'), either(hi, b'@', b'%')),
             path: bits(path(lo), path(hi)),
             sign: bits(either(lo, b'=', b':'), either(hi, b'=', b':')),
             dash: bits(eq(lo, b'-'), eq(hi, b'-')),
@@ -556,7 +557,7 @@ mod tests {
             assert_eq!(bits(|b| b.blank), want(&|i| is(i, b" \n\t")));
             assert_eq!(bits(|b| b.separator), want(&|i| is(i, b"/\\")));
             assert_eq!(bits(|b| b.slash), want(&|i| is(i, b"/")));
-            assert_eq!(bits(|b| b.at), want(&|i| is(i, b"@")));
+            assert_eq!(bits(|b| b.at), want(&|i| is(i, b"@%")));
             assert_eq!(bits(|b| b.path), want(&|i| is(i, b"/~\\:")));
             let drive = |i: usize| i > 0 && text[i] == b'\\' && is(i - 1, b"/~\\:");
             assert_eq!(bits(|b| b.drive), want(&drive));

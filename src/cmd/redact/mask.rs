@@ -314,8 +314,8 @@ enum Prefilter {
     Sites,
 }
 
-/// The e-mail pattern's anchor: its `@`.
-const EMAIL: Anchors = Anchors::Exact(&["@"]);
+/// The e-mail pattern's anchors: its `@`, or `%40` (in a URL).
+const EMAIL: Anchors = Anchors::Exact(&["@", "%40"]);
 
 /// The path pattern's anchors: every path it finds holds a `/` or a `\` (`~/`, `/`, a drive
 /// with `\` or `/`, a UNC start).
@@ -489,8 +489,11 @@ impl Compiled {
 
     fn email(&self) -> &Regex {
         self.email.get_or_init(|| {
-            Regex::new(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}")
-                .expect("e-mail pattern")
+            // The `@` may be percent-encoded, in a URL's query (`?email=ana%40example.com`).
+            Regex::new(
+                r"[A-Za-z0-9._%+\-]+(?:@|%40)[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}",
+            )
+            .expect("e-mail pattern")
         })
     }
 
@@ -1361,10 +1364,10 @@ enum Patterns {
 }
 
 /// The bytes of which a short name needs one to hold anything [`Masker::name_spans`] finds:
-/// `/ \ @ : =` and the space.
+/// `/ \ @ % : =` and the space.
 const NAME_SIGN: [bool; 256] = {
     let mut t = [false; 256];
-    let signs = b"/\\@:= ";
+    let signs = b"/\\@%:= ";
     let mut i = 0;
     while i < signs.len() {
         t[signs[i] as usize] = true;
@@ -1460,11 +1463,12 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
         find::paths_not_seen(text, |start, end| out.push(path_not_seen(start, end)));
     }
     let emails = email.then(|| c.email().find_iter(text));
-    out.extend(emails.into_iter().flatten().map(|m| Span {
-        start: m.start(),
-        end: m.end(),
-        mask: Mask::Email,
-    }));
+    out.extend(
+        emails
+            .into_iter()
+            .flatten()
+            .filter_map(|m| email_span(text, m.start(), m.end())),
+    );
     let tokens = token.then(|| c.token().find_iter(text));
     let tokens = tokens.into_iter().flatten();
     out.extend(tokens.filter_map(|m| token_span(text, m.start(), m.end())));
@@ -1591,17 +1595,28 @@ fn sites_spans(text: &str) -> Vec<Span> {
         &classes,
         |b| b.at,
         find::may_hold_at,
-        |start, end| {
-            out.push(Span {
-                start,
-                end,
-                mask: Mask::Email,
-            })
-        },
+        |start, end| out.extend(email_span(text, start, end)),
     );
     let tokens = find::token_runs(text.as_bytes(), &classes);
     out.extend(tokens.filter_map(|(start, end)| token_span(text, start, end)));
     out
+}
+
+/// An e-mail pattern's match, unless its domain names a high-density image's file
+/// (`icon@2x.png`: digits and `x` before the first `.`).
+fn email_span(text: &str, start: usize, end: usize) -> Option<Span> {
+    let b = &text.as_bytes()[start..end];
+    let domain = match memchr::memchr(b'@', b) {
+        Some(at) => &b[at + 1..],
+        None => &b[memmem::find(b, b"%40")? + 3..],
+    };
+    let digits = domain.iter().take_while(|c| c.is_ascii_digit()).count();
+    let image = digits > 0 && domain[digits..].starts_with(b"x.");
+    (!image).then_some(Span {
+        start,
+        end,
+        mask: Mask::Email,
+    })
 }
 
 /// A password hash's salt and hash ([`find::password_hashes`]).
@@ -1696,6 +1711,7 @@ mod tests {
             "AKIA0123456789ABCDEF",
             "eyJabcdefgh.eyJabcdefgh.abcdefgh",
             "a@b.co",
+            "a%40b.co",
             "/a/b",
             "~/a",
             "C:\\a\\b",
@@ -1706,7 +1722,7 @@ mod tests {
         let pieces = [
             "xox", "b-", "sk-", "ant-", "AKIA", "ASIA", "ghp_", "gh", "s_", "github_pat_",
             "glpat-", "gldt-", "AIza", "eyJ", "rk_live_", "pk_test_", "0", "7", "a", "Z", "-",
-            "_", ".", "/", "~", "@", ":", "=", " ", "\t", "token", "bearer", "pwd", "aws",
+            "_", ".", "/", "~", "@", "%40", ":", "=", " ", "\t", "token", "bearer", "pwd", "aws",
             "key", "secret", "https://", "-----BEGIN ", "PRIVATE KEY-----", "\u{a0}", "é",
         ];
         let mut rng = Rng::new(17);
@@ -1859,6 +1875,16 @@ mod tests {
                 "https://[secret:url-password]@db.example.org/x",
             ),
             ("mail ana@example.com now", "mail [email] now"),
+            // In a URL, its `@` percent-encoded.
+            (
+                "curl 'https://x.io/users?email=ana.b%2Bx%40example.co.uk&page=2' and 100%40 50%",
+                "curl 'https://x.io/users?email=[email]&page=2' and 100%40 50%",
+            ),
+            // A high-density image's name (`@2x`), not an address; in a URL too.
+            (
+                "icon@2x.png logo@3x.webp ?url=%2Fimg%2Flogo%402x.png&w=32 ana@2xcompany.com",
+                "icon@2x.png logo@3x.webp ?url=%2Fimg%2Flogo%402x.png&w=32 [email]",
+            ),
             ("cat /home/ana/.ssh/id_rsa", "cat /home/user1/dir1/dir2"),
             ("password=correct-horse-9", "password=[secret:password]"),
             (
@@ -2059,6 +2085,8 @@ mod tests {
     /// space of every kind (Unicode's included), and the characters `(?i)` folds.
     const SITE_PIECES: &[&str] = &[
         "AKIAIOSFODNN7EXAMPLE",
+        "%40",
+        "ana%40x.io",
         "ASIA",
         "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
         "github_pat_",
