@@ -1300,7 +1300,7 @@ fn keyed_at_arrow(b: &[u8], sign: usize) -> Option<(usize, usize)> {
 /// `#`) is base64 percent-encoded, or hexadecimal, which no entropy test sees as random.
 fn url_signature(b: &[u8], sign: usize) -> Option<(usize, usize)> {
     let name = match b[..sign] {
-        [.., c, b's', b'i', b'g'] => (c == b'?' || c == b'&').then_some(sign - 3)?,
+        [.., b's', b'i', b'g'] => sign - 3,
         [.., b'S', b'i', b'g', b'n', b'a', b't', b'u', b'r', b'e'] => {
             // `X-` and a vendor's name before it, or nothing.
             let mut start = sign - 9;
@@ -1765,8 +1765,7 @@ fn token_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
 /// them, when it reads as a key ([`reads_as_a_key`]; without the sentence's `.,;:!?)` after
 /// it): prose names keys far more often than it gives one.
 pub(super) fn key_and_value(b: &[u8], blank: usize) -> Option<(usize, usize)> {
-    let ends =
-        |w: &[u8]| b[..blank].len() >= w.len() && b[blank - w.len()..blank].eq_ignore_ascii_case(w);
+    let ends = |w: &[u8]| blank >= w.len() && b[blank - w.len()..blank].eq_ignore_ascii_case(w);
     if b[blank] != b' ' || !(ends(b"key") || ends(b"secret")) {
         return None;
     }
