@@ -109,21 +109,19 @@ fn files0(list: &std::ffi::OsStr) -> Vec<crate::input::Source> {
     }
     let mut sources = Vec::new();
     for (i, name) in names.split(|&c| c == 0).enumerate() {
-        let problem = match name {
-            b"" => "an empty file name",
-            b"-" if from_stdin => "`-` (stdin) named in a list read from stdin",
-            b"-" => {
-                sources.push(Source::Stdin);
-                continue;
-            }
-            _ => {
-                let path = OsString::from_vec(name.to_vec());
-                sources.push(Source::Path(path.into()));
-                continue;
-            }
+        let source = match name {
+            b"" => Err("an empty file name"),
+            b"-" if from_stdin => Err("`-` (stdin) named in a list read from stdin"),
+            b"-" => Ok(Source::Stdin),
+            _ => Ok(Source::Path(OsString::from_vec(name.to_vec()).into())),
         };
-        let at = i + 1;
-        crate::diag::report_global(tool_name(), format!("{shown}:{at}: {problem}"));
+        match source {
+            Ok(source) => sources.push(source),
+            Err(problem) => {
+                let at = i + 1;
+                crate::diag::report_global(tool_name(), format!("{shown}:{at}: {problem}"));
+            }
+        }
     }
     sources
 }
