@@ -45,9 +45,9 @@ pub struct Block {
     /// A blank after a capital letter (`A` to `Z`): where a name written in capitals may end
     /// before its value ([`super::commands::after_capitals`]).
     pub capital_blank: u64,
-    /// A blank after `by`, after `key`, after `et`, or after a `t` four bytes after an `a`
-    /// (any case): where SQL's `IDENTIFIED BY` may end before a password
-    /// ([`super::commands::identified_by`]), `key` and `secret` before a key
+    /// A blank after `by`, after `key`, after `ase`, after `et`, or after a `t` four bytes
+    /// after an `a` (any case): where SQL's `IDENTIFIED BY` may end before a password
+    /// ([`super::commands::identified_by`]), `key`, `secret` and `passphrase` before a key
     /// ([`super::find::key_and_value`]), and `net` and `vault` before the word of a command
     /// that gives one ([`super::commands::after_net_or_vault`]). One class for all: each class a
     /// finder goes through costs a look at every block.
@@ -197,6 +197,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
     let by = after(|b| b.y, 1) & after(|b| b.b, 2);
     let net_vault = after(|b| b.t, 1) & (after(|b| b.e, 2) | after(|b| b.a, 4));
     let key = after(|b| b.y, 1) & after(|b| b.e, 2) & after(|b| b.k, 3);
+    let phrase = after(|b| b.e, 1) & after(|b| b.s, 2) & after(|b| b.a, 3);
     // Runs of tokens: the bytes that end 2, 4, 8, 16 and then 24 of them in a row.
     let [two, four, eight] = before.token_2_4_8;
     let r2 = now.token & up(now.token, before.token, 1);
@@ -219,7 +220,7 @@ fn join(before: &mut Bytes, now: Bytes) -> Block {
         aws,
         ssw,
         capital_blank: now.blank & up(now.capital, before_capital, 1),
-        word_blank: now.blank & (by | net_vault | key),
+        word_blank: now.blank & (by | net_vault | key | phrase),
         token: now.token,
         long,
         fold: now.fold,
@@ -543,7 +544,8 @@ mod tests {
         let mut text: Vec<u8> = blocks(40).concat();
         // The words the classes of several letters look for, which random bytes seldom
         // spell, across a block's edge too.
-        let words = b" Bearer token aws passWord by  Key KEY\tkey\n secret net\tvault monkey\tbY";
+        let words =
+            b" Bearer token aws passWord by  Key KEY\tkey\n secret net\tvault monkey\tbY PASSPHRASE case\n";
         text.splice(2500..2500, words.iter().copied());
         let lower = |i: usize| text[i] | 0x20;
         let word = |i: usize, w: &[u8]| {
@@ -575,7 +577,8 @@ mod tests {
                 let by = at(1, b'y') && at(2, b'b');
                 let net_vault = at(1, b't') && (at(2, b'e') || at(4, b'a'));
                 let key = at(1, b'y') && at(2, b'e') && at(3, b'k');
-                is(i, b" \n\t") && (by || net_vault || key)
+                let phrase = at(1, b'e') && at(2, b's') && at(3, b'a');
+                is(i, b" \n\t") && (by || net_vault || key || phrase)
             };
             assert_eq!(bits(|b| b.word_blank), want(&word_blank));
             assert_eq!(bits(|b| b.fold), want(&|i| is(i, &[0xaa, 0xbf])));

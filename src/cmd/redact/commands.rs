@@ -52,8 +52,8 @@ pub const COMMAND_WORDS: [&str; 10] = [
 ///   that names a credential: the value a command gives it by words, or the here-string a
 ///   command that stores a secret reads ([`after_capitals`]).
 /// - At each of `word_blanks`: after `by` (any case), SQL's password for a user after
-///   `IDENTIFIED BY` ([`identified_by`]); after `key` and `secret`, a key one space after
-///   its name ([`find::key_and_value`]); after `et`, or a `t` four bytes after an `a` (any
+///   `IDENTIFIED BY` ([`identified_by`]); after `key`, `secret` and `phrase`, a key or a
+///   passphrase one space after its name ([`find::key_and_value`]); after `et`, or a `t` four bytes after an `a` (any
 ///   case), what `net user`, `net use`, `vault login` and `ansible-vault encrypt_string` give
 ///   ([`after_net_or_vault`]). Their words among the detectors' anchors cost `--keep-text`
 ///   4.2 % more instructions (the anchors' search, Teddy, meets more candidates with every

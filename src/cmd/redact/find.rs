@@ -1759,19 +1759,33 @@ fn token_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
     (reads_as_a_password(&b[v..ve]) && named()).then_some((v, ve))
 }
 
-/// The value one space after a name of a key or a secret that ends at `blank` (`api key V`,
-/// `private key 0x…`, `secret V`, `client_secret V`: a name that ends with `key` and names a
-/// credential with the word before it, or one that ends with `secret`), with no sign between
-/// them, when it reads as a key ([`reads_as_a_key`]; without the sentence's `.,;:!?)` after
-/// it): prose names keys far more often than it gives one.
+/// The value one space after a name of a key, a secret or a passphrase that ends at `blank`
+/// (`api key V`, `private key 0x…`, `secret V`, `client_secret V`, `api key "V"`, `OTP secret
+/// JBSW…`: a name that ends with `key` and names a credential with the word before it, or one
+/// that ends with `secret`; `passphrase V`, `seed phrase "V"`), with no sign between them.
+/// A key's value when it reads as a key ([`reads_as_a_key`]), a passphrase's when it is
+/// quoted or reads as a password ([`reads_as_a_password`]); quoted, or a word without the
+/// sentence's `.,;:!?)` after it: prose names keys far more often than it gives one.
 pub(super) fn key_and_value(b: &[u8], blank: usize) -> Option<(usize, usize)> {
     let ends = |w: &[u8]| blank >= w.len() && b[blank - w.len()..blank].eq_ignore_ascii_case(w);
-    if b[blank] != b' ' || !(ends(b"key") || ends(b"secret")) {
+    let phrase = ends(b"phrase");
+    if b[blank] != b' ' || !(phrase || ends(b"key") || ends(b"secret")) {
         return None;
     }
-    let v = blank + 1;
-    let ve = before_sentence_end(b, v, unquoted_end(b, v));
-    if !reads_as_a_key(&b[v..ve]) {
+    let quoted = quoted_password(b, blank + 1);
+    let (v, ve) = match quoted {
+        Some((vs, ve, _)) => (vs, ve),
+        None => (
+            blank + 1,
+            before_sentence_end(b, blank + 1, unquoted_end(b, blank + 1)),
+        ),
+    };
+    let value = &b[v..ve];
+    let reads = match phrase {
+        true => quoted.is_some() || reads_as_a_password(value),
+        false => reads_as_a_key(value),
+    };
+    if !reads {
         return None;
     }
     let start = name_start(b, blank);
@@ -1779,8 +1793,10 @@ pub(super) fn key_and_value(b: &[u8], blank: usize) -> Option<(usize, usize)> {
 }
 
 /// Whether a word reads as a key rather than a word: 32 hexadecimal digits or more (with
-/// `0x` before them or not: an API key, a wallet's private key), or 16 characters or more of
-/// letters, digits and `+/=_-` with a capital, a lower-case letter and a digit.
+/// `0x` before them or not: an API key, a wallet's private key); 16 characters or more of
+/// letters, digits and `+/=_-` with a capital, a lower-case letter and a digit; or a
+/// one-time password's secret in base32 (capitals and `2`-`7`, a digit among them, 16, 24,
+/// 32… characters).
 fn reads_as_a_key(v: &[u8]) -> bool {
     let digits = v.strip_prefix(b"0x").unwrap_or(v);
     let hex = digits.len() >= 32 && digits.iter().all(u8::is_ascii_hexdigit);
@@ -1790,7 +1806,12 @@ fn reads_as_a_key(v: &[u8]) -> bool {
         && v.iter().any(u8::is_ascii_uppercase)
         && v.iter().any(u8::is_ascii_lowercase)
         && v.iter().any(u8::is_ascii_digit);
-    hex || mixed
+    let base32 = v.len() >= 16
+        && v.len().is_multiple_of(8)
+        && v.iter()
+            .all(|c| c.is_ascii_uppercase() || (b'2'..=b'7').contains(c))
+        && v.iter().any(u8::is_ascii_digit);
+    hex || mixed || base32
 }
 
 /// The value one space after a name that ends with `password` at `at` (`password

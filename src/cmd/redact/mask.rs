@@ -1434,6 +1434,7 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
         let word_blanks = blanks().filter(|&i| {
             let at = |back: usize, c: u8| i >= back && b[i - back] | 0x20 == c;
             at(1, b'y') && (at(2, b'b') || at(2, b'e') && at(3, b'k'))
+                || at(1, b'e') && at(2, b's') && at(3, b'a')
                 || at(1, b't') && (at(2, b'e') || at(4, b'a'))
         });
         commands::keyed_in_commands_spans(text, holds, capital_blanks, word_blanks, push);
@@ -2290,6 +2291,10 @@ mod tests {
         "*:",
         "set -gx ",
         "API key: ",
+        "my passphrase ",
+        "Pp9Phrase7w",
+        "OTP secret ",
+        "JBSWY3DPEHPK3PXP",
         "\", \"",
         "(\"API_KEY",
         "PGPASS=",
@@ -3156,6 +3161,22 @@ mod tests {
                 "client_secret [secret:keyed], then",
             ),
             ("API Key AbCdEf0123456789".into(), "API Key [secret:keyed]"),
+            (
+                format!("my api key \"{hex}\" and the secret 'Zk4f2a9c1e7b3d5f8a0c2e4b6dQ'"),
+                "my api key \"[secret:keyed]\" and the secret '[secret:keyed]'",
+            ),
+            (
+                "OTP secret JBSWY3DPEHPK3PXP, 2FA secret key JBSWY3DPEHPK3PXTJBSWY3DP".into(),
+                "OTP secret [secret:keyed], 2FA secret key [secret:keyed]",
+            ),
+            (
+                "my passphrase Pp9Phrase7w; the Passphrase \"correct horse battery\"".into(),
+                "my passphrase [secret:keyed]; the Passphrase \"[secret:keyed]\"",
+            ),
+            (
+                "my seed phrase 'abandon ability able about'".into(),
+                "my seed phrase '[secret:keyed]'",
+            ),
         ] {
             assert_eq!(mask(&Masker::default(), &text), want);
         }
@@ -3166,6 +3187,11 @@ mod tests {
             "monkey 9f86d081884c7d659a2feaa0c55ad015 and the key 9f86d081884c7d659a2feaa0c55ad015",
             "api key\t9f86d081884c7d659a2feaa0c55ad015 and api key 9f86d081884c7d659a2feaa0c55ad01",
             "api key ${API_KEY} and api key \"$KEY\"",
+            "the api key \"from the vault\" and the secret 'handshake' or \"9f86d081\"",
+            // Not base32 of a whole number of bytes, no digit, prose after a passphrase.
+            "the secret JBSWY3DPEHPK3PXPA and the secret CONFIGURATIONSXYZ",
+            "the passphrase prompt, a passphrase $PASSPHRASE and the phrase \"hello world\"",
+            "in that case \"Zk4f2a9c1e7b3d5f8a0c2e4b6dQ\", a database Pp9Phrase7w",
         ] {
             assert_eq!(mask(&Masker::default(), text), text);
         }
