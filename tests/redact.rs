@@ -1782,6 +1782,7 @@ fn keep_text_masks_a_home_users_name_wherever_it_occurs() {
             "ssh://zoltan:s3cretPass1@host/x postgres://user:pa55word@db/x git+https://zoltan:t0kenValue9@gh.com/r",
             "cd /home/node/app && cd /home/runner/work && cd /home/jo/x",
             "node index.js, the runner and jo stay",
+            "vscode://file/home/zoltan/x.rs:3 and ?path=%2Fhome%2Fzoltan%2Fy or C%3A%5CZoltan%5C",
         ],
     );
     let o = keep_text(session);
@@ -1819,8 +1820,13 @@ fn keep_text_masks_a_home_users_name_wherever_it_occurs() {
         "node index.js, the runner and jo stay",
         "no person's names, and short ones, are no words to mask"
     );
+    assert_eq!(
+        text(7),
+        "vscode://file/home/user1/x.rs:3 and ?path=%2Fhome%2Fuser1%2Fy or C%3A%5Cuser1%5C",
+        "a name after a percent-encoded separator is a word too"
+    );
     assert!(
-        o.stderr.contains(", user 5"),
+        o.stderr.contains(", user 8"),
         "each word counted as user: {}",
         o.stderr
     );

@@ -1207,8 +1207,9 @@ fn path_not_seen(start: usize, end: usize) -> Span {
 }
 
 /// The user names of `users` ([`Pseudonyms::user_words`]) found as words in `text` (in any
-/// ASCII case, no letter, digit or `_` on either side), each added to `spans` (in order,
-/// none overlapping) where no span is: after every other finder, so a path, an address or a
+/// ASCII case, no letter, digit or `_` on either side, but for the `F` or `C` of a separator
+/// percent-encoded before it: `%2Fhome%2Fana%2F`), each added to `spans` (in order, none
+/// overlapping) where no span is: after every other finder, so a path, an address or a
 /// token that holds the name is masked whole. `sites`: where each name occurs, by name then
 /// start ([`Pseudonyms::user_word_sites`]).
 fn add_user_words(
@@ -1218,11 +1219,17 @@ fn add_user_words(
     spans: &mut Vec<Span>,
 ) {
     let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let encoded_separator = |before: &[u8]| {
+        before.len() >= 3
+            && (before[before.len() - 3..].eq_ignore_ascii_case(b"%2f")
+                || before[before.len() - 3..].eq_ignore_ascii_case(b"%5c"))
+    };
     for &(k, start) in sites {
         let end = start + users[k].0.len();
         let whole = text.is_char_boundary(start)
             && text.is_char_boundary(end)
-            && !word_char(text[..start].chars().next_back())
+            && (!word_char(text[..start].chars().next_back())
+                || encoded_separator(&text.as_bytes()[..start]))
             && !word_char(text[end..].chars().next());
         let at = spans.partition_point(|s| s.start < end);
         if whole && (at == 0 || spans[at - 1].end <= start) {
