@@ -1363,6 +1363,7 @@ const CANARIES: &[&str] = &[
     "SEED_PHRASE=abandon canarycanary ability able",
     "curl 'https://api.example.org/v1/users?email=canary.mail%40example.org'",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
+    "sk.eyJ1IjoiY2FuYXJ5IiwiYSI6ImNrMCJ9.CanaryMapboxSecret01",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
     // Last: a key block with no end is masked to the end of its text, so every canary after
     // it would be masked with it.
@@ -1370,7 +1371,8 @@ const CANARIES: &[&str] = &[
 ];
 
 /// The part of a canary that must not survive: the password of a URL, the value of an
-/// assignment, the user name of a home path; the whole canary otherwise.
+/// assignment, the user name of a home path, a signed token's signature; the whole canary
+/// otherwise.
 fn must_not_survive(c: &str) -> Vec<&str> {
     if let Some(p) = c.find("Passw0rd") {
         return vec![&c[p - 6..p + 9]];
@@ -1383,6 +1385,10 @@ fn must_not_survive(c: &str) -> Vec<&str> {
     }
     if c.contains("BEGIN") {
         return c.lines().filter(|l| l.contains("canary")).collect();
+    }
+    if c.contains(".eyJ") {
+        // A signed token (a JWT, Mapbox's): its signature, the part that grants.
+        return c.rsplit('.').take(1).collect();
     }
     let value = c
         .rsplit([' ', '=', '"'])

@@ -275,6 +275,12 @@ const DETECTORS: &[Detector] = &[
         sites: None,
     },
     Detector {
+        kind: "mapbox-token",
+        pattern: r"\b[pst]k\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{16,}",
+        anchors: &[Anchors::Exact(&["eyJ"])],
+        sites: None,
+    },
+    Detector {
         kind: "bearer-token",
         pattern: r"(?i)\b(?:bearer|token)\s+(?P<s>[A-Za-z0-9._~+/=\-]{16,})",
         anchors: &[Anchors::AnyCase(&["bearer", "token"]), Anchors::Space],
@@ -2044,6 +2050,8 @@ mod tests {
             "NRII-",
             "YSJYgOuwgz7z54.atlasv1.l2dVAMH2vWD6qeSPt5Pv74GDqQ7EyIMfkRrXnUbNgHwQyPzTsLcVdAeKmJhGfDsA",
             ".atlasv1.",
+            "sk.eyJ1IjoiYW5hIiwiYSI6ImNrbTB4eTEyMzQ1Njc4OSJ9.Zb4dE6fG8hI0jK2lM4nO6p",
+            "pk.eyJ",
             "4f9a2c8e1b7d3f6a0c5e9b2d8f1a4c7e",
         ];
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -2130,6 +2138,7 @@ mod tests {
         "NRAK-EHMI5SKOEWQKUR3JQ64NQ6PUXCM",
         "NRII-x3pq_7Rk2mZ0aB4cD6eF8gH1iJ3kL5mN",
         "YSJYgOuwgz7z54.atlasv1.l2dVAMH2vWD6qeSPt5Pv74GDqQ7EyIMfkRrXnUbNgHwQyPzTsLcVdAeKmJhGfDsA",
+        "sk.eyJ1IjoiYW5hIiwiYSI6ImNrbTB4eTEyMzQ1Njc4OSJ9.Zb4dE6fG8hI0jK2lM4nO6p",
         "://",
         "-----BEGIN RSA PRIVATE KEY-----\nMIIE\nabc\n",
         "-----END RSA PRIVATE KEY-----",
@@ -3056,6 +3065,7 @@ mod tests {
                 "YSJYgOuwgz7z54.atlasv1.l2dVAMH2vWD6qeSPt5Pv74GDqQ7EyIMfkRrXnUbNgHwQyPzTsLcVdAeKmJhGfDsA",
                 "terraform-token",
             ),
+            ("sk.eyJ1IjoiYW5hIiwiYSI6ImNrbTB4eTEyMzQ1Njc4OSJ9.Zb4dE6fG8hI0jK2lM4nO6p", "mapbox-token"),
         ];
         for (token, kind) in found {
             let text = format!("use {token} now");
