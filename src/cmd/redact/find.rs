@@ -1659,9 +1659,11 @@ fn is_option(w: &[u8]) -> bool {
 }
 
 /// The value a credential's name gives in prose at `is`, where ` is ` or ` was ` starts
-/// (`the password is hunter2x9`, `my API key was "x y"`): the name is the word before it
-/// (`password`, `token`), or the two before it when the last is `key` (`API key`), and names
-/// a credential ([`names_in_text`]); the value is a quoted one, or the next word (to white
+/// (`the password is hunter2x9`, `my API key was "x y"`, `the password for the staging DB
+/// is V`): the name is the word before it (`password`, `token`), or the two before it when
+/// the last is `key` (`API key`), and names a credential ([`names_in_text`]), or the
+/// credential is named before `for`, `to`, `of` or `on` a few words before
+/// ([`named_before_preposition`]); the value is a quoted one, or the next word (to white
 /// space or a quote, without the sentence's `.,;:!?)` after it) when it reads as a secret: 6
 /// characters or more, and a digit or one of `!@#$%^&*+=~?` in it, so that `is stored in the
 /// keychain` or `was rotated` stay. References, code and masks already written are kept.
@@ -1670,7 +1672,7 @@ pub fn keyed_in_prose(text: &str, is: usize) -> Option<(usize, usize)> {
     let verb = if b[is..].starts_with(b" is ") { 4 } else { 5 };
     let end = is;
     let start = name_start(b, end);
-    if !names_in_text(b, start, end) {
+    if start == end || !(names_in_text(b, start, end) || named_before_preposition(b, start)) {
         return None;
     }
     let v = is + verb;
@@ -1693,6 +1695,36 @@ pub fn keyed_in_prose(text: &str, is: usize) -> Option<(usize, usize)> {
             .iter()
             .any(|c| c.is_ascii_digit() || b"!@#$%^&*+=~?".contains(c));
     (secret && !is_code(value) && !is_reference(value)).then_some((v, ve))
+}
+
+/// Whether a credential is named before `for`, `to`, `of` or `on` at most four words (each
+/// after one space, no sign between) before the word that starts at `at`: `the password for
+/// the staging DB`, `the API key to prod`, `the token of the bot`.
+fn named_before_preposition(b: &[u8], mut at: usize) -> bool {
+    for _ in 0..4 {
+        if at < 2 || b[at - 1] != b' ' {
+            return false;
+        }
+        let end = at - 1;
+        let start = name_start(b, end);
+        if start == end {
+            return false;
+        }
+        let word = &b[start..end];
+        if [&b"for"[..], b"to", b"of", b"on"]
+            .iter()
+            .any(|p| word.eq_ignore_ascii_case(p))
+        {
+            let named = start >= 2 && b[start - 1] == b' ';
+            return named && {
+                let ne = start - 1;
+                let ns = name_start(b, ne);
+                ns < ne && names_in_text(b, ns, ne)
+            };
+        }
+        at = start;
+    }
+    false
 }
 
 /// The end of the word `b[v..ve]` without the `.,;:!?)` of a sentence after it.
@@ -1815,7 +1847,8 @@ fn reads_as_a_key(v: &[u8]) -> bool {
 }
 
 /// The value one space after a name that ends with `password` at `at` (`password
-/// hunter2x9`, `admin password 'V'`, `DB_PASSWORD V`), with no sign between them: a
+/// hunter2x9`, `admin password 'V'`, `DB_PASSWORD V`, and after `to`: `set my password to
+/// hunter2x9`), with no sign between them: a
 /// quoted value, or a word (without the sentence's `.,;:!?)` after it) of 8 characters or
 /// more, letters, digits and `!@#$%^&*+=~?_-`, with a letter and a digit in it (`password
 /// reset`, `password manager`, `password hash` stay).
@@ -1830,7 +1863,9 @@ fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
     if !names_a_credential_in_text(&b[name_start(b, at)..end]) {
         return None;
     }
-    let v = end + 1;
+    // `set my password to V`: the value after `to` as after the name.
+    let to = b[end + 1..].starts_with(b"to ");
+    let v = end + 1 + if to { 3 } else { 0 };
     if quote_at(b, v).is_some() {
         return quoted_password(b, v).map(|(vs, ve, _)| (vs, ve));
     }

@@ -2524,6 +2524,14 @@ mod tests {
                 "the password is hunter2x9.",
                 "the password is [secret:keyed].",
             ),
+            (
+                "I set my password to Zx9kLm2Q7 yesterday; WPA key: Zx9kLm2QC",
+                "I set my password to [secret:keyed] yesterday; WPA key: [secret:keyed]",
+            ),
+            (
+                "The password for the staging DB is Hunter2Staging! and the API key to prod was 'q z'",
+                "The password for the staging DB is [secret:keyed]! and the API key to prod was '[secret:keyed]'",
+            ),
             ("SECRET_KEY = 'quokka'", "SECRET_KEY = '[secret:keyed]'"),
             (
                 r#"{\"token\":\"quokkatok\"}"#,
@@ -2888,6 +2896,10 @@ mod tests {
             "token = self.token",
             "connect(user=user, password=password, token=self.token)",
             "Password: must be at least eight characters",
+            // A credential named too far back, behind a sign, or no value's shape.
+            "the password for the one big old DB is x9y8z7w6, the token for, it is 8ab3c9d1",
+            "the token for this request is stored; a set of tokens on disk is 4096-bytes",
+            "change the password to something longer; the password to the router is in the drawer",
             // Issue 17, item 3: a passphrase ends its line; this one does not.
             "passphrase: battery staple, then more",
             "the phrase: hello world; mnemonic = opcodes[i]; const mnemonic = bip39.generateMnemonic()",

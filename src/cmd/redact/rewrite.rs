@@ -211,6 +211,10 @@ pub(super) fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bo
                 // Azure's storage `AccountKey`; New Relic's `license_key`.
                 "account",
                 "license",
+                // A wireless network's key.
+                "wpa",
+                "wep",
+                "wifi",
             ],
         );
     let phrase = is(last, &["phrase"]) && is(second, &["seed", "recovery"]);
@@ -1943,6 +1947,8 @@ mod tests {
             "walletMnemonic",
             "SEED_PHRASE",
             "recoveryPhrase",
+            "wifi_key",
+            "WPA_KEY",
         ] {
             assert!(names_a_credential(key), "{key}");
         }
