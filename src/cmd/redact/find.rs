@@ -1670,12 +1670,15 @@ fn is_option(w: &[u8]) -> bool {
 pub fn keyed_in_prose(text: &str, is: usize) -> Option<(usize, usize)> {
     let b = text.as_bytes();
     let verb = if b[is..].starts_with(b" is ") { 4 } else { 5 };
-    let end = is;
-    let start = name_start(b, end);
-    if start == end || !(names_in_text(b, start, end) || named_before_preposition(b, start)) {
-        return None;
-    }
-    let v = is + verb;
+    // The value first: most words after `is` are prose, and the name is dearer to read.
+    let (vs, ve) = prose_value(b, is + verb)?;
+    let start = name_start(b, is);
+    let named = start < is && (names_in_text(b, start, is) || named_before_preposition(b, start));
+    named.then_some((vs, ve))
+}
+
+/// The value at `v` after ` is ` or ` was ` ([`keyed_in_prose`]), when it reads as a secret.
+fn prose_value(b: &[u8], v: usize) -> Option<(usize, usize)> {
     if let Some(q) = quote_at(b, v) {
         let (vs, ve) = quoted_value(b, v, q);
         let value = &b[vs..ve];
