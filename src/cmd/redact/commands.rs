@@ -1005,6 +1005,9 @@ const PROGRAM_OPTIONS: &[ProgramOption] = &[
 /// Programs whose `-u` and `--user` take `UID:GID`, not `USER:PASS`.
 const USER_GROUP_PROGRAMS: &[&str] = &["docker", "docker-compose", "podman", "nerdctl", "buildah"];
 
+/// HTTPie's commands (and xh's, which takes its options), whose `-a` is `USER:PASS`.
+const HTTPIE: &[&str] = &["http", "https", "xh", "xhs"];
+
 /// The value a command line's option at `dash` (a `-` after a blank, or the text's start)
 /// gives a credential, to mask whole:
 ///
@@ -1017,7 +1020,8 @@ const USER_GROUP_PROGRAMS: &[&str] = &["docker", "docker-compose", "podman", "ne
 /// - the value fish's `set -x NAME V` gives a variable named as a credential ([`fish_set`]);
 /// - curl's `-u USER:PASS` and `--user USER:PASS` (what follows the `:`; not a word with a
 ///   `/`, as in `git push -u https://…` or `-u origin HEAD:refs/x`, nor a container's
-///   `docker run -u 1000:1000`), Samba's `-U USER%PASS` (what follows the `%`);
+///   `docker run -u 1000:1000`), Samba's `-U USER%PASS` (what follows the `%`), HTTPie's
+///   `-a USER:PASS` and lftp's `-u USER,PASS`;
 /// - OpenSSL's `-pass pass:V`, `-passin pass:V`, `-passout pass:V` (what follows `pass:`);
 /// - PowerShell's `ConvertTo-SecureString 'V' -AsPlainText` ([`secure_string`]);
 /// - `htpasswd -b FILE USER PASS` (`-nb USER PASS`), by its place after the options;
@@ -1094,6 +1098,12 @@ pub fn keyed_at_option(text: &str, dash: usize) -> Option<(usize, usize)> {
     }
     if !apart {
         return None;
+    }
+    if short && (name == b"a" && command.names_any(HTTPIE) || name == b"u" && command.names("lftp"))
+    {
+        // HTTPie's `-a USER:PASS`, lftp's `-u USER,PASS`.
+        let sep = if name == b"a" { b':' } else { b',' };
+        return after_byte(b, value_at(b, v, value_end(v)), sep);
     }
     let long_user = name == b"user" && n0 == dash + 2;
     let curl = name == b"u" && short || long_user;

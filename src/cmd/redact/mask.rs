@@ -2555,6 +2555,10 @@ mod tests {
                 "curl -u ana:[secret:keyed] https://x",
             ),
             (
+                "http -a ana:quokka1 GET x; xh -a 'ana:quokka2' x; lftp -u ana,quokka3 sftp://h",
+                "http -a ana:[secret:keyed] GET x; xh -a 'ana:[secret:keyed]' x; lftp -u ana,[secret:keyed] sftp://h",
+            ),
+            (
                 "mysql -u root -pquokkapass db",
                 "mysql -u root -p[secret:keyed] db",
             ),
@@ -2933,6 +2937,7 @@ mod tests {
             "secret: true",
             "std::token::Token, https://auth:",
             "git push -u https://github.com/ana/x.git main; git push -u origin HEAD:refs/x",
+            "http -a ana GET x; tar -a -cf x.tar.gz y; ls -a a:b; lftp -u ana sftp://h",
             "pwd = `~${pwd.slice(home.length)}`; PWD=/srv",
             r#"headers: { cookie: req.headers.get("cookie") || "" }"#,
             r#""next-auth": "^5.0.0-beta.25", "better-auth": "1.2.3""#,
