@@ -985,7 +985,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         if let Some(value) = keyed_attribute(b, sign) {
             return value;
         }
-        if let Some(value) = url_signature(b, sign) {
+        if let Some(value) = query_secret(b, sign) {
             return Some(value);
         }
     }
@@ -1297,10 +1297,12 @@ fn keyed_at_arrow(b: &[u8], sign: usize) -> Option<(usize, usize)> {
 /// At the `=` of a signed URL's signature in its query (after `?` or `&`): Azure's `sig` (a
 /// shared access signature), CloudFront's `Signature`, Amazon's `X-Amz-Signature` and
 /// Google's `X-Goog-Signature`, whose value (16 characters or more, up to the next `&` or
-/// `#`) is base64 percent-encoded, or hexadecimal, which no entropy test sees as random.
-fn url_signature(b: &[u8], sign: usize) -> Option<(usize, usize)> {
+/// `#`) is base64 percent-encoded, or hexadecimal, which no entropy test sees as random; or
+/// an API's `key` there (`?key=V&cx=1`), when its value reads as a key ([`reads_as_a_key`]:
+/// not `?key=uploads/a.png`).
+fn query_secret(b: &[u8], sign: usize) -> Option<(usize, usize)> {
     let name = match b[..sign] {
-        [.., b's', b'i', b'g'] => sign - 3,
+        [.., b's', b'i', b'g'] | [.., b'k', b'e', b'y'] => sign - 3,
         [.., b'S', b'i', b'g', b'n', b'a', b't', b'u', b'r', b'e'] => {
             // `X-` and a vendor's name before it, or nothing.
             let mut start = sign - 9;
@@ -1321,7 +1323,11 @@ fn url_signature(b: &[u8], sign: usize) -> Option<(usize, usize)> {
     matches!(name.checked_sub(1).map(|i| b[i]), Some(b'?' | b'&')).then_some(())?;
     let end = unquoted_end(b, sign + 1);
     let end = memchr::memchr2(b'&', b'#', &b[sign + 1..end]).map_or(end, |i| sign + 1 + i);
-    (end - sign > 16).then_some((sign + 1, end))
+    let shaped = match b[sign - 1] {
+        b'y' => reads_as_a_key(&b[sign + 1..end]),
+        _ => end - sign > 16,
+    };
+    shaped.then_some((sign + 1, end))
 }
 
 /// At the `=` of a `value=` attribute (XML, HTML) after a `key="NAME"` or `name="NAME"` one

@@ -3157,6 +3157,10 @@ mod tests {
                 "https://d1.cloudfront.net/v.mp4?Expires=1767225600&Signature=Qk9~x2Lp-Zr7Tq1Wm4~Ys8Ua#t&Key-Pair-Id=K2",
                 "https://d1.cloudfront.net/v.mp4?Expires=1767225600&Signature=[secret:keyed]#t&Key-Pair-Id=K2".into(),
             ),
+            (
+                &format!("https://api.example.com/v1/s?key=Zq8vN3kP1xR7Lm3Q&cx=1 and ?q=a&key={hex}"),
+                "https://api.example.com/v1/s?key=[secret:keyed]&cx=1 and ?q=a&key=[secret:keyed]".into(),
+            ),
         ] {
             assert_eq!(mask(&Masker::default(), url), want);
         }
@@ -3169,6 +3173,9 @@ mod tests {
             "https://x.com/a?Y-Amz-Signature=Ab3d%2BGhIj%2FKlMnOp%3D",
             "https://x.com/a?X--Signature=Ab3d%2BGhIj%2FKlMnOp%3D",
             "https://x.com/a?signature=Ab3d%2BGhIj%2FKlMnOp%3D",
+            // A key no key's shape, or no query's.
+            "https://x.com/a?key=uploads/2026/report.pdf&key=ArrowDown monkey=Zq8vN3kP1xR7Lm3Q",
+            "https://x.com/a?hotkey=Zq8vN3kP1xR7Lm3Q key=Zq8vN3kP1xR7Lm3Q",
         ] {
             assert_eq!(mask(&Masker::default(), text), text);
         }

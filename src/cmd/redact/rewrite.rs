@@ -211,6 +211,8 @@ pub(super) fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bo
                 // Azure's storage `AccountKey`; New Relic's `license_key`.
                 "account",
                 "license",
+                // Azure API Management's `Ocp-Apim-Subscription-Key`.
+                "subscription",
                 // A wireless network's key.
                 "wpa",
                 "wep",
@@ -1949,6 +1951,7 @@ mod tests {
             "recoveryPhrase",
             "wifi_key",
             "WPA_KEY",
+            "Ocp-Apim-Subscription-Key",
         ] {
             assert!(names_a_credential(key), "{key}");
         }
