@@ -53,12 +53,12 @@ pub const COMMAND_WORDS: [&str; 10] = [
 ///   command that stores a secret reads ([`after_capitals`]).
 /// - At each of `word_blanks`: after `by` (any case), SQL's password for a user after
 ///   `IDENTIFIED BY` ([`identified_by`]); after `key`, `secret` and `phrase`, a key or a
-///   passphrase one space after its name ([`find::key_and_value`]); after `et`, or a `t` four bytes after an `a` (any
-///   case), what `net user`, `net use`, `vault login` and `ansible-vault encrypt_string` give
-///   ([`after_net_or_vault`]). Their words among the detectors' anchors cost `--keep-text`
-///   4.2 % more instructions (the anchors' search, Teddy, meets more candidates with every
-///   word), searches of their own (`memmem`) 6.3 %, this class 1 % (BENCHMARKS.md, round
-///   48).
+///   passphrase one space after its name ([`find::key_and_value`]); after `et`, or a `t`
+///   four bytes after an `a` (any case), what `net user`, `net use`, `vault login` and
+///   `ansible-vault encrypt_string` give ([`after_net_or_vault`]). Their words among the
+///   detectors' anchors cost `--keep-text` 4.2 % more instructions (the anchors' search,
+///   Teddy, meets more candidates with every word), searches of their own (`memmem`) 6.3 %,
+///   this class 1 % (BENCHMARKS.md, round 48).
 ///
 /// Not a value: a reference (`$PASS`), another option, a word of prose. `holds(word)`: whether
 /// the text holds one of [`COMMAND_WORDS`] (found with the detectors' anchors, in the same

@@ -1323,9 +1323,9 @@ fn query_secret(b: &[u8], sign: usize) -> Option<(usize, usize)> {
     matches!(name.checked_sub(1).map(|i| b[i]), Some(b'?' | b'&')).then_some(())?;
     let end = unquoted_end(b, sign + 1);
     let end = memchr::memchr2(b'&', b'#', &b[sign + 1..end]).map_or(end, |i| sign + 1 + i);
-    let shaped = match b[sign - 1] {
-        b'y' => reads_as_a_key(&b[sign + 1..end]),
-        _ => end - sign > 16,
+    let shaped = match b[..sign].ends_with(b"key") {
+        true => reads_as_a_key(&b[sign + 1..end]),
+        false => end - sign > 16,
     };
     shaped.then_some((sign + 1, end))
 }
