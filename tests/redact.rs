@@ -1366,6 +1366,7 @@ const CANARIES: &[&str] = &[
     "set my password to CanaryPassw0rdy today",
     "SEED_PHRASE=abandon canarycanary ability able",
     "curl 'https://api.example.org/v1/users?email=canary.mail%40example.org'",
+    "mail canaryjosé@example.org",
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "sk.eyJ1IjoiY2FuYXJ5IiwiYSI6ImNrMCJ9.CanaryMapboxSecret01",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",

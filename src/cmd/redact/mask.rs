@@ -496,8 +496,11 @@ impl Compiled {
     fn email(&self) -> &Regex {
         self.email.get_or_init(|| {
             // The `@` may be percent-encoded, in a URL's query (`?email=ana%40example.com`).
+            // Any character beyond ASCII in the local part and the domain (`josé@example.com`,
+            // `ana@bücher.de`), which [`email_span`] then narrows; the top-level domain in
+            // ASCII, so that text written without spaces after an address is not read into it.
             Regex::new(
-                r"[A-Za-z0-9._%+\-]+(?:@|%40)[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}",
+                r"[A-Za-z0-9._%+\-\x{80}-\x{10FFFF}]+(?:@|%40)[A-Za-z0-9\-\x{80}-\x{10FFFF}]+(?:\.[A-Za-z0-9\-\x{80}-\x{10FFFF}]+)*\.[A-Za-z]{2,}",
             )
             .expect("e-mail pattern")
         })
@@ -1616,21 +1619,57 @@ fn sites_spans(text: &str) -> Vec<Span> {
     out
 }
 
-/// An e-mail pattern's match, unless its domain names a high-density image's file
-/// (`icon@2x.png`: digits and `x` before the first `.`).
+/// An e-mail pattern's match narrowed to the characters an address holds as text holds one:
+/// its local part to [`in_local_part`]'s (text before it written without spaces,
+/// `发送到ana@x.com`, is no part of it), its domain to letters and digits of any script, `.`
+/// and `-` (`ana@x.com，见README.md`). None when no local part is left, no domain that ends
+/// with `.` and two ASCII letters or more, or when the domain names a high-density image's
+/// file (`icon@2x.png`: digits and `x` before the first `.`).
 fn email_span(text: &str, start: usize, end: usize) -> Option<Span> {
-    let b = &text.as_bytes()[start..end];
-    let domain = match memchr::memchr(b'@', b) {
-        Some(at) => &b[at + 1..],
-        None => &b[memmem::find(b, b"%40")? + 3..],
+    let s = &text[start..end];
+    let (at, sign) = match memchr::memchr(b'@', s.as_bytes()) {
+        Some(at) => (at, 1),
+        None => (memmem::find(s.as_bytes(), b"%40")?, 3),
     };
-    let digits = domain.iter().take_while(|c| c.is_ascii_digit()).count();
-    let image = digits > 0 && domain[digits..].starts_with(b"x.");
+    let (mut local, mut domain) = (0, &s[at + sign..]);
+    if !s.is_ascii() {
+        // An ASCII match is an address whole: the pattern's ASCII is what both parts hold.
+        local = s[..at]
+            .char_indices()
+            .rev()
+            .take_while(|&(_, c)| in_local_part(c))
+            .last()
+            .map(|(i, _)| i)?;
+        let in_domain = |c: char| c.is_alphanumeric() || c == '.' || c == '-';
+        let cut = domain.char_indices().find(|&(_, c)| !in_domain(c));
+        domain = &domain[..cut.map_or(domain.len(), |(i, _)| i)];
+    }
+    let b = domain.as_bytes();
+    let top = b.len()
+        - b.iter()
+            .rev()
+            .take_while(|c| c.is_ascii_alphabetic())
+            .count();
+    if top < 2 || b.len() - top < 2 || b[top - 1] != b'.' {
+        return None;
+    }
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let image = digits > 0 && b[digits..].starts_with(b"x.");
     (!image).then_some(Span {
-        start,
-        end,
+        start: start + local,
+        end: start + at + sign + domain.len(),
         mask: Mask::Email,
     })
+}
+
+/// Whether `c` may be a character of an address's local part as text holds one: ASCII
+/// letters, digits and `._%+-`, and the letters and digits of the scripts that write spaces
+/// between words (Latin, Greek, Cyrillic, Armenian, Vietnamese's Latin: `josé`, `müller`);
+/// not those of scripts written without them (Chinese, Japanese, Thai…, whose text runs on
+/// into an address) nor other signs.
+fn in_local_part(c: char) -> bool {
+    let spaced = matches!(c, '\u{80}'..='\u{58F}' | '\u{1E00}'..='\u{1EFF}');
+    c.is_ascii_alphanumeric() || "._%+-".contains(c) || spaced && c.is_alphanumeric()
 }
 
 /// A password hash's salt and hash ([`find::password_hashes`]).
@@ -1889,6 +1928,20 @@ mod tests {
                 "https://[secret:url-password]@db.example.org/x",
             ),
             ("mail ana@example.com now", "mail [email] now"),
+            // Letters of any script, in the local part and the domain.
+            (
+                "josé@example.com, Müller.Ana@gmx.de, ana@bücher.de, ана@почта.рф.ru",
+                "[email], [email], [email], [email]",
+            ),
+            // Text written without spaces runs on into an address: not part of it.
+            (
+                "发送到ana@x.com即可，邮箱是bo@qq.com。ana@x.com으로 보내기, ส่งana@x.co.thครับ",
+                "发送到[email]即可，邮箱是[email]。[email]으로 보내기, ส่ง[email]ครับ",
+            ),
+            (
+                "发给ana@x.com，见README.md；或ana@例え.jp",
+                "发给[email]，见README.md；或[email]",
+            ),
             // In a URL, its `@` percent-encoded.
             (
                 "curl 'https://x.io/users?email=ana.b%2Bx%40example.co.uk&page=2' and 100%40 50%",
@@ -2266,6 +2319,9 @@ mod tests {
         "@",
         "ana@example.com",
         "a.b+c@mail.example.co.uk",
+        "josé@bücher.de",
+        "发送到",
+        "，",
         "/",
         "\\",
         "/home/ana/src/app/main.rs",
