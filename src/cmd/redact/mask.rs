@@ -1643,16 +1643,18 @@ fn email_span(text: &str, start: usize, end: usize) -> Option<Span> {
         let in_domain = |c: char| c.is_alphanumeric() || c == '.' || c == '-';
         let cut = domain.char_indices().find(|&(_, c)| !in_domain(c));
         domain = &domain[..cut.map_or(domain.len(), |(i, _)| i)];
+        // What is left still ends as the pattern's domain does: `.` and two ASCII letters.
+        let b = domain.as_bytes();
+        let top = b.len()
+            - b.iter()
+                .rev()
+                .take_while(|c| c.is_ascii_alphabetic())
+                .count();
+        if top < 2 || b.len() - top < 2 || b[top - 1] != b'.' {
+            return None;
+        }
     }
     let b = domain.as_bytes();
-    let top = b.len()
-        - b.iter()
-            .rev()
-            .take_while(|c| c.is_ascii_alphabetic())
-            .count();
-    if top < 2 || b.len() - top < 2 || b[top - 1] != b'.' {
-        return None;
-    }
     let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
     let image = digits > 0 && b[digits..].starts_with(b"x.");
     (!image).then_some(Span {
