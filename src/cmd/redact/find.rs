@@ -747,6 +747,13 @@ fn ends_any_case(name: &[u8], word: &str) -> bool {
         && name[name.len() - word.len()..].eq_ignore_ascii_case(word.as_bytes())
 }
 
+/// Whether the name that ends at `end` ([`name_start`]) names a credential in text
+/// ([`names_in_text`]).
+fn named_before(b: &[u8], end: usize) -> bool {
+    let start = name_start(b, end);
+    start < end && names_in_text(b, start, end)
+}
+
 /// Where an unquoted value starting at `at` ends: at white space, a quote or a backtick, one
 /// of `,;)]}<>`, or a `\` that starts an escape written out (`\"`, `\n`: text that quotes
 /// JSON).
@@ -1724,12 +1731,7 @@ fn named_before_preposition(b: &[u8], mut at: usize) -> bool {
             .iter()
             .any(|p| word.eq_ignore_ascii_case(p))
         {
-            let named = start >= 2 && b[start - 1] == b' ';
-            return named && {
-                let ne = start - 1;
-                let ns = name_start(b, ne);
-                ns < ne && names_in_text(b, ns, ne)
-            };
+            return start >= 2 && b[start - 1] == b' ' && named_before(b, start - 1);
         }
         at = start;
     }
@@ -1829,8 +1831,7 @@ pub(super) fn key_and_value(b: &[u8], blank: usize) -> Option<(usize, usize)> {
     if !reads {
         return None;
     }
-    let start = name_start(b, blank);
-    (start < blank && names_in_text(b, start, blank)).then_some((v, ve))
+    named_before(b, blank).then_some((v, ve))
 }
 
 /// Whether a word reads as a key rather than a word: 32 hexadecimal digits or more (with
@@ -1857,10 +1858,10 @@ fn reads_as_a_key(v: &[u8]) -> bool {
 
 /// The value one space after a name that ends with `password` at `at` (`password
 /// hunter2x9`, `admin password 'V'`, `DB_PASSWORD V`, and after `to`: `set my password to
-/// hunter2x9`), with no sign between them: a
-/// quoted value, or a word (without the sentence's `.,;:!?)` after it) of 8 characters or
-/// more, letters, digits and `!@#$%^&*+=~?_-`, with a letter and a digit in it (`password
-/// reset`, `password manager`, `password hash` stay).
+/// hunter2x9`), with no sign between them: a quoted value, or a word (without the
+/// sentence's `.,;:!?)` after it) of 8 characters or more, letters, digits and
+/// `!@#$%^&*+=~?_-`, with a letter and a digit in it (`password reset`, `password manager`,
+/// `password hash` stay).
 fn password_and_value(b: &[u8], at: usize) -> Option<(usize, usize)> {
     let end = at + "password".len();
     if b.get(end) == Some(&b'(') {

@@ -1229,9 +1229,8 @@ fn add_user_words(
 ) {
     let word_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
     let encoded_separator = |before: &[u8]| {
-        before.len() >= 3
-            && (before[before.len() - 3..].eq_ignore_ascii_case(b"%2f")
-                || before[before.len() - 3..].eq_ignore_ascii_case(b"%5c"))
+        let last = &before[before.len().saturating_sub(3)..];
+        last.eq_ignore_ascii_case(b"%2f") || last.eq_ignore_ascii_case(b"%5c")
     };
     for &(k, start) in sites {
         let end = start + users[k].0.len();
