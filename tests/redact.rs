@@ -1370,6 +1370,13 @@ const CANARIES: &[&str] = &[
     "NRAK-CANARY0CANARY1CANARY2CANARY",
     "sk.eyJ1IjoiY2FuYXJ5IiwiYSI6ImNrMCJ9.CanaryMapboxSecret01",
     "CanaryCanary01.atlasv1.CanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanaryCanary012345",
+    "PW=CanaryPassw0rdz ./deploy.sh",
+    "const token = process.env.GITHUB_TOKEN || \"CanaryFallback01\";",
+    "login: canary / CanaryPassw0rd0",
+    "pul-ca0ca1ca2ca3ca4ca5ca6ca7ca8ca9cab0cab1ca",
+    "SKc0ffee00c0ffee01c0ffee02c0ffee03",
+    "access_token$production$canary0merchant1$deadbeef00deadbeef01deadbeef02de",
+    "pat-na1-c0ffee00-ca0a-4b1c-8d2e-c0ffeec0ffee",
     // Last: a key block with no end is masked to the end of its text, so every canary after
     // it would be masked with it.
     "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANcanaryPKCS8",
@@ -1390,6 +1397,10 @@ fn must_not_survive(c: &str) -> Vec<&str> {
     }
     if c.contains("BEGIN") {
         return c.lines().filter(|l| l.contains("canary")).collect();
+    }
+    if c.starts_with("access_token$") {
+        // Braintree's: the key after the merchant's id.
+        return c.rsplit('$').take(1).collect();
     }
     if c.contains(".eyJ") {
         // A signed token (a JWT, Mapbox's): its signature, the part that grants.

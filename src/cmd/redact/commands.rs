@@ -307,10 +307,11 @@ fn piped_to_store(b: &[u8], pipe: usize) -> Option<(usize, usize)> {
 /// The last three letters, in capitals, of the names of credentials [`after_capitals`] looks at
 /// (`PASSWORD`, `PWD`, `PASSWD`, `PASS`, `SECRETS`, `PASSWORDS`, `COOKIES`, `CREDENTIALS`,
 /// `COOKIE`, `PASSPHRASE`, `KEY_BASE`, `SECRET`, `TOKEN`, `AUTHORIZATION`, `AUTH`,
-/// `CREDENTIAL`, `BEARER`, `KEY`); a test holds them to [`names_a_credential_in_text`].
+/// `CREDENTIAL`, `BEARER`, `KEY`, and `PW` after the blank or the `_` before it); a test holds
+/// them to [`names_a_credential_in_text`].
 const CREDENTIAL_ENDS: &[[u8; 3]] = &[
     *b"ORD", *b"PWD", *b"SWD", *b"ASS", *b"ETS", *b"RDS", *b"IES", *b"ALS", *b"KIE", *b"ASE",
-    *b"RET", *b"KEN", *b"ION", *b"UTH", *b"IAL", *b"RER", *b"KEY",
+    *b"RET", *b"KEN", *b"ION", *b"UTH", *b"IAL", *b"RER", *b"KEY", *b"_PW", *b" PW", *b"\tPW",
 ];
 
 /// The password SQL gives a user after `IDENTIFIED BY` (`CREATE USER app IDENTIFIED BY 'V'`,
@@ -1277,6 +1278,7 @@ mod tests {
             "PASS",
             "PGPASS",
             "PWD",
+            "PW",
             "PASSPHRASE",
             "SECRET",
             "SECRETS",
@@ -1313,9 +1315,12 @@ mod tests {
                     let name = format!("{first}{}{last}", if first.is_empty() { "" } else { glue });
                     if names_a_credential_in_text(name.as_bytes()) {
                         named += 1;
-                        let b = name.as_bytes();
-                        let end = [b[b.len() - 3], b[b.len() - 2], b[b.len() - 1]];
-                        assert!(CREDENTIAL_ENDS.contains(&end), "{name}");
+                        // As [`after_capitals`] reads it: after a blank.
+                        for blank in [" ", "\t"] {
+                            let b = format!("{blank}{name}").into_bytes();
+                            let end = [b[b.len() - 3], b[b.len() - 2], b[b.len() - 1]];
+                            assert!(CREDENTIAL_ENDS.contains(&end), "{name}");
+                        }
                     }
                 }
             }

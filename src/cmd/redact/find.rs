@@ -688,6 +688,7 @@ fn ends_as_a_credential(b: &[u8], end: usize) -> bool {
     };
     let words: &[&str] = match last | 0x20 {
         b'd' => &["pwd", "passwd", "password"],
+        b'w' => &["pw"],
         b's' => &["pass", "secrets", "passwords", "cookies", "credentials"],
         b'e' if ends_any_case(&b[..e], "base") => {
             // Rails' `secret_key_base`: `base` after `key`, apart or glued.
@@ -948,6 +949,10 @@ const SCHEMES: &[&str] = &[
 ///   (`://`).
 /// - An `Authorization` header's value after its scheme (`Basic`, `Bearer`, ...) is the
 ///   credential; a `Cookie` or `Set-Cookie` header's is the rest of its line (every cookie).
+/// - Code given as the value (`token = process.env.TOKEN || "V"`) may have a quoted default
+///   after it ([`code_default`]).
+/// - After `login`, `logins` or `creds`, and after a credential's name whose value is masked
+///   no other way, a user and a password (`login: ana / V`: [`login_value`]).
 /// - A FreeRDP client's `/p:V` ([`super::commands::freerdp_option`]).
 pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     let b = text.as_bytes();
@@ -1016,7 +1021,9 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
             }
     };
     if !named && !given() {
-        return None;
+        // A login's name ends with `n` or `s` (`login`, `creds`): most names end otherwise.
+        let login = end >= 5 && matches!(b[end - 1] | 0x20, b'n' | b's');
+        return login.then(|| login_after_name(b, end, after)).flatten();
     }
     let start = name_start(b, end);
     let name = &b[start..end];
@@ -1081,7 +1088,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     }
     let value = &b[vs..ve];
     if is_code(value) {
-        return None;
+        return code_default(b, ve);
     }
     if !spaced {
         let argument = is_code_name(value) && matches!(b.get(ve), Some(b',' | b')'));
@@ -1089,7 +1096,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
     }
     let code = value.contains(&b'.') && is_code_name(value) || same_name(value, name);
     if code {
-        return None;
+        return code_default(b, ve);
     }
     if ends_its_line(b, ve) {
         return Some((vs, ve));
@@ -1098,6 +1105,7 @@ pub fn keyed_at_sign(text: &str, sign: usize) -> Option<(usize, usize)> {
         .then(|| passphrase_end(b, vs, ve))
         .flatten()
         .map(|e| (vs, e))
+        .or_else(|| login_value(b, vs))
 }
 
 /// Whether the quote `q` at `at` closes a quote opened before it on its line: a prompt's
@@ -1782,6 +1790,75 @@ pub fn keyed_in_prose_spans(
             each(start, end);
         }
     }
+}
+
+/// The names whose value is a user and a password ([`login_value`]): `login: ana / V`.
+/// `credentials` and `pass` (`user/pass: ana / V`) name credentials and take one too.
+const LOGIN_NAMES: &[&str] = &["login", "logins", "creds"];
+
+/// A byte of a login's user ([`login_value`]).
+fn is_user_byte(c: u8) -> bool {
+    is_name_byte(c) || c == b'@'
+}
+
+/// The longest user [`login_value`] reads.
+const USER_MAX: usize = 32;
+
+/// The value after a name of [`LOGIN_NAMES`] (any case) that ends at `end` and the sign
+/// before `after`, when it is a login ([`login_value`]).
+#[inline(never)]
+fn login_after_name(b: &[u8], end: usize, after: usize) -> Option<(usize, usize)> {
+    // The name's last bytes, and no byte of a name before them.
+    let is = |w: &str| {
+        let start = end.checked_sub(w.len());
+        start.is_some_and(|s| {
+            b[s..end].eq_ignore_ascii_case(w.as_bytes()) && (s == 0 || !is_name_byte(b[s - 1]))
+        })
+    };
+    if !LOGIN_NAMES.iter().any(|w| is(w)) {
+        return None;
+    }
+    login_value(b, skip_blanks(b, after))
+}
+
+/// The password of a login given as a user and a password at `v` (`ana / V`, `admin/V`,
+/// `ana:V`): a user of letters, digits, `.`, `_`, `-` and `@`, then `/` with a space each side
+/// or none, or `:`, then a word that reads as a password ([`reads_as_a_password`]).
+fn login_value(b: &[u8], v: usize) -> Option<(usize, usize)> {
+    let user = b[v..]
+        .iter()
+        .take(USER_MAX + 1)
+        .take_while(|&&c| is_user_byte(c));
+    let ue = v + user.count();
+    if ue == v || ue - v > USER_MAX {
+        return None;
+    }
+    let vs = match b.get(ue..) {
+        Some([b' ', b'/', b' ', ..]) => ue + 3,
+        Some([b'/' | b':', ..]) => ue + 1,
+        _ => return None,
+    };
+    let ve = before_sentence_end(b, vs, unquoted_end(b, vs));
+    reads_as_a_password(&b[vs..ve]).then_some((vs, ve))
+}
+
+/// The quoted default that code gives a credential after the code that reads it, `from` on:
+/// the first `||`, `??` or ` or ` on its line (before a `;`, within [`PAIR_REACH`]), and a
+/// quoted value after it (`token = process.env.TOKEN || "V"`, `secret: cfg.secret ?? 'V'`,
+/// `SECRET_KEY = os.environ.get("SECRET_KEY") or "V"`): the secret wherever the variable is
+/// not set. An empty one (`|| ''`) is no value.
+fn code_default(b: &[u8], from: usize) -> Option<(usize, usize)> {
+    let reach = &b[from..b.len().min(from + PAIR_REACH)];
+    let rest = &reach[..memchr::memchr2(b'\n', b';', reach).unwrap_or(reach.len())];
+    let op = (0..rest.len()).find(|&i| {
+        matches!(
+            rest[i..],
+            [b'|', b'|', ..] | [b'?', b'?', ..] | [b' ', b'o', b'r', b' ', ..]
+        )
+    })?;
+    let after = from + op + if rest[op] == b' ' { 4 } else { 2 };
+    let (vs, ve, _) = quoted_password(b, skip_blanks(b, after))?;
+    Some((vs, ve))
 }
 
 /// The word one space after a name that ends with `token` or `bearer` at `at` (`token

@@ -1136,12 +1136,15 @@ fn is_blank(b: u8) -> bool {
     matches!(b, b' ' | b'\n' | b'\t')
 }
 
-/// A random-token pattern's match that looks random, or that has the shape of an AWS
+/// A random-token pattern's match that is a token known by its prefix whose body no entropy
+/// test takes ([`prefixed_token`]), or that looks random, or that has the shape of an AWS
 /// secret access key in a text that holds an AWS access key id, or that ends with a Mailchimp
 /// API key ([`mailchimp_key`]: hexadecimal, which looks random to no entropy test).
 fn token_span(text: &str, start: usize, end: usize) -> Option<Span> {
     let run = &text[start..end];
-    let (kind, start) = if looks_random(run) {
+    let (kind, start) = if let Some(kind) = prefixed_token(text.as_bytes(), start, end) {
+        (kind, start)
+    } else if looks_random(run) {
         ("high-entropy", start)
     } else if aws_secret_beside_key_id(text, run) {
         ("aws-secret-key", start)
@@ -1153,6 +1156,79 @@ fn token_span(text: &str, start: usize, end: usize) -> Option<Span> {
         end,
         mask: Mask::Secret(kind),
     })
+}
+
+/// A token known by its prefix whose body is hexadecimal or of one case, which no entropy
+/// test takes: the prefix, the body's length, what the body holds, the kind.
+struct Prefixed(&'static str, usize, fn(&[u8]) -> bool, &'static str);
+
+/// The tokens [`prefixed_token`] knows. A random-token run is one of them when it is the
+/// prefix and such a body, whole.
+const PREFIXED: &[Prefixed] = &[
+    Prefixed("pul-", 40, lower_hex, "pulumi-token"),
+    Prefixed("SK", 32, hex, "twilio-key"),
+    Prefixed("sntryu_", 64, lower_hex, "sentry-token"),
+    Prefixed("CLOJARS_", 60, lower_hex, "clojars-token"),
+    Prefixed("oy2", 43, lower_or_digit, "nuget-key"),
+    // HubSpot's private app token: its region, then a UUID.
+    Prefixed("pat-na1-", 36, uuid, "hubspot-token"),
+    Prefixed("pat-eu1-", 36, uuid, "hubspot-token"),
+];
+
+fn is_lower_hex(c: &u8) -> bool {
+    matches!(c, b'0'..=b'9' | b'a'..=b'f')
+}
+
+fn lower_hex(b: &[u8]) -> bool {
+    b.iter().all(is_lower_hex)
+}
+
+fn hex(b: &[u8]) -> bool {
+    b.iter().all(u8::is_ascii_hexdigit)
+}
+
+fn lower_or_digit(b: &[u8]) -> bool {
+    b.iter()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+}
+
+/// A UUID in lower case: `8-4-4-4-12` hexadecimal digits.
+fn uuid(b: &[u8]) -> bool {
+    let dash = |i: usize| matches!(i, 8 | 13 | 18 | 23);
+    b.len() == 36
+        && (0..36).all(|i| {
+            if dash(i) {
+                b[i] == b'-'
+            } else {
+                is_lower_hex(&b[i])
+            }
+        })
+}
+
+/// The kind of the token known by its prefix ([`PREFIXED`]) that the random-token run
+/// `b[start..end]` is, or of the key of a Braintree access token
+/// (`access_token$production$ID$` before 32 hexadecimal digits; the run is the key, since
+/// `$` ends a run).
+fn prefixed_token(b: &[u8], start: usize, end: usize) -> Option<&'static str> {
+    let run = &b[start..end];
+    let known = PREFIXED.iter().find(|Prefixed(prefix, len, body, _)| {
+        run.len() == prefix.len() + len
+            && run.starts_with(prefix.as_bytes())
+            && body(&run[prefix.len()..])
+    });
+    if let Some(Prefixed(.., kind)) = known {
+        return Some(kind);
+    }
+    let before = &b[..start];
+    let id = before
+        .len()
+        .checked_sub(18)
+        .filter(|&i| before[i] == b'$' && before[start - 1] == b'$')?;
+    let named = ["access_token$production", "access_token$sandbox"]
+        .iter()
+        .any(|n| before[..id].ends_with(n.as_bytes()));
+    let key = run.len() == 32 && lower_hex(run) && lower_or_digit(&before[id + 1..start - 1]);
+    (named && key).then_some("braintree-token")
 }
 
 /// The length of the Mailchimp API key that ends `run`, if one does: 32 lower-case
@@ -1433,6 +1509,10 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
                 mask: Mask::Keyed,
             })
         };
+        let holds = |w: &str| match &words {
+            Some(found) => found.contains(&w),
+            None => text.contains(w),
+        };
         find::keyed_spans(text, signs, options, &mut push);
         let mut tokens: Vec<usize> = find::any_case_sites(b, "token").collect();
         tokens.extend(find::any_case_sites(b, "bearer"));
@@ -1440,10 +1520,6 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
         let passwords = find::any_case_sites(b, "password");
         find::keyed_in_prose_spans(text, passwords, tokens.into_iter(), &mut push);
         find::keyed_in_code_spans(text, &mut push);
-        let holds = |w: &str| match &words {
-            Some(found) => found.contains(&w),
-            None => text.contains(w),
-        };
         let blanks = || memchr::memchr3_iter(b' ', b'\t', b'\n', b);
         let capital_blanks = blanks().filter(|&i| i > 0 && b[i - 1].is_ascii_uppercase());
         let word_blanks = blanks().filter(|&i| {
@@ -2566,6 +2642,29 @@ mod tests {
                 "export OPENAI_API_KEY=[secret:keyed] && ls",
             ),
             ("PASSWORD=hunter", "PASSWORD=[secret:keyed]"),
+            (
+                "PW=Qz7wPl2mXa ./deploy.sh; export DB_PW=hunter2x\npw: Vt3nQa8yRe",
+                "PW=[secret:keyed] ./deploy.sh; export DB_PW=[secret:keyed]\npw: [secret:keyed]",
+            ),
+            ("set DB_PW Qz7wPl2mXa", "set DB_PW [secret:keyed]"),
+            // A user and a password given as a login.
+            (
+                "login: ana / Hb4kTr9sLx. Creds: ana@x.io/Hb4kTr9s! LOGIN=admin:Vt3nQa8yRf",
+                "login: ana / [secret:keyed]. Creds: [email]/[secret:keyed]! LOGIN=admin:[secret:keyed]",
+            ),
+            (
+                "credentials: root / Qq5wEr7tYu for the staging box\nuser/pass: ana / Hb4kTr9sLx",
+                "credentials: root / [secret:keyed] for the staging box\nuser/pass: [secret:keyed]",
+            ),
+            // Code's default where the variable is not set.
+            (
+                "const token = process.env.GITHUB_TOKEN || \"Po9iUy7tReWq\"; API_KEY = env[\"API_KEY\"] ?? 'dev-key'",
+                "const token = process.env.GITHUB_TOKEN || \"[secret:keyed]\"; API_KEY = env[\"API_KEY\"] ?? '[secret:keyed]'",
+            ),
+            (
+                "SECRET_KEY = os.environ.get('SECRET_KEY') or 'dev-secret'\n  secret: cfg.secret ?? \"pw\",",
+                "SECRET_KEY = os.environ.get('SECRET_KEY') or '[secret:keyed]'\n  secret: cfg.secret ?? \"[secret:keyed]\",",
+            ),
             ("MY_APP_PASS='plain words'", "MY_APP_PASS='[secret:keyed]'"),
             (
                 "SECRET_KEY=django-insecure-8b$x!k2@q",
@@ -2996,6 +3095,10 @@ mod tests {
             "git push -u https://github.com/ana/x.git main; git push -u origin HEAD:refs/x",
             "http -a ana GET x; tar -a -cf x.tar.gz y; ls -a a:b; lftp -u ana sftp://h",
             "pwd = `~${pwd.slice(home.length)}`; PWD=/srv",
+            "token = process.env.TOKEN || ''; name = env.TOKEN || 'x'; token = f(x) || g('y'); token = a.b; c || 'd'",
+            "token = os.getenv('TOKEN') or default; token = cfg.token ?? `${h}`; secret: x.secret || \"${T}\"",
+            "login: ana / password; login: the/Main2Test.rs; logins: 3; creds: see lib/x86_64-linux; LOGIN=ana",
+            "npw=abc12345; pw = getpass(); PWM=abc12345; pw: string; PW=$PW",
             r#"headers: { cookie: req.headers.get("cookie") || "" }"#,
             r#""next-auth": "^5.0.0-beta.25", "better-auth": "1.2.3""#,
             // Not `.pgpass` lines: a compiler's place, a time, an address and port.
@@ -3140,6 +3243,13 @@ mod tests {
                 "terraform-token",
             ),
             ("sk.eyJ1IjoiYW5hIiwiYSI6ImNrbTB4eTEyMzQ1Njc4OSJ9.Zb4dE6fG8hI0jK2lM4nO6p", "mapbox-token"),
+            // Hexadecimal or one case after the prefix: no entropy test takes them.
+            (&format!("pul-{}", &hex[..40]), "pulumi-token"),
+            (&format!("SK{}", &hex[..32]), "twilio-key"),
+            (&format!("sntryu_{hex}"), "sentry-token"),
+            (&format!("CLOJARS_{}", &hex[..60]), "clojars-token"),
+            ("oy2k5a843xco8a4hmkk6pzgy0oranpe6x1togx992dq7aj", "nuget-key"),
+            ("pat-na1-c1d460fa-e4e7-2b00-5d28-4ba6492933cb", "hubspot-token"),
         ];
         for (token, kind) in found {
             let text = format!("use {token} now");
@@ -3182,6 +3292,33 @@ mod tests {
             format!("{}-us {}-usa x{}-us6", &hex[..32], &hex[..32], &hex[..32]),
         ] {
             assert_eq!(mask(&m, &kept), kept);
+        }
+        // Braintree's access token: the key after the merchant's id.
+        let braintree = format!("access_token$production$a489rp4cp5rjss54${}", &hex[32..]);
+        assert_eq!(
+            mask(&m, &format!("BT={braintree} x")),
+            "BT=access_token$production$a489rp4cp5rjss54$[secret:braintree-token] x"
+        );
+        // Near misses of the prefixes: glued to a word, a body too short or too long, of the
+        // wrong case, a UUID that is no token's.
+        for kept in [
+            format!("TASK{} pul-{} SK{}", &hex[..32], &hex[..39], &hex[..33]),
+            format!(
+                "sntryu_{} CLOJARS_{} oy2{}",
+                &hex[..63],
+                hex[..60].to_uppercase(),
+                &hex[..42]
+            ),
+            "pat-na1-c1d460fa-e4e7-2b00-5d28 id-na1-c1d460fa-e4e7-2b00-5d28-4ba6492933cb".into(),
+            format!(
+                "access_token$staging$a489rp4cp5rjss54${} $a489rp4cp5rjss54${}",
+                &hex[..32],
+                &hex[..32]
+            ),
+        ] {
+            // A masker of its own: the one above learned the tokens, masked wherever they
+            // occur.
+            assert_eq!(mask(&Masker::default(), &kept), kept);
         }
         // After a sign, the key alone.
         let key = format!("{}-us6", &hex[..32]);

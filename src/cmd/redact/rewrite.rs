@@ -176,6 +176,8 @@ pub(super) fn credential_words(last: Option<&[u8]>, second: Option<&[u8]>) -> bo
             "passwd",
             "pass",
             "pwd",
+            // `PW=V`, `DB_PW`, `pw:` (a word of its own only: `npw` is none).
+            "pw",
             "passphrase",
             "secret",
             "secrets",
@@ -1952,6 +1954,9 @@ mod tests {
             "wifi_key",
             "WPA_KEY",
             "Ocp-Apim-Subscription-Key",
+            "pw",
+            "DB_PW",
+            "adminPw",
         ] {
             assert!(names_a_credential(key), "{key}");
         }
@@ -1980,6 +1985,9 @@ mod tests {
             "phrase",
             "searchPhrase",
             "mnemonics",
+            "npw",
+            "DBPW",
+            "pws",
         ] {
             assert!(!names_a_credential(key), "{key}");
         }
