@@ -1377,6 +1377,9 @@ const CANARIES: &[&str] = &[
     "SKc0ffee00c0ffee01c0ffee02c0ffee03",
     "access_token$production$canary0merchant1$deadbeef00deadbeef01deadbeef02de",
     "pat-na1-c0ffee00-ca0a-4b1c-8d2e-c0ffeec0ffee",
+    "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",
+    "access-production-ba5eba11-0000-4000-8000-ba5eba11ba5e",
+    "sk_feedfacefeedfacefeedfacefeedfacefeedfacefeedface",
     // Last: a key block with no end is masked to the end of its text, so every canary after
     // it would be masked with it.
     "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANcanaryPKCS8",

@@ -1173,7 +1173,32 @@ const PREFIXED: &[Prefixed] = &[
     // HubSpot's private app token: its region, then a UUID.
     Prefixed("pat-na1-", 36, uuid, "hubspot-token"),
     Prefixed("pat-eu1-", 36, uuid, "hubspot-token"),
+    Prefixed("sk_", 48, lower_hex, "elevenlabs-key"),
+    Prefixed("lsv2_pt_", 43, langsmith, "langsmith-key"),
+    Prefixed("lsv2_sk_", 43, langsmith, "langsmith-key"),
+    Prefixed("rubygems_", 48, lower_hex, "rubygems-token"),
+    Prefixed("shippo_live_", 40, lower_hex, "shippo-token"),
+    Prefixed("shippo_test_", 40, lower_hex, "shippo-token"),
+    Prefixed("bkua_", 40, lower_hex, "buildkite-token"),
+    Prefixed("PMAK-", 59, postman, "postman-key"),
+    // Plaid's access token: its environment, then a UUID.
+    Prefixed("access-sandbox-", 36, uuid, "plaid-token"),
+    Prefixed("access-development-", 36, uuid, "plaid-token"),
+    Prefixed("access-production-", 36, uuid, "plaid-token"),
 ];
+
+/// The lengths of [`PREFIXED`]'s tokens, a bit each (all under 128): most runs have none of
+/// them, and are turned away by one look.
+const PREFIXED_LENGTHS: u128 = {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < PREFIXED.len() {
+        let Prefixed(prefix, len, ..) = &PREFIXED[i];
+        bits |= 1 << (prefix.len() + *len);
+        i += 1;
+    }
+    bits
+};
 
 fn is_lower_hex(c: &u8) -> bool {
     matches!(c, b'0'..=b'9' | b'a'..=b'f')
@@ -1192,43 +1217,77 @@ fn lower_or_digit(b: &[u8]) -> bool {
         .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
 }
 
+/// Whether `b` is groups of lower-case hexadecimal digits of the lengths `groups`, `sep`
+/// between them.
+fn hex_groups(b: &[u8], groups: &[usize], sep: u8) -> bool {
+    let mut at = 0;
+    for (k, &n) in groups.iter().enumerate() {
+        let joined = k == 0 || b.get(at - 1) == Some(&sep);
+        if !joined || !b.get(at..at + n).is_some_and(lower_hex) {
+            return false;
+        }
+        at += n + 1;
+    }
+    at == b.len() + 1
+}
+
 /// A UUID in lower case: `8-4-4-4-12` hexadecimal digits.
 fn uuid(b: &[u8]) -> bool {
-    let dash = |i: usize| matches!(i, 8 | 13 | 18 | 23);
-    b.len() == 36
-        && (0..36).all(|i| {
-            if dash(i) {
-                b[i] == b'-'
-            } else {
-                is_lower_hex(&b[i])
-            }
-        })
+    hex_groups(b, &[8, 4, 4, 4, 12], b'-')
+}
+
+/// LangSmith's key after its prefix: 32 hexadecimal digits, `_` and 10 more.
+fn langsmith(b: &[u8]) -> bool {
+    hex_groups(b, &[32, 10], b'_')
+}
+
+/// Postman's key after `PMAK-`: 24 hexadecimal digits, `-` and 34 more.
+fn postman(b: &[u8]) -> bool {
+    hex_groups(b, &[24, 34], b'-')
 }
 
 /// The kind of the token known by its prefix ([`PREFIXED`]) that the random-token run
 /// `b[start..end]` is, or of the key of a Braintree access token
 /// (`access_token$production$ID$` before 32 hexadecimal digits; the run is the key, since
-/// `$` ends a run).
+/// `$` ends a run) or of an Airtable personal access token (`pat`, 14 letters and digits and
+/// `.` before 64 hexadecimal digits: `.` ends a run too).
 fn prefixed_token(b: &[u8], start: usize, end: usize) -> Option<&'static str> {
     let run = &b[start..end];
-    let known = PREFIXED.iter().find(|Prefixed(prefix, len, body, _)| {
-        run.len() == prefix.len() + len
-            && run.starts_with(prefix.as_bytes())
-            && body(&run[prefix.len()..])
-    });
+    let length = run.len() < 128 && PREFIXED_LENGTHS >> run.len() & 1 == 1;
+    let known = PREFIXED
+        .iter()
+        .filter(|_| length)
+        .find(|Prefixed(prefix, len, body, _)| {
+            run.len() == prefix.len() + len
+                && run.starts_with(prefix.as_bytes())
+                && body(&run[prefix.len()..])
+        });
     if let Some(Prefixed(.., kind)) = known {
         return Some(kind);
     }
     let before = &b[..start];
-    let id = before
-        .len()
-        .checked_sub(18)
-        .filter(|&i| before[i] == b'$' && before[start - 1] == b'$')?;
-    let named = ["access_token$production", "access_token$sandbox"]
-        .iter()
-        .any(|n| before[..id].ends_with(n.as_bytes()));
-    let key = run.len() == 32 && lower_hex(run) && lower_or_digit(&before[id + 1..start - 1]);
-    (named && key).then_some("braintree-token")
+    if run.len() == 32 && lower_hex(run) {
+        // Braintree's: `$`, the merchant's 16 letters and digits and `$` before the run.
+        let s = start.checked_sub(18)?;
+        let head = &before[s..];
+        let named = ["access_token$production", "access_token$sandbox"]
+            .iter()
+            .any(|n| before[..s].ends_with(n.as_bytes()));
+        let id = head[0] == b'$' && head[17] == b'$' && lower_or_digit(&head[1..17]);
+        return (named && id).then_some("braintree-token");
+    }
+    if run.len() == 64 && lower_hex(run) {
+        // Airtable's: `pat`, 14 letters and digits and `.` before the run, after no letter
+        // or digit.
+        let s = start.checked_sub(18)?;
+        let head = &before[s..];
+        let id = head.starts_with(b"pat")
+            && head[17] == b'.'
+            && head[3..17].iter().all(u8::is_ascii_alphanumeric)
+            && (s == 0 || !before[s - 1].is_ascii_alphanumeric());
+        return id.then_some("airtable-token");
+    }
+    None
 }
 
 /// The length of the Mailchimp API key that ends `run`, if one does: 32 lower-case
@@ -3250,6 +3309,13 @@ mod tests {
             (&format!("CLOJARS_{}", &hex[..60]), "clojars-token"),
             ("oy2k5a843xco8a4hmkk6pzgy0oranpe6x1togx992dq7aj", "nuget-key"),
             ("pat-na1-c1d460fa-e4e7-2b00-5d28-4ba6492933cb", "hubspot-token"),
+            (&format!("sk_{}", &hex[..48]), "elevenlabs-key"),
+            (&format!("lsv2_pt_{}_{}", &hex[..32], &hex[32..42]), "langsmith-key"),
+            (&format!("rubygems_{}", &hex[..48]), "rubygems-token"),
+            (&format!("shippo_live_{}", &hex[..40]), "shippo-token"),
+            (&format!("bkua_{}", &hex[..40]), "buildkite-token"),
+            (&format!("PMAK-{}-{}", &hex[..24], &hex[24..58]), "postman-key"),
+            ("access-sandbox-c1d460fa-e4e7-2b00-5d28-4ba6492933cb", "plaid-token"),
         ];
         for (token, kind) in found {
             let text = format!("use {token} now");
@@ -3299,6 +3365,11 @@ mod tests {
             mask(&m, &format!("BT={braintree} x")),
             "BT=access_token$production$a489rp4cp5rjss54$[secret:braintree-token] x"
         );
+        // Airtable's: the 64 digits after `pat`, its id and `.`.
+        assert_eq!(
+            mask(&Masker::default(), &format!("AT=patAbCdEfGh123456.{hex} x")),
+            "AT=patAbCdEfGh123456.[secret:airtable-token] x"
+        );
         // Near misses of the prefixes: glued to a word, a body too short or too long, of the
         // wrong case, a UUID that is no token's.
         for kept in [
@@ -3310,6 +3381,11 @@ mod tests {
                 &hex[..42]
             ),
             "pat-na1-c1d460fa-e4e7-2b00-5d28 id-na1-c1d460fa-e4e7-2b00-5d28-4ba6492933cb".into(),
+            format!("sk_{} lsv2_pt_{}", &hex[..47], &hex[..43]),
+            format!(
+                "xpatAbCdEfGh123456.{hex} patAbCdEfGh12345.{hex} patAbCdEfGh123456.{}",
+                &hex[..63]
+            ),
             format!(
                 "access_token$staging$a489rp4cp5rjss54${} $a489rp4cp5rjss54${}",
                 &hex[..32],
