@@ -1303,9 +1303,7 @@ fn mailchimp_key(run: &[u8]) -> Option<usize> {
     let start = run.len().checked_sub(len)?;
     let (hex, us) = run[start..].split_at(32);
     let alone = start == 0 || !run[start - 1].is_ascii_alphanumeric();
-    let key = us.starts_with(b"-us")
-        && hex.iter().all(|c| matches!(c, b'0'..=b'9' | b'a'..=b'f'))
-        && alone;
+    let key = us.starts_with(b"-us") && lower_hex(hex) && alone;
     key.then_some(len)
 }
 
