@@ -1810,10 +1810,7 @@ const USER_MAX: usize = 32;
 fn login_after_name(b: &[u8], end: usize, after: usize) -> Option<(usize, usize)> {
     // The name's last bytes, and no byte of a name before them.
     let is = |w: &str| {
-        let start = end.checked_sub(w.len());
-        start.is_some_and(|s| {
-            b[s..end].eq_ignore_ascii_case(w.as_bytes()) && (s == 0 || !is_name_byte(b[s - 1]))
-        })
+        ends_any_case(&b[..end], w) && (end == w.len() || !is_name_byte(b[end - w.len() - 1]))
     };
     if !LOGIN_NAMES.iter().any(|w| is(w)) {
         return None;

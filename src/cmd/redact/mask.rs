@@ -1254,15 +1254,12 @@ fn postman(b: &[u8]) -> bool {
 fn prefixed_token(b: &[u8], start: usize, end: usize) -> Option<&'static str> {
     let run = &b[start..end];
     let length = run.len() < 128 && PREFIXED_LENGTHS >> run.len() & 1 == 1;
-    let known = PREFIXED
-        .iter()
-        .filter(|_| length)
-        .find(|Prefixed(prefix, len, body, _)| {
-            run.len() == prefix.len() + len
-                && run.starts_with(prefix.as_bytes())
-                && body(&run[prefix.len()..])
-        });
-    if let Some(Prefixed(.., kind)) = known {
+    let known = |Prefixed(prefix, len, body, _): &&Prefixed| {
+        run.len() == prefix.len() + len
+            && run.starts_with(prefix.as_bytes())
+            && body(&run[prefix.len()..])
+    };
+    if let Some(Prefixed(.., kind)) = length.then(|| PREFIXED.iter().find(known)).flatten() {
         return Some(kind);
     }
     let before = &b[..start];
@@ -1566,10 +1563,6 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
                 mask: Mask::Keyed,
             })
         };
-        let holds = |w: &str| match &words {
-            Some(found) => found.contains(&w),
-            None => text.contains(w),
-        };
         find::keyed_spans(text, signs, options, &mut push);
         let mut tokens: Vec<usize> = find::any_case_sites(b, "token").collect();
         tokens.extend(find::any_case_sites(b, "bearer"));
@@ -1577,6 +1570,10 @@ fn pattern_spans(text: &str, which: Patterns) -> Vec<Span> {
         let passwords = find::any_case_sites(b, "password");
         find::keyed_in_prose_spans(text, passwords, tokens.into_iter(), &mut push);
         find::keyed_in_code_spans(text, &mut push);
+        let holds = |w: &str| match &words {
+            Some(found) => found.contains(&w),
+            None => text.contains(w),
+        };
         let blanks = || memchr::memchr3_iter(b' ', b'\t', b'\n', b);
         let capital_blanks = blanks().filter(|&i| i > 0 && b[i - 1].is_ascii_uppercase());
         let word_blanks = blanks().filter(|&i| {
